@@ -112,6 +112,11 @@ class GemmConfig:
     serial: bool = False
     """Swapped and split: the tile's last unit to arrive sums the partials in the same kernel
     (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`)."""
+    cluster_split: bool = False
+    """Swapped and split S <= 8 ways, one block a unit (`per_sm` 0): a tile's S units run as
+    the blocks of one thread-block cluster and are summed through distributed shared memory
+    (`gemm_hopper_ws(cluster_split=True)`: no workspace, no counters, no second launch;
+    named `:csplit`)."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
@@ -121,6 +126,7 @@ class GemmConfig:
                     **({"block_scales": True} if self.block_scales else {}),
                     **({"split_k": self.split_k} if self.split_k > 1 else {}),
                     **({"serial": True} if self.serial else {}),
+                    **({"cluster_split": True} if self.cluster_split else {}),
                     **({"stream_k": True} if self.stream_k else {}),
                     **({"persistent": sms * self.per_sm} if self.per_sm else {})}
         kw: dict[str, Any] = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages,
@@ -149,11 +155,11 @@ class GemmConfig:
 
     def workspace(self, m: int, n: int, sms: int) -> int:
         """The f32 elements of the workspace a call of M x N on `sms` multiprocessors
-        takes: split-K's S partial products of M x N, stream-K's two `bm x bn` slots a
-        block (`gemm_hopper_ws`), else none."""
+        takes: split-K's S partial products of M x N (none summed in a cluster), stream-K's
+        two `bm x bn` slots a block (`gemm_hopper_ws`), else none."""
         if self.stream_k:
             return 2 * sms * self.per_sm * self.bm * self.bn
-        return self.split_k * m * n if self.split_k > 1 else 0
+        return self.split_k * m * n if self.split_k > 1 and not self.cluster_split else 0
 
     def counters(self, m: int, n: int) -> int:
         """The i32 arrival counters and flags a call of M x N takes (`serial`: one counter a
@@ -167,8 +173,11 @@ class GemmConfig:
         """Shared memory of the ring (`operand_bytes` elements) and the C buffers
         (16-bit elements), each buffer 1024-byte aligned: the barriers cost a kilobyte
         beside each stage, or one in all with chunks (they come after the buffers,
-        `gemm_hopper_ws`)."""
+        `gemm_hopper_ws`); `cluster_split`: the f32 partial (`bm x bn`), the barriers
+        after it."""
         ring = self.stages * (self.bm + self.bn) * self.bk * self.operand_bytes
+        if self.cluster_split:
+            return ring + self.bm * self.bn * 4 + 16 * 2 * self.stages
         barriers = 1024 if self.chunk else 1024 * self.stages
         if self.swap_ab or self.split_k > 1:  # no C buffer: C is stored from the registers
             return ring + barriers

@@ -620,7 +620,7 @@ def gemm_hopper_ws(
     runs).
 
     `cluster_split` (with `split_k` = S, 2 <= S <= `MAX_CLUSTER_SPLIT`, and `swap_ab`;
-    not persistent, not `serial`): the S units of a tile run as the S blocks of one
+    `bm` 64 or 192, a block of 2 or 4 warpgroups; not persistent, not `serial`): the S units of a tile run as the S blocks of one
     thread-block cluster (`launch(cluster=S)`: a grid of S gm x gn blocks, the block of
     rank s taking split s) and are summed through distributed shared memory: no
     workspace, no counters, no second launch, safe on any stream. Each unit's
@@ -632,9 +632,7 @@ def gemm_hopper_ws(
     every thread of the block taking part (16-byte loads along N), applies the epilogue
     and stores its rows of C; the cluster meets again before any block exits (its
     buffer is read by the peers until then). A tile's weight stream is spread over S
-    multiprocessors, its reduction and stores too. (The sum after the roles is code
-    both the consumers and the producer reach: ptxas then ignores `setmaxnreg`, remark
-    C7508, and every warpgroup keeps the kernel's register count.)
+    multiprocessors, its reduction and stores too.
 
     `block_scales` (8-bit float operands; DeepSeek-V3's fine-grained scaling, as
     DeepGEMM computes it): C = epilogue(sum over K blocks kb of (A_kb @ B_kb) *
@@ -748,10 +746,11 @@ def gemm_hopper_ws(
     if serial and split_k < 2:
         raise ValueError("gemm_hopper_ws: serial needs split_k > 1")
     if cluster_split and (not swap_ab or not 2 <= split_k <= MAX_CLUSTER_SPLIT or persistent or serial or stream_k
-                          or cluster > 1 or block_scales or bm % (4 * split_k)):
+                          or cluster > 1 or block_scales or bm % (4 * split_k) or (bm // 64 + 1) & (bm // 64)):
         raise ValueError(f"gemm_hopper_ws: cluster_split needs swap_ab, split_k in 2 .. {MAX_CLUSTER_SPLIT} dividing "
-                         f"bm / 4, and no persistent, serial, stream_k, cluster or block_scales (got split_k "
-                         f"{split_k}, bm {bm})")
+                         f"bm / 4, a block of a power of two warpgroups (bm 64 or 192: every thread sums a "
+                         f"power of two elements of the tile), and no persistent, serial, stream_k, cluster or "
+                         f"block_scales (got split_k {split_k}, bm {bm})")
     if stream_k and (not swap_ab or not persistent or split_k > 1 or block_scales):
         raise ValueError("gemm_hopper_ws: stream_k needs swap_ab and persistent, without split_k or block_scales")
     if cluster not in (1, 2) or (cluster == 2 and (
