@@ -49,8 +49,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilec.dialects.dtypes import DTYPES
-from tilec.gemm_programs import (ACTIVATIONS, FP8_DTYPES, INPUT_DTYPES, OUT_DTYPES, SCALE_BLOCK, Epilogue,
-                                 gemm_hopper_ws)
+from tilec.gemm_programs import (ACTIVATIONS, CLUSTER_SPLIT_PAD, FP8_DTYPES, INPUT_DTYPES, OUT_DTYPES, SCALE_BLOCK,
+                                 Epilogue, gemm_hopper_ws)
 from tilec.matmul_launch import CALLS_KEPT, OPERANDS, MatmulLauncher, structure
 from tilec.runtime import raw_launch
 from tilec.support.diagnostics import TilecError
@@ -173,11 +173,11 @@ class GemmConfig:
         """Shared memory of the ring (`operand_bytes` elements) and the C buffers
         (16-bit elements), each buffer 1024-byte aligned: the barriers cost a kilobyte
         beside each stage, or one in all with chunks (they come after the buffers,
-        `gemm_hopper_ws`); `cluster_split`: the f32 partial (`bm x bn`), the barriers
-        after it."""
+        `gemm_hopper_ws`); `cluster_split`: the f32 partial (`bm x bn`, padded), the
+        barriers after it."""
         ring = self.stages * (self.bm + self.bn) * self.bk * self.operand_bytes
         if self.cluster_split:
-            return ring + self.bm * self.bn * 4 + 16 * 2 * self.stages
+            return ring + (self.bm + CLUSTER_SPLIT_PAD) * self.bn * 4 + 16 * 2 * self.stages
         barriers = 1024 if self.chunk else 1024 * self.stages
         if self.swap_ab or self.split_k > 1:  # no C buffer: C is stored from the registers
             return ring + barriers

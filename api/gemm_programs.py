@@ -624,8 +624,8 @@ def gemm_hopper_ws(
     thread-block cluster (`launch(cluster=S)`: a grid of S gm x gn blocks, the block of
     rank s taking split s) and are summed through distributed shared memory: no
     workspace, no counters, no second launch, safe on any stream. Each unit's
-    consumers store its f32 partial (`bm x bn`, N contiguous) into a shared buffer of
-    their own (the ring's barriers placed after it, so 4 stages of M = 128 fit beside
+    consumers store its f32 partial (`bm x bn`, N contiguous, `CLUSTER_SPLIT_PAD`
+    between columns) into a shared buffer of their own (the ring's barriers placed after it, so 4 stages of M = 128 fit beside
     its 32 KiB); after the roles the cluster meets (`cluster_sync`), and each block
     sums `bm / S` rows of N of the tile, all its M columns, from the S blocks' buffers
     in split order (`layout.peer_view`: s = 0 .. S-1, the bits of `_split_k_reduce`),
@@ -800,8 +800,10 @@ def gemm_hopper_ws(
             sb[s] = [p.alloc(g.SB, dtype).named(f"sb{s}") for _ in range(nch)]
             if nch == 1 and not cluster_split:
                 barriers(s)
-        # cluster_split: the unit's partial (N contiguous), the barriers after it
-        mine = p.alloc(f"({bm},{bc}):(1,{bm})", "f32").named("partial") if cluster_split else None
+        # cluster_split: the unit's partial (N contiguous, `CLUSTER_SPLIT_PAD` between M's
+        # columns), the barriers after it
+        mine = (p.alloc(f"({bm},{bc}):(1,{bm + CLUSTER_SPLIT_PAD})", "f32").named("partial") if cluster_split
+                else None)
         for s in range(stages if nch > 1 or cluster_split else 0):
             barriers(s)
         names = ["sc0", "sc1"] if pingpong else ["sc"]
@@ -1274,6 +1276,13 @@ warpgroups (0 is `__syncthreads`'s, 1 and 2 the two regions')."""
 MAX_CLUSTER_SPLIT = 8
 """The most splits `gemm_hopper_ws(cluster_split=True)` runs as one cluster (8 blocks: the
 portable cluster size)."""
+
+
+CLUSTER_SPLIT_PAD = 4
+"""The f32 elements between two columns of M of `gemm_hopper_ws(cluster_split=True)`'s
+partial in shared memory (N contiguous): the accumulator's stores, a thread's pairs of
+columns 8 rows apart, land in 32 banks (in 8 without it: 4-way conflicts), and each
+column stays 16-byte aligned for the sum's loads."""
 
 
 def _cluster_sum(g, mine, bm: int, bc: int, split: int, warpgroups: int, epilogue: Epilogue) -> None:
