@@ -49,8 +49,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilec.dialects.dtypes import DTYPES
-from tilec.gemm_programs import (ACTIVATIONS, CLUSTER_SPLIT_PAD, FP8_DTYPES, INPUT_DTYPES, OUT_DTYPES, SCALE_BLOCK,
-                                 Epilogue, gemm_hopper_ws)
+from tilec.gemm_programs import (ACTIVATIONS, CLUSTER_SPLIT_PAD, FP8_DTYPES, INPUT_DTYPES, MAX_CLUSTER_SPLIT,
+                                 OUT_DTYPES, SCALE_BLOCK, Epilogue, gemm_hopper_ws)
 from tilec.matmul_launch import CALLS_KEPT, OPERANDS, MatmulLauncher, structure
 from tilec.runtime import raw_launch
 from tilec.support.diagnostics import TilecError
@@ -288,6 +288,24 @@ def splits(c: GemmConfig, k: int, most: int | None = None) -> list[GemmConfig]:
     return out
 
 
+CLUSTER_SPLIT_K = False
+"""Whether the decode rule's candidates include the swapped splits summed in a cluster
+(`cluster_splits`, `GemmConfig.cluster_split`): not until measured on the H200."""
+
+
+def cluster_splits(c: GemmConfig, k: int) -> list[GemmConfig]:
+    """The swapped `c` split S = 2, 4, .. ways as the S blocks of a thread-block cluster
+    summed through distributed shared memory (`gemm_hopper_ws(cluster_split=True)`,
+    one cluster a tile: not persistent; named `<c.name>:splitK<S>:p0:csplit`): each S
+    of `splits` up to `MAX_CLUSTER_SPLIT` that divides `bm / 4`, where `c`'s block is
+    of 2 or 4 warpgroups (`bm` 64 or 192)."""
+    if not c.swap_ab or (c.bm // 64 + 1) & (c.bm // 64):
+        return []
+    return [dataclasses.replace(d, serial=False, per_sm=0, cluster_split=True,
+                                name=f"{c.name}:splitK{d.split_k}:p0:csplit")
+            for d in splits(c, k, MAX_CLUSTER_SPLIT) if c.bm % (4 * d.split_k) == 0]
+
+
 SWAP_AB_MAX_M = 128
 """Swap A/B is considered up to this M (`choose_config`): M rides the wgmma's N. At M =
 128 the swap's 64-row units of N double the units of the 128 x 128 split-K tile (H200,
@@ -417,7 +435,10 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
     pay no launch, each unit writes its partial, and the S partials of a tile read back
     by its last unit after everything else come after the longest (H200: QKV at M = 128
     in 256-row units split 4 ways took 37.2 us serial against 25.7 by a second launch:
-    512 KiB read by one multiprocessor at the end). Stream-K (`c.stream_k`,
+    512 KiB read by one multiprocessor at the end). Summed in a cluster (`c.cluster_split`)
+    they write no partial to memory and pay no launch: the units run as whole clusters
+    (rounds of `sms // S` clusters), and each block's sum of its share of the tile (the
+    S partials' `bm / S` rows: one partial's bytes) comes after the longest. Stream-K (`c.stream_k`,
     `stream_k_schedule`): the busiest block takes `span` trips of the ring (`stages` K
     steps of the weight's and the small operand's rows) and writes at most two
     partials; the shared tiles' partial segments (`shared_segments`) are written and
@@ -437,17 +458,21 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
     else:
         span = min(k, unit_steps(c, k) * c.bk)
         count = units(c, m, n)
-        partial = partial if c.split_k > 1 else 0
+        partial = partial if c.split_k > 1 and not c.cluster_split else 0
         dram = count * (weight * span * c.operand_bytes + partial)
         rounds = -(-count // sms)
-        if c.serial:  # each unit writes its partial; one tile's S come back to the last unit
+        if c.cluster_split:  # whole clusters at once; the sum after the rest, a tile's partial a block
+            rounds = -(-count // (sms // c.split_k * c.split_k))
+            busiest = rounds * (weight + small) * span * c.operand_bytes
+            tail = small * weight * 4 / tgt.sm_fill_bytes_per_s
+        elif c.serial:  # each unit writes its partial; one tile's S come back to the last unit
             busiest = rounds * ((weight + small) * span * c.operand_bytes + partial // 2)
             tail = c.split_k * partial // 2 / tgt.sm_fill_bytes_per_s
         else:
             busiest = rounds * ((weight + small) * span * c.operand_bytes + partial)
             tail = 0.0
         flops = rounds * 2 * c.bm * c.bn * span
-        gaps = 1 if c.split_k > 1 and not c.serial else 0
+        gaps = 1 if c.split_k > 1 and not (c.serial or c.cluster_split) else 0
         return (max(dram / tgt.dram_bytes_per_s, busiest / tgt.sm_fill_bytes_per_s, flops / mma)
                 + tail + gaps * tgt.kernel_gap_s)
     return (max(dram / tgt.dram_bytes_per_s, busiest / tgt.sm_fill_bytes_per_s, flops / mma)
@@ -565,6 +590,8 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
         for rows in SWAP_AB_ROWS if not (fp8 or block_scales) else (64,):
             swap = swap_config(m, fp8, block_scales, tgt, rows)
             candidates += [swap] + (splits(swap, k, most) if not block_scales else [])
+            if CLUSTER_SPLIT_K and most > 1 and not (fp8 or block_scales):
+                candidates += cluster_splits(swap, k)
             if STREAM_K and most > 1 and not (fp8 or block_scales):
                 candidates.append(dataclasses.replace(swap, stream_k=True, name=f"{swap.name}:sk"))
     elif not fp8:
