@@ -297,9 +297,8 @@ def cluster_splits(c: GemmConfig, k: int) -> list[GemmConfig]:
     """The swapped `c` split S = 2, 4, .. ways as the S blocks of a thread-block cluster
     summed through distributed shared memory (`gemm_hopper_ws(cluster_split=True)`,
     one cluster a tile: not persistent; named `<c.name>:splitK<S>:p0:csplit`): each S
-    of `splits` up to `MAX_CLUSTER_SPLIT` that divides `bm / 4`, where `c`'s block is
-    of 2 or 4 warpgroups (`bm` 64 or 192)."""
-    if not c.swap_ab or (c.bm // 64 + 1) & (c.bm // 64):
+    of `splits` up to `MAX_CLUSTER_SPLIT` that divides `bm / 4`."""
+    if not c.swap_ab:
         return []
     return [dataclasses.replace(d, serial=False, per_sm=0, cluster_split=True,
                                 name=f"{c.name}:splitK{d.split_k}:p0:csplit")

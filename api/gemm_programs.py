@@ -619,8 +619,8 @@ def gemm_hopper_ws(
     sharing one `pctr` are not allowed (each call's counters must be its own while it
     runs).
 
-    `cluster_split` (with `split_k` = S, 2 <= S <= `MAX_CLUSTER_SPLIT`, and `swap_ab`;
-    `bm` 64 or 192, a block of 2 or 4 warpgroups; not persistent, not `serial`): the S units of a tile run as the S blocks of one
+    `cluster_split` (with `split_k` = S, 2 <= S <= `MAX_CLUSTER_SPLIT` dividing `bm / 4`,
+    and `swap_ab`; not persistent, not `serial`): the S units of a tile run as the S blocks of one
     thread-block cluster (`launch(cluster=S)`: a grid of S gm x gn blocks, the block of
     rank s taking split s) and are summed through distributed shared memory: no
     workspace, no counters, no second launch, safe on any stream. Each unit's
@@ -629,8 +629,10 @@ def gemm_hopper_ws(
     its 32 KiB); after the roles the cluster meets (`cluster_sync`), and each block
     sums `bm / S` rows of N of the tile, all its M columns, from the S blocks' buffers
     in split order (`layout.peer_view`: s = 0 .. S-1, the bits of `_split_k_reduce`),
-    every thread of the block taking part (16-byte loads along N), applies the epilogue
-    and stores its rows of C; the cluster meets again before any block exits (its
+    every thread of the block taking part (16-byte loads along N; with two or four
+    consumer warpgroups, whose block of 3 or 5 does not split the tile evenly, the
+    consumers' threads, in a second `warp_specialize`), applies the epilogue and stores
+    its rows of C; the cluster meets again before any block exits (its
     buffer is read by the peers until then). A tile's weight stream is spread over S
     multiprocessors, its reduction and stores too.
 
@@ -746,11 +748,10 @@ def gemm_hopper_ws(
     if serial and split_k < 2:
         raise ValueError("gemm_hopper_ws: serial needs split_k > 1")
     if cluster_split and (not swap_ab or not 2 <= split_k <= MAX_CLUSTER_SPLIT or persistent or serial or stream_k
-                          or cluster > 1 or block_scales or bm % (4 * split_k) or (bm // 64 + 1) & (bm // 64)):
+                          or cluster > 1 or block_scales or bm % (4 * split_k)):
         raise ValueError(f"gemm_hopper_ws: cluster_split needs swap_ab, split_k in 2 .. {MAX_CLUSTER_SPLIT} dividing "
-                         f"bm / 4, a block of a power of two warpgroups (bm 64 or 192: every thread sums a "
-                         f"power of two elements of the tile), and no persistent, serial, stream_k, cluster or "
-                         f"block_scales (got split_k {split_k}, bm {bm})")
+                         f"bm / 4, and no persistent, serial, stream_k, cluster or block_scales (got split_k "
+                         f"{split_k}, bm {bm})")
     if stream_k and (not swap_ab or not persistent or split_k > 1 or block_scales):
         raise ValueError("gemm_hopper_ws: stream_k needs swap_ab and persistent, without split_k or block_scales")
     if cluster not in (1, 2) or (cluster == 2 and (
@@ -1289,24 +1290,31 @@ def _cluster_sum(g, mine, bm: int, bc: int, split: int, warpgroups: int, epilogu
     """`cluster_split`'s sum (`gemm_hopper_ws`), after the roles: the cluster meets, the
     block of rank r sums rows r bm / S .. (r + 1) bm / S - 1 of N of the S blocks'
     partials `mine` (`bm x bc`, N contiguous) in split order through `layout.peer_view`,
-    16-byte loads along N by every thread of the block (`warpgroups` x 128), applies the
-    epilogue and stores them (C^T's view, strides (1, N)); the cluster meets again: no
-    block exits while a peer may still read its partial."""
+    16-byte loads along N by the block's `warpgroups` x 128 threads (where their count
+    is not a power of two, which the tile's elements are, only the consumer
+    warpgroups' threads: the first region of a `warp_specialize` of `warpgroups - 1`
+    and 1), applies the epilogue and stores them (C^T's view, strides (1, N)); the
+    cluster meets again: no block exits while a peer may still read its partial."""
+    from contextlib import nullcontext
+
     from tilec.dialects.distributed import BlockedLayout
 
     p = g.p
     rows = bm // split
     tn = min(32, rows // 4)
-    lay = BlockedLayout([4, 1], [tn, 32 // tn], [1, 4 * warpgroups], [0, 1])
+    summing = warpgroups if warpgroups & (warpgroups - 1) == 0 else warpgroups - 1
+    lay = BlockedLayout([4, 1], [tn, 32 // tn], [1, 4 * summing], [0, 1])
     p.cluster_sync()  # every unit's partial stored
     bx = (g.bx * p.constant(split).named("splits") + g.crank).named("sumrow")
-    acc = None
-    for s in range(split):
-        theirs = p.peer_view(mine, g.crs[s]).named(f"peer{s}")
-        x = p.load(p.tile(theirs, [g.crank, g.c0], [rows, bc]).named(f"tp{s}"), lay).named(f"part{s}")
-        acc = x if acc is None else (acc + x).named(f"sum{s}")
-    out = epilogue.apply(g, acc, bx, g.by, rows, bc, lay)
-    p.store(out, p.tile(g.C, [bx, g.by], [rows, bc]).named("tc"))
+    region = nullcontext() if summing == warpgroups else p.warp_specialize([summing, 1])[0]
+    with region:
+        acc = None
+        for s in range(split):
+            theirs = p.peer_view(mine, g.crs[s]).named(f"peer{s}")
+            x = p.load(p.tile(theirs, [g.crank, g.c0], [rows, bc]).named(f"tp{s}"), lay).named(f"part{s}")
+            acc = x if acc is None else (acc + x).named(f"sum{s}")
+        out = epilogue.apply(g, acc, bx, g.by, rows, bc, lay)
+        p.store(out, p.tile(g.C, [bx, g.by], [rows, bc]).named("tc"))
     p.cluster_sync()  # the peers have read this block's partial
 
 
