@@ -1286,11 +1286,21 @@ columns 8 rows apart, land in 32 banks (in 8 without it: 4-way conflicts), and e
 column stays 16-byte aligned for the sum's loads."""
 
 
+CLUSTER_SUM_ELEMENTS = 32
+"""The most elements of the S partials a thread of `gemm_hopper_ws(cluster_split=True)`'s
+sum holds at once (all its loads in flight, then added) in a block of two warpgroups
+(255 registers a thread), in a block of W warpgroups the power of two at most 2 / W
+of it (three: 16, of 168 registers; 32 spilled 84 bytes with the widest epilogue at
+QKV's M = 128 in 128-row units split twice): the sum takes that many columns of M at
+a time."""
+
+
 def _cluster_sum(g, mine, bm: int, bc: int, split: int, warpgroups: int, epilogue: Epilogue) -> None:
     """`cluster_split`'s sum (`gemm_hopper_ws`), after the roles: the cluster meets, the
     block of rank r sums rows r bm / S .. (r + 1) bm / S - 1 of N of the S blocks'
     partials `mine` (`bm x bc`, N contiguous) in split order through `layout.peer_view`,
-    16-byte loads along N by the block's `warpgroups` x 128 threads (where their count
+    `CLUSTER_SUM_ELEMENTS` a thread or fewer (columns of M at a time), 16-byte loads along N by
+    the block's `warpgroups` x 128 threads (where their count
     is not a power of two, which the tile's elements are, only the consumer
     warpgroups' threads: the first region of a `warp_specialize` of `warpgroups - 1`
     and 1), applies the epilogue and stores them (C^T's view, strides (1, N)); the
@@ -1307,14 +1317,21 @@ def _cluster_sum(g, mine, bm: int, bc: int, split: int, warpgroups: int, epilogu
     p.cluster_sync()  # every unit's partial stored
     bx = (g.bx * p.constant(split).named("splits") + g.crank).named("sumrow")
     region = nullcontext() if summing == warpgroups else p.warp_specialize([summing, 1])[0]
+    # columns of M at a time: at most CLUSTER_SUM_ELEMENTS of the S partials a thread of a
+    # block of 2 warpgroups, fewer (a power of two) in proportion to the registers of more
+    per = 1 << (CLUSTER_SUM_ELEMENTS * 2 // warpgroups).bit_length() - 1
+    fc = min(bc, per * 128 * summing // (rows * split))
     with region:
-        acc = None
-        for s in range(split):
-            theirs = p.peer_view(mine, g.crs[s]).named(f"peer{s}")
-            x = p.load(p.tile(theirs, [g.crank, g.c0], [rows, bc]).named(f"tp{s}"), lay).named(f"part{s}")
-            acc = x if acc is None else (acc + x).named(f"sum{s}")
-        out = epilogue.apply(g, acc, bx, g.by, rows, bc, lay)
-        p.store(out, p.tile(g.C, [bx, g.by], [rows, bc]).named("tc"))
+        theirs = [p.peer_view(mine, g.crs[s]).named(f"peer{s}") for s in range(split)]
+        for h in range(bc // fc):
+            at = g.c0 if fc == bc else p.constant(h).named(f"fc{h}")
+            by = g.by if fc == bc else (g.by * p.constant(bc // fc).named("fchunks") + at).named("fby")
+            acc = None
+            for s in range(split):
+                x = p.load(p.tile(theirs[s], [g.crank, at], [rows, fc]).named(f"tp{s}"), lay).named(f"part{s}")
+                acc = x if acc is None else (acc + x).named(f"sum{s}")
+            out = epilogue.apply(g, acc, bx, by, rows, fc, lay)
+            p.store(out, p.tile(g.C, [bx, by], [rows, fc]).named("tc"))
     p.cluster_sync()  # the peers have read this block's partial
 
 

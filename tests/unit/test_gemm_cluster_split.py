@@ -30,9 +30,9 @@ from tilec.runtime.reference import run
 WIDEST = Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")
 
 
-def _c(m: int, n: int, k: int, split: int, cluster_split: bool, level: str, ops: dict) -> np.ndarray:
-    """C (bits) of the swapped split program, 64 rows of N and 16 columns of M a tile."""
-    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True,
+def _c(m: int, n: int, k: int, split: int, cluster_split: bool, level: str, ops: dict, bm: int = 64) -> np.ndarray:
+    """C (bits) of the swapped split program, `bm` rows of N and 16 columns of M a tile."""
+    module = gemm_hopper_ws(None, n, k, bm=bm, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True,
                             split_k=split, epilogue=WIDEST, cluster_split=cluster_split)
     if level == "lowered":
         run_pipeline(module, "default")
@@ -46,13 +46,16 @@ def _c(m: int, n: int, k: int, split: int, cluster_split: bool, level: str, ops:
     return np.asarray(out)
 
 
-@pytest.mark.parametrize(("split", "level"), [(2, "layout"), (4, "layout"), (2, "lowered")])
-def test_the_cluster_sums_the_same_bits_as_the_second_launch(split, level):
-    """N = 296 (5 tiles of 64 rows, the last 40), K = 1000 (16 steps of 64: splits of 8 or
-    4 steps over 2 stages), M = 5 of 16 columns: 5 clusters of S blocks."""
+@pytest.mark.parametrize(("split", "level", "bm"), [(2, "layout", 64), (4, "layout", 64), (2, "lowered", 64),
+                                                   (4, "lowered", 128)])
+def test_the_cluster_sums_the_same_bits_as_the_second_launch(split, level, bm):
+    """N = 296 (5 tiles of 64 rows, the last 40; 3 of 128), K = 1000 (16 steps of 64:
+    splits of 8 or 4 steps over 2 stages), M = 5 of 16 columns: a cluster of S blocks a
+    tile; 128 rows: two consumer warpgroups, the sum in a region of theirs."""
     m, n, k = 5, 296, 1000
     ops = _operands(m, n, k, WIDEST, seed=split)
-    assert np.array_equal(_c(m, n, k, split, True, level, ops), _c(m, n, k, split, False, level, ops))
+    got = _c(m, n, k, split, True, level, ops, bm)
+    assert np.array_equal(got, _c(m, n, k, split, False, level, ops, bm))
 
 
 def test_no_workspace_and_one_launch():
@@ -66,7 +69,7 @@ def test_no_workspace_and_one_launch():
 
 
 @pytest.mark.parametrize("kw", [dict(split_k=1), dict(split_k=2, persistent=4), dict(split_k=3),
-                                dict(split_k=2, bm=128), dict(split_k=2, serial=True), dict(split_k=16)])
+                                dict(split_k=32, bm=128), dict(split_k=2, serial=True), dict(split_k=16)])
 def test_what_cluster_split_refuses(kw):
     kw = {"bm": 64, "bn": 16, "bk": 64, "stages": 2, **kw}
     with pytest.raises(ValueError, match="cluster_split needs swap_ab"):
@@ -90,14 +93,15 @@ def test_llamas_decode_shapes_compile_without_spills(m, n, k, split):
 
 
 def test_the_candidates_and_their_cost():
-    """Splits dividing 64 / 4 rows, one cluster a tile, no workspace; at O's M = 128 the
-    cost drops the second launch and the partials' round trip through memory."""
+    """Splits dividing 64 / 4 rows (also of 128-row units), one cluster a tile, no
+    workspace; at O's M = 128 the cost drops the second launch and the partials' round
+    trip through memory."""
     o = swap_config(128)
     cands = cluster_splits(o, 4096)
     assert [c.split_k for c in cands] == [2, 4, 8]
     assert all(c.cluster_split and c.per_sm == 0 and c.workspace(128, 4096, 132) == 0 for c in cands)
     assert cands[0].name == "64x128x128:4:swapAB:p1:splitK2:p0:csplit"
-    assert cluster_splits(swap_config(128, rows=128), 4096) == []  # 3 warpgroups
+    assert [c.split_k for c in cluster_splits(swap_config(128, rows=128), 4096)] == [2, 4, 8]
     launched = next(c for c in gemm.splits(o, 4096) if c.split_k == 2)
     assert decode_cost(cands[0], 128, 4096, 4096, 132) < decode_cost(launched, 128, 4096, 4096, 132)
 
