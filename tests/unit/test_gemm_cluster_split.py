@@ -76,15 +76,17 @@ def test_what_cluster_split_refuses(kw):
         gemm_hopper_ws(None, 296, 1000, b_kmajor=True, swap_ab=True, cluster_split=True, **kw)
 
 
-@pytest.mark.parametrize(("m", "n", "k", "split"), [(128, 4096, 4096, 2), (128, 6144, 4096, 4),
-                                                    (64, 4096, 14336, 2), (32, 4096, 4096, 2)])
-def test_llamas_decode_shapes_compile_without_spills(m, n, k, split):
-    """Llama-8B's O (M = 128 and 32, split 2), QKV (M = 128, split 4) and down
-    (M = 64, split 2), the widest epilogue, sm_90a; the shared memory fits."""
+@pytest.mark.parametrize(("m", "n", "k", "split", "rows"), [(128, 4096, 4096, 2, 64), (128, 6144, 4096, 4, 64),
+                                                            (64, 4096, 14336, 2, 64), (32, 4096, 4096, 2, 64),
+                                                            (128, 6144, 4096, 2, 128)])
+def test_llamas_decode_shapes_compile_without_spills(m, n, k, split, rows):
+    """Llama-8B's O (M = 128 and 32, split 2), QKV (M = 128, split 4; in 128-row units
+    split 2, three warpgroups of 168 registers) and down (M = 64, split 2), the widest
+    epilogue, sm_90a; the shared memory fits."""
     from tilec.runtime.nvrtc import resource_usage
     from tilec.support.target import target
 
-    c = next(d for d in cluster_splits(swap_config(m), k) if d.split_k == split)
+    c = next(d for d in cluster_splits(swap_config(m, rows=rows), k) if d.split_k == split)
     assert c.smem_bytes() <= target("sm_90a").smem_per_block
     module = matmul_program(MatmulKey(c, n, k, "bf16", WIDEST, 132, b_kmajor=True, index_bits=32))
     run_pipeline(module, "default")
