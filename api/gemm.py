@@ -290,7 +290,14 @@ def splits(c: GemmConfig, k: int, most: int | None = None) -> list[GemmConfig]:
 
 CLUSTER_SPLIT_K = False
 """Whether the decode rule's candidates include the swapped splits summed in a cluster
-(`cluster_splits`, `GemmConfig.cluster_split`): not until measured on the H200."""
+(`cluster_splits`, `GemmConfig.cluster_split`, of each of `CLUSTER_SPLIT_ROWS`) whose
+clusters all run at once (units at most the `sms // S` clusters' blocks: a later round
+of these non-persistent blocks would pay the ring's start and the sum's tail again):
+not until measured on the H200."""
+
+CLUSTER_SPLIT_ROWS = (64, 128, 256)
+"""The rows of N a unit of the decode rule's cluster splits may take (`swap_config`'s
+`rows`; those whose ring and partial fit the shared memory)."""
 
 
 def cluster_splits(c: GemmConfig, k: int) -> list[GemmConfig]:
@@ -589,10 +596,12 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
         for rows in SWAP_AB_ROWS if not (fp8 or block_scales) else (64,):
             swap = swap_config(m, fp8, block_scales, tgt, rows)
             candidates += [swap] + (splits(swap, k, most) if not block_scales else [])
-            if CLUSTER_SPLIT_K and most > 1 and not (fp8 or block_scales):
-                candidates += cluster_splits(swap, k)
             if STREAM_K and most > 1 and not (fp8 or block_scales):
                 candidates.append(dataclasses.replace(swap, stream_k=True, name=f"{swap.name}:sk"))
+        if CLUSTER_SPLIT_K and most > 1 and not (fp8 or block_scales):
+            for rows in CLUSTER_SPLIT_ROWS:  # one round of clusters: all of a GEMM's at once
+                candidates += [c for c in cluster_splits(swap_config(m, fp8, block_scales, tgt, rows), k)
+                               if units(c, m, n) <= sms // c.split_k * c.split_k]
     elif not fp8:
         candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)
     candidates.append(taken)

@@ -113,8 +113,10 @@ def test_the_rule_takes_them_where_the_switch_says(monkeypatch):
     monkeypatch.setattr(gemm, "CLUSTER_SPLIT_K", True)
     gemm._decode_config.cache_clear()
     try:
-        c = choose_config(128, 4096, 132, k=4096, b_kmajor=True)
-        assert c.cluster_split and c.split_k == 2
+        c = choose_config(128, 4096, 132, k=4096, b_kmajor=True)  # O: 32 tiles of 128 rows, 4 ways
+        assert c.cluster_split and (c.bm, c.split_k) == (128, 4)
+        qkv = choose_config(128, 6144, 132, k=4096, b_kmajor=True)  # 48 tiles: 4 ways would take 2 rounds
+        assert qkv.cluster_split and (qkv.bm, qkv.split_k) == (128, 2)
     finally:
         gemm._decode_config.cache_clear()
 
