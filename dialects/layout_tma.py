@@ -584,8 +584,8 @@ class PeerViewOp(IRDLOperation):
     `cluster.map_shared_rank`, PTX `mapa`), which may be this block's own. Loads and
     stores through it (and the views of it: `PEER_VIEW_USES`) reach the peer's memory:
     distributed shared memory. They are ordered against the peer's own accesses only by
-    a `cluster_sync` (or the peer's arrivals on this block's mbarriers that a wait saw
-    complete), and a block must not exit while a peer may still reach it: a
+    a `cluster_sync` (an arrival on a peer's mbarrier releases at the block's scope, not
+    the cluster's), and a block must not exit while a peer may still reach it: a
     `cluster_sync` after the last such access (as for `mbarrier_arrive on %cta`).
 
         %p = layout.peer_view %partial on %r : !layout.view<(64,128):(1,64), f32, smem>"""

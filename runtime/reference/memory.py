@@ -22,10 +22,11 @@ it, and is checked:
   value already there is benign whatever the order). Accesses of two blocks are
   ordered where a release and an acquire of one atomic counter hand the writer's
   block's memory over to the accessing block (atomic_impls.py's `Handoffs`), and,
-  for two blocks of one thread-block cluster, where the accessing block is ordered
-  after the other's accesses of that epoch (a `cluster_sync`, or the other's arrival on
-  its mbarrier that a wait saw complete: `Grid.knows`). A block reaches a peer's shared
-  memory through a `PeerStorage` (`layout.peer_view`, `cuda.map_shared_rank`).
+  for two blocks of one thread-block cluster, where a `cluster_sync` orders the other's
+  accesses of that epoch before the accessing block's (`Grid.synced`; an arrival on a
+  peer's mbarrier releases at the block's scope only, so it does not). A block reaches
+  a peer's shared memory through a `PeerStorage` (`layout.peer_view`,
+  `cuda.map_shared_rank`).
 """
 
 from __future__ import annotations
@@ -353,9 +354,8 @@ def _handed_over(grid: Grid, tb: np.ndarray, wb: np.ndarray, wepoch: np.ndarray)
 
 def _cluster_ordered(grid: Grid, tb: np.ndarray, ob: np.ndarray, epoch: np.ndarray) -> np.ndarray:
     """Per access: whether block `tb` is ordered after the accesses of another block
-    `ob` of its thread-block cluster at barrier epoch `epoch` (`Grid.knows`: a
-    `cluster_sync` since, or `ob`'s arrival on an mbarrier of `tb` that a wait saw
-    complete)."""
+    `ob` of its thread-block cluster at barrier epoch `epoch` (`Grid.synced`: a
+    `cluster_sync` since)."""
     shape = np.shape(epoch)
     if grid.cluster == 1:
         return np.zeros(shape, bool)
@@ -364,14 +364,13 @@ def _cluster_ordered(grid: Grid, tb: np.ndarray, ob: np.ndarray, epoch: np.ndarr
     ok = (tb >= 0) & (ob >= 0) & (tb != ob)
     rank = grid.cluster_rank(np.where(ok, ob, 0))
     same = ok & (grid.cluster_peer(np.where(ok, tb, 0), rank) == ob)
-    return same & (grid.knows[np.where(ok, tb, 0), rank] >= epoch)
+    return same & (grid.synced[np.where(ok, tb, 0), rank] >= epoch)
 
 
 def _unordered(grid: Grid, a: int, b: int) -> str:
     ba, bb = int(grid.actor_block(a)), int(grid.actor_block(b))
     if ba != bb and grid.cluster > 1 and int(grid.cluster_peer(ba, grid.cluster_rank(bb))) == bb:
-        return ("(blocks of one cluster are ordered by a cluster_sync, or an arrival on an mbarrier that the "
-                "other block's wait saw complete)")
+        return "(blocks of one cluster are ordered by a cluster_sync between them)"
     if ba != bb:
         if getattr(grid, "handoffs", None) is not None:
             return ("(blocks do not synchronise within a launch, and no release (a fence or a release atomic) "

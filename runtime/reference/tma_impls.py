@@ -423,6 +423,7 @@ def cluster_sync(interp: ReferenceInterpreter, op: Operation, grid: Grid) -> Non
     grid.reached[blocks] = False
     for r in range(grid.cluster):  # each block is ordered after its peers' accesses before the barrier
         grid.knows[blocks, r] = grid.epoch[grid.cluster_peer(blocks, r)] - 1
+        grid.synced[blocks, r] = grid.knows[blocks, r]
 
 
 # ------------------------------------------------------------------ layout level

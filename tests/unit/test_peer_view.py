@@ -5,7 +5,8 @@ buffer (through `peer_view`) to its own and stores the sum, the cluster meets ag
 Before and after the default pipeline the sums are the tiles of both blocks; reading
 the peer's buffer before the cluster barrier is a data race, exiting while the peer
 may still read is reported, the peer overwriting its buffer after the reads without a
-cluster barrier in between is a race, a rank past the cluster is an error; the CUDA
+cluster barrier in between is a race, an arrival on the peer's mbarrier does not order
+its data (it releases at the block's scope), a rank past the cluster is an error; the CUDA
 maps the buffer with `mapa` and compiles under NVRTC."""
 
 from __future__ import annotations
@@ -24,12 +25,15 @@ BLOCKS = 4  # two clusters of two
 ROW = BlockedLayout([1, 4], [4, 8], [2, 1], [1, 0])
 
 
-def program(first_sync: bool = True, last_sync: bool = True, rank_past: bool = False, overwrite: bool = False):
+def program(first_sync: bool = True, last_sync: bool = True, rank_past: bool = False, overwrite: bool = False,
+            arrive: bool = False):
     """@k: block b's rows 16 b .. 16 b + 15 of `src` into its buffer, the cluster's
     barrier (`first_sync`), its peer's buffer plus its own into the same rows of `dst`,
     (`overwrite`: then zeros into its own buffer), the cluster's barrier (`last_sync`).
     `rank_past`: the peer of rank 2 + rank (outside the cluster; a run-time value, which
-    the verifier cannot see)."""
+    the verifier cannot see). `arrive`: instead of the first cluster barrier, each block
+    arrives on its peer's mbarrier and waits on its own (published by a cluster barrier
+    before the stores)."""
     p = tilec.Program("k")
     src = p.view(p.pointer("src", "f32", align=16), f"({R * BLOCKS},{C}):({C},1)")
     dst = p.view(p.pointer("dst", "f32", align=16), f"({R * BLOCKS},{C}):({C},1)")
@@ -37,10 +41,16 @@ def program(first_sync: bool = True, last_sync: bool = True, rank_past: bool = F
         c0, c1 = p.constant(0), p.constant(1)
         rank = p.cluster_rank()
         s = p.alloc(f"({R},{C}):({C},1)", "f32")
-        p.store(p.load(p.tile(src, [k.bx, c0], [R, C]), ROW), s)
-        if first_sync:
-            p.cluster_sync()
         other = rank + p.constant(2) if rank_past else c1 - rank
+        if arrive:
+            bar = p.mbarrier_init(1)
+            p.cluster_sync()
+        p.store(p.load(p.tile(src, [k.bx, c0], [R, C]), ROW), s)
+        if arrive:
+            p.mbarrier_arrive(bar, cta=other)
+            p.mbarrier_wait(bar, c0)
+        elif first_sync:
+            p.cluster_sync()
         theirs = p.load(p.peer_view(s, other), ROW)
         p.store(theirs + p.load(s, ROW), p.tile(dst, [k.bx, c0], [R, C]))
         if overwrite:
@@ -78,6 +88,13 @@ def test_reading_the_peer_before_the_cluster_barrier_is_a_race():
     for module in (program(first_sync=False), _lowered(program(first_sync=False))):
         with pytest.raises(ExecutionError, match="data race on shared memory.*ordered by a cluster_sync"):
             run(module, _inputs()[1])
+
+
+def test_an_arrival_on_the_peers_mbarrier_does_not_order_its_data():
+    """An mbarrier arrival releases at the block's scope (PTX's default `.cta`): the
+    peer's writes are not ordered before the reads it lets through."""
+    with pytest.raises(ExecutionError, match="data race on shared memory.*ordered by a cluster_sync"):
+        run(program(arrive=True), _inputs()[1])
 
 
 def test_exiting_while_the_peer_may_still_read_is_reported():
