@@ -288,28 +288,43 @@ def splits(c: GemmConfig, k: int, most: int | None = None) -> list[GemmConfig]:
     return out
 
 
-CLUSTER_SPLIT_K = False
+CLUSTER_SPLIT_K = True
 """Whether the decode rule's candidates include the swapped splits summed in a cluster
-(`cluster_splits`, `GemmConfig.cluster_split`, of each of `CLUSTER_SPLIT_ROWS`) whose
-clusters all run at once (units at most the `sms // S` clusters' blocks: a later round
-of these non-persistent blocks would pay the ring's start and the sum's tail again):
-not until measured on the H200."""
+(`cluster_splits`, `GemmConfig.cluster_split`, of `CLUSTER_SPLIT_ROWS` rows, in
+clusters of at most `CLUSTER_SPLIT_MOST` blocks) whose clusters all run at once (units
+at most the `sms // S` clusters' blocks: a later round of these non-persistent blocks
+pays the ring's start and the sum's tail again; H200, QKV at M = 128 split twice: 192
+blocks, 23.0 us against 19.6 whole). H200, CUDA graphs (benchmarks/NOTES.md, dec44):
+split twice in clusters against twice by a second launch, O at M = 128 12.9 against
+14.8 us, M = 64 11.4-11.8 against 13.0; down at M = 128 34.6 against 37.1-37.4, M = 64
+32.5 against 34.4-34.7 (0.91 of memcpy)."""
 
-CLUSTER_SPLIT_ROWS = (64, 128, 256)
-"""The rows of N a unit of the decode rule's cluster splits may take (`swap_config`'s
-`rows`; those whose ring and partial fit the shared memory)."""
+CLUSTER_SPLIT_ROWS = (64,)
+"""The rows of N a unit of the decode rule's cluster splits takes (`swap_config`'s
+`rows`). 128 rows measured slower on the H200 though they read A^T half as often (their
+ring holds 4 stages of 32 KiB beside the partial, 128 KiB in flight an SM against 192):
+QKV at M = 128 split twice 20.3 us against 19.6 whole, O 17.2 against 12.9 (64 rows)."""
+
+CLUSTER_SPLIT_MOST = 2
+"""The largest cluster of the decode rule's cluster splits: two blocks, a TPC's two
+multiprocessors, so all `sms / 2` clusters are resident at once; larger clusters must
+fit a GPC's free multiprocessors, which the Target does not describe. H200, O at M =
+128 split 4 ways in clusters of 4 (64 tiles of 64 rows: 256 blocks) 23.0 us, in 128-row
+units (128 blocks) 23.1, against 12.9 split twice."""
 
 
-def cluster_splits(c: GemmConfig, k: int) -> list[GemmConfig]:
+def cluster_splits(c: GemmConfig, k: int, most: int = MAX_CLUSTER_SPLIT) -> list[GemmConfig]:
     """The swapped `c` split S = 2, 4, .. ways as the S blocks of a thread-block cluster
     summed through distributed shared memory (`gemm_hopper_ws(cluster_split=True)`,
-    one cluster a tile: not persistent; named `<c.name>:splitK<S>:p0:csplit`): each S
-    of `splits` up to `MAX_CLUSTER_SPLIT` that divides `bm / 4`."""
+    one cluster a tile: not persistent; named `<c.name>:splitK<S>:csplit` without its
+    `:p<P>`): each S of `splits` up to `most` (at most `MAX_CLUSTER_SPLIT`) that divides
+    `bm / 4`."""
     if not c.swap_ab:
         return []
+    head = ":".join(f for f in c.name.split(":") if not (f[:1] == "p" and f[1:].isdigit()))
     return [dataclasses.replace(d, serial=False, per_sm=0, cluster_split=True,
-                                name=f"{c.name}:splitK{d.split_k}:p0:csplit")
-            for d in splits(c, k, MAX_CLUSTER_SPLIT) if c.bm % (4 * d.split_k) == 0]
+                                name=f"{head}:splitK{d.split_k}:csplit")
+            for d in splits(c, k, min(most, MAX_CLUSTER_SPLIT)) if c.bm % (4 * d.split_k) == 0]
 
 
 SWAP_AB_MAX_M = 128
@@ -600,7 +615,8 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
                 candidates.append(dataclasses.replace(swap, stream_k=True, name=f"{swap.name}:sk"))
         if CLUSTER_SPLIT_K and most > 1 and not (fp8 or block_scales):
             for rows in CLUSTER_SPLIT_ROWS:  # one round of clusters: all of a GEMM's at once
-                candidates += [c for c in cluster_splits(swap_config(m, fp8, block_scales, tgt, rows), k)
+                swapped = swap_config(m, fp8, block_scales, tgt, rows)
+                candidates += [c for c in cluster_splits(swapped, k, min(most, CLUSTER_SPLIT_MOST))
                                if units(c, m, n) <= sms // c.split_k * c.split_k]
     elif not fp8:
         candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)

@@ -1,5 +1,6 @@
 """Split-K across the blocks of a thread-block cluster (`gemm_hopper_ws(cluster_split=True)`,
-`GemmConfig.cluster_split`): a tile's S units run as the S blocks of one cluster, each
+`GemmConfig.cluster_split`, the decode rule's where it costs least): a tile's S units
+run as the S blocks of one cluster, each
 stores its f32 partial into its shared memory, and after a cluster barrier each block
 sums its rows of the tile from all S partials in split order through
 `layout.peer_view`. On the reference executor (which runs a cluster's blocks together
@@ -102,21 +103,30 @@ def test_the_candidates_and_their_cost():
     cands = cluster_splits(o, 4096)
     assert [c.split_k for c in cands] == [2, 4, 8]
     assert all(c.cluster_split and c.per_sm == 0 and c.workspace(128, 4096, 132) == 0 for c in cands)
-    assert cands[0].name == "64x128x128:4:swapAB:p1:splitK2:p0:csplit"
+    assert cands[0].name == "64x128x128:4:swapAB:splitK2:csplit"
     assert [c.split_k for c in cluster_splits(swap_config(128, rows=128), 4096)] == [2, 4, 8]
     launched = next(c for c in gemm.splits(o, 4096) if c.split_k == 2)
     assert decode_cost(cands[0], 128, 4096, 4096, 132) < decode_cost(launched, 128, 4096, 4096, 132)
 
 
-def test_the_rule_takes_them_where_the_switch_says(monkeypatch):
-    assert not choose_config(128, 4096, 132, k=4096, b_kmajor=True).cluster_split
-    monkeypatch.setattr(gemm, "CLUSTER_SPLIT_K", True)
+@pytest.mark.parametrize(("m", "n", "k", "split"), [
+    (128, 4096, 4096, 2), (64, 4096, 4096, 2), (128, 4096, 14336, 2), (64, 4096, 14336, 2),  # O, down
+    (128, 6144, 4096, 1), (64, 6144, 4096, 1),  # QKV: split twice, 192 blocks would take two rounds of pairs
+    (16, 4096, 4096, 1),  # O at M = 16: 64 units whole
+])
+def test_the_rule_takes_pairs_of_64_row_units_where_they_cost_least(m, n, k, split):
+    """Llama-8B's projections on 132 SMs (the measured rows, benchmarks/NOTES.md):
+    O and down at M = 64 and 128 split twice in clusters of 2; QKV whole."""
+    c = choose_config(m, n, 132, k=k, b_kmajor=True)
+    assert c.split_k == split and c.cluster_split == (split > 1) and c.bm == 64
+
+
+def test_without_the_switch_the_splits_are_launched(monkeypatch):
+    monkeypatch.setattr(gemm, "CLUSTER_SPLIT_K", False)
     gemm._decode_config.cache_clear()
     try:
-        c = choose_config(128, 4096, 132, k=4096, b_kmajor=True)  # O: 32 tiles of 128 rows, 4 ways
-        assert c.cluster_split and (c.bm, c.split_k) == (128, 4)
-        qkv = choose_config(128, 6144, 132, k=4096, b_kmajor=True)  # 48 tiles: 4 ways would take 2 rounds
-        assert qkv.cluster_split and (qkv.bm, qkv.split_k) == (128, 2)
+        c = choose_config(128, 4096, 132, k=4096, b_kmajor=True)
+        assert c.split_k == 2 and not c.cluster_split
     finally:
         gemm._decode_config.cache_clear()
 
