@@ -121,14 +121,9 @@ def test_the_rule_takes_pairs_of_64_row_units_where_they_cost_least(m, n, k, spl
     assert c.split_k == split and c.cluster_split == (split > 1) and c.bm == 64
 
 
-def test_without_the_switch_the_splits_are_launched(monkeypatch):
-    monkeypatch.setattr(gemm, "CLUSTER_SPLIT_K", False)
-    gemm._decode_config.cache_clear()
-    try:
-        c = choose_config(128, 4096, 132, k=4096, b_kmajor=True)
-        assert c.split_k == 2 and not c.cluster_split
-    finally:
-        gemm._decode_config.cache_clear()
+def test_without_the_switch_the_splits_are_launched(launched_splits):
+    c = choose_config(128, 4096, 132, k=4096, b_kmajor=True)
+    assert c.split_k == 2 and not c.cluster_split
 
 
 def test_the_bench_names_cluster_splits():
