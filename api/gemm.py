@@ -29,7 +29,10 @@ persistent; B K-major) unsplit or split, otherwise the split-K tile of M's rows
 (`SPLIT_K_TILES`) split, and the wave rule's pick. A split S divides each
 tile's K steps among S units of work, each storing its f32 partial product into a
 workspace; a second launch sums the S partials in order (deterministic) and applies
-the epilogue once (`gemm_hopper_ws(split_k=S)`). M enters the rule only through its
+the epilogue once (`gemm_hopper_ws(split_k=S)`), or, split twice in pairs, the two
+units are the blocks of a thread-block cluster and sum their partials in order
+through distributed shared memory, in the same launch
+(`gemm_hopper_ws(cluster_split=True)`, `cluster_splits`). M enters the rule only through its
 bucket (`m_bucket`: 16, 32, 64, 128), so one kernel serves every M of a bucket.
 
 FP8 operands (torch.float8_e4m3fn or float8_e5m2, A and B of one type) take the
@@ -530,7 +533,9 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
       the swapped configuration (`swap_config`, C^T = B^T A^T: the weight's rows ride
       the wgmma's 64 rows, M its N; a deep ring, persistent), unsplit, then split S =
       2, 3, ... ways (`splits`; 16-bit and per-tensor FP8 operands), then stream-K
-      where `STREAM_K` says so;
+      where `STREAM_K` says so; with 16-bit operands, where `CLUSTER_SPLIT_K` says so,
+      the units of `CLUSTER_SPLIT_ROWS` rows split in clusters of up to
+      `CLUSTER_SPLIT_MOST` blocks (`cluster_splits`) whose clusters all run at once;
     - otherwise, with 16-bit operands: the split-K tile of M's rows (`SPLIT_K_TILES`:
       64 x 128 for M <= 64, 128 x 128 to 128) split S = 2, 3, ... ways;
     - the wave rule's configuration.
@@ -540,8 +545,9 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     132 H200 SMs' worth of bytes each) and K is
     long enough to pay for the partials and the reduction's launch: Llama's QKV (N =
     6144, K = 4096) at M = 1 on 132 SMs takes the swap unsplit (96 units), 2048 x 8192
-    the swap split twice (32 units of 64 rows), QKV at M = 128 the swap of 128 columns
-    (96 units), O at M = 128 the swap split twice (A^T's bytes twice the weight's),
+    the swap split twice in pairs (32 units of 64 rows), QKV at M = 128 the swap of 128
+    columns (96 units), O at M = 128 the swap split twice in pairs (A^T's bytes twice
+    the weight's),
     gate_up (N = 28672) at every M the swap of 256 rows of N (112 units, DRAM-bound
     as the 64-row swap and the 128 x 256 tile, with fewer bytes into shared memory:
     the tie-break, `fill_bytes`), 4096^3 the wave rule. Among configurations of
