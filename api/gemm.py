@@ -304,9 +304,10 @@ split twice in clusters against twice by a second launch, O at M = 128 12.9 agai
 
 CLUSTER_SPLIT_ROWS = (64,)
 """The rows of N a unit of the decode rule's cluster splits takes (`swap_config`'s
-`rows`). 128 rows measured slower on the H200 though they read A^T half as often (their
-ring holds 4 stages of 32 KiB beside the partial, 128 KiB in flight an SM against 192):
-QKV at M = 128 split twice 20.3 us against 19.6 whole, O 17.2 against 12.9 (64 rows)."""
+`rows`). 128 rows measured slower on the H200 though they read A^T half as often: QKV
+at M = 128 split twice 20.3 us against 19.6 whole, O 17.2 against 12.9 (64 rows), for
+a reason not yet known (not the ring's bytes in flight: at M = 64, 6 stages of 32 KiB
+ran no faster than 4, QKV whole 18.0 against 18.3 us)."""
 
 CLUSTER_SPLIT_MOST = 2
 """The largest cluster of the decode rule's cluster splits: two blocks, a TPC's two
