@@ -29,7 +29,10 @@ persistent; B K-major) unsplit or split, otherwise the split-K tile of M's rows
 (`SPLIT_K_TILES`) split, and the wave rule's pick. A split S divides each
 tile's K steps among S units of work, each storing its f32 partial product into a
 workspace; a second launch sums the S partials in order (deterministic) and applies
-the epilogue once (`gemm_hopper_ws(split_k=S)`). M enters the rule only through its
+the epilogue once (`gemm_hopper_ws(split_k=S)`), or, split twice in pairs, the two
+units are the blocks of a thread-block cluster and sum their partials in order
+through distributed shared memory, in the same launch
+(`gemm_hopper_ws(cluster_split=True)`, `cluster_splits`). M enters the rule only through its
 bucket (`m_bucket`: 16, 32, 64, 128), so one kernel serves every M of a bucket.
 
 FP8 operands (torch.float8_e4m3fn or float8_e5m2, A and B of one type) take the
@@ -49,8 +52,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilec.dialects.dtypes import DTYPES
-from tilec.gemm_programs import (ACTIVATIONS, FP8_DTYPES, INPUT_DTYPES, OUT_DTYPES, SCALE_BLOCK, Epilogue,
-                                 gemm_hopper_ws)
+from tilec.gemm_programs import (ACTIVATIONS, CLUSTER_SPLIT_PAD, FP8_DTYPES, INPUT_DTYPES, MAX_CLUSTER_SPLIT,
+                                 OUT_DTYPES, SCALE_BLOCK, Epilogue, gemm_hopper_ws)
 from tilec.matmul_launch import CALLS_KEPT, OPERANDS, MatmulLauncher, structure
 from tilec.runtime import raw_launch
 from tilec.support.diagnostics import TilecError
@@ -120,6 +123,11 @@ class GemmConfig:
     serial: bool = False
     """Swapped and split: the tile's last unit to arrive sums the partials in the same kernel
     (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`)."""
+    cluster_split: bool = False
+    """Swapped and split S <= 8 ways, one block a unit (`per_sm` 0): a tile's S units run as
+    the blocks of one thread-block cluster and are summed through distributed shared memory
+    (`gemm_hopper_ws(cluster_split=True)`: no workspace, no counters, no second launch;
+    named `:csplit`)."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
@@ -129,6 +137,7 @@ class GemmConfig:
                     **({"block_scales": True} if self.block_scales else {}),
                     **({"split_k": self.split_k} if self.split_k > 1 else {}),
                     **({"serial": True} if self.serial else {}),
+                    **({"cluster_split": True} if self.cluster_split else {}),
                     **({"stream_k": True} if self.stream_k else {}),
                     **({"persistent": sms * self.per_sm} if self.per_sm else {})}
         size = self.cluster[0] * self.cluster[1]
@@ -161,11 +170,11 @@ class GemmConfig:
 
     def workspace(self, m: int, n: int, sms: int) -> int:
         """The f32 elements of the workspace a call of M x N on `sms` multiprocessors
-        takes: split-K's S partial products of M x N, stream-K's two `bm x bn` slots a
-        block (`gemm_hopper_ws`), else none."""
+        takes: split-K's S partial products of M x N (none summed in a cluster), stream-K's
+        two `bm x bn` slots a block (`gemm_hopper_ws`), else none."""
         if self.stream_k:
             return 2 * sms * self.per_sm * self.bm * self.bn
-        return self.split_k * m * n if self.split_k > 1 else 0
+        return self.split_k * m * n if self.split_k > 1 and not self.cluster_split else 0
 
     def counters(self, m: int, n: int) -> int:
         """The i32 arrival counters and flags a call of M x N takes (`serial`: one counter a
@@ -179,8 +188,11 @@ class GemmConfig:
         """Shared memory of the ring (`operand_bytes` elements) and the C buffers
         (16-bit elements), each buffer 1024-byte aligned: the barriers cost a kilobyte
         beside each stage, or one in all with chunks (they come after the buffers,
-        `gemm_hopper_ws`)."""
+        `gemm_hopper_ws`); `cluster_split`: the f32 partial (`bm x bn`, padded), the
+        barriers after it."""
         ring = self.stages * (self.bm + self.bn) * self.bk * self.operand_bytes
+        if self.cluster_split:
+            return ring + (self.bm + CLUSTER_SPLIT_PAD) * self.bn * 4 + 16 * 2 * self.stages
         barriers = 1024 if self.chunk else 1024 * self.stages
         if self.swap_ab or self.split_k > 1:  # no C buffer: C is stored from the registers
             return ring + barriers
@@ -289,6 +301,46 @@ def splits(c: GemmConfig, k: int, most: int | None = None) -> list[GemmConfig]:
         if (split - 1) * unit_steps(d, k) < steps:
             out.append(d)
     return out
+
+
+CLUSTER_SPLIT_K = True
+"""Whether the decode rule's candidates include the swapped splits summed in a cluster
+(`cluster_splits`, `GemmConfig.cluster_split`, of `CLUSTER_SPLIT_ROWS` rows, in
+clusters of at most `CLUSTER_SPLIT_MOST` blocks) whose clusters all run at once (units
+at most the `sms // S` clusters' blocks: a later round of these non-persistent blocks
+pays the ring's start and the sum's tail again; H200, QKV at M = 128 split twice: 192
+blocks, 23.0 us against 19.6 whole). H200, CUDA graphs (benchmarks/NOTES.md, dec44):
+split twice in clusters against twice by a second launch, O at M = 128 12.9 against
+14.8 us, M = 64 11.4-11.8 against 13.0; down at M = 128 34.6 against 37.1-37.4, M = 64
+32.5 against 34.4-34.7 (0.91 of memcpy)."""
+
+CLUSTER_SPLIT_ROWS = (64,)
+"""The rows of N a unit of the decode rule's cluster splits takes (`swap_config`'s
+`rows`). 128 rows measured slower on the H200 though they read A^T half as often: QKV
+at M = 128 split twice 20.3 us against 19.6 whole, O 17.2 against 12.9 (64 rows), for
+a reason not yet known (not the ring's bytes in flight: at M = 64, 6 stages of 32 KiB
+ran no faster than 4, QKV whole 18.0 against 18.3 us)."""
+
+CLUSTER_SPLIT_MOST = 2
+"""The largest cluster of the decode rule's cluster splits: two blocks, a TPC's two
+multiprocessors, so all `sms / 2` clusters are resident at once; larger clusters must
+fit a GPC's free multiprocessors, which the Target does not describe. H200, O at M =
+128 split 4 ways in clusters of 4 (64 tiles of 64 rows: 256 blocks) 23.0 us, in 128-row
+units (128 blocks) 23.1, against 12.9 split twice."""
+
+
+def cluster_splits(c: GemmConfig, k: int, most: int = MAX_CLUSTER_SPLIT) -> list[GemmConfig]:
+    """The swapped `c` split S = 2, 4, .. ways as the S blocks of a thread-block cluster
+    summed through distributed shared memory (`gemm_hopper_ws(cluster_split=True)`,
+    one cluster a tile: not persistent; named `<c.name>:splitK<S>:csplit` without its
+    `:p<P>`): each S of `splits` up to `most` (at most `MAX_CLUSTER_SPLIT`) that divides
+    `bm / 4`."""
+    if not c.swap_ab:
+        return []
+    head = ":".join(f for f in c.name.split(":") if not (f[:1] == "p" and f[1:].isdigit()))
+    return [dataclasses.replace(d, serial=False, per_sm=0, cluster_split=True,
+                                name=f"{head}:splitK{d.split_k}:csplit")
+            for d in splits(c, k, min(most, MAX_CLUSTER_SPLIT)) if c.bm % (4 * d.split_k) == 0]
 
 
 SWAP_AB_MAX_M = 128
@@ -420,7 +472,10 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
     pay no launch, each unit writes its partial, and the S partials of a tile read back
     by its last unit after everything else come after the longest (H200: QKV at M = 128
     in 256-row units split 4 ways took 37.2 us serial against 25.7 by a second launch:
-    512 KiB read by one multiprocessor at the end). Stream-K (`c.stream_k`,
+    512 KiB read by one multiprocessor at the end). Summed in a cluster (`c.cluster_split`)
+    they write no partial to memory and pay no launch: the units run as whole clusters
+    (rounds of `sms // S` clusters), and each block's sum of its share of the tile (the
+    S partials' `bm / S` rows: one partial's bytes) comes after the longest. Stream-K (`c.stream_k`,
     `stream_k_schedule`): the busiest block takes `span` trips of the ring (`stages` K
     steps of the weight's and the small operand's rows) and writes at most two
     partials; the shared tiles' partial segments (`shared_segments`) are written and
@@ -440,17 +495,21 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
     else:
         span = min(k, unit_steps(c, k) * c.bk)
         count = units(c, m, n)
-        partial = partial if c.split_k > 1 else 0
+        partial = partial if c.split_k > 1 and not c.cluster_split else 0
         dram = count * (weight * span * c.operand_bytes + partial)
         rounds = -(-count // sms)
-        if c.serial:  # each unit writes its partial; one tile's S come back to the last unit
+        if c.cluster_split:  # whole clusters at once; the sum after the rest, a tile's partial a block
+            rounds = -(-count // (sms // c.split_k * c.split_k))
+            busiest = rounds * (weight + small) * span * c.operand_bytes
+            tail = small * weight * 4 / tgt.sm_fill_bytes_per_s
+        elif c.serial:  # each unit writes its partial; one tile's S come back to the last unit
             busiest = rounds * ((weight + small) * span * c.operand_bytes + partial // 2)
             tail = c.split_k * partial // 2 / tgt.sm_fill_bytes_per_s
         else:
             busiest = rounds * ((weight + small) * span * c.operand_bytes + partial)
             tail = 0.0
         flops = rounds * 2 * c.bm * c.bn * span
-        gaps = 1 if c.split_k > 1 and not c.serial else 0
+        gaps = 1 if c.split_k > 1 and not (c.serial or c.cluster_split) else 0
         return (max(dram / tgt.dram_bytes_per_s, busiest / tgt.sm_fill_bytes_per_s, flops / mma)
                 + tail + gaps * tgt.kernel_gap_s)
     return (max(dram / tgt.dram_bytes_per_s, busiest / tgt.sm_fill_bytes_per_s, flops / mma)
@@ -487,7 +546,9 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
       the swapped configuration (`swap_config`, C^T = B^T A^T: the weight's rows ride
       the wgmma's 64 rows, M its N; a deep ring, persistent), unsplit, then split S =
       2, 3, ... ways (`splits`; 16-bit and per-tensor FP8 operands), then stream-K
-      where `STREAM_K` says so;
+      where `STREAM_K` says so; with 16-bit operands, where `CLUSTER_SPLIT_K` says so,
+      the units of `CLUSTER_SPLIT_ROWS` rows split in clusters of up to
+      `CLUSTER_SPLIT_MOST` blocks (`cluster_splits`) whose clusters all run at once;
     - otherwise, with 16-bit operands: the split-K tile of M's rows (`SPLIT_K_TILES`:
       64 x 128 for M <= 64, 128 x 128 to 128) split S = 2, 3, ... ways;
     - the wave rule's configuration.
@@ -497,8 +558,9 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     132 H200 SMs' worth of bytes each) and K is
     long enough to pay for the partials and the reduction's launch: Llama's QKV (N =
     6144, K = 4096) at M = 1 on 132 SMs takes the swap unsplit (96 units), 2048 x 8192
-    the swap split twice (32 units of 64 rows), QKV at M = 128 the swap of 128 columns
-    (96 units), O at M = 128 the swap split twice (A^T's bytes twice the weight's),
+    the swap split twice in pairs (32 units of 64 rows), QKV at M = 128 the swap of 128
+    columns (96 units), O at M = 128 the swap split twice in pairs (A^T's bytes twice
+    the weight's),
     gate_up (N = 28672) at every M the swap of 256 rows of N (112 units, DRAM-bound
     as the 64-row swap and the 128 x 256 tile, with fewer bytes into shared memory:
     the tie-break, `fill_bytes`), 4096^3 the wave rule. Among configurations of
@@ -601,6 +663,11 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
             candidates += [swap] + (splits(swap, k, most) if not block_scales else [])
             if STREAM_K and most > 1 and not (fp8 or block_scales):
                 candidates.append(dataclasses.replace(swap, stream_k=True, name=f"{swap.name}:sk"))
+        if CLUSTER_SPLIT_K and most > 1 and not (fp8 or block_scales):
+            for rows in CLUSTER_SPLIT_ROWS:  # one round of clusters: all of a GEMM's at once
+                swapped = swap_config(m, fp8, block_scales, tgt, rows)
+                candidates += [c for c in cluster_splits(swapped, k, min(most, CLUSTER_SPLIT_MOST))
+                               if units(c, m, n) <= sms // c.split_k * c.split_k]
     elif not fp8:
         candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)
     candidates.append(taken)

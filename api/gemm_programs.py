@@ -206,7 +206,7 @@ def _check_shape(source: str, m: int | None, n: int, k: int, bm: int, stages: in
 def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, stages: int, mma_warps: int,
              dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
              block_scales: bool = False, swap_ab: bool = False, slots: int = 0, serial: bool = False,
-             rounds: int = 1):
+             rounds: int = 1, cluster_split: bool = False):
     """What both programs share up to their `layout.launch`, as a namespace `g`: the
     `tilec.Program` `g.p`, the views `g.A`, `g.B`, `g.C` (and `g.Bias`, `g.Res` of the
     epilogue), the accumulator layout `g.mma` (`bm x bc` over `mma_warps` warps), the
@@ -232,7 +232,9 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     store them and `g.reduce_views` the fixup's (`WS` seen bn x bm x slots, `C` and
     `Res` M x N, `swap` False). `serial` (with `split_k`): a pointer `pctr` of i32 after
     `pw` (`g.Ctr`): S + 1 slots per tile of C (gm x gn row-major), the tile's counter
-    (zero on entry, left zero) and its units' flags (`gemm_hopper_ws(serial=True)`)."""
+    (zero on entry, left zero) and its units' flags (`gemm_hopper_ws(serial=True)`).
+    `cluster_split` (with `split_k`): no workspace (the splits are summed through
+    distributed shared memory, `gemm_hopper_ws(cluster_split=True)`)."""
     from types import SimpleNamespace
 
     from tilec.compiler.builder import Program
@@ -269,7 +271,7 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         for name, rows in (("ScaleA", m), ("ScaleB", _cdiv(n, SCALE_BLOCK))):
             ptrs.append(p.pointer("pscale_" + name[-1].lower(), "f32", align=4))
             views.append((name, (rows, kblocks), kblocks))
-    pw = p.pointer("pw", "f32", align=16) if split_k > 1 or slots else None
+    pw = p.pointer("pw", "f32", align=16) if (split_k > 1 and not cluster_split) or slots else None
     pctr = p.pointer("pctr", "i32", align=4) if serial else None
     g.m = p.index("m") if m is None else None
     g.swap = swap_ab
@@ -358,7 +360,7 @@ def _grouped(g, m: int | None, n: int, bm: int, bn: int, group: int, pid) -> Non
 
 @contextmanager
 def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int, nprog: int = 0, split: int = 1,
-            stream: int = 0, cluster: tuple[int, int] = (1, 1)):
+            stream: int = 0, cluster: tuple[int, int] = (1, 1), split_cluster: bool = False):
     """`layout.launch` over the tiles of C: a (M/bm, N/bn) grid; with `group` > 1 a
     linear one in grouped order; with `nprog` (persistent) a grid of `nprog` blocks
     (at most the tiles: at run time when M is; with `split` S, S units of work per
@@ -368,7 +370,10 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
     blocks (persistent) a grid of C min(nprog / C, groups) blocks in clusters of C,
     `g.ntiles` the groups of cm block rows by cn block columns (`g.gm2` x `g.gn2` of
     them), `g.cid` / `g.ncl` the block's cluster and the clusters, `g.crank` its rank,
-    `g.crs` the ranks as constants. Sets `g.bx`, `g.by` (not persistent) or `g.pid`."""
+    `g.crs` the ranks as constants; with `split_cluster` (not persistent, `split` S > 1)
+    a grid of S gm x gn blocks in clusters of S along x, cluster (`g.bx`, `g.by`) taking
+    tile (`g.bx`, `g.by`), its block of rank s (`g.split`, `g.crank`) split s (`g.crs` the
+    ranks). Sets `g.bx`, `g.by` (not persistent) or `g.pid`."""
     p = g.p
     cm, cn = cluster
     size = cm * cn
@@ -393,6 +398,8 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
         g.ttrips = (g.ntiles * g.trips).named("ttrips")
         grid = (p.minui(g.ttrips, p.constant(nprog).named("sms")).named("nprog"), g.c1, g.c1)
         g.span = p.ceildivui(g.ttrips, grid[0]).named("span")
+    elif split > 1 and split_cluster:  # one cluster a tile, one block of it a split
+        grid = ((g.gm * p.constant(split).named("splits")).named("units"), g.gn, g.c1)
     elif split > 1 and not nprog:  # one block a unit of work: the grid's third axis is the split
         grid = (g.gm, g.gn, p.constant(split).named("splits"))
     elif split > 1:  # persistent: the tiles' S units of work
@@ -410,7 +417,8 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
     else:
         grid = (g.gm, g.gn, g.c1)
     g.nprog = grid[0]
-    with p.launch(grid=grid, threads=threads, cluster=size if size > 1 else None) as k:
+    ctas = split if split_cluster else size
+    with p.launch(grid=grid, threads=threads, cluster=ctas if ctas > 1 else None) as k:
         g.tid = k.tid
         if nprog or group > 1:
             g.pid = k.bx.named("pid")
@@ -423,6 +431,10 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
                 g.ncl = p.divui(g.nprog, cl).named("ncl")
             if not nprog:
                 _grouped(g, m, n, bm, bn, group, g.pid)
+        elif split_cluster:
+            g.bx, g.by = p.divui(k.bx, p.constant(split).named("splits")).named("bx"), k.by
+            g.split = g.crank = p.cluster_rank().named("crank")
+            g.crs = [g.c0, g.c1] + [p.constant(r).named(f"r{r}") for r in range(2, split)]
         else:
             g.bx, g.by = k.bx, k.by
             if split > 1:
@@ -484,7 +496,7 @@ def gemm_hopper_ws(
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
     block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False, cp_async: str = "",
     partials: int = 2, fma_promote: bool = False, stream_k: bool = False, cluster: tuple[int, int] = (1, 1),
-    serial: bool = False, rounds: int = 1,
+    serial: bool = False, rounds: int = 1, cluster_split: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -633,6 +645,23 @@ def gemm_hopper_ws(
     sharing one `pctr` are not allowed (each call's counters must be its own while it
     runs).
 
+    `cluster_split` (with `split_k` = S, 2 <= S <= `MAX_CLUSTER_SPLIT` dividing `bm / 4`,
+    and `swap_ab`; not persistent, not `serial`): the S units of a tile run as the S blocks of one
+    thread-block cluster (`launch(cluster=S)`: a grid of S gm x gn blocks, the block of
+    rank s taking split s) and are summed through distributed shared memory: no
+    workspace, no counters, no second launch, safe on any stream. Each unit's
+    consumers store its f32 partial (`bm x bn`, N contiguous, `CLUSTER_SPLIT_PAD`
+    between columns) into a shared buffer of their own (the ring's barriers placed after it, so 4 stages of M = 128 fit beside
+    its 32 KiB); after the roles the cluster meets (`cluster_sync`), and each block
+    sums `bm / S` rows of N of the tile, all its M columns, from the S blocks' buffers
+    in split order (`layout.peer_view`: s = 0 .. S-1, the bits of `_split_k_reduce`),
+    every thread of the block taking part (16-byte loads along N; with two or four
+    consumer warpgroups, whose block of 3 or 5 does not split the tile evenly, the
+    consumers' threads, in a second `warp_specialize`), applies the epilogue and stores
+    its rows of C; the cluster meets again before any block exits (its
+    buffer is read by the peers until then). A tile's weight stream is spread over S
+    multiprocessors, its reduction and stores too.
+
     `block_scales` (8-bit float operands; DeepSeek-V3's fine-grained scaling, as
     DeepGEMM computes it): C = epilogue(sum over K blocks kb of (A_kb @ B_kb) *
     sa[m, kb] * sb[n / 128, kb]), with `pscale_a` (M x ceil(K / 128) f32, row-major)
@@ -752,6 +781,11 @@ def gemm_hopper_ws(
                          f"B row-major, not swapped (got {cp_async!r}, b_kmajor {b_kmajor}, swap_ab {swap_ab})")
     if serial and split_k < 2:
         raise ValueError("gemm_hopper_ws: serial needs split_k > 1")
+    if cluster_split and (not swap_ab or not 2 <= split_k <= MAX_CLUSTER_SPLIT or persistent or serial or stream_k
+                          or cluster != (1, 1) or block_scales or bm % (4 * split_k)):
+        raise ValueError(f"gemm_hopper_ws: cluster_split needs swap_ab, split_k in 2 .. {MAX_CLUSTER_SPLIT} dividing "
+                         f"bm / 4, and no persistent, serial, stream_k, cluster or block_scales (got split_k "
+                         f"{split_k}, bm {bm})")
     if stream_k and (not swap_ab or not persistent or split_k > 1 or block_scales):
         raise ValueError("gemm_hopper_ws: stream_k needs swap_ab and persistent, without split_k or block_scales")
     cm, cn = cluster
@@ -780,11 +814,12 @@ def gemm_hopper_ws(
         )
     nprog = persistent if m is None or split_k > 1 or size > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
     g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k,
-                 block_scales, swap_ab, 2 * persistent if stream_k else 0, serial, rounds)
+                 block_scales, swap_ab, 2 * persistent if stream_k else 0, serial, rounds, cluster_split)
     p = g.p
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages * rounds))}
     o[0] = g.c0
-    with _launch(g, m, n, bm, bn, 128 * (wgs + 1), group, nprog, split_k, stages if stream_k else 0, cluster):
+    with _launch(g, m, n, bm, bn, 128 * (wgs + 1), group, nprog, split_k, stages if stream_k else 0, cluster,
+                 cluster_split):
 
         full, empty = {}, {}
 
@@ -802,9 +837,13 @@ def gemm_hopper_ws(
         for s in range(stages):
             sa[s] = p.alloc(g.SA, dtype).named(f"sa{s}")
             sb[s] = [p.alloc(g.SB, dtype).named(f"sb{s}") for _ in range(nch)]
-            if nch == 1:
+            if nch == 1 and not cluster_split:
                 barriers(s)
-        for s in range(stages if nch > 1 else 0):
+        # cluster_split: the unit's partial (N contiguous, `CLUSTER_SPLIT_PAD` between M's
+        # columns), the barriers after it
+        mine = (p.alloc(f"({bm},{bc}):(1,{bm + CLUSTER_SPLIT_PAD})", "f32").named("partial") if cluster_split
+                else None)
+        for s in range(stages if nch > 1 or cluster_split else 0):
             barriers(s)
         names = ["sc0", "sc1"] if pingpong else ["sc"]
         scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue else [None] * len(names)
@@ -1076,6 +1115,9 @@ def gemm_hopper_ws(
                     release(stages - 1)
             if turn is not None and handover == "drain":  # the other consumer's turn: its K loop may start
                 p.mbarrier_arrive(turns[1 - turn])
+            if cluster_split:  # the unit's partial into its shared buffer, summed after the roles
+                p.store(accs[0].named("acc"), mine)
+                return
             if split_k > 1:  # the unit's partial product, as it is
                 w = p.slice(g.W, ["_", "_", g.split]).named("wsplit")
                 p.store(accs[0].named("acc"), p.tile(w, [g.bx, g.by], [bm, bc]).named("tw"))
@@ -1260,7 +1302,9 @@ def gemm_hopper_ws(
             tiles(producer)
         if size > 1:  # no block exits while a peer may still arrive on its barriers or multicast to it
             p.cluster_sync()
-    if (split_k > 1 and not serial) or stream_k:
+        if cluster_split:
+            _cluster_sum(g, mine, bm, bc, split_k, wgs + 1, epilogue)
+    if (split_k > 1 and not serial and not cluster_split) or stream_k:
         from types import SimpleNamespace
 
         fix = SimpleNamespace(**{**vars(g), **g.reduce_views})
@@ -1325,6 +1369,67 @@ warpgroups' 104 registers spilled the whole tile, and 64 columns of 256 rows).""
 SERIAL_BARRIER = 3
 """The hardware barrier (`bar.sync` id) of `gemm_hopper_ws(serial=True)`'s consumer
 warpgroups (0 is `__syncthreads`'s, 1 and 2 the two regions')."""
+
+
+MAX_CLUSTER_SPLIT = 8
+"""The most splits `gemm_hopper_ws(cluster_split=True)` runs as one cluster (8 blocks: the
+portable cluster size)."""
+
+
+CLUSTER_SPLIT_PAD = 4
+"""The f32 elements between two columns of M of `gemm_hopper_ws(cluster_split=True)`'s
+partial in shared memory (N contiguous): the accumulator's stores, a thread's pairs of
+columns 8 rows apart, land in 32 banks (in 8 without it: 4-way conflicts), and each
+column stays 16-byte aligned for the sum's loads."""
+
+
+CLUSTER_SUM_ELEMENTS = 32
+"""The most elements of the S partials a thread of `gemm_hopper_ws(cluster_split=True)`'s
+sum holds at once (all its loads in flight, then added) in a block of two warpgroups
+(255 registers a thread), in a block of W warpgroups the power of two at most 2 / W
+of it (three: 16, of 168 registers; 32 spilled 84 bytes with the widest epilogue at
+QKV's M = 128 in 128-row units split twice): the sum takes that many columns of M at
+a time."""
+
+
+def _cluster_sum(g, mine, bm: int, bc: int, split: int, warpgroups: int, epilogue: Epilogue) -> None:
+    """`cluster_split`'s sum (`gemm_hopper_ws`), after the roles: the cluster meets, the
+    block of rank r sums rows r bm / S .. (r + 1) bm / S - 1 of N of the S blocks'
+    partials `mine` (`bm x bc`, N contiguous) in split order through `layout.peer_view`,
+    `CLUSTER_SUM_ELEMENTS` a thread or fewer (columns of M at a time), 16-byte loads along N by
+    the block's `warpgroups` x 128 threads (where their count
+    is not a power of two, which the tile's elements are, only the consumer
+    warpgroups' threads: the first region of a `warp_specialize` of `warpgroups - 1`
+    and 1), applies the epilogue and stores them (C^T's view, strides (1, N)); the
+    cluster meets again: no block exits while a peer may still read its partial."""
+    from contextlib import nullcontext
+
+    from tilec.dialects.distributed import BlockedLayout
+
+    p = g.p
+    rows = bm // split
+    tn = min(32, rows // 4)
+    summing = warpgroups if warpgroups & (warpgroups - 1) == 0 else warpgroups - 1
+    lay = BlockedLayout([4, 1], [tn, 32 // tn], [1, 4 * summing], [0, 1])
+    p.cluster_sync()  # every unit's partial stored
+    bx = (g.bx * p.constant(split).named("splits") + g.crank).named("sumrow")
+    region = nullcontext() if summing == warpgroups else p.warp_specialize([summing, 1])[0]
+    # columns of M at a time: at most CLUSTER_SUM_ELEMENTS of the S partials a thread of a
+    # block of 2 warpgroups, fewer (a power of two) in proportion to the registers of more
+    per = 1 << (CLUSTER_SUM_ELEMENTS * 2 // warpgroups).bit_length() - 1
+    fc = min(bc, per * 128 * summing // (rows * split))
+    with region:
+        theirs = [p.peer_view(mine, g.crs[s]).named(f"peer{s}") for s in range(split)]
+        for h in range(bc // fc):
+            at = g.c0 if fc == bc else p.constant(h).named(f"fc{h}")
+            by = g.by if fc == bc else (g.by * p.constant(bc // fc).named("fchunks") + at).named("fby")
+            acc = None
+            for s in range(split):
+                x = p.load(p.tile(theirs[s], [g.crank, at], [rows, fc]).named(f"tp{s}"), lay).named(f"part{s}")
+                acc = x if acc is None else (acc + x).named(f"sum{s}")
+            out = epilogue.apply(g, acc, bx, by, rows, fc, lay)
+            p.store(out, p.tile(g.C, [bx, by], [rows, fc]).named("tc"))
+    p.cluster_sync()  # the peers have read this block's partial
 
 
 SPLIT_K_TILE = (16, 128)

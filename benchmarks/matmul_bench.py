@@ -457,7 +457,9 @@ def parse_config(name: str):
     `CONFIGS`: `128x256x64:4:c128:ov:cpb`, `128x256x64:4:c128:cl2:g16`),
     `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
     wins), `sk` (stream-K, swapped and persistent: `GemmConfig.stream_k`), `ser` / `noser` (split-K
-    summed in the kernel / by a second launch: `GemmConfig.serial`), separated by
+    summed in the kernel / by a second launch: `GemmConfig.serial`), `csplit` / `nocsplit` (a
+    tile's splits as the blocks of a cluster, summed through distributed shared memory:
+    `GemmConfig.cluster_split`), separated by
     colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
@@ -494,6 +496,8 @@ def parse_config(name: str):
             kw["stream_k"] = True
         elif f in ("ser", "noser"):
             kw["serial"] = f == "ser"
+        elif f in ("csplit", "nocsplit"):
+            kw["cluster_split"] = f == "csplit"
         elif f in ("ov", "nov"):
             kw["overlap"] = f == "ov"
         elif f in ("cpa", "cpb", "cpab"):
@@ -516,8 +520,8 @@ def parse_config(name: str):
             stages = m.group(1)
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
-                             "s<STAGES>, g<G>, r<N>, sk, ser, noser, pp, ov, nov, cpa, cpb, cpab, cl<CM>[x<CN>], part1 "
-                             "or fma")
+                             "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, pp, ov, nov, cpa, cpb, cpab, "
+                             "cl<CM>[x<CN>], part1 or fma")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)

@@ -107,6 +107,16 @@ class GpuBuilding:
         """
         return self.insert(lt.ClusterRankOp()).results[0]  # type: ignore[attr-defined]
 
+    def peer_view(self, view: Any, cta: Any) -> Any:
+        """`layout.peer_view`: the shared view `view` in the shared memory of the cluster's
+        block of rank `cta` (distributed shared memory; `launch(cluster=C)`): loads and
+        stores of it (and of its tiles) reach that block's buffer, ordered against the
+        block's own accesses by `cluster_sync`.
+
+            theirs = p.peer_view(partial, r)
+        """
+        return self.insert(lt.PeerViewOp(view.ssa, self.as_index(cta))).results[0]  # type: ignore[attr-defined]
+
     def cluster_sync(self) -> None:
         """`layout.cluster_sync`: every thread of every block of the cluster meets, the
         mbarriers initialised before it visible to the peers after it (after the

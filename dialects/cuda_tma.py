@@ -37,6 +37,7 @@ In a kernel of thread-block clusters (`tilec.cluster_dims`):
     cuda.mbarrier_arrive_expect_tx %bar, 0 on %cta : ...            mapa.shared::cluster +
                                                                     mbarrier.arrive.shared::cluster
     cuda.tma_load %s, %map, %bar[%x, %y] {multicast = 3 : i64} ...  ... .multicast::cluster, ctaMask
+    %p = cuda.map_shared_rank %s on %cta : memref<...> -> memref<...> mapa.u64 (generic ld / st through it)
 """
 
 from __future__ import annotations
@@ -395,9 +396,34 @@ class ClusterSyncOp(IRDLOperation):
         super().__init__()
 
 
+@irdl_op_definition
+class MapSharedRankOp(IRDLOperation):
+    """`mapa.u64`: the shared buffer `mem` (its generic address) as it lies in the
+    shared memory of the cluster's block of rank `cta` (distributed shared memory):
+    loads and stores through the result reach that block's buffer (generic `ld` /
+    `st`; CUDA's `cluster.map_shared_rank`). Only plain loads and stores may take it
+    (`layout.peer_view`'s uses)."""
+
+    name = "cuda.map_shared_rank"
+    mem = operand_def(MemRefType)
+    cta = operand_def(IndexType)
+    result = result_def(MemRefType)
+    traits = traits_def(Pure())
+    assembly_format = "$mem `on` $cta attr-dict `:` type($mem) `->` type($result)"
+
+    def __init__(self, mem: SSAValue, cta: SSAValue):
+        super().__init__(operands=[mem, cta], result_types=[mem.type])
+
+    def verify_(self) -> None:
+        if self.result.type != self.mem.type:
+            raise VerifyException(f"cuda.map_shared_rank's result {self.result.type} must be of its buffer's type "
+                                  f"{self.mem.type}")
+
+
 CUDA_TMA_OPS = [
     ClusterRankOp,
     ClusterSyncOp,
+    MapSharedRankOp,
     TensorMapOp,
     MBarrierInitOp,
     MBarrierArriveExpectTxOp,

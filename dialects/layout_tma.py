@@ -70,6 +70,9 @@ other's barriers and shared buffers:
 - `tma_load %g, %s, %bar {multicast = M}` copies the tile into `s` of every block of the
   cluster whose rank is a bit of the mask M (`.multicast::cluster`), completing on `bar`
   of each of them: each receiving block's phase counts the box's bytes.
+- `peer_view %s on %cta` is the shared view `s` in the shared memory of the cluster's
+  block of rank `cta` (distributed shared memory, `mapa`): loads and stores through it
+  reach the peer's buffer, ordered against the peer's accesses by `cluster_sync`.
 
 The global side is a `layout.tile` of a `layout.view` of a pointer (or the view
 itself) and the shared side a `layout.alloc`; `tma_plan` says whether TMA can copy
@@ -126,6 +129,7 @@ __all__ = [
     "MBarrierInvalOp",
     "MBarrierType",
     "MBarrierWaitOp",
+    "PeerViewOp",
     "CpAsyncLoadOp",
     "TmaLoadOp",
     "TmaPlan",
@@ -564,6 +568,78 @@ class ClusterSyncOp(IRDLOperation):
         _cluster_of(self, _in_launch(self), "a cluster barrier")
 
 
+PEER_VIEW_USES = ("layout.tile", "layout.vectorize", "layout.distribute", "layout.divide", "layout.compose",
+                  "layout.partition", "layout.slice", "layout.load", "layout.store")
+"""What may use a `layout.peer_view` (and the views derived from it): the view ops and
+plain loads and stores, which reach a peer's shared memory through its generic address
+(`mapa`); not the copies of the copy engine or the tensor cores (TMA, cp.async, wgmma,
+ldmatrix), whose shared operands are this block's."""
+
+
+@irdl_op_definition
+class PeerViewOp(IRDLOperation):
+    """The shared view `source` as it lies in the shared memory of the cluster's block
+    of rank `cta` (an index, the same in every thread of the block; needs a launch of
+    clusters): the same buffer, layout and element, in that block (CUDA's
+    `cluster.map_shared_rank`, PTX `mapa`), which may be this block's own. Loads and
+    stores through it (and the views of it: `PEER_VIEW_USES`) reach the peer's memory:
+    distributed shared memory. They are ordered against the peer's own accesses only by
+    a `cluster_sync` (an arrival on a peer's mbarrier releases at the block's scope, not
+    the cluster's), and a block must not exit while a peer may still reach it: a
+    `cluster_sync` after the last such access (as for `mbarrier_arrive on %cta`).
+
+        %p = layout.peer_view %partial on %r : !layout.view<(64,128):(1,64), f32, smem>"""
+
+    name = "layout.peer_view"
+    source = operand_def(TensorViewType)
+    cta = operand_def(IndexType)
+    result = result_def(TensorViewType)
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, cta: SSAValue):
+        super().__init__(operands=[source, cta], result_types=[source.type])
+
+    @classmethod
+    def parse(cls, parser):  # the result's type is the source's
+        src = parser.parse_unresolved_operand()
+        parser.parse_keyword("on")
+        cta = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(parser.resolve_operand(src, t), parser.resolve_operand(cta, IndexType()))
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(" on ")
+        printer.print_operand(self.cta)
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+
+    def verify_(self) -> None:
+        t = self.source.type
+        _check(isinstance(t, TensorViewType) and t.memory_space == "smem",
+               f"layout.peer_view of a shared view (smem), got {t}")
+        _check(self.result.type == t, f"layout.peer_view's result type {self.result.type} must be its source's {t}")
+        size = _cluster_of(self, _in_launch(self), "a peer's shared memory")
+        v = _constant_of(self.cta)
+        _check(v is None or 0 <= v < size, f"layout.peer_view of block {v} of a cluster of {size} blocks")
+        todo = [self.result]
+        while todo:
+            for use in todo.pop().uses:
+                _check(use.operation.name in PEER_VIEW_USES,
+                       f"layout.peer_view: '{use.operation.name}' cannot take a view of a peer's shared memory "
+                       f"(only {', '.join(PEER_VIEW_USES)})")
+                if use.operation.name not in ("layout.load", "layout.store"):
+                    todo.extend(use.operation.results)
+
+
 CP_ASYNC_LOAD_BYTES = 16
 """The bytes of each `cp.async` of a `layout.cp_async_load` (PTX `cp.async.cg`)."""
 
@@ -685,6 +761,6 @@ class TmaStoreWaitOp(IRDLOperation):
         _check(0 <= p <= 7, f"tma_store_wait pending must be in [0, 7], got {p}")
 
 
-TMA_OPS = [ClusterRankOp, ClusterSyncOp, MBarrierInitOp, MBarrierArrayOp, MBarrierAtOp, MBarrierArriveOp,
+TMA_OPS = [ClusterRankOp, ClusterSyncOp, PeerViewOp, MBarrierInitOp, MBarrierArrayOp, MBarrierAtOp, MBarrierArriveOp,
            MBarrierWaitOp, MBarrierInvalOp, CpAsyncLoadOp, TmaLoadOp, TmaStoreOp, TmaStoreWaitOp]
 TMA_TYPES = [MBarrierType, MBarrierArrayType]

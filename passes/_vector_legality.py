@@ -199,13 +199,19 @@ def _substitute(layout: cute.Layout, promised: list[int | None]) -> cute.Layout:
 
 
 def _chain(view: SSAValue):
-    """The ops from `view` to its root: tiles, then a `layout.view` or `layout.alloc`."""
+    """The ops from `view` to its root: tiles, then a `layout.view` or `layout.alloc`
+    (through a `layout.peer_view`: a peer's copy of a buffer lies as the buffer does,
+    its alignment the same)."""
+    from tilec.dialects.layout_tma import PeerViewOp
+
     out = []
     v = view
     while True:
         op = v.owner
         if isinstance(op, TileOp):
             out.append(op)
+            v = op.source
+        elif isinstance(op, PeerViewOp):
             v = op.source
         elif isinstance(op, ViewOp | AllocOp):
             out.append(op)

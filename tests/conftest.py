@@ -6,6 +6,8 @@
   inputs each run (with TILEC_HYPOTHESIS_SCALE multiplying the counts that
   `helpers.budget.examples` gives). See docs/testing.md.
 * The `routes` fixture forces copy routes for one test (api/copy_routes.py).
+* The `launched_splits` fixture has the decode rule's splits summed by a second launch
+  (`tilec.gemm.CLUSTER_SPLIT_K` off) for one test: the tests of that machinery.
 * The run ends with the list of tests skipped because something they need is absent
   (a GPU, PyTorch, NVRTC, ...), so a green run says what it did not test.
 """
@@ -52,6 +54,18 @@ def routes():
 
     with contextlib.ExitStack() as stack:
         yield lambda **settings: stack.enter_context(forced_routes(**settings))
+
+
+@pytest.fixture
+def launched_splits(monkeypatch):
+    """The decode rule without its cluster splits (`CLUSTER_SPLIT_K` off: a split is
+    summed by a second launch) until the test ends; the rule's cache cleared around."""
+    from tilec import gemm
+
+    monkeypatch.setattr(gemm, "CLUSTER_SPLIT_K", False)
+    gemm._decode_config.cache_clear()
+    yield
+    gemm._decode_config.cache_clear()
 
 
 def pytest_collection_modifyitems(config, items):

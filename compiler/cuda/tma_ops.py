@@ -82,6 +82,15 @@ __device__ __forceinline__ void tilec_mbarrier_arrive_cluster(unsigned long long
 }"""
 
 
+DEVICE_HELPERS["map_shared_rank"] = """\
+// cuda.map_shared_rank: a shared buffer's generic address in the cluster's block of rank cta
+template <typename T>
+__device__ __forceinline__ T* tilec_map_shared_rank(T* p, unsigned cta) {
+  unsigned long long d;
+  asm("mapa.u64 %0, %1, %2;" : "=l"(d) : "l"(p), "r"(cta));
+  return reinterpret_cast<T*>(d);
+}"""
+
 class TmaEmitter(EmitterBase):
     def _coord_list(self, coords) -> list[str]:
         return [f"(int)({self.expr(c)})" for c in coords]
@@ -117,6 +126,14 @@ class TmaEmitter(EmitterBase):
     def emit_cluster_sync(self, op: cuda_tma.ClusterSyncOp):
         self.helpers.update(("mbarrier", "mbarrier_cluster"))
         self.line("tilec_cluster_sync();")
+
+    @emits(cuda_tma.MapSharedRankOp)
+    def emit_map_shared_rank(self, op: cuda_tma.MapSharedRankOp):
+        t = self.buffer(op.mem, op)
+        elem = self.element_ctype(t.element_type, op)
+        self.helpers.add("map_shared_rank")
+        name = self.define(op.result, op.result.name_hint or "peer")
+        self.line(f"{elem}* const {name} = tilec_map_shared_rank({self.expr(op.mem)}, (unsigned)({self.expr(op.cta)}));")
 
     @emits(cuda_tma.CpAsyncMBarrierArriveOp)
     def emit_cp_async_mbarrier_arrive(self, op: cuda_tma.CpAsyncMBarrierArriveOp):

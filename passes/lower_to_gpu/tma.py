@@ -25,6 +25,8 @@ result visible to the block:
   threads meet at `cuda.named_barrier` i + 1 (`bar.sync i + 1, threads`) and its first
   thread issues the store and the waits (the consumers' TMA-store epilogue).
 - `mbarrier_inval`: the block meets (every wait done); thread 0 invalidates.
+- `peer_view %s on %cta`: the view with its memref mapped to the peer's
+  (`cuda.map_shared_rank`, every thread), the loads and stores of views of it as of `s`.
 - `cluster_rank` / `cluster_sync`: `cuda.cluster_rank` / `cuda.cluster_sync` (every
   thread); `mbarrier_arrive on %cta` and `tma_load {multicast}` as above, their
   `cuda` ops carrying the rank and the mask.
@@ -36,6 +38,8 @@ bytes), which the CUDA shows.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, StridedLayoutAttr, i64
@@ -165,6 +169,14 @@ class TmaLowering(OpFamily):
     @lowers(layout_tma.ClusterSyncOp)
     def op_cluster_sync(self, op: layout_tma.ClusterSyncOp):
         self.b.add(cuda_tma.ClusterSyncOp())
+
+    @lowers(layout_tma.PeerViewOp)
+    def op_peer_view(self, op: layout_tma.PeerViewOp):
+        sv = self.values.view(op.source)
+        cta = self.b.ssa(self.values.index(op.cta))
+        peer = self.b.add(cuda_tma.MapSharedRankOp(sv.mem, cta)).results[0]
+        peer.name_hint = "peer"
+        self.values.set_view(op.result, replace(sv, mem=peer))
 
     @lowers(layout_tma.MBarrierArriveOp)
     def op_mbarrier_arrive(self, op: layout_tma.MBarrierArriveOp):

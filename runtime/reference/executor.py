@@ -396,8 +396,8 @@ def launch(
             b = int(np.argmax(grid.reached))
             raise ExecutionError(
                 op, f"block {b} exits while a block of its cluster may still reach its shared memory, or it a "
-                    f"peer's (an mbarrier arrival on a peer's barrier or a multicast TMA load since the last "
-                    f"cluster_sync): the cluster's blocks must meet at a cluster_sync before they exit", block=b)
+                    f"peer's (an mbarrier arrival on a peer's barrier, a multicast TMA load or an access through a "
+                    f"peer_view since the last cluster_sync): the cluster's blocks must meet at a cluster_sync before they exit", block=b)
     finally:
         interp.grid = None
         interp.async_copies = None

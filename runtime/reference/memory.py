@@ -21,7 +21,12 @@ it, and is checked:
   conflicting write is an error when it changes the element's value (writing the
   value already there is benign whatever the order). Accesses of two blocks are
   ordered where a release and an acquire of one atomic counter hand the writer's
-  block's memory over to the accessing block (atomic_impls.py's `Handoffs`).
+  block's memory over to the accessing block (atomic_impls.py's `Handoffs`), and,
+  for two blocks of one thread-block cluster, where a `cluster_sync` orders the other's
+  accesses of that epoch before the accessing block's (`Grid.synced`; an arrival on a
+  peer's mbarrier releases at the block's scope only, so it does not). A block reaches
+  a peer's shared memory through a `PeerStorage` (`layout.peer_view`,
+  `cuda.map_shared_rank`).
 """
 
 from __future__ import annotations
@@ -122,6 +127,36 @@ class Storage:
     @property
     def words(self) -> str:
         return _SPACE_WORDS[self.space]
+
+
+class PeerStorage(Storage):
+    """A shared `Storage` as the blocks of a cluster see their peers' instances of it
+    (`layout.peer_view`, `cuda.map_shared_rank`): every state (data, writers, readers,
+    pending copies) is the storage's own, only `base` differs: an actor's accesses land
+    in the instance of its block's peer `peer[t]` (per thread t of the grid; an actor of
+    a whole block takes its first thread's). Reaching another block marks both
+    (`Grid.reached`): they must meet at a `cluster_sync` before either exits."""
+
+    def __init__(self, storage: Storage, peer: np.ndarray):
+        object.__setattr__(self, "_storage", storage)
+        object.__setattr__(self, "_peer", np.asarray(peer, np.int64))
+
+    def __getattr__(self, name: str):
+        return getattr(object.__getattribute__(self, "_storage"), name)
+
+    def __setattr__(self, name: str, value) -> None:
+        setattr(self._storage, name, value)
+
+    def base(self, grid: Grid, tids: np.ndarray) -> np.ndarray | int:
+        a = np.asarray(tids, np.int64)
+        own = grid.actor_block(a)
+        first = np.where(a >= 0, a, own * grid.threads_per_block)
+        peer = self._peer[first]
+        far = peer != own
+        if far.any():
+            grid.reached[own[far]] = True
+            grid.reached[peer[far]] = True
+        return peer * self._storage.size
 
 
 @dataclass(eq=False)
@@ -308,15 +343,35 @@ def _check_read_races(op, grid: Grid, st: Storage, flat_keys, flat_actors) -> No
 
 def _handed_over(grid: Grid, tb: np.ndarray, wb: np.ndarray, wepoch: np.ndarray) -> np.ndarray:
     """Per access: whether a release/acquire hand-over (atomic_impls.py) orders the
-    write of block `wb` at `wepoch` before the access of block `tb`."""
+    write of block `wb` at `wepoch` before the access of block `tb`, or the cluster
+    (`_cluster_ordered`)."""
+    out = _cluster_ordered(grid, tb, wb, wepoch)
     h = getattr(grid, "handoffs", None)
     if h is None:
-        return np.zeros(np.shape(wepoch), bool)
-    return (wb != tb) & h.covers(tb, wb, wepoch)
+        return out
+    return out | ((wb != tb) & h.covers(tb, wb, wepoch))
+
+
+def _cluster_ordered(grid: Grid, tb: np.ndarray, ob: np.ndarray, epoch: np.ndarray) -> np.ndarray:
+    """Per access: whether block `tb` is ordered after the accesses of another block
+    `ob` of its thread-block cluster at barrier epoch `epoch` (`Grid.synced`: a
+    `cluster_sync` since)."""
+    shape = np.shape(epoch)
+    if grid.cluster == 1:
+        return np.zeros(shape, bool)
+    tb = np.broadcast_to(np.asarray(tb, np.int64), shape)
+    ob = np.broadcast_to(np.asarray(ob, np.int64), shape)
+    ok = (tb >= 0) & (ob >= 0) & (tb != ob)
+    rank = grid.cluster_rank(np.where(ok, ob, 0))
+    same = ok & (grid.cluster_peer(np.where(ok, tb, 0), rank) == ob)
+    return same & (grid.synced[np.where(ok, tb, 0), rank] >= epoch)
 
 
 def _unordered(grid: Grid, a: int, b: int) -> str:
-    if grid.actor_block(a) != grid.actor_block(b):
+    ba, bb = int(grid.actor_block(a)), int(grid.actor_block(b))
+    if ba != bb and grid.cluster > 1 and int(grid.cluster_peer(ba, grid.cluster_rank(bb))) == bb:
+        return "(blocks of one cluster are ordered by a cluster_sync between them)"
+    if ba != bb:
         if getattr(grid, "handoffs", None) is not None:
             return ("(blocks do not synchronise within a launch, and no release (a fence or a release atomic) "
                     "and acquire of one atomic counter hand the writer's memory over)")
@@ -447,7 +502,7 @@ def _check_write_races(op, grid: Grid, st: Storage, flat_keys, flat_actors, flat
     r = st.reader[flat_keys]
     war = changes & (
         (rb == MULTI)
-        | ((rb >= 0) & (rb != tb))
+        | ((rb >= 0) & (rb != tb) & ~_cluster_ordered(grid, tb, rb, st.repoch[flat_keys]))
         | ((rb == tb) & (st.repoch[flat_keys] == E) & ((r == MULTI) | ((r >= 0) & (r != flat_actors))))
     )
 

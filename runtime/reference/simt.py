@@ -78,6 +78,10 @@ class Grid:
         accesses b is ordered after (through the peer's arrivals on b's mbarriers whose
         phases b's waits saw complete, or a cluster_sync); -1: none. A write by b into the
         peer's shared memory (a multicast) conflicts with the peer's reads of a later epoch."""
+        self.synced = np.zeros((self.num_blocks, self.cluster), dtype=np.int64) - 1
+        """Per block b and rank r: the last barrier epoch of b's peer of rank r whose
+        accesses a `cluster_sync` orders before b's (its release and acquire are the
+        cluster's, so they order data as well: `memory._cluster_ordered`); -1: none."""
         self.reached = np.zeros(self.num_blocks, dtype=bool)
         """Per block: whether a block of its cluster reached its shared memory (an arrival
         on its barrier, a multicast into it), or it a peer's, since its last cluster

@@ -59,7 +59,7 @@ from .layout_impls import (
     geometry,
     mask_valid,
 )
-from .memory import SHARED, Storage, _check_write_races, load, store
+from .memory import SHARED, PeerStorage, Storage, _check_write_races, load, store
 from .memory_impls import _mem, thread_indices
 from .roles_impls import current_role, note_barrier_change, region_barrier, wait_until
 from .simt import Grid, whole_block
@@ -376,6 +376,19 @@ def cluster_peers(op: Operation, grid: Grid, blocks: np.ndarray, rank) -> np.nda
     return grid.cluster_peer(blocks, r)
 
 
+def peer_storage(op: Operation, grid: Grid, st: Storage, rank) -> PeerStorage:
+    """`st` (shared) as each thread's block reaches it in the cluster's block of rank
+    `rank` (per thread, or one for all): `memory.PeerStorage`; an error for a rank
+    outside the cluster (of an active thread) or a storage that is not shared."""
+    if st.space != SHARED:
+        raise ExecutionError(op, f"'{op.name}' of {st.name}, which is not shared memory")
+    r = np.broadcast_to(np.asarray(rank, np.int64), grid.block_of.shape)
+    if grid.mask is not None:
+        r = np.where(grid.mask, r, grid.cluster_rank(grid.block_of))
+    inner = st._storage if isinstance(st, PeerStorage) else st
+    return PeerStorage(inner, cluster_peers(op, grid, grid.block_of, r))
+
+
 def multicast_ranks(op: Operation, grid: Grid, mask: int) -> list[int]:
     """The cluster ranks of a multicast mask; an error for a bit outside the cluster."""
     ranks = [r for r in range(16) if mask >> r & 1]
@@ -410,6 +423,7 @@ def cluster_sync(interp: ReferenceInterpreter, op: Operation, grid: Grid) -> Non
     grid.reached[blocks] = False
     for r in range(grid.cluster):  # each block is ordered after its peers' accesses before the barrier
         grid.knows[blocks, r] = grid.epoch[grid.cluster_peer(blocks, r)] - 1
+        grid.synced[blocks, r] = grid.knows[blocks, r]
 
 
 # ------------------------------------------------------------------ layout level
@@ -569,6 +583,12 @@ class TmaFunctions(InterpreterFunctions):
         cluster_sync(interp, op, _gpu_grid(interp, op))
         return ()
 
+    @impl(layout_tma.PeerViewOp)
+    def run_peer_view(self, interp: ReferenceInterpreter, op: layout_tma.PeerViewOp, args):
+        grid = _gpu_grid(interp, op)
+        v = _view(op, args[0])
+        return (replace(v, storage=peer_storage(op, grid, v.storage, args[1])),)
+
     @impl(layout_tma.MBarrierInitOp)
     def run_init(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierInitOp, args):
         grid, blocks = _collective(interp, op)
@@ -690,6 +710,12 @@ class TmaFunctions(InterpreterFunctions):
     def run_gpu_cluster_sync(self, interp: ReferenceInterpreter, op: cuda_tma.ClusterSyncOp, args):
         cluster_sync(interp, op, _gpu_grid(interp, op))
         return ()
+
+    @impl(cuda_tma.MapSharedRankOp)
+    def run_gpu_map_shared_rank(self, interp: ReferenceInterpreter, op: cuda_tma.MapSharedRankOp, args):
+        grid = _gpu_grid(interp, op)
+        m = _mem(op, args[0])
+        return (replace(m, storage=peer_storage(op, grid, m.storage, args[1])),)
 
     @impl(cuda_tma.MBarrierInitOp)
     def run_gpu_init(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierInitOp, args):

@@ -284,6 +284,35 @@ def test_stream_k_configurations(m, n, k, name, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
 
 
+@pytest.mark.parametrize(("m", "n", "k", "split"), [
+    (128, 4096, 4096, 2),    # Llama's O: 64 clusters of 2
+    (100, 6144, 4096, 4),    # QKV: 96 clusters of 4, in three waves
+    (13, 1000, 1000, 2),     # ragged N (the last tile 40 rows) and K, 2 stages of 64
+    (64, 4096, 14336, 4),    # down
+    (77, 4096, 4096, 8),     # clusters of 8, each block 8 rows of N
+])
+def test_cluster_split_configurations(m, n, k, split, monkeypatch):
+    """Split-K summed in a thread-block cluster (`GemmConfig.cluster_split`), forced, with
+    the widest epilogue, against float64; the same bits on a second call."""
+    torch = _torch()
+    from tilec import gemm
+
+    from dataclasses import replace
+
+    swap = gemm.swap_config(m)
+    if k < 4096:  # K steps of 64 over 2 stages: splits with steps of their own
+        swap = replace(swap, name="64x16x64:2:swapAB:p1", bk=64, stages=2)
+    config = next(c for c in gemm.cluster_splits(swap, k) if c.split_k == split)
+    monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+    g = torch.Generator(device="cuda").manual_seed(1)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+    w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g)
+    first = tilec.matmul(a, w.t()).clone()
+    assert torch.equal(first, tilec.matmul(a, w.t()))
+
+
 def test_cupy_f16():
     cupy = pytest.importorskip("cupy")
     a = cupy.random.standard_normal((130, 256)).astype(cupy.float16)

@@ -495,6 +495,7 @@ BUILDER_METHODS = {
     "layout.copy_chunk_async": "KernelBuilding.copy_chunk_async",
     "layout.cp_async_load": "KernelBuilding.cp_async_load",
     "layout.cluster_rank": "KernelBuilding.cluster_rank", "layout.cluster_sync": "KernelBuilding.cluster_sync",
+    "layout.peer_view": "KernelBuilding.peer_view",
     "layout.atomic_add": "KernelBuilding.atomic_add", "layout.fence": "KernelBuilding.fence",
 }
 """Each `layout` op and the builder method that makes it (class.method)."""

@@ -102,6 +102,7 @@ VIEW_ARITHMETIC = {op.name for op in layout.VIEW_OPS} - {"layout.alloc"} | {
     "layout.tiled_iterator",
     "layout.buffer_iterator",
     "layout.read_coord",  # an identity tensor's element is its coordinate: no memory
+    "layout.peer_view",  # the same view's address in a peer block (mapa): no element read
 }
 """Ops that read a view's layout (its shape, strides, base), never its elements: they
 may be `Pure` although an operand is a view."""

@@ -104,7 +104,7 @@ def test_the_release_fence_orders_the_partials(monkeypatch):
 
 @pytest.mark.parametrize(("m", "n", "k", "kmajor"), [(32, 4096, 4096, True), (128, 4096, 4096, True),
                                                      (128, 4096, 4096, False), (128, 6144, 4096, None)])
-def test_the_rules_serial_configurations_compile_without_spills(m, n, k, kmajor):
+def test_the_rules_serial_configurations_compile_without_spills(m, n, k, kmajor, launched_splits):
     """One kernel (no reduction launch), widest epilogue, sm_90a: the rule's tile for
     Llama's O at M = 32 (whose flag through shared memory made ptxas drop `setmaxnreg`)
     and 128 and the 128-row split tile, each split in two where the rule leaves it whole

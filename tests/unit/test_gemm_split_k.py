@@ -108,14 +108,14 @@ def test_swapped_fp8_split_k_with_per_tensor_scales_and_bias():
     # DRAM-bound at 64 rows of N (448 units) as at 256 (112): the tie goes to fewer bytes into shared memory
     (1, 28672, 4096, True, "256x16x64:4:swapAB:p1"),
     (1, 4096, 14336, True, "64x16x128:8:swapAB:p1"),      # 64 units: each SM twice its share
-    (1, 2048, 8192, True, "64x16x128:8:swapAB:p1:splitK2"),  # 32 units would take 4 shares each
+    (1, 2048, 8192, True, "64x16x128:8:swapAB:splitK2:csplit"),  # 32 units would take 4 shares each
     # B row-major: the 48 tiles of 128 x 128 would keep 48 SMs' tensor cores on 127 rows past M
     # (2 x 128 x 128 x 4096 flops an SM, 23 us), the 64 x 128 split tile halves the rows, doubles the SMs
     (1, 6144, 4096, False, "64x128x64:4:splitK2"),
     (1, 1024, 16384, False, "64x128x64:4:splitK8"),       # 8 tiles: split 8 ways
     (128, 6144, 4096, True, "64x128x128:4:swapAB:p1"),    # 96 units of 64 rows of N
-    (128, 4096, 4096, True, "64x128x128:4:swapAB:p1:splitK2"),  # 64 units: A^T's bytes, twice the weight's
-    (100, 4096, 14336, True, "64x128x128:4:swapAB:p1:splitK2"),  # 64 swapped tiles in 128 halves
+    (128, 4096, 4096, True, "64x128x128:4:swapAB:splitK2:csplit"),  # 64 units: A^T's bytes, twice the weight's
+    (100, 4096, 14336, True, "64x128x128:4:swapAB:splitK2:csplit"),  # 64 swapped tiles in 128 halves, pairs
     (128, 4096, 4096, False, "128x128x64:4:splitK3"),     # B row-major: 32 tiles in 96 thirds
     (128, 28672, 4096, True, "256x128x64:4:swapAB:p1"),   # 112 units, one round: the bytes of 128 x 256 tiles
     (129, 6144, 4096, True, "128x128x64:4:pp"),           # past the decode sizes: the wave rule
@@ -128,12 +128,12 @@ def test_decode_rule_splits_where_tiles_leave_sms_idle(m, n, k, kmajor, expected
 
 LLAMA_TABLE = {  # docs/matmul.md's table of the Llama-3-8B projections (N, K) on 132 SMs, B K-major
     (6144, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:p1", "x64x128:4:swapAB:p1", "x128x128:4:swapAB:p1"),
-    (4096, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:p1", "x64x128:4:swapAB:p1:splitK2",
-                   "x128x128:4:swapAB:p1:splitK2"),
+    (4096, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:splitK2:csplit", "x64x128:4:swapAB:splitK2:csplit",
+                   "x128x128:4:swapAB:splitK2:csplit"),
     (28672, 4096): ("256x16x64:4:swapAB:p1", "256x32x64:4:swapAB:p1", "256x64x64:4:swapAB:p1",
                     "256x128x64:4:swapAB:p1"),
-    (4096, 14336): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:p1:splitK2", "x64x128:4:swapAB:p1:splitK2",
-                    "x128x128:4:swapAB:p1:splitK2"),
+    (4096, 14336): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:splitK2:csplit", "x64x128:4:swapAB:splitK2:csplit",
+                    "x128x128:4:swapAB:splitK2:csplit"),
 }
 
 
@@ -148,14 +148,15 @@ def test_the_documented_table(shape):
 def test_the_multiprocessors_come_from_the_target_unless_given():
     """`choose_config` without `sms` reads the Target's (132 for sm_90a); `tilec.matmul`
     passes the device's: Llama's O at M = 64 (64 units of 64 rows) on an H100 PCIe's 114
-    is left whole (128 halves would take two rounds), on 132 split twice (one round)."""
+    is left whole (128 halves would take two rounds), on 132 split twice in clusters of
+    two (one round)."""
     from tilec.support.diagnostics import TilecError
     from tilec.support.target import target
 
     assert target("sm_90a").multiprocessors == 132
     assert choose_config(1, 6144, k=4096, b_kmajor=True) == choose_config(1, 6144, 132, k=4096, b_kmajor=True)
     assert choose_config(64, 4096, 114, k=4096, b_kmajor=True).name == "64x64x128:4:swapAB:p1"
-    assert choose_config(64, 4096, 132, k=4096, b_kmajor=True).name == "64x64x128:4:swapAB:p1:splitK2"
+    assert choose_config(64, 4096, 132, k=4096, b_kmajor=True).name == "64x64x128:4:swapAB:splitK2:csplit"
     with pytest.raises(TilecError, match="multiprocessors of sm_80 are not known"):
         choose_config(1, 6144, tgt=target("sm_80"), k=4096)
 
@@ -217,7 +218,7 @@ def test_decode_cost_of_split_configurations():
 
 @pytest.mark.parametrize(("m", "n", "k", "kmajor"), [(16, 2048, 8192, True), (128, 4096, 4096, True),
                                                      (128, 4096, 4096, False)])
-def test_split_configurations_compile_without_spills(m, n, k, kmajor):
+def test_split_configurations_compile_without_spills(m, n, k, kmajor, launched_splits):
     """The swapped splits (64 x 16, 64 x 128) and the 128-row split tile, widest
     epilogue, sm_90a: two kernels, the units' and the reduction's."""
     from tilec.runtime.nvrtc import resource_usage
@@ -232,7 +233,7 @@ def test_split_configurations_compile_without_spills(m, n, k, kmajor):
     assert all(u.spill_stores in (0, None) for u in usage.values())
 
 
-def test_matmul_passes_the_workspace_of_a_split_call(monkeypatch):
+def test_matmul_passes_the_workspace_of_a_split_call(monkeypatch, launched_splits):
     """`tilec.matmul` on f16 NumPy stand-ins of GPU arrays (x @ w.T, w (N, K)): the rule
     takes the swap of 256 rows split 16 ways at 5 x 200 x 4096 (one tile; 4 tiles of 64
     rows split 4 ways cost the same and load more bytes of A^T), and the kernel,

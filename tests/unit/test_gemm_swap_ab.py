@@ -131,7 +131,7 @@ def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level, bk, blocks, k):
     (64, 8192, 8192, False, "64x64x128:4:swapAB:p1"),  # 33 .. 64: 64 columns, 4 stages of 32 KiB
     (17, 28672, 4096, False, "256x32x64:4:swapAB:p1"),  # 112 units of 256 rows: A^T loaded once per 256
     (16, 4096, 14336, False, "64x16x128:8:swapAB:p1"),  # 64 units: each SM twice its share (< SM_STREAMS)
-    (1, 2048, 8192, False, "64x16x128:8:swapAB:p1:splitK2"),   # 32 units would each stream 4 shares
+    (1, 2048, 8192, False, "64x16x128:8:swapAB:splitK2:csplit"),   # 32 units would each stream 4 shares
     (1, 1024, 16384, False, "64x16x128:8:swapAB:p1:splitK4"),  # 16 units: 8 shares each
     (1, 1024, 16384, True, "f8:64x16x256:8:swapAB:p1:splitK4"),  # FP8 (256-byte rows too) splits the swap
     (65, 8192, 8192, False, "64x128x128:4:swapAB:p1"),  # 65 .. 128: 128 columns, 128 units in one round

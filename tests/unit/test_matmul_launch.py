@@ -70,9 +70,10 @@ def _args(fake, x, w, kmajor: bool, out, bias=None, residual=None) -> list:
     workspace those the call allocated."""
     m = x.shape[0]
     args = [x.reshape(-1), w.reshape(-1), out.reshape(-1)] + [t.reshape(-1) for t in (bias, residual) if t is not None]
-    if (kernel_config := _only_key(fake)).config.split_k > 1:
+    key = _only_key(fake)
+    if key.config.workspace(m, w.shape[0 if kmajor else 1], key.sms):
         ws = fake.allocated[-1]
-        assert ws.numel() == kernel_config.config.split_k * m * w.shape[0 if kmajor else 1]
+        assert ws.numel() == key.config.split_k * m * w.shape[0 if kmajor else 1]
         args.append(ws)
     return [*args, m]
 
@@ -83,8 +84,9 @@ def _only_key(fake):
 
 
 CASES = {
-    # M, N, K, B K-major (w.t()), epilogue: the swap split (two launches), the split-K
-    # tile with bias + SiLU, the wave rule's 128 x 128 pingpong with a residual (C's map)
+    # M, N, K, B K-major (w.t()), epilogue: the swap split (in clusters of two: one
+    # launch, no workspace), the split-K tile with bias + SiLU (two launches, a workspace),
+    # the wave rule's 128 x 128 pingpong with a residual (C's map)
     "swap-split": (1, 2048, 8192, True, {}),
     "split-k-bias-silu": (5, 264, 1024, False, {"bias": True, "activation": "silu"}),
     "wave-residual": (200, 256, 136, True, {"residual": True}),
@@ -136,7 +138,7 @@ def test_a_cached_call_launches_what_the_general_path_computes(fake, monkeypatch
     assert fake.launches == _expected(kernel, args3)
 
 
-def test_a_cached_call_takes_few_python_calls(fake):
+def test_a_cached_call_takes_few_python_calls(fake, launched_splits):
     """cProfile's count of the Python calls of one cached call (the swapped split-K
     2048 x 8192 at M = 1, A at a new address): under `CACHED_CALL_BOUND`."""
     x, w = fake.matrix(1, 8192), fake.matrix(2048, 8192)
@@ -250,7 +252,7 @@ def test_a_cached_fp8_call_keeps_the_scales_of_its_numbers(fake, monkeypatch):
     assert len(gemm._fast) == 2
 
 
-def test_a_changed_rule_applies_after_forgetting_the_cached_calls(fake, monkeypatch):
+def test_a_changed_rule_applies_after_forgetting_the_cached_calls(fake, monkeypatch, launched_splits):
     """A cached call launches the configuration its first call chose; after
     `MAX_SPLIT_K = 1` and `forget_cached_calls()` the same structure takes the rule's
     unsplit choice (one launch, not the GEMM and the reduction)."""

@@ -23,6 +23,7 @@
 // CHECK-NEXT: cuda.cluster_sync
 // CHECK-NEXT: cuda.mbarrier_arrive_expect_tx %bar, 0 on %r : memref<1xi64, 3 : i64>
 // CHECK-NEXT: cuda.tma_load %s, %m, %bar[%x, %y] {multicast = 3 : i64} : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
+// CHECK-NEXT: %peer = cuda.map_shared_rank %s on %r : memref<4096xf32, 3 : i64> -> memref<4096xf32, 3 : i64>
 
 func.func @box_rank(%buf: memref<8192xf32>, %d0: index) {
   // expected-error @+1 {{'cuda.tensor_map' of rank 2 takes 2 dims and 1 strides, got 2 sizes}}
@@ -131,5 +132,13 @@ func.func @arrive_on_a_peer_expecting_bytes(%bar: memref<1xi64, 3 : i64>, %r: in
 func.func @multicast_to_no_block(%s: memref<4096xf32, 3 : i64>, %m: !cuda.tensor_map, %bar: memref<1xi64, 3 : i64>, %x: index) {
   // expected-error @+1 {{'cuda.tma_load' multicast mask must be in [1, 2^16), got 0}}
   cuda.tma_load %s, %m, %bar[%x, %x] {multicast = 0 : i64} : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
+  func.return
+}
+
+// -----
+
+func.func @map_to_another_type(%s: memref<64xf32, 3 : i64>, %r: index) {
+  // expected-error @+1 {{cuda.map_shared_rank's result memref<32xf32, 3 : i64> must be of its buffer's type memref<64xf32, 3 : i64>}}
+  %p = cuda.map_shared_rank %s on %r : memref<64xf32, 3 : i64> -> memref<32xf32, 3 : i64>
   func.return
 }

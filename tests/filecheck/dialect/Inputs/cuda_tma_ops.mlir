@@ -27,6 +27,7 @@ builtin.module attributes {gpu.container_module} {
       cuda.cluster_sync
       cuda.mbarrier_arrive_expect_tx %bar, 0 on %r : memref<1xi64, 3 : i64>
       cuda.tma_load %s, %m, %bar[%x, %y] {multicast = 3 : i64} : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
+      %peer = cuda.map_shared_rank %s on %r : memref<4096xf32, 3 : i64> -> memref<4096xf32, 3 : i64>
       "gpu.return"() : () -> ()
     }) {sym_name = "k"} : () -> ()
   }) : () -> ()
