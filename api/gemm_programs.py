@@ -580,7 +580,7 @@ def gemm_hopper_ws(
 
     `cluster` = (cm, cn), cm cn of `CLUSTER_SIZES` (needs `persistent` P a multiple of
     cm cn, `stages` of cn, `stages` times the column chunks of cm; not with pingpong,
-    split-K, stream-K, swap_ab, cp_async, block scales or `overlap_epilogue`): the
+    split-K, stream-K, swap_ab, cp_async or `overlap_epilogue`; with block scales too): the
     blocks run in thread-block clusters of cm cn (`launch(cluster=cm cn)`), as CUTLASS's
     cm x cn cluster shapes: cluster c takes groups of cm block rows by cn block columns,
     the block of rank r its tile (cm i + r % cm, cn j + r // cm) of group (i, j) (tiles
@@ -758,11 +758,11 @@ def gemm_hopper_ws(
     size = cm * cn
     if cm < 1 or cn < 1 or size not in CLUSTER_SIZES or (size > 1 and (
             not persistent or persistent % size or (stages * nch) % cm or stages % cn or pingpong or split_k > 1
-            or stream_k or swap_ab or cp_async or block_scales or overlap_epilogue)):
+            or stream_k or swap_ab or cp_async or overlap_epilogue)):
         raise ValueError(f"gemm_hopper_ws: cluster (cm, cn) of {'/'.join(map(str, CLUSTER_SIZES))} blocks; "
                          f"clusters need persistent tiles over a multiple of cm cn blocks, stages times column "
                          f"chunks a multiple of cm, stages a multiple of cn, without pingpong, split_k, stream_k, "
-                         f"swap_ab, cp_async, block_scales or overlap_epilogue (got cluster {cluster}, persistent "
+                         f"swap_ab, cp_async or overlap_epilogue (got cluster {cluster}, persistent "
                          f"{persistent}, {stages} stages, {nch} chunks)")
     if handover not in ("drain", "issue"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
