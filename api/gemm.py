@@ -117,6 +117,10 @@ class GemmConfig:
     `:cl<cm>` for (cm, 1), else `:cl<cm>x<cn>`, `cluster_name`): 1 / cm of B's and 1 / cn
     of A's reads from L2 per multiprocessor; persistent over `cluster_slots` clusters.
     The rule's (2, 1) where B's rows start mid-sector (`with_cluster`)."""
+    box_parts: bool = False
+    """With `cluster`: every stage each block loads its part of every shared box (1 / cm
+    of B's, 1 / cn of A's) instead of whole boxes in turn (`gemm_hopper_ws(box_parts=True)`;
+    named `:bp`)."""
     serial: bool = False
     """Swapped and split: the tile's last unit to arrive sums the partials in the same kernel
     (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`)."""
@@ -157,6 +161,8 @@ class GemmConfig:
             kw["cp_async"] = self.cp_async
         if size > 1:
             kw["cluster"] = self.cluster
+        if self.box_parts:
+            kw["box_parts"] = True
         return kw
 
     def workspace(self, m: int, n: int, sms: int) -> int:

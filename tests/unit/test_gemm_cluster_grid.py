@@ -39,21 +39,31 @@ def _lowered(module):
 def test_each_rank_loads_its_share_multicast_to_its_row_and_column():
     """2 x 2: stage s's A by the row's block ry = s % 2 to ranks {rx, rx + 2}; B's chunk c
     by the column's block rx = (2 s + c) % 2 to ranks {2 ry, 2 ry + 1}."""
-    assert cluster_loads(2, 2, 0, 2) == [[(-1, 0b0101), (0, 0b0011)], [(-1, 0b1010), (1, 0b0011)],
-                                         [(0, 0b1100)], [(1, 0b1100)]]
-    assert cluster_loads(2, 2, 1, 2) == [[(0, 0b0011)], [(1, 0b0011)], [(-1, 0b0101), (0, 0b1100)],
-                                         [(-1, 0b1010), (1, 0b1100)]]
+    assert cluster_loads(2, 2, 0, 2) == [[(-1, -1, 0b0101), (0, -1, 0b0011)], [(-1, -1, 0b1010), (1, -1, 0b0011)],
+                                         [(0, -1, 0b1100)], [(1, -1, 0b1100)]]
+    assert cluster_loads(2, 2, 1, 2) == [[(0, -1, 0b0011)], [(1, -1, 0b0011)], [(-1, -1, 0b0101), (0, -1, 0b1100)],
+                                         [(-1, -1, 0b1010), (1, -1, 0b1100)]]
     # 4 x 1: B's 2 chunks of a stage by 2 of the 4 blocks, the other 2 the next stage's
-    assert cluster_loads(4, 1, 0, 2) == [[(0, 0b1111)], [(1, 0b1111)], [], []]
-    assert cluster_loads(4, 1, 1, 2) == [[], [], [(0, 0b1111)], [(1, 0b1111)]]
+    assert cluster_loads(4, 1, 0, 2) == [[(0, -1, 0b1111)], [(1, -1, 0b1111)], [], []]
+    assert cluster_loads(4, 1, 1, 2) == [[], [], [(0, -1, 0b1111)], [(1, -1, 0b1111)]]
     # 1 x 2: A alone multicast (each block its own B chunks)
-    assert cluster_loads(1, 2, 1, 2) == [[], [(-1, 0b11)]]
+    assert cluster_loads(1, 2, 1, 2) == [[], [(-1, -1, 0b11)]]
     for cm, cn in ((2, 2), (4, 1), (1, 2), (2, 1)):  # over a ring of 4 stages each block loads its share
         loads = [cluster_loads(cm, cn, s, 2) for s in range(4)]
         for r in range(cm * cn):
-            mine = [box for s in range(4) for box, _ in loads[s][r]]
+            mine = [box for s in range(4) for box, _, _ in loads[s][r]]
             assert mine.count(-1) == (4 // cn if cn > 1 else 0)
             assert len(mine) - mine.count(-1) == (8 // cm if cm > 1 else 0)
+
+
+def test_with_box_parts_every_rank_loads_its_part_of_every_box():
+    """`cluster_loads(parts=True)`: at every stage rank (rx, ry) loads part ry of cn of
+    A's tile to its cluster row and part rx of cm of each B chunk to its column."""
+    assert cluster_loads(2, 1, 3, 1, parts=True) == [[(0, 0, 0b11)], [(0, 1, 0b11)]]
+    assert cluster_loads(2, 2, 1, 2, parts=True) == [
+        [(-1, 0, 0b0101), (0, 0, 0b0011), (1, 0, 0b0011)], [(-1, 0, 0b1010), (0, 1, 0b0011), (1, 1, 0b0011)],
+        [(-1, 1, 0b0101), (0, 0, 0b1100), (1, 0, 0b1100)], [(-1, 1, 0b1010), (0, 1, 0b1100), (1, 1, 0b1100)]]
+    assert cluster_loads(1, 2, 0, 1, parts=True) == [[(-1, 0, 0b11)], [(-1, 1, 0b11)]]
 
 
 @pytest.mark.parametrize("level", ["layout", "lowered"])
