@@ -605,7 +605,9 @@ def gemm_hopper_ws(
     of a cluster row its part of A's (1 / cn of the rows of M), multicast as the whole
     boxes are (`cluster_loads(parts=True)`, CUTLASS's split of a multicast tile); no
     constraint on `stages` or the chunks then, each part a multiple of the swizzle's
-    8-row repeat (`layout.tma_load` into a `layout.tile` of the stage's buffer). For operands whose rows are 16 mod 32 bytes (benchmarks/NOTES.md: the L2
+    8-row repeat (`layout.tma_load` into a `layout.tile` of the stage's buffer), A's and
+    B's boxes at most one 128-byte swizzle wide (a wider box is stored as panels of 128
+    bytes, where a part of its rows is not one contiguous piece of the buffer). For operands whose rows are 16 mod 32 bytes (benchmarks/NOTES.md: the L2
     -> SM sectors, not the copy engine).
 
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
@@ -765,11 +767,13 @@ def gemm_hopper_ws(
     if cm < 1 or cn < 1 or size not in CLUSTER_SIZES or (size > 1 and (
             not persistent or persistent % size or (not box_parts and ((stages * nch) % cm or stages % cn))
             or pingpong or split_k > 1 or stream_k or swap_ab or cp_async or overlap_epilogue)) or (
-            box_parts and (size == 1 or bm % (8 * cn) or (bc if b_kmajor else bk) % (8 * cm))):
+            box_parts and (size == 1 or bm % (8 * cn) or (bc if b_kmajor else bk) % (8 * cm)
+                           or max(bk, bk if b_kmajor else bc) * (1 if dtype in FP8_DTYPES else 2) > 128)):
         raise ValueError(f"gemm_hopper_ws: cluster (cm, cn) of {'/'.join(map(str, CLUSTER_SIZES))} blocks; "
                          f"clusters need persistent tiles over a multiple of cm cn blocks, stages times column "
                          f"chunks a multiple of cm, stages a multiple of cn (or box_parts: a cluster, its parts "
-                         f"of A's rows and B's outer mode multiples of 8), without pingpong, split_k, stream_k, "
+                         f"of A's rows and B's outer mode multiples of 8, the boxes one 128-byte swizzle wide), "
+                         f"without pingpong, split_k, stream_k, "
                          f"swap_ab, cp_async or overlap_epilogue (got cluster {cluster}, persistent "
                          f"{persistent}, {stages} stages, {nch} chunks)")
     if handover not in ("drain", "issue"):

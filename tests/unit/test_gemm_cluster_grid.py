@@ -75,10 +75,16 @@ def test_with_box_parts_every_rank_loads_its_part_of_every_box():
     ((1, 2), (136, 264, 136), {"persistent": 4, "group": 2}),
     # 4 block rows of a column share B: 2 chunks x 2 stages, one a block; the last group's row past M
     ((4, 1), (200, 136, 72), {"persistent": 8}),
+    # `box_parts`: each block its part of every box, B row-major (parts of K: 32 of the
+    # 64 rows of each chunk, 4 KiB in; 16 of them with 4 blocks a column), A by rows of M
+    ((2, 2), (136, 264, 136), {"persistent": 4, "group": 2, "box_parts": True}),
+    ((4, 1), (200, 136, 72), {"persistent": 8, "box_parts": True}),
+    # 3 stages of two chunks: not shared evenly by whole boxes, but by parts
+    ((2, 1), (136, 264, 136), {"persistent": 4, "stages": 3, "box_parts": True}),
 ])
 def test_clusters_share_a_and_b_at_odd_shapes(level, cluster, shape, kw):
     m, n, k = shape
-    module = gemm_hopper_ws(m, n, k, **TILE, cluster=cluster, **kw)
+    module = gemm_hopper_ws(m, n, k, **{**TILE, **kw}, cluster=cluster)
     if level == "lowered":
         _lowered(module)
     ops = _operands(m, n, k, PLAIN, seed=m)
@@ -145,6 +151,9 @@ def test_an_a_multicast_leaving_out_a_block_is_reported():
     {"persistent": 4, "cluster": (3, 1)},  # 3 blocks
     {"persistent": 4, "cluster": (4, 2)},  # 8 blocks
     {"persistent": 4, "pingpong": True, "chunk": 0, "tma_epilogue": False},
+    {"persistent": 4, "cluster": (1, 1), "box_parts": True},  # parts of what no peer shares
+    {"persistent": 4, "chunk": 128, "box_parts": True},  # B's rows 256 bytes: two swizzle panels
+    {"persistent": 4, "bk": 16, "cluster": (4, 1), "box_parts": True},  # parts of 4 rows: under the 8-row repeat
 ])
 def test_what_the_clusters_cannot_take_is_refused(kw):
     with pytest.raises(ValueError, match="cluster"):
