@@ -496,7 +496,10 @@ class TmaLoadOp(IRDLOperation):
     copy's bytes complete on the current phase of `bar`. `source`'s tile coordinates
     are the box's origin: elements outside the tensor are written as zero, a box
     wholly outside (a `layout.tile` past the end, even unmasked) is all zeros, and the
-    whole box's bytes complete on `bar` either way. `l2_promotion` (bytes: 0, 64,
+    whole box's bytes complete on `bar` either way. `dest` is a shared buffer, a stage of
+    a staged one, or an unmasked `layout.tile` of either starting at a multiple of the
+    copy's alignment (`tma_plan`): a part of the buffer, as each block of a cluster
+    loads its part of a multicast tile. `l2_promotion` (bytes: 0, 64,
     128, 256; absent: 128) goes to the tensor map: how much the L2 fetches around each
     request of the copy (a performance hint; the data copied is the same)."""
 
