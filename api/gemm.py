@@ -580,7 +580,9 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
     with 4 x 1, against 615). Clusters of 4 sharing A as well (2 x 2) or B four ways (4
     x 1) were within the noise of the pairs at 3000 x 5000 x 7000 (587-618 and 596-611
     against 580-601), on 30 clusters of an H200's 132 multiprocessors (120 of them), so
-    the rule keeps the pairs."""
+    the rule keeps the pairs. Block-scaled FP8's 128 x 128 tile in pairs sharing B was
+    slower at 8192^3 (1142-1151 TFLOP/s against 1211, whole boxes or `box_parts`), so
+    block scales stay alone."""
     if (c.swap_ab or c.split_k > 1 or c.pingpong or c.cp_async or c.overlap or c.block_scales
             or c.operand_bytes != 2 or not c.chunk or c.stages * (c.bn // c.chunk) % 2):
         return c
