@@ -120,6 +120,10 @@ class GemmConfig:
     `:cl<cm>` for (cm, 1), else `:cl<cm>x<cn>`, `cluster_name`): 1 / cm of B's and 1 / cn
     of A's reads from L2 per multiprocessor; persistent over `cluster_slots` clusters.
     The rule's (2, 1) where B's rows start mid-sector (`with_cluster`)."""
+    box_parts: bool = False
+    """With `cluster`: every stage each block loads its part of every shared box (1 / cm
+    of B's, 1 / cn of A's) instead of whole boxes in turn (`gemm_hopper_ws(box_parts=True)`;
+    named `:bp`)."""
     serial: bool = False
     """Swapped and split: the tile's last unit to arrive sums the partials in the same kernel
     (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`)."""
@@ -166,6 +170,8 @@ class GemmConfig:
             kw["cp_async"] = self.cp_async
         if size > 1:
             kw["cluster"] = self.cluster
+        if self.box_parts:
+            kw["box_parts"] = True
         return kw
 
     def workspace(self, m: int, n: int, sms: int) -> int:
@@ -636,7 +642,9 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
     with 4 x 1, against 615). Clusters of 4 sharing A as well (2 x 2) or B four ways (4
     x 1) were within the noise of the pairs at 3000 x 5000 x 7000 (587-618 and 596-611
     against 580-601), on 30 clusters of an H200's 132 multiprocessors (120 of them), so
-    the rule keeps the pairs."""
+    the rule keeps the pairs. Block-scaled FP8's 128 x 128 tile in pairs sharing B was
+    slower at 8192^3 (1142-1151 TFLOP/s against 1211, whole boxes or `box_parts`), so
+    block scales stay alone."""
     if (c.swap_ab or c.split_k > 1 or c.pingpong or c.cp_async or c.overlap or c.block_scales
             or c.operand_bytes != 2 or not c.chunk or c.stages * (c.bn // c.chunk) % 2):
         return c

@@ -496,7 +496,7 @@ def gemm_hopper_ws(
     dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
     block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False, cp_async: str = "",
     partials: int = 2, fma_promote: bool = False, stream_k: bool = False, cluster: tuple[int, int] = (1, 1),
-    serial: bool = False, rounds: int = 1, cluster_split: bool = False,
+    serial: bool = False, rounds: int = 1, cluster_split: bool = False, box_parts: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -592,7 +592,7 @@ def gemm_hopper_ws(
 
     `cluster` = (cm, cn), cm cn of `CLUSTER_SIZES` (needs `persistent` P a multiple of
     cm cn, `stages` of cn, `stages` times the column chunks of cm; not with pingpong,
-    split-K, stream-K, swap_ab, cp_async, block scales or `overlap_epilogue`): the
+    split-K, stream-K, swap_ab, cp_async or `overlap_epilogue`; with block scales too): the
     blocks run in thread-block clusters of cm cn (`launch(cluster=cm cn)`), as CUTLASS's
     cm x cn cluster shapes: cluster c takes groups of cm block rows by cn block columns,
     the block of rank r its tile (cm i + r % cm, cn j + r // cm) of group (i, j) (tiles
@@ -611,7 +611,15 @@ def gemm_hopper_ws(
     a stage a peer still reads (CUTLASS's multicast consumer arrival); the "full"
     barriers expect the same bytes as without clusters (the peers' boxes land on them).
     The cluster meets (`cluster_sync`) after the barriers' initialisation and before the
-    blocks exit. For operands whose rows are 16 mod 32 bytes (benchmarks/NOTES.md: the L2
+    blocks exit. `box_parts` (with a cluster): instead of whole boxes taken in turn, every
+    stage each block of a cluster column loads its part of each of B's boxes (1 / cm of
+    its rows along the shared buffer's outer mode: N where B is K-major, K else) and each
+    of a cluster row its part of A's (1 / cn of the rows of M), multicast as the whole
+    boxes are (`cluster_loads(parts=True)`, CUTLASS's split of a multicast tile); no
+    constraint on `stages` or the chunks then, each part a multiple of the swizzle's
+    8-row repeat (`layout.tma_load` into a `layout.tile` of the stage's buffer), A's and
+    B's boxes at most one 128-byte swizzle wide (a wider box is stored as panels of 128
+    bytes, where a part of its rows is not one contiguous piece of the buffer). For operands whose rows are 16 mod 32 bytes (benchmarks/NOTES.md: the L2
     -> SM sectors, not the copy engine).
 
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
@@ -791,12 +799,16 @@ def gemm_hopper_ws(
     cm, cn = cluster
     size = cm * cn
     if cm < 1 or cn < 1 or size not in CLUSTER_SIZES or (size > 1 and (
-            not persistent or persistent % size or (stages * nch) % cm or stages % cn or pingpong or split_k > 1
-            or stream_k or swap_ab or cp_async or block_scales or overlap_epilogue)):
+            not persistent or persistent % size or (not box_parts and ((stages * nch) % cm or stages % cn))
+            or pingpong or split_k > 1 or stream_k or swap_ab or cp_async or overlap_epilogue)) or (
+            box_parts and (size == 1 or bm % (8 * cn) or (bc if b_kmajor else bk) % (8 * cm)
+                           or max(bk, bk if b_kmajor else bc) * (1 if dtype in FP8_DTYPES else 2) > 128)):
         raise ValueError(f"gemm_hopper_ws: cluster (cm, cn) of {'/'.join(map(str, CLUSTER_SIZES))} blocks; "
                          f"clusters need persistent tiles over a multiple of cm cn blocks, stages times column "
-                         f"chunks a multiple of cm, stages a multiple of cn, without pingpong, split_k, stream_k, "
-                         f"swap_ab, cp_async, block_scales or overlap_epilogue (got cluster {cluster}, persistent "
+                         f"chunks a multiple of cm, stages a multiple of cn (or box_parts: a cluster, its parts "
+                         f"of A's rows and B's outer mode multiples of 8, the boxes one 128-byte swizzle wide), "
+                         f"without pingpong, split_k, stream_k, "
+                         f"swap_ab, cp_async or overlap_epilogue (got cluster {cluster}, persistent "
                          f"{persistent}, {stages} stages, {nch} chunks)")
     if handover not in ("drain", "issue"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
@@ -969,7 +981,9 @@ def gemm_hopper_ws(
 
         def step_scales(s: int, i) -> list:
             """K step `i + s`'s scales (block scales): A's of the tile's rows (clipped at M;
-            the steps past K read the last K block's), then each chunk's one of B."""
+            the steps past K read the last K block's), then each chunk's one of B (with
+            clusters of several block columns, clipped at N's last block: a block
+            column wholly past N reads the last one's and stores nothing)."""
             from tilec.dialects.distributed import SliceLayout
 
             kb = p.minui((i + o[s]).named(f"kstep{s}"), g.kblast).named(f"kb{s}")
@@ -981,6 +995,8 @@ def gemm_hopper_ws(
                 n0, step = (g.bx, bm) if swap_ab else (g.bys[c], bc)
                 nb = n0 if step == SCALE_BLOCK else p.divui(
                     (n0 * p.constant(step).named("bcc")).named("col0"), p.constant(SCALE_BLOCK).named("sbk"))
+                if cn > 1 and not swap_ab:  # a cluster's block columns may lie wholly past N (storing nothing)
+                    nb = p.minui(nb, p.constant(_cdiv(n, SCALE_BLOCK) - 1).named("nblast")).named("nbc")
                 held.append(g.ScaleB[nb, kb].named(f"sbv{s}"))
             return held
 
@@ -1247,6 +1263,23 @@ def gemm_hopper_ws(
                 return (g.base + (i - g.kfirst).named("insegment")).named("kall")
             return (g.base + i).named("kall")
 
+        def box_part(box: int, part: int, kt, s: int) -> tuple:
+            """(global tile, shared tile) of part `part` of stage `s`'s box `box` (-1: A's,
+            1 / cn of its rows; c: B's chunk c, 1 / cm of its outer mode's rows)."""
+            parts = cn if box < 0 else cm
+            pc, pn = p.constant(part).named(f"part{part}"), p.constant(parts).named("parts")
+            if box < 0:
+                at = ((g.bx * pn).named("bxp") + pc).named("bxp")
+                return (p.tile(g.A, [at, kt], [bm // parts, bk]).named(f"tap{s}"),
+                        p.tile(sa[s], [pc, g.c0], [bm // parts, bk]).named(f"sap{s}"))
+            if b_kmajor:  # B's rows of N (its shared buffer's outer mode)
+                at = ((g.bys[box] * pn).named("byp") + pc).named("byp")
+                return (p.tile(g.B, [kt, at], [bk, bc // parts]).named(f"tbp{s}"),
+                        p.tile(sb[s][box], [g.c0, pc], [bk, bc // parts]).named(f"sbp{s}"))
+            at = ((kt * pn).named("ktp") + pc).named("ktp")
+            return (p.tile(g.B, [at, g.bys[box]], [bk // parts, bc]).named(f"tbp{s}"),
+                    p.tile(sb[s][box], [pc, g.c0], [bk // parts, bc]).named(f"sbp{s}"))
+
         def producer() -> None:
             with p.range(g.kfirst if stream_k else g.c0, g.klast if stream_k else g.nk, g.cs) as i:
                 i.named("i")
@@ -1267,11 +1300,13 @@ def gemm_hopper_ws(
                     if cn == 1:
                         (p.cp_async_load if "a" in cp_async else p.tma_load)(ta, sa[s], full[s])
                     if size > 1:  # each rank its share of the stage's boxes, multicast (`cluster_loads`)
-                        for r, loads in enumerate(cluster_loads(cm, cn, s, nch)):
+                        for r, loads in enumerate(cluster_loads(cm, cn, s, nch, box_parts)):
                             if loads:
                                 with p.if_(g.crank.eq(g.crs[r]).named("myhalf")):
-                                    for box, mask in loads:
+                                    for box, part, mask in loads:
                                         tb, b = (ta, sa[s]) if box < 0 else (tbs[box], sb[s][box])
+                                        if part >= 0:
+                                            tb, b = box_part(box, part, kt, s)
                                         p.tma_load(tb, b, full[s], multicast=mask)
                         if cm > 1:
                             continue
@@ -1319,10 +1354,14 @@ CLUSTER_SIZES = (1, 2, 4)
 """The blocks a cluster of `gemm_hopper_ws` may hold (`cluster` = (cm, cn), cm cn of them)."""
 
 
-def cluster_loads(cm: int, cn: int, stage: int, chunks: int) -> list[list[tuple[int, int]]]:
+def cluster_loads(cm: int, cn: int, stage: int, chunks: int, parts: bool = False) -> list[list[tuple[int, int, int]]]:
     """The multicast TMA loads each rank of a `cm x cn` cluster of `gemm_hopper_ws`
-    issues into stage `stage` of the ring, as (box, multicast mask) per rank: box -1 is
-    A's tile, box c >= 0 B's column chunk c of `chunks`. Rank r is block row rx = r %
+    issues into stage `stage` of the ring, as (box, part, multicast mask) per rank: box
+    -1 is A's tile, box c >= 0 B's column chunk c of `chunks`; part -1 the whole box.
+    With `parts` (`gemm_hopper_ws(box_parts=True)`), every stage rank (rx, ry) loads
+    part ry of cn of A's tile, multicast to its cluster row, and part rx of cm of each
+    of B's chunks, multicast to its column: all of the cluster's ranks load at every
+    stage, each 1 / cn of A and 1 / cm of B. Without: Rank r is block row rx = r %
     cm and block column ry = r // cm of the cluster's group of tiles: the cn blocks of
     a cluster row (same rx) share A's tile, the cm of a cluster column (same ry) share
     B's. The stage's A tile is loaded by the row's block ry = stage % cn and multicast
@@ -1336,11 +1375,11 @@ def cluster_loads(cm: int, cn: int, stage: int, chunks: int) -> list[list[tuple[
     for r in range(cm * cn):
         rx, ry = r % cm, r // cm
         loads: list[tuple[int, int]] = []
-        if cn > 1 and stage % cn == ry:
-            loads.append((-1, sum(1 << (rx + cm * j) for j in range(cn))))
+        if cn > 1 and (parts or stage % cn == ry):
+            loads.append((-1, ry if parts else -1, sum(1 << (rx + cm * j) for j in range(cn))))
         for c in range(chunks):
-            if cm > 1 and (stage * chunks + c) % cm == rx:
-                loads.append((c, sum(1 << (i + cm * ry) for i in range(cm))))
+            if cm > 1 and (parts or (stage * chunks + c) % cm == rx):
+                loads.append((c, rx if parts else -1, sum(1 << (i + cm * ry) for i in range(cm))))
         out.append(loads)
     return out
 

@@ -452,7 +452,8 @@ def parse_config(name: str):
     epilogue, `gemm_hopper_ws(overlap_epilogue=True)`), `cpa` / `cpb` / `cpab` (A, B or
     both loaded by cp.async, `gemm_hopper_ws(cp_async=...)`; without: the TMA), `cl<CM>` /
     `cl<CM>x<CN>` (clusters of CM block rows sharing B by CN block columns sharing A,
-    `GemmConfig.cluster`; `cl1`: none), `g<G>` (grouped
+    `GemmConfig.cluster`; `cl1`: none), `bp` (with a cluster, each block its part of every
+    shared box: `GemmConfig.box_parts`), `g<G>` (grouped
     order of G block rows, `GemmConfig.group`) (those four also after a name of
     `CONFIGS`: `128x256x64:4:c128:ov:cpb`, `128x256x64:4:c128:cl2:g16`),
     `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
@@ -473,11 +474,11 @@ def parse_config(name: str):
         flags = name[len(c.name) + 1:].split(":")
         groups = [int(f[1:]) for f in flags if re.fullmatch(r"g\d+", f)]
         clusters = [_cluster(f) for f in flags if _cluster(f)]
-        if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab"} or re.fullmatch(r"g\d+", f)
-                                                 or _cluster(f) for f in flags):
+        if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp"}
+                                                 or re.fullmatch(r"g\d+", f) or _cluster(f) for f in flags):
             cp = next((f[2:] for f in flags if f.startswith("cp")), "")
             return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp,
-                                       cluster=clusters[-1] if clusters else (1, 1),
+                                       cluster=clusters[-1] if clusters else (1, 1), box_parts="bp" in flags,
                                        group=groups[-1] if groups else c.group)
     fp8, block = name.startswith(("f8:", "f8b:")), name.startswith("f8b:")
     head, stages, *flags = name.split(":", 1)[1].split(":") if fp8 else name.split(":")
@@ -504,6 +505,8 @@ def parse_config(name: str):
             kw["cp_async"] = f[2:]
         elif _cluster(f):
             kw["cluster"] = _cluster(f)
+        elif f == "bp":
+            kw["box_parts"] = True
         elif m := re.fullmatch(r"g(\d+)", f):
             kw["group"] = int(m.group(1))
         elif m := re.fullmatch(r"r(\d+)", f):
@@ -521,7 +524,7 @@ def parse_config(name: str):
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, pp, ov, nov, cpa, cpb, cpab, "
-                             "cl<CM>[x<CN>], part1 or fma")
+                             "cl<CM>[x<CN>], bp, part1 or fma")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)

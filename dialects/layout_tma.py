@@ -237,7 +237,11 @@ def _stride_multiples(view: Operation) -> dict[int, int]:
 
 def tma_plan(global_view: SSAValue, smem_view: SSAValue) -> TmaPlan:
     """The TMA copy between `global_view` and `smem_view`, or a LayoutError saying why
-    there is none."""
+    there is none. `smem_view` is a `layout.alloc`, a stage of a staged one, or an
+    unmasked `layout.tile` of either: a part of the buffer (a box of half a tile's rows,
+    as a cluster's blocks each load a part of a multicast tile), starting a multiple of
+    the geometry's `smem_align` bytes into it (checked here at constant coordinates, by
+    the lowering otherwise)."""
     gt, st = global_view.type, smem_view.type
     if not isinstance(gt, TensorViewType) or not isinstance(st, TensorViewType):
         raise LayoutError("TMA copies between views")
@@ -249,11 +253,16 @@ def tma_plan(global_view: SSAValue, smem_view: SSAValue) -> TmaPlan:
         raise LayoutError("TMA copies views of scalar elements (not vectorized views)")
     # ops by name: dialects/layout.py imports this module
     alloc = smem_view.owner
+    if isinstance(alloc, Operation) and alloc.name == "layout.tile":  # a part of the buffer
+        if st.is_masked:
+            raise LayoutError("the shared side is a masked tile (it must lie inside its buffer)")
+        alloc = alloc.source.owner
     if isinstance(alloc, Operation) and alloc.name == "layout.slice":
         alloc = _staged_alloc(alloc)
     if not isinstance(alloc, Operation) or alloc.name != "layout.alloc":
-        raise LayoutError("the shared side of a TMA copy must be a layout.alloc, or one stage of a staged "
-                          "layout.alloc (a layout.slice fixing its leading stage mode)")
+        raise LayoutError("the shared side of a TMA copy must be a layout.alloc, one stage of a staged "
+                          "layout.alloc (a layout.slice fixing its leading stage mode), or an unmasked "
+                          "layout.tile of either")
     owner = global_view.owner
     tile = None
     if isinstance(owner, Operation) and owner.name == "layout.tile":
@@ -276,7 +285,28 @@ def tma_plan(global_view: SSAValue, smem_view: SSAValue) -> TmaPlan:
     )
     if isinstance(geo, str):
         raise LayoutError(geo)
+    part = smem_view.owner
+    if isinstance(part, Operation) and part.name == "layout.tile":
+        _check_part_offset(part, geo, eb)
     return TmaPlan(root, tile, alloc, geo)
+
+
+def _check_part_offset(part: Operation, geo: TmaGeometry, eb: int) -> None:
+    """A `layout.tile` of a shared buffer at constant coordinates starts a multiple of
+    `geo.smem_align` bytes into it (a 128-byte swizzle's pattern repeats every 8 rows
+    of 128 bytes: a part starting there is swizzled as a buffer of its own); with a
+    run-time coordinate the lowering checks what it can prove."""
+    coords = []
+    for c in part.coords:
+        owner = c.owner
+        if not (isinstance(owner, Operation) and owner.name == "arith.constant"):
+            return
+        coords.append(owner.value.value.data)
+    lay = part.source.type.cute_layout
+    offset = lay(tuple(c * t for c, t in zip(coords, part.tile_sizes)))
+    if isinstance(offset, int) and (offset * eb) % geo.smem_align:
+        raise LayoutError(f"the shared tile starts {offset * eb} bytes into its buffer, not a multiple of "
+                          f"{geo.smem_align} (the copy engine's alignment, the swizzle's repeat)")
 
 
 def _staged_alloc(sl: Operation) -> Operation | None:
@@ -470,7 +500,10 @@ class TmaLoadOp(IRDLOperation):
     copy's bytes complete on the current phase of `bar`. `source`'s tile coordinates
     are the box's origin: elements outside the tensor are written as zero, a box
     wholly outside (a `layout.tile` past the end, even unmasked) is all zeros, and the
-    whole box's bytes complete on `bar` either way. `l2_promotion` (bytes: 0, 64,
+    whole box's bytes complete on `bar` either way. `dest` is a shared buffer, a stage of
+    a staged one, or an unmasked `layout.tile` of either starting at a multiple of the
+    copy's alignment (`tma_plan`): a part of the buffer, as each block of a cluster
+    loads its part of a multicast tile. `l2_promotion` (bytes: 0, 64,
     128, 256; absent: 128) goes to the tensor map: how much the L2 fetches around each
     request of the copy (a performance hint; the data copied is the same)."""
 

@@ -281,6 +281,28 @@ def test_fp8_block_scaled_fma_promotion(shape, monkeypatch):
     _block_check(torch, got, a, w, sa, sb, bias, "silu" if bias is not None else None)
 
 
+@pytest.mark.parametrize("shape", [(1000, 1040, 528), (4096, 4096, 4096)])
+@pytest.mark.parametrize(("cluster", "box_parts"), [((2, 1), False), ((2, 1), True), ((1, 2), True), ((2, 2), True)])
+def test_fp8_block_scaled_clusters(cluster, box_parts, shape, monkeypatch):
+    """The rule's 128 x 128 tile forced into clusters (`GemmConfig.cluster`): pairs sharing
+    B by whole stages in turn, or each block its part of every box (`box_parts`), pairs
+    sharing A, 2 x 2; at a ragged shape (blocks past M and N, bias + SiLU) and 4096^3."""
+    import dataclasses
+
+    from tilec import gemm
+
+    torch = _torch()
+    config = dataclasses.replace(gemm.FP8_BLOCK_CONFIGS[0], cluster=cluster, box_parts=box_parts,
+                                 name=f"f8b:128x128x128:4:{gemm.cluster_name(cluster)}{':bp' if box_parts else ''}")
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})  # the same structure forced to another configuration: prepared afresh
+    m, n, k = shape
+    a, w, sa, sb = _block_case(torch, (m,), n, k, seed=5)
+    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16) if m == 1000 else None
+    got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, bias=bias, activation="silu" if bias is not None else None)
+    _block_check(torch, got, a, w, sa, sb, bias, "silu" if bias is not None else None)
+
+
 def test_fp8_block_scale_refusals():
     torch = _torch()
     a, w, sa, sb = _block_case(torch, (64,), 256, 384)

@@ -39,21 +39,31 @@ def _lowered(module):
 def test_each_rank_loads_its_share_multicast_to_its_row_and_column():
     """2 x 2: stage s's A by the row's block ry = s % 2 to ranks {rx, rx + 2}; B's chunk c
     by the column's block rx = (2 s + c) % 2 to ranks {2 ry, 2 ry + 1}."""
-    assert cluster_loads(2, 2, 0, 2) == [[(-1, 0b0101), (0, 0b0011)], [(-1, 0b1010), (1, 0b0011)],
-                                         [(0, 0b1100)], [(1, 0b1100)]]
-    assert cluster_loads(2, 2, 1, 2) == [[(0, 0b0011)], [(1, 0b0011)], [(-1, 0b0101), (0, 0b1100)],
-                                         [(-1, 0b1010), (1, 0b1100)]]
+    assert cluster_loads(2, 2, 0, 2) == [[(-1, -1, 0b0101), (0, -1, 0b0011)], [(-1, -1, 0b1010), (1, -1, 0b0011)],
+                                         [(0, -1, 0b1100)], [(1, -1, 0b1100)]]
+    assert cluster_loads(2, 2, 1, 2) == [[(0, -1, 0b0011)], [(1, -1, 0b0011)], [(-1, -1, 0b0101), (0, -1, 0b1100)],
+                                         [(-1, -1, 0b1010), (1, -1, 0b1100)]]
     # 4 x 1: B's 2 chunks of a stage by 2 of the 4 blocks, the other 2 the next stage's
-    assert cluster_loads(4, 1, 0, 2) == [[(0, 0b1111)], [(1, 0b1111)], [], []]
-    assert cluster_loads(4, 1, 1, 2) == [[], [], [(0, 0b1111)], [(1, 0b1111)]]
+    assert cluster_loads(4, 1, 0, 2) == [[(0, -1, 0b1111)], [(1, -1, 0b1111)], [], []]
+    assert cluster_loads(4, 1, 1, 2) == [[], [], [(0, -1, 0b1111)], [(1, -1, 0b1111)]]
     # 1 x 2: A alone multicast (each block its own B chunks)
-    assert cluster_loads(1, 2, 1, 2) == [[], [(-1, 0b11)]]
+    assert cluster_loads(1, 2, 1, 2) == [[], [(-1, -1, 0b11)]]
     for cm, cn in ((2, 2), (4, 1), (1, 2), (2, 1)):  # over a ring of 4 stages each block loads its share
         loads = [cluster_loads(cm, cn, s, 2) for s in range(4)]
         for r in range(cm * cn):
-            mine = [box for s in range(4) for box, _ in loads[s][r]]
+            mine = [box for s in range(4) for box, _, _ in loads[s][r]]
             assert mine.count(-1) == (4 // cn if cn > 1 else 0)
             assert len(mine) - mine.count(-1) == (8 // cm if cm > 1 else 0)
+
+
+def test_with_box_parts_every_rank_loads_its_part_of_every_box():
+    """`cluster_loads(parts=True)`: at every stage rank (rx, ry) loads part ry of cn of
+    A's tile to its cluster row and part rx of cm of each B chunk to its column."""
+    assert cluster_loads(2, 1, 3, 1, parts=True) == [[(0, 0, 0b11)], [(0, 1, 0b11)]]
+    assert cluster_loads(2, 2, 1, 2, parts=True) == [
+        [(-1, 0, 0b0101), (0, 0, 0b0011), (1, 0, 0b0011)], [(-1, 0, 0b1010), (0, 1, 0b0011), (1, 1, 0b0011)],
+        [(-1, 1, 0b0101), (0, 0, 0b1100), (1, 0, 0b1100)], [(-1, 1, 0b1010), (0, 1, 0b1100), (1, 1, 0b1100)]]
+    assert cluster_loads(1, 2, 0, 1, parts=True) == [[(-1, 0, 0b11)], [(-1, 1, 0b11)]]
 
 
 @pytest.mark.parametrize("level", ["layout", "lowered"])
@@ -65,10 +75,16 @@ def test_each_rank_loads_its_share_multicast_to_its_row_and_column():
     ((1, 2), (136, 264, 136), {"persistent": 4, "group": 2}),
     # 4 block rows of a column share B: 2 chunks x 2 stages, one a block; the last group's row past M
     ((4, 1), (200, 136, 72), {"persistent": 8}),
+    # `box_parts`: each block its part of every box, B row-major (parts of K: 32 of the
+    # 64 rows of each chunk, 4 KiB in; 16 of them with 4 blocks a column), A by rows of M
+    ((2, 2), (136, 264, 136), {"persistent": 4, "group": 2, "box_parts": True}),
+    ((4, 1), (200, 136, 72), {"persistent": 8, "box_parts": True}),
+    # 3 stages of two chunks: not shared evenly by whole boxes, but by parts
+    ((2, 1), (136, 264, 136), {"persistent": 4, "stages": 3, "box_parts": True}),
 ])
 def test_clusters_share_a_and_b_at_odd_shapes(level, cluster, shape, kw):
     m, n, k = shape
-    module = gemm_hopper_ws(m, n, k, **TILE, cluster=cluster, **kw)
+    module = gemm_hopper_ws(m, n, k, **{**TILE, **kw}, cluster=cluster)
     if level == "lowered":
         _lowered(module)
     ops = _operands(m, n, k, PLAIN, seed=m)
@@ -135,6 +151,9 @@ def test_an_a_multicast_leaving_out_a_block_is_reported():
     {"persistent": 4, "cluster": (3, 1)},  # 3 blocks
     {"persistent": 4, "cluster": (4, 2)},  # 8 blocks
     {"persistent": 4, "pingpong": True, "chunk": 0, "tma_epilogue": False},
+    {"persistent": 4, "cluster": (1, 1), "box_parts": True},  # parts of what no peer shares
+    {"persistent": 4, "chunk": 128, "box_parts": True},  # B's rows 256 bytes: two swizzle panels
+    {"persistent": 4, "bk": 16, "cluster": (4, 1), "box_parts": True},  # parts of 4 rows: under the 8-row repeat
 ])
 def test_what_the_clusters_cannot_take_is_refused(kw):
     with pytest.raises(ValueError, match="cluster"):

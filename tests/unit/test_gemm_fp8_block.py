@@ -76,6 +76,22 @@ CASES = {
     "two-warpgroups-bias-relu": ((130, 144, 256), {"bm": 128, "bn": 128, "persistent": 3, "group": 8,
                                                    "tma_epilogue": True}, "f8E4M3FN",
                                  Epilogue(bias=True, activation="relu"), True),
+    # that tile in 2-block clusters sharing B (`cluster` (2, 1)): the pair's two block
+    # rows (M = 200: the second 72 rows) take B's stages in turn, multicast to both,
+    # each block its own scales of A; 2 pairs over 3 groups of tiles (N = 272: 3 block
+    # columns, the last 16 wide), so a pair's second group lies partly past N
+    "pairs-share-b-bias": ((200, 272, 384), {"bm": 128, "bn": 128, "persistent": 4, "group": 8,
+                                             "tma_epilogue": True, "cluster": (2, 1)}, "f8E4M3FN",
+                           Epilogue(bias=True), True),
+    # the pairs each loading half of every stage's B box (`box_parts`: 64 of its 128 rows
+    # of N, 8 KiB into the 128-byte-swizzled buffer), and 2 x 2 (A's halves too: 64 of
+    # its 128 rows), M = 200 and N = 272 leaving the second group's blocks partly past both
+    "pairs-box-parts": ((200, 272, 384), {"bm": 128, "bn": 128, "persistent": 4, "group": 8,
+                                          "tma_epilogue": True, "cluster": (2, 1), "box_parts": True},
+                        "f8E4M3FN", Epilogue(bias=True), True),
+    "two-by-two-box-parts": ((200, 272, 384), {"bm": 128, "bn": 128, "persistent": 4, "group": 2,
+                                               "tma_epilogue": True, "cluster": (2, 2), "box_parts": True},
+                             "f8E4M3FN", Epilogue(), False),
 }
 
 
@@ -130,10 +146,13 @@ def test_block_scaled_configurations_rule():
     assert choose_config(65, 8192, 132, k=8192, fp8=True, block_scales=True, b_kmajor=True) is FP8_BLOCK_CONFIGS[1]
 
 
-@pytest.mark.parametrize("index,size", [(0, 4096), (0, 8192), (1, 4096), ("swapped", 4096)])
+@pytest.mark.parametrize("index,size", [(0, 4096), (0, 8192), (1, 4096), ("swapped", 4096), ("pairs", 8192),
+                                        ("pairs-bp", 8192)])
 def test_block_scaled_configurations_compile_without_spills(index, size):
     """Each configuration `tilec.matmul` takes for block-scaled FP8 (N = K = `size`;
-    the first at 4096^3 and 8192^3), with bias and SiLU, run-time M: wgmma.m64n128k32 (swapped at M = 64: m64n64k32) on e4m3, the previous
+    the first at 4096^3 and 8192^3, and in 2-block clusters sharing B at 8192^3:
+    `f8b:128x128x128:4:cl2`, a multicast load of B per stage, and `:cl2:bp`, each block
+    half of every stage's B: `cluster_loads`' boxes), with bias and SiLU, run-time M: wgmma.m64n128k32 (swapped at M = 64: m64n64k32) on e4m3, the previous
     step's partial retired with one group in flight (`wait_group 1`), no spills (the
     main accumulator and two partials a consumer) and ptxas keeps the wgmma
     asynchronous (no C7514 / C7515 / C7520 "wgmma serialized": a partial in flight
@@ -142,13 +161,20 @@ def test_block_scaled_configurations_compile_without_spills(index, size):
     from tilec.gemm import FP8_BLOCK_CONFIGS, MatmulKey, matmul_program, swap_config
     from tilec.runtime.nvrtc import resource_usage
 
-    c = swap_config(64, fp8=True, block_scales=True) if index == "swapped" else FP8_BLOCK_CONFIGS[index]
+    from tilec.gemm_programs import cluster_loads
+
+    c = (swap_config(64, fp8=True, block_scales=True) if index == "swapped"
+         else dataclasses.replace(FP8_BLOCK_CONFIGS[0], cluster=(2, 1), box_parts=index == "pairs-bp",
+                                  name=f"{FP8_BLOCK_CONFIGS[0].name}:cl2")
+         if index in ("pairs", "pairs-bp") else FP8_BLOCK_CONFIGS[index])
     ep = Epilogue(bias=True, activation="silu")
     module = matmul_program(MatmulKey(c, size, size, "f8E4M3FN", ep, 132, b_kmajor=True, index_bits=32))
     run_pipeline(module, "default")
     cuda = emit(module, "cuda")
     assert f"wgmma.mma_async.sync.aligned.m64n{c.bn}k32.f32.e4m3.e4m3" in cuda
     assert "wgmma.wait_group.sync.aligned 1;" in cuda
+    assert cuda.count(".multicast::cluster") == (sum(len(x) for s in range(c.stages) for x in cluster_loads(
+        *c.cluster, s, 1, c.box_parts)) if c.cluster != (1, 1) else 0)
     result = compile_sm90_or_skip(cuda)
     usage = resource_usage(result)["gemm_kernel"]
     assert usage.spill_stores in (0, None)

@@ -25,6 +25,18 @@ def test_named_configurations_are_the_rules_own_with_or_without_overlap():
     assert (odd.bm, odd.bn, odd.bk, odd.stages, odd.overlap) == (96, 96, 64, 4, False)
 
 
+def test_cluster_and_box_parts_flags():
+    """`cl<CM>[x<CN>]` and `bp` after a name of the rule's configurations or a head of
+    fields: `GemmConfig.cluster` and `box_parts`, passed to `gemm_hopper_ws`."""
+    c = matmul_bench.parse_config("f8b:128x128x128:4:cl2:bp")
+    assert c.block_scales and c.cluster == (2, 1) and c.box_parts
+    assert c.kwargs(132)["box_parts"] and c.kwargs(132)["cluster"] == (2, 1)
+    d = matmul_bench.parse_config("f8b:128x128x128:4:cl1x2")
+    assert d.cluster == (1, 2) and not d.box_parts and "box_parts" not in d.kwargs(132)
+    e = matmul_bench.parse_config("f8b:128x128x128:4:fma:cl2:bp")
+    assert e.fma_promote and e.cluster == (2, 1) and e.box_parts
+
+
 def test_forced_configuration_is_taken_inside_only():
     ov = matmul_bench.parse_config("128x256x64:4:c128:ov")
     rule = gemm.choose_config(3000, 5000, 132, k=7000)

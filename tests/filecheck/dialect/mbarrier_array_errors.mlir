@@ -56,7 +56,7 @@ func.func @tma_into_a_slice_of_a_row(%src: !layout.ptr<f32, align 16>, %i: index
     %bar = layout.mbarrier_init {count = 1 : i64}
     %s = layout.slice %buf[_, %i, _] : !layout.tensor<f32, #layout.cute<(64,2,32):(64,32,1)>, smem> -> !layout.tensor<f32, #layout.cute<(64,32):(64,1)>, smem>
     %t = layout.tile %g[%i, %i] {tile = array<i64: 64, 32>} : !layout.tensor<f32, #layout.cute<(256,256):(256,1)>, gmem> -> !layout.tensor<f32, #layout.cute<(64,32):(256,1)>, gmem>
-    // expected-error @+1 {{the shared side of a TMA copy must be a layout.alloc, or one stage of a staged layout.alloc (a layout.slice fixing its leading stage mode)}}
+    // expected-error @+1 {{the shared side of a TMA copy must be a layout.alloc, one stage of a staged layout.alloc (a layout.slice fixing its leading stage mode), or an unmasked layout.tile of either}}
     layout.tma_load %t, %s, %bar : !layout.tensor<f32, #layout.cute<(64,32):(256,1)>, gmem>, !layout.tensor<f32, #layout.cute<(64,32):(64,1)>, smem>
   }
   func.return

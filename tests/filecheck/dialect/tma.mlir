@@ -309,3 +309,49 @@ func.func @second_dynamic_stride_not_promised(%src: !layout.ptr<f32, align 16>, 
   }
   func.return
 }
+
+// -----
+
+// a part of a 64-byte-swizzled buffer 4 rows in (256 bytes): not at the swizzle's 512-byte repeat
+!G = !layout.tensor<f16, #layout.cute<(128,32):(32,1)>, gmem>
+!H = !layout.tensor<f16, #layout.cute<(4,32):(32,1)>, gmem>
+!S = !layout.tensor<f16, #layout.composed<swizzle<2,3,3> o 0 o (64,32):(32,1)>, smem>
+!P = !layout.tensor<f16, #layout.composed<swizzle<2,3,3> o 0 o (4,32):(32,1)>, smem>
+func.func @part_off_the_swizzle_repeat(%src: !layout.ptr<f16, align 16>) {
+  %a = layout.view %src : !layout.ptr<f16, align 16> -> !G
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %s = layout.alloc : !S
+    %bar = layout.mbarrier_init {count = 1 : i64}
+    %h = layout.tile %a[%c1, %c0] {tile = array<i64: 4, 32>} : !G -> !H
+    %p = layout.tile %s[%c1, %c0] {tile = array<i64: 4, 32>} : !S -> !P
+    // expected-error @+1 {{the shared tile starts 256 bytes into its buffer, not a multiple of 512}}
+    layout.tma_load %h, %p, %bar : !H, !P
+  }
+  func.return
+}
+
+// -----
+
+// a part of the buffer that may lie past its end (masked)
+!G = !layout.tensor<f32, #layout.cute<(256,256):(256,1)>, gmem>
+!T = !layout.tensor<f32, #layout.cute<(48,64):(256,1)>, gmem, masked>
+!S = !layout.tensor<f32, #layout.cute<(64,64):(64,1)>, smem>
+!P = !layout.tensor<f32, #layout.cute<(48,64):(64,1)>, smem, masked>
+func.func @masked_part(%src: !layout.ptr<f32, align 16>) {
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !G
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %s = layout.alloc : !S
+    %bar = layout.mbarrier_init {count = 1 : i64}
+    %t = layout.tile %a[%c0, %c0] {tile = array<i64: 48, 64>} : !G -> !T
+    %p = layout.tile %s[%c0, %c0] {tile = array<i64: 48, 64>} : !S -> !P
+    // expected-error @+1 {{the shared side is a masked tile (it must lie inside its buffer)}}
+    layout.tma_load %t, %p, %bar : !T, !P
+  }
+  func.return
+}
