@@ -289,7 +289,10 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         r, c = shape
         dyn = [g.m] if r is None else []
         setattr(g, name, p.view(ptr, f"({'?' if r is None else r},{c}):({stride},1)", dynamic=dyn).named(name))
-    if pw is not None and slots:  # stream-K's shared tiles' partials, each bm x bn column-major
+    if pw is not None and slots and not swap_ab:  # stream-K's partials, each bm x bn row-major (as C)
+        g.WS = p.view(pw, f"({bm},{bn},{slots}):({bn},1,{bm * bn})").named("WS")
+        g.reduce_views = {}
+    elif pw is not None and slots:  # stream-K's shared tiles' partials, each bm x bn column-major
         g.WS = p.view(pw, f"({bm},{bn},{slots}):(1,{bm},{bm * bn})").named("WS")
         by_name = dict(zip((name for name, _, _ in views), ptrs))
         g.reduce_views = {"swap": False, "WS": p.view(pw, f"({bn},{bm},{slots}):({bm},1,{bm * bn})").named("WSR")}
@@ -390,9 +393,16 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
     elif stream:  # stream-K: the blocks share the tiles' trips of the ring
         g.ntiles = (g.gm * g.gn).named("ntiles")
         g.trips = p.constant(_cdiv(g.nk_steps, stream)).named("trips")
-        g.ttrips = (g.ntiles * g.trips).named("ttrips")
-        grid = (p.minui(g.ttrips, p.constant(nprog).named("sms")).named("nprog"), g.c1, g.c1)
-        g.span = p.ceildivui(g.ttrips, grid[0]).named("span")
+        alltrips = (g.ntiles * g.trips).named("alltrips")
+        grid = (p.minui(alltrips, p.constant(nprog).named("sms")).named("nprog"), g.c1, g.c1)
+        # the full waves of tiles whole (`g.waves` a block), the rest's trips shared
+        g.waves = p.divui(g.ntiles, grid[0]).named("waves")
+        g.dp = (g.waves * grid[0]).named("dp")
+        g.nsk = (g.ntiles - g.dp).named("nsk")
+        g.ttrips = (g.nsk * g.trips).named("ttrips")
+        # at least 1 (no trips shared: every block's range is empty, the fixup stores nothing)
+        span = p.ceildivui(g.ttrips, grid[0]).named("span0")
+        g.span = ((span + g.c1).named("span1") - p.minui(span, g.c1).named("spanpos")).named("span")
     elif split > 1 and not nprog:  # one block a unit of work: the grid's third axis is the split
         grid = (g.gm, g.gn, p.constant(split).named("splits"))
     elif split > 1:  # persistent: the tiles' S units of work
@@ -752,8 +762,9 @@ def gemm_hopper_ws(
                          f"B row-major, not swapped (got {cp_async!r}, b_kmajor {b_kmajor}, swap_ab {swap_ab})")
     if serial and split_k < 2:
         raise ValueError("gemm_hopper_ws: serial needs split_k > 1")
-    if stream_k and (not swap_ab or not persistent or split_k > 1 or block_scales):
-        raise ValueError("gemm_hopper_ws: stream_k needs swap_ab and persistent, without split_k or block_scales")
+    if stream_k and (not persistent or split_k > 1 or block_scales or pingpong or overlap_epilogue):
+        raise ValueError("gemm_hopper_ws: stream_k needs persistent, without split_k, block_scales, pingpong or "
+                         "overlap_epilogue")
     cm, cn = cluster
     size = cm * cn
     if cm < 1 or cn < 1 or size not in CLUSTER_SIZES or (size > 1 and (
@@ -858,7 +869,7 @@ def gemm_hopper_ws(
                 chunk_columns()
                 return body()
             if stream_k:
-                return stream_segments(body)
+                return stream_segments(body, carry)
             first, step = (g.cid, g.ncl) if size > 1 else (g.pid, g.nprog)
             walk0, walk = first, step  # the block's (cluster's) first tile and stride
             if turn is not None and m is None:  # the grid's blocks are a run-time value
@@ -898,13 +909,31 @@ def gemm_hopper_ws(
                 chunk_columns()
                 body()
 
-        def stream_segments(body) -> None:
-            """Stream-K's walk (the docstring): `body()` per tile the block's trips
-            [lo, hi) meet, with `g.bx`, `g.by`, the segment's K steps [`g.kfirst`,
-            `g.klast`) of the tile, `g.base` (the block's K steps before the segment),
-            `g.whole` (the block takes the tile whole) and `g.slot` (the workspace slot
-            of its partial otherwise: 2 pid for the block's first tile, 2 pid + 1 for
-            its last)."""
+        def tile_at(t) -> None:
+            """`g.bx`, `g.by` (and the chunks' columns) of tile `t`: grouped order with `group`."""
+            if group > 1:
+                _grouped(g, m, n, bm, bn, group, t)
+            else:
+                g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
+            chunk_columns()
+
+        def stream_segments(body, carry: list | None = None) -> None:
+            """Stream-K's walk (the docstring): first the block's tiles of the full waves
+            (pid, pid + G, ... below `g.dp`) whole, with `g.dp_phase` set (Python), then
+            `body()` per tile the block's trips [lo, hi) of the rest meet, with `g.bx`,
+            `g.by`, the segment's K steps [`g.kfirst`, `g.klast`) of the tile, `g.base`
+            (the block's K steps before the segment), `g.whole` (the block takes the
+            tile whole) and `g.slot` (the workspace slot of its partial otherwise: 2 pid
+            for the block's first tile, 2 pid + 1 for its last)."""
+            g.dp_phase = True
+            with p.range(g.pid, g.dp, g.nprog) as t:
+                t.named("t")
+                g.j = p.divui((t - g.pid).named("tsub"), g.nprog).named("j")
+                g.base = (g.j * g.nk).named("base")
+                g.kfirst, g.klast = g.c0, g.nk
+                tile_at(t)
+                body()
+            g.dp_phase = False
             lo = (g.pid * g.span).named("lo")
             hi = p.minui((lo + g.span).named("lo_span"), g.ttrips).named("hi")
             tlo = p.divui(lo, g.trips).named("tlo")
@@ -917,12 +946,12 @@ def gemm_hopper_ws(
                 end = p.minui(hi, t1).named("end")
                 g.kfirst = ((start - t0).named("sfirst") * g.cs).named("kfirst")
                 g.klast = ((end - t0).named("slast") * g.cs).named("klast")
-                g.base = ((start - lo).named("before") * g.cs).named("base")
+                g.base = ((g.waves * g.nk).named("dpsteps")
+                          + ((start - lo).named("before") * g.cs).named("sksteps")).named("base")
                 g.whole = (start.eq(t0).named("fromstart") & end.eq(t1).named("toend")).named("whole")
                 g.slot = ((g.pid + g.pid).named("pid2") + p.minui((t - tlo).named("tafter"), g.c1).named("islast")
                           ).named("slot")
-                g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
-                chunk_columns()
+                tile_at((t + g.dp).named("tsk"))
                 body()
 
         # block scales: A's scales run along the tile's rows (its M), or its columns when swapped
@@ -1082,13 +1111,16 @@ def gemm_hopper_ws(
                 if serial:
                     serial_fixup(sc)
                 return
-            if stream_k:  # a tile shared with other blocks: its partial into the block's slot
+            if stream_k and not g.dp_phase:  # a tile shared with other blocks: its partial into the block's slot
                 whole, shared = p.if_else(g.whole)
                 with shared:
                     w = p.slice(g.WS, ["_", "_", g.slot]).named("wslot")
-                    p.store(accs[0].named("acc"), p.tile(w, [g.c0, g.c0], [bm, bc]).named("tw"))
+                    for c, a in enumerate(accs):
+                        col = g.c0 if not c else p.constant(c).named(f"ch{c}")
+                        p.store(a.named("acc"), p.tile(w, [g.c0, col], [bm, bc]).named("tw"))
                 with whole:
-                    store_chunk(sc, accs[0], g.bx, g.by, vecs[0])
+                    for a, by, vec in zip(accs, g.bys, vecs):
+                        store_chunk(sc, a, g.bx, by, vec)
                 return
             if overlap_epilogue:  # the last chunk waits for the next tile's first round (`first_round`)
                 # `+ 0.0` (-0 becomes +0; a copy NVRTC keeps): values a wgmma wrote, read
@@ -1265,7 +1297,7 @@ def gemm_hopper_ws(
 
         fix = SimpleNamespace(**{**vars(g), **g.reduce_views})
         if stream_k:
-            _stream_k_fixup(fix, bm, bn, epilogue)
+            _stream_k_fixup(fix, m, n, bm, bn, epilogue, swap_ab, group)
         else:
             _split_k_reduce(fix, m, n, split_k, epilogue)
     return p.module
@@ -1365,27 +1397,36 @@ STREAM_K_ROWS = 16
 (128 threads, 4 f32 of a row each, 16 x 32 per pass; the tile's `bm` rows of N across)."""
 
 
-def _stream_k_fixup(g, bm: int, bn: int, epilogue: Epilogue) -> None:
-    """Stream-K's second launch (`gemm_hopper_ws(stream_k=True)`): per shared tile t
-    (blocks b0 = t T / L .. b1 = (t T + T - 1) / L of `g.span` L take its T trips, b0 <
-    b1) and `STREAM_K_ROWS` of its columns of M, the sum of the blocks' partials in
-    the order of the blocks (block b's slot 2 b + 1 where its range starts in an
-    earlier tile, which only b0's can, else 2 b), the epilogue on it and the store
-    into C (M x N, masked at M and N). A tile one block took whole was stored by the
-    units' launch: its blocks of the fixup store nothing."""
+def _stream_k_fixup(g, m: int | None, n: int, bm: int, bn: int, epilogue: Epilogue, swap_ab: bool,
+                    group: int) -> None:
+    """Stream-K's second launch (`gemm_hopper_ws(stream_k=True)`): per tile t of the
+    shared part (tile `g.dp` + t of C; blocks b0 = t T / L .. b1 = (t T + T - 1) / L of
+    `g.span` L take its T trips, b0 < b1) and `STREAM_K_ROWS` of its rows of M, the sum
+    of the blocks' partials in the order of the blocks (block b's slot 2 b + 1 where its
+    range starts in an earlier tile, which only b0's can, else 2 b), the epilogue on it
+    and the store into C (M x N, masked at M and N). A tile one block took whole was
+    stored by the units' launch: its blocks of the fixup store nothing. Swapped, the
+    tile's rows of M are its `bn` columns (the partials column-major, `g.WS` the fixup's
+    view of them, N contiguous) and tile t is (t % gn, t / gn) of C^T; unswapped its
+    `bm` rows (the partials row-major), tile t where the units' walk put it (grouped
+    order with `group`)."""
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.distributed import BlockedLayout
 
     p = g.p
     rm = STREAM_K_ROWS
+    rows_m, cols_n = (bn, bm) if swap_ab else (bm, bn)
     lay = BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
-    with p.launch(grid=(g.ntiles, p.constant(bn // rm).named("subs"), g.c1), threads=128) as k:
+    # at least one block (no shared tiles: it stores nothing)
+    blocks = ((g.nsk + g.c1).named("nsk1") - p.minui(g.nsk, g.c1).named("anysk")).named("fixtiles")
+    with p.launch(grid=(blocks, p.constant(rows_m // rm).named("subs"), g.c1), threads=128) as k:
         t = k.bx.named("t")
         t0 = (t * g.trips).named("t0")
         last = (t0 + (g.trips - g.c1).named("trips1")).named("tlast")
         b0, b1 = p.divui(t0, g.span).named("b0"), p.divui(last, g.span).named("b1")
-        with p.if_(b0.ne(b1).named("shared")):
-            acc = Value(p, p.full([rm, bm], 0.0, "f32", lay).ssa)
+        shared = (b0.ne(b1).named("split") & (t < g.nsk).named("insk")).named("shared")
+        with p.if_(shared):
+            acc = Value(p, p.full([rm, cols_n], 0.0, "f32", lay).ssa)
             unroll = p.constant(STREAM_K_FIXUP_UNROLL).named("unroll")
             one, zero = p.constant(1.0, "f32").named("one"), p.constant(0.0, "f32").named("fzero")
             with p.range(b0, (b1 + g.c1).named("b1p"), unroll, carry=[acc]) as bj:
@@ -1399,14 +1440,21 @@ def _stream_k_fixup(g, bm: int, bn: int, epilogue: Epilogue) -> None:
                     before = p.minui((t0 - p.minui((b * g.span).named("blo"), t0).named("bmin")).named("bgap"), g.c1)
                     slot = ((b + b).named("b2") + before.named("tail")).named(f"slot{u}")
                     w = p.slice(g.WS, ["_", "_", slot]).named("wslot")
-                    x = p.load(p.tile(w, [k.by, g.c0], [rm, bm]).named("tw"), lay).named(f"part{u}")
+                    x = p.load(p.tile(w, [k.by, g.c0], [rm, cols_n]).named("tw"), lay).named(f"part{u}")
                     parts.append(x if not u else (x * p.where((bu <= b1).named(f"in{u}"), one, zero)).named(f"kept{u}"))
                 for x in parts:  # in the order of the blocks
                     acc.assign((acc + x).named("sum"))
-            rows = (p.remui(t, g.gn).named("tm") * p.constant(bn // rm).named("subs2") + k.by).named("rowblk")
-            cols = p.divui(t, g.gn).named("tn")
-            h = epilogue.apply(g, acc, rows, cols, rm, bm, lay)
-            p.store(h, p.tile(g.C, [rows, cols], [rm, bm]).named("tc"))
+            tc = (t + g.dp).named("tc")
+            if swap_ab:
+                tm, tn = p.remui(tc, g.gn).named("tm"), p.divui(tc, g.gn).named("tn")
+            elif group > 1:
+                _grouped(g, m, n, bm, bn, group, tc)
+                tm, tn = g.bx, g.by
+            else:
+                tm, tn = p.divui(tc, g.gn).named("tm"), p.remui(tc, g.gn).named("tn")
+            rows = (tm * p.constant(rows_m // rm).named("subs2") + k.by).named("rowblk")
+            h = epilogue.apply(g, acc, rows, tn, rm, cols_n, lay)
+            p.store(h, p.tile(g.C, [rows, tn], [rm, cols_n]).named("tc"))
 
 
 BEST_WS = {"bk": 64, "stages": 4, "group": 8, "persistent": 132, "tma_epilogue": True, "chunk": 128}

@@ -81,9 +81,53 @@ def test_stream_k_after_the_default_pipeline():
 
 def test_stream_k_refuses_what_it_does_not_do():
     base = {"bm": 64, "bn": 64, "bk": 64, "stages": 2, "b_kmajor": True, "stream_k": True}
-    for extra in ({"swap_ab": True}, {"persistent": 4}, {"swap_ab": True, "persistent": 4, "split_k": 2}):
-        with pytest.raises(ValueError, match="stream_k needs swap_ab and persistent"):
+    for extra in ({"swap_ab": True}, {}, {"swap_ab": True, "persistent": 4, "split_k": 2},
+                  {"persistent": 4, "pingpong": True}):
+        with pytest.raises(ValueError, match="stream_k needs persistent"):
             gemm_hopper_ws(None, 200, 1000, **base, **extra)
+
+
+def _run_tiles(module, m: int, n: int, ep: Epilogue, ops: dict, slots: int, bm: int, bn: int) -> np.ndarray:
+    """The unswapped program (B row-major) on the reference executor, C and the
+    workspace of `slots` `bm x bn` f32 tiles poisoned with NaN; C as float64."""
+    inputs = {"pa": _bits(ops["a"].ravel(), "bf16"), "pb": _bits(ops["b"].ravel(), "bf16"),
+              "pc": _bits(np.full(m * n, np.nan, np.float32), ep.out_dtype), "m": m,
+              "pw": np.full(slots * bm * bn, np.nan, np.float32)}
+    if ep.bias:
+        inputs["pbias"] = _bits(ops["bias"], ep.out_dtype)
+    if ep.residual:
+        inputs["pres"] = _bits(ops["residual"].ravel(), ep.out_dtype)
+    return _values(run(module, inputs)["pc"], ep.out_dtype).reshape(m, n)
+
+
+# 200 x 136 in 64 x 128 tiles in chunks of 64: 4 x 2 = 8 tiles (the last row 8 rows, the
+# last column 8 columns); K = 1000: 16 steps over 2 stages, 8 trips a tile. 3 blocks: two
+# full waves whole (6 tiles), the last 2 tiles' 16 trips shared (6 a block: across the
+# tile boundary); 5 blocks: one wave, 3 tiles' 24 trips 5 a block; 8 blocks: every tile
+# whole (nothing shared); 13 blocks: no full wave, every tile shared, three ways or more
+@pytest.mark.parametrize(("blocks", "group"), [(3, 1), (5, 2), (8, 1), (13, 2)])
+def test_data_parallel_waves_and_a_stream_k_tail(blocks, group):
+    """Unswapped stream-K (`GemmConfig.stream_k` of the wave rule's tiles): the full
+    waves of tiles whole, the last round's trips shared, the TMA epilogue in column
+    chunks, grouped order; against float64, the widest epilogue."""
+    m, n, k = 200, 136, 1000
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=128, bk=64, stages=2, chunk=64, group=group, persistent=blocks,
+                            tma_epilogue=True, stream_k=True, epilogue=WIDEST)
+    ops = _operands(m, n, k, WIDEST, seed=blocks)
+    _check(_run_tiles(module, m, n, WIDEST, ops, 2 * blocks, 64, 128), ops, WIDEST)
+
+
+def test_data_parallel_stream_k_after_the_default_pipeline():
+    """The same through the default pipeline (the code the GPU runs), two consumer
+    warpgroups (128-row tiles), M = 300 over 5 blocks (3 x 2 = 6 tiles: one whole
+    wave of 5, the last tile shared by all)."""
+    m, n, k, blocks = 300, 200, 456, 5
+    ep = Epilogue(bias=True, activation="silu")
+    module = gemm_hopper_ws(None, n, k, bm=128, bn=128, bk=64, stages=2, chunk=64, group=8, persistent=blocks,
+                            tma_epilogue=True, stream_k=True, epilogue=ep)
+    run_pipeline(module, "default")
+    ops = _operands(m, n, k, ep, seed=5)
+    _check(_run_tiles(module, m, n, ep, ops, 2 * blocks, 128, 128), ops, ep)
 
 
 def test_the_workspace_is_two_tiles_a_block():
