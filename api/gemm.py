@@ -108,9 +108,11 @@ class GemmConfig:
     the ring running on across them. The other configurations are always persistent, one block a
     multiprocessor."""
     stream_k: bool = False
-    """Swapped and persistent (`per_sm` > 0): the blocks share the tiles' K work evenly in rounds
-    of the ring, the tiles shared by several blocks summed by a second launch
-    (`gemm_hopper_ws(stream_k=True)`; named `:sk`)."""
+    """Stream-K (`gemm_hopper_ws(stream_k=True)`; named `:sk`): the full waves of tiles whole
+    (data-parallel), then the blocks share the rest's K work evenly in rounds of the ring,
+    the tiles shared by several blocks summed by a second launch. Swapped: persistent
+    (`per_sm` > 0); unswapped: over the multiprocessors, not with clusters, pingpong or the
+    overlapped epilogue."""
     cluster: tuple[int, int] = (1, 1)
     """(cm, cn): thread-block clusters of cm block rows by cn block columns, B multicast
     along a cluster's columns, A along its rows (`gemm_hopper_ws(cluster=(cm, cn))`; named
@@ -155,6 +157,8 @@ class GemmConfig:
                 kw["rounds"] = self.rounds
         if self.cp_async:
             kw["cp_async"] = self.cp_async
+        if self.stream_k:
+            kw["stream_k"] = True
         if size > 1:
             kw["cluster"] = self.cluster
         return kw
@@ -164,7 +168,7 @@ class GemmConfig:
         takes: split-K's S partial products of M x N, stream-K's two `bm x bn` slots a
         block (`gemm_hopper_ws`), else none."""
         if self.stream_k:
-            return 2 * sms * self.per_sm * self.bm * self.bn
+            return 2 * sms * (self.per_sm if self.swap_ab else 1) * self.bm * self.bn
         return self.split_k * m * n if self.split_k > 1 else 0
 
     def counters(self, m: int, n: int) -> int:
