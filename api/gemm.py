@@ -379,16 +379,23 @@ def units(c: GemmConfig, m: int, n: int) -> int:
     return tiles * c.split_k
 
 
-def stream_k_schedule(c: GemmConfig, m: int, n: int, k: int, sms: int) -> tuple[int, int, int, int]:
+def stream_k_schedule(c: GemmConfig, m: int, n: int, k: int, sms: int) -> tuple[int, int, int, int, int]:
     """Stream-K's schedule of `c` (`c.stream_k`) for M x N x K on `sms` multiprocessors,
     as `gemm_hopper_ws(stream_k=True)` computes it: (tiles, trips a tile (rounds of the
-    ring, ceil(ceil(K / bk) / stages)), blocks (min(sms * per_sm, tiles * trips)), span
-    (a block's trips, ceil(tiles * trips / blocks))); the tiles are N's rows times M's
-    bucket's columns."""
-    tiles = -(-n // c.bm) * -(-min(m_bucket(m), m) // c.bn) if m <= DECODE_MAX_M else -(-n // c.bm) * -(-m // c.bn)
+    ring, ceil(ceil(K / bk) / stages)), blocks G (min(sms * per_sm (unswapped: sms),
+    tiles * trips)), span (a block's trips of the shared tiles, ceil(tail * trips / G),
+    at least 1), waves (the full waves of tiles each block takes whole, tiles // G: the
+    shared tiles, the tail, are the last tiles - waves G)); swapped, the tiles are N's
+    rows times M's bucket's columns."""
+    if c.swap_ab:
+        mb = min(m_bucket(m), m) if m <= DECODE_MAX_M else m
+        tiles = -(-n // c.bm) * -(-mb // c.bn)
+    else:
+        tiles = -(-m // c.bm) * -(-n // c.bn)
     trips = -(-(-(-k // c.bk)) // c.stages)
-    blocks = min(sms * c.per_sm, tiles * trips)
-    return tiles, trips, blocks, -(-tiles * trips // blocks)
+    blocks = min(sms * (c.per_sm if c.swap_ab else 1), tiles * trips)
+    waves = tiles // blocks
+    return tiles, trips, blocks, max(1, -(-(tiles - waves * blocks) * trips // blocks)), waves
 
 
 def shared_segments(tiles: int, trips: int, span: int) -> int:
@@ -435,11 +442,13 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
     partial = 2 * small * weight * 4
     mma = tgt.sm_mma_flops_per_s * (2 if c.operand_bytes == 1 else 1)
     if c.stream_k:
-        tiles, trips, blocks, span = stream_k_schedule(c, m, n, k, sms)
+        tiles, trips, blocks, span, waves = stream_k_schedule(c, m, n, k, sms)
         trip = c.stages * c.bk
-        dram = tiles * weight * min(k, trips * trip) * c.operand_bytes + shared_segments(tiles, trips, span) * partial
-        busiest = c.per_sm * (span * (weight + small) * trip * c.operand_bytes + 2 * partial)
-        flops = c.per_sm * span * 2 * c.bm * c.bn * trip
+        tail = tiles - waves * blocks
+        dram = tiles * weight * min(k, trips * trip) * c.operand_bytes + shared_segments(tail, trips, span) * partial
+        busy = waves * trips + (span if tail else 0)
+        busiest = c.per_sm * (busy * (weight + small) * trip * c.operand_bytes + 2 * partial)
+        flops = c.per_sm * busy * 2 * c.bm * c.bn * trip
         gaps = 1
     else:
         span = min(k, unit_steps(c, k) * c.bk)

@@ -169,9 +169,30 @@ def test_the_rule_s_schedule_is_the_program_s(blocks):
               "pw": np.full(2 * blocks * 64 * 16, np.nan, np.float32), "m": m}
     written = ~np.isnan(run(module, inputs)["pw"].reshape(2 * blocks, -1)).all(axis=1)
     c = GemmConfig("sk", 64, 16, 64, 2, efficiency=0.0, group=1, swap_ab=True, per_sm=1, stream_k=True)
-    tiles, trips, used, span = stream_k_schedule(c, m, n, k, blocks)
-    assert (tiles, trips, used) == (4, 8, min(blocks, 32))
+    tiles, trips, used, span, waves = stream_k_schedule(c, m, n, k, blocks)
+    assert (tiles, trips, used, waves) == (4, 8, min(blocks, 32), 0)
     assert written.sum() == shared_segments(tiles, trips, span) > 0
+
+
+@pytest.mark.parametrize(("blocks", "expect"), [(3, (8, 8, 3, 6, 2)), (5, (8, 8, 5, 5, 1)), (13, (8, 8, 13, 5, 0))])
+def test_the_schedule_of_the_stream_k_tail_is_the_program_s(blocks, expect):
+    """Unswapped: `stream_k_schedule`'s full waves and tail (the wave rule's view,
+    `wave_seconds`) count the partials the program writes: 200 x 136 in 8 tiles of 64 x
+    128, 8 trips each; 3 blocks take 2 waves whole and share the last 2 tiles."""
+    from tilec.gemm import shared_segments, stream_k_schedule
+
+    m, n, k = 200, 136, 1000
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=128, bk=64, stages=2, chunk=64, persistent=blocks,
+                            tma_epilogue=True, stream_k=True)
+    ops = _operands(m, n, k, Epilogue(), seed=1)
+    inputs = {"pa": _bits(ops["a"].ravel(), "bf16"), "pb": _bits(ops["b"].ravel(), "bf16"),
+              "pc": _bits(np.full(m * n, np.nan, np.float32), "bf16"),
+              "pw": np.full(2 * blocks * 64 * 128, np.nan, np.float32), "m": m}
+    written = ~np.isnan(run(module, inputs)["pw"].reshape(2 * blocks, -1)).all(axis=1)
+    c = GemmConfig("sk", 64, 128, 64, 2, efficiency=1.0, chunk=64, stream_k=True)
+    tiles, trips, used, span, waves = stream_k_schedule(c, m, n, k, blocks)
+    assert (tiles, trips, used, span, waves) == expect
+    assert written.sum() == shared_segments(tiles - waves * used, trips, span) > 0
 
 
 def test_stream_k_of_four_consumer_warpgroups():
@@ -195,7 +216,7 @@ def test_decode_cost_of_stream_k():
     t = target("sm_90a")
     c = GemmConfig("64x128x128:4:swapAB:p1:sk", 64, 128, 128, 4, efficiency=0.0, group=1, swap_ab=True, per_sm=1,
                    stream_k=True)
-    assert stream_k_schedule(c, 128, 6144, 4096, 132) == (96, 8, 132, 6)
+    assert stream_k_schedule(c, 128, 6144, 4096, 132) == (96, 8, 132, 6, 0)
     partial = 2 * 128 * 64 * 4
     dram = (96 * 64 * 4096 * 2 + shared_segments(96, 8, 6) * partial) / t.dram_bytes_per_s
     fill = (6 * (64 + 128) * 512 * 2 + 2 * partial) / t.sm_fill_bytes_per_s
