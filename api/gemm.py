@@ -524,7 +524,8 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     if not sms:
         raise TilecError(f"choose_config: the multiprocessors of {tgt.arch} are not known; pass sms")
     if k is None or m > DECODE_MAX_M:
-        return with_cluster(_wave(m, n, sms, tgt, fp8, block_scales), m, n, k, sms, b_kmajor)
+        return with_stream_k_tail(with_cluster(_wave(m, n, sms, tgt, fp8, block_scales), m, n, k, sms, b_kmajor),
+                                  m, n, k, sms, tgt)
     return _decode_config(m_bucket(m), n, k, sms, tgt, fp8, block_scales, b_kmajor, MAX_SPLIT_K)
 
 
@@ -598,6 +599,48 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
     if not slots or -(-(-(-gm // 2) * gn) // slots) > -(-(gm * gn) // sms):
         return c
     return dataclasses.replace(c, cluster=(2, 1), name=f"{c.name}:{cluster_name((2, 1))}")
+
+
+STREAM_K_TAIL = False
+"""Whether the wave rule weighs its pick's stream-K tail (`with_stream_k_tail`): off until
+measured on the H200 (benchmarks/NOTES.md, wave44)."""
+
+
+def wave_seconds(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | None = None) -> float:
+    """The wave rule's time of `c` (unswapped, unsplit) for M x N x K on `sms`
+    multiprocessors of `tgt` (default sm_90a's): a tile's time is its 2 bm bn K' flops
+    (K' = K's steps rounded up to whole trips of the ring, as the program runs them) at
+    the multiprocessor's rate (`sm_mma_flops_per_s`) times `c.efficiency`. Whole tiles:
+    ceil(tiles / sms) of them. Stream-K (`c.stream_k`, `stream_k_schedule`): the full
+    waves' tiles and the busiest block's `span` trips of the tail (a trip 1 / trips of a
+    tile), then the shared tiles' partial segments (`shared_segments`, `bm x bn` f32 each)
+    written and read back at DRAM's rate and the fixup's launch (`kernel_gap_s`)."""
+    tgt = tgt or target("sm_90a")
+    trips = -(-(-(-k // c.bk)) // c.stages)
+    tile = 2 * c.bm * c.bn * trips * c.stages * c.bk / (tgt.sm_mma_flops_per_s * c.efficiency)
+    if not c.stream_k:
+        return -(-(-(-m // c.bm) * -(-n // c.bn)) // sms) * tile
+    tiles, trips, blocks, span, waves = stream_k_schedule(c, m, n, k, sms)
+    tail = tiles - waves * blocks
+    if not tail:
+        return waves * tile
+    partials = 2 * shared_segments(tail, trips, span) * c.bm * c.bn * 4
+    return waves * tile + span * tile / trips + partials / tgt.dram_bytes_per_s + tgt.kernel_gap_s
+
+
+def with_stream_k_tail(c: GemmConfig, m: int, n: int, k: int | None, sms: int, tgt: Target) -> GemmConfig:
+    """`c` with its last round's tiles shared along K (`GemmConfig.stream_k`, named
+    `<c.name>:sk`) where `STREAM_K_TAIL` says so, K is known, `c` may take it (16-bit,
+    unswapped, unsplit, no pingpong, cluster, overlapped epilogue or block scales) and
+    its `wave_seconds` are fewer than the whole tiles' (ties to whole tiles). Estimate
+    (sm_90a, 128 x 256 x 64 in 4 stages): 3000 x 5008 x 7008 (480 tiles: 3.64 waves)
+    315 us against 327 whole; 4000^3 (512 tiles, 16 trips a tile: the tail saves one
+    trip of 16) 203 against 187, whole."""
+    if (not STREAM_K_TAIL or k is None or c.swap_ab or c.split_k > 1 or c.pingpong or c.overlap
+            or c.cluster != (1, 1) or c.block_scales or c.operand_bytes != 2):
+        return c
+    sk = dataclasses.replace(c, stream_k=True, name=f"{c.name}:sk")
+    return sk if wave_seconds(sk, m, n, k, sms, tgt) < wave_seconds(c, m, n, k, sms, tgt) else c
 
 
 @functools.lru_cache(maxsize=1024)

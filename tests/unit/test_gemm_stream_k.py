@@ -225,3 +225,44 @@ def test_decode_cost_of_stream_k():
     # against the whole units' 8 trips on the busiest SM (96 units, one each): less fill, one launch more
     assert fill < 8 * (64 + 128) * 512 * 2 / t.sm_fill_bytes_per_s
     assert swap_config(128).name + ":sk" == c.name
+
+
+def test_wave_seconds_of_the_stream_k_tail():
+    """3000 x 5008 x 7008 in 128 x 256 tiles on 132 SMs: 480 tiles (3 full waves, 84
+    left), 28 trips a tile, span 18: 3 tiles and 18 / 28 of one, the shared segments'
+    partials written and read back, the fixup's launch; whole tiles take 4 rounds."""
+    import dataclasses
+
+    from tilec.gemm import CONFIGS, shared_segments, stream_k_schedule, wave_seconds
+    from tilec.support.target import target
+
+    t = target("sm_90a")
+    c = CONFIGS[0]
+    sk = dataclasses.replace(c, stream_k=True)
+    assert stream_k_schedule(sk, 3000, 5008, 7008, 132) == (480, 28, 132, 18, 3)
+    tile = 2 * 128 * 256 * 28 * 4 * 64 / t.sm_mma_flops_per_s
+    assert wave_seconds(c, 3000, 5008, 7008, 132) == pytest.approx(4 * tile)
+    partials = 2 * shared_segments(84, 28, 18) * 128 * 256 * 4 / t.dram_bytes_per_s
+    assert wave_seconds(sk, 3000, 5008, 7008, 132) == pytest.approx(3 * tile + 18 * tile / 28 + partials
+                                                                    + t.kernel_gap_s)
+    # a whole number of waves: no tail, no partials, no fixup's cost
+    assert wave_seconds(sk, 128 * 12, 256 * 11, 4096, 132) == pytest.approx(wave_seconds(c, 128 * 12, 256 * 11,
+                                                                                         4096, 132))
+
+
+def test_the_rule_takes_the_tail_by_its_cost(monkeypatch):
+    """With `STREAM_K_TAIL`: 3000 x 5008 x 7008 takes the tail (3.64 waves), 4000^3 whole
+    tiles (16 trips a tile: the tail saves one trip, its partials cost more), 3000 x 5000
+    x 7000 the pairs sharing B (misaligned rows: `with_cluster` first; no stream-K in
+    clusters), M <= 128 the decode rule; off, the tiles whole."""
+    from tilec import gemm
+
+    assert not gemm.choose_config(3000, 5008, 132, k=7008).stream_k
+    monkeypatch.setattr(gemm, "STREAM_K_TAIL", True)
+    taken = gemm.choose_config(3000, 5008, 132, k=7008)
+    assert taken.stream_k and taken.name == "128x256x64:4:c128:sk"
+    assert taken.kwargs(132)["stream_k"] and taken.workspace(3000, 5008, 132) == 2 * 132 * 128 * 256
+    assert not gemm.choose_config(4000, 4000, 132, k=4000).stream_k
+    clustered = gemm.choose_config(3000, 5000, 132, k=7000)
+    assert clustered.cluster == (2, 1) and not clustered.stream_k
+    assert not gemm.choose_config(3000, 5008, 132).stream_k  # K unknown
