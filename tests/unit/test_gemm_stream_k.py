@@ -266,3 +266,20 @@ def test_the_rule_takes_the_tail_by_its_cost(monkeypatch):
     clustered = gemm.choose_config(3000, 5000, 132, k=7000)
     assert clustered.cluster == (2, 1) and not clustered.stream_k
     assert not gemm.choose_config(3000, 5008, 132).stream_k  # K unknown
+
+
+def test_the_stream_k_tail_compiles_without_spills():
+    """The rule's 128 x 256 x 64 tile in chunks of 128 with the tail at 3000 x 5000 x
+    7000 (plain epilogue), sm_90a: two kernels, the units' (168 registers, the most
+    384 threads allow) and the fixup's, neither spilling."""
+    import dataclasses
+
+    from tilec.gemm import CONFIGS
+    from tilec.runtime.nvrtc import resource_usage
+
+    c = dataclasses.replace(CONFIGS[0], stream_k=True, name=CONFIGS[0].name + ":sk")
+    module = matmul_program(MatmulKey(c, 5000, 7000, "bf16", Epilogue(), 132, index_bits=32))
+    run_pipeline(module, "default")
+    usage = resource_usage(compile_sm90_or_skip(emit(module, "cuda")))
+    assert len(usage) == 2, sorted(usage)
+    assert all(u.spill_stores in (0, None) and u.spill_loads in (0, None) for u in usage.values())
