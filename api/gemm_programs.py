@@ -707,20 +707,24 @@ def gemm_hopper_ws(
     across a block's units, so a block's start (barriers, `setmaxnreg`, the ring's
     first fill) is paid once per block, not once per unit.
 
-    `stream_k` (needs `swap_ab` and `persistent` = P; not with `split_k` or block
-    scales): the blocks share the tiles' K work evenly, as CUTLASS's stream-K
-    scheduler, in rounds of the ring (`stages` K steps, the tile's `nk / stages`
-    trips): the T = tiles x trips of all tiles in order (tile-major), block b taking
-    trips [b L, min((b + 1) L, T)) with L = ceil(T / G) over the grid's G = min(P, T)
-    blocks, so no block takes more than one trip more than any other (the units of
-    `persistent` alone differ by a whole unit). A block walks the tiles its range
-    meets; a tile whose trips one block takes whole is stored with the epilogue, the
-    segment of a tile shared by several blocks is stored as an f32 partial into the
-    workspace `pw` of 2 G slots of `bm x bn` (slot 2 b: block b's first tile, 2 b + 1:
-    its last), column-major (M's columns contiguous); a second launch
-    (`_stream_k_fixup`) sums each shared tile's partials in the order of its blocks
-    (the same bits on every run), applies the epilogue and stores it. The ring and its
-    phases run on across a block's segments as across its tiles.
+    `stream_k` (needs `persistent` = P; not with `split_k`, block scales, pingpong,
+    clusters or `overlap_epilogue`): a data-parallel + stream-K hybrid, as CUTLASS's
+    stream-K scheduler with data-parallel waves. Over the grid's G = min(P, tiles x
+    trips) blocks, the full waves of tiles, W = tiles // G each block (tiles b, b + G,
+    ... below W G, in the walk's order: grouped with `group`), are taken whole as by
+    `persistent` alone; then the rest, the tail, share their K work evenly in rounds of
+    the ring (`stages` K steps, the tile's `nk / stages` trips): the T = tail x trips
+    trips in order (tile-major), block b taking trips [b L, min((b + 1) L, T)) with L =
+    max(1, ceil(T / G)), so no block takes more than one trip more than any other. A
+    block walks the tail's tiles its range meets; a tile whose trips one block takes
+    whole is stored with the epilogue, the segment of a tile shared by several blocks is
+    stored as an f32 partial into the workspace `pw` of 2 G slots of `bm x bn` (slot 2
+    b: block b's first tile of the tail, 2 b + 1: its last), swapped column-major (M's
+    columns contiguous), else row-major; a second launch (`_stream_k_fixup`) sums each
+    shared tile's partials in the order of its blocks (the same bits on every run),
+    applies the epilogue and stores it. The ring and its phases run on across a block's
+    tiles and segments. Swapped (decode sizes), tiles < G mostly: no full wave, all
+    stream-K.
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
