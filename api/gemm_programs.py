@@ -333,6 +333,35 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     return g
 
 
+def _tile_of(g, m: int | None, n: int, bm: int, bn: int, group: int, cluster: tuple[int, int], t) -> None:
+    """`g.bx`, `g.by` of the persistent walk's tile `t` (`gemm_hopper_ws`): grouped order
+    with `group` > 1 (`_grouped`), else row-major; with `cluster` (cm, cn) of more than one
+    block, `t` is a group of cm block rows by cn block columns (`g.gm2` x `g.gn2` of them,
+    in grouped order of `group / cm` group rows) and the tile the block's of it, by its
+    place in the cluster (`g.rx`, `g.ry`)."""
+    p = g.p
+    cm, cn = cluster
+    if cm * cn == 1:
+        if group > 1:
+            _grouped(g, m, n, bm, bn, group, t)
+        else:
+            g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
+        return
+    gm, gn = g.gm, g.gn
+    g.gm, g.gn = g.gm2, g.gn2
+    if group > 1:
+        _grouped(g, m, n, cm * bm, cn * bn, max(1, group // cm), t)
+    else:
+        g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
+    g.gm, g.gn = gm, gn
+    if cm > 1:
+        cmv = g.c2 if cm == 2 else p.constant(cm).named("cmr")
+        g.bx = ((g.bx * cmv).named("pairrow") + g.rx).named("bx")
+    if cn > 1:
+        cnv = g.c2 if cn == 2 else p.constant(cn).named("cnr")
+        g.by = ((g.by * cnv).named("paircol") + g.ry).named("by")
+
+
 def _grouped(g, m: int | None, n: int, bm: int, bn: int, group: int, pid) -> None:
     """`g.bx`, `g.by` of the linear tile index `pid` in grouped order (Triton's
     `GROUP_SIZE_M`): consecutive tiles walk down `group` block rows of C, then to the
@@ -390,19 +419,13 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
         else:
             groups = _cdiv(_cdiv(m, bm), cm) * _cdiv(_cdiv(n, bn), cn)
             grid = (p.constant(size * min(nprog // size, groups)).named("nprog"), g.c1, g.c1)
+        if stream:  # stream-K's units of work are the groups, its blocks the clusters
+            units = p.divui(grid[0], p.constant(size).named("csize")).named("nclusters")
     elif stream:  # stream-K: the blocks share the tiles' trips of the ring
         g.ntiles = (g.gm * g.gn).named("ntiles")
-        g.trips = p.constant(_cdiv(g.nk_steps, stream)).named("trips")
-        alltrips = (g.ntiles * g.trips).named("alltrips")
+        alltrips = (g.ntiles * p.constant(_cdiv(g.nk_steps, stream)).named("trips")).named("alltrips")
         grid = (p.minui(alltrips, p.constant(nprog).named("sms")).named("nprog"), g.c1, g.c1)
-        # the full waves of tiles whole (`g.waves` a block), the rest's trips shared
-        g.waves = p.divui(g.ntiles, grid[0]).named("waves")
-        g.dp = (g.waves * grid[0]).named("dp")
-        g.nsk = (g.ntiles - g.dp).named("nsk")
-        g.ttrips = (g.nsk * g.trips).named("ttrips")
-        # at least 1 (no trips shared: every block's range is empty, the fixup stores nothing)
-        span = p.ceildivui(g.ttrips, grid[0]).named("span0")
-        g.span = ((span + g.c1).named("span1") - p.minui(span, g.c1).named("spanpos")).named("span")
+        units = grid[0]
     elif split > 1 and not nprog:  # one block a unit of work: the grid's third axis is the split
         grid = (g.gm, g.gn, p.constant(split).named("splits"))
     elif split > 1:  # persistent: the tiles' S units of work
@@ -419,6 +442,15 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
         grid = (p.constant(_cdiv(m, bm) * _cdiv(n, bn)).named("ntiles"), g.c1, g.c1)
     else:
         grid = (g.gm, g.gn, g.c1)
+    if stream:  # the full waves of tiles (groups) whole (`g.waves` a block, or cluster), the rest's trips shared
+        g.trips = p.constant(_cdiv(g.nk_steps, stream)).named("trips")
+        g.waves = p.divui(g.ntiles, units).named("waves")
+        g.dp = (g.waves * units).named("dp")
+        g.nsk = (g.ntiles - g.dp).named("nsk")
+        g.ttrips = (g.nsk * g.trips).named("ttrips")
+        # at least 1 (no trips shared: every block's range is empty, the fixup stores nothing)
+        span = p.ceildivui(g.ttrips, units).named("span0")
+        g.span = ((span + g.c1).named("span1") - p.minui(span, g.c1).named("spanpos")).named("span")
     g.nprog = grid[0]
     with p.launch(grid=grid, threads=threads, cluster=size if size > 1 else None) as k:
         g.tid = k.tid
@@ -773,10 +805,10 @@ def gemm_hopper_ws(
     size = cm * cn
     if cm < 1 or cn < 1 or size not in CLUSTER_SIZES or (size > 1 and (
             not persistent or persistent % size or (stages * nch) % cm or stages % cn or pingpong or split_k > 1
-            or stream_k or swap_ab or cp_async or block_scales or overlap_epilogue)):
+            or swap_ab or cp_async or block_scales or overlap_epilogue)):
         raise ValueError(f"gemm_hopper_ws: cluster (cm, cn) of {'/'.join(map(str, CLUSTER_SIZES))} blocks; "
                          f"clusters need persistent tiles over a multiple of cm cn blocks, stages times column "
-                         f"chunks a multiple of cm, stages a multiple of cn, without pingpong, split_k, stream_k, "
+                         f"chunks a multiple of cm, stages a multiple of cn, without pingpong, split_k, "
                          f"swap_ab, cp_async, block_scales or overlap_epilogue (got cluster {cluster}, persistent "
                          f"{persistent}, {stages} stages, {nch} chunks)")
     if handover not in ("drain", "issue"):
@@ -892,33 +924,13 @@ def gemm_hopper_ws(
                     sv = p.constant(split_k).named("splits")
                     g.split, t = p.remui(t, sv).named("split"), p.divui(t, sv).named("tile")
                     g.kbase = (g.split * g.nk).named("kbase")
-                if size > 1:  # group t: cm block rows by cn block columns; this block's by its rank
-                    gm, gn = g.gm, g.gn
-                    g.gm, g.gn = g.gm2, g.gn2
-                    if group > 1:
-                        _grouped(g, m, n, cm * bm, cn * bn, max(1, group // cm), t)
-                    else:
-                        g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
-                    g.gm, g.gn = gm, gn
-                    if cm > 1:
-                        cmv = g.c2 if cm == 2 else p.constant(cm).named("cmr")
-                        g.bx = ((g.bx * cmv).named("pairrow") + g.rx).named("bx")
-                    if cn > 1:
-                        cnv = g.c2 if cn == 2 else p.constant(cn).named("cnr")
-                        g.by = ((g.by * cnv).named("paircol") + g.ry).named("by")
-                elif group > 1:
-                    _grouped(g, m, n, bm, bn, group, t)
-                else:
-                    g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
+                _tile_of(g, m, n, bm, bn, group, cluster, t)
                 chunk_columns()
                 body()
 
         def tile_at(t) -> None:
-            """`g.bx`, `g.by` (and the chunks' columns) of tile `t`: grouped order with `group`."""
-            if group > 1:
-                _grouped(g, m, n, bm, bn, group, t)
-            else:
-                g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
+            """`g.bx`, `g.by` (and the chunks' columns) of tile (group) `t` (`_tile_of`)."""
+            _tile_of(g, m, n, bm, bn, group, cluster, t)
             chunk_columns()
 
         def stream_segments(body, carry: list | None = None) -> None:
@@ -929,16 +941,17 @@ def gemm_hopper_ws(
             (the block's K steps before the segment), `g.whole` (the block takes the
             tile whole) and `g.slot` (the workspace slot of its partial otherwise: 2 pid
             for the block's first tile, 2 pid + 1 for its last)."""
+            unit, units = (g.cid, g.ncl) if size > 1 else (g.pid, g.nprog)  # clusters: the same for its blocks
             g.dp_phase = True
-            with p.range(g.pid, g.dp, g.nprog) as t:
+            with p.range(unit, g.dp, units) as t:
                 t.named("t")
-                g.j = p.divui((t - g.pid).named("tsub"), g.nprog).named("j")
+                g.j = p.divui((t - unit).named("tsub"), units).named("j")
                 g.base = (g.j * g.nk).named("base")
                 g.kfirst, g.klast = g.c0, g.nk
                 tile_at(t)
                 body()
             g.dp_phase = False
-            lo = (g.pid * g.span).named("lo")
+            lo = (unit * g.span).named("lo")
             hi = p.minui((lo + g.span).named("lo_span"), g.ttrips).named("hi")
             tlo = p.divui(lo, g.trips).named("tlo")
             thi = p.ceildivui(hi, g.trips).named("thi")
@@ -1301,7 +1314,7 @@ def gemm_hopper_ws(
 
         fix = SimpleNamespace(**{**vars(g), **g.reduce_views})
         if stream_k:
-            _stream_k_fixup(fix, m, n, bm, bn, epilogue, swap_ab, group)
+            _stream_k_fixup(fix, m, n, bm, bn, epilogue, swap_ab, group, cluster)
         else:
             _split_k_reduce(fix, m, n, split_k, epilogue)
     return p.module
@@ -1402,7 +1415,7 @@ STREAM_K_ROWS = 16
 
 
 def _stream_k_fixup(g, m: int | None, n: int, bm: int, bn: int, epilogue: Epilogue, swap_ab: bool,
-                    group: int) -> None:
+                    group: int, cluster: tuple[int, int] = (1, 1)) -> None:
     """Stream-K's second launch (`gemm_hopper_ws(stream_k=True)`): per tile t of the
     shared part (tile `g.dp` + t of C; blocks b0 = t T / L .. b1 = (t T + T - 1) / L of
     `g.span` L take its T trips, b0 < b1) and `STREAM_K_ROWS` of its rows of M, the sum
@@ -1413,7 +1426,10 @@ def _stream_k_fixup(g, m: int | None, n: int, bm: int, bn: int, epilogue: Epilog
     tile's rows of M are its `bn` columns (the partials column-major, `g.WS` the fixup's
     view of them, N contiguous) and tile t is (t % gn, t / gn) of C^T; unswapped its
     `bm` rows (the partials row-major), tile t where the units' walk put it (grouped
-    order with `group`)."""
+    order with `group`). With `cluster` (cm, cn) of C > 1 blocks the units are groups of
+    cm x cn tiles and the blocks sharing them clusters: the fixup's blocks C per group,
+    rank r's tile (cm i + r % cm, cn j + r / cm) of group (i, j) summed from the slots
+    of block C c + r of each cluster c sharing the group."""
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.distributed import BlockedLayout
 
@@ -1422,9 +1438,18 @@ def _stream_k_fixup(g, m: int | None, n: int, bm: int, bn: int, epilogue: Epilog
     rows_m, cols_n = (bn, bm) if swap_ab else (bm, bn)
     lay = BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
     # at least one block (no shared tiles: it stores nothing)
+    cm, cn = cluster
+    size = cm * cn
     blocks = ((g.nsk + g.c1).named("nsk1") - p.minui(g.nsk, g.c1).named("anysk")).named("fixtiles")
+    if size > 1:
+        csize = p.constant(size).named("csize")
+        blocks = (blocks * csize).named("fixblocks")
     with p.launch(grid=(blocks, p.constant(rows_m // rm).named("subs"), g.c1), threads=128) as k:
         t = k.bx.named("t")
+        if size > 1:  # group t / C, the tile of rank t % C
+            rank, t = p.remui(t, csize).named("rank"), p.divui(t, csize).named("group")
+            cmr = p.constant(cm).named("cmr")
+            g.rx, g.ry = p.remui(rank, cmr).named("rx"), p.divui(rank, cmr).named("ry")
         t0 = (t * g.trips).named("t0")
         last = (t0 + (g.trips - g.c1).named("trips1")).named("tlast")
         b0, b1 = p.divui(t0, g.span).named("b0"), p.divui(last, g.span).named("b1")
@@ -1442,7 +1467,11 @@ def _stream_k_fixup(g, m: int | None, n: int, bm: int, bn: int, epilogue: Epilog
                     b = p.minui(bu, b1).named(f"bin{u}")
                     # 1 where block b's range starts before the tile (its last tile), else 0
                     before = p.minui((t0 - p.minui((b * g.span).named("blo"), t0).named("bmin")).named("bgap"), g.c1)
-                    slot = ((b + b).named("b2") + before.named("tail")).named(f"slot{u}")
+                    if size > 1:  # cluster b's block of this rank
+                        blk = ((b * csize).named("cblock") + rank).named("blk")
+                        slot = ((blk + blk).named("b2") + before.named("tail")).named(f"slot{u}")
+                    else:
+                        slot = ((b + b).named("b2") + before.named("tail")).named(f"slot{u}")
                     w = p.slice(g.WS, ["_", "_", slot]).named("wslot")
                     x = p.load(p.tile(w, [k.by, g.c0], [rm, cols_n]).named("tw"), lay).named(f"part{u}")
                     parts.append(x if not u else (x * p.where((bu <= b1).named(f"in{u}"), one, zero)).named(f"kept{u}"))
@@ -1451,11 +1480,9 @@ def _stream_k_fixup(g, m: int | None, n: int, bm: int, bn: int, epilogue: Epilog
             tc = (t + g.dp).named("tc")
             if swap_ab:
                 tm, tn = p.remui(tc, g.gn).named("tm"), p.divui(tc, g.gn).named("tn")
-            elif group > 1:
-                _grouped(g, m, n, bm, bn, group, tc)
-                tm, tn = g.bx, g.by
             else:
-                tm, tn = p.divui(tc, g.gn).named("tm"), p.remui(tc, g.gn).named("tn")
+                _tile_of(g, m, n, bm, bn, group, cluster, tc)
+                tm, tn = g.bx, g.by
             rows = (tm * p.constant(rows_m // rm).named("subs2") + k.by).named("rowblk")
             h = epilogue.apply(g, acc, rows, tn, rm, cols_n, lay)
             p.store(h, p.tile(g.C, [rows, tn], [rm, cols_n]).named("tc"))

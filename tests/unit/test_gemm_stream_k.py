@@ -283,3 +283,26 @@ def test_the_stream_k_tail_compiles_without_spills():
     usage = resource_usage(compile_sm90_or_skip(emit(module, "cuda")))
     assert len(usage) == 2, sorted(usage)
     assert all(u.spill_stores in (0, None) and u.spill_loads in (0, None) for u in usage.values())
+
+
+# 200 x 264 in 64 x 128 tiles: 4 block rows by 3 block columns = 2 x 3 = 6 pairs (groups of
+# 2 x 1 tiles sharing B), the last row 8 rows, the last column 8 columns; K = 1000: 8 trips
+@pytest.mark.parametrize(("cluster", "blocks", "group"), [
+    ((2, 1), 8, 1),    # 4 clusters: one full wave of pairs, 2 pairs' 16 trips shared (4 a cluster)
+    ((2, 1), 10, 4),   # 5 clusters: one wave, 1 pair over 5 clusters (ranges inside one pair), grouped
+    ((2, 1), 14, 1),   # 7 clusters: no full wave, every pair shared
+    ((2, 2), 8, 1),    # 2 x 2 clusters (A shared too): 4 groups of 2 x 2 tiles over 2 clusters, whole
+    ((2, 2), 12, 1),   # 3 clusters: one wave, the last group's trips shared
+])
+def test_stream_k_tail_in_clusters(cluster, blocks, group):
+    """The tail in thread-block clusters (`gemm_hopper_ws(cluster=..., stream_k=True)`): the
+    groups of cm x cn tiles are the units, the clusters the blocks sharing them (every
+    block of a cluster walks the same K steps, so the multicast and the "empty" barriers'
+    arrivals stay as without the tail); the executor checks the clusters' barriers and
+    multicasts; against float64, the widest epilogue, after the default pipeline."""
+    m, n, k = 200, 264, 1000
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=128, bk=64, stages=2, chunk=64, group=group, persistent=blocks,
+                            tma_epilogue=True, stream_k=True, cluster=cluster, epilogue=WIDEST)
+    run_pipeline(module, "default")
+    ops = _operands(m, n, k, WIDEST, seed=blocks)
+    _check(_run_tiles(module, m, n, WIDEST, ops, 2 * blocks, 64, 128), ops, WIDEST)
