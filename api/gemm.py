@@ -167,8 +167,8 @@ class GemmConfig:
         """The f32 elements of the workspace a call of M x N on `sms` multiprocessors
         takes: split-K's S partial products of M x N, stream-K's two `bm x bn` slots a
         block (`gemm_hopper_ws`), else none."""
-        if self.stream_k:
-            return 2 * sms * (self.per_sm if self.swap_ab else 1) * self.bm * self.bn
+        if self.stream_k:  # two slots a block of the grid
+            return 2 * (sms * self.per_sm if self.swap_ab else self.kwargs(sms)["persistent"]) * self.bm * self.bn
         return self.split_k * m * n if self.split_k > 1 else 0
 
     def counters(self, m: int, n: int) -> int:
@@ -386,14 +386,20 @@ def stream_k_schedule(c: GemmConfig, m: int, n: int, k: int, sms: int) -> tuple[
     tiles * trips)), span (a block's trips of the shared tiles, ceil(tail * trips / G),
     at least 1), waves (the full waves of tiles each block takes whole, tiles // G: the
     shared tiles, the tail, are the last tiles - waves G)); swapped, the tiles are N's
-    rows times M's bucket's columns."""
+    rows times M's bucket's columns; in clusters (`c.cluster`) of cm x cn blocks, the
+    "tiles" are the groups of cm x cn tiles and the "blocks" the clusters (min(groups,
+    `cluster_slots`)), as the program shares them."""
+    cm, cn = c.cluster
     if c.swap_ab:
         mb = min(m_bucket(m), m) if m <= DECODE_MAX_M else m
         tiles = -(-n // c.bm) * -(-mb // c.bn)
     else:
-        tiles = -(-m // c.bm) * -(-n // c.bn)
+        tiles = -(-(-(-m // c.bm)) // cm) * -(-(-(-n // c.bn)) // cn)
     trips = -(-(-(-k // c.bk)) // c.stages)
-    blocks = min(sms * (c.per_sm if c.swap_ab else 1), tiles * trips)
+    if cm * cn > 1:
+        blocks = min(cluster_slots(cm * cn, sms, c.smem_bytes()), tiles)
+    else:
+        blocks = min(sms * (c.per_sm if c.swap_ab else 1), tiles * trips)
     waves = tiles // blocks
     return tiles, trips, blocks, max(1, -(-(tiles - waves * blocks) * trips // blocks)), waves
 
@@ -611,33 +617,34 @@ def wave_seconds(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | 
     multiprocessors of `tgt` (default sm_90a's): a tile's time is its 2 bm bn K' flops
     (K' = K's steps rounded up to whole trips of the ring, as the program runs them) at
     the multiprocessor's rate (`sm_mma_flops_per_s`) times `c.efficiency`. Whole tiles:
-    ceil(tiles / sms) of them. Stream-K (`c.stream_k`, `stream_k_schedule`): the full
+    ceil(tiles / sms) of them (clusters: groups over the resident clusters, as
+    `stream_k_schedule` counts them). Stream-K (`c.stream_k`, `stream_k_schedule`): the full
     waves' tiles and the busiest block's `span` trips of the tail (a trip 1 / trips of a
     tile), then the shared tiles' partial segments (`shared_segments`, `bm x bn` f32 each)
     written and read back at DRAM's rate and the fixup's launch (`kernel_gap_s`)."""
     tgt = tgt or target("sm_90a")
     trips = -(-(-(-k // c.bk)) // c.stages)
     tile = 2 * c.bm * c.bn * trips * c.stages * c.bk / (tgt.sm_mma_flops_per_s * c.efficiency)
+    tiles, trips, blocks, span, waves = stream_k_schedule(dataclasses.replace(c, stream_k=True), m, n, k, sms)
     if not c.stream_k:
-        return -(-(-(-m // c.bm) * -(-n // c.bn)) // sms) * tile
-    tiles, trips, blocks, span, waves = stream_k_schedule(c, m, n, k, sms)
+        return -(-tiles // blocks) * tile
     tail = tiles - waves * blocks
     if not tail:
         return waves * tile
-    partials = 2 * shared_segments(tail, trips, span) * c.bm * c.bn * 4
+    partials = 2 * shared_segments(tail, trips, span) * c.cluster[0] * c.cluster[1] * c.bm * c.bn * 4
     return waves * tile + span * tile / trips + partials / tgt.dram_bytes_per_s + tgt.kernel_gap_s
 
 
 def with_stream_k_tail(c: GemmConfig, m: int, n: int, k: int | None, sms: int, tgt: Target) -> GemmConfig:
     """`c` with its last round's tiles shared along K (`GemmConfig.stream_k`, named
     `<c.name>:sk`) where `STREAM_K_TAIL` says so, K is known, `c` may take it (16-bit,
-    unswapped, unsplit, no pingpong, cluster, overlapped epilogue or block scales) and
+    unswapped, unsplit, no pingpong, overlapped epilogue or block scales; clusters or not) and
     its `wave_seconds` are fewer than the whole tiles' (ties to whole tiles). Estimate
     (sm_90a, 128 x 256 x 64 in 4 stages): 3000 x 5008 x 7008 (480 tiles: 3.64 waves)
     315 us against 327 whole; 4000^3 (512 tiles, 16 trips a tile: the tail saves one
     trip of 16) 203 against 187, whole."""
     if (not STREAM_K_TAIL or k is None or c.swap_ab or c.split_k > 1 or c.pingpong or c.overlap
-            or c.cluster != (1, 1) or c.block_scales or c.operand_bytes != 2):
+            or c.block_scales or c.operand_bytes != 2):
         return c
     sk = dataclasses.replace(c, stream_k=True, name=f"{c.name}:sk")
     return sk if wave_seconds(sk, m, n, k, sms, tgt) < wave_seconds(c, m, n, k, sms, tgt) else c

@@ -253,8 +253,8 @@ def test_wave_seconds_of_the_stream_k_tail():
 def test_the_rule_takes_the_tail_by_its_cost(monkeypatch):
     """With `STREAM_K_TAIL`: 3000 x 5008 x 7008 takes the tail (3.64 waves), 4000^3 whole
     tiles (16 trips a tile: the tail saves one trip, its partials cost more), 3000 x 5000
-    x 7000 the pairs sharing B (misaligned rows: `with_cluster` first; no stream-K in
-    clusters), M <= 128 the decode rule; off, the tiles whole."""
+    x 7000 the pairs sharing B (misaligned rows: `with_cluster` first) with the tail
+    (240 pairs over 66 clusters: 3.64 waves); off, the tiles whole."""
     from tilec import gemm
 
     assert not gemm.choose_config(3000, 5008, 132, k=7008).stream_k
@@ -264,20 +264,23 @@ def test_the_rule_takes_the_tail_by_its_cost(monkeypatch):
     assert taken.kwargs(132)["stream_k"] and taken.workspace(3000, 5008, 132) == 2 * 132 * 128 * 256
     assert not gemm.choose_config(4000, 4000, 132, k=4000).stream_k
     clustered = gemm.choose_config(3000, 5000, 132, k=7000)
-    assert clustered.cluster == (2, 1) and not clustered.stream_k
+    assert clustered.cluster == (2, 1) and clustered.stream_k and clustered.name == "128x256x64:4:c128:cl2:sk"
+    assert clustered.kwargs(132)["cluster"] == (2, 1) and clustered.kwargs(132)["stream_k"]
+    assert clustered.workspace(3000, 5000, 132) == 2 * 132 * 128 * 256  # 66 pairs (no device here)
     assert not gemm.choose_config(3000, 5008, 132).stream_k  # K unknown
 
 
-def test_the_stream_k_tail_compiles_without_spills():
+@pytest.mark.parametrize("cluster", [(1, 1), (2, 1)])
+def test_the_stream_k_tail_compiles_without_spills(cluster):
     """The rule's 128 x 256 x 64 tile in chunks of 128 with the tail at 3000 x 5000 x
-    7000 (plain epilogue), sm_90a: two kernels, the units' (168 registers, the most
-    384 threads allow) and the fixup's, neither spilling."""
+    7000 (plain epilogue), alone and in pairs sharing B, sm_90a: two kernels, the
+    units' and the fixup's, neither spilling."""
     import dataclasses
 
     from tilec.gemm import CONFIGS
     from tilec.runtime.nvrtc import resource_usage
 
-    c = dataclasses.replace(CONFIGS[0], stream_k=True, name=CONFIGS[0].name + ":sk")
+    c = dataclasses.replace(CONFIGS[0], stream_k=True, cluster=cluster, name=CONFIGS[0].name + ":sk")
     module = matmul_program(MatmulKey(c, 5000, 7000, "bf16", Epilogue(), 132, index_bits=32))
     run_pipeline(module, "default")
     usage = resource_usage(compile_sm90_or_skip(emit(module, "cuda")))
