@@ -739,8 +739,8 @@ def gemm_hopper_ws(
     across a block's units, so a block's start (barriers, `setmaxnreg`, the ring's
     first fill) is paid once per block, not once per unit.
 
-    `stream_k` (needs `persistent` = P; not with `split_k`, block scales, pingpong,
-    clusters or `overlap_epilogue`): a data-parallel + stream-K hybrid, as CUTLASS's
+    `stream_k` (needs `persistent` = P; not with `split_k`, block scales, pingpong or
+    `overlap_epilogue`): a data-parallel + stream-K hybrid, as CUTLASS's
     stream-K scheduler with data-parallel waves. Over the grid's G = min(P, tiles x
     trips) blocks, the full waves of tiles, W = tiles // G each block (tiles b, b + G,
     ... below W G, in the walk's order: grouped with `group`), are taken whole as by
@@ -756,7 +756,11 @@ def gemm_hopper_ws(
     shared tile's partials in the order of its blocks (the same bits on every run),
     applies the epilogue and stores it. The ring and its phases run on across a block's
     tiles and segments. Swapped (decode sizes), tiles < G mostly: no full wave, all
-    stream-K.
+    stream-K. With `cluster`, the units are the walk's groups of cm x cn tiles and the
+    blocks sharing them the clusters (G = the grid's clusters): every block of a cluster
+    walks the same segments, each its own tile of the group, so the multicast loads and
+    the "empty" barriers' arrivals are as without stream-K; each block writes its own
+    slots, and the fixup sums a tile's partials from the blocks of its rank.
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
