@@ -111,8 +111,8 @@ class GemmConfig:
     """Stream-K (`gemm_hopper_ws(stream_k=True)`; named `:sk`): the full waves of tiles whole
     (data-parallel), then the blocks share the rest's K work evenly in rounds of the ring,
     the tiles shared by several blocks summed by a second launch. Swapped: persistent
-    (`per_sm` > 0); unswapped: over the multiprocessors, not with clusters, pingpong or the
-    overlapped epilogue."""
+    (`per_sm` > 0); unswapped: over the multiprocessors (clusters: the groups over the
+    clusters), not with pingpong or the overlapped epilogue."""
     cluster: tuple[int, int] = (1, 1)
     """(cm, cn): thread-block clusters of cm block rows by cn block columns, B multicast
     along a cluster's columns, A along its rows (`gemm_hopper_ws(cluster=(cm, cn))`; named

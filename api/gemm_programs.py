@@ -622,7 +622,7 @@ def gemm_hopper_ws(
 
     `cluster` = (cm, cn), cm cn of `CLUSTER_SIZES` (needs `persistent` P a multiple of
     cm cn, `stages` of cn, `stages` times the column chunks of cm; not with pingpong,
-    split-K, stream-K, swap_ab, cp_async, block scales or `overlap_epilogue`): the
+    split-K, swap_ab, cp_async, block scales or `overlap_epilogue`): the
     blocks run in thread-block clusters of cm cn (`launch(cluster=cm cn)`), as CUTLASS's
     cm x cn cluster shapes: cluster c takes groups of cm block rows by cn block columns,
     the block of rank r its tile (cm i + r % cm, cn j + r // cm) of group (i, j) (tiles
