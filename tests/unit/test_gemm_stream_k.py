@@ -104,13 +104,15 @@ def _run_tiles(module, m: int, n: int, ep: Epilogue, ops: dict, slots: int, bm: 
 # last column 8 columns); K = 1000: 16 steps over 2 stages, 8 trips a tile. 3 blocks: two
 # full waves whole (6 tiles), the last 2 tiles' 16 trips shared (6 a block: across the
 # tile boundary); 5 blocks: one wave, 3 tiles' 24 trips 5 a block; 8 blocks: every tile
-# whole (nothing shared); 13 blocks: no full wave, every tile shared, three ways or more
-@pytest.mark.parametrize(("blocks", "group"), [(3, 1), (5, 2), (8, 1), (13, 2)])
-def test_data_parallel_waves_and_a_stream_k_tail(blocks, group):
+# whole (nothing shared); 13 blocks: no full wave, every tile shared, three ways or more;
+# K = 200 (4 steps: 2 trips a tile) over 5 blocks: span 2, the tail's 3 tiles each whole
+@pytest.mark.parametrize(("blocks", "group", "k"), [(3, 1, 1000), (5, 2, 1000), (8, 1, 1000), (13, 2, 1000),
+                                                    (5, 1, 200)])
+def test_data_parallel_waves_and_a_stream_k_tail(blocks, group, k):
     """Unswapped stream-K (`GemmConfig.stream_k` of the wave rule's tiles): the full
     waves of tiles whole, the last round's trips shared, the TMA epilogue in column
     chunks, grouped order; against float64, the widest epilogue."""
-    m, n, k = 200, 136, 1000
+    m, n = 200, 136
     module = gemm_hopper_ws(None, n, k, bm=64, bn=128, bk=64, stages=2, chunk=64, group=group, persistent=blocks,
                             tma_epilogue=True, stream_k=True, epilogue=WIDEST)
     ops = _operands(m, n, k, WIDEST, seed=blocks)
