@@ -608,8 +608,12 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
 
 
 STREAM_K_TAIL = False
-"""Whether the wave rule weighs its pick's stream-K tail (`with_stream_k_tail`): off until
-measured on the H200 (benchmarks/NOTES.md, wave44)."""
+"""Whether the wave rule weighs its pick's stream-K tail (`with_stream_k_tail`): off. H200
+(benchmarks/NOTES.md, wave44): slower at every measured shape, 563 TFLOP/s against 584
+whole at 3000 x 5008 x 7008 (where `wave_seconds` says 3.7% faster), 548 against 555 in
+pairs at 3000 x 5000 x 7000, 515 against 586 at 4000^3: the cost does not see the last
+round's tiles running faster on a partly idle GPU, the segments' ring restarts and
+partial stores, or the fixup after the last block."""
 
 
 def wave_seconds(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | None = None) -> float:
