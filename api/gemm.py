@@ -111,9 +111,11 @@ class GemmConfig:
     the ring running on across them. The other configurations are always persistent, one block a
     multiprocessor."""
     stream_k: bool = False
-    """Swapped and persistent (`per_sm` > 0): the blocks share the tiles' K work evenly in rounds
-    of the ring, the tiles shared by several blocks summed by a second launch
-    (`gemm_hopper_ws(stream_k=True)`; named `:sk`)."""
+    """Stream-K (`gemm_hopper_ws(stream_k=True)`; named `:sk`): the full waves of tiles whole
+    (data-parallel), then the blocks share the rest's K work evenly in rounds of the ring,
+    the tiles shared by several blocks summed by a second launch. Swapped: persistent
+    (`per_sm` > 0); unswapped: over the multiprocessors (clusters: the groups over the
+    clusters), not with pingpong or the overlapped epilogue."""
     cluster: tuple[int, int] = (1, 1)
     """(cm, cn): thread-block clusters of cm block rows by cn block columns, B multicast
     along a cluster's columns, A along its rows (`gemm_hopper_ws(cluster=(cm, cn))`; named
@@ -168,6 +170,8 @@ class GemmConfig:
                 kw["rounds"] = self.rounds
         if self.cp_async:
             kw["cp_async"] = self.cp_async
+        if self.stream_k:
+            kw["stream_k"] = True
         if size > 1:
             kw["cluster"] = self.cluster
         if self.box_parts:
@@ -178,8 +182,8 @@ class GemmConfig:
         """The f32 elements of the workspace a call of M x N on `sms` multiprocessors
         takes: split-K's S partial products of M x N (none summed in a cluster), stream-K's
         two `bm x bn` slots a block (`gemm_hopper_ws`), else none."""
-        if self.stream_k:
-            return 2 * sms * self.per_sm * self.bm * self.bn
+        if self.stream_k:  # two slots a block of the grid
+            return 2 * (sms * self.per_sm if self.swap_ab else self.kwargs(sms)["persistent"]) * self.bm * self.bn
         return self.split_k * m * n if self.split_k > 1 and not self.cluster_split else 0
 
     def counters(self, m: int, n: int) -> int:
@@ -433,16 +437,29 @@ def units(c: GemmConfig, m: int, n: int) -> int:
     return tiles * c.split_k
 
 
-def stream_k_schedule(c: GemmConfig, m: int, n: int, k: int, sms: int) -> tuple[int, int, int, int]:
+def stream_k_schedule(c: GemmConfig, m: int, n: int, k: int, sms: int) -> tuple[int, int, int, int, int]:
     """Stream-K's schedule of `c` (`c.stream_k`) for M x N x K on `sms` multiprocessors,
     as `gemm_hopper_ws(stream_k=True)` computes it: (tiles, trips a tile (rounds of the
-    ring, ceil(ceil(K / bk) / stages)), blocks (min(sms * per_sm, tiles * trips)), span
-    (a block's trips, ceil(tiles * trips / blocks))); the tiles are N's rows times M's
-    bucket's columns."""
-    tiles = -(-n // c.bm) * -(-min(m_bucket(m), m) // c.bn) if m <= DECODE_MAX_M else -(-n // c.bm) * -(-m // c.bn)
+    ring, ceil(ceil(K / bk) / stages)), blocks G (min(sms * per_sm (unswapped: sms),
+    tiles * trips)), span (a block's trips of the shared tiles, ceil(tail * trips / G),
+    at least 1), waves (the full waves of tiles each block takes whole, tiles // G: the
+    shared tiles, the tail, are the last tiles - waves G)); swapped, the tiles are N's
+    rows times M's bucket's columns; in clusters (`c.cluster`) of cm x cn blocks, the
+    "tiles" are the groups of cm x cn tiles and the "blocks" the clusters (min(groups,
+    `cluster_slots`)), as the program shares them."""
+    cm, cn = c.cluster
+    if c.swap_ab:
+        mb = min(m_bucket(m), m) if m <= DECODE_MAX_M else m
+        tiles = -(-n // c.bm) * -(-mb // c.bn)
+    else:
+        tiles = -(-(-(-m // c.bm)) // cm) * -(-(-(-n // c.bn)) // cn)
     trips = -(-(-(-k // c.bk)) // c.stages)
-    blocks = min(sms * c.per_sm, tiles * trips)
-    return tiles, trips, blocks, -(-tiles * trips // blocks)
+    if cm * cn > 1:
+        blocks = min(cluster_slots(cm * cn, sms, c.smem_bytes()), tiles)
+    else:
+        blocks = min(sms * (c.per_sm if c.swap_ab else 1), tiles * trips)
+    waves = tiles // blocks
+    return tiles, trips, blocks, max(1, -(-(tiles - waves * blocks) * trips // blocks)), waves
 
 
 def shared_segments(tiles: int, trips: int, span: int) -> int:
@@ -492,11 +509,13 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
     partial = 2 * small * weight * 4
     mma = tgt.sm_mma_flops_per_s * (2 if c.operand_bytes == 1 else 1)
     if c.stream_k:
-        tiles, trips, blocks, span = stream_k_schedule(c, m, n, k, sms)
+        tiles, trips, blocks, span, waves = stream_k_schedule(c, m, n, k, sms)
         trip = c.stages * c.bk
-        dram = tiles * weight * min(k, trips * trip) * c.operand_bytes + shared_segments(tiles, trips, span) * partial
-        busiest = c.per_sm * (span * (weight + small) * trip * c.operand_bytes + 2 * partial)
-        flops = c.per_sm * span * 2 * c.bm * c.bn * trip
+        tail = tiles - waves * blocks
+        dram = tiles * weight * min(k, trips * trip) * c.operand_bytes + shared_segments(tail, trips, span) * partial
+        busy = waves * trips + (span if tail else 0)
+        busiest = c.per_sm * (busy * (weight + small) * trip * c.operand_bytes + 2 * partial)
+        flops = c.per_sm * busy * 2 * c.bm * c.bn * trip
         gaps = 1
     else:
         span = min(k, unit_steps(c, k) * c.bk)
@@ -579,7 +598,8 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     if not sms:
         raise TilecError(f"choose_config: the multiprocessors of {tgt.arch} are not known; pass sms")
     if k is None or m > DECODE_MAX_M:
-        return with_cluster(_wave(m, n, sms, tgt, fp8, block_scales), m, n, k, sms, b_kmajor)
+        return with_stream_k_tail(with_cluster(_wave(m, n, sms, tgt, fp8, block_scales), m, n, k, sms, b_kmajor),
+                                  m, n, k, sms, tgt)
     return _decode_config(m_bucket(m), n, k, sms, tgt, fp8, block_scales, b_kmajor, MAX_SPLIT_K)
 
 
@@ -655,6 +675,53 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
     if not slots or -(-(-(-gm // 2) * gn) // slots) > -(-(gm * gn) // sms):
         return c
     return dataclasses.replace(c, cluster=(2, 1), name=f"{c.name}:{cluster_name((2, 1))}")
+
+
+STREAM_K_TAIL = False
+"""Whether the wave rule weighs its pick's stream-K tail (`with_stream_k_tail`): off. H200
+(benchmarks/NOTES.md, wave44): slower at every measured shape, 563 TFLOP/s against 584
+whole at 3000 x 5008 x 7008 (where `wave_seconds` says 3.7% faster), 548 against 555 in
+pairs at 3000 x 5000 x 7000, 515 against 586 at 4000^3: the cost does not see the last
+round's tiles running faster on a partly idle GPU, the segments' ring restarts and
+partial stores, or the fixup after the last block."""
+
+
+def wave_seconds(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | None = None) -> float:
+    """The wave rule's time of `c` (unswapped, unsplit) for M x N x K on `sms`
+    multiprocessors of `tgt` (default sm_90a's): a tile's time is its 2 bm bn K' flops
+    (K' = K's steps rounded up to whole trips of the ring, as the program runs them) at
+    the multiprocessor's rate (`sm_mma_flops_per_s`) times `c.efficiency`. Whole tiles:
+    ceil(tiles / sms) of them (clusters: groups over the resident clusters, as
+    `stream_k_schedule` counts them). Stream-K (`c.stream_k`, `stream_k_schedule`): the full
+    waves' tiles and the busiest block's `span` trips of the tail (a trip 1 / trips of a
+    tile), then the shared tiles' partial segments (`shared_segments`, `bm x bn` f32 each)
+    written and read back at DRAM's rate and the fixup's launch (`kernel_gap_s`)."""
+    tgt = tgt or target("sm_90a")
+    trips = -(-(-(-k // c.bk)) // c.stages)
+    tile = 2 * c.bm * c.bn * trips * c.stages * c.bk / (tgt.sm_mma_flops_per_s * c.efficiency)
+    tiles, trips, blocks, span, waves = stream_k_schedule(dataclasses.replace(c, stream_k=True), m, n, k, sms)
+    if not c.stream_k:
+        return -(-tiles // blocks) * tile
+    tail = tiles - waves * blocks
+    if not tail:
+        return waves * tile
+    partials = 2 * shared_segments(tail, trips, span) * c.cluster[0] * c.cluster[1] * c.bm * c.bn * 4
+    return waves * tile + span * tile / trips + partials / tgt.dram_bytes_per_s + tgt.kernel_gap_s
+
+
+def with_stream_k_tail(c: GemmConfig, m: int, n: int, k: int | None, sms: int, tgt: Target) -> GemmConfig:
+    """`c` with its last round's tiles shared along K (`GemmConfig.stream_k`, named
+    `<c.name>:sk`) where `STREAM_K_TAIL` says so, K is known, `c` may take it (16-bit,
+    unswapped, unsplit, no pingpong, overlapped epilogue or block scales; clusters or not) and
+    its `wave_seconds` are fewer than the whole tiles' (ties to whole tiles). Estimate
+    (sm_90a, 128 x 256 x 64 in 4 stages): 3000 x 5008 x 7008 (480 tiles: 3.64 waves)
+    315 us against 327 whole; 4000^3 (512 tiles, 16 trips a tile: the tail saves one
+    trip of 16) 203 against 187, whole."""
+    if (not STREAM_K_TAIL or k is None or c.swap_ab or c.split_k > 1 or c.pingpong or c.overlap
+            or c.block_scales or c.operand_bytes != 2):
+        return c
+    sk = dataclasses.replace(c, stream_k=True, name=f"{c.name}:sk")
+    return sk if wave_seconds(sk, m, n, k, sms, tgt) < wave_seconds(c, m, n, k, sms, tgt) else c
 
 
 @functools.lru_cache(maxsize=1024)

@@ -291,7 +291,10 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         r, c = shape
         dyn = [g.m] if r is None else []
         setattr(g, name, p.view(ptr, f"({'?' if r is None else r},{c}):({stride},1)", dynamic=dyn).named(name))
-    if pw is not None and slots:  # stream-K's shared tiles' partials, each bm x bn column-major
+    if pw is not None and slots and not swap_ab:  # stream-K's partials, each bm x bn row-major (as C)
+        g.WS = p.view(pw, f"({bm},{bn},{slots}):({bn},1,{bm * bn})").named("WS")
+        g.reduce_views = {}
+    elif pw is not None and slots:  # stream-K's shared tiles' partials, each bm x bn column-major
         g.WS = p.view(pw, f"({bm},{bn},{slots}):(1,{bm},{bm * bn})").named("WS")
         by_name = dict(zip((name for name, _, _ in views), ptrs))
         g.reduce_views = {"swap": False, "WS": p.view(pw, f"({bn},{bm},{slots}):({bm},1,{bm * bn})").named("WSR")}
@@ -330,6 +333,35 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         g.Ctr = p.view(pctr, "(?):(1)", dynamic=[(g.nctr * p.constant(split_k + 1).named("ctrs")).named("nctrs")]
                        ).named("Ctr")
     return g
+
+
+def _tile_of(g, m: int | None, n: int, bm: int, bn: int, group: int, cluster: tuple[int, int], t) -> None:
+    """`g.bx`, `g.by` of the persistent walk's tile `t` (`gemm_hopper_ws`): grouped order
+    with `group` > 1 (`_grouped`), else row-major; with `cluster` (cm, cn) of more than one
+    block, `t` is a group of cm block rows by cn block columns (`g.gm2` x `g.gn2` of them,
+    in grouped order of `group / cm` group rows) and the tile the block's of it, by its
+    place in the cluster (`g.rx`, `g.ry`)."""
+    p = g.p
+    cm, cn = cluster
+    if cm * cn == 1:
+        if group > 1:
+            _grouped(g, m, n, bm, bn, group, t)
+        else:
+            g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
+        return
+    gm, gn = g.gm, g.gn
+    g.gm, g.gn = g.gm2, g.gn2
+    if group > 1:
+        _grouped(g, m, n, cm * bm, cn * bn, max(1, group // cm), t)
+    else:
+        g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
+    g.gm, g.gn = gm, gn
+    if cm > 1:
+        cmv = g.c2 if cm == 2 else p.constant(cm).named("cmr")
+        g.bx = ((g.bx * cmv).named("pairrow") + g.rx).named("bx")
+    if cn > 1:
+        cnv = g.c2 if cn == 2 else p.constant(cn).named("cnr")
+        g.by = ((g.by * cnv).named("paircol") + g.ry).named("by")
 
 
 def _grouped(g, m: int | None, n: int, bm: int, bn: int, group: int, pid) -> None:
@@ -392,12 +424,13 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
         else:
             groups = _cdiv(_cdiv(m, bm), cm) * _cdiv(_cdiv(n, bn), cn)
             grid = (p.constant(size * min(nprog // size, groups)).named("nprog"), g.c1, g.c1)
+        if stream:  # stream-K's units of work are the groups, its blocks the clusters
+            units = p.divui(grid[0], p.constant(size).named("csize")).named("nclusters")
     elif stream:  # stream-K: the blocks share the tiles' trips of the ring
         g.ntiles = (g.gm * g.gn).named("ntiles")
-        g.trips = p.constant(_cdiv(g.nk_steps, stream)).named("trips")
-        g.ttrips = (g.ntiles * g.trips).named("ttrips")
-        grid = (p.minui(g.ttrips, p.constant(nprog).named("sms")).named("nprog"), g.c1, g.c1)
-        g.span = p.ceildivui(g.ttrips, grid[0]).named("span")
+        alltrips = (g.ntiles * p.constant(_cdiv(g.nk_steps, stream)).named("trips")).named("alltrips")
+        grid = (p.minui(alltrips, p.constant(nprog).named("sms")).named("nprog"), g.c1, g.c1)
+        units = grid[0]
     elif split > 1 and split_cluster:  # one cluster a tile, one block of it a split
         grid = ((g.gm * p.constant(split).named("splits")).named("units"), g.gn, g.c1)
     elif split > 1 and not nprog:  # one block a unit of work: the grid's third axis is the split
@@ -416,6 +449,15 @@ def _launch(g, m: int | None, n: int, bm: int, bn: int, threads: int, group: int
         grid = (p.constant(_cdiv(m, bm) * _cdiv(n, bn)).named("ntiles"), g.c1, g.c1)
     else:
         grid = (g.gm, g.gn, g.c1)
+    if stream:  # the full waves of tiles (groups) whole (`g.waves` a block, or cluster), the rest's trips shared
+        g.trips = p.constant(_cdiv(g.nk_steps, stream)).named("trips")
+        g.waves = p.divui(g.ntiles, units).named("waves")
+        g.dp = (g.waves * units).named("dp")
+        g.nsk = (g.ntiles - g.dp).named("nsk")
+        g.ttrips = (g.nsk * g.trips).named("ttrips")
+        # at least 1 (no trips shared: every block's range is empty, the fixup stores nothing)
+        span = p.ceildivui(g.ttrips, units).named("span0")
+        g.span = ((span + g.c1).named("span1") - p.minui(span, g.c1).named("spanpos")).named("span")
     g.nprog = grid[0]
     ctas = split if split_cluster else size
     with p.launch(grid=grid, threads=threads, cluster=ctas if ctas > 1 else None) as k:
@@ -592,7 +634,7 @@ def gemm_hopper_ws(
 
     `cluster` = (cm, cn), cm cn of `CLUSTER_SIZES` (needs `persistent` P a multiple of
     cm cn, `stages` of cn, `stages` times the column chunks of cm; not with pingpong,
-    split-K, stream-K, swap_ab, cp_async or `overlap_epilogue`; with block scales too): the
+    split-K, swap_ab, cp_async or `overlap_epilogue`; with block scales too): the
     blocks run in thread-block clusters of cm cn (`launch(cluster=cm cn)`), as CUTLASS's
     cm x cn cluster shapes: cluster c takes groups of cm block rows by cn block columns,
     the block of rank r its tile (cm i + r % cm, cn j + r // cm) of group (i, j) (tiles
@@ -734,20 +776,28 @@ def gemm_hopper_ws(
     across a block's units, so a block's start (barriers, `setmaxnreg`, the ring's
     first fill) is paid once per block, not once per unit.
 
-    `stream_k` (needs `swap_ab` and `persistent` = P; not with `split_k` or block
-    scales): the blocks share the tiles' K work evenly, as CUTLASS's stream-K
-    scheduler, in rounds of the ring (`stages` K steps, the tile's `nk / stages`
-    trips): the T = tiles x trips of all tiles in order (tile-major), block b taking
-    trips [b L, min((b + 1) L, T)) with L = ceil(T / G) over the grid's G = min(P, T)
-    blocks, so no block takes more than one trip more than any other (the units of
-    `persistent` alone differ by a whole unit). A block walks the tiles its range
-    meets; a tile whose trips one block takes whole is stored with the epilogue, the
-    segment of a tile shared by several blocks is stored as an f32 partial into the
-    workspace `pw` of 2 G slots of `bm x bn` (slot 2 b: block b's first tile, 2 b + 1:
-    its last), column-major (M's columns contiguous); a second launch
-    (`_stream_k_fixup`) sums each shared tile's partials in the order of its blocks
-    (the same bits on every run), applies the epilogue and stores it. The ring and its
-    phases run on across a block's segments as across its tiles.
+    `stream_k` (needs `persistent` = P; not with `split_k`, block scales, pingpong or
+    `overlap_epilogue`): a data-parallel + stream-K hybrid, as CUTLASS's
+    stream-K scheduler with data-parallel waves. Over the grid's G = min(P, tiles x
+    trips) blocks, the full waves of tiles, W = tiles // G each block (tiles b, b + G,
+    ... below W G, in the walk's order: grouped with `group`), are taken whole as by
+    `persistent` alone; then the rest, the tail, share their K work evenly in rounds of
+    the ring (`stages` K steps, the tile's `nk / stages` trips): the T = tail x trips
+    trips in order (tile-major), block b taking trips [b L, min((b + 1) L, T)) with L =
+    max(1, ceil(T / G)), so no block takes more than one trip more than any other. A
+    block walks the tail's tiles its range meets; a tile whose trips one block takes
+    whole is stored with the epilogue, the segment of a tile shared by several blocks is
+    stored as an f32 partial into the workspace `pw` of 2 G slots of `bm x bn` (slot 2
+    b: block b's first tile of the tail, 2 b + 1: its last), swapped column-major (M's
+    columns contiguous), else row-major; a second launch (`_stream_k_fixup`) sums each
+    shared tile's partials in the order of its blocks (the same bits on every run),
+    applies the epilogue and stores it. The ring and its phases run on across a block's
+    tiles and segments. Swapped (decode sizes), tiles < G mostly: no full wave, all
+    stream-K. With `cluster`, the units are the walk's groups of cm x cn tiles and the
+    blocks sharing them the clusters (G = the grid's clusters): every block of a cluster
+    walks the same segments, each its own tile of the group, so the multicast loads and
+    the "empty" barriers' arrivals are as without stream-K; each block writes its own
+    slots, and the fixup sums a tile's partials from the blocks of its rank.
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
@@ -794,20 +844,21 @@ def gemm_hopper_ws(
         raise ValueError(f"gemm_hopper_ws: cluster_split needs swap_ab, split_k in 2 .. {MAX_CLUSTER_SPLIT} dividing "
                          f"bm / 4, and no persistent, serial, stream_k, cluster or block_scales (got split_k "
                          f"{split_k}, bm {bm})")
-    if stream_k and (not swap_ab or not persistent or split_k > 1 or block_scales):
-        raise ValueError("gemm_hopper_ws: stream_k needs swap_ab and persistent, without split_k or block_scales")
+    if stream_k and (not persistent or split_k > 1 or block_scales or pingpong or overlap_epilogue):
+        raise ValueError("gemm_hopper_ws: stream_k needs persistent, without split_k, block_scales, pingpong or "
+                         "overlap_epilogue")
     cm, cn = cluster
     size = cm * cn
     if cm < 1 or cn < 1 or size not in CLUSTER_SIZES or (size > 1 and (
             not persistent or persistent % size or (not box_parts and ((stages * nch) % cm or stages % cn))
-            or pingpong or split_k > 1 or stream_k or swap_ab or cp_async or overlap_epilogue)) or (
+            or pingpong or split_k > 1 or swap_ab or cp_async or overlap_epilogue)) or (
             box_parts and (size == 1 or bm % (8 * cn) or (bc if b_kmajor else bk) % (8 * cm)
                            or max(bk, bk if b_kmajor else bc) * (1 if dtype in FP8_DTYPES else 2) > 128)):
         raise ValueError(f"gemm_hopper_ws: cluster (cm, cn) of {'/'.join(map(str, CLUSTER_SIZES))} blocks; "
                          f"clusters need persistent tiles over a multiple of cm cn blocks, stages times column "
                          f"chunks a multiple of cm, stages a multiple of cn (or box_parts: a cluster, its parts "
                          f"of A's rows and B's outer mode multiples of 8, the boxes one 128-byte swizzle wide), "
-                         f"without pingpong, split_k, stream_k, "
+                         f"without pingpong, split_k, "
                          f"swap_ab, cp_async or overlap_epilogue (got cluster {cluster}, persistent "
                          f"{persistent}, {stages} stages, {nch} chunks)")
     if handover not in ("drain", "issue"):
@@ -909,7 +960,7 @@ def gemm_hopper_ws(
                 chunk_columns()
                 return body()
             if stream_k:
-                return stream_segments(body)
+                return stream_segments(body, carry)
             first, step = (g.cid, g.ncl) if size > 1 else (g.pid, g.nprog)
             walk0, walk = first, step  # the block's (cluster's) first tile and stride
             if turn is not None and m is None:  # the grid's blocks are a run-time value
@@ -928,35 +979,34 @@ def gemm_hopper_ws(
                     sv = p.constant(split_k).named("splits")
                     g.split, t = p.remui(t, sv).named("split"), p.divui(t, sv).named("tile")
                     g.kbase = (g.split * g.nk).named("kbase")
-                if size > 1:  # group t: cm block rows by cn block columns; this block's by its rank
-                    gm, gn = g.gm, g.gn
-                    g.gm, g.gn = g.gm2, g.gn2
-                    if group > 1:
-                        _grouped(g, m, n, cm * bm, cn * bn, max(1, group // cm), t)
-                    else:
-                        g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
-                    g.gm, g.gn = gm, gn
-                    if cm > 1:
-                        cmv = g.c2 if cm == 2 else p.constant(cm).named("cmr")
-                        g.bx = ((g.bx * cmv).named("pairrow") + g.rx).named("bx")
-                    if cn > 1:
-                        cnv = g.c2 if cn == 2 else p.constant(cn).named("cnr")
-                        g.by = ((g.by * cnv).named("paircol") + g.ry).named("by")
-                elif group > 1:
-                    _grouped(g, m, n, bm, bn, group, t)
-                else:
-                    g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
+                _tile_of(g, m, n, bm, bn, group, cluster, t)
                 chunk_columns()
                 body()
 
-        def stream_segments(body) -> None:
-            """Stream-K's walk (the docstring): `body()` per tile the block's trips
-            [lo, hi) meet, with `g.bx`, `g.by`, the segment's K steps [`g.kfirst`,
-            `g.klast`) of the tile, `g.base` (the block's K steps before the segment),
-            `g.whole` (the block takes the tile whole) and `g.slot` (the workspace slot
-            of its partial otherwise: 2 pid for the block's first tile, 2 pid + 1 for
-            its last)."""
-            lo = (g.pid * g.span).named("lo")
+        def tile_at(t) -> None:
+            """`g.bx`, `g.by` (and the chunks' columns) of tile (group) `t` (`_tile_of`)."""
+            _tile_of(g, m, n, bm, bn, group, cluster, t)
+            chunk_columns()
+
+        def stream_segments(body, carry: list | None = None) -> None:
+            """Stream-K's walk (the docstring): first the block's tiles of the full waves
+            (pid, pid + G, ... below `g.dp`) whole, with `g.dp_phase` set (Python), then
+            `body()` per tile the block's trips [lo, hi) of the rest meet, with `g.bx`,
+            `g.by`, the segment's K steps [`g.kfirst`, `g.klast`) of the tile, `g.base`
+            (the block's K steps before the segment), `g.whole` (the block takes the
+            tile whole) and `g.slot` (the workspace slot of its partial otherwise: 2 pid
+            for the block's first tile, 2 pid + 1 for its last)."""
+            unit, units = (g.cid, g.ncl) if size > 1 else (g.pid, g.nprog)  # clusters: the same for its blocks
+            g.dp_phase = True
+            with p.range(unit, g.dp, units) as t:
+                t.named("t")
+                g.j = p.divui((t - unit).named("tsub"), units).named("j")
+                g.base = (g.j * g.nk).named("base")
+                g.kfirst, g.klast = g.c0, g.nk
+                tile_at(t)
+                body()
+            g.dp_phase = False
+            lo = (unit * g.span).named("lo")
             hi = p.minui((lo + g.span).named("lo_span"), g.ttrips).named("hi")
             tlo = p.divui(lo, g.trips).named("tlo")
             thi = p.ceildivui(hi, g.trips).named("thi")
@@ -968,12 +1018,12 @@ def gemm_hopper_ws(
                 end = p.minui(hi, t1).named("end")
                 g.kfirst = ((start - t0).named("sfirst") * g.cs).named("kfirst")
                 g.klast = ((end - t0).named("slast") * g.cs).named("klast")
-                g.base = ((start - lo).named("before") * g.cs).named("base")
+                g.base = ((g.waves * g.nk).named("dpsteps")
+                          + ((start - lo).named("before") * g.cs).named("sksteps")).named("base")
                 g.whole = (start.eq(t0).named("fromstart") & end.eq(t1).named("toend")).named("whole")
                 g.slot = ((g.pid + g.pid).named("pid2") + p.minui((t - tlo).named("tafter"), g.c1).named("islast")
                           ).named("slot")
-                g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
-                chunk_columns()
+                tile_at((t + g.dp).named("tsk"))
                 body()
 
         # block scales: A's scales run along the tile's rows (its M), or its columns when swapped
@@ -1140,13 +1190,16 @@ def gemm_hopper_ws(
                 if serial:
                     serial_fixup(sc)
                 return
-            if stream_k:  # a tile shared with other blocks: its partial into the block's slot
+            if stream_k and not g.dp_phase:  # a tile shared with other blocks: its partial into the block's slot
                 whole, shared = p.if_else(g.whole)
                 with shared:
                     w = p.slice(g.WS, ["_", "_", g.slot]).named("wslot")
-                    p.store(accs[0].named("acc"), p.tile(w, [g.c0, g.c0], [bm, bc]).named("tw"))
+                    for c, a in enumerate(accs):
+                        col = g.c0 if not c else p.constant(c).named(f"ch{c}")
+                        p.store(a.named("acc"), p.tile(w, [g.c0, col], [bm, bc]).named("tw"))
                 with whole:
-                    store_chunk(sc, accs[0], g.bx, g.by, vecs[0])
+                    for a, by, vec in zip(accs, g.bys, vecs):
+                        store_chunk(sc, a, g.bx, by, vec)
                 return
             if overlap_epilogue:  # the last chunk waits for the next tile's first round (`first_round`)
                 # `+ 0.0` (-0 becomes +0; a copy NVRTC keeps): values a wgmma wrote, read
@@ -1344,7 +1397,7 @@ def gemm_hopper_ws(
 
         fix = SimpleNamespace(**{**vars(g), **g.reduce_views})
         if stream_k:
-            _stream_k_fixup(fix, bm, bn, epilogue)
+            _stream_k_fixup(fix, m, n, bm, bn, epilogue, swap_ab, group, cluster)
         else:
             _split_k_reduce(fix, m, n, split_k, epilogue)
     return p.module
@@ -1509,27 +1562,48 @@ STREAM_K_ROWS = 16
 (128 threads, 4 f32 of a row each, 16 x 32 per pass; the tile's `bm` rows of N across)."""
 
 
-def _stream_k_fixup(g, bm: int, bn: int, epilogue: Epilogue) -> None:
-    """Stream-K's second launch (`gemm_hopper_ws(stream_k=True)`): per shared tile t
-    (blocks b0 = t T / L .. b1 = (t T + T - 1) / L of `g.span` L take its T trips, b0 <
-    b1) and `STREAM_K_ROWS` of its columns of M, the sum of the blocks' partials in
-    the order of the blocks (block b's slot 2 b + 1 where its range starts in an
-    earlier tile, which only b0's can, else 2 b), the epilogue on it and the store
-    into C (M x N, masked at M and N). A tile one block took whole was stored by the
-    units' launch: its blocks of the fixup store nothing."""
+def _stream_k_fixup(g, m: int | None, n: int, bm: int, bn: int, epilogue: Epilogue, swap_ab: bool,
+                    group: int, cluster: tuple[int, int] = (1, 1)) -> None:
+    """Stream-K's second launch (`gemm_hopper_ws(stream_k=True)`): per tile t of the
+    shared part (tile `g.dp` + t of C; blocks b0 = t T / L .. b1 = (t T + T - 1) / L of
+    `g.span` L take its T trips, b0 < b1) and `STREAM_K_ROWS` of its rows of M, the sum
+    of the blocks' partials in the order of the blocks (block b's slot 2 b + 1 where its
+    range starts in an earlier tile, which only b0's can, else 2 b), the epilogue on it
+    and the store into C (M x N, masked at M and N). A tile one block took whole was
+    stored by the units' launch: its blocks of the fixup store nothing. Swapped, the
+    tile's rows of M are its `bn` columns (the partials column-major, `g.WS` the fixup's
+    view of them, N contiguous) and tile t is (t % gn, t / gn) of C^T; unswapped its
+    `bm` rows (the partials row-major), tile t where the units' walk put it (grouped
+    order with `group`). With `cluster` (cm, cn) of C > 1 blocks the units are groups of
+    cm x cn tiles and the blocks sharing them clusters: the fixup's blocks C per group,
+    rank r's tile (cm i + r % cm, cn j + r / cm) of group (i, j) summed from the slots
+    of block C c + r of each cluster c sharing the group."""
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.distributed import BlockedLayout
 
     p = g.p
     rm = STREAM_K_ROWS
+    rows_m, cols_n = (bn, bm) if swap_ab else (bm, bn)
     lay = BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
-    with p.launch(grid=(g.ntiles, p.constant(bn // rm).named("subs"), g.c1), threads=128) as k:
+    # at least one block (no shared tiles: it stores nothing)
+    cm, cn = cluster
+    size = cm * cn
+    blocks = ((g.nsk + g.c1).named("nsk1") - p.minui(g.nsk, g.c1).named("anysk")).named("fixtiles")
+    if size > 1:
+        csize = p.constant(size).named("csize")
+        blocks = (blocks * csize).named("fixblocks")
+    with p.launch(grid=(blocks, p.constant(rows_m // rm).named("subs"), g.c1), threads=128) as k:
         t = k.bx.named("t")
+        if size > 1:  # group t / C, the tile of rank t % C
+            rank, t = p.remui(t, csize).named("rank"), p.divui(t, csize).named("group")
+            cmr = p.constant(cm).named("cmr")
+            g.rx, g.ry = p.remui(rank, cmr).named("rx"), p.divui(rank, cmr).named("ry")
         t0 = (t * g.trips).named("t0")
         last = (t0 + (g.trips - g.c1).named("trips1")).named("tlast")
         b0, b1 = p.divui(t0, g.span).named("b0"), p.divui(last, g.span).named("b1")
-        with p.if_(b0.ne(b1).named("shared")):
-            acc = Value(p, p.full([rm, bm], 0.0, "f32", lay).ssa)
+        shared = (b0.ne(b1).named("split") & (t < g.nsk).named("insk")).named("shared")
+        with p.if_(shared):
+            acc = Value(p, p.full([rm, cols_n], 0.0, "f32", lay).ssa)
             unroll = p.constant(STREAM_K_FIXUP_UNROLL).named("unroll")
             one, zero = p.constant(1.0, "f32").named("one"), p.constant(0.0, "f32").named("fzero")
             with p.range(b0, (b1 + g.c1).named("b1p"), unroll, carry=[acc]) as bj:
@@ -1541,16 +1615,25 @@ def _stream_k_fixup(g, bm: int, bn: int, epilogue: Epilogue) -> None:
                     b = p.minui(bu, b1).named(f"bin{u}")
                     # 1 where block b's range starts before the tile (its last tile), else 0
                     before = p.minui((t0 - p.minui((b * g.span).named("blo"), t0).named("bmin")).named("bgap"), g.c1)
-                    slot = ((b + b).named("b2") + before.named("tail")).named(f"slot{u}")
+                    if size > 1:  # cluster b's block of this rank
+                        blk = ((b * csize).named("cblock") + rank).named("blk")
+                        slot = ((blk + blk).named("b2") + before.named("tail")).named(f"slot{u}")
+                    else:
+                        slot = ((b + b).named("b2") + before.named("tail")).named(f"slot{u}")
                     w = p.slice(g.WS, ["_", "_", slot]).named("wslot")
-                    x = p.load(p.tile(w, [k.by, g.c0], [rm, bm]).named("tw"), lay).named(f"part{u}")
+                    x = p.load(p.tile(w, [k.by, g.c0], [rm, cols_n]).named("tw"), lay).named(f"part{u}")
                     parts.append(x if not u else (x * p.where((bu <= b1).named(f"in{u}"), one, zero)).named(f"kept{u}"))
                 for x in parts:  # in the order of the blocks
                     acc.assign((acc + x).named("sum"))
-            rows = (p.remui(t, g.gn).named("tm") * p.constant(bn // rm).named("subs2") + k.by).named("rowblk")
-            cols = p.divui(t, g.gn).named("tn")
-            h = epilogue.apply(g, acc, rows, cols, rm, bm, lay)
-            p.store(h, p.tile(g.C, [rows, cols], [rm, bm]).named("tc"))
+            tc = (t + g.dp).named("tc")
+            if swap_ab:
+                tm, tn = p.remui(tc, g.gn).named("tm"), p.divui(tc, g.gn).named("tn")
+            else:
+                _tile_of(g, m, n, bm, bn, group, cluster, tc)
+                tm, tn = g.bx, g.by
+            rows = (tm * p.constant(rows_m // rm).named("subs2") + k.by).named("rowblk")
+            h = epilogue.apply(g, acc, rows, tn, rm, cols_n, lay)
+            p.store(h, p.tile(g.C, [rows, tn], [rm, cols_n]).named("tc"))
 
 
 BEST_WS = {"bk": 64, "stages": 4, "group": 8, "persistent": 132, "tma_epilogue": True, "chunk": 128}

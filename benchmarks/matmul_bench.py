@@ -454,10 +454,10 @@ def parse_config(name: str):
     `cl<CM>x<CN>` (clusters of CM block rows sharing B by CN block columns sharing A,
     `GemmConfig.cluster`; `cl1`: none), `bp` (with a cluster, each block its part of every
     shared box: `GemmConfig.box_parts`), `g<G>` (grouped
-    order of G block rows, `GemmConfig.group`) (those four also after a name of
-    `CONFIGS`: `128x256x64:4:c128:ov:cpb`, `128x256x64:4:c128:cl2:g16`),
+    order of G block rows, `GemmConfig.group`) (those four and `sk` also after a name of
+    `CONFIGS`: `128x256x64:4:c128:ov:cpb`, `128x256x64:4:c128:cl2:g16`, `128x256x64:4:c128:sk`),
     `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
-    wins), `sk` (stream-K, swapped and persistent: `GemmConfig.stream_k`), `ser` / `noser` (split-K
+    wins), `sk` (stream-K: `GemmConfig.stream_k`), `ser` / `noser` (split-K
     summed in the kernel / by a second launch: `GemmConfig.serial`), `csplit` / `nocsplit` (a
     tile's splits as the blocks of a cluster, summed through distributed shared memory:
     `GemmConfig.cluster_split`), separated by
@@ -474,10 +474,10 @@ def parse_config(name: str):
         flags = name[len(c.name) + 1:].split(":")
         groups = [int(f[1:]) for f in flags if re.fullmatch(r"g\d+", f)]
         clusters = [_cluster(f) for f in flags if _cluster(f)]
-        if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp"}
+        if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "sk"}
                                                  or re.fullmatch(r"g\d+", f) or _cluster(f) for f in flags):
             cp = next((f[2:] for f in flags if f.startswith("cp")), "")
-            return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp,
+            return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp, stream_k="sk" in flags,
                                        cluster=clusters[-1] if clusters else (1, 1), box_parts="bp" in flags,
                                        group=groups[-1] if groups else c.group)
     fp8, block = name.startswith(("f8:", "f8b:")), name.startswith("f8b:")

@@ -313,6 +313,26 @@ def test_cluster_split_configurations(m, n, k, split, monkeypatch):
     assert torch.equal(first, tilec.matmul(a, w.t()))
 
 
+@pytest.mark.parametrize(("m", "n", "k", "b_kmajor", "cluster"), [
+    (3000, 5000, 7000, False, (2, 1)),  # the rule's with STREAM_K_TAIL: 240 pairs, 3 waves whole, 42 shared
+    (3000, 5008, 7008, False, (1, 1)),  # the rule's with STREAM_K_TAIL: 3 waves whole, 84 tiles' trips shared
+    (2900, 5000, 1000, True, (1, 1)),   # ragged M and N: 460 tiles, 64 shared; B K-major
+    (600, 4000, 1000, False, (1, 1)),   # 80 tiles, no full wave: every tile shared
+])
+def test_stream_k_tail(m, n, k, b_kmajor, cluster, monkeypatch):
+    """The wave rule's tile with the stream-K tail (`with_stream_k_tail`), forced, alone
+    or in pairs sharing B, the widest epilogue, against float64."""
+    torch = _torch()
+    from dataclasses import replace
+
+    from tilec import gemm
+
+    config = replace(gemm.CONFIGS[0], stream_k=True, cluster=cluster, name=gemm.CONFIGS[0].name + ":sk")
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kw: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=b_kmajor)
+
+
 def test_cupy_f16():
     cupy = pytest.importorskip("cupy")
     a = cupy.random.standard_normal((130, 256)).astype(cupy.float16)

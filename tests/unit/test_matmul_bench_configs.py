@@ -59,6 +59,10 @@ def test_stream_k_names_parse_back():
         c = dataclasses.replace(gemm.swap_config(m, rows=rows), stream_k=True)
         c = dataclasses.replace(c, name=c.name + ":sk")
         assert matmul_bench.parse_config(c.name) == c
+    for flags, cluster in ((":sk", (1, 1)), (":cl2:sk", (2, 1))):  # the rule's tiles with the stream-K tail
+        tail = matmul_bench.parse_config(gemm.CONFIGS[0].name + flags)
+        assert tail.stream_k and tail.cluster == cluster and tail.kwargs(132)["stream_k"]
+        assert tail == dataclasses.replace(gemm.CONFIGS[0], stream_k=True, cluster=cluster, name=tail.name)
 
 
 def test_variants_apply_to_the_rule_s_swap_only():
