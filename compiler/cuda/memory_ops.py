@@ -124,13 +124,19 @@ class MemoryEmitter(EmitterBase):
 
     @emits(vector.LoadOp)
     def emit_load2(self, op: vector.LoadOp):
+        """A vector load; a vector of sub-word elements loads as its words
+        (`word_ctype`), bitcast."""
         vt = self.vector_pointer(op, op.base, op.result.type)
         (index,) = self.indices(op, op.indices)
-        expr = f"*reinterpret_cast<const {vt}*>({self.expr(op.base)} + {index})"
+        word = self.word_ctype(op.result.type, op)
+        lt = word or vt
+        expr = f"*reinterpret_cast<const {lt}*>({self.expr(op.base)} + {index})"
         hint = self.cache_hint(op)
         if hint is not None:
             nc = self.read_only(op.base)
-            expr = f"tilec_ld_l2<{hint}, {nc}>(reinterpret_cast<const {vt}*>({self.expr(op.base)} + {index}))"
+            expr = f"tilec_ld_l2<{hint}, {nc}>(reinterpret_cast<const {lt}*>({self.expr(op.base)} + {index}))"
+        if word is not None:
+            expr = f"tilec_bitcast<{vt}>({expr})"
         self.assign(op, op.result, expr, "v")
 
     @emits(vector.StoreOp)
