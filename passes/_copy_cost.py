@@ -332,10 +332,33 @@ def sector_use(facts: CopyFacts, block: int, sector_bytes: int) -> float:
         run = min(run, extent_class(b) or b)
     nbytes = max(1, run) * facts.src_bytes
     use = nbytes / (math.ceil(nbytes / sector_bytes) * sector_bytes)
-    if all(_static(facts.modes[k].src_stride) == 0 for k in range(m)):
+    pitch = _row_pitch(facts, m, faster, run)
+    if pitch is not None:
+        # whole rows at a short static pitch: the block's rows share their sectors
+        use = max(use, (b or 1) / pitch)
+    if m > 0 and all(_static(facts.modes[k].src_stride) == 0 for k in range(m)):
         # every slower mode broadcasts: the block reads its run again and again
-        use *= max(1, block // max(1, run * faster))
+        use *= max(1, block // (max(1, run) * faster))
     return use
+
+
+def _row_pitch(facts: CopyFacts, m: int, faster: int, run: int) -> int | None:
+    """The source pitch (elements) of the block's rows where they are whole rows of the
+    stride-1 mode `m` (the last mode, known exactly, no faster mode, a block holds
+    several) and the next slower moving mode's source stride is static, at least the
+    row and at most `SMALL_EXTENT` (`tilec.copy_` states such a stride as its value:
+    `copy_plan._gather_facts`); None otherwise. Rows of 5 bytes at a pitch of 7 use
+    5/7 of the sectors a block reads, not a sector each."""
+    mode = facts.modes[m]
+    if m != facts.rank - 1 or faster != 1 or not mode.exact or mode.bound is None or run < mode.bound:
+        return None
+    slower = [k for k in range(m) if _static(facts.modes[k].src_stride) != 0]
+    if not slower:
+        return None
+    s = _static(facts.modes[slower[-1]].src_stride)
+    if s is None or not mode.bound <= s <= SMALL_EXTENT:
+        return None
+    return s
 
 
 def vector_runs(facts: CopyFacts, v: int) -> bool:
