@@ -189,11 +189,12 @@ class EmitterBase(BasePrinter):
         bytes) in whole registers: `i32xN` where `t` is such a vector of 4, 8 or 16
         bytes; None for any other type. The printer moves such vectors as words where
         NVVM would otherwise split the struct into its bytes: loads
-        (`tilec_bitcast<i8x16>(*(const i32x4*)p)`) and the values an `scf.if` joins.
+        (`tilec_bitcast<i8x16>(*(const i32x4*)p)`), stores and the values an `scf.if`
+        joins.
         Split, every byte is a register of its own and ptxas packs them back with a
-        `PRMT` per element where a branch (a masked load's `other`) joins them: 104
-        instructions more a thread in the realign copy of 16-byte int8 chunks
-        (tests/unit/test_cuda_word_vectors.py)."""
+        `PRMT` per element where a branch (a masked load's `other`) joins them: the
+        realign copy of 16-byte int8 chunks took 328 SASS instructions a thread, 200 as
+        words (tests/unit/test_copy_kernel_budget.py)."""
         if not isinstance(t, VectorType) or t.get_num_dims() != 1:
             return None
         e = _element_bytes(t.element_type)
