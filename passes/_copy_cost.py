@@ -28,7 +28,9 @@ gather's reads stay coalesced:
   `MIN_SECTOR_USE`): the block's elements along the source's stride-1 mode form runs
   of `block / P` elements, P the product of the (bounded) extents the destination
   walks faster than that mode (broadcast modes re-read the same elements and do not
-  count).
+  count); without a stride-1 mode, along the mode of a known short extent with the
+  least static stride of at most `SMALL_EXTENT` (runs spread over that many elements); whole short rows at a
+  static source pitch of at most `SMALL_EXTENT` share their sectors (`_row_pitch`).
 
 Box (`#layout.copy_strategy<box<flat | rows | cols>>`, `box_flavour`) takes transposes
 of 1-byte elements without conversion where the source is contiguous along a short
@@ -315,8 +317,17 @@ def sector_use(facts: CopyFacts, block: int, sector_bytes: int) -> float:
     if not moving:
         return float(block)
     unit = [k for k in moving if _static(facts.modes[k].src_stride) == 1]
+    step = 1
     if not unit:
-        return facts.src_bytes / sector_bytes
+        # no stride-1 mode: the mode of the least short static stride, its runs
+        # spread over that many elements (a slice taking every 2nd element)
+        # (of a known short extent: its class, as copy_ states it, bounds the run)
+        short = [(abs(s), k) for k in moving if (s := _static(facts.modes[k].src_stride)) is not None
+                 and 1 < abs(s) <= SMALL_EXTENT and extent_class(facts.modes[k].bound) is not None]
+        if not short:
+            return facts.src_bytes / sector_bytes
+        step, m = min(short)
+        unit = [m]
     m = unit[-1]
     faster = 1
     for k in moving:
@@ -331,11 +342,35 @@ def sector_use(facts: CopyFacts, block: int, sector_bytes: int) -> float:
         # a short mode by its class, as copy_ states it (the same estimate for both)
         run = min(run, extent_class(b) or b)
     nbytes = max(1, run) * facts.src_bytes
-    use = nbytes / (math.ceil(nbytes / sector_bytes) * sector_bytes)
-    if all(_static(facts.modes[k].src_stride) == 0 for k in range(m)):
+    span = ((max(1, run) - 1) * step + 1) * facts.src_bytes
+    use = nbytes / (math.ceil(span / sector_bytes) * sector_bytes)
+    pitch = _row_pitch(facts, m, faster, run) if step == 1 else None
+    if pitch is not None:
+        # whole rows at a short static pitch: the block's rows share their sectors
+        use = max(use, (b or 1) / pitch)
+    if m > 0 and all(_static(facts.modes[k].src_stride) == 0 for k in range(m)):
         # every slower mode broadcasts: the block reads its run again and again
-        use *= max(1, block // max(1, run * faster))
+        use *= max(1, block // (max(1, run) * faster))
     return use
+
+
+def _row_pitch(facts: CopyFacts, m: int, faster: int, run: int) -> int | None:
+    """The source pitch (elements) of the block's rows where they are whole rows of the
+    stride-1 mode `m` (the last mode, known exactly, no faster mode, a block holds
+    several) and the next slower moving mode's source stride is static, at least the
+    row and at most `SMALL_EXTENT` (`tilec.copy_` states such a stride as its value:
+    `copy_plan._gather_facts`); None otherwise. Rows of 5 bytes at a pitch of 7 use
+    5/7 of the sectors a block reads, not a sector each."""
+    mode = facts.modes[m]
+    if m != facts.rank - 1 or faster != 1 or not mode.exact or mode.bound is None or run < mode.bound:
+        return None
+    slower = [k for k in range(m) if _static(facts.modes[k].src_stride) != 0]
+    if not slower:
+        return None
+    s = _static(facts.modes[slower[-1]].src_stride)
+    if s is None or not mode.bound <= s <= SMALL_EXTENT:
+        return None
+    return s
 
 
 def vector_runs(facts: CopyFacts, v: int) -> bool:

@@ -28,7 +28,7 @@ from tilec.dialects.layout_ptr import AddPtrOp
 
 from ._box_tile import BOX_STAGES, BOX_THREADS, TILES_GRAIN, TILES_THREADS, box_index_bits, box_launch, tiles_phase2
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_RUN_BYTES, box_flavour, copy_facts,
-                         gather_vector, tiles_shape,
+                         gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
 from ._gather_tile import gather_launch, static_index_bits
 from ._realign_tile import REALIGN_THREADS, realign_launch
@@ -166,7 +166,9 @@ class TilePass(ModulePass):
         source's contiguous mode and the rest of a 128 KiB budget of at most 32768
         elements along the destination's (256 x 128 f32, 128 x 256 f16, 256 x 64
         f64), at 512 threads: misaligned runs begin and end in sectors shared with the
-        neighbouring tiles, and long runs on both sides make those few.
+        neighbouring tiles, and long runs on both sides make those few. Not where
+        either contiguous mode is known short (at most 64: taken whole by any tile,
+        its runs no longer in a larger one): the 16 KiB tile above.
       * Rank 3 and above: what the two modes chosen as above leave of their budget
         goes to the further modes in the destination's memory order (a permute of
         short extents becomes a batch of small tiles in one block); the rest tile 1.
@@ -426,11 +428,12 @@ class TilePass(ModulePass):
             what = "the copy's tile attribute"
         else:
             aligned = all(_vector_aligned(v, eb) for v in (copy.source, copy.dest))
-            tile = heuristic_tile(sl, dl, known_extents(copy, extents), eb, aligned,
+            known = known_extents(copy, extents)
+            tile = heuristic_tile(sl, dl, known, eb, aligned,
                                   tile_bytes=self.tile_bytes, smem_tile_bytes=self.smem_tile_bytes)
             # 512 threads for a misaligned transpose's tile when it gives each 32 elements
             big = math.prod(tile) >= 32 * MISALIGNED_THREADS
-            threads = MISALIGNED_THREADS if big and _misaligned_transpose(sl, dl, aligned) else 256
+            threads = MISALIGNED_THREADS if big and _misaligned_transpose(sl, dl, aligned, known) else 256
             return tile, self.threads or threads
         if len(tile) != rank:
             raise TilecError(
@@ -446,11 +449,16 @@ class TilePass(ModulePass):
         return tile, self.threads or 256
 
 
-def _misaligned_transpose(sl: cute.Layout, dl: cute.Layout, aligned: bool) -> bool:
-    """Whether the views are contiguous along different modes and one of them cannot
-    use 16-byte vectors (the tile heuristic's misaligned-transpose case)."""
+def _misaligned_transpose(sl: cute.Layout, dl: cute.Layout, aligned: bool, extents: Sequence = ()) -> bool:
+    """Whether the views are contiguous along different modes, one of them cannot use
+    16-byte vectors, and neither contiguous mode is known short (at most
+    `SMALL_EXTENT`: a short one is taken whole by any tile, its runs no longer in a
+    larger one) (the tile heuristic's misaligned-transpose case). `extents`: each
+    mode's known extent or DYN (`known_extents`; none given: none known)."""
     cs, cd = contiguous_mode(sl), contiguous_mode(dl)
-    return cs is not None and cd is not None and cs != cd and not aligned
+    if cs is None or cd is None or cs == cd or aligned:
+        return False
+    return not any(k < len(extents) and extents[k] is not DYN and extents[k] <= SMALL_EXTENT for k in (cs, cd))
 
 
 def heuristic_tile(
@@ -481,7 +489,7 @@ def heuristic_tile(
     if rank == 1:
         tile[0] = clamp(0, ONE_D_BYTES // eb)
         return tuple(tile)
-    if _misaligned_transpose(sl, dl, aligned):
+    if _misaligned_transpose(sl, dl, aligned, extents):
         budget = min(MISALIGNED_SMEM_TILE_BYTES // eb, MISALIGNED_TILE_ELEMENTS)
         tile[cs] = clamp(cs, LINE_BYTES_MISALIGNED // eb)
         tile[cd] = clamp(cd, budget // tile[cs])

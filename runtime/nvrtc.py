@@ -284,6 +284,31 @@ _RESERVED_SHARED = 1024
 kernel's `.nv.shared.<kernel>` section (ptxas's `smem` does not)."""
 
 
+SASS_INSTRUCTION_BYTES = 16
+"""Bytes of one SASS instruction (sm_70 and later)."""
+
+
+def cubin_instructions(cubin: bytes) -> dict[str, int]:
+    """SASS instructions per function of a cubin (sm_70 and later): the size of its
+    `.text.<name>` section over `SASS_INSTRUCTION_BYTES`, the padding after its `EXIT`
+    included (what a disassembler lists). {} for anything but a 64-bit ELF. Tests
+    budget the generated copy kernels with it where no disassembler is installed."""
+    import struct
+
+    if cubin[:4] != b"\x7fELF" or cubin[4] != 2:
+        return {}
+    shoff = struct.unpack_from("<Q", cubin, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", cubin, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", cubin, shoff + i * shentsize) for i in range(shnum)]
+    strings = sections[shstrndx][4]
+    out = {}
+    for sec in sections:
+        name = cubin[strings + sec[0] : cubin.index(b"\0", strings + sec[0])].decode()
+        if name.startswith(".text."):
+            out[name[len(".text."):]] = sec[5] // SASS_INSTRUCTION_BYTES
+    return out
+
+
 def cubin_resource_usage(cubin: bytes) -> dict[str, KernelResources]:
     """Registers, static shared memory and stack frame of each kernel, read from the
     cubin's ELF sections (`.nv.info` attributes, `.nv.shared.<kernel>` sizes). Spill

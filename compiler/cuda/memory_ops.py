@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import memref, vector
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     MemRefType,
     StringAttr,
@@ -15,6 +15,7 @@ from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from tilec.dialects.cuda import memory_space_number
 
 from .c_types import (
+    _element_bytes,
     _num_elements,
 )
 from .kernel_info import buffer_alignment, buffer_written
@@ -124,26 +125,41 @@ class MemoryEmitter(EmitterBase):
 
     @emits(vector.LoadOp)
     def emit_load2(self, op: vector.LoadOp):
+        """A vector load; a vector of sub-word elements loads as its words
+        (`word_ctype`), bitcast."""
         vt = self.vector_pointer(op, op.base, op.result.type)
         (index,) = self.indices(op, op.indices)
-        expr = f"*reinterpret_cast<const {vt}*>({self.expr(op.base)} + {index})"
+        word = self.word_ctype(op.result.type, op)
+        lt = word or vt
+        expr = f"*reinterpret_cast<const {lt}*>({self.expr(op.base)} + {index})"
         hint = self.cache_hint(op)
         if hint is not None:
             nc = self.read_only(op.base)
-            expr = f"tilec_ld_l2<{hint}, {nc}>(reinterpret_cast<const {vt}*>({self.expr(op.base)} + {index}))"
+            expr = f"tilec_ld_l2<{hint}, {nc}>(reinterpret_cast<const {lt}*>({self.expr(op.base)} + {index}))"
+        if word is not None:
+            expr = f"tilec_bitcast<{vt}>({expr})"
         self.assign(op, op.result, expr, "v")
 
     @emits(vector.StoreOp)
     def emit_store2(self, op: vector.StoreOp):
+        """A vector store; a vector of sub-word elements whose bits the printer holds
+        as words (`word_ctype`: loaded, joined after a branch, or bitcast from 32-bit
+        elements) stores as its words. One built element by element stores as it is
+        (bitcast to words, NVVM packed its bytes again: +432 SASS instructions in an
+        int8 box kernel)."""
         vt = self.vector_pointer(op, op.base, op.vector.type)
         (index,) = self.indices(op, op.indices)
+        word = self.word_ctype(op.vector.type, op) if _held_as_words(op.vector) else None
+        value = self.expr(op.vector)
+        if word is not None:
+            vt, value = word, f"tilec_bitcast<{word}>({value})"
         hint = self.cache_hint(op)
         if hint is not None:
             target = f"reinterpret_cast<{vt}*>({self.expr(op.base)} + {index})"
-            self.line(f"tilec_st_l2<{hint}>({target}, {self.expr(op.vector)});")
+            self.line(f"tilec_st_l2<{hint}>({target}, {value});")
             return
         target = f"*reinterpret_cast<{vt}*>({self.expr(op.base)} + {index})"
-        self.line(f"{target} = {self.expr(op.vector)};")
+        self.line(f"{target} = {value};")
 
     def position(self, op: vector.ExtractOp | vector.InsertOp) -> str:
         positions = op.get_mixed_position()
@@ -178,3 +194,15 @@ class MemoryEmitter(EmitterBase):
         name = self.define(op.vector, "v")
         self.line(f"const {ctype} {name} = {{{{{values}}}}};")
 
+
+def _held_as_words(value: SSAValue) -> bool:
+    """Whether the printer holds a vector's bits as 32-bit words (`word_ctype`): the
+    result of a `vector.load` or an `scf.if`, or a bitcast from elements of 4 bytes or
+    more."""
+    owner = value.owner
+    if isinstance(owner, (vector.LoadOp, scf.IfOp)):
+        return True
+    if isinstance(owner, (vector.BitcastOp, arith.BitcastOp)):
+        src = owner.operands[0].type
+        return isinstance(src, VectorType) and _element_bytes(src.element_type) >= 4
+    return False

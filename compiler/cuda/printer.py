@@ -184,6 +184,27 @@ class EmitterBase(BasePrinter):
         self.vector_types[name] = (elem_ctype, count, size)
         return name
 
+    def word_ctype(self, t: Attribute, op: Operation) -> str | None:
+        """The vector of 32-bit words that holds a vector of sub-word elements (1 or 2
+        bytes) in whole registers: `i32xN` where `t` is such a vector of 4, 8 or 16
+        bytes; None for any other type. The printer moves such vectors as words where
+        NVVM would otherwise split the struct into its bytes: loads
+        (`tilec_bitcast<i8x16>(*(const i32x4*)p)`), stores and the values an `scf.if`
+        joins.
+        Split, every byte is a register of its own and ptxas packs them back with a
+        `PRMT` per element where a branch (a masked load's `other`) joins them: the
+        realign copy of 16-byte int8 chunks took 328 SASS instructions a thread, 200 as
+        words (tests/unit/test_copy_kernel_budget.py)."""
+        if not isinstance(t, VectorType) or t.get_num_dims() != 1:
+            return None
+        e = _element_bytes(t.element_type)
+        size = _num_elements(t) * e
+        if e >= 4 or size < 4 or size % 4:
+            return None
+        self.ctype(t, op)
+        self.helpers.add("bitcast")
+        return self.vector_ctype(VectorType(IntegerType(32), [size // 4]), op)
+
     def buffer(self, value: SSAValue, op: Operation) -> MemRefType:
         t = value.type
         if not isinstance(t, MemRefType) or t.get_num_dims() != 1:
@@ -400,16 +421,21 @@ class EmitterBase(BasePrinter):
         self.print_assign(op, results, op.operands)
 
     def print_assign(
-        self, op: Operation, results: Sequence[str | tuple[str, int, str]], values: Sequence[SSAValue]
+        self, op: Operation, results: Sequence[str | tuple[str, str] | tuple[str, int, str]], values: Sequence[SSAValue]
     ) -> None:
         """`results[i] = values[i]` for every i, as one parallel assignment. A target
+        `(name, word)` is a variable of the word vector type `word` that holds the
+        value's bits (`word_ctype`: an `scf.if`'s sub-word vector result). A target
         `(name, half, pack)` is the low (0) or high (1) half of a 32-bit variable that
         holds two 16-bit values (a packed iter_arg pair of `ScfEmitter.emit_for`): both
         halves are assigned at once, `name = tilec_<pack>(lo, hi)`."""
         pairs: list[tuple[str, str, str]] = []  # (target, C type, expression)
         halves: dict[str, list[str]] = {}
         for target, value in zip(results, values, strict=True):
-            if isinstance(target, tuple):
+            if isinstance(target, tuple) and len(target) == 2:
+                name, word = target  # a word variable holding the value's bits (`word_ctype`)
+                pairs.append((name, word, f"tilec_bitcast<{word}>({self.expr(value)})"))
+            elif isinstance(target, tuple):
                 name, half, pack = target
                 halves.setdefault(name, [pack, "", ""])[1 + half] = self.expr(value)
             elif target != self.expr(value):

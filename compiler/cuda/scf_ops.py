@@ -112,7 +112,19 @@ class ScfEmitter(EmitterBase):
 
     @emits(scf.IfOp)
     def emit_if(self, op: scf.IfOp):
-        results = self.declare_results(op, op.results, ())
+        """`if (c) { ... } else { ... }` assigning the results' variables; a result that
+        is a vector of sub-word elements is joined as its words (`word_ctype`: a
+        variable `i32xN w`, the branches assigning their value's bits, then `const
+        i8x16 r = tilec_bitcast<i8x16>(w)`), so that NVVM keeps it packed."""
+        words = [self.word_ctype(r.type, op) for r in op.results]
+        results: list = []
+        for r, word in zip(op.results, words):
+            if word is None:
+                results += self.declare_results(op, [r], ())
+            else:
+                name = self.name_table.fresh((r.name_hint or "r") + "_w", "w")
+                self.line(f"{word} {name};")
+                results.append((name, word))
         self.line(f"if ({self.expr(op.cond)}) {{")
         with self.indented():
             self.print_block(op.true_region.block, results)
@@ -125,6 +137,9 @@ class ScfEmitter(EmitterBase):
             with self.indented():
                 self.print_block(op.false_region.block, results)
         self.line("}")
+        for r, target in zip(op.results, results):
+            if isinstance(target, tuple):
+                self.assign(op, r, f"tilec_bitcast<{self.ctype(r.type, op)}>({target[0]})", "r")
 
 
 

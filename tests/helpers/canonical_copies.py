@@ -117,6 +117,14 @@ def _cases() -> list[CanonicalCopy]:
     out.append(CanonicalCopy("box cols uint8->int8 rows of 5", "uint8", "int8", (5, 37, 737978), (1, 2, 0)))
     out.append(CanonicalCopy("box rows int8 37x17 in 1691 steps", "int8", "int8", (89, 19, 346, 17, 37),
                              (2, 4, 0, 1, 3)))
+    # the realign and gather strategies' copies (cases 19, 08 and 01 of the strided set:
+    # their kernels regressed unseen once, 2026-11-29; tests/unit/test_copy_kernel_budget.py)
+    out.append(CanonicalCopy("realign int8 columns 1: of 8192x8195", "int8", "int8", (8192, 8195),
+                             index=((0, 8192, 1), (1, 8194, 1))))
+    out.append(CanonicalCopy("gather int32 column broadcast 2532x6882", "int32", "int32", (2532, 1),
+                             shape=(2532, 6882)))
+    out.append(CanonicalCopy("gather uint8 rows of 5 at a pitch of 7", "uint8", "uint8", (16777216, 7),
+                             index=((0, 16777216, 1), (0, 5, 1))))
     return out
 
 

@@ -213,7 +213,7 @@ def test_canonical_gathers_compile_with_nvrtc(monkeypatch):
 
     plans = [plan_copy(*c.operands()) for c in CANONICAL]
     plans = [p for p in plans if copy_choice(p)[0] == "gather"]
-    assert len(plans) == 3
+    assert len(plans) == 5
     plans.append(plan_copy(op((3, 17, 19), dtype="bfloat16"), op((3, 17, 19), (323, 1, 17), dtype="float32")))
     monkeypatch.setattr(copy_plan, "INDEX32_LIMIT", 100)  # 64-bit offsets
     plans.append(plan_copy(op((3, 17, 19), dtype="int16"), op((3, 17, 19), (323, 1, 17), dtype="int16")))

@@ -113,6 +113,18 @@ def test_the_cost_model_reads_facts():
     # a src whose stride-1 mode lies outside the block's runs: sectors badly used
     assert _choice("(50,3):(1,1000)", "(50,3):(3,1)") == "gather"
     assert _choice("(50,3):(3000,1000)", "(50,3):(3,1)") is None
+    # whole short rows at a short pitch share their sectors (rows of 5 bytes 7 apart);
+    # 64 apart, each row has a sector of its own
+    assert _choice("(4096,5):(7,1)", "(4096,5):(5,1)", "i8") == "gather"
+    assert _choice("(4096,5):(64,1)", "(4096,5):(5,1)", "i8") is None
+    # no stride-1 mode: rows of 31 int16 taken every 2nd element use half their sectors;
+    # a long such mode (its extent not stated to copy_'s kernel) is not estimated
+    assert _choice("(64,31):(400,2)", "(64,31):(31,1)", "i16") == "gather"
+    assert _choice("(64,31):(400,9)", "(64,31):(31,1)", "i16") is None
+    assert _choice("(5,120):(0,5)", "(5,120):(120,1)", "i16", "f32", "int16->float32") is None
+    # the stride-1 mode the slowest: a block is short of one step of it, every element
+    # in a sector of its own (no slower mode re-reads it)
+    assert _choice("(1000,56,17):(1,1000,56000)", "(1000,56,17):(952,17,1)", "f32", "i64", "float32->int64") is None
 
 
 def test_copy_strategy_keeps_what_the_program_chose():

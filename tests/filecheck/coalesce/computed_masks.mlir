@@ -21,7 +21,7 @@
 // CHECK:         layout.ptr_store {{.*}} {vector = 8 : i64, uniform_mask}
 // CUDA-LABEL: chunks_f16_kernel(
 // CUDA:         for (
-// CUDA:         *reinterpret_cast<const f16x8*>(
+// CUDA:         tilec_bitcast<f16x8>(*reinterpret_cast<const i32x4*>(
 #a = #layout.auto<{rank = 1, warps = 4}>
 func.func @chunks_f16(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16, align 16>, %m: index, %n: index)
     attributes {tilec.args = {src = 6240 : index, dst = 6240 : index, m = 3 : index, n = 2080 : index}} {

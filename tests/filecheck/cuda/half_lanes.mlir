@@ -5,12 +5,14 @@
 // A lane of a vector of 16-bit floats is read as half of the 32-bit pair it shares
 // with its neighbour (`__low2half` / `__high2half` of a `__half2`), so a masked load's
 // vector (the loaded one or `other`, joined after the branch) stays in 32-bit
-// registers; `v.v[i]` made ptxas merge 16-bit pieces with a PRMT per lane. NVRTC
+// registers; `v.v[i]` made ptxas merge 16-bit pieces with a PRMT per lane. The branch
+// joins the vector as 32-bit words (`i32x4`, bitcast after it). NVRTC
 // compiles it (tests/unit/test_cuda_fingerprints.py).
 #l = #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
 
 // CHECK-LABEL: f16_rows_kernel(
-// CHECK:         f16x8 [[R:r[_0-9]*]];
+// CHECK:         i32x4 [[W:r_w[_0-9]*]];
+// CHECK:         const f16x8 [[R:r[_0-9]*]] = tilec_bitcast<f16x8>([[W]]);
 // CHECK:         const __half [[A:t_[0-9]+]] = __low2half(*reinterpret_cast<const __half2*>(&[[R]].v[0]));
 // CHECK-NEXT:    const __half {{t_[0-9]+}} = __high2half(*reinterpret_cast<const __half2*>(&[[R]].v[0]));
 // CHECK-NEXT:    const __half {{t_[0-9]+}} = __low2half(*reinterpret_cast<const __half2*>(&[[R]].v[2]));

@@ -32,7 +32,7 @@
 // CHECK-COUNT-7: tilec_cp_async<16>(smem + t_{{[0-9]+}}, src + t_{{[0-9]+}});
 // CHECK-NOT: tilec_cp_async<
 // CHECK: tilec_cp_async_wait<0>();
-// CHECK: const bf16x8 v = *reinterpret_cast<const bf16x8*>(smem + t_{{[0-9]+}});
+// CHECK: const bf16x8 v = tilec_bitcast<bf16x8>(*reinterpret_cast<const i32x4*>(smem + t_{{[0-9]+}}));
 func.func @swizzled_stages(%src: !layout.ptr<bf16, align 16>, %dst: !layout.ptr<bf16, align 16>) {
   %a = layout.view %src : !layout.ptr<bf16, align 16> -> !G
   %o = layout.view %dst : !layout.ptr<bf16, align 16> -> !G

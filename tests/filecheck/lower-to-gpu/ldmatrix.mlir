@@ -160,7 +160,7 @@ func.func @stmatrix_acc(%src: !layout.ptr<bf16, align 16>, %dst: !layout.ptr<bf1
 // the register pairs (4 bytes, aligned).
 // CHECK-LABEL: misaligned_rows_kernel(
 // CHECK: // layout.load 64x32xbf16 from smem: no ldmatrix (rows do not start on 16-byte boundaries); ld.shared of 2 elements
-// CHECK: const bf16x2 {{.*}} = *reinterpret_cast<const bf16x2*>(smem + {{.*}});
+// CHECK: const bf16x2 {{.*}} = tilec_bitcast<bf16x2>(*reinterpret_cast<const i32x1*>(smem + {{.*}}));
 // CHECK-NOT: ldmatrix.sync
 // CHECK: }
 func.func @misaligned_rows(%src: !layout.ptr<bf16, align 16>, %dst: !layout.ptr<bf16, align 16>) {

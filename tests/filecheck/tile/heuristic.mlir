@@ -20,6 +20,7 @@
 // EQ: @misaligned_transpose_f16: equivalent after
 // EQ: @misaligned_transpose_f64: equivalent after
 // EQ: @small_misaligned_transpose: equivalent after
+// EQ: @misaligned_short_rows: equivalent after
 // Tile choice and grid mapping of the `tile` pass, one function per layout.
 
 // CHECK-LABEL: func.func @row_major
@@ -253,14 +254,29 @@ func.func @misaligned_transpose_f64(%p: !layout.ptr<f64, align 16>, %q: !layout.
   func.return
 }
 
-// A small misaligned transpose: each mode fits in the tile and is taken whole (64 x 128,
-// one block), too few elements for 512 threads, so 256.
+// A small misaligned transpose: the destination's contiguous mode is short (61, at most
+// 64), taken whole by any tile: the transposing tile of 16 KiB (64 x 64), not the
+// misaligned one of 128 KiB, at 256 threads.
 // CHECK-LABEL: func.func @small_misaligned_transpose
 // CHECK:         layout.launch {{.*}} threads(256)
-// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 64, 128>}
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 64, 64>}
 func.func @small_misaligned_transpose(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
   %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(61,67):(67,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(61,67):(1,61)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(61,67):(67,1)>, gmem>, !layout.tensor<f32, #layout.cute<(61,67):(1,61)>, gmem>
+  func.return
+}
+
+// A misaligned permute whose destination rows are short (17 i64, 136 bytes: not a
+// multiple of 16): the transposing tile's budget (16 KiB: 128 x 32 along the two
+// contiguous modes), not 1024 x 32 of the misaligned budget (128 KiB, one block an SM;
+// strided set case 41: 0.64 of cudaMemcpy).
+// CHECK-LABEL: func.func @misaligned_short_rows
+// CHECK:         layout.launch {{.*}} threads(256)
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 128, 1, 32>}
+func.func @misaligned_short_rows(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<i64, align 16>) {
+  %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1000,56,17):(1,1000,56000)>, gmem>
+  %b = layout.view %q : !layout.ptr<i64, align 16> -> !layout.tensor<i64, #layout.cute<(1000,56,17):(952,17,1)>, gmem>
+  layout.copy %a, %b {convert = "float32->int64"} : !layout.tensor<f32, #layout.cute<(1000,56,17):(1,1000,56000)>, gmem>, !layout.tensor<i64, #layout.cute<(1000,56,17):(952,17,1)>, gmem>
   func.return
 }

@@ -93,7 +93,7 @@ func.func @linear_runs_of_4(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<
 // CHECK-LABEL: func.func @linear_run_of_2
 // CHECK:         layout.load %{{.*}} {vector = 2 : i64} : {{.*}} -> tensor<128xf16, #layout.linear
 // CUDA-LABEL:    linear_run_of_2_kernel(
-// CUDA-COUNT-2:  = *reinterpret_cast<const f16x2*>(src + {{.*}});
+// CUDA-COUNT-2:  = tilec_bitcast<f16x2>(*reinterpret_cast<const i32x1*>(src + {{.*}}));
 // CUDA:          }
 #L2 = #layout.linear<{register = [[1], [4]], lane = [[2], [8], [16], [32], [64]], warp = [], block = []}>
 !R = !layout.tensor<f16, #layout.cute<(128):(1)>, gmem>
@@ -113,7 +113,7 @@ func.func @linear_run_of_2(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f
 // CHECK-LABEL: func.func @dot_operand_pairs
 // CHECK:         layout.load %{{.*}} {vector = 2 : i64} : {{.*}} -> tensor<16x16xbf16, #layout.dot_op
 // CUDA-LABEL:    dot_operand_pairs_kernel(
-// CUDA-COUNT-4:  = *reinterpret_cast<const bf16x2*>(src + {{.*}});
+// CUDA-COUNT-4:  = tilec_bitcast<bf16x2>(*reinterpret_cast<const i32x1*>(src + {{.*}}));
 // CUDA:          }
 #dmma = #layout.nvidia_mma<version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]>
 #da = #layout.dot_op<opIdx = 0, parent = #dmma, kWidth = 2>

@@ -58,13 +58,13 @@ func.func @f32_n1000(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, al
 // CUDA-LABEL:    f16_n1000_kernel(
 // CUDA:          if ([[P:[a-z_0-9]+]]) {
 // CUDA-NEXT:     // {{.*}}
-// CUDA-NEXT:     const f16x8 {{.*}} = *reinterpret_cast<const f16x8*>(src + {{.*}});
+// CUDA-NEXT:     const f16x8 {{.*}} = tilec_bitcast<f16x8>(*reinterpret_cast<const i32x4*>(src + {{.*}}));
 // CUDA:          } else {
 // CUDA-NEXT:     // {{.*}}
 // CUDA-NEXT:     const f16x8 {{.*}} = {{[{][{]}}__ushort_as_half((unsigned short)0xfc00),
 // CUDA:          if ([[P]]) {
 // CUDA-NEXT:     // {{.*}}
-// CUDA-NEXT:     *reinterpret_cast<f16x8*>(dst + {{.*}}) =
+// CUDA-NEXT:     *reinterpret_cast<i32x4*>(dst + {{.*}}) = tilec_bitcast<i32x4>(
 // CUDA-NOT:      src[
 // CUDA:          }
 func.func @f16_n1000(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16, align 16>, %m: index) attributes {tilec.args = {m = 3 : index}} {
@@ -126,7 +126,7 @@ func.func @f16_n1002(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16, al
 // CHECK-LABEL: func.func @f16_n1001_padded
 // CHECK:         layout.load %ta, %o : f16 {tilec.vector_note = "vector 8, its lanes masked one by one where they disagree: the masked extent along mode 1 (1001) is not a multiple of 8", vector = 8 : i64} :
 // CUDA-LABEL:    f16_n1001_padded_kernel(
-// CUDA:          const f16x8 {{.*}} = *reinterpret_cast<const f16x8*>(src + {{.*}});
+// CUDA:          const f16x8 {{.*}} = tilec_bitcast<f16x8>(*reinterpret_cast<const i32x4*>(src + {{.*}}));
 // CUDA:          } else {
 // CUDA:          = src[
 // CUDA:          }

@@ -137,7 +137,7 @@ func.func @strided(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, alig
 
 // 8 f16 per thread: 16-byte vectors of 8
 // CUDA-LABEL: f16_eight_kernel(
-// CUDA: reinterpret_cast<const f16x8*>(src
+// CUDA: tilec_bitcast<f16x8>(*reinterpret_cast<const i32x4*>(src
 // CHECK-LABEL: func.func @f16_eight(
 // CHECK: layout.ptr_load %ip {vector = 8 : i64} :
 // CHECK: layout.ptr_store %v, %op {vector = 8 : i64} :

@@ -14,7 +14,7 @@
 // CHECK:         layout.load %{{.*}} {vector = 8 : i64} : {{.*}} -> tensor<1024xf16, #layout.slice<{dim = 0
 // CHECK:         layout.store %{{.*}} {vector = 8 : i64} : tensor<1024xf16, #layout.slice<{dim = 0
 // CUDA-LABEL:    row_weights_kernel(
-// CUDA-COUNT-4:  = *reinterpret_cast<const f16x8*>(wp + {{.*}});
+// CUDA-COUNT-4:  = tilec_bitcast<f16x8>(*reinterpret_cast<const i32x4*>(wp + {{.*}}));
 // CUDA-NOT:      wp[
 // CUDA:          }
 #B = #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
