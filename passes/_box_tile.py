@@ -55,16 +55,18 @@ from contextlib import contextmanager
 from math import gcd
 
 from xdsl.dialects import arith, scf, vector
-from xdsl.dialects.builtin import IndexType, VectorType
+from xdsl.dialects.builtin import IndexType, VectorType, i64
 from xdsl.ir import Block, Operation, SSAValue
 
 from tilec.dialects import cute
+from tilec.dialects.cuda import OpaqueOp
 from tilec.dialects.layout import AllocOp, AsyncWaitOp, BarrierOp, CopyOp, LaunchOp, ViewOp
 from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
 from tilec.dialects.layout_attrs import TensorViewType
 from tilec.dialects.layout_ptr import MultipleOfOp
 from tilec.support.launch_bounds import set_min_blocks
 
+from ._gather_tile import fast_divisor
 from ._copy_cost import TILES_RUN_BYTES, CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
 
 index = IndexType()
@@ -178,11 +180,35 @@ class _Builder:
     def remui(self, a, b):
         return self.add(arith.RemUIOp(a, b))
 
+    def divmod(self, x: SSAValue, d: SSAValue, magic: SSAValue | None) -> tuple[SSAValue, SSAValue]:
+        """(x mod d, x / d) of an index `x` below 2**31 by `d` (at least 1, below
+        2**31): unsigned divisions, or where the host gave `d`'s magic multiplier
+        (`_gather_tile.fast_divisor`, an i64), the quotient the high half of the 64-bit
+        product `4 x * magic` and the remainder `x - q d` (no division in the kernel)."""
+        if magic is None:
+            return self.remui(x, d), self.divui(x, d)
+        x4 = self.add(arith.ShLIOp(self.add(arith.IndexCastOp(x, i64)),
+                                   self.add(arith.ConstantOp.from_int_and_width(2, i64))))
+        q = self.add(arith.IndexCastOp(self.mulhi(x4, magic), index))
+        return self.subi(x, self.muli(q, d)), q
+
+    def mulhi(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """The high half of the unsigned product of `a` and `b`."""
+        op = arith.MulUIExtendedOp(a, b)
+        self.block.add_op(op)
+        return op.high
+
     def andi(self, a, b):
         return self.add(arith.AndIOp(a, b))
 
     def cmp(self, pred: str, a, b):
         return self.add(arith.CmpiOp(a, b, pred))
+
+    def kept(self, x: SSAValue) -> SSAValue:
+        """`x` as a value computed here and kept (`cuda.opaque`): a loop's invariant
+        that NVVM would otherwise recompute from its operands on every trip (the
+        `tiles` box's phase-2 addresses, benchmarks/NOTES.md)."""
+        return self.add(OpaqueOp(x))
 
     def aligned(self, x: SSAValue, by: int = CHUNK) -> SSAValue:
         """`x`, stated a multiple of `by` (`layout.multiple_of`)."""
@@ -240,6 +266,33 @@ class _Builder:
 
 
 INDEX32_LIMIT = 2**31
+
+
+def _block_coords(host: _Builder, k: _Builder, bid: SSAValue,
+                  counts: list[tuple[Value, SSAValue]]) -> list[SSAValue]:
+    """The coordinates of block `bid` of a flat grid over `counts` (fastest first;
+    each `(count as the host knows it, the same in the kernel)`): coordinate `i` is
+    `bid / prod(counts[:i]) mod counts[i]`, the last the rest. A count that is not a
+    compile-time constant is divided by through its magic multiplier, computed on the
+    host (`_gather_tile.fast_divisor`; a block id is below 2**31): a run-time division
+    costs a few dozen instructions, and NVRTC, given one, kept phase 2's box addresses
+    out of registers (the int8 `tiles` transpose: 171 instructions a 16-byte chunk
+    against 45 with constant counts, benchmarks/NOTES.md). A constant count the
+    compiler divides by itself."""
+    coords, rest = [], bid
+    for i, (hc, kc) in enumerate(counts):
+        if i == len(counts) - 1:
+            coords.append(rest)
+            break
+        magic = None
+        if _static(hc) is None:
+            ops: list[Operation] = []
+            magic = fast_divisor(ops, host.val(hc))
+            for op in ops:
+                host.add(op)
+        r, rest = k.divmod(rest, kc, magic)
+        coords.append(r)
+    return coords
 
 
 def _flat_view(host: _Builder, ptr: SSAValue, reach: Value, elem, smem: int) -> SSAValue:
@@ -330,29 +383,25 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     t_rows, pb = box_rows(flavour, nw, nd, smem)
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
-    n_k = host.val(extents[kmode])
-    blocks = host.add(arith.CeilDivUIOp(n_k, host.c(t_rows)))
-    for m, n in enumerate(extents):
-        if m not in (w, d, kmode):
-            blocks = host.muli(blocks, host.val(n))
+    n_k = extents[kmode]
+    # the block's coordinates: chunks of K fastest, then the other modes, dst-fastest first
+    grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d, kmode)]
+    sk = _static(n_k)
+    gk_host = -(-sk // t_rows) if sk is not None else host.add(arith.CeilDivUIOp(n_k, host.c(t_rows)))
+    counts = [gk_host, *(extents[m] for m in grid)]
+    blocks = host.val(counts[0])
+    for x in counts[1:]:
+        blocks = host.muli(blocks, host.val(x))
     one = host.c(1)
     launch = LaunchOp([blocks, one, one], threads)
     k = _Builder(launch.body.block)
     bid, tid = launch.block_ids[0], launch.thread_id
     c = k.c
     n = [k.val(x) for x in extents]
-    # the block's coordinates: chunks of K fastest, then the other modes, dst-fastest first
     tc = c(t_rows)
     gk = k.add(arith.CeilDivUIOp(n[kmode], tc))
-    ok = k.muli(k.remui(bid, gk), tc)
-    rest = k.divui(bid, gk)
-    grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d, kmode)]
-    origin = {kmode: ok}
-    for i, m in enumerate(grid):
-        if i == len(grid) - 1:
-            origin[m] = rest
-        else:
-            origin[m], rest = k.remui(rest, n[m]), k.divui(rest, n[m])
+    coords = _block_coords(host, k, bid, list(zip(counts, [gk, *(n[m] for m in grid)])))
+    origin = {kmode: k.muli(coords[0], tc), **dict(zip(grid, coords[1:]))}
 
     def stride(view: str, m: int) -> SSAValue | None:
         s = modes[m].src_stride if view == "s" else modes[m].dst_stride
@@ -367,7 +416,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         return acc
 
     sorig, dorig = orig("s", smis), orig("d", dmis)
-    tk = k.add(arith.MinUIOp(tc, k.subi(n[kmode], ok)))
+    tk = k.add(arith.MinUIOp(tc, k.subi(n[kmode], origin[kmode])))
     box = k.add(AllocOp(TensorViewType(elem, cute.make_layout((smem,), (1,)), "smem")))
     c16, cm16, cthreads = c(CHUNK), c(-CHUNK), c(threads)
 
@@ -620,11 +669,16 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     modes = facts.modes
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
-    gd = host.add(arith.CeilDivUIOp(host.val(extents[d]), host.c(dt)))
-    blocks = host.muli(gd, host.add(arith.CeilDivUIOp(host.val(extents[w]), host.c(wt))))
-    for m, n in enumerate(extents):
-        if m not in (w, d):
-            blocks = host.muli(blocks, host.val(n))
+    def tiles_of(x: Value, t: int) -> Value:
+        sx = _static(x)
+        return -(-sx // t) if sx is not None else host.add(arith.CeilDivUIOp(x, host.c(t)))
+
+    # the block's coordinates: tiles of D fastest, then of W, then the other modes
+    grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d)]
+    counts = [tiles_of(extents[d], dt), tiles_of(extents[w], wt), *(extents[m] for m in grid)]
+    blocks = host.val(counts[0])
+    for x in counts[1:]:
+        blocks = host.muli(blocks, host.val(x))
     one = host.c(1)
     launch = LaunchOp([blocks, one, one], threads)
     if lanes_along:
@@ -634,20 +688,11 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     c = k.c
     n = [k.val(x) for x in extents]
     cv, cmv, cv1 = c(v), c(-v), c(v - 1)
-    # the block's coordinates: tiles of D fastest, then of W, then the other modes
     kd = k.add(arith.CeilDivUIOp(n[d], c(dt)))
     kw = k.add(arith.CeilDivUIOp(n[w], c(wt)))
-    od = k.muli(k.remui(bid, kd), c(dt))
-    rest = k.divui(bid, kd)
-    ow = k.muli(k.remui(rest, kw), c(wt))
-    rest = k.divui(rest, kw)
-    origin = {d: od, w: ow}
-    grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d)]
-    for i, m in enumerate(grid):
-        if i == len(grid) - 1:
-            origin[m] = rest
-        else:
-            origin[m], rest = k.remui(rest, n[m]), k.divui(rest, n[m])
+    coords = _block_coords(host, k, bid, list(zip(counts, [kd, kw, *(n[m] for m in grid)])))
+    od, ow = k.muli(coords[0], c(dt)), k.muli(coords[1], c(wt))
+    origin = {d: od, w: ow, **dict(zip(grid, coords[2:]))}
 
     def orig(view: str, mis: Value) -> SSAValue:
         acc = k.val(mis)
@@ -769,7 +814,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             ci0 = k.remui(tid, c(per))
             ds0, _, _, first0, _ = row(q0)
             r00 = k.addi(k.subi(first0, ds0), k.muli(ci0, cv))
-            base = [box_addr(q0, k.addi(r00, c(t))) for t in range(v)]
+            base = [k.kept(box_addr(q0, k.addi(r00, c(t)))) for t in range(v)]
             with k.loop(q0, tw, c(qs)) as q:
                 ds, rs, re, first, end = row(q)
                 dq = k.subi(q, q0)
@@ -790,7 +835,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             with k.loop(k.remui(tid, c(lanes)), tw, c(lanes)) as q:
                 ds, rs, re, first, end = row(q)
                 r00 = k.addi(k.subi(first, ds), k.muli(ci0, cv))
-                base = [box_addr(q, k.addi(r00, c(t))) for t in range(v)]
+                base = [k.kept(box_addr(q, k.addi(r00, c(t)))) for t in range(v)]
                 with k.loop(ci0, c(cpd), c(groups)) as ci:
                     cs = k.addi(first, k.muli(ci, cv))
                     with k.when(k.cmp("slt", cs, end)):
