@@ -273,3 +273,29 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stag
         # a vector)
         assert sources and any(f"tilec_cp_async<{stage or box_tile_module.TILES_STAGE}>" in text for text in sources)
         assert any("reinterpret_cast<i8x16*>(dst" in text for text in sources)
+
+
+@pytest.mark.parametrize("src_shape, src_strides", [
+    ((8209, 8191), (1, 8209)),  # the odd transpose: box<tiles>, two tile counts
+    ((5, 37, 100, 17), (629, 1, 3145, 37)),  # box<rows> with grid modes
+])
+def test_box_kernels_divide_block_ids_by_no_run_time_value(src_shape, src_strides):
+    """copy_'s box kernels (run-time extents) find their block's coordinates through
+    host-computed magic multipliers (`_box_tile._block_coords`: a 64-bit multiply-high,
+    no division by a kernel argument), and the `tiles` box keeps its phase-2 box
+    addresses opaque (`cuda.opaque`: NVVM had recomputed them on every chunk)."""
+    import re
+
+    from tilec.compiling import compile_program
+    from tilec.copy_kernels import kernel_pipeline
+    from tilec.copy_program import copy_program
+
+    p = _plan(src_shape, src_shape, src_strides)
+    strategy = key_strategy(p.key)
+    assert strategy.startswith("box<")
+    source = compile_program(copy_program(p.key), kernel_pipeline(p.key, "default")).source
+    kernel = source[source.index("__global__"):]
+    assert "__umul64hi" in kernel
+    # an unsigned division or remainder whose divisor is a variable, not a literal
+    assert not re.search(r"[/%] \(unsigned int\)[A-Za-z_]", kernel), kernel
+    assert ('asm volatile("" : "+r"' in kernel) == (strategy == "box<tiles>")
