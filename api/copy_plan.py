@@ -320,6 +320,11 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     flat = len(ns) > 1 and dst_is_flat(ns, ds)
     src_align, src_divs = _vector_facts(src_ptr, ss, ssize)
     dst_align, dst_divs = _vector_facts(dst_ptr, ds, dsize)
+    if flat and dst_ptr % VECTOR_BYTES == 0:
+        # a compact dst's strides are not the kernel's arguments but the products of its
+        # extents (`copy_program`), facts of their own: its pointer alone says whether
+        # its flat runs start aligned (as a Program of the same views states it)
+        dst_align = VECTOR_BYTES
     key = CopyKey(
         src_dtype=src.dtype,
         dst_dtype=dst.dtype,
