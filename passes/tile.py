@@ -26,7 +26,7 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import BOX_STAGES, BOX_THREADS, TILES_GRAIN, TILES_THREADS, box_index_bits, box_launch, tiles_phase2
+from ._box_tile import BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_THREADS, box_index_bits, box_launch, tiles_phase2
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_RUN_BYTES, box_flavour, copy_facts,
                          gather_vector, tiles_shape,
                          realign_fits)
@@ -131,6 +131,10 @@ class TilePass(ModulePass):
                      `tiles_phase2`'s: 16 for 1-byte elements, 8 for wider); with
                      tiles_lanes, each 16 / E slots move B bytes
                      (4 and 32 lanes: the lanes' box reads without bank conflicts).
+      tiles_depth=N  consecutive tiles along the destination's contiguous mode one block
+                     of a `box<tiles>` copy takes (1 to 8, default 1: `TILES_DEPTH`); past
+                     1, through two boxes, the next tile's phase-1 copies in flight
+                     during this tile's phase 2.
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -191,6 +195,7 @@ class TilePass(ModulePass):
     tiles_lanes: int | None = None
     tiles_grain: int = TILES_GRAIN
     tiles_stage: int | None = None
+    tiles_depth: int = TILES_DEPTH
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -208,6 +213,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_lanes={self.tiles_lanes} must be 0 or a power of two in [4, 32]")
         if self.tiles_stage is not None and self.tiles_stage not in (4, 8, 16):
             raise TilecError(f"tile: tiles_stage={self.tiles_stage} must be 4, 8 or 16")
+        if not 1 <= self.tiles_depth <= 8:
+            raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):
             raise TilecError(f"tile: tiles_grain={self.tiles_grain} must be 16, 32, 64 or 128")
         if self.box_stage not in BOX_STAGES:
@@ -400,7 +407,7 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_lanes={lanes} takes threads a multiple of {lanes} x "
                              f"{grain}; got threads={threads}", op=copy)
         ops = box_launch(copy, facts, flavour, self.box_smem, threads, self.box_stage, self.tiles_run,
-                         lanes, self.tiles_grain, stage)
+                         lanes, self.tiles_grain, stage, self.tiles_depth)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, self.box_smem))
         _replace_copy(copy, ops, moved_pointers=True)
