@@ -67,7 +67,7 @@ from tilec.dialects.layout_ptr import MultipleOfOp
 from tilec.support.launch_bounds import set_min_blocks
 
 from ._gather_tile import fast_divisor
-from ._copy_cost import TILES_RUN_BYTES, CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
+from ._copy_cost import BOX_SMEM, TILES_RUN_BYTES, CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
 
 index = IndexType()
 
@@ -109,6 +109,16 @@ TILES_DEPTH = 1
 through two boxes, tile j + 1's phase-1 copies in flight while tile j's phase 2 reads
 the other box (twice the shared memory a block, the grid N times smaller along D). Not
 yet measured on a GPU: off."""
+
+
+def tiles_smem(e: int) -> int:
+    """Bytes of a `tiles` box of `e`-byte elements (the `tile` pass's where its
+    `box_smem` is not given): 64 KiB for 1- and 2-byte elements, `BOX_SMEM` (40 KiB)
+    for wider. Measured on the H200 (8191 x 8209 transposes, the Program path, two blocks
+    of 512 a multiprocessor, benchmarks/NOTES.md): int8 0.79 -> 0.80 of cudaMemcpy in two
+    runs, f16 0.89 -> 0.93; f32 0.90 -> 0.68 (its 40 registers hold three blocks of 67 KiB
+    boxes)."""
+    return 64 * 1024 if e <= 2 else BOX_SMEM
 
 
 def tiles_phase2(e: int) -> tuple[int, int]:

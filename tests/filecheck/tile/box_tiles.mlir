@@ -67,7 +67,7 @@
 
 // CHECK-LABEL: func.func @odd_int8
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
-// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(39327):(1)>, smem>
+// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(64847):(1)>, smem>
 // CHECK:           scf.for
 // CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
 // CHECK:           layout.async_wait {pending = 0 : i64}
@@ -77,11 +77,11 @@
 // CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // CHECK-NOT:     layout.copy
 // With phase 2's lanes along a row (tiles_lanes=8) and whole sectors (tiles_grain=32):
-// 2 blocks a multiprocessor asked, the box 31 runs past a 240-run tile, the slots 16
+// 2 blocks a multiprocessor asked, the box (64 KiB for 1-byte elements: `tiles_smem`) 31 runs past a 416-run tile, the slots 16
 // bytes further every 16 slots.
 // LANES-LABEL: func.func @odd_int8
 // LANES:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512) attributes {tilec.min_blocks = 2 : i64
-// LANES:           layout.alloc : !layout.tensor<i8, #layout.cute<(39327):(1)>, smem>
+// LANES:           layout.alloc : !layout.tensor<i8, #layout.cute<(64847):(1)>, smem>
 // LANES:           layout.barrier
 // LANES:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // Phase 1 by 4-byte cp.async (tiles_stage=4), each slot 4 bytes further every 16.
@@ -114,7 +114,7 @@ func.func @odd_i8_misaligned(%s0: !layout.ptr<i8, align 16>, %d0: !layout.ptr<i8
 // CHECK-LABEL: func.func @grid_int16
 // CHECK:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xi16>
 // LANES-LABEL: func.func @grid_int16
-// LANES:           layout.alloc : !layout.tensor<i16, #layout.cute<(20383):(1)>, smem>
+// LANES:           layout.alloc : !layout.tensor<i16, #layout.cute<(33231):(1)>, smem>
 // LANES:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xi16>
 func.func @grid_int16(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i16, align 16>) {
   %a = layout.view %src : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(3,97,150):(14550,1,97)>, gmem>
