@@ -386,14 +386,15 @@ def box_index_bits(facts: CopyFacts, smem: int) -> int | None:
 def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                threads: int = BOX_THREADS, stage: str = "async", tiles_run: int = TILES_RUN_BYTES,
                tiles_lanes: int = TILES_LANES, tiles_grain: int = TILES_GRAIN,
-               tiles_stage: int = TILES_STAGE, tiles_depth: int = TILES_DEPTH) -> list[Operation]:
+               tiles_stage: int = TILES_STAGE, tiles_depth: int = TILES_DEPTH,
+               tiles_blocks: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`); the caller puts them in the copy's place. `facts`
     must fit (`_copy_cost.box_flavour` gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
-                            tiles_depth)
+                            tiles_depth, tiles_blocks)
     stage_async = stage == "async"
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
@@ -639,7 +640,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES_THREADS,
                  stage: str = "async", run: int = TILES_RUN_BYTES, lanes_along: int = TILES_LANES,
                  grain: int = TILES_GRAIN, chunk_stage: int = TILES_STAGE,
-                 depth: int = TILES_DEPTH) -> list[Operation]:
+                 depth: int = TILES_DEPTH, blocks_per_sm: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -670,6 +671,9 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     congruence modulo 16 bytes, the chunks start at the run's first element rounded down
     to `chunk_stage` bytes); through registers (`stage`), 16-byte reads, each stored as
     pieces of `chunk_stage` bytes.
+
+    `blocks_per_sm`: the blocks a multiprocessor the launch asks to hold where the lanes
+    run along a row (`tilec.min_blocks`; default `TILES_SM_THREADS / threads`).
 
     With `depth` (`TILES_DEPTH`) N > 1, a block takes N consecutive tiles along `D`
     through two boxes: phase 1 of the first, then per tile a wait for the copies and a
@@ -707,7 +711,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     one = host.c(1)
     launch = LaunchOp([blocks, one, one], threads)
     if lanes_along:
-        set_min_blocks(launch, max(1, TILES_SM_THREADS // threads))
+        set_min_blocks(launch, blocks_per_sm or max(1, TILES_SM_THREADS // threads))
     k = _Builder(launch.body.block)
     bid, tid = launch.block_ids[0], launch.thread_id
     c = k.c

@@ -138,6 +138,9 @@ class TilePass(ModulePass):
                      of a `box<tiles>` copy takes (1 to 8, default 1: `TILES_DEPTH`); past
                      1, through two boxes, the next tile's phase-1 copies in flight
                      during this tile's phase 2.
+      tiles_blocks=N blocks a multiprocessor a `box<tiles>` launch asks to hold (its
+                     `tilec.min_blocks`, 1 to 8; default 1024 / threads: 64 registers a
+                     thread at 512 threads); 3 at 512 threads caps a thread at 40.
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -199,6 +202,7 @@ class TilePass(ModulePass):
     tiles_grain: int = TILES_GRAIN
     tiles_stage: int | None = None
     tiles_depth: int = TILES_DEPTH
+    tiles_blocks: int | None = None
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -216,6 +220,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_lanes={self.tiles_lanes} must be 0 or a power of two in [4, 32]")
         if self.tiles_stage is not None and self.tiles_stage not in (4, 8, 16):
             raise TilecError(f"tile: tiles_stage={self.tiles_stage} must be 4, 8 or 16")
+        if self.tiles_blocks is not None and not 1 <= self.tiles_blocks <= 8:
+            raise TilecError(f"tile: tiles_blocks={self.tiles_blocks} must be in [1, 8]")
         if not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):
@@ -413,7 +419,7 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_lanes={lanes} takes threads a multiple of {lanes} x "
                              f"{grain}; got threads={threads}", op=copy)
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, self.tiles_run,
-                         lanes, self.tiles_grain, stage, self.tiles_depth)
+                         lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)

@@ -19,6 +19,8 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=8},tile{box_smem=2048 tiles_run=32 threads=64 tiles_depth=3}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=8},tile{box_smem=2048 tiles_run=32 threads=128 box_stage=registers tiles_depth=2}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_depth=2}' | filecheck %s --check-prefix=DEPTH
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_blocks=3}' | filecheck %s --check-prefix=BLOCKS
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_blocks=3}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_depth=9}' 2>&1 | filecheck %s --check-prefix=DEPTHOPT
 // The tile pass lowers a copy of strategy box<tiles> (both contiguous modes long; chosen
 // by copy-strategy, tests/filecheck/copy-strategy/box_tiles.mlir, of 2-byte elements
@@ -46,6 +48,9 @@
 // STAGEOPT: tiles_stage=2 must be 4, 8 or 16
 // LANESOPT: tiles_lanes=8 takes threads a multiple of 8 x 128; got threads=256
 // DEPTHOPT: tiles_depth=9 must be in [1, 8]
+// tiles_blocks=N: the launch asks N blocks a multiprocessor (tilec.min_blocks; default 1024 / threads).
+// BLOCKS-LABEL: func.func @odd_int8
+// BLOCKS:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512) attributes {tilec.min_blocks = 3 : i64
 // DEPTH-LABEL: func.func @odd_f32
 // DEPTH:         layout.alloc : !layout.tensor<f32, #layout.cute<(20960):(1)>, smem>
 // DEPTH:         layout.copy_chunk_async
