@@ -121,6 +121,13 @@ def tiles_smem(e: int) -> int:
     return 64 * 1024 if e <= 2 else BOX_SMEM
 
 
+def box_smem_of(flavour: str, e: int, asked: int | None) -> int:
+    """Bytes of the box of a `flavour` box copy of `e`-byte elements: `asked` (the `tile`
+    pass's `box_smem`), else `tiles_smem(e)` for `tiles` and `BOX_SMEM` for the others;
+    the one rule of the `tile` pass and of `tilec.copy_`'s plan (its index width)."""
+    return asked or (tiles_smem(e) if flavour == "tiles" else BOX_SMEM)
+
+
 def tiles_phase2(e: int) -> tuple[int, int]:
     """(lanes, stage): the `tiles` box's phase-2 lanes along a destination row and its
     phase-1 chunk bytes for `e`-byte elements, as measured on the H200 (8191 x 8209

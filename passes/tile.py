@@ -27,7 +27,7 @@ from tilec.support.target import target_of as module_target
 from tilec.dialects.layout_ptr import AddPtrOp
 
 from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_THREADS, box_index_bits, box_launch,
-                        tiles_phase2, tiles_smem)
+                        box_smem_of, tiles_phase2)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_RUN_BYTES, box_flavour, copy_facts,
                          gather_vector, tiles_shape,
                          realign_fits)
@@ -399,8 +399,7 @@ class TilePass(ModulePass):
         flavour = copy.strategy.flavour  # type: ignore[union-attr]
         # any element size the flavour fits (`copy-strategy`'s `tiles_bytes` is a choice)
         # the box: the option's, else the strategy's default (a `tiles` box: `tiles_smem`)
-        smem = self.box_smem or (tiles_smem(facts.src_bytes) if facts is not None and flavour == "tiles"
-                                 else BOX_SMEM)
+        smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem)
         if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8) != flavour or (
                 flavour == "tiles" and tiles_shape(facts.src_bytes, smem, self.tiles_run, self.tiles_grain) is None):
             raise TilecError(
