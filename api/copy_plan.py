@@ -320,6 +320,11 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     flat = len(ns) > 1 and dst_is_flat(ns, ds)
     src_align, src_divs = _vector_facts(src_ptr, ss, ssize)
     dst_align, dst_divs = _vector_facts(dst_ptr, ds, dsize)
+    if flat and dst_ptr % VECTOR_BYTES == 0:
+        # a compact dst's strides are not the kernel's arguments but the products of its
+        # extents (`copy_program`), facts of their own: its pointer alone says whether
+        # its flat runs start aligned (as a Program of the same views states it)
+        dst_align = VECTOR_BYTES
     key = CopyKey(
         src_dtype=src.dtype,
         dst_dtype=dst.dtype,
@@ -396,10 +401,10 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     (`CopyKey.aligned_pointers`'s facts: the box moves 16-byte vectors from the aligned
     pointers; the misalignments in elements); 32-bit offsets where the views' reach, two boxes to spare and the
     element count fit (the `tile` pass's rule, passes/_box_tile.box_index_bits)."""
-    if may_box(key, ns, ss, ds) is None:
+    flavour = may_box(key, ns, ss, ds)
+    if flavour is None:
         return None
-    from tilec.passes._box_tile import box_index_bits
-    from tilec.passes._copy_cost import BOX_SMEM
+    from tilec.passes._box_tile import box_index_bits, box_smem_of
 
     n = len(ns)
     short = {x for x in ns if x <= SMALL_EXTENT}
@@ -415,7 +420,8 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     # the tile pass's rule on the copy's own numbers (a Program of static views gets
     # the same width from it)
     e = ITEMSIZE[key.src_dtype]
-    bits = box_index_bits(_numbers_facts(bkey, ns, ss, ds, smis // e, dmis // e), current_routes().box_smem or BOX_SMEM)
+    smem = box_smem_of(flavour, e, current_routes().box_smem)
+    bits = box_index_bits(_numbers_facts(bkey, ns, ss, ds, smis // e, dmis // e), smem)
     bkey = replace(bkey, index_bits=bits or 64)
     return CopyPlan(bkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, (smis // e, dmis // e))
 

@@ -324,6 +324,39 @@ class ShflIdxOp(IRDLOperation):
 
 
 @irdl_op_definition
+class OpaqueOp(IRDLOperation):
+    """
+    An integer scalar (or index), unchanged, as a value the CUDA compiler cannot see
+    through: the target prints a copy of it passed through an empty `asm volatile`
+    (`"+r"`, `"+l"` for 64 bits), so NVVM neither folds it nor recomputes it from its
+    operands near its uses; it is computed where the op stands and kept in a register
+    (or spilled). For values a loop reads on every trip that NVVM would otherwise
+    rematerialize in the loop (`_box_tile`'s phase-2 box addresses). Executors pass the
+    value through.
+
+        %a = cuda.opaque %x : index
+    """
+
+    name = "cuda.opaque"
+
+    T: ClassVar = VarConstraint("T", base(IntegerType) | base(IndexType))
+
+    value = operand_def(T)
+    result = result_def(T)
+
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue | Operation):
+        value = SSAValue.get(value)
+        super().__init__(operands=[value], result_types=[value.type])
+
+    def verify_(self) -> None:
+        t = self.value.type
+        if isinstance(t, IntegerType) and t.width.data not in (32, 64):
+            raise VerifyException(f"'cuda.opaque' takes 32- or 64-bit integers or index, got {t}")
+
+
+@irdl_op_definition
 class CommentOp(IRDLOperation):
     """
     A comment for the reader of the generated code: the `cuda` target prints it as
@@ -595,7 +628,7 @@ from .cuda_atomic import CUDA_ATOMIC_OPS  # noqa: E402  (atomics and fences, the
 
 Cuda = Dialect(
     "cuda",
-    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, PrefetchL2Op, ShflIdxOp, CommentOp, PrintfOp, MmaSyncOp, LdmatrixOp, StmatrixOp,
+    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, PrefetchL2Op, ShflIdxOp, OpaqueOp, CommentOp, PrintfOp, MmaSyncOp, LdmatrixOp, StmatrixOp,
      *CUDA_TMA_OPS, *CUDA_WGMMA_OPS, *CUDA_ROLE_OPS, *CUDA_ATOMIC_OPS],
     [*CUDA_TMA_TYPES],
 )

@@ -55,17 +55,19 @@ from contextlib import contextmanager
 from math import gcd
 
 from xdsl.dialects import arith, scf, vector
-from xdsl.dialects.builtin import IndexType, VectorType
+from xdsl.dialects.builtin import IndexType, VectorType, i64
 from xdsl.ir import Block, Operation, SSAValue
 
 from tilec.dialects import cute
+from tilec.dialects.cuda import OpaqueOp
 from tilec.dialects.layout import AllocOp, AsyncWaitOp, BarrierOp, CopyOp, LaunchOp, ViewOp
 from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
 from tilec.dialects.layout_attrs import TensorViewType
 from tilec.dialects.layout_ptr import MultipleOfOp
 from tilec.support.launch_bounds import set_min_blocks
 
-from ._copy_cost import TILES_RUN_BYTES, CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
+from ._gather_tile import fast_divisor
+from ._copy_cost import BOX_SMEM, TILES_RUN_BYTES, CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
 
 index = IndexType()
 
@@ -101,6 +103,31 @@ option `tiles_stage`: 16, 8 or 4, at least an element). With the lanes along a r
 bytes, 32 lanes reading one element each from slots `16 / E` apart fall in 32 banks
 (no conflict), at 16 in 8 (4-way); the price is 16 / TILES_STAGE `cp.async` a 16-byte
 chunk."""
+TILES_DEPTH = 1
+"""Tiles along `D` one block of a `tiles` box takes in turn (the `tile` option
+`tiles_depth`): 1, one tile, its phase 1 then its phase 2; N > 1, N consecutive tiles
+through two boxes, tile j + 1's phase-1 copies in flight while tile j's phase 2 reads
+the other box (twice the shared memory a block, the grid N times smaller along D). Not
+yet measured on a GPU: off."""
+
+
+def tiles_smem(e: int) -> int:
+    """Bytes of a `tiles` box of `e`-byte elements (the `tile` pass's where its
+    `box_smem` is not given): 64 KiB for 1- and 2-byte elements, `BOX_SMEM` (40 KiB)
+    for wider. Measured on the H200 (8191 x 8209 transposes, the Program path, two blocks
+    of 512 a multiprocessor, benchmarks/NOTES.md): int8 0.79 -> 0.80 of cudaMemcpy in two
+    runs, f16 0.89 -> 0.93; f32 0.90 -> 0.68 (its 40 registers hold three blocks of 67 KiB
+    boxes)."""
+    return 64 * 1024 if e <= 2 else BOX_SMEM
+
+
+def box_smem_of(flavour: str, e: int, asked: int | None) -> int:
+    """Bytes of the box of a `flavour` box copy of `e`-byte elements: `asked` (the `tile`
+    pass's `box_smem`), else `tiles_smem(e)` for `tiles` and `BOX_SMEM` for the others;
+    the one rule of the `tile` pass and of `tilec.copy_`'s plan (its index width)."""
+    return asked or (tiles_smem(e) if flavour == "tiles" else BOX_SMEM)
+
+
 def tiles_phase2(e: int) -> tuple[int, int]:
     """(lanes, stage): the `tiles` box's phase-2 lanes along a destination row and its
     phase-1 chunk bytes for `e`-byte elements, as measured on the H200 (8191 x 8209
@@ -178,11 +205,35 @@ class _Builder:
     def remui(self, a, b):
         return self.add(arith.RemUIOp(a, b))
 
+    def divmod(self, x: SSAValue, d: SSAValue, magic: SSAValue | None) -> tuple[SSAValue, SSAValue]:
+        """(x mod d, x / d) of an index `x` below 2**31 by `d` (at least 1, below
+        2**31): unsigned divisions, or where the host gave `d`'s magic multiplier
+        (`_gather_tile.fast_divisor`, an i64), the quotient the high half of the 64-bit
+        product `4 x * magic` and the remainder `x - q d` (no division in the kernel)."""
+        if magic is None:
+            return self.remui(x, d), self.divui(x, d)
+        x4 = self.add(arith.ShLIOp(self.add(arith.IndexCastOp(x, i64)),
+                                   self.add(arith.ConstantOp.from_int_and_width(2, i64))))
+        q = self.add(arith.IndexCastOp(self.mulhi(x4, magic), index))
+        return self.subi(x, self.muli(q, d)), q
+
+    def mulhi(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """The high half of the unsigned product of `a` and `b`."""
+        op = arith.MulUIExtendedOp(a, b)
+        self.block.add_op(op)
+        return op.high
+
     def andi(self, a, b):
         return self.add(arith.AndIOp(a, b))
 
     def cmp(self, pred: str, a, b):
         return self.add(arith.CmpiOp(a, b, pred))
+
+    def kept(self, x: SSAValue) -> SSAValue:
+        """`x` as a value computed here and kept (`cuda.opaque`): a loop's invariant
+        that NVVM would otherwise recompute from its operands on every trip (the
+        `tiles` box's phase-2 addresses, benchmarks/NOTES.md)."""
+        return self.add(OpaqueOp(x))
 
     def aligned(self, x: SSAValue, by: int = CHUNK) -> SSAValue:
         """`x`, stated a multiple of `by` (`layout.multiple_of`)."""
@@ -240,6 +291,33 @@ class _Builder:
 
 
 INDEX32_LIMIT = 2**31
+
+
+def _block_coords(host: _Builder, k: _Builder, bid: SSAValue,
+                  counts: list[tuple[Value, SSAValue]]) -> list[SSAValue]:
+    """The coordinates of block `bid` of a flat grid over `counts` (fastest first;
+    each `(count as the host knows it, the same in the kernel)`): coordinate `i` is
+    `bid / prod(counts[:i]) mod counts[i]`, the last the rest. A count that is not a
+    compile-time constant is divided by through its magic multiplier, computed on the
+    host (`_gather_tile.fast_divisor`; a block id is below 2**31): a run-time division
+    costs a few dozen instructions, and NVRTC, given one, kept phase 2's box addresses
+    out of registers (the int8 `tiles` transpose: 171 instructions a 16-byte chunk
+    against 45 with constant counts, benchmarks/NOTES.md). A constant count the
+    compiler divides by itself."""
+    coords, rest = [], bid
+    for i, (hc, kc) in enumerate(counts):
+        if i == len(counts) - 1:
+            coords.append(rest)
+            break
+        magic = None
+        if _static(hc) is None:
+            ops: list[Operation] = []
+            magic = fast_divisor(ops, host.val(hc))
+            for op in ops:
+                host.add(op)
+        r, rest = k.divmod(rest, kc, magic)
+        coords.append(r)
+    return coords
 
 
 def _flat_view(host: _Builder, ptr: SSAValue, reach: Value, elem, smem: int) -> SSAValue:
@@ -315,13 +393,15 @@ def box_index_bits(facts: CopyFacts, smem: int) -> int | None:
 def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                threads: int = BOX_THREADS, stage: str = "async", tiles_run: int = TILES_RUN_BYTES,
                tiles_lanes: int = TILES_LANES, tiles_grain: int = TILES_GRAIN,
-               tiles_stage: int = TILES_STAGE) -> list[Operation]:
+               tiles_stage: int = TILES_STAGE, tiles_depth: int = TILES_DEPTH,
+               tiles_blocks: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`); the caller puts them in the copy's place. `facts`
     must fit (`_copy_cost.box_flavour` gives `flavour`)."""
     if flavour == "tiles":
-        return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage)
+        return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
+                            tiles_depth, tiles_blocks)
     stage_async = stage == "async"
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
@@ -330,29 +410,25 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     t_rows, pb = box_rows(flavour, nw, nd, smem)
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
-    n_k = host.val(extents[kmode])
-    blocks = host.add(arith.CeilDivUIOp(n_k, host.c(t_rows)))
-    for m, n in enumerate(extents):
-        if m not in (w, d, kmode):
-            blocks = host.muli(blocks, host.val(n))
+    n_k = extents[kmode]
+    # the block's coordinates: chunks of K fastest, then the other modes, dst-fastest first
+    grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d, kmode)]
+    sk = _static(n_k)
+    gk_host = -(-sk // t_rows) if sk is not None else host.add(arith.CeilDivUIOp(n_k, host.c(t_rows)))
+    counts = [gk_host, *(extents[m] for m in grid)]
+    blocks = host.val(counts[0])
+    for x in counts[1:]:
+        blocks = host.muli(blocks, host.val(x))
     one = host.c(1)
     launch = LaunchOp([blocks, one, one], threads)
     k = _Builder(launch.body.block)
     bid, tid = launch.block_ids[0], launch.thread_id
     c = k.c
     n = [k.val(x) for x in extents]
-    # the block's coordinates: chunks of K fastest, then the other modes, dst-fastest first
     tc = c(t_rows)
     gk = k.add(arith.CeilDivUIOp(n[kmode], tc))
-    ok = k.muli(k.remui(bid, gk), tc)
-    rest = k.divui(bid, gk)
-    grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d, kmode)]
-    origin = {kmode: ok}
-    for i, m in enumerate(grid):
-        if i == len(grid) - 1:
-            origin[m] = rest
-        else:
-            origin[m], rest = k.remui(rest, n[m]), k.divui(rest, n[m])
+    coords = _block_coords(host, k, bid, list(zip(counts, [gk, *(n[m] for m in grid)])))
+    origin = {kmode: k.muli(coords[0], tc), **dict(zip(grid, coords[1:]))}
 
     def stride(view: str, m: int) -> SSAValue | None:
         s = modes[m].src_stride if view == "s" else modes[m].dst_stride
@@ -367,7 +443,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         return acc
 
     sorig, dorig = orig("s", smis), orig("d", dmis)
-    tk = k.add(arith.MinUIOp(tc, k.subi(n[kmode], ok)))
+    tk = k.add(arith.MinUIOp(tc, k.subi(n[kmode], origin[kmode])))
     box = k.add(AllocOp(TensorViewType(elem, cute.make_layout((smem,), (1,)), "smem")))
     c16, cm16, cthreads = c(CHUNK), c(-CHUNK), c(threads)
 
@@ -570,7 +646,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
 def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES_THREADS,
                  stage: str = "async", run: int = TILES_RUN_BYTES, lanes_along: int = TILES_LANES,
-                 grain: int = TILES_GRAIN, chunk_stage: int = TILES_STAGE) -> list[Operation]:
+                 grain: int = TILES_GRAIN, chunk_stage: int = TILES_STAGE,
+                 depth: int = TILES_DEPTH, blocks_per_sm: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -602,6 +679,14 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     to `chunk_stage` bytes); through registers (`stage`), 16-byte reads, each stored as
     pieces of `chunk_stage` bytes.
 
+    `blocks_per_sm`: the blocks a multiprocessor the launch asks to hold where the lanes
+    run along a row (`tilec.min_blocks`; default `TILES_SM_THREADS / threads`).
+
+    With `depth` (`TILES_DEPTH`) N > 1, a block takes N consecutive tiles along `D`
+    through two boxes: phase 1 of the first, then per tile a wait for the copies and a
+    barrier, the next tile's phase 1 into the other box (its copies in flight), this
+    tile's phase 2; the grid has N times fewer steps along `D`.
+
     `lanes_along` (`TILES_LANES`): 0, the lanes of a warp on consecutive destination
     runs `q`, a thread's chunks of one run `G` apart; N > 0, N lanes on N consecutive
     chunks of one run, a thread's runs `threads / N` apart (its slots the same for each:
@@ -620,34 +705,30 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     modes = facts.modes
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
-    gd = host.add(arith.CeilDivUIOp(host.val(extents[d]), host.c(dt)))
-    blocks = host.muli(gd, host.add(arith.CeilDivUIOp(host.val(extents[w]), host.c(wt))))
-    for m, n in enumerate(extents):
-        if m not in (w, d):
-            blocks = host.muli(blocks, host.val(n))
+    def tiles_of(x: Value, t: int) -> Value:
+        sx = _static(x)
+        return -(-sx // t) if sx is not None else host.add(arith.CeilDivUIOp(x, host.c(t)))
+
+    # the block's coordinates: tiles of D fastest, then of W, then the other modes
+    grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d)]
+    counts = [tiles_of(extents[d], dt * depth), tiles_of(extents[w], wt), *(extents[m] for m in grid)]
+    blocks = host.val(counts[0])
+    for x in counts[1:]:
+        blocks = host.muli(blocks, host.val(x))
     one = host.c(1)
     launch = LaunchOp([blocks, one, one], threads)
     if lanes_along:
-        set_min_blocks(launch, max(1, TILES_SM_THREADS // threads))
+        set_min_blocks(launch, blocks_per_sm or max(1, TILES_SM_THREADS // threads))
     k = _Builder(launch.body.block)
     bid, tid = launch.block_ids[0], launch.thread_id
     c = k.c
     n = [k.val(x) for x in extents]
     cv, cmv, cv1 = c(v), c(-v), c(v - 1)
-    # the block's coordinates: tiles of D fastest, then of W, then the other modes
-    kd = k.add(arith.CeilDivUIOp(n[d], c(dt)))
+    kd = k.add(arith.CeilDivUIOp(n[d], c(dt * depth)))
     kw = k.add(arith.CeilDivUIOp(n[w], c(wt)))
-    od = k.muli(k.remui(bid, kd), c(dt))
-    rest = k.divui(bid, kd)
-    ow = k.muli(k.remui(rest, kw), c(wt))
-    rest = k.divui(rest, kw)
-    origin = {d: od, w: ow}
-    grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d)]
-    for i, m in enumerate(grid):
-        if i == len(grid) - 1:
-            origin[m] = rest
-        else:
-            origin[m], rest = k.remui(rest, n[m]), k.divui(rest, n[m])
+    coords = _block_coords(host, k, bid, list(zip(counts, [kd, kw, *(n[m] for m in grid)])))
+    od0, ow = k.muli(coords[0], c(dt * depth)), k.muli(coords[1], c(wt))
+    origin = {d: od0, w: ow, **dict(zip(grid, coords[2:]))}
 
     def orig(view: str, mis: Value) -> SSAValue:
         acc = k.val(mis)
@@ -657,145 +738,179 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                 acc = k.addi(acc, k.muli(o, k.val(s)))
         return acc
 
-    sorig, dorig = orig("s", smis), orig("d", dmis)
     ssd, dsw = k.val(modes[d].src_stride), k.val(modes[w].dst_stride)
-    left_d = k.subi(n[d], od)
     tw = k.add(arith.MinUIOp(c(wt), k.subi(n[w], ow)))
-    td = k.add(arith.MinUIOp(c(dt), left_d))
-    runs = k.add(arith.MinUIOp(c(dt + ge - 1), left_d))
     swz = lanes_along > 0
-    box = k.add(AllocOp(TensorViewType(elem, cute.make_layout(((dt + ge - 1) * (pb + (1 if swz else 0)) + (2 * v if swz else 0),), (1,)), "smem")))
+    # one box, or two in turn where the block takes `depth` tiles (a multiple of 16 bytes each)
+    box_elems = (dt + ge - 1) * (pb + (1 if swz else 0)) + (2 * v if swz else 0)
+    box_elems = -(-box_elems // v) * v if depth > 1 else box_elems
+    box = k.add(AllocOp(TensorViewType(elem, cute.make_layout((box_elems * (2 if depth > 1 else 1),), (1,)), "smem")))
     pbc = c(pb)
     lim = k.andi(k.val(sreach), c(-(sv if stage_async else v)))
-
-    def slot_base(r: SSAValue) -> SSAValue:
-        """Where slot `r` starts in the box: `r PB`, and where the lanes run along a
-        destination row 16 bytes more every `V` slots (slots `V` apart, `V PB` bytes,
-        a multiple of 128, would be in one bank)."""
-        at = k.muli(r, pbc)
-        if swz:
-            at = k.addi(at, k.muli(k.divui(k.addi(r, cv), cv), c(sv)))  # r >= 1 - V
-        return at
-
-    def run_start(r: SSAValue) -> SSAValue:
-        return k.addi(sorig, k.muli(r, ssd))
-
-    # phase 1: (run, chunk) pairs, `cpr` chunks a run at most (a run of Wt elements
-    # from any residue), the chunk's source inside the run's cover and the view
-    # (through registers, 16-byte reads stored as pieces of `sv` elements)
     ch = sv if stage_async else v
     cpr = (wt + ch - 1) // ch + 1
-    with k.loop(tid, k.muli(runs, c(cpr)), c(threads)) as idx:
-        r = k.divui(idx, c(cpr))
-        j = k.subi(idx, k.muli(r, c(cpr)))
-        st = run_start(r)
-        hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), c(ch - 1)), c(-ch)), lim))
-        g0 = k.andi(st, c(-ch))
-        g = k.addi(g0, k.muli(j, c(ch)))
-        with k.when(k.cmp("slt", g, hi)):
-            slot = k.addi(k.addi(slot_base(r), k.subi(g0, k.andi(st, cmv))), k.muli(j, c(ch)))
-            if stage_async:
-                k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv))
-            else:
-                x = k.add(ReadOp(src, [k.aligned(g, v)], width=v))
-                if sv == v:
-                    k.add(WriteOp(x, box, [k.aligned(slot, v)], width=v))
-                else:
-                    pt = VectorType(elem, [sv])
-                    for p0 in range(0, v, sv):
-                        piece = None
-                        for t in range(sv):
-                            y = k.add(vector.ExtractOp(x, [p0 + t], elem))
-                            piece = (k.add(vector.BroadcastOp(y, pt)) if t == 0
-                                     else k.add(vector.InsertOp(y, piece, [t], pt)))
-                        at = k.aligned(k.addi(slot, c(p0)), sv)
-                        k.add(WriteOp(piece, box, [at], width=sv) if sv > 1 else WriteOp(y, box, [at]))
-    # the elements of the runs past `lim` (the view's last whole chunk), one at a time,
-    # in the blocks whose last run ends past it (a block-uniform test)
-    last_end = k.addi(run_start(k.subi(runs, c(1))), tw)
-    with k.when(k.cmp("sgt", last_end, lim)):
-        with k.loop(tid, k.muli(runs, cv), c(threads)) as idx:
-            r, b = k.divui(idx, cv), k.remui(idx, cv)
-            st = run_start(r)
-            end = k.addi(st, tw)
-            a = k.addi(k.add(arith.MaxSIOp(lim, st)), b)
-            with k.when(k.cmp("slt", a, end)):
-                x = k.add(ReadOp(src, [a]))
-                k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmv)), slot_base(r))]))
-    if stage_async:
-        k.add(AsyncWaitOp(0))
-    k.add(BarrierOp())
-
-    # phase 2: element i of destination run q (W step q) is source run i - od, element
-    # q: at slot (i - od) plus the run start's residue mod V
-    def box_addr(q: SSAValue, r: SSAValue) -> SSAValue:
-        return k.addi(k.addi(slot_base(r), k.andi(run_start(r), cv1)), q)
-
     vt = VectorType(elem, [v])
-
-    def store_chunk(q: SSAValue, ds: SSAValue, rs: SSAValue, re: SSAValue, cs: SSAValue,
-                    addrs: Callable[[], list[SSAValue]]) -> None:
-        """Destination chunk `cs` of run `q` (starting at `ds`, the row between `rs`
-        and `re`): `_Builder.store_chunk` with `v`-element chunks."""
-        k.store_chunk(box, dst, vt, cv, v, box_addr, q, ds, rs, re, cs, addrs)
-
-    # the lanes: `P` consecutive `q` (a warp's lanes on consecutive destination runs),
-    # `G` groups of them on chunks `G` apart; run `r + G V` starts at the residue mod V
-    # of run `r` (G V ss_D is a multiple of V), so a thread's V box addresses are
-    # computed once per `q` and stepped by one add a chunk
     cpd = dt // v + ge // v  # chunks from `first` to `end`: (Dt + G - 1 + V - 1) / V at most
-    first_tile = k.cmp("eq", od, c(0))
 
-    def row(q: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue, SSAValue]:
-        """(ds, rs, re, first, end) of destination run `q`: where the tile's range
-        starts, the row's start and end, the tile's first chunk, the end of the grains
-        starting in the range."""
-        ds = k.addi(dorig, k.muli(q, dsw))
-        rs = k.subi(ds, od)
-        re = k.addi(rs, n[d])
-        first = k.add(arith.SelectOp(first_tile, k.andi(rs, cmv), k.andi(k.addi(ds, c(ge - 1)), c(-ge))))
-        end = k.addi(ds, td)
-        if ge > v:
-            end = k.andi(k.addi(end, c(ge - 1)), c(-ge))
-        return ds, rs, re, first, end
+    class Tile:
+        """The values of the block's tile starting at `od` along D whose box starts at
+        element `boff` (None: 0) of the shared buffer."""
 
-    if lanes_along:
-        # N lanes on consecutive chunks of one run, `qs` runs at a time; run q + qs's
-        # chunk ci reads the same slots as run q's (qs ds_W is a multiple of V)
-        per = lanes_along
-        qs = threads // per
-        with k.when(k.cmp("ult", tid, c(qs * per))):
-            q0 = k.divui(tid, c(per))
-            ci0 = k.remui(tid, c(per))
-            ds0, _, _, first0, _ = row(q0)
-            r00 = k.addi(k.subi(first0, ds0), k.muli(ci0, cv))
-            base = [box_addr(q0, k.addi(r00, c(t))) for t in range(v)]
-            with k.loop(q0, tw, c(qs)) as q:
-                ds, rs, re, first, end = row(q)
-                dq = k.subi(q, q0)
-                with k.loop(ci0, c(cpd), c(per)) as ci:
-                    cs = k.addi(first, k.muli(ci, cv))
-                    with k.when(k.cmp("slt", cs, end)):
-                        step = k.addi(dq, k.muli(k.subi(ci, ci0), c(v * pb + sv)))  # slot_base(r + V)
-                        store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base])
+        def __init__(self, od: SSAValue, boff: SSAValue | None):
+            origin[d] = od
+            self.od, self.boff = od, boff
+            self.sorig, self.dorig = orig("s", smis), orig("d", dmis)
+            left_d = k.subi(n[d], od)
+            self.td = k.add(arith.MinUIOp(c(dt), left_d))
+            self.runs = k.add(arith.MinUIOp(c(dt + ge - 1), left_d))
+
+        def slot_base(self, r: SSAValue) -> SSAValue:
+            """Where slot `r` starts in the box: `r PB`, and where the lanes run along a
+            destination row 16 bytes more every `V` slots (slots `V` apart, `V PB` bytes,
+            a multiple of 128, would be in one bank)."""
+            at = k.muli(r, pbc)
+            if swz:
+                at = k.addi(at, k.muli(k.divui(k.addi(r, cv), cv), c(sv)))  # r >= 1 - V
+            return at if self.boff is None else k.addi(at, self.boff)
+
+        def run_start(self, r: SSAValue) -> SSAValue:
+            return k.addi(self.sorig, k.muli(r, ssd))
+
+        def box_addr(self, q: SSAValue, r: SSAValue) -> SSAValue:
+            """Element `r - od` of destination run `q` (W step q): at slot `r` plus the
+            run start's residue mod V."""
+            return k.addi(k.addi(self.slot_base(r), k.andi(self.run_start(r), cv1)), q)
+
+    def phase1(t: Tile) -> None:
+        """The tile's source runs into its box (module doc): (run, chunk) pairs, `cpr`
+        chunks a run at most (a run of Wt elements from any residue), the chunk's source
+        inside the run's cover and the view (through registers, 16-byte reads stored as
+        pieces of `sv` elements); then the elements past `lim` (the view's last whole
+        chunk), one at a time, in the blocks whose last run ends past it (a block-uniform
+        test)."""
+        with k.loop(tid, k.muli(t.runs, c(cpr)), c(threads)) as idx:
+            r = k.divui(idx, c(cpr))
+            j = k.subi(idx, k.muli(r, c(cpr)))
+            st = t.run_start(r)
+            hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), c(ch - 1)), c(-ch)), lim))
+            g0 = k.andi(st, c(-ch))
+            g = k.addi(g0, k.muli(j, c(ch)))
+            with k.when(k.cmp("slt", g, hi)):
+                slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.muli(j, c(ch)))
+                if stage_async:
+                    k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv))
+                else:
+                    x = k.add(ReadOp(src, [k.aligned(g, v)], width=v))
+                    if sv == v:
+                        k.add(WriteOp(x, box, [k.aligned(slot, v)], width=v))
+                    else:
+                        pt = VectorType(elem, [sv])
+                        for p0 in range(0, v, sv):
+                            piece = None
+                            for e_ in range(sv):
+                                y = k.add(vector.ExtractOp(x, [p0 + e_], elem))
+                                piece = (k.add(vector.BroadcastOp(y, pt)) if e_ == 0
+                                         else k.add(vector.InsertOp(y, piece, [e_], pt)))
+                            at = k.aligned(k.addi(slot, c(p0)), sv)
+                            k.add(WriteOp(piece, box, [at], width=sv) if sv > 1 else WriteOp(y, box, [at]))
+        last_end = k.addi(t.run_start(k.subi(t.runs, c(1))), tw)
+        with k.when(k.cmp("sgt", last_end, lim)):
+            with k.loop(tid, k.muli(t.runs, cv), c(threads)) as idx:
+                r, b = k.divui(idx, cv), k.remui(idx, cv)
+                st = t.run_start(r)
+                end = k.addi(st, tw)
+                a = k.addi(k.add(arith.MaxSIOp(lim, st)), b)
+                with k.when(k.cmp("slt", a, end)):
+                    x = k.add(ReadOp(src, [a]))
+                    k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmv)), t.slot_base(r))]))
+
+    def phase2(t: Tile) -> None:
+        """The tile's destination chunks from its box (module doc): element i of
+        destination run q (W step q) is source run i - od, element q."""
+        od, dorig, td = t.od, t.dorig, t.td
+
+        def store_chunk(q: SSAValue, ds: SSAValue, rs: SSAValue, re: SSAValue, cs: SSAValue,
+                        addrs: Callable[[], list[SSAValue]]) -> None:
+            """Destination chunk `cs` of run `q` (starting at `ds`, the row between `rs`
+            and `re`): `_Builder.store_chunk` with `v`-element chunks."""
+            k.store_chunk(box, dst, vt, cv, v, t.box_addr, q, ds, rs, re, cs, addrs)
+
+        first_tile = k.cmp("eq", od, c(0))
+
+        def row(q: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue, SSAValue]:
+            """(ds, rs, re, first, end) of destination run `q`: where the tile's range
+            starts, the row's start and end, the tile's first chunk, the end of the grains
+            starting in the range."""
+            ds = k.addi(dorig, k.muli(q, dsw))
+            rs = k.subi(ds, od)
+            re = k.addi(rs, n[d])
+            first = k.add(arith.SelectOp(first_tile, k.andi(rs, cmv), k.andi(k.addi(ds, c(ge - 1)), c(-ge))))
+            end = k.addi(ds, td)
+            if ge > v:
+                end = k.andi(k.addi(end, c(ge - 1)), c(-ge))
+            return ds, rs, re, first, end
+
+        if lanes_along:
+            # N lanes on consecutive chunks of one run, `qs` runs at a time; run q + qs's
+            # chunk ci reads the same slots as run q's (qs ds_W is a multiple of V)
+            per = lanes_along
+            qs = threads // per
+            with k.when(k.cmp("ult", tid, c(qs * per))):
+                q0 = k.divui(tid, c(per))
+                ci0 = k.remui(tid, c(per))
+                ds0, _, _, first0, _ = row(q0)
+                r00 = k.addi(k.subi(first0, ds0), k.muli(ci0, cv))
+                base = [k.kept(t.box_addr(q0, k.addi(r00, c(e_)))) for e_ in range(v)]
+                with k.loop(q0, tw, c(qs)) as q:
+                    ds, rs, re, first, end = row(q)
+                    dq = k.subi(q, q0)
+                    with k.loop(ci0, c(cpd), c(per)) as ci:
+                        cs = k.addi(first, k.muli(ci, cv))
+                        with k.when(k.cmp("slt", cs, end)):
+                            step = k.addi(dq, k.muli(k.subi(ci, ci0), c(v * pb + sv)))  # slot_base(r + V)
+                            store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base])
+        else:
+            # the lanes: `P` consecutive `q` (a warp's lanes on consecutive destination runs),
+            # `G` groups of them on chunks `G` apart; run `r + G V` starts at the residue mod V
+            # of run `r` (G V ss_D is a multiple of V), so a thread's V box addresses are
+            # computed once per `q` and stepped by one add a chunk
+            lanes = min(threads, wt)
+            groups = threads // lanes
+            with k.when(k.cmp("ult", tid, c(groups * lanes))):
+                ci0 = k.divui(tid, c(lanes))
+                with k.loop(k.remui(tid, c(lanes)), tw, c(lanes)) as q:
+                    ds, rs, re, first, end = row(q)
+                    r00 = k.addi(k.subi(first, ds), k.muli(ci0, cv))
+                    base = [k.kept(t.box_addr(q, k.addi(r00, c(e_)))) for e_ in range(v)]
+                    with k.loop(ci0, c(cpd), c(groups)) as ci:
+                        cs = k.addi(first, k.muli(ci, cv))
+                        with k.when(k.cmp("slt", cs, end)):
+                            step = k.muli(k.subi(ci, ci0), c(v * pb))
+                            store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base])
+
+    if depth == 1:
+        t0 = Tile(od0, None)
+        phase1(t0)
+        if stage_async:
+            k.add(AsyncWaitOp(0))
+        k.add(BarrierOp())
+        phase2(t0)
     else:
-        # the lanes: `P` consecutive `q` (a warp's lanes on consecutive destination runs),
-        # `G` groups of them on chunks `G` apart; run `r + G V` starts at the residue mod V
-        # of run `r` (G V ss_D is a multiple of V), so a thread's V box addresses are
-        # computed once per `q` and stepped by one add a chunk
-        lanes = min(threads, wt)
-        groups = threads // lanes
-        with k.when(k.cmp("ult", tid, c(groups * lanes))):
-            ci0 = k.divui(tid, c(lanes))
-            with k.loop(k.remui(tid, c(lanes)), tw, c(lanes)) as q:
-                ds, rs, re, first, end = row(q)
-                r00 = k.addi(k.subi(first, ds), k.muli(ci0, cv))
-                base = [box_addr(q, k.addi(r00, c(t))) for t in range(v)]
-                with k.loop(ci0, c(cpd), c(groups)) as ci:
-                    cs = k.addi(first, k.muli(ci, cv))
-                    with k.when(k.cmp("slt", cs, end)):
-                        step = k.muli(k.subi(ci, ci0), c(v * pb))
-                        store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base])
+        # `depth` tiles along D in turn, two boxes: tile j + 1's phase 1 (its copies in
+        # flight) while tile j's phase 2 reads the other box; one wait and one barrier a
+        # tile (the barrier also ends the reads of the box the next phase 1 overwrites)
+        phase1(Tile(od0, None))
+        cbox = c(box_elems)
+        with k.loop(c(0), c(depth), c(1)) as jt:
+            od = k.addi(od0, k.muli(jt, c(dt)))
+            if stage_async:
+                k.add(AsyncWaitOp(0))
+            k.add(BarrierOp())
+            nxt = k.addi(od, c(dt))
+            with k.when(k.andi(k.cmp("ult", k.addi(jt, c(1)), c(depth)), k.cmp("ult", nxt, n[d]))):
+                phase1(Tile(nxt, k.muli(k.andi(k.addi(jt, c(1)), c(1)), cbox)))
+            with k.when(k.cmp("ult", od, n[d])):
+                phase2(Tile(od, k.muli(k.andi(jt, c(1)), cbox)))
     ops = list(host_block.ops)
     for op in ops:
         op.detach()

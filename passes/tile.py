@@ -26,7 +26,8 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import BOX_STAGES, BOX_THREADS, TILES_GRAIN, TILES_THREADS, box_index_bits, box_launch, tiles_phase2
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_THREADS, box_index_bits, box_launch,
+                        box_smem_of, tiles_phase2)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_RUN_BYTES, box_flavour, copy_facts,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
@@ -112,7 +113,9 @@ class TilePass(ModulePass):
                      a box copy's: a multiple of 32, default 256, a `box<tiles>`
                      copy's 512).
       box_smem=N     shared memory of a box copy's box in bytes (default 40960: the
-                     `copy-strategy` pass's default, which chose the flavour).
+                     `copy-strategy` pass's default, which chose the flavour; a
+                     `box<tiles>` copy's `tiles_smem` of its element size: 65536 for
+                     1- and 2-byte elements).
       box_stage=S    how a box copy's phase 1 moves whole 16-byte source chunks into
                      the box: `async` (cp.async, default) or `registers` (16-byte loads
                      and stores; passes/_box_tile.BOX_STAGES).
@@ -131,6 +134,13 @@ class TilePass(ModulePass):
                      `tiles_phase2`'s: 16 for 1-byte elements, 8 for wider); with
                      tiles_lanes, each 16 / E slots move B bytes
                      (4 and 32 lanes: the lanes' box reads without bank conflicts).
+      tiles_depth=N  consecutive tiles along the destination's contiguous mode one block
+                     of a `box<tiles>` copy takes (1 to 8, default 1: `TILES_DEPTH`); past
+                     1, through two boxes, the next tile's phase-1 copies in flight
+                     during this tile's phase 2.
+      tiles_blocks=N blocks a multiprocessor a `box<tiles>` launch asks to hold (its
+                     `tilec.min_blocks`, 1 to 8; default 1024 / threads: 64 registers a
+                     thread at 512 threads); 3 at 512 threads caps a thread at 40.
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -187,12 +197,14 @@ class TilePass(ModulePass):
     tile: tuple[int, ...] = ()
     threads: int | None = None
     runs: int = GATHER_RUNS_PER_THREAD
-    box_smem: int = BOX_SMEM
+    box_smem: int | None = None
     box_stage: str = "async"
     tiles_run: int = TILES_RUN_BYTES
     tiles_lanes: int | None = None
     tiles_grain: int = TILES_GRAIN
     tiles_stage: int | None = None
+    tiles_depth: int = TILES_DEPTH
+    tiles_blocks: int | None = None
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -210,6 +222,10 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_lanes={self.tiles_lanes} must be 0 or a power of two in [4, 32]")
         if self.tiles_stage is not None and self.tiles_stage not in (4, 8, 16):
             raise TilecError(f"tile: tiles_stage={self.tiles_stage} must be 4, 8 or 16")
+        if self.tiles_blocks is not None and not 1 <= self.tiles_blocks <= 8:
+            raise TilecError(f"tile: tiles_blocks={self.tiles_blocks} must be in [1, 8]")
+        if not 1 <= self.tiles_depth <= 8:
+            raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):
             raise TilecError(f"tile: tiles_grain={self.tiles_grain} must be 16, 32, 64 or 128")
         if self.box_stage not in BOX_STAGES:
@@ -384,11 +400,13 @@ class TilePass(ModulePass):
         facts = copy_facts(copy)
         flavour = copy.strategy.flavour  # type: ignore[union-attr]
         # any element size the flavour fits (`copy-strategy`'s `tiles_bytes` is a choice)
-        if facts is None or box_flavour(facts, self.box_smem, tiles_bytes=8) != flavour or (
-                flavour == "tiles" and tiles_shape(facts.src_bytes, self.box_smem, self.tiles_run, self.tiles_grain) is None):
+        # the box: the option's, else the strategy's default (a `tiles` box: `tiles_smem`)
+        smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem)
+        if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8) != flavour or (
+                flavour == "tiles" and tiles_shape(facts.src_bytes, smem, self.tiles_run, self.tiles_grain) is None):
             raise TilecError(
                 f"tile: a copy of strategy {copy.strategy_name} is a transpose without conversion that "
-                f"the box rule takes as {flavour} with a box of {self.box_smem} bytes (tiles_run={self.tiles_run}) "
+                f"the box rule takes as {flavour} with a box of {smem} bytes (tiles_run={self.tiles_run}) "
                 "(passes/_copy_cost.box_flavour), between two `layout.view`s of pointers", op=copy)
         threads = self.threads or (TILES_THREADS if flavour == "tiles" else BOX_THREADS)
         if threads < 32 or threads % 32:
@@ -401,10 +419,10 @@ class TilePass(ModulePass):
         if flavour == "tiles" and lanes and (threads // lanes) % grain:
             raise TilecError(f"tile: tiles_lanes={lanes} takes threads a multiple of {lanes} x "
                              f"{grain}; got threads={threads}", op=copy)
-        ops = box_launch(copy, facts, flavour, self.box_smem, threads, self.box_stage, self.tiles_run,
-                         lanes, self.tiles_grain, stage)
+        ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, self.tiles_run,
+                         lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks)
         if _promised_bits(copy) is None:
-            _promise_launch(ops, box_index_bits(facts, self.box_smem))
+            _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)
 
     def _group_size(self, counts, group: list[int], new_ops: list[Operation], const) -> SSAValue:

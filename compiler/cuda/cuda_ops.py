@@ -47,6 +47,16 @@ class CudaOpsEmitter(EmitterBase):
         self.helpers.add("cp_async")
         self.line(f"tilec_cp_async_wait<{op.pending.value.data}>();")
 
+    @emits(cuda.OpaqueOp)
+    def emit_opaque(self, op: cuda.OpaqueOp):
+        """A copy of the value through an empty `asm volatile` (`cuda.opaque`): NVVM
+        cannot fold or recompute it."""
+        t = op.result.type
+        wide = (t.width.data if isinstance(t, IntegerType) else self.index_bits) == 64
+        name = self.define(op.result, "t")
+        self.line(f"{self.ctype(t, op)} {name} = {self.expr(op.value)};")
+        self.line(f'asm volatile("" : "+{"l" if wide else "r"}"({name}));')
+
     @emits(cuda.CommentOp)
     def emit_comment(self, op: cuda.CommentOp):
         text = " ".join(op.text.data.split())

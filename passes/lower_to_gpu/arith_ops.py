@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
-from tilec.dialects import layout
+from tilec.dialects import cuda, layout
 from tilec.dialects.layout_attrs import PtrType
 
 from .._gpu_builder import DynamicIndex
@@ -101,6 +101,12 @@ class ArithLowering(OpFamily):
     def op_vector_scalar(self, op: Operation):
         """A vector splat from a scalar, a lane of a vector, a vector with one lane
         replaced (the Python builder's `V[x, y] * s`): per-thread values, kept as they are."""
+        self.arith_op(op)
+
+    @lowers(cuda.OpaqueOp)
+    def op_opaque(self, op: cuda.OpaqueOp):
+        """An opaque scalar (`cuda.opaque`, inside a launch): kept as it is, on the
+        lowered value."""
         self.arith_op(op)
 
     @lowers(layout.SplatOp)

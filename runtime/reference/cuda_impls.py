@@ -88,6 +88,10 @@ class CudaFunctions(InterpreterFunctions):
         _async_copies(interp, op).land(op.pending.value.data)
         return ()
 
+    @impl(cuda.OpaqueOp)
+    def run_opaque(self, interp: ReferenceInterpreter, op: cuda.OpaqueOp, args):
+        return (args[0],)
+
     @impl(cuda.CommentOp)
     def run_comment(self, interp: ReferenceInterpreter, op: cuda.CommentOp, args):
         return ()

@@ -77,3 +77,28 @@ def test_forced_gather_strategy_matches_torch_bit_for_bit(case, routes):
     assert torch.equal(bench._bits(torch, dst), bench._bits(torch, want))
     keys = list(kernels._entries)
     assert keys and all(k.rank < 2 or k.aligned_pointers or key_strategy(k) in ("gather", "box<flat>", "box<rows>", "box<cols>") for k in keys)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("depth", [2, 3])
+@pytest.mark.parametrize("case", [c for c in CANONICAL if "8191x8209" in c.name and "float64" not in c.name],
+                         ids=lambda c: c.name.replace(" ", "_"))
+def test_tiles_box_through_several_tiles_a_block_matches_torch(case, depth):
+    """The odd transposes' `box<tiles>` kernel with a block taking `depth` tiles along D
+    through two boxes (`tile{tiles_depth=N}`: the next tile's cp.async in flight during
+    this tile's phase 2; a last group of fewer tiles), the Program path at --quick size,
+    bit for bit against PyTorch's `copy_`."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch without CUDA")
+    gen = torch.Generator(device="cuda").manual_seed(2)
+    base, src, dst = bench._make(torch, bench.quick_case(case), gen)
+    want = torch.empty_like(dst).copy_(src)
+    from tilec.copy_plan import plan_copy
+
+    plan = plan_copy(bench._operand(dst), bench._operand(src))
+    kernel, args = bench._program_kernel(torch, plan, src, dst, base, bench.variant_pipeline(f"tile{{tiles_depth={depth}}}"))
+    bench._poison(torch, dst)
+    kernel(*args)
+    torch.cuda.synchronize()
+    assert torch.equal(bench._bits(torch, dst), bench._bits(torch, want))

@@ -243,7 +243,8 @@ def _tiles_cases(rng):
 
 
 @pytest.mark.parametrize("smem, lanes, grain, stage", [
-    (BOX_SMEM, None, None, None), (8192, None, None, None), (BOX_SMEM, 0, None, None), (8192, 0, None, None),
+    (None, None, None, None), (BOX_SMEM, None, None, None), (8192, None, None, None), (BOX_SMEM, 0, None, None),
+    (8192, 0, None, None),
     (8192, 16, None, None), (BOX_SMEM, None, 32, None), (8192, 8, 32, None), (BOX_SMEM, 8, 64, None),
     (BOX_SMEM, 0, 128, None), (BOX_SMEM, 32, None, 4), (8192, 16, None, 8), (8192, None, None, 4)])
 @pytest.mark.parametrize("compiled", [False, True])
@@ -253,12 +254,13 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stag
     rows reaching the next tile's source runs), with phase 2's lanes on 8 (the default),
     16 or 32 consecutive chunks of one row or on consecutive rows (`tiles_lanes=0`),
     blocks owning chunks (the default), whole sectors or lines (`tiles_grain`), phase 1
-    by 16-, 8- or 4-byte chunks (`tiles_stage`)."""
+    by 16-, 8- or 4-byte chunks (`tiles_stage`); `smem` None: the default box
+    (`_box_tile.tiles_smem`: 64 KiB for 1- and 2-byte elements)."""
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_smem=smem, tiles_lanes=lanes, tiles_grain=grain, tiles_stage=stage)
     kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
-    for src, base, view in _tiles_cases(np.random.default_rng(smem)):
+    for src, base, view in _tiles_cases(np.random.default_rng(smem or 0)):
         from tilec.copy_cpu import _operand
 
         assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>"
@@ -273,3 +275,29 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stag
         # a vector)
         assert sources and any(f"tilec_cp_async<{stage or box_tile_module.TILES_STAGE}>" in text for text in sources)
         assert any("reinterpret_cast<i8x16*>(dst" in text for text in sources)
+
+
+@pytest.mark.parametrize("src_shape, src_strides", [
+    ((8209, 8191), (1, 8209)),  # the odd transpose: box<tiles>, two tile counts
+    ((5, 37, 100, 17), (629, 1, 3145, 37)),  # box<rows> with grid modes
+])
+def test_box_kernels_divide_block_ids_by_no_run_time_value(src_shape, src_strides):
+    """copy_'s box kernels (run-time extents) find their block's coordinates through
+    host-computed magic multipliers (`_box_tile._block_coords`: a 64-bit multiply-high,
+    no division by a kernel argument), and the `tiles` box keeps its phase-2 box
+    addresses opaque (`cuda.opaque`: NVVM had recomputed them on every chunk)."""
+    import re
+
+    from tilec.compiling import compile_program
+    from tilec.copy_kernels import kernel_pipeline
+    from tilec.copy_program import copy_program
+
+    p = _plan(src_shape, src_shape, src_strides)
+    strategy = key_strategy(p.key)
+    assert strategy.startswith("box<")
+    source = compile_program(copy_program(p.key), kernel_pipeline(p.key, "default")).source
+    kernel = source[source.index("__global__"):]
+    assert "__umul64hi" in kernel
+    # an unsigned division or remainder whose divisor is a variable, not a literal
+    assert not re.search(r"[/%] \(unsigned int\)[A-Za-z_]", kernel), kernel
+    assert ('asm volatile("" : "+r"' in kernel) == (strategy == "box<tiles>")

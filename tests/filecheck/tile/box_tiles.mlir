@@ -16,6 +16,12 @@
 // RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_run=24}' 2>&1 | filecheck %s --check-prefix=OPT
 // RUN: not tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_run=1024}' 2>&1 | filecheck %s --check-prefix=FIT
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=8},tile{box_smem=2048 tiles_run=32 threads=64 tiles_depth=3}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=8},tile{box_smem=2048 tiles_run=32 threads=128 box_stage=registers tiles_depth=2}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_depth=2}' | filecheck %s --check-prefix=DEPTH
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_blocks=3}' | filecheck %s --check-prefix=BLOCKS
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_blocks=3}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_depth=9}' 2>&1 | filecheck %s --check-prefix=DEPTHOPT
 // The tile pass lowers a copy of strategy box<tiles> (both contiguous modes long; chosen
 // by copy-strategy, tests/filecheck/copy-strategy/box_tiles.mlir, of 2-byte elements
 // too with tiles_bytes=2; 512 threads) to a launch whose
@@ -27,6 +33,11 @@
 // element by element.
 // A small box (box_smem=2048, tiles_run=32) makes many tiles along both modes, a thread
 // count that is not a multiple of the tile's runs (96) leaves lanes idle.
+// tiles_depth=N: a block takes N consecutive tiles along the destination's contiguous mode
+// through two boxes (twice the allocation): the first tile's phase 1, then a loop of N
+// trips, each waiting for its copies, one barrier, the next tile's phase 1 into the other
+// box (when there is a next tile), this tile's phase 2 (when the tile exists); with a
+// small box, groups of 3 tiles end in partial groups.
 
 // EQ: @odd_int8: equivalent after
 // EQ: @odd_i8_misaligned: equivalent after
@@ -36,6 +47,21 @@
 // OPT: tiles_run=24 must be a multiple of 16 in [16, 1024]
 // STAGEOPT: tiles_stage=2 must be 4, 8 or 16
 // LANESOPT: tiles_lanes=8 takes threads a multiple of 8 x 128; got threads=256
+// DEPTHOPT: tiles_depth=9 must be in [1, 8]
+// tiles_blocks=N: the launch asks N blocks a multiprocessor (tilec.min_blocks; default 1024 / threads).
+// BLOCKS-LABEL: func.func @odd_int8
+// BLOCKS:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512) attributes {tilec.min_blocks = 3 : i64
+// DEPTH-LABEL: func.func @odd_f32
+// DEPTH:         layout.alloc : !layout.tensor<f32, #layout.cute<(20960):(1)>, smem>
+// DEPTH:         layout.copy_chunk_async
+// DEPTH:         scf.for
+// DEPTH:           layout.async_wait {pending = 0 : i64}
+// DEPTH-NEXT:      layout.barrier
+// DEPTH:           scf.if
+// DEPTH:             layout.copy_chunk_async
+// DEPTH:           scf.if
+// DEPTH:             cuda.opaque
+// DEPTH:             layout.write %{{.*}} {width = 4 : i64} : vector<4xf32>
 // FIT: error: 'layout.copy': tile: a copy of strategy box<tiles> is a transpose without conversion that the box rule takes as tiles with a box of 8192 bytes (tiles_run=1024)
 
 // CUDA-LABEL: odd_int8_kernel(
@@ -46,7 +72,7 @@
 
 // CHECK-LABEL: func.func @odd_int8
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
-// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(39327):(1)>, smem>
+// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(64847):(1)>, smem>
 // CHECK:           scf.for
 // CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
 // CHECK:           layout.async_wait {pending = 0 : i64}
@@ -56,11 +82,11 @@
 // CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // CHECK-NOT:     layout.copy
 // With phase 2's lanes along a row (tiles_lanes=8) and whole sectors (tiles_grain=32):
-// 2 blocks a multiprocessor asked, the box 31 runs past a 240-run tile, the slots 16
+// 2 blocks a multiprocessor asked, the box (64 KiB for 1-byte elements: `tiles_smem`) 31 runs past a 416-run tile, the slots 16
 // bytes further every 16 slots.
 // LANES-LABEL: func.func @odd_int8
 // LANES:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512) attributes {tilec.min_blocks = 2 : i64
-// LANES:           layout.alloc : !layout.tensor<i8, #layout.cute<(39327):(1)>, smem>
+// LANES:           layout.alloc : !layout.tensor<i8, #layout.cute<(64847):(1)>, smem>
 // LANES:           layout.barrier
 // LANES:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // Phase 1 by 4-byte cp.async (tiles_stage=4), each slot 4 bytes further every 16.
@@ -93,7 +119,7 @@ func.func @odd_i8_misaligned(%s0: !layout.ptr<i8, align 16>, %d0: !layout.ptr<i8
 // CHECK-LABEL: func.func @grid_int16
 // CHECK:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xi16>
 // LANES-LABEL: func.func @grid_int16
-// LANES:           layout.alloc : !layout.tensor<i16, #layout.cute<(20383):(1)>, smem>
+// LANES:           layout.alloc : !layout.tensor<i16, #layout.cute<(33231):(1)>, smem>
 // LANES:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xi16>
 func.func @grid_int16(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i16, align 16>) {
   %a = layout.view %src : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(3,97,150):(14550,1,97)>, gmem>
