@@ -323,7 +323,9 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     if flat and dst_ptr % VECTOR_BYTES == 0:
         # a compact dst's strides are not the kernel's arguments but the products of its
         # extents (`copy_program`), facts of their own: its pointer alone says whether
-        # its flat runs start aligned (as a Program of the same views states it)
+        # its flat runs start aligned (as a Program of the same views states it;
+        # `_vector_facts` would drop a 16-byte aligned pointer for a stride such as 6882
+        # elements, and a gather's or C=3's runs be stored element by element)
         dst_align = VECTOR_BYTES
     key = CopyKey(
         src_dtype=src.dtype,
@@ -350,32 +352,24 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
         key = replace(key, index_bits=32)
     key = replace(key, extent_divisors=_extent_divisors(key, ns))
     if may_gather(key, ns, ss, ds):
-        key = _gather_facts(key, ns, dst_ptr, ss)
+        key = _gather_facts(key, ns, ss)
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)
 
 
-def _gather_facts(key: CopyKey, ns, dst_ptr: int, ss=None) -> CopyKey:
+def _gather_facts(key: CopyKey, ns, ss) -> CopyKey:
     """The key of a copy the gather strategy takes: each short extent stated exactly (a
     gather decomposes its element ids over the extents: divisions by constants, as the
     box plan states them; the facts a Program of the same views has, so the strategy
-    stays the same), and a compact dst's pointer alignment as it is (its strides are
-    products of its extents, no run-time stride of its own: `_vector_facts` would
-    drop a 16-byte aligned pointer for a stride such as 6882 elements, and the gather's
-    runs of a compact dst, at flat indices that are multiples of their length, would
-    be stored element by element), and each run-time source stride of at most
-    `SMALL_EXTENT` elements as its value."""
+    stays the same), and each run-time source stride of at most `SMALL_EXTENT` elements
+    as its value. (A compact dst's alignment is already its pointer's: `plan_copy`.)"""
     short = [k for k, n in enumerate(ns) if n <= SMALL_EXTENT and not key.exact_extents[k]]
     if short:
         key = replace(key, small_extents=tuple(n if k in short else c for k, (n, c) in enumerate(zip(ns, key.small_extents))),
                       exact_extents=tuple(k in short or e for k, e in enumerate(key.exact_extents)))
-    if key.dst_flat and dst_ptr % VECTOR_BYTES == 0:
-        key = replace(key, dst_align=VECTOR_BYTES)
-    if ss is not None:
-        # a short source stride as its value: the cost model reads the pitch of short
-        # rows from it (passes/_copy_cost._row_pitch)
-        key = replace(key, src_strides=tuple(s if c is None and 0 < s <= SMALL_EXTENT else c
-                                             for s, c in zip(ss, key.src_strides)))
-    return key
+    # a short source stride as its value: the cost model reads the pitch of short rows
+    # from it (passes/_copy_cost._row_pitch)
+    return replace(key, src_strides=tuple(s if c is None and 0 < s <= SMALL_EXTENT else c
+                                          for s, c in zip(ss, key.src_strides)))
 
 
 def may_box(key: CopyKey, ns, ss, ds) -> str | None:
