@@ -113,6 +113,11 @@ class Storage:
             self.reader = np.full(n, NONE, dtype=np.int64)
             self.repoch = np.zeros(n, dtype=np.int32)
             self.rblock = np.full(n, NONE, dtype=np.int64)
+            self.rsync = np.zeros(n, dtype=np.int64)
+            """Per element: the `cluster_sync`s its last readers' blocks had passed (the
+            largest; the readers of a shared instance are blocks of one cluster, whose
+            counts move together): a write after a later `cluster_sync` is ordered after
+            every such read, whichever blocks of the cluster made them."""
 
     def base(self, grid: Grid, tids: np.ndarray) -> np.ndarray | int:
         if self.space == SHARED:
@@ -402,12 +407,26 @@ def _record_reads(grid: Grid, st: Storage, flat_keys, flat_actors) -> None:
     r = st.reader[ukeys]
     re = st.repoch[ukeys]
     rb = st.rblock[ukeys]
-    cross = op_multi_block | (rb == MULTI) | ((rb >= 0) & (rb != tb))
-    stale = (rb == NONE) | (re != E)
+    # reads of other blocks ordered before this one (a cluster_sync since) are ordered
+    # before whatever is ordered after it: the record starts again from this read
+    before = _reads_synced(grid, st, tb, ukeys) | ((rb >= 0) & (rb != tb) & _cluster_ordered(grid, tb, rb, re))
+    cross = op_multi_block | (((rb == MULTI) | ((rb >= 0) & (rb != tb))) & ~before)
+    stale = (rb == NONE) | (re != E) | before
     single = ~op_multi & (stale | (r == first_t))
     st.reader[ukeys] = np.where(single, first_t, MULTI)
     st.repoch[ukeys] = E
     st.rblock[ukeys] = np.where(cross, MULTI, tb)
+    st.rsync[ukeys] = np.maximum(np.where(before, 0, st.rsync[ukeys]), grid.cluster_syncs[tb])
+
+
+def _reads_synced(grid: Grid, st: Storage, tb: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Per element: whether its readers of several blocks (`MULTI`) of a shared
+    instance are all ordered before block `tb`'s accesses now: a `cluster_sync` since
+    the last of those reads (`Storage.rsync`). Readers of several blocks of global
+    memory may lie in other clusters: never."""
+    if grid.cluster == 1 or st.space != SHARED:
+        return np.zeros(np.shape(keys), bool)
+    return (st.rblock[keys] == MULTI) & (grid.cluster_syncs[tb] > st.rsync[keys])
 
 
 def store(
@@ -501,7 +520,7 @@ def _check_write_races(op, grid: Grid, st: Storage, flat_keys, flat_actors, flat
     rb = st.rblock[flat_keys]
     r = st.reader[flat_keys]
     war = changes & (
-        (rb == MULTI)
+        ((rb == MULTI) & ~_reads_synced(grid, st, tb, flat_keys))
         | ((rb >= 0) & (rb != tb) & ~_cluster_ordered(grid, tb, rb, st.repoch[flat_keys]))
         | ((rb == tb) & (st.repoch[flat_keys] == E) & ((r == MULTI) | ((r >= 0) & (r != flat_actors))))
     )
@@ -513,7 +532,10 @@ def _check_write_races(op, grid: Grid, st: Storage, flat_keys, flat_actors, flat
             why = _unordered(grid, reader, int(flat_actors[i]))
         elif rb[i] >= 0 and rb[i] != tb[i]:
             who = f"a thread of block {int(rb[i])}"
-            why = "(blocks do not synchronise within a launch)"
+            why = _unordered(grid, int(rb[i]) * grid.threads_per_block, int(flat_actors[i]))
+        elif rb[i] == MULTI and st.space == SHARED and grid.cluster > 1:  # blocks of its cluster
+            who = "threads of several blocks of its cluster"
+            why = "(blocks of one cluster are ordered by a cluster_sync between them)"
         else:
             who = "other threads"
             why = _unordered(grid, int(flat_actors[i]), int(flat_actors[i])) if rb[i] == tb[i] else (
