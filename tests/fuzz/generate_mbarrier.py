@@ -90,7 +90,8 @@ FLOAT_TYPES = ("f32", "f16", "bf16", "f64")
 class MbarrierProgram:
     """A generated valid program: its MLIR text (printed from the builder's module), the
     `-p` pipeline to compile it with, its function name and a one-line summary;
-    whether it waits on mbarriers (a cp.async plain loop does not), whether
+    whether it waits on mbarriers (a cp.async plain loop does not; None: not
+    checked, a cluster's CUDA holding the mbarrier helpers either way), whether
     `software-pipeline` is to pipeline it (a plain loop of 2 or more stages) and
     whether `warp-specialize` is to split it (`Plain.specialized`)."""
 
@@ -98,7 +99,7 @@ class MbarrierProgram:
     pipeline: str
     summary: str
     function: str
-    mbarriers: bool = True
+    mbarriers: bool | None = True
     pipelined: bool = False
     specialized: bool = False
 

@@ -13,7 +13,8 @@ CI budget (2 cores): about a minute for this file. `TILEC_FUZZ_EXAMPLES=N` runs 
 inputs per randomised test (and every prefix) instead.
 
 Also: mbarrier programs with one injected defect (tests/fuzz/generate_mbarrier.py), cluster
-rings (generate_cluster.py) and serial split-K counter programs (generate_atomic.py) with
+rings (generate_cluster.py), sums through distributed shared memory (generate_dsmem.py) and
+serial split-K counter programs (generate_atomic.py) with
 one, which the CPU reference executor must report as a located diagnostic naming it.
 """
 
@@ -34,6 +35,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, os.path.dirname(__file__))
 from generate_atomic import random_invalid_split_k_kernel  # noqa: E402
 from generate_cluster import random_invalid_cluster_kernel  # noqa: E402
+from generate_dsmem import random_invalid_dsmem_kernel  # noqa: E402
 from generate_mbarrier import random_invalid_mbarrier_kernel, random_invalid_named_barrier_kernel  # noqa: E402
 from harness import (  # noqa: E402
     LOCATED,
@@ -355,6 +357,19 @@ def test_invalid_split_k_counters_are_located_diagnostics(seed):
     output never written), as written and after the default pipeline: status 1 and a
     diagnostic naming the defect, located at the same op at both levels."""
     _check_invalid_mbarrier_program(random_invalid_split_k_kernel(random.Random(seed)))
+
+
+@fuzz_settings(budget(8))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_invalid_cluster_sums_are_located_diagnostics(seed):
+    """Sums through distributed shared memory with one defect (generate_dsmem.DEFECTS:
+    a peer rank past the cluster; the peers read before the cluster barrier that
+    publishes their partials, or the next round's partials stored before the one
+    after the reads -- a block barrier in its place, or arrivals on the peers'
+    mbarriers; a block exiting while a peer may still read its buffer), as written
+    and after the default pipeline (`cuda.map_shared_rank`): status 1 and a
+    diagnostic naming the defect, located at the same op at both levels."""
+    _check_invalid_mbarrier_program(random_invalid_dsmem_kernel(random.Random(seed)))
 
 
 def _check_invalid_mbarrier_program(prog) -> None:

@@ -15,7 +15,9 @@ producer/consumer pipelines, plain loops that `software-pipeline` schedules), bu
 the Python builder: equivalent after the default pipeline (the executor's mbarrier,
 phase and race checks passing at both levels), and NVRTC compiles their CUDA.
 
-Also thread-block cluster rings (tests/fuzz/generate_cluster.py: multicast TMA loads into
+Also partials summed across a cluster through distributed shared memory
+(tests/fuzz/generate_dsmem.py: `layout.peer_view`, `cuda.map_shared_rank`), and
+thread-block cluster rings (tests/fuzz/generate_cluster.py: multicast TMA loads into
 the peers, remote arrivals on their "empty" barriers, cluster_sync) and serial split-K's
 counter protocol (tests/fuzz/generate_atomic.py: partials, fences, atomic arrivals, the
 last unit's ordered sum and counter reset), checked the same way; the split-K programs
@@ -41,6 +43,8 @@ from generate_atomic import draw_split_k, random_split_k_kernel
 from generate_atomic import defects_of as split_k_defects
 from generate_cluster import draw_cluster, random_cluster_kernel
 from generate_cluster import defects_of as cluster_defects
+from generate_dsmem import draw_dsmem, random_dsmem_kernel
+from generate_dsmem import defects_of as dsmem_defects
 from generate import (
     ELEMENT_TYPES,
     random_chunk_kernel,
@@ -247,6 +251,21 @@ def test_whole_pipeline_preserves_random_split_k_counters(seed):
     assert not run(module, random_inputs(module, seed=1))["ctr"].any(), prog.summary
 
 
+@settings(VALID, max_examples=budget(6))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_whole_pipeline_preserves_random_cluster_sums(seed):
+    """Partials summed across a thread-block cluster through distributed shared memory
+    (generate_dsmem.random_dsmem_kernel: `layout.peer_view` of each peer's buffer or of
+    its tile, read by one rank a part, by every rank or by rank 0, or pushed into the
+    peers' inboxes; constant or rotated peers; 1 to 3 rounds, each between two
+    cluster_syncs) through the default pipeline: the executor's cluster and race checks
+    pass at both levels, the outputs are equal, NVRTC compiles the CUDA, which maps
+    the peers' buffers (`mapa`) and meets at the cluster's barriers."""
+    prog = random_dsmem_kernel(random.Random(seed))
+    cuda = _check_mbarrier_program(prog)
+    assert "mapa.u64" in cuda and "tilec_cluster_sync();" in cuda and "__cluster_dims__(" in cuda, prog.summary
+
+
 def _check_mbarrier_program(prog) -> str:
     out = run_tilec(["-p", prog.pipeline, "--check-equivalence"], prog.text, timeout=90)
     check_outcome(out)
@@ -254,7 +273,8 @@ def _check_mbarrier_program(prog) -> str:
     assert f"@{prog.function}: equivalent after" in out.stdout
     cuda = run_tilec(["-p", prog.pipeline, "-t", "cuda"], prog.text)
     assert cuda.rc == 0 and "__global__" in cuda.stdout, cuda.describe()
-    assert ("tilec_mbarrier_wait" in cuda.stdout) == prog.mbarriers
+    if prog.mbarriers is not None:
+        assert ("tilec_mbarrier_wait" in cuda.stdout) == prog.mbarriers
     compile_sm90_or_skip(cuda.stdout)
     return cuda.stdout
 
@@ -315,6 +335,22 @@ def test_cluster_and_split_k_generators_draw_every_form():
     assert {s.persistent for s in sks if s.units == "persistent"} == {1, 2, 3}
     assert any(s.elements % s.threads for s in sks) and any(s.elements > s.threads for s in sks)
     assert {d for s in sks for d in split_k_defects(s)} == set(SPLIT_K_DEFECTS)
+
+
+def test_cluster_sum_generator_draws_every_form():
+    """Over a few hundred seeds the DSMEM generator (generate_dsmem.py) draws every
+    form it is meant to fuzz, and every defect of its is drawable."""
+    from generate_dsmem import DEFECTS as DSMEM_DEFECTS
+    from generate_dsmem import DTYPES as DSMEM_TYPES
+
+    sums = [draw_dsmem(random.Random(s)) for s in range(300)]
+    assert {s.mode for s in sums} == {"split", "all", "root", "push"}
+    assert {(s.peer, s.form) for s in sums} == {(p, f) for p in ("const", "rotated") for f in ("view-tile", "tile-view")}
+    assert {s.cluster for s in sums} == {2, 4} and {s.clusters for s in sums} == {1, 2}
+    assert {s.lay for s in sums} == {"rows", "cols"} and {s.rounds for s in sums} == {1, 2, 3}
+    assert {s.warps for s in sums} == {1, 2, 4} and {s.double for s in sums} == {True, False}
+    assert {s.dtype for s in sums} == set(DSMEM_TYPES) and any(s.part > 1 for s in sums)
+    assert {d for s in sums for d in dsmem_defects(s)} == set(DSMEM_DEFECTS)
 
 
 def test_generator_is_reproducible_and_writes_files(tmp_path):
