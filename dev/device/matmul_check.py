@@ -6,9 +6,11 @@ clusters `:cl2`, serial split-K `:ser`).
     python3 dev/device/matmul_check.py CONFIG MxNxK [--calls N] [--compile-only]
 
 CONFIG is benchmarks/matmul_bench.py's `parse_config` syntax (`128x256x64:4:c128:cl2`,
-`64x128x64:4:splitK2:ser`, `64x16x64:8:swapAB:splitK4:p1:ser`). B is `w.t()` (w (N, K),
-as `torch.nn.Linear` holds it: the decode rows' form) for a swapped or split
-configuration, else row-major (K, N). The operands are drawn on the host (no kernel
+`64x128x64:4:splitK2:ser`, `64x16x64:8:swapAB:splitK4:p1:ser`; FP8 e4m3 with `f8:`
+(per-tensor scales) or `f8b:` (block scales, (M, K/128) and (N/128, K/128) f32), e.g.
+`f8b:128x128x128:4:cl2:bp`, checked within matmul_bench's FP8 bounds). B is `w.t()`
+(w (N, K), as `torch.nn.Linear` holds it: the decode rows' and FP8's form) for a
+swapped, split or FP8 configuration, else row-major (K, N). The operands are drawn on the host (no kernel
 but tilec's and a fill), each call's output is poisoned with NaN first, and the bound
 is computed on the host, so that the sanitizer sees tilec's kernels alone. `--calls N`
 (default 2) calls it N times on the same operands: serial split-K's counters must be
@@ -27,8 +29,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
 
+def _fp8(cfg) -> bool:
+    return cfg.name.startswith(("f8:", "f8b:"))
+
+
 def _b_kmajor(cfg) -> bool:
-    return cfg.swap_ab or cfg.split_k > 1
+    return cfg.swap_ab or cfg.split_k > 1 or _fp8(cfg)
 
 
 def compile_only(cfg, m: int, n: int, k: int) -> int:
@@ -36,8 +42,9 @@ def compile_only(cfg, m: int, n: int, k: int) -> int:
     from tilec import gemm
     from tilec.runtime.nvrtc import resource_usage
 
-    epilogue = gemm.Epilogue(out_dtype="bf16")
-    key = gemm.MatmulKey(cfg, n, k, "bf16", epilogue, 132, _b_kmajor(cfg), gemm.index_bits(m, n, k, cfg))
+    epilogue = gemm.Epilogue(out_dtype="bf16", scale=_fp8(cfg) and not cfg.block_scales)
+    dtype = "f8E4M3FN" if _fp8(cfg) else "bf16"
+    key = gemm.MatmulKey(cfg, n, k, dtype, epilogue, 132, _b_kmajor(cfg), gemm.index_bits(m, n, k, cfg))
     usage = resource_usage(gemm.matmul_kernel(key).compile("sm_90a"))
     regs = ", ".join(f"{r.registers} registers, {r.spill_stores} spill stores" for r in usage.values())
     print(f"matmul_check: {cfg.name} {m}x{n}x{k}: compiled ({regs})")
@@ -50,6 +57,8 @@ def run(cfg, m: int, n: int, k: int, calls: int) -> int:
 
     from tilec import gemm
 
+    if _fp8(cfg):
+        return run_fp8(cfg, m, n, k, calls)
     g = torch.Generator().manual_seed(0)
     a_host = torch.randn(m, k, generator=g).to(torch.bfloat16)
     if _b_kmajor(cfg):
@@ -66,6 +75,39 @@ def run(cfg, m: int, n: int, k: int, calls: int) -> int:
             gemm.matmul(a, b, out=out)
             torch.cuda.synchronize()
             good = within_bound(out.cpu(), a_host, b_host)
+            ok &= good
+            print(f"matmul_check: {cfg.name} {m}x{n}x{k} call {call + 1}: {'ok' if good else 'OUTSIDE THE BOUND'}")
+    return 0 if ok else 1
+
+
+def run_fp8(cfg, m: int, n: int, k: int, calls: int) -> int:
+    """An FP8 configuration: e4m3 operands (a (M, K), w (N, K), B = w.t()), per-tensor
+    or block scales drawn on the host, checked on the host within matmul_bench's
+    `fp8_within_bound` / `block_fp8_within_bound`."""
+    import torch
+    from matmul_bench import block_fp8_within_bound, forced, fp8_within_bound
+
+    from tilec import gemm
+
+    g = torch.Generator().manual_seed(0)
+    a_host = (torch.randn(m, k, generator=g) * 4).to(torch.float8_e4m3fn)
+    w_host = (torch.randn(n, k, generator=g) * 4).to(torch.float8_e4m3fn)
+    if cfg.block_scales:
+        sa_host = 0.5 + torch.rand(m, -(-k // 128), generator=g)
+        sb_host = 0.5 + torch.rand(-(-n // 128), -(-k // 128), generator=g)
+        sa, sb = sa_host.cuda(), sb_host.cuda()
+        check = lambda got: block_fp8_within_bound(got, a_host, w_host, sa_host, sb_host)  # noqa: E731
+    else:
+        sa, sb = torch.tensor(0.37).cuda(), torch.tensor(1.9).cuda()
+        check = lambda got: fp8_within_bound(got, a_host, w_host, 0.37 * 1.9)  # noqa: E731
+    a, w = a_host.cuda(), w_host.cuda()
+    ok = True
+    with forced(gemm, cfg):
+        for call in range(calls):
+            out = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
+            gemm.matmul(a, w.t(), scale_a=sa, scale_b=sb, out=out)
+            torch.cuda.synchronize()
+            good = check(out.cpu())
             ok &= good
             print(f"matmul_check: {cfg.name} {m}x{n}x{k} call {call + 1}: {'ok' if good else 'OUTSIDE THE BOUND'}")
     return 0 if ok else 1

@@ -6,14 +6,15 @@
 # them, for random valid mbarrier programs
 # (tests/fuzz/generate_mbarrier.py: TMA rings on mbarrier arrays and warp-specialised
 # producer/consumer pipelines), thread-block cluster rings (tests/fuzz/generate_cluster.py)
-# and serial split-K counter programs (tests/fuzz/generate_atomic.py), for the GEMMs named
+# serial split-K counter programs (tests/fuzz/generate_atomic.py) and sums of partials across a
+# cluster through distributed shared memory (tests/fuzz/generate_dsmem.py), for the GEMMs named
 # by --gemm and for `tilec.matmul` with the configurations named by --matmul. One summary
 # line per run, a table at the end; exits 1 if any run reports an error (or fails).
 #
 #   device run (carry .whl): bash dev/device/sanitize.sh [--count N] [--seed S] [--mbarrier N]
-#                            [--cluster N] [--atomic N] [--tools "memcheck racecheck synccheck"]
+#                            [--cluster N] [--atomic N] [--dsmem N] [--tools "memcheck racecheck synccheck"]
 #                            [--gemm "CONFIG ..."] [--gemm-shape MxNxK] [--no-examples]
-#                            [--matmul "CONFIG@MxNxK ..."] [--budget S]
+#                            [--matmul "CONFIG@MxNxK ..."] [--copy "DTYPE:SHAPE:STRIDES ..."] [--budget S]
 #                            [--attention "D:causal|full:BxHxHKVxSQxSKV[:P[:pingpong]] ..."] [--generate-only]
 #
 # --count N: N random copy programs (and N/4 funnel-shift and N/4 chunk kernels); 0 leaves them out.
@@ -23,7 +24,10 @@
 #   peers, consumers arriving on their own and their peers' "empty" barriers, cluster_sync
 #   after the barriers' initialisation and before exit); --atomic N: N random programs of
 #   serial split-K's counter protocol (partials, fence, atomic arrival, the last unit's sum
-#   and counter reset; some launched twice on the same counters). Each default (count + 3) / 4.
+#   and counter reset; some launched twice on the same counters); --dsmem N: N random sums of
+#   partials across 2- and 4-block clusters through distributed shared memory (`layout.peer_view`:
+#   each rank its part, every rank, rank 0, or pushed into the peers; 1 to 3 rounds between
+#   cluster_syncs). Each default (count + 3) / 4.
 #
 # --matmul runs `tilec.matmul` (dev/device/matmul_check.py: operands drawn on the host, the
 # result checked on the host against docs/matmul.md's bound, two calls on the same operands)
@@ -34,6 +38,13 @@
 # clusters), and serial split-K at decode shapes, "64x128x64:4:splitK2:ser@16x1032x2048"
 # "64x16x64:8:swapAB:splitK4:ser@1x1032x2048" "64x16x64:8:swapAB:splitK4:p1:ser@16x1032x2048"
 # (the second call finds the counters the first left at 0).
+#
+# --copy runs `tilec.copy_` (dev/device/copy_check.py: dst contiguous, src a strided view of SHAPE
+# with STRIDES in elements, `:+O` O elements off its buffer's start; operands made on the host,
+# dst poisoned, two calls, each checked on the host against NumPy) for each spec, e.g. the box
+# kernels: "int8:1000x1001:1x1000 int8:1000x1001:1x1000:+5" (odd transposes: box<tiles>, its
+# phase-2 box addresses kept in registers by cuda.opaque), "int8:5x37x100x17:629x1x3145x37"
+# (box<rows>), "bool:19x1000:1x19" (box<flat>).
 #
 # --attention adds the flash-attention forward (compiler/attention.py, through
 # examples/python/attention.py --emit) at each given head dim, mask and shape, e.g.
@@ -60,7 +71,7 @@
 # --budget S: no run starts after S seconds from the script's start, and none runs past
 #   them (its status TIMEOUT); the runs left out are listed as "skipped". For a device
 #   call of bounded time (the inputs run in this order: examples, generated programs, --gemm,
-#   --attention, --matmul; each under every tool in turn).
+#   --attention, --matmul, --copy; each under every tool in turn).
 #
 # --generate-only (no GPU, no compute-sanitizer needed): writes every input (.mlir) under
 # $OUT/sanitize/programs, prints its CUDA (`-t cuda`, .cu beside it) and compiles it with
@@ -76,7 +87,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 count=10; seed=0; tools="memcheck racecheck synccheck"; gemm=""; gemm_shape=256x256x256; examples=1; attention=""
-mbarrier=""; cluster=""; atomic=""; matmul=""; generate_only=0; budget=""; began=$(date +%s)
+mbarrier=""; cluster=""; atomic=""; dsmem=""; matmul=""; copies=""; generate_only=0; budget=""; began=$(date +%s)
 while [ $# -gt 0 ]; do
   case "$1" in
     --count) count=$2; shift 2 ;;
@@ -89,15 +100,18 @@ while [ $# -gt 0 ]; do
     --mbarrier) mbarrier=$2; shift 2 ;;
     --cluster) cluster=$2; shift 2 ;;
     --atomic) atomic=$2; shift 2 ;;
+    --dsmem) dsmem=$2; shift 2 ;;
     --matmul) matmul=$2; shift 2 ;;
+    --copy) copies=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
     --generate-only) generate_only=1; shift ;;
-    *) echo "usage: $0 [--count N] [--seed S] [--mbarrier N] [--cluster N] [--atomic N] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--matmul 'CONFIG@MxNxK ...'] [--budget S] [--no-examples] [--attention 'SPEC ...'] [--generate-only]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--count N] [--seed S] [--mbarrier N] [--cluster N] [--atomic N] [--dsmem N] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--matmul 'CONFIG@MxNxK ...'] [--copy 'DTYPE:SHAPE:STRIDES ...'] [--budget S] [--no-examples] [--attention 'SPEC ...'] [--generate-only]" >&2; exit 2 ;;
   esac
 done
 [ -z "$mbarrier" ] && mbarrier=$(( (count + 1) / 2 ))
 [ -z "$cluster" ] && cluster=$(( (count + 3) / 4 ))
 [ -z "$atomic" ] && atomic=$(( (count + 3) / 4 ))
+[ -z "$dsmem" ] && dsmem=$(( (count + 3) / 4 ))
 
 if ls .whl/*.whl >/dev/null 2>&1; then
   source dev/device/install.sh
@@ -124,19 +138,19 @@ rm -rf "$gen"; mkdir -p "$gen"
 inputs=()
 declare -A pipe=()
 [ "$examples" = 1 ] && inputs+=(examples/*.mlir)
-if [ "$count" -gt 0 ] || [ "$mbarrier" -gt 0 ] || [ "$cluster" -gt 0 ] || [ "$atomic" -gt 0 ]; then
+if [ "$count" -gt 0 ] || [ "$mbarrier" -gt 0 ] || [ "$cluster" -gt 0 ] || [ "$atomic" -gt 0 ] || [ "$dsmem" -gt 0 ]; then
   # and per 4 copies a funnel-shift kernel (layout.funnel_shift, the realign kernel's op) and
   # a chunk kernel (layout.copy_chunk_async, the box kernels' staging; cache hints; layout.prefetch)
   python3 -m tests.fuzz.generate --count "$count" --funnel $(( (count + 3) / 4 )) --chunks $(( (count + 3) / 4 )) \
-    --mbarrier "$mbarrier" --cluster "$cluster" --atomic "$atomic" \
+    --mbarrier "$mbarrier" --cluster "$cluster" --atomic "$atomic" --dsmem "$dsmem" \
     --seed "$seed" --out "$gen" > "$OUT/sanitize/programs.txt" \
     || { echo "sanitize: the program generator failed" >&2; exit 2; }
   shopt -s nullglob
   inputs+=("$gen"/prog_*.mlir "$gen"/funnel_*.mlir "$gen"/chunks_*.mlir "$gen"/mbarrier_*.mlir)
-  inputs+=("$gen"/cluster_*.mlir "$gen"/atomic_*.mlir)
+  inputs+=("$gen"/cluster_*.mlir "$gen"/atomic_*.mlir "$gen"/dsmem_*.mlir)
   # an mbarrier, cluster or atomic program runs its own pipeline (its first line: `// pipeline: P`;
   # the plain loops' rolled software pipeline, CSE before or after the default passes)
-  for f in "$gen"/mbarrier_*.mlir "$gen"/cluster_*.mlir "$gen"/atomic_*.mlir; do
+  for f in "$gen"/mbarrier_*.mlir "$gen"/cluster_*.mlir "$gen"/atomic_*.mlir "$gen"/dsmem_*.mlir; do
     pipe["$f"]=$(sed -n '1s|^// pipeline: ||p' "$f")
   done
   shopt -u nullglob
@@ -173,10 +187,15 @@ for spec in $matmul; do
   [[ $spec == *@*x*x* ]] || { echo "sanitize: --matmul takes CONFIG@MxNxK, got $spec" >&2; exit 2; }
   inputs+=("matmul:$spec")
 done
+# --copy: an input `copy:SPEC`, run as dev/device/copy_check.py SPEC (tilec.copy_ itself)
+for spec in $copies; do
+  inputs+=("copy:$spec")
+done
 # the name of an input in the logs and the table
 input_name() {
   case "$1" in
     matmul:*) local s=${1#matmul:}; echo "matmul_${s//:/_}" | tr '@' '_' ;;
+    copy:*) local s=${1#copy:}; echo "copy_${s//:/_}" | tr '+' 'p' ;;
     *) basename "$1" .mlir ;;
   esac
 }
@@ -195,6 +214,16 @@ if [ "$generate_only" = 1 ]; then
         status="NVRTC FAIL"; failed=1
       fi
       printf "sanitize: generated %-28s %-43s %s\n" "$name" "(tilec.matmul)" "$status"
+      [ "$status" != "${status#*FAIL}" ] && tail -3 "$gen/$name.nvrtc.log" | sed 's/^/    /'
+      continue
+    fi
+    if [[ $f == copy:* ]]; then  # the kernel tilec.copy_ would launch, compiled by NVRTC
+      if python3 dev/device/copy_check.py "${f#copy:}" --compile-only > "$gen/$name.nvrtc.log" 2>&1; then
+        status="ok ($(sed -n 's/^copy_check: [^ ]* //p' "$gen/$name.nvrtc.log" | head -1))"
+      else
+        status="NVRTC FAIL"; failed=1
+      fi
+      printf "sanitize: generated %-28s %-43s %s\n" "$name" "(tilec.copy_)" "$status"
       [ "$status" != "${status#*FAIL}" ] && tail -3 "$gen/$name.nvrtc.log" | sed 's/^/    /'
       continue
     fi
@@ -255,6 +284,8 @@ for f in "${inputs[@]}"; do
     if [[ $f == matmul:* ]]; then
       spec=${f#matmul:}
       run=(python3 dev/device/matmul_check.py "${spec%@*}" "${spec#*@}")
+    elif [[ $f == copy:* ]]; then
+      run=(python3 dev/device/copy_check.py "${f#copy:}")
     else
       run=(python3 -m tilec.tools.tilec "$f" "${pipeline[@]}" --run gpu --check)
     fi
@@ -284,7 +315,7 @@ done
 echo
 echo "program                      tool       status  exit  errors hazards  time"
 printf '%s\n' "${results[@]}" | tee "$OUT/sanitize/summary.txt"
-echo "programs: ${#inputs[@]} ($count random, $mbarrier mbarrier, $cluster cluster, $atomic atomic, seed $seed; examples: $examples; GEMMs: $i; matmul: $(wc -w <<< "$matmul")); logs in $OUT/sanitize"
+echo "programs: ${#inputs[@]} ($count random, $mbarrier mbarrier, $cluster cluster, $atomic atomic, $dsmem dsmem, seed $seed; examples: $examples; GEMMs: $i; matmul: $(wc -w <<< "$matmul"); copies: $(wc -w <<< "$copies")); logs in $OUT/sanitize"
 if [ $failed -ne 0 ]; then
   echo "sanitize: FAILED (see the ERRORS/FAIL lines above)"
   exit 1

@@ -24,7 +24,8 @@ warp-specialised producer/consumer pipelines, tests/fuzz/generate_mbarrier.py,
 DIR/mbarrier_000.mlir ...), with `--cluster N` N thread-block cluster rings (multicast TMA,
 remote arrivals, tests/fuzz/generate_cluster.py, DIR/cluster_000.mlir ...), with `--atomic N`
 N programs of serial split-K's counter protocol (tests/fuzz/generate_atomic.py,
-DIR/atomic_000.mlir ...), and prints one line per file: `PATH PIPELINE`. Only the
+DIR/atomic_000.mlir ...), with `--dsmem N` N sums of partials across a cluster through
+distributed shared memory (tests/fuzz/generate_dsmem.py, DIR/dsmem_000.mlir ...), and prints one line per file: `PATH PIPELINE`. Only the
 standard library and tilec are used, so the generator also runs where hypothesis is
 not installed (the GPU machine).
 """
@@ -543,12 +544,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="valid thread-block cluster rings to write as well (cluster_NNN.mlir, generate_cluster.py)")
     ap.add_argument("--atomic", type=int, default=0,
                     help="valid split-K counter programs to write as well (atomic_NNN.mlir, generate_atomic.py)")
+    ap.add_argument("--dsmem", type=int, default=0,
+                    help="valid sums through distributed shared memory to write as well (dsmem_NNN.mlir, "
+                         "generate_dsmem.py)")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from generate_atomic import random_split_k_kernel
     from generate_cluster import random_cluster_kernel
+    from generate_dsmem import random_dsmem_kernel
     from generate_mbarrier import random_mbarrier_kernel
 
     # one stream per kind, so that a seed's copy programs do not depend on --funnel
@@ -559,6 +564,7 @@ def main(argv: list[str] | None = None) -> int:
         ("mbarrier", args.mbarrier, random_mbarrier_kernel, random.Random(f"mbarrier{args.seed}")),
         ("cluster", args.cluster, random_cluster_kernel, random.Random(f"cluster{args.seed}")),
         ("atomic", args.atomic, random_split_k_kernel, random.Random(f"atomic{args.seed}")),
+        ("dsmem", args.dsmem, random_dsmem_kernel, random.Random(f"dsmem{args.seed}")),
     ):
         for i in range(count):
             prog = make(rng)

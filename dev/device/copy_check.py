@@ -1,0 +1,109 @@
+"""`tilec.copy_` of one strided pattern on CuPy arrays, checked on the host against
+NumPy: what `dev/device/sanitize.sh --copy` runs under compute-sanitizer (the box
+kernels of odd transposes, whose `tiles` flavour keeps its phase-2 box addresses in
+registers through `cuda.opaque`: passes/_box_tile.py).
+
+    python3 dev/device/copy_check.py SPEC [--calls N] [--compile-only]
+
+SPEC is DTYPE:SHAPE:SRC_STRIDES[:+SRC_OFFSET], extents and strides in elements joined
+by `x`: dst is a contiguous array of SHAPE, src a strided view of SHAPE with
+SRC_STRIDES into a buffer of its own, SRC_OFFSET elements in (a pointer off its 16-byte
+alignment). E.g. `int8:1000x1001:1x1000` (dst (1000, 1001) from the transpose of a
+contiguous (1001, 1000) array: `box<tiles>`), `int8:1000x1001:1x1000:+5`. The
+operands are made on the host and copied over (no kernel but tilec's), dst is
+poisoned before each call, and `--calls N` (default 2) copies N times (the second call
+through the cached launcher). Prints one line a call and the kernel's strategy; exits
+1 where dst differs. `--compile-only` (no GPU): plans the copy (`copy_plan.plan_copy`),
+builds its kernel and compiles it with NVRTC for sm_90a, printing its strategy (from
+the `copy-strategy` pass), its registers and whether it keeps values opaque.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+
+def parse(spec: str) -> tuple[str, tuple[int, ...], tuple[int, ...], int]:
+    dtype, shape, strides, *rest = spec.split(":")
+    offset = int(rest[0].lstrip("+")) if rest else 0
+    return dtype, tuple(int(x) for x in shape.split("x")), tuple(int(x) for x in strides.split("x")), offset
+
+
+def strategy_and_source(dtype: str, shape, strides, offset: int) -> tuple[str, str]:
+    """The `copy-strategy` pass's choice for this copy and the CUDA of its kernel."""
+    from tilec.compiler.pipeline import expand_pipeline, parse_module, run_pipeline
+    from tilec.compiling import compile_program
+    from tilec.copy_kernels import kernel_pipeline
+    from tilec.copy_plan import Operand, plan_copy
+    from tilec.copy_program import copy_program
+    from tilec.dialects.layout import CopyOp
+
+    itemsize = np.dtype(dtype).itemsize
+    dst_strides, step = [], 1
+    for n in reversed(shape):
+        dst_strides.insert(0, step)
+        step *= n
+    plan = plan_copy(Operand(1 << 20, dtype, shape, tuple(dst_strides)),
+                     Operand((2 << 20) + offset * itemsize, dtype, shape, strides))
+    pipeline = kernel_pipeline(plan.key, "default")
+    module = parse_module(copy_program(plan.key))
+    passes = expand_pipeline(pipeline).split(",")
+    run_pipeline(module, ",".join(passes[: 1 + next(i for i, p in enumerate(passes) if p.split("{")[0] == "copy-strategy")]))
+    strategy = next(op for op in module.walk() if isinstance(op, CopyOp)).strategy_name or "tiled"
+    kernel = compile_program(copy_program(plan.key), pipeline)
+    return strategy, kernel
+
+
+def compile_only(spec: str) -> int:
+    from tilec.runtime.nvrtc import resource_usage
+
+    strategy, kernel = strategy_and_source(*parse(spec))
+    usage = resource_usage(kernel.compile("sm_90a"))
+    regs = ", ".join(f"{r.registers} registers, {r.spill_stores} spill stores" for r in usage.values())
+    opaque = 'asm volatile("" : "+' in kernel.source
+    print(f"copy_check: {spec}: {strategy}, compiled ({regs}){', cuda.opaque' if opaque else ''}")
+    return 0
+
+
+def run(spec: str, calls: int) -> int:
+    import cupy as cp
+
+    import tilec
+
+    dtype, shape, strides, offset = parse(spec)
+    itemsize = np.dtype(dtype).itemsize
+    span = offset + 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+    rng = np.random.default_rng(0)
+    base = rng.integers(-100, 100, span).astype(dtype) if np.dtype(dtype).kind in "iub" else \
+        rng.standard_normal(span).astype(dtype)
+    host = np.lib.stride_tricks.as_strided(base[offset:], shape, [s * itemsize for s in strides])
+    dev_base = cp.asarray(base)
+    src = cp.lib.stride_tricks.as_strided(dev_base[offset:], shape, [s * itemsize for s in strides])
+    dst = cp.empty(shape, dtype)
+    ok = True
+    for call in range(calls):
+        dst.fill(0x5A if np.dtype(dtype).kind in "iub" else np.nan)
+        tilec.copy_(dst, src)
+        cp.cuda.Device().synchronize()
+        good = np.array_equal(cp.asnumpy(dst), host)
+        ok &= good
+        print(f"copy_check: {spec} call {call + 1}: {'ok' if good else 'DIFFERS from NumPy'}")
+    return 0 if ok else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("spec", help="DTYPE:SHAPE:SRC_STRIDES[:+SRC_OFFSET]")
+    ap.add_argument("--calls", type=int, default=2)
+    ap.add_argument("--compile-only", action="store_true")
+    args = ap.parse_args(argv)
+    if args.compile_only:
+        return compile_only(args.spec)
+    return run(args.spec, args.calls)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
