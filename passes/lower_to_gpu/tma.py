@@ -114,7 +114,14 @@ class TmaLowering(OpFamily):
             alloca.alignment = IntegerAttr(align, i64)
         if start == 0:
             return sv.mem
-        return self._at(sv.mem, self.b.ssa(start), view_value.type.cute_layout.cosize())
+        part = view_value.owner
+        saved = self.b.src_location
+        if isinstance(part, Operation) and part.name == "layout.tile":  # a part of the buffer: where it
+            self.b.src_location = part.location  # lies is the tile's, so are the executor's errors about it
+        try:
+            return self._at(sv.mem, self.b.ssa(start), view_value.type.cute_layout.cosize())
+        finally:
+            self.b.src_location = saved
 
     def _at(self, mem: SSAValue, offset: SSAValue, n: int) -> SSAValue:
         """The `n` elements of `mem` from element `offset` on (a 1-D shared memref)."""

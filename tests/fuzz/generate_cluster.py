@@ -14,7 +14,10 @@ warpgroups on a ring of S stages ("full" and "empty" mbarrier arrays), as
 or C ranks (contiguous ranks, or strided: rank r with r + C/g, ...); the blocks of a
 group share an operand B: each round its tile of g x Rp rows is loaded in g parts, part
 j by the group's j-th rank, multicast to the whole group (`tma_load(multicast=mask)`,
-masks such as 0b11, 0b1100, 0b0101, 0b1111), and each block may load an operand A of
+masks such as 0b11, 0b1100, 0b0101, 0b1111), into a shared buffer of its own a part or,
+where each part starts at the copy engine's 128-byte alignment, into its part of one
+buffer of the whole tile (`parts="tile"`: a `layout.tile` of the stage, as
+`gemm_hopper_ws(box_parts=True)` loads it), and each block may load an operand A of
 its own (a plain TMA load). A stage's "full" barrier expects every byte that lands in
 the block (its A and the whole B tile: the peers' parts land on it too); its "empty"
 barrier counts the consumers of the whole group (K g), and each consumer warpgroup
@@ -30,7 +33,10 @@ peers (it arrives on its own "empty" barrier only, which counts its own block's
 consumers: a peer's multicast overwrites a stage it still reads), a block that exits
 without the last `cluster_sync` (a peer may still multicast into it or arrive on its
 barriers), no `cluster_sync` between the barriers' initialisation and the peers' use,
-"full" barriers expecting only the block's own part of B (wrong byte counts).
+"full" barriers expecting only the block's own part of B (wrong byte counts), and, with
+parts as tiles of one buffer of one stage, the group's last part loaded one part
+further, past the buffer (its coordinate a run-time value: the executor reports the
+tile at both levels).
 `InvalidProgram.message` is a regular expression the diagnostic must match.
 
 Everything drawn comes from the `random.Random` passed in: a seed gives one program.
@@ -71,6 +77,7 @@ class ClusterRing:
     stages: int
     consumers: int  # consumer warpgroups
     empty_wait: str  # "guard" | "parity"
+    parts: str = "buffers"  # "buffers" (a buffer a part) | "tile" (one buffer, each part a tile of its stage)
     defect: str | None = None
 
     @property
@@ -117,9 +124,11 @@ def draw_cluster(rng: random.Random) -> ClusterRing:
     part_rows = rng.choice([1, 2, 4, 8])
     while group * part_rows * cols_b > 1024:
         part_rows //= 2
+    # parts as tiles of one buffer where each starts at the copy engine's 128-byte alignment
+    parts = rng.choice(["buffers", "tile"]) if part_rows * cols_b * eb % 128 == 0 else "buffers"
     return ClusterRing(dtype, cluster, rng.choice([1, 1, 2]), group, group < cluster and rng.random() < 0.5,
                        rng.random() < 0.7, rows_a, cols_a, part_rows, cols_b, rng.randint(1, 5), rng.randint(1, 3),
-                       rng.choice([1, 2]), rng.choice(["guard", "parity"]))
+                       rng.choice([1, 2]), rng.choice(["guard", "parity"]), parts)
 
 
 def cluster_program(s: ClusterRing) -> str:
@@ -137,8 +146,18 @@ def cluster_program(s: ClusterRing) -> str:
         src_a = p.view(p.pointer("src_a", s.dtype), f"({n_tiles * Ra},{Ca}):({Ca},1)")
         dst_a = p.view(p.pointer("dst_a", s.dtype), f"({n_tiles * Ra},{Ca}):({Ca},1)")
     with p.launch(grid=(s.grid, 1, 1), threads=128 * (1 + K), cluster=C) as k:
-        pe = _stage_elements(s.part_bytes, eb, 0)
-        bufs_b = [p.alloc(f"({S},{Rp},{Cb}):({pe},{Cb},1)", s.dtype, "smem") for _ in range(g)]  # a buffer a part
+        if s.parts == "tile":  # one buffer of the whole B tile a stage, its parts tiles of the stage
+            pe = _stage_elements(g * s.part_bytes, eb, 0)
+            buf_b = p.alloc(f"({S},{g * Rp},{Cb}):({pe},{Cb},1)", s.dtype, "smem")
+        else:
+            pe = _stage_elements(s.part_bytes, eb, 0)
+            bufs_b = [p.alloc(f"({S},{Rp},{Cb}):({pe},{Cb},1)", s.dtype, "smem") for _ in range(g)]  # a buffer a part
+
+        def part_of(stage, j):
+            """Part j of the B tile in `stage`: its buffer's stage, or a tile of the stage."""
+            if s.parts == "tile":
+                return p.tile(p.slice(buf_b, [stage, "_", "_"]), [j, 0], [Rp, Cb])
+            return p.slice(bufs_b[j], [stage, "_", "_"])
         buf_a = (p.alloc(f"({S},{Ra},{Ca}):({_stage_elements(s.a_bytes, eb, 0)},{Ca},1)", s.dtype, "smem")
                  if s.own else None)
         full = p.mbarrier_array(S, count=1)
@@ -182,8 +201,11 @@ def cluster_program(s: ClusterRing) -> str:
                 for r in range(C):  # rank r's part, multicast to its group (the mask: a constant)
                     with p.if_(rank.eq(p.constant(r))):
                         j = s.members(r).index(r)
-                        p.tma_load(p.tile(src_b, [b_part(i, j), 0], [Rp, Cb]),
-                                   p.slice(bufs_b[j], [stage, "_", "_"]), bar, multicast=s.mask(r))
+                        at = j
+                        if d == "part-past" and j == g - 1:  # one part further: past the stage (run-time)
+                            at = p.divui(rank, p.constant(C)) + p.constant(g)
+                        p.tma_load(p.tile(src_b, [b_part(i, j), 0], [Rp, Cb]), part_of(stage, at), bar,
+                                   multicast=s.mask(r))
         with consumer:
             with p.range(0, s.trips) as i:
                 stage = p.remui(i, cS)
@@ -194,7 +216,7 @@ def cluster_program(s: ClusterRing) -> str:
                     x = p.load(p.slice(buf_a, [stage, "_", "_"]), _blocked(4 * K, Ra, Ca, eb))
                     p.store(x, p.tile(dst_a, [t, 0], [Ra, Ca]))
                 for j in range(g):
-                    x = p.load(p.slice(bufs_b[j], [stage, "_", "_"]), _blocked(4 * K, Rp, Cb, eb))
+                    x = p.load(part_of(stage, j), _blocked(4 * K, Rp, Cb, eb))
                     p.store(x, p.tile(dst_b, [t * g + j, 0], [Rp, Cb]))
                 bar_e = p.mbarrier_at(empty, stage)
                 if forget:  # its own block's barrier only
@@ -218,16 +240,22 @@ DEFECTS: dict[str, str] = {
     "no-exit-sync": r"exits while a block of its cluster may still reach",
     "no-init-sync": r"whose initialisation no cluster_sync has published yet",
     "tx-mismatch": r"expects \d+ bytes, but the TMA loads on it copy \d+",
+    "part-past": r"(tile coordinate \d+ of mode 0 is out of range|out-of-bounds subview)",
 }
 """The defects `random_invalid_cluster_kernel` injects and what the diagnostic says."""
 
 
 def defects_of(s: ClusterRing) -> list[str]:
     """The defects that make `s` wrong for certain: a forgotten peer needs a stage
-    reused (more trips than stages)."""
+    reused (more trips than stages); a part past the B tile needs parts as tiles of
+    one buffer, and one stage: past a stage but inside the staged buffer, the GPU-level
+    executor sees an access inside the allocation (the layout level reports the tile;
+    at GPU level the copy lands in the next stage and only its consequences show)."""
     out = ["no-exit-sync", "no-init-sync", "tx-mismatch"]
     if s.trips > s.stages:
         out.append("forget-peer")
+    if s.parts == "tile" and s.stages == 1:
+        out.append("part-past")
     return out
 
 

@@ -343,7 +343,7 @@ def test_invalid_cluster_rings_are_located_diagnostics(seed):
     its peers, so that a peer's multicast overwrites a stage it still reads; a block
     exiting without the last cluster_sync; a peer's barrier reached before the
     cluster_sync after its initialisation; "full" barriers expecting only the block's
-    own bytes), as written and after the default pipeline: status 1 and a diagnostic
+    own bytes; a part of B loaded past its buffer), as written and after the default pipeline: status 1 and a diagnostic
     naming the defect, located at the same op at both levels."""
     _check_invalid_mbarrier_program(random_invalid_cluster_kernel(random.Random(seed)))
 
