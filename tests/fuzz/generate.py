@@ -25,7 +25,10 @@ DIR/mbarrier_000.mlir ...), with `--cluster N` N thread-block cluster rings (mul
 remote arrivals, tests/fuzz/generate_cluster.py, DIR/cluster_000.mlir ...), with `--atomic N`
 N programs of serial split-K's counter protocol (tests/fuzz/generate_atomic.py,
 DIR/atomic_000.mlir ...), with `--dsmem N` N sums of partials across a cluster through
-distributed shared memory (tests/fuzz/generate_dsmem.py, DIR/dsmem_000.mlir ...), and prints one line per file: `PATH PIPELINE`. Only the
+distributed shared memory (tests/fuzz/generate_dsmem.py, DIR/dsmem_000.mlir ...), with
+`--epilogue N` N epilogue kernels around `math.tanh` with `fastmath<afn>` and `cuda.opaque`
+(tests/fuzz/generate_compute.py, DIR/epilogue_000.mlir ...; `// gpu-check: no` on those
+whose result `--run gpu --check` cannot bound), and prints one line per file: `PATH PIPELINE`. Only the
 standard library and tilec are used, so the generator also runs where hypothesis is
 not installed (the GPU machine).
 """
@@ -544,6 +547,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="valid thread-block cluster rings to write as well (cluster_NNN.mlir, generate_cluster.py)")
     ap.add_argument("--atomic", type=int, default=0,
                     help="valid split-K counter programs to write as well (atomic_NNN.mlir, generate_atomic.py)")
+    ap.add_argument("--epilogue", type=int, default=0,
+                    help="valid epilogue kernels (tanh with afn, cuda.opaque) to write as well (epilogue_NNN.mlir, "
+                         "generate_compute.py; `// gpu-check: no` where --run gpu --check cannot bound the result)")
     ap.add_argument("--dsmem", type=int, default=0,
                     help="valid sums through distributed shared memory to write as well (dsmem_NNN.mlir, "
                          "generate_dsmem.py)")
@@ -553,6 +559,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from generate_atomic import random_split_k_kernel
     from generate_cluster import random_cluster_kernel
+    from generate_compute import random_epilogue_kernel
     from generate_dsmem import random_dsmem_kernel
     from generate_mbarrier import random_mbarrier_kernel
 
@@ -565,11 +572,13 @@ def main(argv: list[str] | None = None) -> int:
         ("cluster", args.cluster, random_cluster_kernel, random.Random(f"cluster{args.seed}")),
         ("atomic", args.atomic, random_split_k_kernel, random.Random(f"atomic{args.seed}")),
         ("dsmem", args.dsmem, random_dsmem_kernel, random.Random(f"dsmem{args.seed}")),
+        ("epilogue", args.epilogue, random_epilogue_kernel, random.Random(f"epilogue{args.seed}")),
     ):
         for i in range(count):
             prog = make(rng)
             path = out / f"{stem}_{i:03d}.mlir"
-            path.write_text(f"// pipeline: {prog.pipeline}\n// {prog.summary}\n{prog.text}")
+            check = "" if getattr(prog, "gpu_check", True) else "// gpu-check: no\n"
+            path.write_text(f"// pipeline: {prog.pipeline}\n// {prog.summary}\n{check}{prog.text}")
             print(f"{path} {prog.pipeline}")
     return 0
 

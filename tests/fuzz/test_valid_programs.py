@@ -15,7 +15,8 @@ producer/consumer pipelines, plain loops that `software-pipeline` schedules), bu
 the Python builder: equivalent after the default pipeline (the executor's mbarrier,
 phase and race checks passing at both levels), and NVRTC compiles their CUDA.
 
-Also partials summed across a cluster through distributed shared memory
+Also epilogue-like kernels around `math.tanh` with `fastmath<afn>` and `cuda.opaque`
+(tests/fuzz/generate_compute.py), partials summed across a cluster through distributed shared memory
 (tests/fuzz/generate_dsmem.py: `layout.peer_view`, `cuda.map_shared_rank`), and
 thread-block cluster rings (tests/fuzz/generate_cluster.py: multicast TMA loads into
 the peers, remote arrivals on their "empty" barriers, cluster_sync) and serial split-K's
@@ -43,6 +44,7 @@ from generate_atomic import draw_split_k, random_split_k_kernel
 from generate_atomic import defects_of as split_k_defects
 from generate_cluster import draw_cluster, random_cluster_kernel
 from generate_cluster import defects_of as cluster_defects
+from generate_compute import draw_epilogue, random_epilogue_kernel
 from generate_dsmem import draw_dsmem, random_dsmem_kernel
 from generate_dsmem import defects_of as dsmem_defects
 from generate import (
@@ -143,6 +145,36 @@ def test_whole_pipeline_preserves_random_chunk_kernels(seed):
     _check_default_pipeline(prog, "chunks")
     cuda = run_tilec(["-p", "default", "-t", "cuda"], prog.text)
     assert compile_sm90_or_skip(cuda.stdout).cubin, prog.summary
+
+
+@settings(VALID, max_examples=budget(5))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_whole_pipeline_preserves_random_epilogues(seed):
+    """Epilogue-like kernels (generate_compute.random_epilogue_kernel: silu_tanh as the
+    GEMM's epilogue writes it, gelu_tanh or tanh, with `fastmath<afn>` or without, on
+    f32, f16, bf16, f64; the loop's first row tile kept by `cuda.opaque` as an index,
+    an i32 or an i64) through the default pipeline: equivalent on the CPU, NVRTC
+    compiles the CUDA, which calls `tanh.approx.f32` exactly where f32 asks for afn and
+    passes the kept value through an empty `asm volatile`."""
+    prog = random_epilogue_kernel(random.Random(seed))
+    _check_default_pipeline(prog, "epilogue")
+    cuda = run_tilec(["-p", "default", "-t", "cuda"], prog.text).stdout
+    assert compile_sm90_or_skip(cuda).cubin, prog.summary
+    assert ("tilec_tanh_approx(" in cuda) == prog.spec.approximate, prog.summary
+    kept = {"none": None, "index": 'asm volatile("" : "+', "i32": '"+r"', "i64": '"+l"'}[prog.spec.opaque]
+    assert (kept is None) == ('asm volatile("" : "+' not in cuda) and (kept is None or kept in cuda), prog.summary
+
+
+def test_epilogue_generator_draws_every_form():
+    """Over a few hundred seeds the epilogue generator draws every activation, element
+    type and opaque form, tanh.approx.f32 and not; `--run gpu --check` is asked of the
+    programs without the approximation and without 1 + tanh only."""
+    eps = [draw_epilogue(random.Random(s)) for s in range(300)]
+    assert {e.act for e in eps} == {"silu_tanh", "gelu_tanh", "tanh", "none"}
+    assert {e.dtype for e in eps} == {"f32", "f16", "bf16", "f64"} and {e.afn for e in eps} == {True, False}
+    assert {e.opaque for e in eps} == {"none", "index", "i32", "i64"} and {e.approximate for e in eps} == {True, False}
+    progs = [random_epilogue_kernel(random.Random(s)) for s in range(8)]
+    assert all(q.gpu_check == (q.spec.act in ("none", "tanh") and not q.spec.approximate) for q in progs)
 
 
 def _check_default_pipeline(prog, function: str) -> None:
@@ -364,7 +396,7 @@ def test_generator_is_reproducible_and_writes_files(tmp_path):
     a = [random_copy_program(random.Random(7)).text for _ in range(2)]
     assert a[0] == a[1]
     assert main(["--count", "3", "--out", str(tmp_path), "--seed", "5", "--funnel", "2", "--mbarrier", "2",
-                 "--cluster", "1", "--atomic", "1"]) == 0
+                 "--cluster", "1", "--atomic", "1", "--dsmem", "1", "--epilogue", "1"]) == 0
     files = sorted(tmp_path.glob("prog_*.mlir"))
     assert len(files) == 3
     alone = tmp_path / "alone"
@@ -373,7 +405,8 @@ def test_generator_is_reproducible_and_writes_files(tmp_path):
     files += sorted(tmp_path.glob("funnel_*.mlir"))
     files += sorted(tmp_path.glob("mbarrier_*.mlir"))
     files += sorted(tmp_path.glob("cluster_*.mlir")) + sorted(tmp_path.glob("atomic_*.mlir"))
-    assert len(files) == 9
+    files += sorted(tmp_path.glob("dsmem_*.mlir")) + sorted(tmp_path.glob("epilogue_*.mlir"))
+    assert len(files) == 11
     for f in files:
         out = run_tilec([str(f)])
         assert out.rc == 0, out.describe()
