@@ -1,8 +1,10 @@
 """What dev/device/sanitize.sh runs under compute-sanitizer, checked on the CPU: its
-`--generate-only` half writes every input (random copy, mbarrier, cluster-ring and
-split-K counter programs, the plain-loop GEMMs the passes schedule, with their own
-pipelines), prints their CUDA and compiles it with NVRTC, and compiles the kernel of
-each `--matmul` configuration (dev/device/matmul_check.py --compile-only);
+`--generate-only` half writes every input (random copy, mbarrier, cluster-ring,
+split-K counter, DSMEM-sum and epilogue programs, the plain-loop GEMMs the passes
+schedule, with their own pipelines), prints their CUDA and compiles it with NVRTC, and
+compiles the kernel of each `--matmul` configuration (dev/device/matmul_check.py
+--compile-only; FP8 ones too) and of each `--copy` pattern (dev/device/copy_check.py
+--compile-only: the box kernels);
 `gemm_bench.plain_source` gives the program as written and the pipeline `plain_kernel`
 compiles it with (the rolled form: an mbarrier array in the CUDA; warp-specialised:
 setmaxnreg)."""
@@ -62,8 +64,9 @@ def test_sanitize_generate_only_compiles_the_plain_gemms_and_generated_programs(
     gemms = "plain:64x64x64:2 plain:64x64x64:2:r plain:64x64x64:2:ws:r"
     r = subprocess.run(
         ["bash", "dev/device/sanitize.sh", "--generate-only", "--count", "0", "--mbarrier", "2", "--no-examples",
-         "--cluster", "1", "--atomic", "1", "--gemm", gemms, "--gemm-shape", "128x128x256",
-         "--matmul", "64x16x64:8:swapAB:splitK4:ser@1x1032x2048"],
+         "--cluster", "1", "--atomic", "1", "--dsmem", "1", "--epilogue", "2", "--gemm", gemms,
+         "--gemm-shape", "128x128x256", "--matmul", "64x16x64:8:swapAB:splitK4:ser@1x1032x2048",
+         "--copy", "int8:1000x1001:1x1000:+5"],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
         env={**os.environ, "OUT": str(tmp_path), "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
     )
@@ -71,13 +74,16 @@ def test_sanitize_generate_only_compiles_the_plain_gemms_and_generated_programs(
     assert "every program printed CUDA that NVRTC compiles" in r.stdout
     gen = tmp_path / "sanitize" / "programs"
     assert sorted(p.name for p in gen.glob("*.mlir")) == [
-        "atomic_000.mlir", "cluster_000.mlir",
+        "atomic_000.mlir", "cluster_000.mlir", "dsmem_000.mlir", "epilogue_000.mlir", "epilogue_001.mlir",
         "gemm_128x128x256_0.mlir", "gemm_128x128x256_1.mlir", "gemm_128x128x256_2.mlir",
         "mbarrier_000.mlir", "mbarrier_001.mlir",
     ]
     assert "__cluster_dims__(" in (gen / "cluster_000.cu").read_text()
     assert ".gpu.global.add.u32" in (gen / "atomic_000.cu").read_text()
     assert "generated matmul_64x16x64_8_swapAB_splitK4_ser_1x1032x2048 (tilec.matmul)" in r.stdout
+    assert "mapa.u64" in (gen / "dsmem_000.cu").read_text()
+    assert "generated copy_int8_1000x1001_1x1000_p5" in r.stdout and "box<tiles>" in r.stdout
+    assert "cuda.opaque" in r.stdout
     assert "-p software-pipeline{rolled=true},default" in r.stdout
     assert "-p warp-specialize{rolled=true},default" in r.stdout
     rolled, ws = (gen / "gemm_128x128x256_1.cu").read_text(), (gen / "gemm_128x128x256_2.cu").read_text()
