@@ -51,7 +51,8 @@ def strategy_and_source(dtype: str, shape, strides, offset: int) -> tuple[str, s
     pipeline = kernel_pipeline(plan.key, "default")
     module = parse_module(copy_program(plan.key))
     passes = expand_pipeline(pipeline).split(",")
-    run_pipeline(module, ",".join(passes[: 1 + next(i for i, p in enumerate(passes) if p.split("{")[0] == "copy-strategy")]))
+    upto = next(i for i, p in enumerate(passes) if p.split("{")[0] == "copy-strategy")
+    run_pipeline(module, ",".join(passes[: upto + 1]))
     strategy = next(op for op in module.walk() if isinstance(op, CopyOp)).strategy_name or "tiled"
     kernel = compile_program(copy_program(plan.key), pipeline)
     return strategy, kernel

@@ -380,7 +380,8 @@ def test_cluster_sum_generator_draws_every_form():
 
     sums = [draw_dsmem(random.Random(s)) for s in range(300)]
     assert {s.mode for s in sums} == {"split", "all", "root", "push"}
-    assert {(s.peer, s.form) for s in sums} == {(p, f) for p in ("const", "rotated") for f in ("view-tile", "tile-view")}
+    forms = {(p, f) for p in ("const", "rotated") for f in ("view-tile", "tile-view")}
+    assert {(s.peer, s.form) for s in sums} == forms
     assert {s.cluster for s in sums} == {2, 4} and {s.clusters for s in sums} == {1, 2}
     assert {s.lay for s in sums} == {"rows", "cols"} and {s.rounds for s in sums} == {1, 2, 3}
     assert {s.warps for s in sums} == {1, 2, 4} and {s.double for s in sums} == {True, False}
