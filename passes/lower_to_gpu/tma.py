@@ -33,8 +33,10 @@ result visible to the block:
 
 The shared buffer of a TMA copy is aligned to what the copy engine and the swizzle
 need (`TmaGeometry.smem_align`: 128 bytes, 1024 with a 128-byte swizzle), set on its
-`memref.alloca`. A `cuda.comment` before each copy tells the choice (box, swizzle,
-bytes), which the CUDA shows.
+`memref.alloca`. A copy into (or from) a part of a buffer, a `layout.tile` of it or of a
+stage of it, takes a `memref.subview` of the buffer (of the stage's subview, so that the
+reference executor checks the part against the stage's bounds), located at the tile. A
+`cuda.comment` before each copy tells the choice (box, swizzle, bytes), which the CUDA shows.
 """
 
 from __future__ import annotations
@@ -115,11 +117,19 @@ class TmaLowering(OpFamily):
         if start == 0:
             return sv.mem
         part = view_value.owner
-        saved = self.b.src_location
-        if isinstance(part, Operation) and part.name == "layout.tile":  # a part of the buffer: where it
-            self.b.src_location = part.location  # lies is the tile's, so are the executor's errors about it
-        try:
+        if not (isinstance(part, Operation) and part.name == "layout.tile"):
             return self._at(sv.mem, self.b.ssa(start), view_value.type.cute_layout.cosize())
+        # a part of the buffer (or of a stage of it: the part a subview of the stage's, so that
+        # the executor's bounds are the stage's): where it lies is the tile's, so are the errors
+        whole, whole_start = sv.mem, 0
+        saved = self.b.src_location
+        self.b.src_location = part.location
+        try:
+            if isinstance(part.source.owner, Operation) and part.source.owner.name == "layout.slice":
+                st = self.values.view(part.source)
+                whole_start = self.b.add_(st.base, st.swz_off)
+                whole = self._at(sv.mem, self.b.ssa(whole_start), part.source.type.cute_layout.cosize())
+            return self._at(whole, self.b.ssa(self.b.sub_(start, whole_start)), view_value.type.cute_layout.cosize())
         finally:
             self.b.src_location = saved
 

@@ -34,9 +34,8 @@ consumers: a peer's multicast overwrites a stage it still reads), a block that e
 without the last `cluster_sync` (a peer may still multicast into it or arrive on its
 barriers), no `cluster_sync` between the barriers' initialisation and the peers' use,
 "full" barriers expecting only the block's own part of B (wrong byte counts), and, with
-parts as tiles of one buffer of one stage, the group's last part loaded one part
-further, past the buffer (its coordinate a run-time value: the executor reports the
-tile at both levels).
+parts as tiles of one buffer, the group's last part loaded one part further, past its
+stage (its coordinate a run-time value: the executor reports the tile at both levels).
 `InvalidProgram.message` is a regular expression the diagnostic must match.
 
 Everything drawn comes from the `random.Random` passed in: a seed gives one program.
@@ -248,13 +247,12 @@ DEFECTS: dict[str, str] = {
 def defects_of(s: ClusterRing) -> list[str]:
     """The defects that make `s` wrong for certain: a forgotten peer needs a stage
     reused (more trips than stages); a part past the B tile needs parts as tiles of
-    one buffer, and one stage: past a stage but inside the staged buffer, the GPU-level
-    executor sees an access inside the allocation (the layout level reports the tile;
-    at GPU level the copy lands in the next stage and only its consequences show)."""
+    one buffer (of a stage of it: lowered, the part is a subview of the stage's
+    subview, whose bounds the GPU-level executor checks)."""
     out = ["no-exit-sync", "no-init-sync", "tx-mismatch"]
     if s.trips > s.stages:
         out.append("forget-peer")
-    if s.parts == "tile" and s.stages == 1:
+    if s.parts == "tile":
         out.append("part-past")
     return out
 
