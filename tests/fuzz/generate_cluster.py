@@ -17,8 +17,9 @@ j by the group's j-th rank, multicast to the whole group (`tma_load(multicast=ma
 masks such as 0b11, 0b1100, 0b0101, 0b1111), into a shared buffer of its own a part or,
 where each part starts at the copy engine's 128-byte alignment, into its part of one
 buffer of the whole tile (`parts="tile"`: a `layout.tile` of the stage, as
-`gemm_hopper_ws(box_parts=True)` loads it), and each block may load an operand A of
-its own (a plain TMA load). A stage's "full" barrier expects every byte that lands in
+`gemm_hopper_ws(box_parts=True)` loads it; swizzled as wide as its rows, 32, 64 or 128
+bytes, where a part is the swizzle's repeat of 8 rows), and each block may load an
+operand A of its own (a plain TMA load). A stage's "full" barrier expects every byte that lands in
 the block (its A and the whole B tile: the peers' parts land on it too); its "empty"
 barrier counts the consumers of the whole group (K g), and each consumer warpgroup
 arrives on its own and on its group's peers' "empty" barriers (`mbarrier_arrive(cta=)`,
@@ -77,6 +78,7 @@ class ClusterRing:
     consumers: int  # consumer warpgroups
     empty_wait: str  # "guard" | "parity"
     parts: str = "buffers"  # "buffers" (a buffer a part) | "tile" (one buffer, each part a tile of its stage)
+    swizzle: int = 0  # bytes of the TMA swizzle of the one buffer of `parts="tile"` (0: none)
     defect: str | None = None
 
     @property
@@ -125,14 +127,17 @@ def draw_cluster(rng: random.Random) -> ClusterRing:
         part_rows //= 2
     # parts as tiles of one buffer where each starts at the copy engine's 128-byte alignment
     parts = rng.choice(["buffers", "tile"]) if part_rows * cols_b * eb % 128 == 0 else "buffers"
+    # swizzled as wide as its rows where a part is the swizzle's repeat (8 rows of it)
+    swizzle = cols_b * eb if parts == "tile" and part_rows == 8 and cols_b * eb >= 32 and rng.random() < 0.6 else 0
     return ClusterRing(dtype, cluster, rng.choice([1, 1, 2]), group, group < cluster and rng.random() < 0.5,
                        rng.random() < 0.7, rows_a, cols_a, part_rows, cols_b, rng.randint(1, 5), rng.randint(1, 3),
-                       rng.choice([1, 2]), rng.choice(["guard", "parity"]), parts)
+                       rng.choice([1, 2]), rng.choice(["guard", "parity"]), parts, swizzle)
 
 
 def cluster_program(s: ClusterRing) -> str:
     """The MLIR text of the cluster ring `s` (with `s.defect` injected, if any)."""
     from tilec.compiler.builder import Program
+    from tilec.dialects.tma import swizzle_of_bytes
 
     d = s.defect
     eb, S, K, C, g = s.eb, s.stages, s.consumers, s.cluster, s.group
@@ -147,7 +152,11 @@ def cluster_program(s: ClusterRing) -> str:
     with p.launch(grid=(s.grid, 1, 1), threads=128 * (1 + K), cluster=C) as k:
         if s.parts == "tile":  # one buffer of the whole B tile a stage, its parts tiles of the stage
             pe = _stage_elements(g * s.part_bytes, eb, 0)
-            buf_b = p.alloc(f"({S},{g * Rp},{Cb}):({pe},{Cb},1)", s.dtype, "smem")
+            lay_b = f"({S},{g * Rp},{Cb}):({pe},{Cb},1)"
+            if s.swizzle:  # TMA's swizzle on element offsets (dialects/tma.swizzle_of_bytes)
+                sw = swizzle_of_bytes(s.swizzle, eb)
+                lay_b = f"#layout.composed<swizzle<{sw.bits},{sw.base},{sw.shift}> o 0 o {lay_b}>"
+            buf_b = p.alloc(lay_b, s.dtype, "smem")
         else:
             pe = _stage_elements(s.part_bytes, eb, 0)
             bufs_b = [p.alloc(f"({S},{Rp},{Cb}):({pe},{Cb},1)", s.dtype, "smem") for _ in range(g)]  # a buffer a part

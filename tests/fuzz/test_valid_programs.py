@@ -254,7 +254,7 @@ def test_whole_pipeline_preserves_random_cluster_rings(seed):
     byte-count, cluster and race checks pass at both levels, the outputs are equal,
     NVRTC compiles the CUDA, which states the cluster and multicasts. The parts of B
     go into buffers of their own or into parts of one buffer (`layout.tile` of a stage:
-    `box_parts`)."""
+    `box_parts`), unswizzled or swizzled as wide as its rows (32, 64 or 128 bytes)."""
     prog = random_cluster_kernel(random.Random(seed))
     cuda = _check_mbarrier_program(prog)
     assert "__cluster_dims__(" in cuda and ".multicast::cluster" in cuda, prog.summary
@@ -359,6 +359,7 @@ def test_cluster_and_split_k_generators_draw_every_form():
     assert {c.stages for c in cls} == {1, 2, 3} and {c.consumers for c in cls} == {1, 2}
     assert {c.empty_wait for c in cls} == {"guard", "parity"} and any(c.trips > c.stages for c in cls)
     assert {c.parts for c in cls} == {"buffers", "tile"} and {c.cluster for c in cls if c.parts == "tile"} == {2, 4}
+    assert {c.swizzle for c in cls if c.parts == "tile"} == {0, 32, 64, 128}
     assert {t for c in cls for t in [c.dtype]} == set(ELEMENT_TYPES)
     assert {d for c in cls for d in cluster_defects(c)} == set(CLUSTER_DEFECTS)
     sks = [draw_split_k(random.Random(s)) for s in range(300)]
