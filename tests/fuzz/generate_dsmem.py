@@ -24,7 +24,8 @@ fixed order s = 0 .. C-1 (the same bits on the GPU as on the executor):
   C slots (`split`'s rows, by the pushing side).
 
 The peer of turn s is the constant s, or (rank + s) mod C computed at run time (each
-block its own order, the block itself first); a peer's part is taken as a tile of the
+block its own order, the block itself first), possibly kept in a register by
+`cuda.opaque` (`peer="kept"`: `mapa` of a value NVVM cannot see through); a peer's part is taken as a tile of the
 peer's view (`peer_view` then `tile`) or as the peer's view of a tile (`tile` then
 `peer_view`). The cluster meets again after the reads of each round: before the next
 round overwrites the partials the peers read, and before any block exits while a peer
@@ -69,7 +70,7 @@ class ClusterSum:
     cols: int  # W: columns (rows of 16 to 128 bytes)
     lay: str  # "rows" (row-major) | "cols" (column-major, padded)
     mode: str  # "split" | "all" | "root" | "push"
-    peer: str  # "const" | "rotated"
+    peer: str  # "const" | "rotated" | "kept" (rotated, through cuda.opaque)
     form: str  # "view-tile" | "tile-view"
     rounds: int
     warps: int
@@ -100,7 +101,7 @@ def draw_dsmem(rng: random.Random) -> ClusterSum:
         rows //= 2
     rows = max(rows, cluster)
     return ClusterSum(dtype, cluster, rng.choice([1, 1, 2]), rows, cols, rng.choice(["rows", "cols"]),
-                      rng.choice(["split", "split", "all", "root", "push"]), rng.choice(["const", "rotated"]),
+                      rng.choice(["split", "split", "all", "root", "push"]), rng.choice(["const", "rotated", "kept"]),
                       rng.choice(["view-tile", "tile-view"]), rng.choice([1, 1, 2, 3]), rng.choice([1, 2, 4]),
                       rng.random() < 0.4)
 
@@ -118,6 +119,7 @@ def _layout(warps: int, rows: int, cols: int, eb: int):
 def dsmem_program(s: ClusterSum) -> str:
     """The MLIR text of the cluster sum `s` (with `s.defect` injected, if any)."""
     from tilec.compiler.builder import Program
+    from tilec.dialects.cuda import OpaqueOp
 
     d = s.defect
     C, R, W, eb, P = s.cluster, s.rows, s.cols, s.eb, s.part
@@ -143,7 +145,8 @@ def dsmem_program(s: ClusterSum) -> str:
             """The rank of turn j: a constant, or (rank + j) mod C (the block itself first)."""
             if s.peer == "const":
                 return p.constant(j)
-            return p.remui(rank + p.constant(j), p.constant(C))
+            r = p.remui(rank + p.constant(j), p.constant(C))
+            return p.insert(OpaqueOp(r.ssa)).results[0] if s.peer == "kept" else r
 
         def reach(view, j: int, r):
             """`view` in the shared memory of block `r` (turn j; the defect's rank past the cluster

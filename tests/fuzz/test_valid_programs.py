@@ -291,13 +291,14 @@ def test_whole_pipeline_preserves_random_cluster_sums(seed):
     """Partials summed across a thread-block cluster through distributed shared memory
     (generate_dsmem.random_dsmem_kernel: `layout.peer_view` of each peer's buffer or of
     its tile, read by one rank a part, by every rank or by rank 0, or pushed into the
-    peers' inboxes; constant or rotated peers; 1 to 3 rounds, each between two
+    peers' inboxes; constant or rotated peers, kept by `cuda.opaque` or not; 1 to 3 rounds, each between two
     cluster_syncs) through the default pipeline: the executor's cluster and race checks
     pass at both levels, the outputs are equal, NVRTC compiles the CUDA, which maps
     the peers' buffers (`mapa`) and meets at the cluster's barriers."""
     prog = random_dsmem_kernel(random.Random(seed))
     cuda = _check_mbarrier_program(prog)
     assert "mapa.u64" in cuda and "tilec_cluster_sync();" in cuda and "__cluster_dims__(" in cuda, prog.summary
+    assert ('asm volatile("" : "+' in cuda) == ("peer=kept" in prog.summary), prog.summary  # cuda.opaque
 
 
 def _check_mbarrier_program(prog) -> str:
@@ -381,7 +382,7 @@ def test_cluster_sum_generator_draws_every_form():
 
     sums = [draw_dsmem(random.Random(s)) for s in range(300)]
     assert {s.mode for s in sums} == {"split", "all", "root", "push"}
-    forms = {(p, f) for p in ("const", "rotated") for f in ("view-tile", "tile-view")}
+    forms = {(p, f) for p in ("const", "rotated", "kept") for f in ("view-tile", "tile-view")}
     assert {(s.peer, s.form) for s in sums} == forms
     assert {s.cluster for s in sums} == {2, 4} and {s.clusters for s in sums} == {1, 2}
     assert {s.lay for s in sums} == {"rows", "cols"} and {s.rounds for s in sums} == {1, 2, 3}
