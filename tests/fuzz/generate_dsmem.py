@@ -142,7 +142,8 @@ def dsmem_program(s: ClusterSum) -> str:
         tile_part = _layout(s.warps, P, W, eb)
 
         def dest(j: int):
-            """The rank of turn j: a constant, or (rank + j) mod C (the block itself first)."""
+            """The rank of turn j: a constant, or (rank + j) mod C (the block itself first; kept
+            in a register by `cuda.opaque` with `peer="kept"`)."""
             if s.peer == "const":
                 return p.constant(j)
             r = p.remui(rank + p.constant(j), p.constant(C))
