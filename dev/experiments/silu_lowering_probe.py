@@ -43,8 +43,8 @@ __device__ __forceinline__ float probe_exp2_poly(float x) {
   const float t = x + 12582912.0f;
   const float j = t - 12582912.0f;
   const float f = x - j;
-  const float p = fmaf(fmaf(fmaf(fmaf(1.3697664e-2f, f, 5.1690358e-2f), f, 2.4163912e-1f), f,
-                            6.9296985e-1f), f, 9.9999994e-1f);
+  const float p = fmaf(fmaf(fmaf(fmaf(9.5700966e-3f, f, 5.5917867e-2f), f, 2.4024744e-1f), f,
+                            6.9312179e-1f), f, 9.9999928e-1f);
   return __int_as_float(__float_as_int(p) + (__float_as_int(t) << 23));
 }
 __device__ __forceinline__ float probe_rcp_newton(float d) {
