@@ -152,9 +152,12 @@ class Epilogue:
             y = (y + p.broadcast(p.expand_dims(col, ax).named("biasrow"), [rows, cols])).named("biased")
         if self.activation == "relu":
             y = p.maximum(y, 0.0).named("relu")
-        elif self.activation == "silu":  # y sigmoid(y) = y / (1 + e^-y), e^-y = 2^(-y log2 e)
-            e = p.math("exp2", (y * -LOG2_E).named("ylog2e"), fastmath="afn").named("expneg")
-            y = p.div(y, (e + 1.0).named("denom"), fastmath="afn").named("silu")
+        elif self.activation == "silu":  # y sigmoid(y) = max(y, y e) / (1 + e), e = 2^(-|y| log2 e)
+            t = p.maximum((p.math("abs", y).named("absy") * -LOG2_E).named("ylog2e"), SILU_EXP_FLOOR,
+                          propagate_nan=False).named("ylog2e")
+            e = p.math("exp2", t, fastmath="afn").named("expneg")
+            num = p.maximum(y, (y * e).named("ye")).named("num")
+            y = p.div(num, (e + 1.0).named("denom"), fastmath="afn").named("silu")
         elif self.activation == "silu_tanh":  # y sigmoid(y) = h (1 + tanh h), h = y / 2
             h = (y * 0.5).named("halfy")
             y = p.fma(h, p.math("tanh", h, fastmath="afn").named("tanhh"), h).named("silu")
@@ -168,7 +171,14 @@ class Epilogue:
 
 
 LOG2_E = 1.4426950408889634
-"""log2(e): SiLU's e^-y is computed as 2^(-y log2 e) (`Epilogue.apply`)."""
+"""log2(e): SiLU's e^-|y| is computed as 2^(-|y| log2 e) (`Epilogue.apply`)."""
+
+SILU_EXP_FLOOR = -150.0
+"""SiLU's exponent -|y| log2 e is raised to at least this (`arith.maxnumf`): a number
+below it changes nothing (2^-150 flushes to 0, as 2^t does for every t below -126), and
+a NaN becomes it, so that the divisor 1 + 2^t is a number in [1, 2] whatever y is and
+lower-to-gpu's rule may share one reciprocal among four quotients
+(`cuda.div_approx_group`); a NaN y still gives NaN (through max(y, y e))."""
 
 PLAIN = Epilogue()
 """C = A @ B rounded to bf16."""
