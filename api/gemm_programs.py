@@ -125,11 +125,17 @@ class Epilogue:
         over the rows; the residual loaded in the accumulator's layout); `layout`:
         another layout of `acc` (the split-K reduction's).
 
-        SiLU is y / (1 + 2^(-y log2 e)) with `fastmath<afn>` on both the exp2 and the
-        division: one `ex2.approx.ftz` and one `div.approx.ftz` (a `MUFU.RCP` and a
-        multiply) an element, no IEEE division (whose slow path would spill the
-        pingpong tile's accumulators) and no `tanhf` (about 26 instructions an
-        element); within docs/matmul.md's bound (its "Accuracy" section).
+        SiLU is max(y, y e) / (1 + e), e = 2^t, t = max(-|y| log2 e, -150) (`maxnumf`:
+        `SILU_EXP_FLOOR`), the exp2 and the division with `fastmath<afn>`: one
+        `ex2.approx.ftz` an element, and, the divisors being numbers in [1, 2] whatever y
+        is, lower-to-gpu's rule gives four quotients one `rcp.approx`
+        (`cuda.div_approx_group`): 1.25 `MUFU` an element (y / (1 + 2^(-y log2 e)) took
+        2: its divisor runs to infinity). Its error is relative: at most (2^-20 +
+        2^-23 |y|) |silu(y)| for y >= -87 (the second term the rounding of the exponent's
+        argument), 0 past y = -87.3 where |silu(y)| < 2^-119 (subnormals flushed);
+        within docs/matmul.md's bound (its "Accuracy" section). No IEEE division (whose
+        slow path would spill the pingpong tile's accumulators), no `tanhf` (about 26
+        instructions an element).
 
         `silu_tanh` is the same function as h (1 + tanh h), h = y / 2: one multiply,
         one `tanh.approx.f32` (`math.tanh` with `fastmath<afn>`: one `MUFU.TANH`) and one
