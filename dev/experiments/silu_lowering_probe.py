@@ -16,6 +16,8 @@ checked against float64 within docs/matmul.md's bound. Variants (as activation n
   element.
 - `a4`: relative everywhere, no clamp: e = 2^(-|y| log2 e) (in (0, 1]), silu = max(y, y e) /
   (1 + e), one `rcp.approx` for four elements (the divisors in (1, 2]): 1.25 MUFU an element.
+- `a2s`: `a4` with the exponent floored at -150 by `fmaxf` (as the tree's `silu`, whose
+  four share a reciprocal) and pairs sharing one: 1.5 MUFU an element.
 - `nr`: `ex2.approx` on MUFU, the reciprocal on the FMA pipe (an integer guess and three
   Newton steps): 1 MUFU an element.
 
@@ -35,7 +37,7 @@ import matmul_bench  # noqa: E402
 
 from tilec import gemm, gemm_programs  # noqa: E402
 
-PROBES = ("old", "p2", "p4", "a4", "p4m", "nr")
+PROBES = ("old", "p2", "p4", "a4", "a2s", "p4m", "nr")
 
 HELPERS = r"""
 __device__ __forceinline__ float probe_rcp(float x) {
@@ -70,8 +72,9 @@ def rewrite(src: str, probe: str) -> str:
         return src
     lines = src.split("\n")
     out = []
-    clamp = {"p2": "62.0f", "p4": "31.0f", "a4": None, "p4m": "31.0f", "nr": "126.0f"}[probe]
-    group = {"p2": 2, "p4": 4, "a4": 4, "p4m": 4, "nr": 1}[probe]
+    clamp = {"p2": "62.0f", "p4": "31.0f", "a4": None, "a2s": None, "p4m": "31.0f", "nr": "126.0f"}[probe]
+    group = {"p2": 2, "p4": 4, "a4": 4, "a2s": 2, "p4m": 4, "nr": 1}[probe]
+    absform = probe in ("a4", "a2s")
     exp_of = {}  # a divisor's name -> its exp2's
     ex2_seen = 0
     pending: list = []
@@ -105,15 +108,16 @@ def rewrite(src: str, probe: str) -> str:
         pending.clear()
 
     for line in lines:
-        if probe == "a4" and (m := MUL.match(line)):
+        if absform and (m := MUL.match(line)):
             ind, r, x = m.groups()
-            out.append(f"{ind}const float {r} = fabsf({x}) * (-1.442695f);")
+            t = f"fabsf({x}) * (-1.442695f)"
+            out.append(f"{ind}const float {r} = {f'fmaxf({t}, -150.0f)' if probe == 'a2s' else t};")
             continue
-        if probe == "a4" and (m := ADD.match(line)):
+        if absform and (m := ADD.match(line)):
             exp_of[m.group(2)] = m.group(3)
             out.append(line)
             continue
-        if probe == "a4" and (m := EX2.match(line)):
+        if absform and (m := EX2.match(line)):
             out.append(line)
             continue
         if m := EX2.match(line):
@@ -126,7 +130,7 @@ def rewrite(src: str, probe: str) -> str:
             continue
         if m := DIV.match(line):
             ind, q, y, d = m.groups()
-            if probe == "a4":
+            if absform:
                 out.append(f"{ind}const float n_{q} = fmaxf({y}, {y} * {exp_of[d]});")
                 y = f"n_{q}"
             pending.append((ind, q, y, d))
