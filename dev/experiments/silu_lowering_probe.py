@@ -7,6 +7,9 @@ as it was before (y / (1 + 2^(-y log2 e)): one `ex2.approx` and one `div.approx`
 checked against float64 within docs/matmul.md's bound. Variants (as activation names):
 
 - `old`: as written before, not rewritten: 2 MUFU an element.
+- `dup`: `old` again (another kernel of the same code: the noise of the comparison).
+- `oldpad`: `old` with the numerator multiplied by 1.0000001 and 0.9999999 (two more FMUL
+  an element, the MUFU work unchanged): whether issue slots or MUFU set the cost.
 
 - `p2`: the exponent clamped at 62, one `rcp.approx` for each pair of elements
   (r = 1 / (d1 d2), q1 = y1 d2 r, q2 = y2 d1 r): 1.5 MUFU an element.
@@ -37,7 +40,7 @@ import matmul_bench  # noqa: E402
 
 from tilec import gemm, gemm_programs  # noqa: E402
 
-PROBES = ("old", "p2", "p4", "a4", "a2s", "p4m", "nr")
+PROBES = ("old", "dup", "oldpad", "p2", "p4", "a4", "a2s", "p4m", "nr")
 
 HELPERS = r"""
 __device__ __forceinline__ float probe_rcp(float x) {
@@ -68,8 +71,10 @@ DIV = re.compile(r"^(\s*)const float (\w+) = tilec_div_approx_ftz\((\w+), (\w+)\
 
 
 def rewrite(src: str, probe: str) -> str:
-    if probe == "old":
+    if probe in ("old", "dup"):
         return src
+    if probe == "oldpad":
+        return re.sub(r"tilec_div_approx_ftz\((\w+), ", r"tilec_div_approx_ftz((\1 * 1.0000001f) * 0.9999999f, ", src)
     lines = src.split("\n")
     out = []
     clamp = {"p2": "62.0f", "p4": "31.0f", "a4": None, "a2s": None, "p4m": "31.0f", "nr": "126.0f"}[probe]
@@ -215,7 +220,7 @@ def main() -> int:
     import torch
 
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    rows = matmul_bench.compare([(8192, 28672, 4096)], [], ["silu", "silu_tanh", *probes, *args.extra.split(",")],
+    rows = matmul_bench.compare([(8192, 28672, 4096)], [], ["silu", "silu_tanh", *probes, *filter(None, args.extra.split(","))],
                                 sms, args.repeat)
     for r in rows:
         print(f"{r['epilogue']:>16} {100 * r['overhead']:+.2f}% / {100 * r['overhead_queued']:+.2f}% "
