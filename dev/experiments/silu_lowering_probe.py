@@ -163,7 +163,7 @@ def main() -> int:
     matmul_bench_within = matmul_bench.within_bound
 
     def within_bound(got, a, b, bias=None, act=None):
-        if act != "gelu":
+        if act not in ("gelu", "relu"):
             return matmul_bench_within(got, a, b, bias, "silu" if act in PROBES else act)
         import torch
 
@@ -171,7 +171,7 @@ def main() -> int:
 
         a64, b64 = a.double(), b.double()
         z, mag = a64 @ b64 + bias.double()[None, :], a64.abs() @ b64.abs()
-        y = 0.5 * z * (1 + torch.erf(z / 2**0.5))
+        y = 0.5 * z * (1 + torch.erf(z / 2**0.5)) if act == "gelu" else z.clamp(min=0)
         d0 = mma_error_bound(a.shape[1], "bf16")[0] * mag + 2.0**-22 * (mag + bias.double().abs()[None, :])
         d = 1.13 * d0 + 2.0**-20 * (y.abs() + 1.0)
         return bool(((got.double() - y).abs() <= d + 2.0**-8 * (y.abs() + d)).all())
