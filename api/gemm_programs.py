@@ -125,17 +125,16 @@ class Epilogue:
         over the rows; the residual loaded in the accumulator's layout); `layout`:
         another layout of `acc` (the split-K reduction's).
 
-        SiLU is max(y, y e) / (1 + e), e = 2^t, t = max(-|y| log2 e, -150) (`maxnumf`:
-        `SILU_EXP_FLOOR`), the exp2 and the division with `fastmath<afn>`: one
-        `ex2.approx.ftz` an element, and, the divisors being numbers in [1, 2] whatever y
-        is, lower-to-gpu's rule gives four quotients one `rcp.approx`
-        (`cuda.div_approx_group`): 1.25 `MUFU` an element (y / (1 + 2^(-y log2 e)) took
-        2: its divisor runs to infinity). Its error is relative: at most (2^-20 +
-        2^-23 |y|) |silu(y)| for y >= -87 (the second term the rounding of the exponent's
-        argument), 0 past y = -87.3 where |silu(y)| < 2^-119 (subnormals flushed);
-        within docs/matmul.md's bound (its "Accuracy" section). No IEEE division (whose
-        slow path would spill the pingpong tile's accumulators), no `tanhf` (about 26
-        instructions an element).
+        SiLU is y / (1 + 2^(-y log2 e)) with `fastmath<afn>` on both the exp2 and the
+        division: one `ex2.approx.ftz` and one `div.approx.ftz` (a `MUFU.RCP` and a
+        multiply) an element, no IEEE division (whose slow path would spill the
+        pingpong tile's accumulators) and no `tanhf` (about 26 instructions an
+        element); within docs/matmul.md's bound (its "Accuracy" section). Sharing
+        one reciprocal among four quotients (max(y, y e) / (1 + e), e = 2^(-|y| log2 e):
+        divisors in [1, 2], which lower-to-gpu's `cuda.div_approx_group` takes, 1.25
+        special-function ops an element) was measured no cheaper on an H200: the
+        epilogue's cost follows its instructions more than its `MUFU` ops, and this form
+        has the fewest of the relative ones (benchmarks/NOTES.md, epi35).
 
         `silu_tanh` is the same function as h (1 + tanh h), h = y / 2: one multiply,
         one `tanh.approx.f32` (`math.tanh` with `fastmath<afn>`: one `MUFU.TANH`) and one
@@ -158,12 +157,9 @@ class Epilogue:
             y = (y + p.broadcast(p.expand_dims(col, ax).named("biasrow"), [rows, cols])).named("biased")
         if self.activation == "relu":
             y = p.maximum(y, 0.0).named("relu")
-        elif self.activation == "silu":  # y sigmoid(y) = max(y, y e) / (1 + e), e = 2^(-|y| log2 e)
-            t = p.maximum((p.math("abs", y).named("absy") * -LOG2_E).named("ylog2e"), SILU_EXP_FLOOR,
-                          propagate_nan=False).named("ylog2e")
-            e = p.math("exp2", t, fastmath="afn").named("expneg")
-            num = p.maximum(y, (y * e).named("ye")).named("num")
-            y = p.div(num, (e + 1.0).named("denom"), fastmath="afn").named("silu")
+        elif self.activation == "silu":  # y sigmoid(y) = y / (1 + e^-y), e^-y = 2^(-y log2 e)
+            e = p.math("exp2", (y * -LOG2_E).named("ylog2e"), fastmath="afn").named("expneg")
+            y = p.div(y, (e + 1.0).named("denom"), fastmath="afn").named("silu")
         elif self.activation == "silu_tanh":  # y sigmoid(y) = h (1 + tanh h), h = y / 2
             h = (y * 0.5).named("halfy")
             y = p.fma(h, p.math("tanh", h, fastmath="afn").named("tanhh"), h).named("silu")
@@ -177,14 +173,7 @@ class Epilogue:
 
 
 LOG2_E = 1.4426950408889634
-"""log2(e): SiLU's e^-|y| is computed as 2^(-|y| log2 e) (`Epilogue.apply`)."""
-
-SILU_EXP_FLOOR = -150.0
-"""SiLU's exponent -|y| log2 e is raised to at least this (`arith.maxnumf`): a number
-below it changes nothing (2^-150 flushes to 0, as 2^t does for every t below -126), and
-a NaN becomes it, so that the divisor 1 + 2^t is a number in [1, 2] whatever y is and
-lower-to-gpu's rule may share one reciprocal among four quotients
-(`cuda.div_approx_group`); a NaN y still gives NaN (through max(y, y e))."""
+"""log2(e): SiLU's e^-y is computed as 2^(-y log2 e) (`Epilogue.apply`)."""
 
 PLAIN = Epilogue()
 """C = A @ B rounded to bf16."""
