@@ -129,7 +129,12 @@ class Epilogue:
         division: one `ex2.approx.ftz` and one `div.approx.ftz` (a `MUFU.RCP` and a
         multiply) an element, no IEEE division (whose slow path would spill the
         pingpong tile's accumulators) and no `tanhf` (about 26 instructions an
-        element); within docs/matmul.md's bound (its "Accuracy" section).
+        element); within docs/matmul.md's bound (its "Accuracy" section). Sharing
+        one reciprocal among four quotients (max(y, y e) / (1 + e), e = 2^(-|y| log2 e):
+        divisors in [1, 2], which lower-to-gpu's `cuda.div_approx_group` takes, 1.25
+        special-function ops an element) was measured no cheaper on an H200: the
+        epilogue's cost follows its instructions more than its `MUFU` ops, and this form
+        has the fewest of the relative ones (benchmarks/NOTES.md, epi35).
 
         `silu_tanh` is the same function as h (1 + tanh h), h = y / 2: one multiply,
         one `tanh.approx.f32` (`math.tanh` with `fastmath<afn>`: one `MUFU.TANH`) and one

@@ -314,19 +314,22 @@ class TensorBuilding:
             op.properties["fastmath"] = flags
         return self.insert(op).results[0]  # type: ignore[attr-defined]
 
-    def maximum(self, a: Any, b: Any) -> Any:
-        """Elementwise maximum (`arith.maximumf`, or `maxsi` on integers).
+    def maximum(self, a: Any, b: Any, propagate_nan: bool = True) -> Any:
+        """Elementwise maximum (`arith.maximumf`: NaN if either is; with
+        `propagate_nan=False` `arith.maxnumf`: the other operand where one is NaN, as
+        Triton's `tl.maximum` by default; `maxsi` on integers).
 
             m = p.maximum(x, 0.0)                      # ReLU
         """
-        return self._minmax(a, b, arith.MaximumfOp, arith.MaxSIOp)
+        return self._minmax(a, b, arith.MaximumfOp if propagate_nan else arith.MaxnumfOp, arith.MaxSIOp)
 
-    def minimum(self, a: Any, b: Any) -> Any:
-        """Elementwise minimum (`arith.minimumf`, or `minsi` on integers).
+    def minimum(self, a: Any, b: Any, propagate_nan: bool = True) -> Any:
+        """Elementwise minimum (`arith.minimumf`; with `propagate_nan=False`
+        `arith.minnumf`; `minsi` on integers).
 
             m = p.minimum(x, 1.0)
         """
-        return self._minmax(a, b, arith.MinimumfOp, arith.MinSIOp)
+        return self._minmax(a, b, arith.MinimumfOp if propagate_nan else arith.MinnumfOp, arith.MinSIOp)
 
     def _minmax(self, a: Any, b: Any, fop, iop) -> Any:
         t = a.type

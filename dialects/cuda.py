@@ -20,6 +20,10 @@ plus these ops, which the `cuda` output target prints as CUDA C++:
 - `cuda.mma_sync`: one warp-wide `mma.sync.aligned.m16n8kK.row.col` (bf16/f16 K = 16,
   tf32 K = 8, s8 K = 32; PTX, sm_80 and newer), operands and results as the ISA's
   fragments (`a0..`, `b0..`, `c0..c3` of each lane), through inline PTX.
+- `cuda.div_approx_group`: G = 2 or 4 approximate f32 quotients x_i / d_i through one
+  approximate reciprocal of the divisors' product (what lower-to-gpu makes of an
+  `arith.divf` with `fastmath<afn>` whose divisors it knows to be numbers of a bounded
+  range: fewer `MUFU.RCP`).
 
 Shared memory is a memref in memory space 3 (`memref<256xf32, 3 : i64>`), NVVM's number
 for it (xDSL 0.74 has no `#gpu.address_space` attribute); `SHARED_MEMORY_SPACE` is that
@@ -35,6 +39,7 @@ attribute.
         : bf16, ..., f32 -> f32, f32, f32, f32
     %r:8 = cuda.ldmatrix %smem[%i] {num = 4 : i64, trans} : memref<4096xbf16, 3 : i64> -> bf16, ...
     cuda.stmatrix %smem[%i], %x0, ..., %x7 {num = 4 : i64} : memref<4096xbf16, 3 : i64>, bf16, ...
+    %q:2 = cuda.div_approx_group %x0, %x1, %d0, %d1 : f32, f32, f32, f32 -> f32, f32
 """
 
 from __future__ import annotations
@@ -621,6 +626,66 @@ class StmatrixOp(_MatrixMoveOp):
         self._verify_move(self.values, "takes")
 
 
+DIV_GROUP_SIZES = (2, 4)
+"""How many quotients one `cuda.div_approx_group` computes."""
+
+DIV_GROUP_PRODUCT_EXPONENT = 124
+"""A group's divisors multiplied together must lie within [2^-124, 2^124], so that the
+reciprocal of their product and every partial product stay normal f32 numbers:
+`div_group_size` takes G only where the divisors lie within [2^(-124/G), 2^(124/G)]."""
+
+
+def div_group_size(lo: float, hi: float) -> int:
+    """The largest G of `DIV_GROUP_SIZES` whose products of G divisors in [lo, hi] (0 <
+    lo <= hi) stay within 2^+-`DIV_GROUP_PRODUCT_EXPONENT`; 1 where none does."""
+    for g in sorted(DIV_GROUP_SIZES, reverse=True):
+        bound = 2.0 ** (DIV_GROUP_PRODUCT_EXPONENT / g)
+        if 1 / bound <= lo and hi <= bound:
+            return g
+    return 1
+
+
+@irdl_op_definition
+class DivApproxGroupOp(IRDLOperation):
+    """
+    G = 2 or 4 approximate f32 quotients q_i = x_i / d_i (operands: the G numerators,
+    then the G divisors) with one approximate reciprocal: the target computes
+    r = `rcp.approx.ftz`(d_0 d_1 ... d_{G-1}) (products in pairs), each 1 / d_i as r times
+    the product of the other divisors, and q_i = x_i (1 / d_i): one `MUFU.RCP` for G
+    quotients where `div.approx` takes one each. Each q_i is within 8 units of 2^-24
+    (2^-21) of x_i / d_i relative (the reciprocal's 1 ulp and seven f32 roundings)
+    where the divisors are numbers whose products of G lie within
+    [2^-124, 2^124] (`DIV_GROUP_PRODUCT_EXPONENT`; a NaN or out-of-range divisor spoils
+    the group's other quotients, so only divisors known to be in range may be grouped:
+    `div_group_size`); subnormal results flush to 0. The reference executor computes
+    x_i / d_i rounded once, as it does `arith.divf` with `fastmath<afn>`.
+    """
+
+    name = "cuda.div_approx_group"
+    values = var_operand_def(f32)
+    outs = var_result_def(f32)
+
+    assembly_format = "$values attr-dict `:` type($values) `->` type($outs)"
+
+    def __init__(self, numerators: Sequence[SSAValue], divisors: Sequence[SSAValue]):
+        super().__init__(operands=[[*numerators, *divisors]], result_types=[[f32] * len(numerators)])
+
+    @property
+    def numerators(self) -> tuple[SSAValue, ...]:
+        return tuple(self.values[: len(self.outs)])
+
+    @property
+    def divisors(self) -> tuple[SSAValue, ...]:
+        return tuple(self.values[len(self.outs):])
+
+    def verify_(self) -> None:
+        g = len(self.outs)
+        if g not in DIV_GROUP_SIZES or len(self.values) != 2 * g:
+            raise VerifyException(
+                f"'cuda.div_approx_group' takes G numerators then G divisors and gives G quotients, "
+                f"G in {DIV_GROUP_SIZES}; got {len(self.values)} operands and {g} results")
+
+
 from .cuda_tma import CUDA_TMA_OPS, CUDA_TMA_TYPES  # noqa: E402  (TMA and mbarriers, their own module)
 from .cuda_wgmma import CUDA_WGMMA_OPS  # warpgroup MMA, its own module
 from .cuda_roles import CUDA_ROLE_OPS  # noqa: E402  (warp specialisation, its own module)
@@ -629,9 +694,10 @@ from .cuda_atomic import CUDA_ATOMIC_OPS  # noqa: E402  (atomics and fences, the
 Cuda = Dialect(
     "cuda",
     [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, PrefetchL2Op, ShflIdxOp, OpaqueOp, CommentOp, PrintfOp, MmaSyncOp, LdmatrixOp, StmatrixOp,
+     DivApproxGroupOp,
      *CUDA_TMA_OPS, *CUDA_WGMMA_OPS, *CUDA_ROLE_OPS, *CUDA_ATOMIC_OPS],
     [*CUDA_TMA_TYPES],
 )
 """The `cuda` dialect: cp.async and its groups, comments, warp shuffles, mma.sync,
-ldmatrix/stmatrix, TMA and mbarriers (cuda_tma.py), wgmma (cuda_wgmma.py), atomics and fences
+ldmatrix/stmatrix, grouped approximate divisions, TMA and mbarriers (cuda_tma.py), wgmma (cuda_wgmma.py), atomics and fences
 (cuda_atomic.py)."""

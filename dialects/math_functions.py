@@ -158,7 +158,9 @@ def reciprocal_division(op) -> bool:
 
 APPROX_DIVISION_NOTE = ("PTX `div.approx.ftz.f32` (one `MUFU.RCP` and a multiply): 2 ulp for |y| in "
                         "[2^-126, 2^126], 0 for larger |y| (NaN where x is infinite); subnormal "
-                        "inputs and results flushed to 0")
+                        "inputs and results flushed to 0; on a distributed tensor whose divisors "
+                        "are known numbers of a bounded range, one `rcp.approx` for 2 or 4 "
+                        "quotients (`cuda.div_approx_group`): 2^-21 relative")
 """The precision of `approximate_division` (docs/dialect.md's table of `math` functions)."""
 
 

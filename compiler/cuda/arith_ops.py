@@ -8,6 +8,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
+    Float64Type,
     IndexType,
     IntegerType,
     VectorType,
@@ -216,6 +217,20 @@ class ArithEmitter(EmitterBase):
     @emits(arith.MinimumfOp)
     def emit_minimumf(self, op: arith.MinimumfOp):
         self.float_helper(op, "minimumf")
+
+    @emits(arith.MaxnumfOp, arith.MinnumfOp)
+    def emit_maxnumf(self, op: Operation):
+        """`arith.maxnumf` / `minnumf`: the other operand where one is NaN, as CUDA's
+        `fmaxf` / `fminf` (one `FMNMX` on f32); f64 `fmax` / `fmin`, 16-bit floats
+        through float."""
+        t = op.results[0].type
+        name = ("fmax" if isinstance(op, arith.MaxnumfOp) else "fmin") + ("" if isinstance(t, Float64Type) else "f")
+        a, b = (self.expr(v) for v in op.operands)
+        if isinstance(t, Float16Type | BFloat16Type):
+            self.assign(op, op.results[0],
+                        f"static_cast<{self.ctype(t, op)}>({name}(static_cast<float>({a}), static_cast<float>({b})))")
+        else:
+            self.assign(op, op.results[0], f"{name}({a}, {b})")
 
     def cast(
         self, op: Operation, value: SSAValue, result: SSAValue, unsigned: bool = False

@@ -1,5 +1,5 @@
 """The `cuda` dialect: cp.async and its groups, comments, printf, warp shuffles, mma.sync,
-ldmatrix/stmatrix."""
+ldmatrix/stmatrix, grouped approximate divisions."""
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
@@ -72,6 +72,31 @@ class CudaOpsEmitter(EmitterBase):
             args.append(f"(double){x}" if isinstance(v.type, AnyFloat) else
                         f"(long long){x}" if v.type.width.data == 64 else x)
         self.line(f'printf("{fmt}"{"".join(", " + a for a in args)});')
+
+    @emits(cuda.DivApproxGroupOp)
+    def emit_div_approx_group(self, op: cuda.DivApproxGroupOp):
+        """G quotients through one `rcp.approx.ftz` (`tilec_rcp_approx_ftz`) of the
+        divisors' product, the products taken in pairs: for G = 4, a = d0 d1, b = d2 d3,
+        r = rcp(a b), ra = r b (= 1 / a), rb = r a; 1 / d0 = d1 ra, ..., q_i = x_i (1 / d_i).
+        Each step a separate statement (NVRTC runs with `--fmad=false`: no contraction)."""
+        xs = [self.expr(v) for v in op.numerators]
+        ds = [self.expr(v) for v in op.divisors]
+        qs = [self.define(r, "q") for r in op.outs]
+        self.helpers.add("rcp_approx_ftz")
+        g, base = len(qs), qs[0]
+        if g == 2:
+            self.line(f"const float {base}_r = tilec_rcp_approx_ftz({ds[0]} * {ds[1]});")
+            pair_r = [f"{base}_r"]
+        else:
+            self.line(f"const float {base}_a = {ds[0]} * {ds[1]};")
+            self.line(f"const float {base}_b = {ds[2]} * {ds[3]};")
+            self.line(f"const float {base}_r = tilec_rcp_approx_ftz({base}_a * {base}_b);")
+            self.line(f"const float {base}_ra = {base}_r * {base}_b;")
+            self.line(f"const float {base}_rb = {base}_r * {base}_a;")
+            pair_r = [f"{base}_ra", f"{base}_rb"]
+        for i, q in enumerate(qs):
+            mate = ds[i ^ 1]
+            self.line(f"const float {q} = {xs[i]} * ({mate} * {pair_r[i // 2]});")
 
     @emits(cuda.ShflIdxOp)
     def emit_shfl_idx(self, op: cuda.ShflIdxOp):

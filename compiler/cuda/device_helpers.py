@@ -195,6 +195,13 @@ __device__ __forceinline__ float tilec_tanh_approx(float x) {
   asm("tanh.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }""",
+    "rcp_approx_ftz": """\
+// cuda.div_approx_group's reciprocal (f32): one MUFU.RCP, 1 ulp; subnormals flushed to 0.
+__device__ __forceinline__ float tilec_rcp_approx_ftz(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}""",
     "div_approx_ftz": """\
 // arith.divf fastmath<afn> (f32): x * (1 / y) with one MUFU.RCP, 2 ulp for |y| in
 // [2^-126, 2^126], 0 past it; subnormals flushed to 0.

@@ -41,7 +41,10 @@ class LowerToGpu(ModulePass):
       accesses, a static `scf.for` beyond. `layout.async_wait` -> `cuda.cp_async_wait`.
     - `layout.alloc`: smem -> `memref.alloca` in memory space 3, rmem -> a per-thread
       `memref.alloca`; swizzled views index through the swizzle (xori/shrui/andi).
-    - `layout.barrier` -> `gpu.barrier`; elementwise `arith` per register;
+    - `layout.barrier` -> `gpu.barrier`; elementwise `arith` per register, but an
+      f32 `arith.divf` with `fastmath<afn>` whose divisors are known numbers of a
+      bounded range (passes/_float_range.py) -> `cuda.div_approx_group`, one
+      approximate reciprocal for 4 (or 2) quotients (`arith_ops.division_group`);
       `layout.splat`, `arange`, `expand_dims`, `broadcast`.
     - `layout.convert_layout` (`lower-convert-layout` left those that stay within
       warps): a register-only one -> a permutation of registers; one that stays within

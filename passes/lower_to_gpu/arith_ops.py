@@ -18,6 +18,7 @@ from xdsl.ir import Operation, SSAValue
 
 from tilec.dialects import cuda, layout
 from tilec.dialects.layout_attrs import PtrType
+from tilec.dialects.math_functions import approximate_division
 
 from .._gpu_builder import DynamicIndex
 from . import ptr, registers
@@ -25,6 +26,7 @@ from .base import (
     _fail,
     lowers,
 )
+from .._float_range import float_range
 from .context import OpFamily
 from .lowered_values import RegisterTensor
 
@@ -62,6 +64,9 @@ class ArithLowering(OpFamily):
                     n = len(r)
             if n is None or any(r is None or len(r) != n for r in regs):
                 raise _fail(op, "elementwise ops need distributed operands of one layout")
+            if isinstance(op, arith.DivfOp) and (g := division_group(op)) > 1 and n >= g:
+                self.values.set_registers(op.result, self.grouped_division(op, regs[0], regs[1], g))
+                return
             outs = [[] for _ in op.results]
             for k in range(n):
                 new = op.create(
@@ -96,6 +101,24 @@ class ArithLowering(OpFamily):
                 self.values.set_index(r, DynamicIndex(b, n))
             else:
                 self.values.set_scalar(r, n)
+
+    def grouped_division(self, op: arith.DivfOp, xs: list[SSAValue], ds: list[SSAValue], g: int) -> list[SSAValue]:
+        """The quotients xs[k] / ds[k] of a thread's registers, `g` at a time through one
+        `cuda.div_approx_group` (`division_group`); the registers past the last whole
+        group (and those of a smaller group where two are left) likewise, one left
+        alone as `op` on its element."""
+        out: list[SSAValue] = []
+        k = 0
+        while k < len(xs):
+            size = next((s for s in (g, 2) if k + s <= len(xs)), 1)
+            if size == 1:
+                one = op.create(operands=[xs[k], ds[k]], result_types=[op.result.type.element_type],
+                                properties=dict(op.properties), attributes=dict(op.attributes))
+                out.append(self.b.add(one).results[0])
+            else:
+                out.extend(self.b.add(cuda.DivApproxGroupOp(xs[k:k + size], ds[k:k + size])).results)
+            k += size
+        return out
 
     @lowers(vector.BroadcastOp, vector.ExtractOp, vector.InsertOp)
     def op_vector_scalar(self, op: Operation):
@@ -155,3 +178,18 @@ class ArithLowering(OpFamily):
         self.values.set_registers(
             op.result, registers.permute(xs, src, dst, op, project=lambda c: [0 if ss[d] == 1 else x for d, x in enumerate(c)]))
 
+
+def division_group(op: arith.DivfOp) -> int:
+    """How many quotients of the distributed `op` one approximate reciprocal serves: G of
+    `cuda.DIV_GROUP_SIZES` where `op` is an f32 `arith.divf` with `fastmath<afn>`
+    (`approximate_division`) whose divisors `float_range` knows to be numbers (never NaN)
+    within [2^(-124/G), 2^(124/G)] (`cuda.div_group_size`); 1 (one `div.approx` a
+    quotient) elsewhere. The rule: one `MUFU.RCP` for G quotients, within 2^-21 of each
+    (`cuda.DivApproxGroupOp`) where `div.approx` is within 2^-22, where the range makes it
+    safe: SiLU's sigmoid, 1 / (1 + 2^(-|y| log2 e)), divides by numbers in (1, 2]."""
+    if not approximate_division(op):
+        return 1
+    r = float_range(op.rhs)
+    if r.nan or not r.lo > 0:
+        return 1
+    return cuda.div_group_size(r.lo, r.hi)

@@ -1,4 +1,6 @@
-"""The `cuda` dialect (`tilec.dialects.cuda`): cp.async and warp shuffles.
+"""The `cuda` dialect (`tilec.dialects.cuda`): cp.async, warp shuffles and the grouped
+approximate division (`cuda.div_approx_group`: each x_i / d_i rounded once, the
+reference of `arith.divf` with `fastmath<afn>`).
 
 cp.async is modelled as PTX defines it: `cuda.cp_async` reads the source when it is
 issued and marks the destination elements *pending*; `cuda.cp_async_commit` closes
@@ -95,6 +97,15 @@ class CudaFunctions(InterpreterFunctions):
     @impl(cuda.CommentOp)
     def run_comment(self, interp: ReferenceInterpreter, op: cuda.CommentOp, args):
         return ()
+
+    @impl(cuda.DivApproxGroupOp)
+    def run_div_approx_group(self, interp: ReferenceInterpreter, op: cuda.DivApproxGroupOp, args):
+        """Each x_i / d_i rounded once to f32, as `arith.divf` with `fastmath<afn>`: the
+        reference of an approximate quotient (the op's docstring bounds the GPU's)."""
+        g = len(op.outs)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return tuple((np.asarray(x, np.float32) / np.asarray(d, np.float32))[()]
+                         for x, d in zip(args[:g], args[g:]))
 
     @impl(cuda.ShflIdxOp)
     def run_shfl_idx(self, interp: ReferenceInterpreter, op: cuda.ShflIdxOp, args):

@@ -52,12 +52,12 @@ builtin.module attributes {gpu.container_module} {
 
 builtin.module attributes {gpu.container_module} {
   "gpu.module"() <{sym_name = "m"}> ({
-    "gpu.func"() <{function_type = (memref<16xf32>, f32) -> (), kernel}> ({
-    ^bb0(%dst: memref<16xf32>, %x: f32):
+    "gpu.func"() <{function_type = (memref<16xi32>, i32) -> (), kernel}> ({
+    ^bb0(%dst: memref<16xi32>, %x: i32):
       %c0 = arith.constant 0 : index
-      // expected-error @+1 {{'arith.maxnumf' is not supported by the cuda target}}
-      %y = arith.maxnumf %x, %x : f32
-      memref.store %y, %dst[%c0] : memref<16xf32>
+      // expected-error @+1 {{'arith.mulsi_extended' is not supported by the cuda target}}
+      %y, %z = arith.mulsi_extended %x, %x : i32
+      memref.store %y, %dst[%c0] : memref<16xi32>
       "gpu.return"() : () -> ()
     }) {sym_name = "k"} : () -> ()
   }) : () -> ()
