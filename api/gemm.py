@@ -134,6 +134,10 @@ class GemmConfig:
     the blocks of one thread-block cluster and are summed through distributed shared memory
     (`gemm_hopper_ws(cluster_split=True)`: no workspace, no counters, no second launch;
     named `:csplit`)."""
+    global_partials: bool = False
+    """With `cluster_split`: the units' f32 partials go through a workspace in global memory
+    (mostly L2) instead of shared memory, whose bytes the ring takes instead
+    (`gemm_hopper_ws(global_partials=True)`; named `:gp`, `cluster_splits`)."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
@@ -144,6 +148,7 @@ class GemmConfig:
                     **({"split_k": self.split_k} if self.split_k > 1 else {}),
                     **({"serial": True} if self.serial else {}),
                     **({"cluster_split": True} if self.cluster_split else {}),
+                    **({"global_partials": True} if self.global_partials else {}),
                     **({"stream_k": True} if self.stream_k else {}),
                     **({"persistent": sms * self.per_sm} if self.per_sm else {})}
         size = self.cluster[0] * self.cluster[1]
@@ -180,11 +185,11 @@ class GemmConfig:
 
     def workspace(self, m: int, n: int, sms: int) -> int:
         """The f32 elements of the workspace a call of M x N on `sms` multiprocessors
-        takes: split-K's S partial products of M x N (none summed in a cluster), stream-K's
-        two `bm x bn` slots a block (`gemm_hopper_ws`), else none."""
+        takes: split-K's S partial products of M x N (none summed in a cluster through
+        shared memory), stream-K's two `bm x bn` slots a block (`gemm_hopper_ws`), else none."""
         if self.stream_k:  # two slots a block of the grid
             return 2 * (sms * self.per_sm if self.swap_ab else self.kwargs(sms)["persistent"]) * self.bm * self.bn
-        return self.split_k * m * n if self.split_k > 1 and not self.cluster_split else 0
+        return self.split_k * m * n if self.split_k > 1 and not (self.cluster_split and not self.global_partials) else 0
 
     def counters(self, m: int, n: int) -> int:
         """The i32 arrival counters and flags a call of M x N takes (`serial`: one counter a
@@ -199,10 +204,11 @@ class GemmConfig:
         (16-bit elements), each buffer 1024-byte aligned: the barriers cost a kilobyte
         beside each stage, or one in all with chunks (they come after the buffers,
         `gemm_hopper_ws`); `cluster_split`: the f32 partial (`bm x bn`, padded), the
-        barriers after it."""
+        barriers after it (`global_partials`: the barriers alone)."""
         ring = self.stages * (self.bm + self.bn) * self.bk * self.operand_bytes
         if self.cluster_split:
-            return ring + (self.bm + CLUSTER_SPLIT_PAD) * self.bn * 4 + 16 * 2 * self.stages
+            partial = 0 if self.global_partials else (self.bm + CLUSTER_SPLIT_PAD) * self.bn * 4
+            return ring + partial + 16 * 2 * self.stages
         barriers = 1024 if self.chunk else 1024 * self.stages
         if self.swap_ab or self.split_k > 1:  # no C buffer: C is stored from the registers
             return ring + barriers
@@ -324,7 +330,7 @@ split twice in clusters against twice by a second launch, O at M = 128 12.9 agai
 14.8 us, M = 64 11.4-11.8 against 13.0; down at M = 128 34.6 against 37.1-37.4, M = 64
 32.5 against 34.4-34.7 (0.91 of memcpy)."""
 
-CLUSTER_SPLIT_ROWS = (64,)
+CLUSTER_SPLIT_ROWS = (64, 128)
 """The rows of N a unit of the decode rule's cluster splits takes (`swap_config`'s
 `rows`). 128 rows measured slower on the H200 though they read A^T half as often: QKV
 at M = 128 split twice 20.3 us against 19.6 whole, O 17.2 against 12.9 (64 rows), for
@@ -480,7 +486,9 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
 
     - DRAM delivering the units' bytes (`Target.dram_bytes_per_s`): the weight once
       (a unit's `bm` rows of N swapped, else `bn` columns of B, over the K of its
-      `unit_steps`);
+      `unit_steps`), the weight's at most at the rate its bytes in flight allow by
+      Little's law (`ring_rate`: the resident blocks' rings' bytes of the weight over
+      `Target.dram_latency_s`);
     - the busiest multiprocessor filling its shared memory (`sm_fill_bytes_per_s`):
       ceil(units / sms) units, each its bytes of the weight and of the small operand
       (M's bucket `m_bucket(M)` rows of A, at most the tile's, over the same K, which
@@ -512,7 +520,9 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
         tiles, trips, blocks, span, waves = stream_k_schedule(c, m, n, k, sms)
         trip = c.stages * c.bk
         tail = tiles - waves * blocks
-        dram = tiles * weight * min(k, trips * trip) * c.operand_bytes + shared_segments(tail, trips, span) * partial
+        rate = ring_rate(c, blocks, weight, c.stages, tgt)
+        dram = (tiles * weight * min(k, trips * trip) * c.operand_bytes / rate
+                + shared_segments(tail, trips, span) * partial / tgt.dram_bytes_per_s)
         busy = waves * trips + (span if tail else 0)
         busiest = c.per_sm * (busy * (weight + small) * trip * c.operand_bytes + 2 * partial)
         flops = c.per_sm * busy * 2 * c.bm * c.bn * trip
@@ -521,7 +531,10 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
         span = min(k, unit_steps(c, k) * c.bk)
         count = units(c, m, n)
         partial = partial if c.split_k > 1 and not c.cluster_split else 0
-        dram = count * (weight * span * c.operand_bytes + partial)
+        resident = min(count, sms // c.split_k * c.split_k if c.cluster_split
+                       else sms * c.per_sm if c.swap_ab and c.per_sm else sms)
+        rate = ring_rate(c, resident, weight, min(c.stages, unit_steps(c, k)), tgt)
+        dram = count * (weight * span * c.operand_bytes / rate + partial / tgt.dram_bytes_per_s)
         rounds = -(-count // sms)
         if c.cluster_split:  # whole clusters at once; the sum after the rest, a tile's partial a block
             rounds = -(-count // (sms // c.split_k * c.split_k))
@@ -535,10 +548,20 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
             tail = 0.0
         flops = rounds * 2 * c.bm * c.bn * span
         gaps = 1 if c.split_k > 1 and not (c.serial or c.cluster_split) else 0
-        return (max(dram / tgt.dram_bytes_per_s, busiest / tgt.sm_fill_bytes_per_s, flops / mma)
-                + tail + gaps * tgt.kernel_gap_s)
-    return (max(dram / tgt.dram_bytes_per_s, busiest / tgt.sm_fill_bytes_per_s, flops / mma)
-            + gaps * tgt.kernel_gap_s)
+        return max(dram, busiest / tgt.sm_fill_bytes_per_s, flops / mma) + tail + gaps * tgt.kernel_gap_s
+    return max(dram, busiest / tgt.sm_fill_bytes_per_s, flops / mma) + gaps * tgt.kernel_gap_s
+
+
+def ring_rate(c: GemmConfig, blocks: int, weight: int, stages: int, tgt: Target) -> float:
+    """The bytes per second DRAM delivers the weight to `blocks` resident blocks of `c`,
+    each with `stages` stages of its ring holding `weight` rows (or columns) of the weight
+    by `c.bk` in flight: `tgt.dram_bytes_per_s`, or, by Little's law, those bytes in
+    flight over `tgt.dram_latency_s` where fewer (where the latency is not known: the
+    bandwidth). H200, Llama's QKV at M = 128 in 96 units of 64 rows, 4 stages: 6.3 MB in
+    flight, 2.6 TB/s (19.5 us; benchmarks/NOTES.md)."""
+    if not tgt.dram_latency_s:
+        return tgt.dram_bytes_per_s
+    return min(tgt.dram_bytes_per_s, blocks * stages * weight * c.bk * c.operand_bytes / tgt.dram_latency_s)
 
 
 def fill_bytes(c: GemmConfig, m: int, n: int, k: int) -> int:
