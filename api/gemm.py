@@ -345,18 +345,41 @@ fit a GPC's free multiprocessors, which the Target does not describe. H200, O at
 units (128 blocks) 23.1, against 12.9 split twice."""
 
 
-def cluster_splits(c: GemmConfig, k: int, most: int = MAX_CLUSTER_SPLIT) -> list[GemmConfig]:
+def cluster_splits(c: GemmConfig, k: int, most: int = MAX_CLUSTER_SPLIT, tgt: Target | None = None
+                   ) -> list[GemmConfig]:
     """The swapped `c` split S = 2, 4, .. ways as the S blocks of a thread-block cluster
     summed through distributed shared memory (`gemm_hopper_ws(cluster_split=True)`,
     one cluster a tile: not persistent; named `<c.name>:splitK<S>:csplit` without its
     `:p<P>`): each S of `splits` up to `most` (at most `MAX_CLUSTER_SPLIT`) that divides
-    `bm / 4`."""
+    `bm / 4`; after each, where the shared memory of `tgt` (default sm_90a's) holds more
+    stages of `c`'s ring without the partial (`deepest_ring`), the same split with its
+    partials through global memory and that ring (`GemmConfig.global_partials`, named
+    `<bm>x<bn>x<bk>:<stages>:swapAB:splitK<S>:csplit:gp`) whose splits each have K steps
+    of their own."""
     if not c.swap_ab:
         return []
     head = ":".join(f for f in c.name.split(":") if not (f[:1] == "p" and f[1:].isdigit()))
-    return [dataclasses.replace(d, serial=False, per_sm=0, cluster_split=True,
-                                name=f"{head}:splitK{d.split_k}:csplit")
-            for d in splits(c, k, min(most, MAX_CLUSTER_SPLIT)) if c.bm % (4 * d.split_k) == 0]
+    out, steps, deep = [], -(-k // c.bk), deepest_ring(c, tgt)
+    for d in splits(c, k, min(most, MAX_CLUSTER_SPLIT)):
+        if c.bm % (4 * d.split_k):
+            continue
+        out.append(dataclasses.replace(d, serial=False, per_sm=0, cluster_split=True,
+                                       name=f"{head}:splitK{d.split_k}:csplit"))
+        gp = dataclasses.replace(out[-1], stages=deep, global_partials=True,
+                                 name=f"{c.bm}x{c.bn}x{c.bk}:{deep}:swapAB:splitK{d.split_k}:csplit:gp")
+        if deep > c.stages and (d.split_k - 1) * unit_steps(gp, k) < steps:
+            out.append(gp)
+    return out
+
+
+def deepest_ring(c: GemmConfig, tgt: Target | None = None) -> int:
+    """The most stages of `c`'s ring (at most `SWAP_AB_MAX_STAGES`) that `tgt`'s shared
+    memory (default sm_90a's) holds beside their barriers and nothing else: a cluster
+    split's with its partials through global memory (H200: 7 of 32 KiB at M = 128 in
+    units of 128 rows, against 4 beside a partial of 64 KiB)."""
+    tgt = tgt or target("sm_90a")
+    stage = (c.bm + c.bn) * c.bk * c.operand_bytes + 16 * 2
+    return min(SWAP_AB_MAX_STAGES, tgt.smem_per_block // stage)
 
 
 SWAP_AB_MAX_M = 128
@@ -506,7 +529,9 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
     512 KiB read by one multiprocessor at the end). Summed in a cluster (`c.cluster_split`)
     they write no partial to memory and pay no launch: the units run as whole clusters
     (rounds of `sms // S` clusters), and each block's sum of its share of the tile (the
-    S partials' `bm / S` rows: one partial's bytes) comes after the longest. Stream-K (`c.stream_k`,
+    S partials' `bm / S` rows: one partial's bytes) comes after the longest; through
+    global memory (`c.global_partials`) the unit's store of its partial comes first and
+    each partial is written back to DRAM once. Stream-K (`c.stream_k`,
     `stream_k_schedule`): the busiest block takes `span` trips of the ring (`stages` K
     steps of the weight's and the small operand's rows) and writes at most two
     partials; the shared tiles' partial segments (`shared_segments`) are written and
@@ -530,16 +555,21 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
     else:
         span = min(k, unit_steps(c, k) * c.bk)
         count = units(c, m, n)
-        partial = partial if c.split_k > 1 and not c.cluster_split else 0
+        # the partials' bytes: written and read back (a cluster's through global memory: written
+        # back from L2 once, read from L2 by the sum); none through shared memory
+        partial = (partial // 2 if c.global_partials else 0) if c.cluster_split else partial if c.split_k > 1 else 0
         resident = min(count, sms // c.split_k * c.split_k if c.cluster_split
                        else sms * c.per_sm if c.swap_ab and c.per_sm else sms)
         rate = ring_rate(c, resident, weight, min(c.stages, unit_steps(c, k)), tgt)
-        dram = count * (weight * span * c.operand_bytes / rate + partial / tgt.dram_bytes_per_s)
+        # the weight once: the steps past K a split's rounding adds read nothing
+        dram = (count // c.split_k * weight * min(k, c.split_k * span) * c.operand_bytes / rate
+                + count * partial / tgt.dram_bytes_per_s)
         rounds = -(-count // sms)
         if c.cluster_split:  # whole clusters at once; the sum after the rest, a tile's partial a block
             rounds = -(-count // (sms // c.split_k * c.split_k))
             busiest = rounds * (weight + small) * span * c.operand_bytes
-            tail = small * weight * 4 / tgt.sm_fill_bytes_per_s
+            # (through global memory: its own partial stored first)
+            tail = (2 if c.global_partials else 1) * small * weight * 4 / tgt.sm_fill_bytes_per_s
         elif c.serial:  # each unit writes its partial; one tile's S come back to the last unit
             busiest = rounds * ((weight + small) * span * c.operand_bytes + partial // 2)
             tail = c.split_k * partial // 2 / tgt.sm_fill_bytes_per_s
@@ -764,7 +794,7 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
         if CLUSTER_SPLIT_K and most > 1 and not (fp8 or block_scales):
             for rows in CLUSTER_SPLIT_ROWS:  # one round of clusters: all of a GEMM's at once
                 swapped = swap_config(m, fp8, block_scales, tgt, rows)
-                candidates += [c for c in cluster_splits(swapped, k, min(most, CLUSTER_SPLIT_MOST))
+                candidates += [c for c in cluster_splits(swapped, k, min(most, CLUSTER_SPLIT_MOST), tgt)
                                if units(c, m, n) <= sms // c.split_k * c.split_k]
     elif not fp8:
         candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)
