@@ -134,7 +134,8 @@ def test_decode_rule_splits_where_tiles_leave_sms_idle(m, n, k, kmajor, expected
 
 
 LLAMA_TABLE = {  # docs/matmul.md's table of the Llama-3-8B projections (N, K) on 132 SMs, B K-major
-    (6144, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:p1", "x64x128:4:swapAB:p1", "x128x128:4:swapAB:p1"),
+    (6144, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:p1", "128x64x128:4:swapAB:splitK2:csplit",
+                   "128x128x64:7:swapAB:splitK2:csplit:gp"),
     (4096, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:splitK2:csplit", "x64x128:4:swapAB:splitK2:csplit",
                    "x128x128:4:swapAB:splitK2:csplit"),
     (28672, 4096): ("256x16x64:4:swapAB:p1", "256x32x64:4:swapAB:p1", "256x64x64:4:swapAB:p1",
@@ -154,15 +155,16 @@ def test_the_documented_table(shape):
 
 def test_the_multiprocessors_come_from_the_target_unless_given():
     """`choose_config` without `sms` reads the Target's (132 for sm_90a); `tilec.matmul`
-    passes the device's: Llama's O at M = 64 (64 units of 64 rows) on an H100 PCIe's 114
-    is left whole (128 halves would take two rounds), on 132 split twice in clusters of
-    two (one round)."""
+    passes the device's: Llama's O at M = 64 on an H100 PCIe's 114 takes 32 tiles of 128
+    rows split twice in pairs (64 blocks of 128 KiB of the weight in flight; 64-row
+    halves, 128 blocks, would take two rounds, and 64 units whole hold 64 KiB each), on
+    132 64-row units split twice in pairs (one round)."""
     from tilec.support.diagnostics import TilecError
     from tilec.support.target import target
 
     assert target("sm_90a").multiprocessors == 132
     assert choose_config(1, 6144, k=4096, b_kmajor=True) == choose_config(1, 6144, 132, k=4096, b_kmajor=True)
-    assert choose_config(64, 4096, 114, k=4096, b_kmajor=True).name == "64x64x128:4:swapAB:p1"
+    assert choose_config(64, 4096, 114, k=4096, b_kmajor=True).name == "128x64x128:4:swapAB:splitK2:csplit"
     assert choose_config(64, 4096, 132, k=4096, b_kmajor=True).name == "64x64x128:4:swapAB:splitK2:csplit"
     with pytest.raises(TilecError, match="multiprocessors of sm_80 are not known"):
         choose_config(1, 6144, tgt=target("sm_80"), k=4096)
