@@ -569,7 +569,8 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
             rounds = -(-count // (sms // c.split_k * c.split_k))
             busiest = rounds * (weight + small) * span * c.operand_bytes
             # (through global memory: its own partial stored first)
-            tail = (2 if c.global_partials else 1) * small * weight * 4 / tgt.sm_fill_bytes_per_s
+            tail = ((2 if c.global_partials else 1) * small * weight * 4
+                    / (tgt.sm_sum_bytes_per_s or tgt.sm_fill_bytes_per_s))
         elif c.serial:  # each unit writes its partial; one tile's S come back to the last unit
             busiest = rounds * ((weight + small) * span * c.operand_bytes + partial // 2)
             tail = c.split_k * partial // 2 / tgt.sm_fill_bytes_per_s
@@ -585,13 +586,14 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
 def ring_rate(c: GemmConfig, blocks: int, weight: int, stages: int, tgt: Target) -> float:
     """The bytes per second DRAM delivers the weight to `blocks` resident blocks of `c`,
     each with `stages` stages of its ring holding `weight` rows (or columns) of the weight
-    by `c.bk` in flight: `tgt.dram_bytes_per_s`, or, by Little's law, those bytes in
-    flight over `tgt.dram_latency_s` where fewer (where the latency is not known: the
-    bandwidth). H200, Llama's QKV at M = 128 in 96 units of 64 rows, 4 stages: 6.3 MB in
-    flight, 2.6 TB/s (19.5 us; benchmarks/NOTES.md)."""
-    if not tgt.dram_latency_s:
-        return tgt.dram_bytes_per_s
-    return min(tgt.dram_bytes_per_s, blocks * stages * weight * c.bk * c.operand_bytes / tgt.dram_latency_s)
+    by `c.bk` in flight: `tgt.dram_bytes_per_s`, or where less, the blocks' own rates: by
+    Little's law, a block's bytes in flight over `tgt.dram_latency_s`, at most
+    `tgt.sm_dram_bytes_per_s` (either unknown: no bound). H200 (benchmarks/NOTES.md),
+    Llama's QKV at M = 64 in 96 units of 64 rows: 4 stages (64 KiB of the weight in
+    flight a block) 18.0 us, 2 stages 35.8 (2.2 us a load: 35.7); in 96 units of 128
+    rows, 128 KiB a block, 16.6 (35 GB/s a block)."""
+    per_block = stages * weight * c.bk * c.operand_bytes / tgt.dram_latency_s if tgt.dram_latency_s else float("inf")
+    return min(tgt.dram_bytes_per_s, blocks * min(per_block, tgt.sm_dram_bytes_per_s or float("inf")))
 
 
 def fill_bytes(c: GemmConfig, m: int, n: int, k: int) -> int:
