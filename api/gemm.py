@@ -586,14 +586,15 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
 def ring_rate(c: GemmConfig, blocks: int, weight: int, stages: int, tgt: Target) -> float:
     """The bytes per second DRAM delivers the weight to `blocks` resident blocks of `c`,
     each with `stages` stages of its ring holding `weight` rows (or columns) of the weight
-    by `c.bk` in flight: `tgt.dram_bytes_per_s`, or where less, the blocks' own rates: by
-    Little's law, a block's bytes in flight over `tgt.dram_latency_s`, at most
-    `tgt.sm_dram_bytes_per_s` (either unknown: no bound). H200 (benchmarks/NOTES.md),
-    Llama's QKV at M = 64 in 96 units of 64 rows: 4 stages (64 KiB of the weight in
-    flight a block) 18.0 us, 2 stages 35.8 (2.2 us a load: 35.7); in 96 units of 128
-    rows, 128 KiB a block, 16.6 (35 GB/s a block)."""
-    per_block = stages * weight * c.bk * c.operand_bytes / tgt.dram_latency_s if tgt.dram_latency_s else float("inf")
-    return min(tgt.dram_bytes_per_s, blocks * min(per_block, tgt.sm_dram_bytes_per_s or float("inf")))
+    by `c.bk` in flight: `tgt.dram_bytes_per_s`, or, by Little's law, those bytes in
+    flight over `tgt.dram_latency_s` where fewer (the latency unknown: the bandwidth).
+    H200 (benchmarks/NOTES.md), Llama's QKV at M = 64 in 96 units of 64 rows: 4 stages
+    (64 KiB of the weight in flight a block, 6.3 MB in all) 18.0 us, 2 stages 35.8
+    (at 2.2 us a load: 17.6 and 35.2); down at M = 1 in 64 units, 8 stages of 16 KiB:
+    60 GB/s a block (30.5 us, 0.98 of memcpy)."""
+    if not tgt.dram_latency_s:
+        return tgt.dram_bytes_per_s
+    return min(tgt.dram_bytes_per_s, blocks * stages * weight * c.bk * c.operand_bytes / tgt.dram_latency_s)
 
 
 def fill_bytes(c: GemmConfig, m: int, n: int, k: int) -> int:

@@ -78,12 +78,6 @@ class Target:
     sm_mma_flops_per_s: float = 0.0
     """16-bit tensor-core flop/s of one multiprocessor in the best measured GEMM (sm_90:
     758 TFLOP/s / 132 on the H200 at 4096^3; 8-bit operands twice it); 0: unknown."""
-    sm_dram_bytes_per_s: float = 0.0
-    """The most bytes per second one multiprocessor streams from DRAM through a ring deep
-    enough for Little's law not to bind (sm_90: 35e9, fitted to the H200's decode GEMMs:
-    Llama's QKV at M = 64 in 96 units of 128 rows, 128 KiB of the weight in flight each,
-    ran at 32-35 GB/s an SM, 3.1-3.3 TB/s in all, not DRAM's 3.65; benchmarks/NOTES.md);
-    0: unknown (no bound)."""
     sm_sum_bytes_per_s: float = 0.0
     """The rate at which a block of a split summed in a thread-block cluster sums its
     share of the partials after its K loop (their loads from the peers' shared memory or
@@ -125,7 +119,7 @@ SMEM_RESERVED_PER_BLOCK = KIB
 _AMPERE = frozenset({"cp.async", "ldmatrix"})
 _HOPPER = _AMPERE | {"stmatrix", "tma", "mbarrier"}
 _HOPPER_RATES = {"dram_bytes_per_s": 3.65e12, "sm_fill_bytes_per_s": 80e9, "sm_mma_flops_per_s": 758e12 / 132,
-                 "dram_latency_s": 2.2e-6, "sm_dram_bytes_per_s": 35e9, "sm_sum_bytes_per_s": 24e9,
+                 "dram_latency_s": 2.2e-6, "sm_sum_bytes_per_s": 24e9,
                  "kernel_gap_s": 2.4e-6}
 """The H200's rates (the reference part of sm_90's rules that size work to the GPU's
 bandwidths: the decode GEMMs' `tilec.gemm.decode_cost`)."""

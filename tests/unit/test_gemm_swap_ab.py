@@ -136,8 +136,9 @@ def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level, bk, blocks, k):
     (1, 2048, 8192, False, "64x16x128:8:swapAB:splitK2:csplit"),   # 32 units would each stream 4 shares
     (1, 1024, 16384, False, "64x16x128:8:swapAB:p1:splitK4"),  # 16 units: 8 shares each
     (1, 1024, 16384, True, "f8:64x16x256:8:swapAB:p1:splitK4"),  # FP8 (256-byte rows too) splits the swap
-    # 65 .. 128: 128 columns; 64 tiles of 128 rows in pairs (A^T once per 128 rows: 2 MB an SM, not 3)
-    (65, 8192, 8192, False, "128x128x64:4:swapAB:splitK2:csplit"),
+    # 65 .. 128: 128 columns, 128 units in one round (64 tiles of 128 rows in pairs read A^T half as
+    # often, but their 64 KiB partial a block, summed after the rest, costs more)
+    (65, 8192, 8192, False, "64x128x128:4:swapAB:p1"),
     (65, 8192, 8192, True, "f8:128x128x128:4:pp"),     # 8-bit: the swap only to 64
 ])
 def test_decode_rule(m, n, k, fp8, expected):

@@ -242,7 +242,7 @@ def test_configuration_rule(m, n, expected):
     # the splits that keep the most of B in flight (Little's law, `ring_rate`): 128 units of 4
     # stages of 128 columns x 64 of K (8.4 MB) rather than 64 (4.2 MB, 1.9 TB/s at 2.2 us)
     (1, 4096, 4096, "64x128x64:4:splitK4"),     # 32 tiles of 64 x 128: 4 units each
-    (64, 6144, 4096, "64x128x64:4:splitK4"),    # 48 tiles: 4 units each (192 units, 132 in flight)
+    (64, 6144, 4096, "64x128x64:4:splitK3"),    # 48 tiles: 3 units each (144 units, 132 in flight)
     (16, 4096, 14336, "64x128x64:4:splitK4"),
     (1, 1024, 16384, "64x128x64:4:splitK16"),   # 8 tiles: 16 units each
     (16, 28672, 4096, "64x256x64:4:c128"),      # 112 tiles stream the weight at DRAM's pace: no split
