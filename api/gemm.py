@@ -332,10 +332,12 @@ split twice in clusters against twice by a second launch, O at M = 128 12.9 agai
 
 CLUSTER_SPLIT_ROWS = (64, 128)
 """The rows of N a unit of the decode rule's cluster splits takes (`swap_config`'s
-`rows`). 128 rows measured slower on the H200 though they read A^T half as often: QKV
-at M = 128 split twice 20.3 us against 19.6 whole, O 17.2 against 12.9 (64 rows), for
-a reason not yet known (not the ring's bytes in flight: at M = 64, 6 stages of 32 KiB
-ran no faster than 4, QKV whole 18.0 against 18.3 us)."""
+`rows`). 128-row units read A^T half as often and, at M <= 64, hold twice the weight's
+bytes in flight (4 stages of 128 x 128); their sum comes after the rest (64 KiB of
+partials a block at M = 128: `Target.sm_sum_bytes_per_s`). H200 (benchmarks/NOTES.md,
+dec35): QKV at M = 64 split twice in pairs 16.6 us against 18.0 in 64-row units whole
+(the rule's now); at M = 128 20.3 against 19.6 whole (4 stages of 64 of K: the same
+6.3 MB of the weight in flight, then the sum), O 17.2 against 12.9 (32 tiles: 64 SMs)."""
 
 CLUSTER_SPLIT_MOST = 2
 """The largest cluster of the decode rule's cluster splits: two blocks, a TPC's two
@@ -529,9 +531,11 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
     512 KiB read by one multiprocessor at the end). Summed in a cluster (`c.cluster_split`)
     they write no partial to memory and pay no launch: the units run as whole clusters
     (rounds of `sms // S` clusters), and each block's sum of its share of the tile (the
-    S partials' `bm / S` rows: one partial's bytes) comes after the longest; through
-    global memory (`c.global_partials`) the unit's store of its partial comes first and
-    each partial is written back to DRAM once. Stream-K (`c.stream_k`,
+    S partials' `bm / S` rows: one partial's bytes, at `Target.sm_sum_bytes_per_s`)
+    comes after the longest; through global memory (`c.global_partials`) the unit's
+    store of its partial comes first and each partial is written back to DRAM once
+    (H200: QKV at M = 128 in 128-row pairs of 7 stages 22.6 us, against 20.3 with 4
+    stages and the partials in shared memory). Stream-K (`c.stream_k`,
     `stream_k_schedule`): the busiest block takes `span` trips of the ring (`stages` K
     steps of the weight's and the small operand's rows) and writes at most two
     partials; the shared tiles' partial segments (`shared_segments`) are written and
@@ -636,12 +640,15 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
 
     So K is split only where the units of work are too few to keep DRAM busy (fewer
     than about DRAM's bandwidth over one multiprocessor's fill rate: 1 / 2.75 of
-    132 H200 SMs' worth of bytes each) and K is
+    132 H200 SMs' worth of bytes each, or, with their rings, fewer bytes in flight than
+    DRAM's bandwidth times its latency: `ring_rate`) and K is
     long enough to pay for the partials and the reduction's launch: Llama's QKV (N =
     6144, K = 4096) at M = 1 on 132 SMs takes the swap unsplit (96 units), 2048 x 8192
-    the swap split twice in pairs (32 units of 64 rows), QKV at M = 128 the swap of 128
-    columns (96 units), O at M = 128 the swap split twice in pairs (A^T's bytes twice
-    the weight's),
+    the swap split twice in pairs (32 units of 64 rows), QKV at M = 64 48 tiles of 128
+    rows split twice in pairs (96 blocks of 128 KiB of the weight in flight: 64-row
+    units whole hold 64 KiB, 6.3 MB over 96 SMs, 2.9 TB/s by Little's law), at M = 128
+    the swap of 128 columns (96 units), O at M = 128 the swap split twice in pairs
+    (A^T's bytes twice the weight's),
     gate_up (N = 28672) at every M the swap of 256 rows of N (112 units, DRAM-bound
     as the 64-row swap and the 128 x 256 tile, with fewer bytes into shared memory:
     the tie-break, `fill_bytes`), 4096^3 the wave rule. Among configurations of
