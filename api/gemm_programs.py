@@ -1192,7 +1192,8 @@ def gemm_hopper_ws(
                     release(stages - 1)
             if turn is not None and handover == "drain":  # the other consumer's turn: its K loop may start
                 p.mbarrier_arrive(turns[1 - turn])
-            if cluster_split and not global_partials:  # the unit's partial into its shared buffer, summed after the roles
+            # the unit's partial into its shared buffer (or with global_partials the workspace, below), summed after
+            if cluster_split and not global_partials:
                 p.store(accs[0].named("acc"), mine)
                 return
             if split_k > 1:  # the unit's partial product, as it is

@@ -142,7 +142,8 @@ def test_the_candidates_and_their_cost():
     t = gemm.target("sm_90a")
     fill = 256 * 2240 * 2 / t.sm_fill_bytes_per_s
     dram = (6144 * 4096 * 2 + 96 * 128 * 128 * 4) / t.dram_bytes_per_s  # 112 KiB in flight a block: DRAM's pace
-    assert decode_cost(gp, 128, 6144, 4096, 132) == pytest.approx(max(fill, dram) + 2 * 128 * 128 * 4 / t.sm_sum_bytes_per_s)
+    tail = 2 * 128 * 128 * 4 / t.sm_sum_bytes_per_s
+    assert decode_cost(gp, 128, 6144, 4096, 132) == pytest.approx(max(fill, dram) + tail)
 
 
 @pytest.mark.parametrize(("m", "n", "k", "split", "rows", "gp"), [
