@@ -134,6 +134,10 @@ class GemmConfig:
     the blocks of one thread-block cluster and are summed through distributed shared memory
     (`gemm_hopper_ws(cluster_split=True)`: no workspace, no counters, no second launch;
     named `:csplit`)."""
+    global_partials: bool = False
+    """With `cluster_split`: the units' f32 partials go through a workspace in global memory
+    (mostly L2) instead of shared memory, whose bytes the ring takes instead
+    (`gemm_hopper_ws(global_partials=True)`; named `:gp`, `cluster_splits`)."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
@@ -144,6 +148,7 @@ class GemmConfig:
                     **({"split_k": self.split_k} if self.split_k > 1 else {}),
                     **({"serial": True} if self.serial else {}),
                     **({"cluster_split": True} if self.cluster_split else {}),
+                    **({"global_partials": True} if self.global_partials else {}),
                     **({"stream_k": True} if self.stream_k else {}),
                     **({"persistent": sms * self.per_sm} if self.per_sm else {})}
         size = self.cluster[0] * self.cluster[1]
@@ -180,11 +185,11 @@ class GemmConfig:
 
     def workspace(self, m: int, n: int, sms: int) -> int:
         """The f32 elements of the workspace a call of M x N on `sms` multiprocessors
-        takes: split-K's S partial products of M x N (none summed in a cluster), stream-K's
-        two `bm x bn` slots a block (`gemm_hopper_ws`), else none."""
+        takes: split-K's S partial products of M x N (none summed in a cluster through
+        shared memory), stream-K's two `bm x bn` slots a block (`gemm_hopper_ws`), else none."""
         if self.stream_k:  # two slots a block of the grid
             return 2 * (sms * self.per_sm if self.swap_ab else self.kwargs(sms)["persistent"]) * self.bm * self.bn
-        return self.split_k * m * n if self.split_k > 1 and not self.cluster_split else 0
+        return self.split_k * m * n if self.split_k > 1 and not (self.cluster_split and not self.global_partials) else 0
 
     def counters(self, m: int, n: int) -> int:
         """The i32 arrival counters and flags a call of M x N takes (`serial`: one counter a
@@ -199,10 +204,11 @@ class GemmConfig:
         (16-bit elements), each buffer 1024-byte aligned: the barriers cost a kilobyte
         beside each stage, or one in all with chunks (they come after the buffers,
         `gemm_hopper_ws`); `cluster_split`: the f32 partial (`bm x bn`, padded), the
-        barriers after it."""
+        barriers after it (`global_partials`: the barriers alone)."""
         ring = self.stages * (self.bm + self.bn) * self.bk * self.operand_bytes
         if self.cluster_split:
-            return ring + (self.bm + CLUSTER_SPLIT_PAD) * self.bn * 4 + 16 * 2 * self.stages
+            partial = 0 if self.global_partials else (self.bm + CLUSTER_SPLIT_PAD) * self.bn * 4
+            return ring + partial + 16 * 2 * self.stages
         barriers = 1024 if self.chunk else 1024 * self.stages
         if self.swap_ab or self.split_k > 1:  # no C buffer: C is stored from the registers
             return ring + barriers
@@ -324,12 +330,14 @@ split twice in clusters against twice by a second launch, O at M = 128 12.9 agai
 14.8 us, M = 64 11.4-11.8 against 13.0; down at M = 128 34.6 against 37.1-37.4, M = 64
 32.5 against 34.4-34.7 (0.91 of memcpy)."""
 
-CLUSTER_SPLIT_ROWS = (64,)
+CLUSTER_SPLIT_ROWS = (64, 128)
 """The rows of N a unit of the decode rule's cluster splits takes (`swap_config`'s
-`rows`). 128 rows measured slower on the H200 though they read A^T half as often: QKV
-at M = 128 split twice 20.3 us against 19.6 whole, O 17.2 against 12.9 (64 rows), for
-a reason not yet known (not the ring's bytes in flight: at M = 64, 6 stages of 32 KiB
-ran no faster than 4, QKV whole 18.0 against 18.3 us)."""
+`rows`). 128-row units read A^T half as often and, at M <= 64, hold twice the weight's
+bytes in flight (4 stages of 128 x 128); their sum comes after the rest (64 KiB of
+partials a block at M = 128: `Target.sm_sum_bytes_per_s`). H200 (benchmarks/NOTES.md,
+dec35): QKV at M = 64 split twice in pairs 16.6 us against 18.0 in 64-row units whole
+(the rule's now); at M = 128 20.3 against 19.6 whole (4 stages of 64 of K: the same
+6.3 MB of the weight in flight, then the sum), O 17.2 against 12.9 (32 tiles: 64 SMs)."""
 
 CLUSTER_SPLIT_MOST = 2
 """The largest cluster of the decode rule's cluster splits: two blocks, a TPC's two
@@ -339,18 +347,41 @@ fit a GPC's free multiprocessors, which the Target does not describe. H200, O at
 units (128 blocks) 23.1, against 12.9 split twice."""
 
 
-def cluster_splits(c: GemmConfig, k: int, most: int = MAX_CLUSTER_SPLIT) -> list[GemmConfig]:
+def cluster_splits(c: GemmConfig, k: int, most: int = MAX_CLUSTER_SPLIT, tgt: Target | None = None
+                   ) -> list[GemmConfig]:
     """The swapped `c` split S = 2, 4, .. ways as the S blocks of a thread-block cluster
     summed through distributed shared memory (`gemm_hopper_ws(cluster_split=True)`,
     one cluster a tile: not persistent; named `<c.name>:splitK<S>:csplit` without its
     `:p<P>`): each S of `splits` up to `most` (at most `MAX_CLUSTER_SPLIT`) that divides
-    `bm / 4`."""
+    `bm / 4`; after each, where the shared memory of `tgt` (default sm_90a's) holds more
+    stages of `c`'s ring without the partial (`deepest_ring`), the same split with its
+    partials through global memory and that ring (`GemmConfig.global_partials`, named
+    `<bm>x<bn>x<bk>:<stages>:swapAB:splitK<S>:csplit:gp`) whose splits each have K steps
+    of their own."""
     if not c.swap_ab:
         return []
     head = ":".join(f for f in c.name.split(":") if not (f[:1] == "p" and f[1:].isdigit()))
-    return [dataclasses.replace(d, serial=False, per_sm=0, cluster_split=True,
-                                name=f"{head}:splitK{d.split_k}:csplit")
-            for d in splits(c, k, min(most, MAX_CLUSTER_SPLIT)) if c.bm % (4 * d.split_k) == 0]
+    out, steps, deep = [], -(-k // c.bk), deepest_ring(c, tgt)
+    for d in splits(c, k, min(most, MAX_CLUSTER_SPLIT)):
+        if c.bm % (4 * d.split_k):
+            continue
+        out.append(dataclasses.replace(d, serial=False, per_sm=0, cluster_split=True,
+                                       name=f"{head}:splitK{d.split_k}:csplit"))
+        gp = dataclasses.replace(out[-1], stages=deep, global_partials=True,
+                                 name=f"{c.bm}x{c.bn}x{c.bk}:{deep}:swapAB:splitK{d.split_k}:csplit:gp")
+        if deep > c.stages and (d.split_k - 1) * unit_steps(gp, k) < steps:
+            out.append(gp)
+    return out
+
+
+def deepest_ring(c: GemmConfig, tgt: Target | None = None) -> int:
+    """The most stages of `c`'s ring (at most `SWAP_AB_MAX_STAGES`) that `tgt`'s shared
+    memory (default sm_90a's) holds beside their barriers and nothing else: a cluster
+    split's with its partials through global memory (H200: 7 of 32 KiB at M = 128 in
+    units of 128 rows, against 4 beside a partial of 64 KiB)."""
+    tgt = tgt or target("sm_90a")
+    stage = (c.bm + c.bn) * c.bk * c.operand_bytes + 16 * 2
+    return min(SWAP_AB_MAX_STAGES, tgt.smem_per_block // stage)
 
 
 SWAP_AB_MAX_M = 128
@@ -480,7 +511,9 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
 
     - DRAM delivering the units' bytes (`Target.dram_bytes_per_s`): the weight once
       (a unit's `bm` rows of N swapped, else `bn` columns of B, over the K of its
-      `unit_steps`);
+      `unit_steps`), the weight's at most at the rate its bytes in flight allow by
+      Little's law (`ring_rate`: the resident blocks' rings' bytes of the weight over
+      `Target.dram_latency_s`);
     - the busiest multiprocessor filling its shared memory (`sm_fill_bytes_per_s`):
       ceil(units / sms) units, each its bytes of the weight and of the small operand
       (M's bucket `m_bucket(M)` rows of A, at most the tile's, over the same K, which
@@ -498,7 +531,11 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
     512 KiB read by one multiprocessor at the end). Summed in a cluster (`c.cluster_split`)
     they write no partial to memory and pay no launch: the units run as whole clusters
     (rounds of `sms // S` clusters), and each block's sum of its share of the tile (the
-    S partials' `bm / S` rows: one partial's bytes) comes after the longest. Stream-K (`c.stream_k`,
+    S partials' `bm / S` rows: one partial's bytes, at `Target.sm_sum_bytes_per_s`)
+    comes after the longest; through global memory (`c.global_partials`) the unit's
+    store of its partial comes first and each partial is written back to DRAM once
+    (H200: QKV at M = 128 in 128-row pairs of 7 stages 22.6 us, against 20.3 with 4
+    stages and the partials in shared memory). Stream-K (`c.stream_k`,
     `stream_k_schedule`): the busiest block takes `span` trips of the ring (`stages` K
     steps of the weight's and the small operand's rows) and writes at most two
     partials; the shared tiles' partial segments (`shared_segments`) are written and
@@ -512,7 +549,9 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
         tiles, trips, blocks, span, waves = stream_k_schedule(c, m, n, k, sms)
         trip = c.stages * c.bk
         tail = tiles - waves * blocks
-        dram = tiles * weight * min(k, trips * trip) * c.operand_bytes + shared_segments(tail, trips, span) * partial
+        rate = ring_rate(c, blocks, weight, c.stages, tgt)
+        dram = (tiles * weight * min(k, trips * trip) * c.operand_bytes / rate
+                + shared_segments(tail, trips, span) * partial / tgt.dram_bytes_per_s)
         busy = waves * trips + (span if tail else 0)
         busiest = c.per_sm * (busy * (weight + small) * trip * c.operand_bytes + 2 * partial)
         flops = c.per_sm * busy * 2 * c.bm * c.bn * trip
@@ -520,13 +559,22 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
     else:
         span = min(k, unit_steps(c, k) * c.bk)
         count = units(c, m, n)
-        partial = partial if c.split_k > 1 and not c.cluster_split else 0
-        dram = count * (weight * span * c.operand_bytes + partial)
+        # the partials' bytes: written and read back (a cluster's through global memory: written
+        # back from L2 once, read from L2 by the sum); none through shared memory
+        partial = (partial // 2 if c.global_partials else 0) if c.cluster_split else partial if c.split_k > 1 else 0
+        resident = min(count, sms // c.split_k * c.split_k if c.cluster_split
+                       else sms * c.per_sm if c.swap_ab and c.per_sm else sms)
+        rate = ring_rate(c, resident, weight, min(c.stages, unit_steps(c, k)), tgt)
+        # the weight once: the steps past K a split's rounding adds read nothing
+        dram = (count // c.split_k * weight * min(k, c.split_k * span) * c.operand_bytes / rate
+                + count * partial / tgt.dram_bytes_per_s)
         rounds = -(-count // sms)
         if c.cluster_split:  # whole clusters at once; the sum after the rest, a tile's partial a block
             rounds = -(-count // (sms // c.split_k * c.split_k))
             busiest = rounds * (weight + small) * span * c.operand_bytes
-            tail = small * weight * 4 / tgt.sm_fill_bytes_per_s
+            # (through global memory: its own partial stored first)
+            tail = ((2 if c.global_partials else 1) * small * weight * 4
+                    / (tgt.sm_sum_bytes_per_s or tgt.sm_fill_bytes_per_s))
         elif c.serial:  # each unit writes its partial; one tile's S come back to the last unit
             busiest = rounds * ((weight + small) * span * c.operand_bytes + partial // 2)
             tail = c.split_k * partial // 2 / tgt.sm_fill_bytes_per_s
@@ -535,10 +583,22 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
             tail = 0.0
         flops = rounds * 2 * c.bm * c.bn * span
         gaps = 1 if c.split_k > 1 and not (c.serial or c.cluster_split) else 0
-        return (max(dram / tgt.dram_bytes_per_s, busiest / tgt.sm_fill_bytes_per_s, flops / mma)
-                + tail + gaps * tgt.kernel_gap_s)
-    return (max(dram / tgt.dram_bytes_per_s, busiest / tgt.sm_fill_bytes_per_s, flops / mma)
-            + gaps * tgt.kernel_gap_s)
+        return max(dram, busiest / tgt.sm_fill_bytes_per_s, flops / mma) + tail + gaps * tgt.kernel_gap_s
+    return max(dram, busiest / tgt.sm_fill_bytes_per_s, flops / mma) + gaps * tgt.kernel_gap_s
+
+
+def ring_rate(c: GemmConfig, blocks: int, weight: int, stages: int, tgt: Target) -> float:
+    """The bytes per second DRAM delivers the weight to `blocks` resident blocks of `c`,
+    each with `stages` stages of its ring holding `weight` rows (or columns) of the weight
+    by `c.bk` in flight: `tgt.dram_bytes_per_s`, or, by Little's law, those bytes in
+    flight over `tgt.dram_latency_s` where fewer (the latency unknown: the bandwidth).
+    H200 (benchmarks/NOTES.md), Llama's QKV at M = 64 in 96 units of 64 rows: 4 stages
+    (64 KiB of the weight in flight a block, 6.3 MB in all) 18.0 us, 2 stages 35.8
+    (at 2.2 us a load: 17.6 and 35.2); down at M = 1 in 64 units, 8 stages of 16 KiB:
+    60 GB/s a block (30.5 us, 0.98 of memcpy)."""
+    if not tgt.dram_latency_s:
+        return tgt.dram_bytes_per_s
+    return min(tgt.dram_bytes_per_s, blocks * stages * weight * c.bk * c.operand_bytes / tgt.dram_latency_s)
 
 
 def fill_bytes(c: GemmConfig, m: int, n: int, k: int) -> int:
@@ -580,12 +640,15 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
 
     So K is split only where the units of work are too few to keep DRAM busy (fewer
     than about DRAM's bandwidth over one multiprocessor's fill rate: 1 / 2.75 of
-    132 H200 SMs' worth of bytes each) and K is
+    132 H200 SMs' worth of bytes each, or, with their rings, fewer bytes in flight than
+    DRAM's bandwidth times its latency: `ring_rate`) and K is
     long enough to pay for the partials and the reduction's launch: Llama's QKV (N =
     6144, K = 4096) at M = 1 on 132 SMs takes the swap unsplit (96 units), 2048 x 8192
-    the swap split twice in pairs (32 units of 64 rows), QKV at M = 128 the swap of 128
-    columns (96 units), O at M = 128 the swap split twice in pairs (A^T's bytes twice
-    the weight's),
+    the swap split twice in pairs (32 units of 64 rows), QKV at M = 64 48 tiles of 128
+    rows split twice in pairs (96 blocks of 128 KiB of the weight in flight: 64-row
+    units whole hold 64 KiB, 6.3 MB over 96 SMs, 2.9 TB/s by Little's law), at M = 128
+    the swap of 128 columns (96 units), O at M = 128 the swap split twice in pairs
+    (A^T's bytes twice the weight's),
     gate_up (N = 28672) at every M the swap of 256 rows of N (112 units, DRAM-bound
     as the 64-row swap and the 128 x 256 tile, with fewer bytes into shared memory:
     the tie-break, `fill_bytes`), 4096^3 the wave rule. Among configurations of
@@ -741,7 +804,7 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
         if CLUSTER_SPLIT_K and most > 1 and not (fp8 or block_scales):
             for rows in CLUSTER_SPLIT_ROWS:  # one round of clusters: all of a GEMM's at once
                 swapped = swap_config(m, fp8, block_scales, tgt, rows)
-                candidates += [c for c in cluster_splits(swapped, k, min(most, CLUSTER_SPLIT_MOST))
+                candidates += [c for c in cluster_splits(swapped, k, min(most, CLUSTER_SPLIT_MOST), tgt)
                                if units(c, m, n) <= sms // c.split_k * c.split_k]
     elif not fp8:
         candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)

@@ -544,6 +544,7 @@ def gemm_hopper_ws(
     block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False, cp_async: str = "",
     partials: int = 2, fma_promote: bool = False, stream_k: bool = False, cluster: tuple[int, int] = (1, 1),
     serial: bool = False, rounds: int = 1, cluster_split: bool = False, box_parts: bool = False,
+    global_partials: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -717,6 +718,13 @@ def gemm_hopper_ws(
     buffer is read by the peers until then). A tile's weight stream is spread over S
     multiprocessors, its reduction and stores too.
 
+    `global_partials` (with `cluster_split`): the units' f32 partials go through a
+    workspace in global memory instead (`pw`, S x M x N as `split_k`'s: each unit stores
+    its partial there, mostly into L2), and after the cluster meets each block sums its
+    rows of the tile from the S partials there in split order (the same bits, one
+    cluster barrier: no distributed shared memory): the shared memory a partial of
+    `bm x bn` f32 takes (64 KiB at 128 x 128) is the ring's, for more stages.
+
     `block_scales` (8-bit float operands; DeepSeek-V3's fine-grained scaling, as
     DeepGEMM computes it): C = epilogue(sum over K blocks kb of (A_kb @ B_kb) *
     sa[m, kb] * sb[n / 128, kb]), with `pscale_a` (M x ceil(K / 128) f32, row-major)
@@ -849,6 +857,8 @@ def gemm_hopper_ws(
         raise ValueError(f"gemm_hopper_ws: cluster_split needs swap_ab, split_k in 2 .. {MAX_CLUSTER_SPLIT} dividing "
                          f"bm / 4, and no persistent, serial, stream_k, cluster or block_scales (got split_k "
                          f"{split_k}, bm {bm})")
+    if global_partials and not cluster_split:
+        raise ValueError("gemm_hopper_ws: global_partials needs cluster_split")
     if stream_k and (not persistent or split_k > 1 or block_scales or pingpong or overlap_epilogue):
         raise ValueError("gemm_hopper_ws: stream_k needs persistent, without split_k, block_scales, pingpong or "
                          "overlap_epilogue")
@@ -882,7 +892,8 @@ def gemm_hopper_ws(
         )
     nprog = persistent if m is None or split_k > 1 or size > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
     g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k,
-                 block_scales, swap_ab, 2 * persistent if stream_k else 0, serial, rounds, cluster_split)
+                 block_scales, swap_ab, 2 * persistent if stream_k else 0, serial, rounds,
+                 cluster_split and not global_partials)
     p = g.p
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages * rounds))}
     o[0] = g.c0
@@ -909,8 +920,8 @@ def gemm_hopper_ws(
                 barriers(s)
         # cluster_split: the unit's partial (N contiguous, `CLUSTER_SPLIT_PAD` between M's
         # columns), the barriers after it
-        mine = (p.alloc(f"({bm},{bc}):(1,{bm + CLUSTER_SPLIT_PAD})", "f32").named("partial") if cluster_split
-                else None)
+        mine = (p.alloc(f"({bm},{bc}):(1,{bm + CLUSTER_SPLIT_PAD})", "f32").named("partial")
+                if cluster_split and not global_partials else None)
         for s in range(stages if nch > 1 or cluster_split else 0):
             barriers(s)
         names = ["sc0", "sc1"] if pingpong else ["sc"]
@@ -1186,7 +1197,8 @@ def gemm_hopper_ws(
                     release(stages - 1)
             if turn is not None and handover == "drain":  # the other consumer's turn: its K loop may start
                 p.mbarrier_arrive(turns[1 - turn])
-            if cluster_split:  # the unit's partial into its shared buffer, summed after the roles
+            # the unit's partial into its shared buffer (or with global_partials the workspace, below), summed after
+            if cluster_split and not global_partials:
                 p.store(accs[0].named("acc"), mine)
                 return
             if split_k > 1:  # the unit's partial product, as it is
@@ -1396,7 +1408,7 @@ def gemm_hopper_ws(
         if size > 1:  # no block exits while a peer may still arrive on its barriers or multicast to it
             p.cluster_sync()
         if cluster_split:
-            _cluster_sum(g, mine, bm, bc, split_k, wgs + 1, epilogue)
+            _cluster_sum(g, mine, bm, bc, split_k, wgs + 1, epilogue)  # `mine` None: the workspace's
     if (split_k > 1 and not serial and not cluster_split) or stream_k:
         from types import SimpleNamespace
 
@@ -1498,7 +1510,9 @@ def _cluster_sum(g, mine, bm: int, bc: int, split: int, warpgroups: int, epilogu
     is not a power of two, which the tile's elements are, only the consumer
     warpgroups' threads: the first region of a `warp_specialize` of `warpgroups - 1`
     and 1), applies the epilogue and stores them (C^T's view, strides (1, N)); the
-    cluster meets again: no block exits while a peer may still read its partial."""
+    cluster meets again: no block exits while a peer may still read its partial.
+    `mine` None (`global_partials`): the S partials are the workspace's (`g.W`, N x M x
+    S), the block's rows of the tile read from there, and no second meeting."""
     from contextlib import nullcontext
 
     from tilec.dialects.distributed import BlockedLayout
@@ -1516,17 +1530,23 @@ def _cluster_sum(g, mine, bm: int, bc: int, split: int, warpgroups: int, epilogu
     per = 1 << (CLUSTER_SUM_ELEMENTS * 2 // warpgroups).bit_length() - 1
     fc = min(bc, per * 128 * summing // (rows * split))
     with region:
-        theirs = [p.peer_view(mine, g.crs[s]).named(f"peer{s}") for s in range(split)]
+        if mine is None:  # split s's partial: W[:, :, s], the block's rows at the tile of C's
+            theirs = [p.slice(g.W, ["_", "_", s]).named(f"wsplit{s}") for s in range(split)]
+        else:
+            theirs = [p.peer_view(mine, g.crs[s]).named(f"peer{s}") for s in range(split)]
         for h in range(bc // fc):
             at = g.c0 if fc == bc else p.constant(h).named(f"fc{h}")
             by = g.by if fc == bc else (g.by * p.constant(bc // fc).named("fchunks") + at).named("fby")
             acc = None
             for s in range(split):
-                x = p.load(p.tile(theirs[s], [g.crank, at], [rows, fc]).named(f"tp{s}"), lay).named(f"part{s}")
+                part = (p.tile(theirs[s], [bx, by], [rows, fc]) if mine is None
+                        else p.tile(theirs[s], [g.crank, at], [rows, fc]))
+                x = p.load(part.named(f"tp{s}"), lay).named(f"part{s}")
                 acc = x if acc is None else (acc + x).named(f"sum{s}")
             out = epilogue.apply(g, acc, bx, by, rows, fc, lay)
             p.store(out, p.tile(g.C, [bx, by], [rows, fc]).named("tc"))
-    p.cluster_sync()  # the peers have read this block's partial
+    if mine is not None:
+        p.cluster_sync()  # the peers have read this block's partial
 
 
 SPLIT_K_TILE = (16, 128)

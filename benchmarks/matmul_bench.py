@@ -460,7 +460,8 @@ def parse_config(name: str):
     wins), `sk` (stream-K: `GemmConfig.stream_k`), `ser` / `noser` (split-K
     summed in the kernel / by a second launch: `GemmConfig.serial`), `csplit` / `nocsplit` (a
     tile's splits as the blocks of a cluster, summed through distributed shared memory:
-    `GemmConfig.cluster_split`), separated by
+    `GemmConfig.cluster_split`; `gp`: its partials through global memory,
+    `GemmConfig.global_partials`), separated by
     colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
@@ -499,6 +500,8 @@ def parse_config(name: str):
             kw["serial"] = f == "ser"
         elif f in ("csplit", "nocsplit"):
             kw["cluster_split"] = f == "csplit"
+        elif f == "gp":
+            kw["global_partials"] = True
         elif f in ("ov", "nov"):
             kw["overlap"] = f == "ov"
         elif f in ("cpa", "cpb", "cpab"):
@@ -523,7 +526,8 @@ def parse_config(name: str):
             stages = m.group(1)
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
-                             "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, pp, ov, nov, cpa, cpb, cpab, "
+                             "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ov, nov, cpa, cpb, "
+                             "cpab, "
                              "cl<CM>[x<CN>], bp, part1 or fma")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,

@@ -73,11 +73,23 @@ class Target:
     what the decode GEMMs' rule was measured against; the H100 SXM's is lower); 0: unknown."""
     sm_fill_bytes_per_s: float = 0.0
     """The most bytes per second one multiprocessor fills its shared memory with from L2
-    and DRAM through the TMA, with a deep ring (sm_90: 76e9, the H200's decode GEMMs
-    measured 75-84 GB/s an SM, benchmarks/NOTES.md); 0: unknown."""
+    and DRAM through the TMA, with a deep ring (sm_90: 80e9, the H200's decode GEMMs
+    measured 75-84 GB/s an SM, QKV at M = 128 in 64-row units 80, benchmarks/NOTES.md); 0: unknown."""
     sm_mma_flops_per_s: float = 0.0
     """16-bit tensor-core flop/s of one multiprocessor in the best measured GEMM (sm_90:
     758 TFLOP/s / 132 on the H200 at 4096^3; 8-bit operands twice it); 0: unknown."""
+    sm_sum_bytes_per_s: float = 0.0
+    """The rate at which a block of a split summed in a thread-block cluster sums its
+    share of the partials after its K loop (their loads from the peers' shared memory or
+    from L2, the epilogue, the stores; sm_90: 24e9, fitted to the H200's QKV at M = 128 in
+    128-row units split twice in pairs: 20.3 us with 4 stages, 37.3 with 2, 22.6 with 7
+    and the partials through global memory; benchmarks/NOTES.md); 0: `sm_fill_bytes_per_s`."""
+    dram_latency_s: float = 0.0
+    """How long a load from DRAM takes while a device-wide stream keeps DRAM busy, so that,
+    by Little's law, a kernel's loads reach `dram_bytes_per_s` only with about
+    `dram_bytes_per_s * dram_latency_s` bytes in flight over the device (sm_90: 2.2e-6,
+    fitted to the H200's decode GEMMs, benchmarks/NOTES.md: rings holding 6.3 MB of the
+    weight in flight ran at 2.6 TB/s, 8.4 MB at 3.5, 12.6 MB at the copy's rate); 0: unknown."""
     kernel_gap_s: float = 0.0
     """What a second kernel launch costs a GEMM in a CUDA graph, its wait for the first
     to drain included (sm_90: about 2.4 us, split-K's reduction on the H200: Llama's O
@@ -106,7 +118,8 @@ SMEM_RESERVED_PER_BLOCK = KIB
 
 _AMPERE = frozenset({"cp.async", "ldmatrix"})
 _HOPPER = _AMPERE | {"stmatrix", "tma", "mbarrier"}
-_HOPPER_RATES = {"dram_bytes_per_s": 3.65e12, "sm_fill_bytes_per_s": 76e9, "sm_mma_flops_per_s": 758e12 / 132,
+_HOPPER_RATES = {"dram_bytes_per_s": 3.65e12, "sm_fill_bytes_per_s": 80e9, "sm_mma_flops_per_s": 758e12 / 132,
+                 "dram_latency_s": 2.2e-6, "sm_sum_bytes_per_s": 24e9,
                  "kernel_gap_s": 2.4e-6}
 """The H200's rates (the reference part of sm_90's rules that size work to the GPU's
 bandwidths: the decode GEMMs' `tilec.gemm.decode_cost`)."""

@@ -335,6 +335,33 @@ def test_cluster_split_configurations(m, n, k, split, monkeypatch):
     assert torch.equal(first, tilec.matmul(a, w.t()))
 
 
+@pytest.mark.parametrize(("m", "n", "k", "split"), [
+    (128, 6144, 4096, 2),    # Llama's QKV at M = 128: 48 clusters of 2 of 128 rows, 7 stages
+    (100, 6144, 4096, 4),    # 96 blocks in clusters of 4, each split 21 steps of 64 (the last 1)
+    (13, 1000, 1000, 2),     # ragged N (the last tile 104 rows), K and M
+])
+def test_cluster_split_with_global_partials(m, n, k, split, monkeypatch):
+    """Split-K in a cluster with the partials through a global workspace
+    (`GemmConfig.global_partials`, 128-row units, the deepest ring), forced, with the
+    widest epilogue, against float64; the same bits on a second call (the same bits as
+    the split summed by a second launch: test_gemm_cluster_split.py, on the reference
+    executor; not as the partials through shared memory, whose shallower ring splits K
+    elsewhere: 32 steps a split of 4 stages, 35 of 7)."""
+    torch = _torch()
+    from tilec import gemm
+
+    wide = gemm.cluster_splits(gemm.swap_config(m, rows=128), k)
+    config = next(c for c in wide if c.split_k == split and c.global_partials)
+    monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+    g = torch.Generator(device="cuda").manual_seed(1)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+    w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g)
+    first = tilec.matmul(a, w.t()).clone()
+    assert torch.equal(first, tilec.matmul(a, w.t()))
+
+
 @pytest.mark.parametrize(("m", "n", "k", "b_kmajor", "cluster"), [
     (3000, 5000, 7000, False, (2, 1)),  # the rule's with STREAM_K_TAIL: 240 pairs, 3 waves whole, 42 shared
     (3000, 5008, 7008, False, (1, 1)),  # the rule's with STREAM_K_TAIL: 3 waves whole, 84 tiles' trips shared

@@ -12,6 +12,8 @@ tests/gpu/test_matmul_gpu.py's `test_split_k_*`."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from helpers.nvrtc import compile_sm90_or_skip
@@ -110,24 +112,31 @@ def test_swapped_fp8_split_k_with_per_tensor_scales_and_bias():
     (1, 4096, 14336, True, "64x16x128:8:swapAB:p1"),      # 64 units: each SM twice its share
     (1, 2048, 8192, True, "64x16x128:8:swapAB:splitK2:csplit"),  # 32 units would take 4 shares each
     # B row-major: the 48 tiles of 128 x 128 would keep 48 SMs' tensor cores on 127 rows past M
-    # (2 x 128 x 128 x 4096 flops an SM, 23 us), the 64 x 128 split tile halves the rows, doubles the SMs
-    (1, 6144, 4096, False, "64x128x64:4:splitK2"),
-    (1, 1024, 16384, False, "64x128x64:4:splitK8"),       # 8 tiles: split 8 ways
-    (128, 6144, 4096, True, "64x128x128:4:swapAB:p1"),    # 96 units of 64 rows of N
+    # (2 x 128 x 128 x 4096 flops an SM, 23 us), the 64 x 128 split tile halves the rows; split 3
+    # ways (144 units: 132 rings in flight, 8.7 MB of B) rather than twice (96: 6.3 MB, Little's law)
+    (1, 6144, 4096, False, "64x128x64:4:splitK3"),
+    (1, 1024, 16384, False, "64x128x64:4:splitK16"),      # 8 tiles: split 16 ways (128 rings in flight)
+    # 96 units of 64 rows (in 128-row pairs 4 stages of 64 rows of K: as much of the weight in
+    # flight, and the sum after; 7 stages with the partials through global memory: the sum and
+    # its store after; H200: 19.6 us against 20.3 and 22.6)
+    (128, 6144, 4096, True, "64x128x128:4:swapAB:p1"),
     (128, 4096, 4096, True, "64x128x128:4:swapAB:splitK2:csplit"),  # 64 units: A^T's bytes, twice the weight's
     (100, 4096, 14336, True, "64x128x128:4:swapAB:splitK2:csplit"),  # 64 swapped tiles in 128 halves, pairs
-    (128, 4096, 4096, False, "128x128x64:4:splitK3"),     # B row-major: 32 tiles in 96 thirds
+    (128, 4096, 4096, False, "128x128x64:4:splitK4"),     # B row-major: 32 tiles in 128 quarters
     (128, 28672, 4096, True, "256x128x64:4:swapAB:p1"),   # 112 units, one round: the bytes of 128 x 256 tiles
     (129, 6144, 4096, True, "128x128x64:4:pp"),           # past the decode sizes: the wave rule
     (4096, 4096, 4096, True, "128x256x64:4:c128"),
-    (1, 4096, 256, True, "64x16x128:8:swapAB:p1"),        # 2 K steps: less than a ring's round to split
+    # 2 K steps (less than a ring's round to split): all of the 2 MB weight in flight at once either
+    # way, one DRAM latency; the tie to fewer bytes into shared memory
+    (1, 4096, 256, True, "256x16x64:4:swapAB:p1"),
 ])
 def test_decode_rule_splits_where_tiles_leave_sms_idle(m, n, k, kmajor, expected):
     assert choose_config(m, n, 132, k=k, b_kmajor=kmajor).name == expected
 
 
 LLAMA_TABLE = {  # docs/matmul.md's table of the Llama-3-8B projections (N, K) on 132 SMs, B K-major
-    (6144, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:p1", "x64x128:4:swapAB:p1", "x128x128:4:swapAB:p1"),
+    (6144, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:p1", "128x64x128:4:swapAB:splitK2:csplit",
+                   "x128x128:4:swapAB:p1"),
     (4096, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:splitK2:csplit", "x64x128:4:swapAB:splitK2:csplit",
                    "x128x128:4:swapAB:splitK2:csplit"),
     (28672, 4096): ("256x16x64:4:swapAB:p1", "256x32x64:4:swapAB:p1", "256x64x64:4:swapAB:p1",
@@ -147,15 +156,16 @@ def test_the_documented_table(shape):
 
 def test_the_multiprocessors_come_from_the_target_unless_given():
     """`choose_config` without `sms` reads the Target's (132 for sm_90a); `tilec.matmul`
-    passes the device's: Llama's O at M = 64 (64 units of 64 rows) on an H100 PCIe's 114
-    is left whole (128 halves would take two rounds), on 132 split twice in clusters of
-    two (one round)."""
+    passes the device's: Llama's O at M = 64 on an H100 PCIe's 114 takes 32 tiles of 128
+    rows split twice in pairs (64 blocks of 128 KiB of the weight in flight; 64-row
+    halves, 128 blocks, would take two rounds, and 64 units whole hold 64 KiB each), on
+    132 64-row units split twice in pairs (one round)."""
     from tilec.support.diagnostics import TilecError
     from tilec.support.target import target
 
     assert target("sm_90a").multiprocessors == 132
     assert choose_config(1, 6144, k=4096, b_kmajor=True) == choose_config(1, 6144, 132, k=4096, b_kmajor=True)
-    assert choose_config(64, 4096, 114, k=4096, b_kmajor=True).name == "64x64x128:4:swapAB:p1"
+    assert choose_config(64, 4096, 114, k=4096, b_kmajor=True).name == "128x64x128:4:swapAB:splitK2:csplit"
     assert choose_config(64, 4096, 132, k=4096, b_kmajor=True).name == "64x64x128:4:swapAB:splitK2:csplit"
     with pytest.raises(TilecError, match="multiprocessors of sm_80 are not known"):
         choose_config(1, 6144, tgt=target("sm_80"), k=4096)
@@ -192,28 +202,29 @@ def test_decode_cost_of_split_configurations():
     """The longest of the units' bytes of B from DRAM and the busiest SM's bytes of B
     and A into its shared memory (and its tensor cores' tiles), in seconds at the
     Target's rates, each unit's partial (a tile of M's bucket) written and read back
-    counted in both, the reduction's launch once."""
-    t = target("sm_90a")
+    counted in both, the reduction's launch once (the weight's bytes in flight aside:
+    `dram_latency_s` 0, test_gemm_swap_ab.py's test_little_s_law)."""
+    t = dataclasses.replace(target("sm_90a"), dram_latency_s=0.0)
     swap4 = next(c for c in splits(swap_config(1), 4096) if c.split_k == 4)
     # 96 tiles x 4 = 384 units in 3 rounds: 64 rows x 1024 of K, 16 columns of A^T, a 64 x 16 partial each
     partial = 2 * 64 * 16 * 4
     dram = 384 * (64 * 1024 * 2 + partial) / t.dram_bytes_per_s
     busiest = 3 * ((64 + 16) * 1024 * 2 + partial) / t.sm_fill_bytes_per_s
-    assert decode_cost(swap4, 1, 6144, 4096, 132) == max(dram, busiest) + t.kernel_gap_s
-    assert decode_cost(swap_config(1), 1, 6144, 4096, 132) == 96 * 64 * 4096 * 2 / t.dram_bytes_per_s
+    assert decode_cost(swap4, 1, 6144, 4096, 132, t) == pytest.approx(max(dram, busiest) + t.kernel_gap_s)
+    assert decode_cost(swap_config(1), 1, 6144, 4096, 132, t) == 96 * 64 * 4096 * 2 / t.dram_bytes_per_s
     tile2 = next(c for c in splits(SPLIT_K_TILES[1], 4096) if c.split_k == 2)
     # 128 x 6144: 48 tiles x 2 = 96 units, one round of 128 columns (and 128 rows of A) x 2048 of K
     partial = 2 * 128 * 128 * 4
-    assert decode_cost(tile2, 128, 6144, 4096, 132) == max(
+    assert decode_cost(tile2, 128, 6144, 4096, 132, t) == pytest.approx(max(
         96 * (128 * 2048 * 2 + partial) / t.dram_bytes_per_s, (256 * 2048 * 2 + partial) / t.sm_fill_bytes_per_s,
-        2 * 128 * 128 * 2048 / t.sm_mma_flops_per_s) + t.kernel_gap_s
+        2 * 128 * 128 * 2048 / t.sm_mma_flops_per_s) + t.kernel_gap_s)
     small = next(c for c in splits(SPLIT_K_TILES[0], 4096) if c.split_k == 8)
     # 64 x 128 tiles at M = 16: 48 tiles x 8 = 384 units, 3 rounds of 128 columns x 512 of K,
     # A's and the partial of M's 16 rows (not the tile's 64)
     partial = 2 * 16 * 128 * 4
-    assert decode_cost(small, 16, 6144, 4096, 132) == max(
+    assert decode_cost(small, 16, 6144, 4096, 132, t) == pytest.approx(max(
         384 * (128 * 512 * 2 + partial) / t.dram_bytes_per_s, 3 * (144 * 512 * 2 + partial) / t.sm_fill_bytes_per_s
-    ) + t.kernel_gap_s
+    ) + t.kernel_gap_s)
 
 
 @pytest.mark.parametrize(("m", "n", "k", "kmajor"), [(16, 2048, 8192, True), (128, 4096, 4096, True),
@@ -235,8 +246,9 @@ def test_split_configurations_compile_without_spills(m, n, k, kmajor, launched_s
 
 def test_matmul_passes_the_workspace_of_a_split_call(monkeypatch, launched_splits):
     """`tilec.matmul` on f16 NumPy stand-ins of GPU arrays (x @ w.T, w (N, K)): the rule
-    takes the swap of 256 rows split 16 ways at 5 x 200 x 4096 (one tile; 4 tiles of 64
-    rows split 4 ways cost the same and load more bytes of A^T), and the kernel,
+    takes the swap of 64 rows split 4 ways at 5 x 200 x 4096 (16 units, the whole weight
+    in flight either way: one tile of 256 rows split 16 ways writes 4 times the partials'
+    bytes), and the kernel,
     run on the reference executor with the arguments `matmul` passes (the S x M x N f32
     workspace after the epilogue's operands, poisoned), gives the bound."""
     from helpers.matmul_oracle import within_bound
@@ -270,6 +282,6 @@ def test_matmul_passes_the_workspace_of_a_split_call(monkeypatch, launched_split
     bias = rng.standard_normal(n).astype(np.float16)
     got = gemm.matmul(x, w.T, bias=bias)
     (key,) = calls
-    assert key.config.name == "256x16x64:4:swapAB:p1:splitK16"
+    assert key.config.name == "64x16x128:8:swapAB:p1:splitK4"
     f64 = [v.astype(np.float64) for v in (got, x, w.T, bias)]
     assert within_bound(*f64, out="f16").all()

@@ -12,6 +12,8 @@ test_matmul_fp8_gpu.py's swapped ones."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from helpers.nvrtc import compile_sm90_or_skip
@@ -134,7 +136,9 @@ def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level, bk, blocks, k):
     (1, 2048, 8192, False, "64x16x128:8:swapAB:splitK2:csplit"),   # 32 units would each stream 4 shares
     (1, 1024, 16384, False, "64x16x128:8:swapAB:p1:splitK4"),  # 16 units: 8 shares each
     (1, 1024, 16384, True, "f8:64x16x256:8:swapAB:p1:splitK4"),  # FP8 (256-byte rows too) splits the swap
-    (65, 8192, 8192, False, "64x128x128:4:swapAB:p1"),  # 65 .. 128: 128 columns, 128 units in one round
+    # 65 .. 128: 128 columns, 128 units in one round (64 tiles of 128 rows in pairs read A^T half as
+    # often, but their 64 KiB partial a block, summed after the rest, costs more)
+    (65, 8192, 8192, False, "64x128x128:4:swapAB:p1"),
     (65, 8192, 8192, True, "f8:128x128x128:4:pp"),     # 8-bit: the swap only to 64
 ])
 def test_decode_rule(m, n, k, fp8, expected):
@@ -169,22 +173,42 @@ def test_swap_config_rows():
 def test_decode_cost():
     """The longest of DRAM delivering the weight's bytes, the busiest SM filling its
     shared memory with its units' bytes of the weight and A^T, and its tensor cores on
-    its tiles, in seconds from the Target's rates; split-K's partials and launch."""
-    t = target("sm_90a")
+    its tiles, in seconds from the Target's rates; split-K's partials and launch (the
+    weight's bytes in flight aside: `dram_latency_s` 0, test_little_s_law below)."""
+    t = dataclasses.replace(target("sm_90a"), dram_latency_s=0.0)
     swap = swap_config(1)
     dram = 128 * 64 * 8192 * 2 / t.dram_bytes_per_s
-    assert decode_cost(swap, 1, 8192, 8192, 132) == dram  # 128 units: one round, DRAM-bound
+    assert decode_cost(swap, 1, 8192, 8192, 132, t) == dram  # 128 units: one round, DRAM-bound
     busiest = (64 + 16) * 8192 * 2 / t.sm_fill_bytes_per_s
-    assert decode_cost(swap, 1, 1024, 8192, 132) == busiest  # 16 units: the busiest SM's fill
+    assert decode_cost(swap, 1, 1024, 8192, 132, t) == busiest  # 16 units: the busiest SM's fill
     split = next(c for c in splits(swap, 8192) if c.split_k == 4)
     partial = 2 * 16 * 64 * 4  # M's bucket's 16 columns of f32, written and read back
-    assert decode_cost(split, 1, 1024, 8192, 132) == max(
+    assert decode_cost(split, 1, 1024, 8192, 132, t) == pytest.approx(max(
         64 * (64 * 2048 * 2 + partial) / t.dram_bytes_per_s, ((64 + 16) * 2048 * 2 + partial) / t.sm_fill_bytes_per_s
-    ) + t.kernel_gap_s
+    ) + t.kernel_gap_s)
     # M = 128 on 16 units: 64 x 128 tiles of 8192 K, the tensor cores' 2 x 64 x 128 x 8192 flops under the fill
     wide = swap_config(128)
     assert 2 * 64 * 128 * 8192 / t.sm_mma_flops_per_s < decode_cost(wide, 128, 1024, 8192, 132)
     assert swap_config(33).bn == 64 and swap_config(32).bn == 32 and swap_config(5, fp8=True).bk == 256
+
+
+def test_little_s_law():
+    """DRAM delivers the weight at most at the rate its bytes in flight allow: the resident
+    blocks' rings' stages of the weight over `dram_latency_s` (`ring_rate`). Llama's QKV at
+    M = 128 in 96 units of 64 rows, 4 stages of 64 x 128: 6.3 MB in flight, below the 8 MB
+    DRAM's 3.65 TB/s x 2.2 us needs; at M = 1, 8 stages: 12.6 MB, the bandwidth."""
+    from tilec.gemm import ring_rate
+
+    t = target("sm_90a")
+    qkv = swap_config(128)
+    assert ring_rate(qkv, 96, 64, 4, t) == 96 * 4 * 64 * 128 * 2 / t.dram_latency_s < t.dram_bytes_per_s
+    dram = 96 * 64 * 4096 * 2 / ring_rate(qkv, 96, 64, 4, t)
+    fill = (64 + 128) * 4096 * 2 / t.sm_fill_bytes_per_s
+    assert decode_cost(qkv, 128, 6144, 4096, 132) == max(dram, fill)
+    assert ring_rate(swap_config(1), 96, 64, 8, t) == t.dram_bytes_per_s
+    assert decode_cost(swap_config(1), 1, 6144, 4096, 132) == 96 * 64 * 4096 * 2 / t.dram_bytes_per_s
+    # no latency known: the bandwidth
+    assert ring_rate(qkv, 96, 64, 4, dataclasses.replace(t, dram_latency_s=0.0)) == t.dram_bytes_per_s
 
 
 def test_swap_refusals():

@@ -239,13 +239,15 @@ def test_configuration_rule(m, n, expected):
 
 
 @pytest.mark.parametrize(("m", "n", "k", "expected"), [
-    (1, 4096, 4096, "64x128x64:4:splitK2"),     # 32 tiles of 64 x 128 on 32 SMs would take 4 shares each
-    (64, 6144, 4096, "64x128x64:4:splitK2"),    # 48 tiles: 2 units each
-    (16, 4096, 14336, "64x128x64:4:splitK2"),
-    (1, 1024, 16384, "64x128x64:4:splitK8"),    # 8 tiles: 8 units each
+    # the splits that keep the most of B in flight (Little's law, `ring_rate`): 128 units of 4
+    # stages of 128 columns x 64 of K (8.4 MB) rather than 64 (4.2 MB, 1.9 TB/s at 2.2 us)
+    (1, 4096, 4096, "64x128x64:4:splitK4"),     # 32 tiles of 64 x 128: 4 units each
+    (64, 6144, 4096, "64x128x64:4:splitK3"),    # 48 tiles: 3 units each (144 units, 132 in flight)
+    (16, 4096, 14336, "64x128x64:4:splitK4"),
+    (1, 1024, 16384, "64x128x64:4:splitK16"),   # 8 tiles: 16 units each
     (16, 28672, 4096, "64x256x64:4:c128"),      # 112 tiles stream the weight at DRAM's pace: no split
-    (65, 4096, 4096, "128x128x64:4:splitK3"),   # 32 tiles of 128 rows: 3 units each
-    (128, 6144, 4096, "128x128x64:4:splitK2"),  # 48 tiles of 128 x 128: 2 units each
+    (65, 4096, 4096, "128x128x64:4:splitK4"),   # 32 tiles of 128 rows: 4 units each
+    (128, 6144, 4096, "128x128x64:4:splitK4"),  # 48 tiles of 128 x 128: 4 units each
     (128, 28672, 4096, "128x256x64:4:c128"),    # 112 tiles of 128 x 256 in one round
     (129, 4096, 4096, "128x128x64:4:pp"),       # past the decode sizes
     (1, 4096, 256, "128x128x64:4:pp"),          # 4 K steps: one ring's round, nothing to split

@@ -20,7 +20,8 @@ from tilec import gemm  # noqa: E402
 
 
 def test_the_rule_s_names_parse_back_to_its_configurations():
-    for m, n, k in ((1, 6144, 4096), (16, 4096, 14336), (64, 6144, 4096), (128, 4096, 4096), (128, 28672, 4096)):
+    for m, n, k in ((1, 6144, 4096), (16, 4096, 14336), (64, 6144, 4096), (128, 4096, 4096), (128, 28672, 4096),
+                    (128, 6144, 4096)):  # the last: split in pairs, the partials through global memory (:gp)
         rule = gemm.choose_config(m, n, 132, k=k, b_kmajor=True)
         assert matmul_bench.parse_config(rule.name) == rule
     for rule in (gemm.choose_config(1, 6144, 132, k=4096), gemm.CONFIGS[1]):  # split tile (B row-major), pingpong
@@ -70,7 +71,7 @@ def test_variants_apply_to_the_rule_s_swap_only():
     assert matmul_bench.variant("+k64:p2", qkv1).per_sm == 2  # 88 KiB
     assert matmul_bench.variant("+splitK2:p0", qkv1).split_k == 2
     assert matmul_bench.variant("+p2", qkv1) is False  # two blocks of 168 KiB do not share an SM
-    qkv128 = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)  # 64x128x128:4:swapAB:p1 (196 KiB)
+    qkv128 = gemm.swap_config(128)  # 64x128x128:4:swapAB:p1 (196 KiB)
     assert matmul_bench.variant("+p0", qkv128).per_sm == 0
     assert matmul_bench.variant("+p2", qkv128) is False
     assert matmul_bench.variant("+p1", gemm.choose_config(128, 28672, 132, k=4096)) is False  # B row-major: no swap
