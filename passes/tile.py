@@ -184,7 +184,8 @@ class TilePass(ModulePass):
         destination's contiguous mode and, while the mode before is taken whole, its
         next modes in memory order (the destination's runs continue there: short
         rows written as long runs; H200, the strided set: a permute into rows of 17
-        i64 at 32 x 4 x 32 0.90 of cudaMemcpy, 0.64 at 128 x 1 x 32).
+        i64 at 32 x 4 x 32 0.90 of cudaMemcpy, 0.64 at 128 x 1 x 32); what they leave
+        lengthens the source's runs (a rank-2 transpose into rows of 5: 512 x 8).
       * Rank 3 and above: what the two modes chosen as above leave of their budget
         goes to the further modes in the destination's memory order (a permute of
         short extents becomes a batch of small tiles in one block); the rest tile 1.
@@ -524,7 +525,7 @@ def heuristic_tile(
         # those without): every access is one element, so a warp's load covers
         # `warp_size` elements of a source run; a run that long (a short one whole),
         # and the rest of the budget to the destination's runs, continued through its
-        # next modes while the one before is taken whole
+        # next modes while the one before is taken whole, then to the source's run
         budget = smem_tile_bytes // eb
         tile[cs] = clamp(cs, SMALL_EXTENT if _known(extents, cs) <= SMALL_EXTENT else warp_size)
         tile[cd] = clamp(cd, budget // tile[cs])
@@ -534,6 +535,9 @@ def heuristic_tile(
                 break
             tile[k] = clamp(k, budget // math.prod(tile))
             grown.append(k)
+        # what the destination's runs leave (their next mode being the source's
+        # contiguous one) lengthens the source's runs
+        tile[cs] = clamp(cs, budget // (math.prod(tile) // tile[cs]))
         primary = (cs, *grown)
     elif cs is not None and cd is not None and cs != cd:
         budget = smem_tile_bytes // eb

@@ -258,11 +258,12 @@ func.func @misaligned_transpose_f64(%p: !layout.ptr<f64, align 16>, %q: !layout.
 
 // A small misaligned transpose: the destination's contiguous mode is short (61, at most
 // 64), taken whole by any tile: the transposing budget of 16 KiB, not the misaligned
-// one of 128 KiB, at 256 threads; every access one element, the source's runs (67) a
-// warp's 32, the destination's 61 whole (64 x 32).
+// one of 128 KiB, at 256 threads; every access one element, the destination's 61 whole
+// (its runs cannot continue: its next mode is the source's contiguous one), the rest to
+// the source's runs (64 x 64).
 // CHECK-LABEL: func.func @small_misaligned_transpose
 // CHECK:         layout.launch {{.*}} threads(256)
-// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 64, 32>}
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 64, 64>}
 func.func @small_misaligned_transpose(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
   %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(61,67):(67,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(61,67):(1,61)>, gmem>
