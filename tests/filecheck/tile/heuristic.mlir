@@ -302,7 +302,7 @@ func.func @misaligned_short_src_rows(%p: !layout.ptr<f16, align 2>, %q: !layout.
 // A rank-6 int8 permute (strided set case 36's pattern, smaller): source rows of 181,
 // destination rows of 19 contiguous with the next mode (31): the source's runs a warp's
 // 32 elements, the destination's 19 whole (32) and 16 of the next mode, the 16 KiB budget
-// (H200: 0.086 of cudaMemcpy with 512 x 1 x 1 x 1 x 1 x 32, 0.24-0.26 with runs of 16-64).
+// (H200, case 36: 0.087 of cudaMemcpy with 512 x 1 x 1 x 1 x 1 x 32, 0.29 with this tile).
 // CHECK-LABEL: func.func @misaligned_rank6_short_rows
 // CHECK:         layout.launch {{.*}} threads(256)
 // CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 32, 1, 1, 1, 16, 32>}
