@@ -352,17 +352,23 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
         key = replace(key, index_bits=32)
     key = replace(key, extent_divisors=_extent_divisors(key, ns))
     if may_gather(key, ns, ss, ds):
-        key = _gather_facts(key, ns, ss)
+        key = _gather_facts(key, ns, ss, ds)
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)
 
 
-def _gather_facts(key: CopyKey, ns, ss) -> CopyKey:
-    """The key of a copy the gather strategy takes: each short extent stated exactly (a
+def _gather_facts(key: CopyKey, ns, ss, ds) -> CopyKey:
+    """The key of a copy the gather strategy takes: each short extent, and a last one
+    the rule finds padded (`_copy_cost.padded_last`: 64 to `LONGEST_RUN` elements), stated exactly (a
     gather decomposes its element ids over the extents: divisions by constants, as the
     box plan states them; the facts a Program of the same views has, so the strategy
-    stays the same), and each run-time source stride of at most `SMALL_EXTENT` elements
+    stays the same: the rule reads how much of its power-of-two ceiling such a row
+    fills), and each run-time source stride of at most `SMALL_EXTENT` elements
     as its value. (A compact dst's alignment is already its pointer's: `plan_copy`.)"""
+    from tilec.passes._copy_cost import padded_last
+
     short = [k for k, n in enumerate(ns) if n <= SMALL_EXTENT and not key.exact_extents[k]]
+    if ns[-1] > SMALL_EXTENT and padded_last(_numbers_facts(key, ns, ss, ds)):
+        short.append(len(ns) - 1)
     if short:
         key = replace(key, small_extents=tuple(n if k in short else c for k, (n, c) in enumerate(zip(ns, key.small_extents))),
                       exact_extents=tuple(k in short or e for k, e in enumerate(key.exact_extents)))

@@ -23,7 +23,9 @@ gather's reads stay coalesced:
   each run is one aligned source vector (`vector_runs`: the tiled kernel reloads a
   broadcast row for every row it writes), or (whatever the element size)
   the last mode is short (at most `SMALL_EXTENT`) and not known to be a power of two (the tile pads it to its
-  power-of-two ceiling: a mode of 3 idles a quarter of every tile), and
+  power-of-two ceiling: a mode of 3 idles a quarter of every tile), or it is known
+  exactly, at most `LONGEST_RUN`, the source contiguous along it or broadcasting it,
+  and fills less than `MAX_TILE_USE` of its ceiling (`padded_last`: rows of 259), and
 - the source sectors a gather block reads are used well (`sector_use` at least
   `MIN_SECTOR_USE`): the block's elements along the source's stride-1 mode form runs
   of `block / P` elements, P the product of the (bounded) extents the destination
@@ -403,6 +405,31 @@ def short_odd_last(mode: Mode) -> bool:
     return not (mode.exact and mode.bound & (mode.bound - 1) == 0)
 
 
+LONGEST_RUN = 512
+"""Longest last mode (elements) that the gather strategy takes for the tiled kernel's
+padding where the source runs along it (stride 1) or broadcasts it (`padded_last`):
+past it the tiled kernel's rows are long and few of its tiles are edges."""
+MAX_TILE_USE = 0.9
+"""Least share of its power-of-two ceiling that a last mode of `SMALL_EXTENT` to
+`LONGEST_RUN` elements must fill for the tiled kernel to keep it (`padded_last`)."""
+
+
+def padded_last(facts: CopyFacts) -> bool:
+    """Whether the tiled kernel pads the last mode so that a gather wastes less: a
+    short one not known to be a power of two (`short_odd_last`), or one known exactly
+    to have at most `LONGEST_RUN` elements, along which the source is contiguous or
+    broadcasts, that fills less than `MAX_TILE_USE` of its power-of-two ceiling (rows
+    of 259 bytes broadcast from one row: H100, the strided set's case 20, 0.94 of
+    cudaMemcpy gathered on 11-26; realigned, 0.29 on the H200)."""
+    last = facts.modes[-1]
+    if short_odd_last(last):
+        return True
+    n = last.bound
+    if n is None or not last.exact or n > LONGEST_RUN or _static(last.src_stride) not in (0, 1):
+        return False
+    return n / (1 << (n - 1).bit_length()) < MAX_TILE_USE
+
+
 BOX_SMEM = 40 * 1024
 """Shared memory of one box (bytes; the `copy-strategy` pass's option `box_smem`)."""
 BOX_SETTINGS = ("auto", "never")
@@ -573,6 +600,6 @@ def _gathers(facts: CopyFacts, target: Target, gather: str) -> bool:
         return False
     broadcast = any(_static(m.src_stride) == 0 for m in facts.modes) and (
         facts.dst_bytes >= 2 or vector_runs(facts, gather_vector(facts, target)))
-    if not broadcast and not short_odd_last(facts.modes[-1]):
+    if not broadcast and not padded_last(facts):
         return False
     return sector_use(facts, gather_block(facts, target), target.sector_bytes) >= MIN_SECTOR_USE

@@ -38,7 +38,9 @@ class CopyStrategyPass(ModulePass):
     (passes/_copy_cost.box_flavour); else `gather` where
     the destination is compact, the source is no wider than it, and either the source
     broadcasts elements of 2 bytes or more or the last mode is short (at most 64) and
-    not known to be a power of two (any element size), and a gather block's source reads use at least 35%
+    not known to be a power of two (any element size), or known exactly, at most
+    512, the source contiguous along it or broadcasting it, and less than 90% of its
+    power-of-two ceiling (the tile pads it), and a gather block's source reads use at least 35%
     of the sectors they touch. Else `realign` where the views' rows (the last mode)
     are contiguous in both, of one element type without conversion, each view's pointer
     is a 16-byte aligned pointer moved by its misalignment (a scalar `layout.addptr`:

@@ -178,7 +178,14 @@ class TilePass(ModulePass):
         f64), at 512 threads: misaligned runs begin and end in sectors shared with the
         neighbouring tiles, and long runs on both sides make those few. Not where
         either contiguous mode is known short (at most 64: taken whole by any tile,
-        its runs no longer in a larger one): the 16 KiB tile above.
+        its runs no longer in a larger one): a 16 KiB tile whose source runs are a
+        warp's elements (the Target's warp size; a short source mode whole: every
+        access is one element, a warp's load one run), the rest of the budget to the
+        destination's contiguous mode and, while the mode before is taken whole, its
+        next modes in memory order (the destination's runs continue there: short
+        rows written as long runs; H200, the strided set: a permute into rows of 17
+        i64 at 32 x 4 x 32 0.90 of cudaMemcpy, 0.64 at 128 x 1 x 32); what they leave
+        lengthens the source's runs (a rank-2 transpose into rows of 5: 512 x 8).
       * Rank 3 and above: what the two modes chosen as above leave of their budget
         goes to the further modes in the destination's memory order (a permute of
         short extents becomes a batch of small tiles in one block); the rest tile 1.
@@ -447,8 +454,8 @@ class TilePass(ModulePass):
         else:
             aligned = all(_vector_aligned(v, eb) for v in (copy.source, copy.dest))
             known = known_extents(copy, extents)
-            tile = heuristic_tile(sl, dl, known, eb, aligned,
-                                  tile_bytes=self.tile_bytes, smem_tile_bytes=self.smem_tile_bytes)
+            tile = heuristic_tile(sl, dl, known, eb, aligned, tile_bytes=self.tile_bytes,
+                                  smem_tile_bytes=self.smem_tile_bytes, warp_size=module_target(copy).warp_size)
             # 512 threads for a misaligned transpose's tile when it gives each 32 elements
             big = math.prod(tile) >= 32 * MISALIGNED_THREADS
             threads = MISALIGNED_THREADS if big and _misaligned_transpose(sl, dl, aligned, known) else 256
@@ -481,13 +488,13 @@ def _misaligned_transpose(sl: cute.Layout, dl: cute.Layout, aligned: bool, exten
 
 def heuristic_tile(
     sl: cute.Layout, dl: cute.Layout, extents: Sequence, eb: int, aligned: bool = True,
-    tile_bytes: int = TILE_BYTES, smem_tile_bytes: int = SMEM_TILE_BYTES,
+    tile_bytes: int = TILE_BYTES, smem_tile_bytes: int = SMEM_TILE_BYTES, warp_size: int = 32,
 ) -> tuple[int, ...]:
     """The tile `tile` picks when none is given (see the pass documentation); `extents`
     holds each mode's extent where it is known (static, or the `at_most` bound of a
     dynamic one: `known_extents`), else DYN; `aligned` says whether both views allow
     16-byte vectors (`_vector_aligned`); `tile_bytes` and `smem_tile_bytes`: the
-    budgets (the pass's options)."""
+    budgets (the pass's options); `warp_size`: the Target's."""
     rank = len(extents)
     cs, cd = contiguous_mode(sl), contiguous_mode(dl)
     tile = [1] * rank
@@ -513,6 +520,25 @@ def heuristic_tile(
         tile[cd] = clamp(cd, budget // tile[cs])
         tile[cs] = clamp(cs, budget // tile[cd])
         primary = (cs, cd)
+    elif cs is not None and cd is not None and cs != cd and not aligned:
+        # a misaligned transpose with a short contiguous mode (the case above takes
+        # those without): every access is one element, so a warp's load covers
+        # `warp_size` elements of a source run; a run that long (a short one whole),
+        # and the rest of the budget to the destination's runs, continued through its
+        # next modes while the one before is taken whole, then to the source's run
+        budget = smem_tile_bytes // eb
+        tile[cs] = clamp(cs, SMALL_EXTENT if _known(extents, cs) <= SMALL_EXTENT else warp_size)
+        tile[cd] = clamp(cd, budget // tile[cs])
+        grown = [cd]
+        for k in dst_order[1:]:
+            if k == cs or tile[grown[-1]] < _known(extents, grown[-1]):
+                break
+            tile[k] = clamp(k, budget // math.prod(tile))
+            grown.append(k)
+        # what the destination's runs leave (their next mode being the source's
+        # contiguous one) lengthens the source's runs
+        tile[cs] = clamp(cs, budget // (math.prod(tile) // tile[cs]))
+        primary = (cs, *grown)
     elif cs is not None and cd is not None and cs != cd:
         budget = smem_tile_bytes // eb
         s = pow2_floor(int(budget**0.5))
@@ -538,6 +564,11 @@ def heuristic_tile(
         if k not in primary:
             tile[k] = clamp(k, left)
     return tuple(tile)
+
+
+def _known(extents: Sequence, k: int) -> float:
+    """Mode `k`'s known extent (`known_extents`), infinity where none is known."""
+    return math.inf if extents[k] is DYN else extents[k]
 
 
 def dst_memory_order(dl: cute.Layout) -> list[int]:

@@ -312,7 +312,7 @@ def test_gather_kernel_matches_torch_bit_for_bit(force, monkeypatch, routes):
 @pytest.mark.torch
 def test_strided_set_patterns_in_small_match_torch_bit_for_bit():
     """The strategies and tiles the `copy-strategy` and `tile` passes choose from the
-    facts of copy programs, on the strided set's cases 42, 36, 29, 30, 23, 02 and 38
+    facts of copy programs, on the strided set's cases 42, 36, 29, 30, 23, 02, 38 and 20
     made small, and 16 (rows of 254 int16 into rows of 256 at an odd offset), bit for
     bit against PyTorch, outputs poisoned first, padded dsts compared whole. Each copy
     compiles one kernel (`tilec.copy_`'s implementation with kernels of its own), of
@@ -339,6 +339,8 @@ def test_strided_set_patterns_in_small_match_torch_bit_for_bit():
         ("bool", "int16", lambda d: _random(torch, d, (1700, 2850), gen, True).t(), None, "tiled"),
         ("int16", "int16", lambda d: _random(torch, d, (1, 41440), gen, True), (45, 41440), "gather"),
         ("bfloat16", "bfloat16", lambda d: _random(torch, d, (1, 5, 1, 1123), gen, True), (3, 5, 7, 1123), "gather"),
+        # 20: rows of 259 bytes broadcast from one row (a padded row of 65-512: gathered)
+        ("uint8", "uint8", lambda d: _random(torch, d, (1, 259), gen, True), (450, 259), "gather"),
     ]
     for sd, dd, make, shape, strategy in cases:
         src = make(sd)

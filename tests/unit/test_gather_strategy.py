@@ -127,6 +127,27 @@ def test_the_cost_model_reads_facts():
     assert _choice("(1000,56,17):(1,1000,56000)", "(1000,56,17):(952,17,1)", "f32", "i64", "float32->int64") is None
 
 
+def test_padded_rows_of_up_to_512_are_gathered():
+    # rows of 259 bytes broadcast from one row (the strided set's case 20): the tiled
+    # kernel pads each to 512; rows filling 90% of their ceiling or more keep it
+    assert _choice("(9,259):(0,1)", "(9,259):(259,1)", "i8") == "gather"
+    assert _choice("(9,300):(1000,1)", "(9,300):(300,1)", "i16") == "gather"
+    assert _choice("(9,500):(0,1)", "(9,500):(500,1)", "i8") is None
+    assert _choice("(9,513):(0,1)", "(9,513):(513,1)", "i8") is None  # past LONGEST_RUN
+    # nor where the source does not run along the row
+    assert _choice("(9,259):(1,9)", "(9,259):(259,1)", "f32") is None
+
+
+def test_copy_plan_states_a_gathered_padded_row_exactly():
+    from tilec.copy_plan import Operand, plan_copy
+    from tilec.copy_program import tiled_module
+
+    plan = plan_copy(Operand(1 << 30, "uint8", (950, 259), (259, 1)), Operand(1 << 32, "uint8", (950, 259), (0, 1)))
+    assert plan.key.small_extents[-1] == 259 and plan.key.exact_extents[-1]
+    copy = next(o for o in tiled_module(plan.key).walk() if isinstance(o, CopyOp))
+    assert choose_strategy(copy_facts(copy), target()) == "gather"
+
+
 def test_copy_strategy_keeps_what_the_program_chose():
     module = program(*CASES["c3"], strategy="simt")
     run_pipeline(module, "copy-strategy")

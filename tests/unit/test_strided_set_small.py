@@ -40,7 +40,7 @@ def _random(rng, dtype, shape) -> np.ndarray:
     out = _aligned(shape, dtype)
     if dtype == "bool":
         out[...] = rng.random(shape) > 0.5
-    elif dtype in ("int8", "int16"):
+    elif dtype in ("int8", "int16", "uint8"):
         info = np.iinfo(dtype)
         out[...] = rng.integers(info.min, info.max, size=shape)
     else:
@@ -58,6 +58,7 @@ CASES = [
     ("bool", "int16", (1700, 2850), (1, 0), None, "tiled"),
     ("int16", "int16", (1, 41440), None, (45, 41440), "gather"),
     ("bfloat16", "bfloat16", (1, 5, 1, 1123), None, (3, 5, 7, 1123), "gather"),
+    ("uint8", "uint8", (1, 259), None, (450, 259), "gather"),  # case 20: a padded row of 65-512
 ]
 
 

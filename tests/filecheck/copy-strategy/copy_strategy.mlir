@@ -10,10 +10,14 @@
 // EQ: @row_broadcast: equivalent after 'copy-strategy,tile'
 // EQ: @dynamic_c3: equivalent after 'copy-strategy,tile'
 // EQ: @transpose: equivalent after 'copy-strategy,tile'
+// EQ: @padded_rows: equivalent after 'copy-strategy,tile'
+// EQ: @dynamic_padded_rows: equivalent after 'copy-strategy,tile'
 // EQ-DEFAULT: @nchw_to_nhwc_c3: equivalent after 'default'
 // EQ-DEFAULT: @row_broadcast: equivalent after 'default'
 // EQ-DEFAULT: @dynamic_c3: equivalent after 'default'
 // EQ-DEFAULT: @transpose: equivalent after 'default'
+// EQ-DEFAULT: @padded_rows: equivalent after 'default'
+// EQ-DEFAULT: @dynamic_padded_rows: equivalent after 'default'
 
 // NCHW -> NHWC with C = 3: the tile would pad 3 channels to 4; the gather walks the dst.
 // CHECK-LABEL: func.func @nchw_to_nhwc_c3
@@ -62,5 +66,27 @@ func.func @transpose(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, al
   %a = layout.view %src : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(96,80):(1,96)>, gmem>
   %b = layout.view %dst : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(96,80):(80,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(96,80):(1,96)>, gmem>, !layout.tensor<f32, #layout.cute<(96,80):(80,1)>, gmem>
+  func.return
+}
+
+// Rows of 259 bytes broadcast from one row into a compact dst (the strided set's case
+// 20): the tile would pad each row to 512; the gather walks the dst.
+// CHECK-LABEL: func.func @padded_rows
+// CHECK:         layout.copy %{{.*}}, %{{.*}} {strategy = #layout.copy_strategy<gather>}
+func.func @padded_rows(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
+  %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(9,259):(0,1)>, gmem>
+  %b = layout.view %dst : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(9,259):(259,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(9,259):(0,1)>, gmem>, !layout.tensor<i8, #layout.cute<(9,259):(259,1)>, gmem>
+  func.return
+}
+
+// The same as tilec.copy_ states it: the row's extent exactly (at most and divisible by
+// 259), the dst's stride the row's extent; a row of 500 (97% of 512) would stay tiled.
+// CHECK-LABEL: func.func @dynamic_padded_rows
+// CHECK:         layout.copy %{{.*}}, %{{.*}} {strategy = #layout.copy_strategy<gather>}
+func.func @dynamic_padded_rows(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>, %n0: index, %n1: index) attributes {tilec.args = {n0 = 9 : index, n1 = 259 : index, src = 259 : index, dst = 2331 : index}} {
+  %a = layout.view %src(%n0, %n1) {at_most = array<i64: 0, 259>, divisible = array<i64: 1, 259>} : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(?,?):(0,1)>, gmem>
+  %b = layout.view %dst(%n0, %n1, %n1) {at_most = array<i64: 0, 259, 0>, divisible = array<i64: 1, 259, 1>} : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(?,?):(?,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(?,?):(0,1)>, gmem>, !layout.tensor<i8, #layout.cute<(?,?):(?,1)>, gmem>
   func.return
 }

@@ -21,6 +21,8 @@
 // EQ: @misaligned_transpose_f64: equivalent after
 // EQ: @small_misaligned_transpose: equivalent after
 // EQ: @misaligned_short_rows: equivalent after
+// EQ: @misaligned_short_src_rows: equivalent after
+// EQ: @misaligned_rank6_short_rows: equivalent after
 // Tile choice and grid mapping of the `tile` pass, one function per layout.
 
 // CHECK-LABEL: func.func @row_major
@@ -255,8 +257,10 @@ func.func @misaligned_transpose_f64(%p: !layout.ptr<f64, align 16>, %q: !layout.
 }
 
 // A small misaligned transpose: the destination's contiguous mode is short (61, at most
-// 64), taken whole by any tile: the transposing tile of 16 KiB (64 x 64), not the
-// misaligned one of 128 KiB, at 256 threads.
+// 64), taken whole by any tile: the transposing budget of 16 KiB, not the misaligned
+// one of 128 KiB, at 256 threads; every access one element, the destination's 61 whole
+// (its runs cannot continue: its next mode is the source's contiguous one), the rest to
+// the source's runs (64 x 64).
 // CHECK-LABEL: func.func @small_misaligned_transpose
 // CHECK:         layout.launch {{.*}} threads(256)
 // CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 64, 64>}
@@ -268,15 +272,43 @@ func.func @small_misaligned_transpose(%p: !layout.ptr<f32, align 16>, %q: !layou
 }
 
 // A misaligned permute whose destination rows are short (17 i64, 136 bytes: not a
-// multiple of 16): the transposing tile's budget (16 KiB: 128 x 32 along the two
-// contiguous modes), not 1024 x 32 of the misaligned budget (128 KiB, one block an SM;
-// strided set case 41: 0.64 of cudaMemcpy).
+// multiple of 16): the transposing tile's budget (16 KiB), not the misaligned budget
+// (128 KiB, one block an SM); the source's runs a warp's 32 elements, the destination's
+// 17 whole and continued through the next mode (their rows are contiguous): 32 x 4 x 32
+// (strided set case 41, H200: 0.90 of cudaMemcpy; 128 x 1 x 32 0.64, 16 x 8 x 32 0.88).
 // CHECK-LABEL: func.func @misaligned_short_rows
 // CHECK:         layout.launch {{.*}} threads(256)
-// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 128, 1, 32>}
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 32, 4, 32>}
 func.func @misaligned_short_rows(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<i64, align 16>) {
   %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1000,56,17):(1,1000,56000)>, gmem>
   %b = layout.view %q : !layout.ptr<i64, align 16> -> !layout.tensor<i64, #layout.cute<(1000,56,17):(952,17,1)>, gmem>
   layout.copy %a, %b {convert = "float32->int64"} : !layout.tensor<f32, #layout.cute<(1000,56,17):(1,1000,56000)>, gmem>, !layout.tensor<i64, #layout.cute<(1000,56,17):(952,17,1)>, gmem>
+  func.return
+}
+
+// The mirror: the source's contiguous mode is short (42 f16, taken whole at 64), the
+// destination's long one takes the rest of the 16 KiB (64 x 1 x 128; strided set case 29,
+// H200: 0.62 of cudaMemcpy, 0.52 with the short mode cut in runs of 32).
+// CHECK-LABEL: func.func @misaligned_short_src_rows
+// CHECK:         layout.launch {{.*}} threads(256)
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 64, 1, 128>}
+func.func @misaligned_short_src_rows(%p: !layout.ptr<f16, align 2>, %q: !layout.ptr<bf16, align 16>) {
+  %a = layout.view %p : !layout.ptr<f16, align 2> -> !layout.tensor<f16, #layout.cute<(42,13,3001):(1,42,546)>, gmem>
+  %b = layout.view %q : !layout.ptr<bf16, align 16> -> !layout.tensor<bf16, #layout.cute<(42,13,3001):(39013,3001,1)>, gmem>
+  layout.copy %a, %b {convert = "float16->bfloat16"} : !layout.tensor<f16, #layout.cute<(42,13,3001):(1,42,546)>, gmem>, !layout.tensor<bf16, #layout.cute<(42,13,3001):(39013,3001,1)>, gmem>
+  func.return
+}
+
+// A rank-6 int8 permute (strided set case 36's pattern, smaller): source rows of 181,
+// destination rows of 19 contiguous with the next mode (31): the source's runs a warp's
+// 32 elements, the destination's 19 whole (32) and 16 of the next mode, the 16 KiB budget
+// (H200, case 36: 0.087 of cudaMemcpy with 512 x 1 x 1 x 1 x 1 x 32, 0.29 with this tile).
+// CHECK-LABEL: func.func @misaligned_rank6_short_rows
+// CHECK:         layout.launch {{.*}} threads(256)
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 32, 1, 1, 1, 16, 32>}
+func.func @misaligned_rank6_short_rows(%p: !layout.ptr<i8, align 16>, %q: !layout.ptr<i8, align 16>) {
+  %a = layout.view %p : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(181,3,2,5,31,19):(1,905,2715,181,5430,168330)>, gmem>
+  %b = layout.view %q : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(181,3,2,5,31,19):(17670,5890,2945,589,19,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(181,3,2,5,31,19):(1,905,2715,181,5430,168330)>, gmem>, !layout.tensor<i8, #layout.cute<(181,3,2,5,31,19):(17670,5890,2945,589,19,1)>, gmem>
   func.return
 }
