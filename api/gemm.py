@@ -16,11 +16,13 @@ in memory (the CUDA also on disk, runtime/cache.py).
 
 The configuration rule (`choose_config`), wave quantisation: a persistent grid of P
 blocks over T tiles of `bm x bn` takes ceil(T / P) rounds, each as long as one tile's
-work, `bm * bn / efficiency` (the measured throughput of the configuration's tile
-relative to the best one, benchmarks/NOTES.md); the configuration with the least
-`ceil(T / P) * bm * bn / efficiency` is taken, ties to the earlier in `CONFIGS`. So a
-ragged M or N whose last round of 128 x 256 tiles would leave most multiprocessors idle
-takes 128 x 128 tiles, and M <= 64 takes 64-row tiles. Configurations whose shared
+work, 2 `bm * bn` K flops at the multiprocessor's rate times `efficiency` (the measured
+throughput of the configuration's tile relative to the best one, benchmarks/NOTES.md);
+in clusters the rounds are the groups over the clusters that run at once
+(`cluster_slots`). The configuration of least `wave_seconds` is taken, ties to the
+earlier in `CONFIGS`. So a ragged M or N whose last round of 128 x 256 tiles would
+leave most multiprocessors idle takes 128 x 192 or 128 x 128 tiles, and M <= 64 takes
+64-row tiles. Configurations whose shared
 memory exceeds the Target's are never taken. Decode sizes (M <= 128, the memory-bound
 regime): the configuration of least `decode_cost` (DRAM's bound on the weight against
 the busiest multiprocessor's fill of its shared memory), among the swap A/B
@@ -211,13 +213,19 @@ class GemmConfig:
 
 CONFIGS = (
     GemmConfig("128x256x64:4:c128", 128, 256, 64, 4, efficiency=1.0, chunk=128),
+    GemmConfig("128x192x64:4:c64", 128, 192, 64, 4, efficiency=0.95, chunk=64),
     GemmConfig("128x128x64:4:pp", 128, 128, 64, 4, efficiency=0.85, pingpong=True),
     GemmConfig("64x256x64:4:c128", 64, 256, 64, 4, efficiency=0.7, chunk=128),
 )
 """The configurations `tilec.matmul` chooses from. 128 x 256 in two chunks of 128 is
-`BEST_WS` (750 TFLOP/s at 4096 on the H200, benchmarks/NOTES.md); the 128 x 128
-pingpong measured 635 there (0.85); the 64-row tile (one consumer warpgroup) is an
-estimate, taken where M <= 64 leaves half of a 128-row tile empty."""
+`BEST_WS` (750 TFLOP/s at 4096 on the H200, benchmarks/NOTES.md); 128 x 192 in three
+chunks of 64 (wgmma's N must be a power of two for the accumulator's linear layout, so
+a 192-column tile is chunks of 64, each wgmma.m64n64 reading A again: an estimate of
+0.95 until measured) is 3/4 of its work a tile, so its whole waves round better where
+128 x 256's last round is mostly empty (3000 x 5000 x 7000: 648 tiles in 5 rounds of
+132, 3.75 tile-times of 128 x 256, against 480 in 4); the 128 x 128 pingpong measured
+635 there (0.85); the 64-row tile (one consumer warpgroup) is an estimate, taken where
+M <= 64 leaves half of a 128-row tile empty."""
 
 
 FP8_CONFIGS = (
@@ -598,8 +606,7 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     if not sms:
         raise TilecError(f"choose_config: the multiprocessors of {tgt.arch} are not known; pass sms")
     if k is None or m > DECODE_MAX_M:
-        return with_stream_k_tail(with_cluster(_wave(m, n, sms, tgt, fp8, block_scales), m, n, k, sms, b_kmajor),
-                                  m, n, k, sms, tgt)
+        return _wave(m, n, sms, tgt, fp8, block_scales, k, b_kmajor, past_decode=True)
     return _decode_config(m_bucket(m), n, k, sms, tgt, fp8, block_scales, b_kmajor, MAX_SPLIT_K)
 
 
@@ -751,15 +758,28 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     return min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
 
 
-def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool) -> GemmConfig:
-    """The wave rule (the module docstring): the configuration of least
-    ceil(tiles / sms) * bm * bn / efficiency that fits the Target's shared memory."""
+def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, k: int | None = None,
+          b_kmajor: bool = False, past_decode: bool = False) -> GemmConfig:
+    """The wave rule (the module docstring): among the configurations of `CONFIGS`
+    (`FP8_CONFIGS`, `FP8_BLOCK_CONFIGS`) that fit the Target's shared memory, each in
+    2-block clusters where `with_cluster` takes them and with its stream-K tail where
+    `with_stream_k_tail` takes it (`past_decode`: `choose_config` past the decode
+    sizes), the one of least `wave_seconds`: whole rounds of its tiles over the blocks
+    that run at once (clusters: its groups over the resident clusters, `cluster_slots`),
+    each a tile's MMA work (K's steps rounded up to whole trips of the ring; K None: one
+    trip) at the multiprocessor's rate times the tile's `efficiency`; ties to the
+    earlier. So every tile shape is weighed by the same facts (M, N, K, the
+    multiprocessors, the cluster slots), not per shape: 3000 x 5000 x 7000 (B's rows
+    16 mod 32 bytes) takes 128 x 192 in pairs (324 groups in 5 rounds of 66 clusters,
+    each 3/4 of a 128 x 256 tile's work: 3.75 / 0.95 against 240 groups of 128 x 256
+    in 4), 4000^3 keeps 128 x 256 (512 tiles in 4 rounds; 128 x 192: 672 in 6, 4.5)."""
     best, best_cost = None, 0.0
     for c in FP8_BLOCK_CONFIGS if block_scales else FP8_CONFIGS if fp8 else CONFIGS:
         if c.smem_bytes() > tgt.smem_per_block:
             continue
-        tiles = -(-m // c.bm) * -(-n // c.bn)
-        cost = -(-tiles // sms) * c.bm * c.bn / c.efficiency
+        if past_decode:
+            c = with_stream_k_tail(with_cluster(c, m, n, k, sms, b_kmajor), m, n, k, sms, tgt)
+        cost = wave_seconds(c, m, n, c.bk * c.stages if k is None else k, sms, tgt)
         if best is None or cost < best_cost:
             best, best_cost = c, cost
     if best is None:
