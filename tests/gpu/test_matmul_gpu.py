@@ -219,6 +219,24 @@ def test_192_column_tile(cluster, m, n, k, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)
 
 
+@pytest.mark.parametrize(("index", "cluster"), [(0, (1, 1)), (0, (2, 1)), (1, (2, 1))])
+@pytest.mark.parametrize(("m", "n", "k"), [(3000, 5000, 7000), (300, 1096, 840), (1000, 392, 72)])
+def test_skip_padding(index, cluster, m, n, k, monkeypatch):
+    """The steps of the last trip past K skipped (`GemmConfig.skip_padding`), forced on
+    the 128 x 256 and 128 x 192 tiles, alone or in pairs, the widest epilogue: 110 K
+    steps of 64 in trips of 4, 14 (rows 16 mod 32 bytes), 2 (one trip)."""
+    torch = _torch()
+    from dataclasses import replace
+
+    from tilec import gemm
+
+    tile = gemm.CONFIGS[index]
+    config = replace(tile, cluster=cluster, skip_padding=True, name=f"{tile.name}:{gemm.cluster_name(cluster)}:sp")
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True)
+
+
 def test_resident_clusters_fit_the_multiprocessors():
     """`cuOccupancyMaxActiveClusters` of the clustered tile's shape: every cluster size
     runs at least one cluster, no more clusters than the multiprocessors hold, and no
