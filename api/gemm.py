@@ -136,6 +136,10 @@ class GemmConfig:
     wgmma (`gemm_hopper_ws(skip_padding=True)`; named `:sp`): ceil(K / bk) steps a tile
     instead of whole trips of `stages` (3000 x 5000 x 7000: 110 of 64 instead of 112). An
     option until measured."""
+    a_registers: bool = False
+    """Each K step's A tile loaded once into registers (`ldmatrix`) for every column chunk's
+    wgmma (`gemm_hopper_ws(a_registers=True)`, named `:ar`) instead of read from shared
+    memory by each chunk's. An option until measured."""
     cluster_split: bool = False
     """Swapped and split S <= 8 ways, one block a unit (`per_sm` 0): a tile's S units run as
     the blocks of one thread-block cluster and are summed through distributed shared memory
@@ -185,6 +189,8 @@ class GemmConfig:
             kw["box_parts"] = True
         if self.skip_padding:
             kw["skip_padding"] = True
+        if self.a_registers:
+            kw["a_registers"] = True
         return kw
 
     def workspace(self, m: int, n: int, sms: int) -> int:

@@ -539,7 +539,7 @@ def gemm_hopper_ws(
     block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False, cp_async: str = "",
     partials: int = 2, fma_promote: bool = False, stream_k: bool = False, cluster: tuple[int, int] = (1, 1),
     serial: bool = False, rounds: int = 1, cluster_split: bool = False, box_parts: bool = False,
-    skip_padding: bool = False,
+    skip_padding: bool = False, a_registers: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -674,6 +674,12 @@ def gemm_hopper_ws(
     before. The last trip is peeled off the K loops (its skipped steps are static, K
     being a constant). 3000 x 5000 x 7000 in steps of 64: 110 steps a tile instead of
     112; 4000^3: 63 instead of 64.
+
+    `a_registers` (16-bit operands; not with block scales, `overlap_epilogue` or `swap_ab`):
+    each K step's A tile is loaded once from its stage into registers (`layout.load` in
+    the wgmma's A operand layout, `#layout.dot_op<opIdx = 0, kWidth = 2>`: `ldmatrix`),
+    and every column chunk's wgmma takes A from them (`wgmma ... RS`) instead of reading
+    it from shared memory again: 1 A read of the stage a step instead of one per chunk.
 
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
     run-time M the persistent grid is min(`persistent`, tiles) computed at launch.
@@ -858,6 +864,9 @@ def gemm_hopper_ws(
     if stream_k and (not persistent or split_k > 1 or block_scales or pingpong or overlap_epilogue):
         raise ValueError("gemm_hopper_ws: stream_k needs persistent, without split_k, block_scales, pingpong or "
                          "overlap_epilogue")
+    if a_registers and (block_scales or overlap_epilogue or swap_ab or dtype in FP8_DTYPES):
+        raise ValueError("gemm_hopper_ws: a_registers is for 16-bit operands, not with block_scales, "
+                         "overlap_epilogue or swap_ab")
     if skip_padding and (split_k > 1 or stream_k or block_scales or pingpong or overlap_epilogue or cp_async
                          or swap_ab):
         raise ValueError("gemm_hopper_ws: skip_padding is not for split_k, stream_k, block_scales, pingpong, "
@@ -1167,11 +1176,16 @@ def gemm_hopper_ws(
                     p.mbarrier_wait(full[s], phase)
                     # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
                     sync = s == stages - 1 and turn is not None and handover == "issue"
+                    src = sa[s]
+                    if a_registers and s < steps:  # A once into registers for every chunk's wgmma
+                        from tilec.dialects.mma import DotOperandLayout
+
+                        src = p.load(sa[s], DotOperandLayout(0, g.mma, 2)).named(f"ar{s}")
                     for a, b in zip(accs if s < steps else [], sb[s]):
                         if sync:
-                            a.assign(p.mma(sa[s], b, a).named(f"acc{s + 1}"))
+                            a.assign(p.mma(src, b, a).named(f"acc{s + 1}"))
                             continue
-                        d = p.mma(sa[s], b, a, is_async=True).named(f"d{s + 1}")
+                        d = p.mma(src, b, a, is_async=True).named(f"d{s + 1}")
                         a.assign(p.mma_wait(d, pending=1)[0].named(f"acc{s + 1}"))
                     if s == steps:  # the last step's wgmma have read its stage before it is handed back
                         for a, w in zip(accs, p.mma_wait(*(a.named("inflight") for a in accs), pending=0)):

@@ -99,3 +99,36 @@ def test_the_rule_reads_the_tiles_efficiency(monkeypatch):
     slow = tuple(dataclasses.replace(c, efficiency=0.93) if c is TILE else c for c in gemm.CONFIGS)
     monkeypatch.setattr(gemm, "CONFIGS", slow)
     assert gemm.choose_config(3000, 5000, 132, k=7000).name == "128x256x64:4:c128:cl2"
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+def test_a_in_registers_for_every_chunk(level):
+    """`a_registers`: each step's A loaded once into registers (ldmatrix) for the three
+    chunks' wgmma, at the odd shape above, alone; the 3000 x 5000 x 7000 kernel in pairs
+    compiles without spills, its A through ldmatrix."""
+    m, n, k = 136, 392, 200
+    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, a_registers=True, **_kwargs())
+    if level == "lowered":
+        run_pipeline(module, "default")
+        assert "cuda.ldmatrix" in str(module)
+    ops = _operands(m, n, k, EPILOGUE, seed=n)
+    _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
+
+
+def test_a_in_registers_compiles_without_spills():
+    from tilec.runtime.nvrtc import resource_usage
+
+    config = dataclasses.replace(TILE, cluster=(2, 1), a_registers=True)
+    key = gemm.MatmulKey(config, 5000, 7000, "bf16", EPILOGUE, 132, False, 32)
+    module = gemm.matmul_program(key)
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    assert "ldmatrix" in cuda
+    (usage,) = resource_usage(compile_sm90_or_skip(cuda)).values()
+    assert usage.spill_stores == 0 and usage.spill_loads == 0
+
+
+@pytest.mark.parametrize("kw", [{"dtype": "f8E4M3FN", "b_kmajor": True}, {"overlap_epilogue": True}])
+def test_a_in_registers_refuses_what_it_does_not_do(kw):
+    with pytest.raises(ValueError, match="a_registers"):
+        gemm_hopper_ws(136, 400, 256, a_registers=True, **{**_kwargs(), **kw})
