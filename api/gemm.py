@@ -226,19 +226,22 @@ class GemmConfig:
 
 CONFIGS = (
     GemmConfig("128x256x64:4:c128", 128, 256, 64, 4, efficiency=1.0, chunk=128),
-    GemmConfig("128x192x64:4:c64", 128, 192, 64, 4, efficiency=0.95, chunk=64),
+    GemmConfig("128x192x64:4:c64", 128, 192, 64, 4, efficiency=0.91, chunk=64),
     GemmConfig("128x128x64:4:pp", 128, 128, 64, 4, efficiency=0.85, pingpong=True),
     GemmConfig("64x256x64:4:c128", 64, 256, 64, 4, efficiency=0.7, chunk=128),
 )
 """The configurations `tilec.matmul` chooses from. 128 x 256 in two chunks of 128 is
 `BEST_WS` (750 TFLOP/s at 4096 on the H200, benchmarks/NOTES.md); 128 x 192 in three
 chunks of 64 (wgmma's N must be a power of two for the accumulator's linear layout, so
-a 192-column tile is chunks of 64, each wgmma.m64n64 reading A again: an estimate of
-0.95 until measured) is 3/4 of its work a tile, so its whole waves round better where
-128 x 256's last round is mostly empty (3000 x 5000 x 7000: 648 tiles in 5 rounds of
-132, 3.75 tile-times of 128 x 256, against 480 in 4); the 128 x 128 pingpong measured
-635 there (0.85); the 64-row tile (one consumer warpgroup) is an estimate, taken where
-M <= 64 leaves half of a 128-row tile empty."""
+a 192-column tile is chunks of 64, each wgmma.m64n64 reading A again) is 3/4 of the work
+a tile, so its whole rounds are fewer tile-times where 128 x 256's last round is mostly
+empty, but it measured 0.91 of 128 x 256's throughput (H200, rag35: 3000 x 5008 x 7008
+655 TFLOP/s queued in 5 rounds against 673 in 4; 3000 x 5000 x 7000 in pairs 618 against
+628), which the 3.75 tile-times against 4 there do not repay: the rule takes it where the
+rounds save more (2176^2: 2 rounds of 3/4 against 2 whole, or 3 of the pingpong's 1/2
+at 0.85); the 128 x 128 pingpong measured 635 at 4096 (0.85); the 64-row tile (one
+consumer warpgroup) is an estimate, taken where M <= 64 leaves half of a 128-row tile
+empty."""
 
 
 FP8_CONFIGS = (
@@ -785,9 +788,10 @@ def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, 
     trip) at the multiprocessor's rate times the tile's `efficiency`; ties to the
     earlier. So every tile shape is weighed by the same facts (M, N, K, the
     multiprocessors, the cluster slots), not per shape: 3000 x 5000 x 7000 (B's rows
-    16 mod 32 bytes) takes 128 x 192 in pairs (324 groups in 5 rounds of 66 clusters,
-    each 3/4 of a 128 x 256 tile's work: 3.75 / 0.95 against 240 groups of 128 x 256
-    in 4), 4000^3 keeps 128 x 256 (512 tiles in 4 rounds; 128 x 192: 672 in 6, 4.5)."""
+    16 mod 32 bytes) keeps 128 x 256 in pairs (240 groups in 4 rounds of 66 clusters,
+    against 128 x 192's 324 in 5, each 3/4 of the work at 0.91: 4.12), 4000^3 128 x 256
+    (512 tiles in 4 rounds; 128 x 192: 672 in 6), 2176^2 128 x 192 (204 tiles in 2
+    rounds: 1.65, against 128 x 256's 153 in 2 and the pingpong's 289 in 3, 1.76)."""
     best, best_cost = None, 0.0
     for c in FP8_BLOCK_CONFIGS if block_scales else FP8_CONFIGS if fp8 else CONFIGS:
         if c.smem_bytes() > tgt.smem_per_block:

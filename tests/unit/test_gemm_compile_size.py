@@ -1,7 +1,7 @@
 """The size of what NVRTC compiles for `tilec.matmul`'s kernels (issue 39, cold compile):
 the consumers' and the producer's K loops of `gemm_hopper_ws` stay loops in the CUDA
 (`#pragma unroll 1`) and in the PTX (one trip's wgmma and TMA loads, not one per K
-step), for every schedule the entry picks: the 128 x 256 chunked tile, 128 x 192 in pairs, the pingpong 128 x 128, split-K and FP8. Unrolled
+step), for every schedule the entry picks: the 128 x 256 chunked tile (in pairs too), 128 x 192, the pingpong 128 x 128, split-K and FP8. Unrolled
 whole (the CUDA target's operation count), the 4000^3 kernel had 512 wgmma in one
 straight line and NVRTC took 11-14 s over it; benchmarks/compile_time.py --gemm
 measures the times. Small static loops are still unrolled: the fingerprints of every
@@ -25,7 +25,8 @@ SMS = 132
 # (the wave rule's pingpong; the projections at M = 128 split K)
 SHAPES = {
     "4000^3": (4000, 4000, 4000, False, False),
-    "3000x5000x7000 (128 x 192 pairs)": (3000, 5000, 7000, False, False),
+    "3000x5000x7000 (pairs)": (3000, 5000, 7000, False, False),
+    "2176^2 (128 x 192)": (2176, 2176, 4096, False, False),
     "129x4096^2 (pingpong)": (129, 4096, 4096, False, False),
     "qkv M=128 (split-K, 128 x 128)": (128, 6144, 4096, True, False),
     "down M=16 (split-K, 64 x 128)": (16, 4096, 14336, False, False),
