@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -226,7 +227,7 @@ class GemmConfig:
 
 CONFIGS = (
     GemmConfig("128x256x64:4:c128", 128, 256, 64, 4, efficiency=1.0, chunk=128),
-    GemmConfig("128x192x64:4:c64", 128, 192, 64, 4, efficiency=0.91, chunk=64),
+    GemmConfig("128x192x64:5:c64", 128, 192, 64, 5, efficiency=0.97, chunk=64),
     GemmConfig("128x128x64:4:pp", 128, 128, 64, 4, efficiency=0.85, pingpong=True),
     GemmConfig("64x256x64:4:c128", 64, 256, 64, 4, efficiency=0.7, chunk=128),
 )
@@ -235,13 +236,14 @@ CONFIGS = (
 chunks of 64 (wgmma's N must be a power of two for the accumulator's linear layout, so
 a 192-column tile is chunks of 64, each wgmma.m64n64 reading A again) is 3/4 of the work
 a tile, so its whole rounds are fewer tile-times where 128 x 256's last round is mostly
-empty, but it measured 0.91 of 128 x 256's throughput (H200, rag35: 3000 x 5008 x 7008
-655 TFLOP/s queued in 5 rounds against 673 in 4; 3000 x 5000 x 7000 in pairs 618 against
-628), which the 3.75 tile-times against 4 there do not repay: the rule takes it where the
-rounds save more (2176^2: 2 rounds of 3/4 against 2 whole, or 3 of the pingpong's 1/2
-at 0.85); the 128 x 128 pingpong measured 635 at 4096 (0.85); the 64-row tile (one
-consumer warpgroup) is an estimate, taken where M <= 64 leaves half of a 128-row tile
-empty."""
+empty. In 5 stages (217 KiB: 200 KiB of ring in flight, as 128 x 256's 4 stages hold 192)
+it measured 0.97 of 128 x 256's throughput (H200, rag35: 3000 x 5000 x 7000 in pairs,
+box parts, 649 TFLOP/s queued / 583 per call against 614 / 555; in 4 stages 0.91: 618
+against 628, and 655 against 673 alone at 3000 x 5008 x 7008); 128 x 256 in chunks of 64
+ran at 0.99 of chunks of 128 at 4000^3 (701 against 706 queued), so the ring's depth,
+not wgmma's N of 64, was the 4 stages' loss. The 128 x 128 pingpong measured 635 at 4096
+(0.85; 494 against 128 x 192's 520 queued at 2176^3); the 64-row tile (one consumer
+warpgroup) is an estimate, taken where M <= 64 leaves half of a 128-row tile empty."""
 
 
 FP8_CONFIGS = (
@@ -674,7 +676,9 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
     `<c.name>:cl2`) where B's rows start mid-sector (`misaligned_rows` names "b") and
     the pairs fit: a 16-bit, unswapped, unsplit configuration (neither pingpong,
     cp.async nor the overlapped epilogue) in column chunks, whose stages' boxes the
-    pair shares equally (`cluster_loads`), and no more waves of pairs over the
+    pair shares equally (`cluster_loads`: whole boxes in turn where the stages hold an
+    even count of B's boxes, else each block its half of every box, `box_parts`, named
+    `:cl2:bp`, where B's boxes are one 128-byte swizzle wide), and no more waves of pairs over the
     resident clusters (`cluster_slots`) than of tiles over the multiprocessors (an odd
     row of tiles costs a row past M). Measured on the H200 (benchmarks/NOTES.md): at
     3000 x 5000 x 7000 (both operands' rows 16 mod 32 bytes) 580-602 TFLOP/s against
@@ -689,7 +693,13 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
     slower at 8192^3 (1142-1151 TFLOP/s against 1211, whole boxes or `box_parts`), so
     block scales stay alone."""
     if (c.swap_ab or c.split_k > 1 or c.pingpong or c.cp_async or c.overlap or c.block_scales
-            or c.operand_bytes != 2 or not c.chunk or c.stages * (c.bn // c.chunk) % 2):
+            or c.operand_bytes != 2 or not c.chunk):
+        return c
+    # whole boxes in turn need an even count of B's boxes over the stages; else each block its
+    # half of every box (`box_parts`: B's boxes one 128-byte swizzle wide, halves of 8 rows)
+    parts = c.stages * (c.bn // c.chunk) % 2 == 1
+    if parts and (max(c.bk, c.bk if b_kmajor else c.chunk) * c.operand_bytes > 128
+                  or (c.chunk if b_kmajor else c.bk) % 16):
         return c
     if "b" not in misaligned_rows(n, k, c.operand_bytes, b_kmajor):
         return c
@@ -697,7 +707,8 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
     gm, gn = -(-m // c.bm), -(-n // c.bn)
     if not slots or -(-(-(-gm // 2) * gn) // slots) > -(-(gm * gn) // sms):
         return c
-    return dataclasses.replace(c, cluster=(2, 1), name=f"{c.name}:{cluster_name((2, 1))}")
+    return dataclasses.replace(c, cluster=(2, 1), box_parts=parts,
+                               name=f"{c.name}:{cluster_name((2, 1))}" + (":bp" if parts else ""))
 
 
 STREAM_K_TAIL = False
@@ -784,21 +795,26 @@ def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, 
     `with_stream_k_tail` takes it (`past_decode`: `choose_config` past the decode
     sizes), the one of least `wave_seconds`: whole rounds of its tiles over the blocks
     that run at once (clusters: its groups over the resident clusters, `cluster_slots`),
-    each a tile's MMA work (K's steps rounded up to whole trips of the ring; K None: one
-    trip) at the multiprocessor's rate times the tile's `efficiency`; ties to the
+    each a tile's MMA work (K's steps rounded up to whole trips of the ring; K None: a K
+    of whole trips of every configuration's) at the multiprocessor's rate times the
+    tile's `efficiency`; ties to the
     earlier. So every tile shape is weighed by the same facts (M, N, K, the
     multiprocessors, the cluster slots), not per shape: 3000 x 5000 x 7000 (B's rows
-    16 mod 32 bytes) keeps 128 x 256 in pairs (240 groups in 4 rounds of 66 clusters,
-    against 128 x 192's 324 in 5, each 3/4 of the work at 0.91: 4.12), 4000^3 128 x 256
-    (512 tiles in 4 rounds; 128 x 192: 672 in 6), 2176^2 128 x 192 (204 tiles in 2
-    rounds: 1.65, against 128 x 256's 153 in 2 and the pingpong's 289 in 3, 1.76)."""
+    16 mod 32 bytes) takes 128 x 192 in pairs (324 groups in 5 rounds of 66 clusters,
+    each 3/4 of the work, 110 K steps in 5 stages at 0.97, against 128 x 256's 240 in 4
+    rounds of 112 steps: 0.95 of its time), 4000^3 128 x 256 (512 tiles in 4 rounds;
+    128 x 192: 672 in 6), 2176^2 128 x 192 (204 tiles in 2 rounds, against 128 x 256's
+    153 in 2 and the pingpong's 289 in 3)."""
     best, best_cost = None, 0.0
-    for c in FP8_BLOCK_CONFIGS if block_scales else FP8_CONFIGS if fp8 else CONFIGS:
+    configs = FP8_BLOCK_CONFIGS if block_scales else FP8_CONFIGS if fp8 else CONFIGS
+    # K None: a K of whole trips of every configuration's ring, so none pays for padding
+    kk = math.lcm(*(c.bk * c.stages for c in configs)) if k is None else k
+    for c in configs:
         if c.smem_bytes() > tgt.smem_per_block:
             continue
         if past_decode:
             c = with_stream_k_tail(with_cluster(c, m, n, k, sms, b_kmajor), m, n, k, sms, tgt)
-        cost = wave_seconds(c, m, n, c.bk * c.stages if k is None else k, sms, tgt)
+        cost = wave_seconds(c, m, n, kk, sms, tgt)
         if best is None or cost < best_cost:
             best, best_cost = c, cost
     if best is None:

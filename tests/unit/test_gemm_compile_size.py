@@ -25,7 +25,7 @@ SMS = 132
 # (the wave rule's pingpong; the projections at M = 128 split K)
 SHAPES = {
     "4000^3": (4000, 4000, 4000, False, False),
-    "3000x5000x7000 (pairs)": (3000, 5000, 7000, False, False),
+    "3000x5000x7000 (128 x 192 pairs)": (3000, 5000, 7000, False, False),
     "2176^2 (128 x 192)": (2176, 2176, 4096, False, False),
     "129x4096^2 (pingpong)": (129, 4096, 4096, False, False),
     "qkv M=128 (split-K, 128 x 128)": (128, 6144, 4096, True, False),
