@@ -16,11 +16,13 @@ in memory (the CUDA also on disk, runtime/cache.py).
 
 The configuration rule (`choose_config`), wave quantisation: a persistent grid of P
 blocks over T tiles of `bm x bn` takes ceil(T / P) rounds, each as long as one tile's
-work, `bm * bn / efficiency` (the measured throughput of the configuration's tile
-relative to the best one, benchmarks/NOTES.md); the configuration with the least
-`ceil(T / P) * bm * bn / efficiency` is taken, ties to the earlier in `CONFIGS`. So a
-ragged M or N whose last round of 128 x 256 tiles would leave most multiprocessors idle
-takes 128 x 128 tiles, and M <= 64 takes 64-row tiles. Configurations whose shared
+work, 2 `bm * bn` K flops at the multiprocessor's rate times `efficiency` (the measured
+throughput of the configuration's tile relative to the best one, benchmarks/NOTES.md);
+in clusters the rounds are the groups over the clusters that run at once
+(`cluster_slots`). The configuration of least `wave_seconds` is taken, ties to the
+earlier in `CONFIGS`. So a ragged M or N whose last round of 128 x 256 tiles would
+leave most multiprocessors idle takes 128 x 192 or 128 x 128 tiles, and M <= 64 takes
+64-row tiles. Configurations whose shared
 memory exceeds the Target's are never taken. Decode sizes (M <= 128, the memory-bound
 regime): the configuration of least `decode_cost` (DRAM's bound on the weight against
 the busiest multiprocessor's fill of its shared memory), among the swap A/B
@@ -48,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,6 +132,15 @@ class GemmConfig:
     serial: bool = False
     """Swapped and split: the tile's last unit to arrive sums the partials in the same kernel
     (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`)."""
+    skip_padding: bool = False
+    """The steps of a tile's last trip of the ring wholly past K load nothing and run no
+    wgmma (`gemm_hopper_ws(skip_padding=True)`; named `:sp`): ceil(K / bk) steps a tile
+    instead of whole trips of `stages` (3000 x 5000 x 7000: 110 of 64 instead of 112). An
+    option until measured."""
+    a_registers: bool = False
+    """Each K step's A tile loaded once into registers (`ldmatrix`) for every column chunk's
+    wgmma (`gemm_hopper_ws(a_registers=True)`, named `:ar`) instead of read from shared
+    memory by each chunk's. An option until measured."""
     cluster_split: bool = False
     """Swapped and split S <= 8 ways, one block a unit (`per_sm` 0): a tile's S units run as
     the blocks of one thread-block cluster and are summed through distributed shared memory
@@ -181,6 +193,10 @@ class GemmConfig:
             kw["cluster"] = self.cluster
         if self.box_parts:
             kw["box_parts"] = True
+        if self.skip_padding:
+            kw["skip_padding"] = True
+        if self.a_registers:
+            kw["a_registers"] = True
         return kw
 
     def workspace(self, m: int, n: int, sms: int) -> int:
@@ -217,13 +233,23 @@ class GemmConfig:
 
 CONFIGS = (
     GemmConfig("128x256x64:4:c128", 128, 256, 64, 4, efficiency=1.0, chunk=128),
+    GemmConfig("128x192x64:5:c64", 128, 192, 64, 5, efficiency=0.97, chunk=64),
     GemmConfig("128x128x64:4:pp", 128, 128, 64, 4, efficiency=0.85, pingpong=True),
     GemmConfig("64x256x64:4:c128", 64, 256, 64, 4, efficiency=0.7, chunk=128),
 )
 """The configurations `tilec.matmul` chooses from. 128 x 256 in two chunks of 128 is
-`BEST_WS` (750 TFLOP/s at 4096 on the H200, benchmarks/NOTES.md); the 128 x 128
-pingpong measured 635 there (0.85); the 64-row tile (one consumer warpgroup) is an
-estimate, taken where M <= 64 leaves half of a 128-row tile empty."""
+`BEST_WS` (750 TFLOP/s at 4096 on the H200, benchmarks/NOTES.md); 128 x 192 in three
+chunks of 64 (wgmma's N must be a power of two for the accumulator's linear layout, so
+a 192-column tile is chunks of 64, each wgmma.m64n64 reading A again) is 3/4 of the work
+a tile, so its whole rounds are fewer tile-times where 128 x 256's last round is mostly
+empty. In 5 stages (217 KiB: 200 KiB of ring in flight, as 128 x 256's 4 stages hold 192)
+it measured 0.97 of 128 x 256's throughput (H200, rag35: 3000 x 5000 x 7000 in pairs,
+box parts, 649 TFLOP/s queued / 583 per call against 614 / 555; in 4 stages 0.91: 618
+against 628, and 655 against 673 alone at 3000 x 5008 x 7008); 128 x 256 in chunks of 64
+ran at 0.99 of chunks of 128 at 4000^3 (701 against 706 queued), so the ring's depth,
+not wgmma's N of 64, was the 4 stages' loss. The 128 x 128 pingpong measured 635 at 4096
+(0.85; 494 against 128 x 192's 520 queued at 2176^3); the 64-row tile (one consumer
+warpgroup) is an estimate, taken where M <= 64 leaves half of a 128-row tile empty."""
 
 
 FP8_CONFIGS = (
@@ -661,8 +687,7 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     if not sms:
         raise TilecError(f"choose_config: the multiprocessors of {tgt.arch} are not known; pass sms")
     if k is None or m > DECODE_MAX_M:
-        return with_stream_k_tail(with_cluster(_wave(m, n, sms, tgt, fp8, block_scales), m, n, k, sms, b_kmajor),
-                                  m, n, k, sms, tgt)
+        return _wave(m, n, sms, tgt, fp8, block_scales, k, b_kmajor, past_decode=True)
     return _decode_config(m_bucket(m), n, k, sms, tgt, fp8, block_scales, b_kmajor, MAX_SPLIT_K)
 
 
@@ -714,7 +739,9 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
     `<c.name>:cl2`) where B's rows start mid-sector (`misaligned_rows` names "b") and
     the pairs fit: a 16-bit, unswapped, unsplit configuration (neither pingpong,
     cp.async nor the overlapped epilogue) in column chunks, whose stages' boxes the
-    pair shares equally (`cluster_loads`), and no more waves of pairs over the
+    pair shares equally (`cluster_loads`: whole boxes in turn where the stages hold an
+    even count of B's boxes, else each block its half of every box, `box_parts`, named
+    `:cl2:bp`, where B's boxes are one 128-byte swizzle wide), and no more waves of pairs over the
     resident clusters (`cluster_slots`) than of tiles over the multiprocessors (an odd
     row of tiles costs a row past M). Measured on the H200 (benchmarks/NOTES.md): at
     3000 x 5000 x 7000 (both operands' rows 16 mod 32 bytes) 580-602 TFLOP/s against
@@ -729,7 +756,13 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
     slower at 8192^3 (1142-1151 TFLOP/s against 1211, whole boxes or `box_parts`), so
     block scales stay alone."""
     if (c.swap_ab or c.split_k > 1 or c.pingpong or c.cp_async or c.overlap or c.block_scales
-            or c.operand_bytes != 2 or not c.chunk or c.stages * (c.bn // c.chunk) % 2):
+            or c.operand_bytes != 2 or not c.chunk):
+        return c
+    # whole boxes in turn need an even count of B's boxes over the stages; else each block its
+    # half of every box (`box_parts`: B's boxes one 128-byte swizzle wide, halves of 8 rows)
+    parts = c.stages * (c.bn // c.chunk) % 2 == 1
+    if parts and (max(c.bk, c.bk if b_kmajor else c.chunk) * c.operand_bytes > 128
+                  or (c.chunk if b_kmajor else c.bk) % 16):
         return c
     if "b" not in misaligned_rows(n, k, c.operand_bytes, b_kmajor):
         return c
@@ -737,7 +770,8 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
     gm, gn = -(-m // c.bm), -(-n // c.bn)
     if not slots or -(-(-(-gm // 2) * gn) // slots) > -(-(gm * gn) // sms):
         return c
-    return dataclasses.replace(c, cluster=(2, 1), name=f"{c.name}:{cluster_name((2, 1))}")
+    return dataclasses.replace(c, cluster=(2, 1), box_parts=parts,
+                               name=f"{c.name}:{cluster_name((2, 1))}" + (":bp" if parts else ""))
 
 
 STREAM_K_TAIL = False
@@ -753,7 +787,8 @@ def wave_seconds(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | 
     """The wave rule's time of `c` (unswapped, unsplit) for M x N x K on `sms`
     multiprocessors of `tgt` (default sm_90a's): a tile's time is its 2 bm bn K' flops
     (K' = K's steps rounded up to whole trips of the ring, as the program runs them) at
-    the multiprocessor's rate (`sm_mma_flops_per_s`) times `c.efficiency`. Whole tiles:
+    the multiprocessor's rate (`sm_mma_flops_per_s`) times `c.efficiency`; with
+    `c.skip_padding` (whole tiles) K' is ceil(K / bk) steps. Whole tiles:
     ceil(tiles / sms) of them (clusters: groups over the resident clusters, as
     `stream_k_schedule` counts them). Stream-K (`c.stream_k`, `stream_k_schedule`): the full
     waves' tiles and the busiest block's `span` trips of the tail (a trip 1 / trips of a
@@ -764,7 +799,8 @@ def wave_seconds(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | 
     tile = 2 * c.bm * c.bn * trips * c.stages * c.bk / (tgt.sm_mma_flops_per_s * c.efficiency)
     tiles, trips, blocks, span, waves = stream_k_schedule(dataclasses.replace(c, stream_k=True), m, n, k, sms)
     if not c.stream_k:
-        return -(-tiles // blocks) * tile
+        steps = -(-k // c.bk) if c.skip_padding else trips * c.stages
+        return -(-tiles // blocks) * tile * steps / (trips * c.stages)
     tail = tiles - waves * blocks
     if not tail:
         return waves * tile
@@ -814,15 +850,34 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     return min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
 
 
-def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool) -> GemmConfig:
-    """The wave rule (the module docstring): the configuration of least
-    ceil(tiles / sms) * bm * bn / efficiency that fits the Target's shared memory."""
+def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, k: int | None = None,
+          b_kmajor: bool = False, past_decode: bool = False) -> GemmConfig:
+    """The wave rule (the module docstring): among the configurations of `CONFIGS`
+    (`FP8_CONFIGS`, `FP8_BLOCK_CONFIGS`) that fit the Target's shared memory, each in
+    2-block clusters where `with_cluster` takes them and with its stream-K tail where
+    `with_stream_k_tail` takes it (`past_decode`: `choose_config` past the decode
+    sizes), the one of least `wave_seconds`: whole rounds of its tiles over the blocks
+    that run at once (clusters: its groups over the resident clusters, `cluster_slots`),
+    each a tile's MMA work (K's steps rounded up to whole trips of the ring; K None: a K
+    of whole trips of every configuration's) at the multiprocessor's rate times the
+    tile's `efficiency`; ties to the
+    earlier. So every tile shape is weighed by the same facts (M, N, K, the
+    multiprocessors, the cluster slots), not per shape: 3000 x 5000 x 7000 (B's rows
+    16 mod 32 bytes) takes 128 x 192 in pairs (324 groups in 5 rounds of 66 clusters,
+    each 3/4 of the work, 110 K steps in 5 stages at 0.97, against 128 x 256's 240 in 4
+    rounds of 112 steps: 0.95 of its time), 4000^3 128 x 256 (512 tiles in 4 rounds;
+    128 x 192: 672 in 6), 2176^2 128 x 192 (204 tiles in 2 rounds, against 128 x 256's
+    153 in 2 and the pingpong's 289 in 3)."""
     best, best_cost = None, 0.0
-    for c in FP8_BLOCK_CONFIGS if block_scales else FP8_CONFIGS if fp8 else CONFIGS:
+    configs = FP8_BLOCK_CONFIGS if block_scales else FP8_CONFIGS if fp8 else CONFIGS
+    # K None: a K of whole trips of every configuration's ring, so none pays for padding
+    kk = math.lcm(*(c.bk * c.stages for c in configs)) if k is None else k
+    for c in configs:
         if c.smem_bytes() > tgt.smem_per_block:
             continue
-        tiles = -(-m // c.bm) * -(-n // c.bn)
-        cost = -(-tiles // sms) * c.bm * c.bn / c.efficiency
+        if past_decode:
+            c = with_stream_k_tail(with_cluster(c, m, n, k, sms, b_kmajor), m, n, k, sms, tgt)
+        cost = wave_seconds(c, m, n, kk, sms, tgt)
         if best is None or cost < best_cost:
             best, best_cost = c, cost
     if best is None:

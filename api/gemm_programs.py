@@ -544,7 +544,7 @@ def gemm_hopper_ws(
     block_scales: bool = False, swap_ab: bool = False, overlap_epilogue: bool = False, cp_async: str = "",
     partials: int = 2, fma_promote: bool = False, stream_k: bool = False, cluster: tuple[int, int] = (1, 1),
     serial: bool = False, rounds: int = 1, cluster_split: bool = False, box_parts: bool = False,
-    global_partials: bool = False,
+    global_partials: bool = False, skip_padding: bool = False, a_registers: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -669,6 +669,22 @@ def gemm_hopper_ws(
     B's boxes at most one 128-byte swizzle wide (a wider box is stored as panels of 128
     bytes, where a part of its rows is not one contiguous piece of the buffer). For operands whose rows are 16 mod 32 bytes (benchmarks/NOTES.md: the L2
     -> SM sectors, not the copy engine).
+
+    `skip_padding` (not with split-K, stream-K, block scales, pingpong, `overlap_epilogue`,
+    `cp_async` or `swap_ab`): the steps of a tile's last trip of the ring that lie wholly
+    past K (K's `ceil(K / bk)` steps rounded up to whole trips of `stages`, the K loop
+    being unrolled by them) load nothing and run no wgmma: the producer waits for the
+    stage's "empty" barrier and arrives on its "full" barrier expecting no bytes, the
+    consumers wait for it and hand the stage back, so every barrier's phases run on as
+    before. The last trip is peeled off the K loops (its skipped steps are static, K
+    being a constant). 3000 x 5000 x 7000 in steps of 64: 110 steps a tile instead of
+    112; 4000^3: 63 instead of 64.
+
+    `a_registers` (16-bit operands; not with block scales, `overlap_epilogue` or `swap_ab`):
+    each K step's A tile is loaded once from its stage into registers (`layout.load` in
+    the wgmma's A operand layout, `#layout.dot_op<opIdx = 0, kWidth = 2>`: `ldmatrix`),
+    and every column chunk's wgmma takes A from them (`wgmma ... RS`) instead of reading
+    it from shared memory again: 1 A read of the stage a step instead of one per chunk.
 
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
     run-time M the persistent grid is min(`persistent`, tiles) computed at launch.
@@ -862,6 +878,13 @@ def gemm_hopper_ws(
     if stream_k and (not persistent or split_k > 1 or block_scales or pingpong or overlap_epilogue):
         raise ValueError("gemm_hopper_ws: stream_k needs persistent, without split_k, block_scales, pingpong or "
                          "overlap_epilogue")
+    if a_registers and (block_scales or overlap_epilogue or swap_ab or dtype in FP8_DTYPES):
+        raise ValueError("gemm_hopper_ws: a_registers is for 16-bit operands, not with block_scales, "
+                         "overlap_epilogue or swap_ab")
+    if skip_padding and (split_k > 1 or stream_k or block_scales or pingpong or overlap_epilogue or cp_async
+                         or swap_ab):
+        raise ValueError("gemm_hopper_ws: skip_padding is not for split_k, stream_k, block_scales, pingpong, "
+                         "overlap_epilogue, cp_async or swap_ab")
     cm, cn = cluster
     size = cm * cn
     if cm < 1 or cn < 1 or size not in CLUSTER_SIZES or (size > 1 and (
@@ -897,6 +920,10 @@ def gemm_hopper_ws(
     p = g.p
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages * rounds))}
     o[0] = g.c0
+    # the steps of the last trip wholly past K, skipped (`skip_padding`): the K loops stop a
+    # trip early and their last trip is written after them, its last `pad` steps empty
+    pad = g.nk_steps - _cdiv(k, bk) if skip_padding else 0
+    g.nk_main = p.constant(g.nk_steps - stages).named("nkmain") if pad else None
     with _launch(g, m, n, bm, bn, 128 * (wgs + 1), group, nprog, split_k, stages if stream_k else 0, cluster,
                  cluster_split):
 
@@ -1151,7 +1178,41 @@ def gemm_hopper_ws(
                 carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
                     Value(p, g.scale0.ssa)] + [Value(p, g.sb0.ssa) for _ in range(nch)]
             kfrom, kto = (g.kfirst, g.klast) if stream_k else (g.cs if overlap_epilogue else g.c0, g.nk)
+            if pad:  # the last trip after the loop
+                kto = g.nk_main
             trip = g.cs if rounds == 1 else p.constant(stages * rounds).named("ctrip")
+
+            def plain_trip(phase, later, steps: int) -> None:
+                """A trip of the K loop without block scales: `steps` steps (the rest, past
+                K, wait for their stage and hand it back), each stage handed back a step
+                later; the previous trip's last stage at the first step where `later`
+                (a Value, or a Python bool where the trip's place is known)."""
+                for s in range(stages):
+                    p.mbarrier_wait(full[s], phase)
+                    # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
+                    sync = s == stages - 1 and turn is not None and handover == "issue"
+                    src = sa[s]
+                    if a_registers and s < steps:  # A once into registers for every chunk's wgmma
+                        from tilec.dialects.mma import DotOperandLayout
+
+                        src = p.load(sa[s], DotOperandLayout(0, g.mma, 2)).named(f"ar{s}")
+                    for a, b in zip(accs if s < steps else [], sb[s]):
+                        if sync:
+                            a.assign(p.mma(src, b, a).named(f"acc{s + 1}"))
+                            continue
+                        d = p.mma(src, b, a, is_async=True).named(f"d{s + 1}")
+                        a.assign(p.mma_wait(d, pending=1)[0].named(f"acc{s + 1}"))
+                    if s == steps:  # the last step's wgmma have read its stage before it is handed back
+                        for a, w in zip(accs, p.mma_wait(*(a.named("inflight") for a in accs), pending=0)):
+                            a.assign(w)
+                    if s:
+                        release(s - 1)
+                    elif later is True:
+                        release(stages - 1)
+                    elif later is not False:
+                        with p.if_(later):
+                            release(stages - 1)
+
             with p.range(kfrom, kto, trip, carry=carry) as i:
                 i.named("i")
                 for a in accs:
@@ -1165,27 +1226,15 @@ def gemm_hopper_ws(
                                                              g.c2).named(f"phase{r}") for r in range(1, rounds)])
                 else:
                     # the previous trip's last stage is handed back here (`first_round` hands its own)
-                    later = i.ne(kfrom).named("later")
-                    for s in range(stages):
-                        p.mbarrier_wait(full[s], phase)
-                        # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
-                        sync = s == stages - 1 and turn is not None and handover == "issue"
-                        for a, b in zip(accs, sb[s]):
-                            if sync:
-                                a.assign(p.mma(sa[s], b, a).named(f"acc{s + 1}"))
-                                continue
-                            d = p.mma(sa[s], b, a, is_async=True).named(f"d{s + 1}")
-                            a.assign(p.mma_wait(d, pending=1)[0].named(f"acc{s + 1}"))
-                        if s:
-                            release(s - 1)
-                        else:
-                            with p.if_(later):
-                                release(stages - 1)
+                    plain_trip(phase, i.ne(kfrom).named("later"), stages)
                 if turn is not None and handover == "issue":
                     # the K loop's last wait on a full barrier is past: the other consumer's turn
                     lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
                     with p.if_(i.eq(lasti).named("islast")):
                         p.mbarrier_arrive(turns[1 - turn])
+            if pad:  # the last trip, its steps past K skipped
+                rnd = p.divui(kall(g.nk_main), g.cs).named("round")
+                plain_trip(p.remui(rnd, g.c2).named("phase"), g.nk_steps > stages, stages - pad)
             if block_scales and partials == 2:  # (each trip waits for its wgmma and hands its stages back)
                 # the last step's partials (with one partial, each step was promoted in its trip)
                 promote(accs, carry[nch:2 * nch], carry[2 * nch:])
@@ -1351,37 +1400,49 @@ def gemm_hopper_ws(
                     p.tile(sb[s][box], [pc, g.c0], [bk // parts, bc]).named(f"sbp{s}"))
 
         def producer() -> None:
-            with p.range(g.kfirst if stream_k else g.c0, g.klast if stream_k else g.nk, g.cs) as i:
+            kto = g.klast if stream_k else g.nk_main if pad else g.nk
+            with p.range(g.kfirst if stream_k else g.c0, kto, g.cs) as i:
                 i.named("i")
-                rnd = p.divui(kall(i), g.cs).named("round")
-                first = rnd.eq(g.c0).named("first")
-                ephase = p.remui((rnd - g.c1).named("prev"), g.c2).named("ephase")
-                for s in range(stages):
-                    kt = (i + o[s]).named(f"kt{s}")
-                    if split_k > 1:
-                        kt = (kt + g.kbase).named(f"ks{s}")
-                    _, otherwise = p.if_else(first)
-                    with otherwise:
-                        p.mbarrier_wait(empty[s], ephase)
-                    tx = g.eb * (bm * ("a" not in cp_async) + bn * ("b" not in cp_async)) * bk
-                    p.mbarrier_arrive(full[s], tx=tx or None)
-                    ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
-                    tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
-                    if cn == 1:
-                        (p.cp_async_load if "a" in cp_async else p.tma_load)(ta, sa[s], full[s])
-                    if size > 1:  # each rank its share of the stage's boxes, multicast (`cluster_loads`)
-                        for r, loads in enumerate(cluster_loads(cm, cn, s, nch, box_parts)):
-                            if loads:
-                                with p.if_(g.crank.eq(g.crs[r]).named("myhalf")):
-                                    for box, part, mask in loads:
-                                        tb, b = (ta, sa[s]) if box < 0 else (tbs[box], sb[s][box])
-                                        if part >= 0:
-                                            tb, b = box_part(box, part, kt, s)
-                                        p.tma_load(tb, b, full[s], multicast=mask)
-                        if cm > 1:
-                            continue
-                    for tb, b in zip(tbs, sb[s]):
-                        (p.cp_async_load if "b" in cp_async else p.tma_load)(tb, b, full[s])
+                producer_trip(i, stages)
+            if pad:  # the last trip, its steps past K skipped
+                producer_trip(g.nk_main, stages - pad)
+
+        def producer_trip(i, steps: int) -> None:
+            """A trip of the producer's loop from step `i`: its first `steps` steps load
+            their stage; the rest (past K, `skip_padding`) only wait for their stage and
+            arrive on its "full" barrier, expecting no bytes."""
+            rnd = p.divui(kall(i), g.cs).named("round")
+            first = rnd.eq(g.c0).named("first")
+            ephase = p.remui((rnd - g.c1).named("prev"), g.c2).named("ephase")
+            for s in range(stages):
+                kt = (i + o[s]).named(f"kt{s}")
+                if split_k > 1:
+                    kt = (kt + g.kbase).named(f"ks{s}")
+                _, otherwise = p.if_else(first)
+                with otherwise:
+                    p.mbarrier_wait(empty[s], ephase)
+                if s >= steps:
+                    p.mbarrier_arrive(full[s])
+                    continue
+                tx = g.eb * (bm * ("a" not in cp_async) + bn * ("b" not in cp_async)) * bk
+                p.mbarrier_arrive(full[s], tx=tx or None)
+                ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
+                tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
+                if cn == 1:
+                    (p.cp_async_load if "a" in cp_async else p.tma_load)(ta, sa[s], full[s])
+                if size > 1:  # each rank its share of the stage's boxes, multicast (`cluster_loads`)
+                    for r, loads in enumerate(cluster_loads(cm, cn, s, nch, box_parts)):
+                        if loads:
+                            with p.if_(g.crank.eq(g.crs[r]).named("myhalf")):
+                                for box, part, mask in loads:
+                                    tb, b = (ta, sa[s]) if box < 0 else (tbs[box], sb[s][box])
+                                    if part >= 0:
+                                        tb, b = box_part(box, part, kt, s)
+                                    p.tma_load(tb, b, full[s], multicast=mask)
+                    if cm > 1:
+                        continue
+                for tb, b in zip(tbs, sb[s]):
+                    (p.cp_async_load if "b" in cp_async else p.tma_load)(tb, b, full[s])
 
         roles = p.warp_specialize([1, 1, 1] if pingpong else [wgs, 1])
         for c, role in enumerate(roles[:-1]):

@@ -453,8 +453,10 @@ def parse_config(name: str):
     both loaded by cp.async, `gemm_hopper_ws(cp_async=...)`; without: the TMA), `cl<CM>` /
     `cl<CM>x<CN>` (clusters of CM block rows sharing B by CN block columns sharing A,
     `GemmConfig.cluster`; `cl1`: none), `bp` (with a cluster, each block its part of every
-    shared box: `GemmConfig.box_parts`), `g<G>` (grouped
-    order of G block rows, `GemmConfig.group`) (those four and `sk` also after a name of
+    shared box: `GemmConfig.box_parts`), `sp` (the steps of the last trip past K skipped:
+    `GemmConfig.skip_padding`), `ar` (A through registers for every chunk's wgmma:
+    `GemmConfig.a_registers`), `g<G>` (grouped
+    order of G block rows, `GemmConfig.group`) (those four, `sk`, `sp` and `ar` also after a name of
     `CONFIGS`: `128x256x64:4:c128:ov:cpb`, `128x256x64:4:c128:cl2:g16`, `128x256x64:4:c128:sk`),
     `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
     wins), `sk` (stream-K: `GemmConfig.stream_k`), `ser` / `noser` (split-K
@@ -475,12 +477,13 @@ def parse_config(name: str):
         flags = name[len(c.name) + 1:].split(":")
         groups = [int(f[1:]) for f in flags if re.fullmatch(r"g\d+", f)]
         clusters = [_cluster(f) for f in flags if _cluster(f)]
-        if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "sk"}
+        if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "sk", "sp", "ar"}
                                                  or re.fullmatch(r"g\d+", f) or _cluster(f) for f in flags):
             cp = next((f[2:] for f in flags if f.startswith("cp")), "")
             return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp, stream_k="sk" in flags,
                                        cluster=clusters[-1] if clusters else (1, 1), box_parts="bp" in flags,
-                                       group=groups[-1] if groups else c.group)
+                                       group=groups[-1] if groups else c.group, skip_padding="sp" in flags,
+                                       a_registers="ar" in flags)
     fp8, block = name.startswith(("f8:", "f8b:")), name.startswith("f8b:")
     head, stages, *flags = name.split(":", 1)[1].split(":") if fp8 else name.split(":")
     bm, bn, bk = (int(x) for x in head.split("x"))
@@ -510,6 +513,10 @@ def parse_config(name: str):
             kw["cluster"] = _cluster(f)
         elif f == "bp":
             kw["box_parts"] = True
+        elif f == "sp":
+            kw["skip_padding"] = True
+        elif f == "ar":
+            kw["a_registers"] = True
         elif m := re.fullmatch(r"g(\d+)", f):
             kw["group"] = int(m.group(1))
         elif m := re.fullmatch(r"r(\d+)", f):
@@ -527,8 +534,7 @@ def parse_config(name: str):
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ov, nov, cpa, cpb, "
-                             "cpab, "
-                             "cl<CM>[x<CN>], bp, part1 or fma")
+                             "cpab, cl<CM>[x<CN>], bp, sp, ar, part1 or fma")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)

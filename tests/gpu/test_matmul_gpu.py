@@ -209,7 +209,7 @@ def test_one_kernel_serves_every_m():
     assert gemm._kernels == before
 
 
-@pytest.mark.parametrize("index", [0, 1, 2])
+@pytest.mark.parametrize("index", [0, 1, 2, 3])
 def test_every_configuration_runs(index, monkeypatch):
     """Each configuration of `CONFIGS`, forced, on a ragged shape with bias + SiLU +
     residual."""
@@ -220,6 +220,45 @@ def test_every_configuration_runs(index, monkeypatch):
     monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
     monkeypatch.setattr(gemm, "_fast", {})  # the same structure forced to another configuration: prepared afresh
     _check(torch, 200, 1000, 776, bias=True, activation="silu", residual=True)
+
+
+@pytest.mark.parametrize("cluster", [(1, 1), (2, 1)])
+@pytest.mark.parametrize(("m", "n", "k"), [(3000, 5000, 7000), (300, 1096, 776), (72, 1000, 776), (1000, 392, 1024)])
+def test_192_column_tile(cluster, m, n, k, monkeypatch):
+    """The 128 x 192 tile (`128x192x64:5:c64`, three chunks of 64), forced, alone or in
+    pairs sharing B, the widest epilogue: the rule's 3000 x 5000 x 7000, rows 16 mod 32
+    bytes with block rows past M (300) and a last block column of 136 (1096), fewer
+    tiles than blocks (72), a last column chunk of 8 (392)."""
+    torch = _torch()
+    from dataclasses import replace
+
+    from tilec import gemm
+
+    tile = next(c for c in gemm.CONFIGS if c.bn == 192)
+    config = replace(tile, cluster=cluster, box_parts=cluster != (1, 1),  # 5 stages of 3 boxes: halves
+                     name=f"{tile.name}:{gemm.cluster_name(cluster)}")
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True)
+
+
+@pytest.mark.parametrize(("index", "cluster"), [(0, (1, 1)), (0, (2, 1)), (1, (2, 1))])
+@pytest.mark.parametrize(("m", "n", "k"), [(3000, 5000, 7000), (300, 1096, 840), (1000, 392, 72)])
+def test_skip_padding(index, cluster, m, n, k, monkeypatch):
+    """The steps of the last trip past K skipped (`GemmConfig.skip_padding`), forced on
+    the 128 x 256 and 128 x 192 tiles, alone or in pairs, the widest epilogue: 110 K
+    steps of 64 in trips of 4, 14 (rows 16 mod 32 bytes), 2 (one trip)."""
+    torch = _torch()
+    from dataclasses import replace
+
+    from tilec import gemm
+
+    tile = gemm.CONFIGS[index]
+    config = replace(tile, cluster=cluster, skip_padding=True, box_parts=cluster != (1, 1) and tile.bn == 192,
+                     name=f"{tile.name}:{gemm.cluster_name(cluster)}:sp")
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True)
 
 
 def test_resident_clusters_fit_the_multiprocessors():

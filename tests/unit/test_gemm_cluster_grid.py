@@ -161,12 +161,14 @@ def test_what_the_clusters_cannot_take_is_refused(kw):
 
 
 @pytest.mark.parametrize("m,n,k,sms,expected", [
-    (3000, 5000, 7000, 132, "128x256x64:4:c128:cl2"),  # both rows 16 mod 32 bytes: pairs sharing B
-    (3000, 5000, 7040, 132, "128x256x64:4:c128:cl2"),  # B's alone
-    (3000, 5056, 7000, 132, "128x256x64:4:c128"),  # A's alone: every cluster measured slower than none
-    (3000, 5008, 7008, 132, "128x256x64:4:c128"),  # 32-byte rows: measured slower with clusters
+    # (the wave rule's tile at 3000 x N is 128 x 192 in 5 stages: tests/unit/test_gemm_wave_tiles.py;
+    # its 5 stages of 3 chunks pair with box parts)
+    (3000, 5000, 7000, 132, "128x192x64:5:c64:cl2:bp"),  # both rows 16 mod 32 bytes: pairs sharing B
+    (3000, 5000, 7040, 132, "128x192x64:5:c64:cl2:bp"),  # B's alone
+    (3000, 5056, 7000, 132, "128x192x64:5:c64"),  # A's alone: every cluster measured slower than none
+    (3000, 5008, 7008, 132, "128x192x64:5:c64"),  # 32-byte rows: measured slower with clusters
     (4000, 4000, 4000, 132, "128x256x64:4:c128"),
-    (3000, 5000, 7000, 133, "128x256x64:4:c128:cl2"),  # an odd count: 66 pairs' blocks
+    (3000, 5000, 7000, 133, "128x192x64:5:c64:cl2:bp"),  # an odd count: 66 pairs' blocks
     (129, 5000, 7000, 132, "128x128x64:4:pp"),  # the wave rule's pingpong tile: not paired
 ])
 def test_the_rule_pairs_blocks_sharing_b_where_its_rows_start_mid_sector(m, n, k, sms, expected):

@@ -1,0 +1,142 @@
+"""The 128 x 192 tile of `tilec.gemm.CONFIGS` (`128x192x64:5:c64`: three column chunks
+of 64, wgmma's N a power of two) and the wave rule that weighs it against 128 x 256 by
+whole rounds of tiles (`choose_config`, `wave_seconds`): on the reference executor at
+odd shapes against float64, before and after the default pipeline, output poisoned
+(block rows and columns past M and N, K past its steps, a run-time M at several M,
+bias + SiLU + residual, alone and in pairs sharing B); NVRTC + ptxas without spills at
+3000 x 5000 x 7000; and the rule's choice at the model table's shapes (the same as
+before the tile, or the 192-column tile where its rounds are fewer tile-times at its
+measured efficiency)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from helpers.nvrtc import compile_sm90_or_skip
+from test_matmul import _check, _operands, _run
+
+from tilec import gemm
+from tilec.compiler.pipeline import emit, run_pipeline
+from tilec.gemm_programs import Epilogue, gemm_hopper_ws
+
+TILE = next(c for c in gemm.CONFIGS if c.bn == 192)
+EPILOGUE = Epilogue(bias=True, activation="silu", residual=True)
+
+
+def _kwargs(cluster: tuple[int, int] = (1, 1), persistent: int = 4) -> dict:
+    """The configuration's generator keywords at 2 stages (the executor's time), over
+    `persistent` blocks."""
+    c = dataclasses.replace(TILE, stages=2, cluster=cluster)
+    return {**c.kwargs(persistent), "persistent": persistent}
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+@pytest.mark.parametrize("cluster", [(1, 1), (2, 1)])
+def test_the_192_column_tile_at_odd_shapes(level, cluster):
+    """136 x 392 x 200: 2 block rows (the second 8 rows; in pairs: one pair), 3 block
+    columns (the last 8 wide: one chunk of 8 columns, two wholly past N), 4 K steps of
+    64 (the last 8 deep), the epilogue; a static M."""
+    m, n, k = 136, 392, 200
+    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **_kwargs(cluster))
+    if level == "lowered":
+        run_pipeline(module, "default")
+    ops = _operands(m, n, k, EPILOGUE, seed=n)
+    _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
+
+
+@pytest.mark.parametrize("cluster", [(1, 1), (2, 1)])
+def test_one_192_column_program_serves_every_m(cluster):
+    """A run-time M (the grid from it) at M = 8, 200, after the pipeline."""
+    n, k = 200, 72
+    module = gemm_hopper_ws(None, n, k, epilogue=EPILOGUE, **_kwargs(cluster, persistent=2))
+    run_pipeline(module, "default")
+    for m in (8, 200):
+        ops = _operands(m, n, k, EPILOGUE, seed=m)
+        _check(_run(module, m, n, EPILOGUE, ops), ops, EPILOGUE)
+
+
+@pytest.mark.parametrize("cluster", [(1, 1), (2, 1)])
+def test_the_192_column_kernel_compiles_without_spills(cluster):
+    """3000 x 5000 x 7000's kernel (run-time M, 32-bit offsets, bias + SiLU + residual):
+    NVRTC + ptxas for sm_90a without spills."""
+    from tilec.runtime.nvrtc import resource_usage
+
+    config = dataclasses.replace(TILE, cluster=cluster, box_parts=cluster != (1, 1))  # 5 stages of 3 boxes
+    key = gemm.MatmulKey(config, 5000, 7000, "bf16", EPILOGUE, 132, False, gemm.index_bits(3000, 5000, 7000, config))
+    module = gemm.matmul_program(key)
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    assert cuda.count("wgmma.mma_async.sync.aligned.m64n64k16") > 0
+    (usage,) = resource_usage(compile_sm90_or_skip(cuda)).values()
+    assert usage.spill_stores == 0 and usage.spill_loads == 0
+
+
+@pytest.mark.parametrize("m,n,k,b_kmajor,expected", [
+    # 17 x 12 = 204 tiles of 128 x 192 in 2 rounds (1.5 / 0.91) against 17 x 9 = 153 of
+    # 128 x 256 in 2 and 17 x 17 = 289 of the pingpong's 128 x 128 in 3 (1.5 / 0.85); K 34 steps
+    (2176, 2176, 2176, False, "128x192x64:5:c64"),
+    # 24 x 20 = 480 tiles of 128 x 256 (pairs: 240 groups, 4 rounds of 66 clusters, 112 K
+    # steps) against 24 x 27 = 648 of 128 x 192 (324 groups, 5 rounds, each 3/4 of the work,
+    # 110 steps in 5 stages, at 0.97; 5 stages of 3 chunks: the pair's halves of every box)
+    (3000, 5000, 7000, False, "128x192x64:5:c64:cl2:bp"),
+    (3000, 5008, 7008, False, "128x192x64:5:c64"),  # 32-byte rows: no pairs, the same rounds
+    # the model table's aligned shapes keep 128 x 256
+    (4000, 4000, 4000, False, "128x256x64:4:c128"),  # 512 tiles in 4 rounds; 672 of 128 x 192 in 6
+    (4096, 4096, 4096, False, "128x256x64:4:c128"),
+    (8192, 8192, 8192, False, "128x256x64:4:c128"),  # 16 rounds; 21 of 3/4: 15.75 / 0.91
+    (2048, 6144, 4096, True, "128x256x64:4:c128"),   # 3 rounds; 4 of 3/4
+    (8192, 6144, 4096, True, "128x256x64:4:c128"),
+    (2048, 4096, 4096, True, "128x256x64:4:c128"),
+    (8192, 4096, 4096, True, "128x256x64:4:c128"),
+    (2048, 28672, 4096, True, "128x256x64:4:c128"),
+    (8192, 28672, 4096, True, "128x256x64:4:c128"),  # 55 rounds; 73 of 3/4: 54.75 / 0.91
+    (2048, 4096, 14336, True, "128x256x64:4:c128"),
+    (8192, 4096, 14336, True, "128x256x64:4:c128"),
+])
+def test_the_wave_rule_weighs_whole_rounds_of_each_tile(m, n, k, b_kmajor, expected):
+    assert gemm.choose_config(m, n, 132, k=k, b_kmajor=b_kmajor).name == expected
+
+
+def test_the_rule_reads_the_tiles_efficiency(monkeypatch):
+    """Below an efficiency of 3.75 x 110 / (4 x 112) = 0.92 the 192-column tile's 5 rounds
+    cost more than 128 x 256's 4 at 3000 x 5000 x 7000 (in pairs: 324 groups over 66
+    clusters against 240)."""
+    slow = tuple(dataclasses.replace(c, efficiency=0.91) if c is TILE else c for c in gemm.CONFIGS)
+    monkeypatch.setattr(gemm, "CONFIGS", slow)
+    assert gemm.choose_config(3000, 5000, 132, k=7000).name == "128x256x64:4:c128:cl2"
+    assert gemm.choose_config(3000, 5008, 132, k=7008).name == "128x256x64:4:c128"
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+def test_a_in_registers_for_every_chunk(level):
+    """`a_registers`: each step's A loaded once into registers (ldmatrix) for the three
+    chunks' wgmma, at the odd shape above, alone; the 3000 x 5000 x 7000 kernel in pairs
+    (4 stages) compiles without spills, its A through ldmatrix."""
+    m, n, k = 136, 392, 200
+    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, a_registers=True, **_kwargs())
+    if level == "lowered":
+        run_pipeline(module, "default")
+        assert "cuda.ldmatrix" in str(module)
+    ops = _operands(m, n, k, EPILOGUE, seed=n)
+    _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
+
+
+def test_a_in_registers_compiles_without_spills():
+    from tilec.runtime.nvrtc import resource_usage
+
+    # in 4 stages, as measured (5 stages with box parts and the epilogue spill 72 bytes)
+    config = dataclasses.replace(TILE, stages=4, cluster=(2, 1), a_registers=True)
+    key = gemm.MatmulKey(config, 5000, 7000, "bf16", EPILOGUE, 132, False, 32)
+    module = gemm.matmul_program(key)
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    assert "ldmatrix" in cuda
+    (usage,) = resource_usage(compile_sm90_or_skip(cuda)).values()
+    assert usage.spill_stores == 0 and usage.spill_loads == 0
+
+
+@pytest.mark.parametrize("kw", [{"dtype": "f8E4M3FN", "b_kmajor": True}, {"overlap_epilogue": True}])
+def test_a_in_registers_refuses_what_it_does_not_do(kw):
+    with pytest.raises(ValueError, match="a_registers"):
+        gemm_hopper_ws(136, 400, 256, a_registers=True, **{**_kwargs(), **kw})
