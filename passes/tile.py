@@ -252,6 +252,8 @@ class TilePass(ModulePass):
         if copy.strategy is not None and copy.strategy.kind == "box":
             self._box(copy)
             return
+        for operand in (copy.source, copy.dest):
+            pin_exact_extents(operand)
         st: TensorViewType = copy.source.type
         dt: TensorViewType = copy.dest.type
         for t, what in ((st, "source"), (dt, "destination")):
@@ -550,6 +552,48 @@ def dst_memory_order(dl: cute.Layout) -> list[int]:
     ms = views.modes(dl)
     rest = sorted(order[1:], key=lambda k: (_min_stride(ms[k]), -k))
     return head + rest
+
+
+def pin_exact_extents(view: SSAValue) -> None:
+    """Where `view` is a `layout.view` of a pointer, used only by one op, that promises
+    a dynamic extent exactly (`at_most = B` and `divisible` a multiple of B: the value
+    is B), replace it by the view whose layout has B there, without that operand and its
+    promises. `tilec.copy_` states the short extents of its key so
+    (api/copy_program.py); a static extent is what a `tilec.Program` of the same views
+    has, and what the tile counts, the grid and the masks are computed from: where such
+    an extent stayed a run-time value the NHWC->NCHW f16 kernel tested it in every
+    tile's mask and divided its block id by run-time tile counts (328 SASS instructions
+    against the Program's 240)."""
+    root = view.owner
+    if not isinstance(root, ViewOp) or not isinstance(root.source.type, PtrType) or len(list(view.uses)) != 1:
+        return
+    t: TensorViewType = view.type
+    if not isinstance(t.layout, CuteLayoutAttr):
+        return
+    lay = t.cute_layout
+    shape = list(cute.flatten(lay.shape))
+    bounds, divs = root.bounds(), root.divisors()
+    keep: list[int] = []
+    i = 0
+    for k, n in enumerate(shape):
+        if n is not DYN:
+            continue
+        b = bounds[i]
+        if b and divs[i] % b == 0:
+            shape[k] = b
+        else:
+            keep.append(i)
+        i += 1
+    if len(keep) == i:
+        return
+    keep += list(range(i, len(root.dynamic)))  # the strides' operands stay
+    new_lay = cute.Layout(cute.unflatten(shape, lay.shape), lay.stride)
+    new = ViewOp(root.source, TensorViewType(t.element_type, new_lay, "gmem"),
+                 [root.dynamic[j] for j in keep],
+                 divisible=[divs[j] for j in keep] if root.divisible is not None and keep else None,
+                 at_most=[bounds[j] for j in keep] if root.at_most is not None and keep else None)
+    new.result.name_hint = view.name_hint
+    Rewriter.replace_op(root, new)
 
 
 def known_extents(copy: CopyOp, extents: Sequence) -> tuple:
