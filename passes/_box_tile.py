@@ -146,6 +146,18 @@ its runs, took 88 registers otherwise (one block of 512 a multiprocessor)."""
 UNROLL = 4
 """Whole source chunks a thread stages per trip of phase 1's main loop (loads in
 flight per thread where they pass through registers)."""
+BOX_LANES = 0
+"""How a `flat` or `rows` box's phase 2 places the lanes of a warp (the `tile` option
+`box_lanes`): 0, on consecutive work items (`flat`: the chunks of one destination run,
+then the next run's; `rows`: the chunk residues mod `n_D` of one run, then the next
+run's); N (a power of two up to 32), N lanes on N consecutive chunks (`flat`) or chunk
+residues (`rows`) of one destination run and the warp's `32 / N` groups on consecutive
+runs. A warp's box reads then fall `n_W` bytes and a residue apart across the groups
+(runs `q` are bytes `q` of each step), not only `16 n_W` bytes apart along one run (a
+multiple of 16 bytes: at most 8 distinct 4-byte bank groups, 4-way bank conflicts or
+more): modelled (`dev/experiments/box_banks.py`) for box flat bool 19 x 38647519, 3.75
+wavefronts a load with 0, 1.0 with 8; box rows int8 37 x 17, 3.0 with 0, 1.9 with 4.
+Each group's stores stay whole: N 16-byte chunks of one run. Not yet measured on a GPU."""
 BOX_STAGES = ("async", "registers")
 """How phase 1 moves a source run's whole chunks into the box: `async`, one
 `layout.copy_chunk_async` each (`cp.async`: global to shared memory without a
@@ -394,11 +406,12 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                threads: int = BOX_THREADS, stage: str = "async", tiles_run: int = TILES_RUN_BYTES,
                tiles_lanes: int = TILES_LANES, tiles_grain: int = TILES_GRAIN,
                tiles_stage: int = TILES_STAGE, tiles_depth: int = TILES_DEPTH,
-               tiles_blocks: int | None = None) -> list[Operation]:
+               tiles_blocks: int | None = None, lanes: int = BOX_LANES) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
-    as `stage` says (`BOX_STAGES`); the caller puts them in the copy's place. `facts`
-    must fit (`_copy_cost.box_flavour` gives `flavour`)."""
+    as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
+    says (`BOX_LANES`); the caller puts them in the copy's place. `facts` must fit
+    (`_copy_cost.box_flavour` gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks)
@@ -576,6 +589,35 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         with k.when(k.cmp("slt", cs, de)):
             k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, ds, de, cs, addrs)
 
+    @contextmanager
+    def work_items(nq: int, per: int) -> Iterator[tuple[SSAValue, SSAValue]]:
+        """The body of phase 2's loop over the `nq x per` work items (destination run q,
+        item j of the run) a thread takes: with `lanes` 0, items `tid`, `tid + threads`,
+        ... of the row-major order; with N lanes, the warp's lane `l` takes item
+        `(g / njg) (32 / N) + l / N`, `(g mod njg) N + l mod N` of each warp unit `g`
+        (`njg` = ceil(per / N) units along the items), the items past `nq` runs skipped."""
+        if not lanes:
+            with k.loop(tid, c(nq * per), cthreads) as idx:
+                q = k.divui(idx, c(per))
+                yield q, (k.remui(idx, c(per)) if flavour == "rows" else k.subi(idx, k.muli(q, cd)))
+            return
+        groups = 32 // lanes
+        njg = -(-per // lanes)
+        units = -(-nq // groups) * njg
+        lane = k.andi(tid, c(31))
+        q_lo, j_lo = k.divui(lane, c(lanes)), k.remui(lane, c(lanes))
+        with k.loop(tid, c(units * 32), cthreads) as idx:
+            g = k.divui(idx, c(32))
+            q = k.addi(k.muli(k.divui(g, c(njg)), c(groups)), q_lo)
+            j = k.addi(k.muli(k.remui(g, c(njg)), c(lanes)), j_lo)
+            inside = k.cmp("ult", q, c(nq))
+            if per % lanes:
+                inside = k.andi(inside, k.cmp("ult", j, c(per)))
+            with k.when(inside):
+                # clamped (a no-op where inside): a skipped item's values stay those of
+                # an item (the reference executor computes them, and checks their width)
+                yield k.add(arith.MinUIOp(q, c(nq - 1))), (k.add(arith.MinUIOp(j, c(per - 1))) if per % lanes else j)
+
     if flavour == "rows":
         # rows: byte p of run q lies at slot p / n_D, byte q + n_W (p mod n_D), the
         # slot's residue mod 16 added; chunk j + n_D (16 n_D bytes on: 16 slots on,
@@ -586,8 +628,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         # after adds 16 PB m to them
         trips = (full_len + 2 * CHUNK - 2) // CHUNK
         per = nd  # type: ignore[assignment]
-        with k.loop(tid, c(nw * per), cthreads) as pair:  # type: ignore[operator]
-            q, j = k.divui(pair, c(per)), k.remui(pair, c(per))
+        with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
             ds = stepped(dorig, q, dsw)
             de = k.addi(ds, dlen)
             base = k.andi(ds, cm16)
@@ -604,9 +645,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 off = k.muli(m, c(CHUNK * pb))
                 store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
     elif flavour != "cols":
-        with k.loop(tid, k.muli(druns, cd), cthreads) as idx:
-            q = k.divui(idx, cd)
-            ci16 = k.muli(k.subi(idx, k.muli(q, cd)), c16)
+        with work_items(nw, (full_len + 2 * CHUNK - 2) // CHUNK) as (q, ci):  # type: ignore[arg-type]
+            ci16 = k.muli(ci, c16)
             ds = stepped(dorig, q, dsw)
             cs = k.addi(k.andi(ds, cm16), ci16)
             store_chunk(q, ds, k.addi(ds, dlen), cs, lambda: chunk_addrs(q, k.subi(cs, ds)))

@@ -173,6 +173,26 @@ def test_box_copies_staged_through_registers_match_numpy(routes, nvrtc_available
     assert sources and not any("tilec_cp_async<16>" in text for text in sources)
 
 
+@pytest.mark.parametrize("lanes", [1, 4, 8, 16, 32])
+def test_box_copies_with_lanes_along_runs_match_numpy(routes, lanes, nvrtc_available):
+    # the `tile` option box_lanes=N (`flat` and `rows` phase 2: N lanes on one run's
+    # chunks or chunk residues, 32 / N runs a warp, the items past the last run
+    # skipped), through copy_'s routes, a small box (many blocks, runs split across
+    # them): the kernel on the reference executor writes every destination element
+    # once, exactly, and nothing around it
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_lanes=lanes, box_smem=2048)
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    for src, base, view, _strategy in _cases(np.random.default_rng(lanes)):
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=True)
+        assert np.array_equal(base, want)
+    sources = [e.kernel.source for e in kernels._entries.values()]
+    assert sources and all("tilec_cp_async<16>" in text for text in sources)
+
+
 def test_box_copies_of_bool_and_uint8_match_numpy():
     rng = np.random.default_rng(3)
     for dtype in ("bool", "uint8"):
