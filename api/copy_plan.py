@@ -427,6 +427,13 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     return CopyPlan(bkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, (smis // e, dmis // e))
 
 
+def plan_facts(plan: CopyPlan):
+    """The facts of a planned copy's own numbers (its merged extents and strides, the
+    key's alignments; passes/_copy_cost.CopyFacts), for the cost model's estimates of
+    it (`_copy_cost.dram_share`)."""
+    return _numbers_facts(plan.key, plan.extents, plan.src_strides, plan.dst_strides)
+
+
 def _numbers_facts(key: CopyKey, ns, ss, ds, smis: int | None = None, dmis: int | None = None):
     """The facts the `copy-strategy` pass reads (passes/_copy_cost.py), of the copy's
     own numbers: the key's alignments, the misalignments where given."""
