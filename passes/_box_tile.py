@@ -156,7 +156,8 @@ runs. A warp's box reads then fall `n_W` bytes and a residue apart across the gr
 (runs `q` are bytes `q` of each step), not only `16 n_W` bytes apart along one run (a
 multiple of 16 bytes: at most 8 distinct 4-byte bank groups, 4-way bank conflicts or
 more): modelled (`dev/experiments/box_banks.py`) for box flat bool 19 x 38647519, 3.75
-wavefronts a load with 0, 1.0 with 8; box rows int8 37 x 17, 3.0 with 0, 1.9 with 4.
+wavefronts a load with 0, 1.0 with 8; box rows int8 37 x 17 in 1691 steps, 3.75 with 0,
+2.3 with 2, 2.6 with 4 (its items: 37 runs x 17 residues).
 Each group's stores stay whole: N 16-byte chunks of one run. Not yet measured on a GPU."""
 BOX_STAGES = ("async", "registers")
 """How phase 1 moves a source run's whole chunks into the box: `async`, one

@@ -58,16 +58,16 @@ def flat(nw: int = 19, nd: int = 38647519, smem: int = 40960, lanes: int = 0, bl
     return sum(out) / len(out)
 
 
-def rows(nw: int = 37, nd: int = 17, dsw: int = 1691 * 17, smem: int = 40960, lanes: int = 0,
+def rows(nw: int = 37, nd: int = 17, dsw: int = 1691 * 17, ssk: int = 217634, smem: int = 40960, lanes: int = 0,
          blocks=range(0, 30, 7)) -> float:
     """Mean wavefronts of a `rows` box's vector loads: W = nw, D = nd, K's source stride
-    nw nd, destination runs dsw apart."""
+    ssk (the canonical case's: 19 x 346 x 629 elements), destination runs dsw apart."""
     pb = (nw * nd + 30) // 16 * 16
     t_rows = smem // pb
     trips = (t_rows * nd + 30) // 16
     out = []
     for b in blocks:
-        sorig, dorig = b * t_rows * nw * nd, b * t_rows * nd
+        sorig, dorig = b * t_rows * ssk, b * t_rows * nd
         for items in _items(nw, nd, lanes):
             for m in range((trips + nd - 1) // nd):
                 per_t = collections.defaultdict(list)
@@ -81,7 +81,7 @@ def rows(nw: int = 37, nd: int = 17, dsw: int = 1691 * 17, smem: int = 40960, la
                     p0 = 16 * j + 16 * nd - (ds & 15)
                     for t in range(16):
                         kk, dd = divmod(p0 + t, nd)
-                        slot = kk * pb + ((sorig + kk * nw * nd) & 15)
+                        slot = kk * pb + ((sorig + kk * ssk) & 15)
                         per_t[t].append(slot + q + nw * dd - 16 * pb + m * 16 * pb)
                 out += [wavefronts(a) for a in per_t.values()]
     return sum(out) / len(out)
