@@ -633,14 +633,20 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             ds = stepped(dorig, q, dsw)
             de = k.addi(ds, dlen)
             base = k.andi(ds, cm16)
-            # byte t of chunk j is byte 16 j - (ds mod 16) + t of the run (from -15)
+            # byte t of chunk j is byte 16 j - (ds mod 16) + t of the run (from -15):
+            # step p0 / n_D, byte q + n_W (p0 mod n_D + t) of its slot while p0 mod n_D
+            # + t < n_D, then of the next step's slot (n_D >= 16: at most one step on),
+            # so the 16 addresses are two slots' bases plus n_W t
             p0 = k.addi(k.muli(j, c16), k.subi(c(CHUNK * nd), k.andi(ds, c(15))))  # type: ignore[operator]
-            first = []
-            for t in range(CHUNK):
-                pt = k.addi(p0, c(t))
-                kk, dd = k.divui(pt, c(nd)), k.remui(pt, c(nd))  # type: ignore[arg-type]
-                slot = k.addi(k.muli(kk, pbc), k.andi(run_start(kk), c(15)))
-                first.append(k.subi(k.addi(slot, k.addi(q, k.muli(c(nw), dd))), c(CHUNK * pb)))  # type: ignore[arg-type]
+            kk, dd = k.divui(p0, c(nd)), k.remui(p0, c(nd))  # type: ignore[arg-type]
+            kk1 = k.addi(kk, c(1))
+            here = k.subi(k.addi(k.addi(k.muli(kk, pbc), k.andi(run_start(kk), c(15))),
+                                 k.addi(q, k.muli(c(nw), dd))), c(CHUNK * pb))  # type: ignore[arg-type]
+            on = k.subi(k.addi(k.addi(k.muli(kk1, pbc), k.andi(run_start(kk1), c(15))),
+                               k.addi(q, k.muli(c(nw), dd))), c(CHUNK * pb + nw * nd))  # type: ignore[operator]
+            left = k.subi(c(nd), dd)  # type: ignore[arg-type]
+            first = [k.addi(k.add(arith.SelectOp(k.cmp("ult", c(t), left), here, on)), c(nw * t))  # type: ignore[operator]
+                     for t in range(CHUNK)]
             with k.loop(c(0), k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per)), c(1)) as m:
                 cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
                 off = k.muli(m, c(CHUNK * pb))
