@@ -155,9 +155,10 @@ residues (`rows`) of one destination run and the warp's `32 / N` groups on conse
 runs. A warp's box reads then fall `n_W` bytes and a residue apart across the groups
 (runs `q` are bytes `q` of each step), not only `16 n_W` bytes apart along one run (a
 multiple of 16 bytes: at most 8 distinct 4-byte bank groups, 4-way bank conflicts or
-more): modelled (`dev/experiments/box_banks.py`) for box flat bool 19 x 38647519, 3.75
-wavefronts a load with 0, 1.0 with 8; box rows int8 37 x 17 in 1691 steps, 3.75 with 0,
-2.3 with 2, 2.6 with 4 (its items: 37 runs x 17 residues).
+more): modelled (`dev/experiments/box_banks.py`, wavefronts a load of 32 active lanes)
+for box flat bool 19 x 38647519, 3.83 with 0, 1.07 with 8; box rows int8 37 x 17 in 1691
+steps, 3.99 with 0, 3.1 to 3.3 with 1 to 4 (its runs' residues mod 16 differ per run,
+and so do the slots their chunks start in: the lanes of two runs conflict).
 Each group's stores stay whole: N 16-byte chunks of one run. Not yet measured on a GPU."""
 BOX_STAGES = ("async", "registers")
 """How phase 1 moves a source run's whole chunks into the box: `async`, one

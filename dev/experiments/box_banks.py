@@ -2,7 +2,8 @@
 (passes/_box_tile.box_launch), a model without a GPU: the box addresses of the active
 lanes of one warp `layout.read` of byte `t` of their 16-byte destination chunks, as the
 kernel computes them, grouped by 32-bit bank; a load's wavefronts are the most distinct
-words one bank serves. `lanes` is the `tile` option `box_lanes` (0: consecutive work
+words one bank serves, counted per 32 active lanes (a warp of fewer active lanes moves
+fewer bytes for its wavefronts). `lanes` is the `tile` option `box_lanes` (0: consecutive work
 items; N: N lanes on one run's chunks or chunk residues, 32 / N runs a warp).
 
     python3 dev/experiments/box_banks.py     # the canonical box cases and random flat shapes
@@ -54,8 +55,8 @@ def flat(nw: int = 19, nd: int = 38647519, smem: int = 40960, lanes: int = 0, bl
                 if cs >= ds and cs + 16 <= ds + t_rows:
                     for t in range(16):
                         per_t[t].append((sorig & 15) + q + nw * (cs - ds + t))
-            out += [wavefronts(a) for a in per_t.values()]
-    return sum(out) / len(out)
+            out += [(wavefronts(a), len(a)) for a in per_t.values()]
+    return 32 * sum(w for w, _ in out) / sum(n for _, n in out)
 
 
 def rows(nw: int = 37, nd: int = 17, dsw: int = 1691 * 17, ssk: int = 217634, smem: int = 40960, lanes: int = 0,
@@ -83,8 +84,8 @@ def rows(nw: int = 37, nd: int = 17, dsw: int = 1691 * 17, ssk: int = 217634, sm
                         kk, dd = divmod(p0 + t, nd)
                         slot = kk * pb + ((sorig + kk * ssk) & 15)
                         per_t[t].append(slot + q + nw * dd - 16 * pb + m * 16 * pb)
-                out += [wavefronts(a) for a in per_t.values()]
-    return sum(out) / len(out)
+                out += [(wavefronts(a), len(a)) for a in per_t.values()]
+    return 32 * sum(w for w, _ in out) / sum(n for _, n in out)
 
 
 def main() -> None:
