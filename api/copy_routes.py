@@ -44,7 +44,7 @@ chunks, the `tile` pass's option `box_stage=`, default `async`,
 the `tile` pass's option `tiles_lanes=`, default `passes/_box_tile.TILES_LANES`, and the
 destination grain its blocks own, `tiles_grain=`, default `TILES_GRAIN`, and its phase-1
 chunks' bytes, `tiles_stage=`, default `TILES_STAGE`; where a `box<flat>` or `box<rows>`
-phase 2 puts a warp's lanes, `box_lanes=`, default `passes/_box_tile.BOX_LANES`): benchmarks and experiments compare
+phase 2 puts a warp's lanes, `box_lanes=`, default per flavour `passes/_box_tile.BOX_LANES`): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""

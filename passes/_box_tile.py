@@ -146,20 +146,25 @@ its runs, took 88 registers otherwise (one block of 512 a multiprocessor)."""
 UNROLL = 4
 """Whole source chunks a thread stages per trip of phase 1's main loop (loads in
 flight per thread where they pass through registers)."""
-BOX_LANES = 0
-"""How a `flat` or `rows` box's phase 2 places the lanes of a warp (the `tile` option
-`box_lanes`): 0, on consecutive work items (`flat`: the chunks of one destination run,
-then the next run's; `rows`: the chunk residues mod `n_D` of one run, then the next
-run's); N (a power of two up to 32), N lanes on N consecutive chunks (`flat`) or chunk
-residues (`rows`) of one destination run and the warp's `32 / N` groups on consecutive
-runs. A warp's box reads then fall `n_W` bytes and a residue apart across the groups
-(runs `q` are bytes `q` of each step), not only `16 n_W` bytes apart along one run (a
-multiple of 16 bytes: at most 8 distinct 4-byte bank groups, 4-way bank conflicts or
-more): modelled (`dev/experiments/box_banks.py`, wavefronts a load of 32 active lanes)
-for box flat bool 19 x 38647519, 3.83 with 0, 1.07 with 8; box rows int8 37 x 17 in 1691
-steps, 3.99 with 0, 3.1 to 3.3 with 1 to 4 (its runs' residues mod 16 differ per run,
-and so do the slots their chunks start in: the lanes of two runs conflict).
-Each group's stores stay whole: N 16-byte chunks of one run. Not yet measured on a GPU."""
+BOX_LANES = {"flat": 8, "rows": 0}
+"""How a `flat` or `rows` box's phase 2 places the lanes of a warp, per flavour (the
+`tile` option `box_lanes`): 0, on consecutive work items (`flat`: the chunks of one
+destination run, then the next run's; `rows`: the chunk residues mod `n_D` of one run,
+then the next run's); N (a power of two up to 32), N lanes on N consecutive chunks
+(`flat`) or chunk residues (`rows`) of one destination run and the warp's `32 / N`
+groups on consecutive runs. A warp's box reads then fall `n_W` bytes and a residue
+apart across the groups (runs `q` are bytes `q` of each step), not only `16 n_W` bytes
+apart along one run (a multiple of 16 bytes: at most 8 distinct 4-byte bank groups,
+4-way bank conflicts or more). Modelled (`dev/experiments/box_banks.py`, wavefronts a
+load of 32 active lanes): box flat bool 19 x 38647519 3.83 with 0, 1.07 with 8 (8 random
+flat shapes: 4.7 on average, 2.2 with 8); box rows int8 37 x 17 in 1691 steps 3.99 with
+0, 3.1 to 3.3 with 1 to 4 (its runs' residues mod 16 differ run to run, and so do the
+slots their chunks start in: the lanes of two runs conflict). Measured on the H200
+(2026-11-30, the Program path, ratio to cudaMemcpy): flat 0.737 with 0, 0.780 with 8,
+0.705 with 4; rows 0.623 with 0, 0.532 with 4, 0.469 with 2, 0.270 with 1 (its items
+37 x 17: lanes idle where a warp's runs or residues pass them)."""
+
+
 BOX_STAGES = ("async", "registers")
 """How phase 1 moves a source run's whole chunks into the box: `async`, one
 `layout.copy_chunk_async` each (`cp.async`: global to shared memory without a
@@ -408,16 +413,17 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                threads: int = BOX_THREADS, stage: str = "async", tiles_run: int = TILES_RUN_BYTES,
                tiles_lanes: int = TILES_LANES, tiles_grain: int = TILES_GRAIN,
                tiles_stage: int = TILES_STAGE, tiles_depth: int = TILES_DEPTH,
-               tiles_blocks: int | None = None, lanes: int = BOX_LANES) -> list[Operation]:
+               tiles_blocks: int | None = None, lanes: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
-    says (`BOX_LANES`); the caller puts them in the copy's place. `facts` must fit
+    says (None: the flavour's `BOX_LANES`); the caller puts them in the copy's place. `facts` must fit
     (`_copy_cost.box_flavour` gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks)
     stage_async = stage == "async"
+    lanes = BOX_LANES.get(flavour, 0) if lanes is None else lanes
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
     nw = modes[w].bound if flavour != "cols" else None

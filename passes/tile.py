@@ -26,7 +26,7 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_LANES, BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_THREADS, box_index_bits, box_launch,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_THREADS, box_index_bits, box_launch,
                         box_smem_of, tiles_phase2)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_RUN_BYTES, box_flavour, copy_facts,
                          gather_vector, tiles_shape, SMALL_EXTENT,
@@ -120,10 +120,11 @@ class TilePass(ModulePass):
                      the box: `async` (cp.async, default) or `registers` (16-byte loads
                      and stores; passes/_box_tile.BOX_STAGES).
       box_lanes=N    how a `box<flat>` or `box<rows>` copy's phase 2 places a warp's
-                     lanes: 0 (default, `BOX_LANES`) on consecutive work items; N (a
-                     power of two up to 32) on N consecutive chunks (`flat`) or chunk
-                     residues (`rows`) of one destination run, `32 / N` runs a warp
-                     (fewer bank conflicts in the box reads; `_box_tile.BOX_LANES`).
+                     lanes: 0 on consecutive work items; N (a power of two up to 32)
+                     on N consecutive chunks (`flat`) or chunk residues (`rows`) of
+                     one destination run, `32 / N` runs a warp (fewer bank conflicts
+                     in the box reads). Default `_box_tile.BOX_LANES`: 8 for `flat`,
+                     0 for `rows`, as measured.
       tiles_run=B    bytes of a `box<tiles>` copy's source runs, its tile along the
                      source's contiguous mode (default 128: `TILES_RUN_BYTES`); a
                      multiple of 16 at most 1024, a run of 16 / E - 1 rows past the
@@ -204,7 +205,7 @@ class TilePass(ModulePass):
     runs: int = GATHER_RUNS_PER_THREAD
     box_smem: int | None = None
     box_stage: str = "async"
-    box_lanes: int = BOX_LANES
+    box_lanes: int | None = None
     tiles_run: int = TILES_RUN_BYTES
     tiles_lanes: int | None = None
     tiles_grain: int = TILES_GRAIN
@@ -234,7 +235,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):
             raise TilecError(f"tile: tiles_grain={self.tiles_grain} must be 16, 32, 64 or 128")
-        if self.box_lanes and (self.box_lanes & (self.box_lanes - 1) or not 1 <= self.box_lanes <= 32):
+        if self.box_lanes is not None and self.box_lanes and (
+                self.box_lanes & (self.box_lanes - 1) or not 1 <= self.box_lanes <= 32):
             raise TilecError(f"tile: box_lanes={self.box_lanes} must be 0 or a power of two in [1, 32]")
         if self.box_stage not in BOX_STAGES:
             raise TilecError(f"tile: box_stage={self.box_stage} must be one of {', '.join(BOX_STAGES)}")
