@@ -165,6 +165,14 @@ slots their chunks start in: the lanes of two runs conflict). Measured on the H2
 37 x 17: lanes idle where a warp's runs or residues pass them)."""
 
 
+BOX_GRAIN = 0
+"""Which destination bytes a `flat` box's block writes (the `tile` option `box_grain`):
+0, the bytes of its own steps (its runs' first and last chunks cut by its range: stored
+byte by byte, a sector split between two blocks); 16, the 16-byte chunks that start in
+its range of each destination run (and the first block the chunk holding the run's
+first byte), so that only the destination's own ends cut a chunk: the box holds 15
+steps more, staged by phase 1 where the source has them (a box of at most 32 steps keeps
+0). Not yet measured."""
 BOX_STAGES = ("async", "registers")
 """How phase 1 moves a source run's whole chunks into the box: `async`, one
 `layout.copy_chunk_async` each (`cp.async`: global to shared memory without a
@@ -172,11 +180,12 @@ register, all waited for once before the barrier); `registers`, `UNROLL` 16-byte
 `layout.read`s before their `layout.write`s."""
 
 
-def box_rows(flavour: str, nw: int | None, nd: int | None, smem: int) -> tuple[int, int]:
+def box_rows(flavour: str, nw: int | None, nd: int | None, smem: int, spare: int = 0) -> tuple[int, int]:
     """(T, PB): the steps of `K` a box stages and the pitch of its shared slots, for a
-    box of `smem` bytes (module doc)."""
+    box of `smem` bytes (module doc); a `flat` box holding `spare` steps more (the
+    chunks a block owns reach past its steps: `BOX_GRAIN`)."""
     if flavour == "flat":
-        t = (smem - 32) // nw  # type: ignore[operator]
+        t = (smem - 32) // nw - spare  # type: ignore[operator]
         return t, box_pitch(nw * t)  # type: ignore[operator]
     if flavour == "rows":
         pb = box_pitch(nw * nd)  # type: ignore[operator]
@@ -413,11 +422,13 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                threads: int = BOX_THREADS, stage: str = "async", tiles_run: int = TILES_RUN_BYTES,
                tiles_lanes: int = TILES_LANES, tiles_grain: int = TILES_GRAIN,
                tiles_stage: int = TILES_STAGE, tiles_depth: int = TILES_DEPTH,
-               tiles_blocks: int | None = None, lanes: int | None = None) -> list[Operation]:
+               tiles_blocks: int | None = None, lanes: int | None = None,
+               grain: int = BOX_GRAIN) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
-    says (None: the flavour's `BOX_LANES`); the caller puts them in the copy's place. `facts` must fit
+    says (None: the flavour's `BOX_LANES`), a `flat` block's destination chunks as `grain`
+    says (`BOX_GRAIN`); the caller puts them in the copy's place. `facts` must fit
     (`_copy_cost.box_flavour` gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
@@ -428,7 +439,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     modes = facts.modes
     nw = modes[w].bound if flavour != "cols" else None
     nd = modes[d].bound if flavour != "flat" else None
-    t_rows, pb = box_rows(flavour, nw, nd, smem)
+    # a flat box owning whole chunks holds 15 steps more (where it has room for more)
+    spare = CHUNK - 1 if grain and flavour == "flat" and box_rows(flavour, nw, nd, smem)[0] > 2 * CHUNK else 0
+    t_rows, pb = box_rows(flavour, nw, nd, smem, spare)
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
     n_k = extents[kmode]
@@ -465,6 +478,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
     sorig, dorig = orig("s", smis), orig("d", dmis)
     tk = k.add(arith.MinUIOp(tc, k.subi(n[kmode], origin[kmode])))
+    k_origin = origin[kmode]  # (phase 1 names its slots' origins `origin`)
     box = k.add(AllocOp(TensorViewType(elem, cute.make_layout((smem,), (1,)), "smem")))
     c16, cm16, cthreads = c(CHUNK), c(-CHUNK), c(threads)
 
@@ -473,7 +487,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
     # the source runs: count, length and start (module doc)
     if flavour == "flat":
-        runs, slen = c(1), k.muli(c(nw), tk)  # type: ignore[arg-type]
+        # the steps staged: the block's own, and `spare` more where the source has them
+        staged = tk if not spare else k.add(arith.MinUIOp(c(t_rows + spare), k.subi(n[kmode], k_origin)))
+        runs, slen = c(1), k.muli(c(nw), staged)  # type: ignore[arg-type]
         run_start: Callable[[SSAValue], SSAValue] = lambda r: sorig  # noqa: E731
     elif flavour == "rows":
         runs, slen = tk, c(nw * nd)  # type: ignore[operator]
@@ -658,6 +674,20 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
                 off = k.muli(m, c(CHUNK * pb))
                 store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
+    elif flavour != "cols" and spare:
+        # flat, whole chunks: the chunks starting in [ds, ds + tk), and in the first block
+        # the chunk holding the run's first byte; each written within its run's ends
+        # (the destination row: `origin` steps before ds, n_K long)
+        first_block = k.cmp("eq", k_origin, c(0))
+        with work_items(nw, (full_len + 2 * CHUNK - 2) // CHUNK) as (q, ci):  # type: ignore[arg-type]
+            ds = stepped(dorig, q, dsw)
+            cs = k.addi(k.andi(ds, cm16), k.muli(ci, c16))
+            row_lo = k.subi(ds, k_origin)
+            owned = k.andi(k.cmp("slt", cs, k.addi(ds, dlen)),
+                           k.add(arith.OrIOp(k.cmp("sge", cs, ds), k.andi(first_block, k.cmp("eq", ci, c(0))))))
+            with k.when(owned):
+                k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, k.addi(row_lo, n[kmode]), cs,
+                              lambda: chunk_addrs(q, k.subi(cs, ds)))
     elif flavour != "cols":
         with work_items(nw, (full_len + 2 * CHUNK - 2) // CHUNK) as (q, ci):  # type: ignore[arg-type]
             ci16 = k.muli(ci, c16)

@@ -26,7 +26,7 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_THREADS, box_index_bits, box_launch,
+from ._box_tile import (BOX_GRAIN, BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_THREADS, box_index_bits, box_launch,
                         box_smem_of, tiles_phase2)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_RUN_BYTES, box_flavour, copy_facts,
                          gather_vector, tiles_shape, SMALL_EXTENT,
@@ -125,6 +125,10 @@ class TilePass(ModulePass):
                      one destination run, `32 / N` runs a warp (fewer bank conflicts
                      in the box reads). Default `_box_tile.BOX_LANES`: 8 for `flat`,
                      0 for `rows`, as measured.
+      box_grain=G    which destination bytes a `box<flat>` copy's block writes: 0
+                     (default, `_box_tile.BOX_GRAIN`) those of its own steps; 16 the
+                     16-byte chunks starting in its range (the box 15 steps longer):
+                     only the destination's ends cut a chunk.
       tiles_run=B    bytes of a `box<tiles>` copy's source runs, its tile along the
                      source's contiguous mode (default 128: `TILES_RUN_BYTES`); a
                      multiple of 16 at most 1024, a run of 16 / E - 1 rows past the
@@ -206,6 +210,7 @@ class TilePass(ModulePass):
     box_smem: int | None = None
     box_stage: str = "async"
     box_lanes: int | None = None
+    box_grain: int = BOX_GRAIN
     tiles_run: int = TILES_RUN_BYTES
     tiles_lanes: int | None = None
     tiles_grain: int = TILES_GRAIN
@@ -238,6 +243,8 @@ class TilePass(ModulePass):
         if self.box_lanes is not None and self.box_lanes and (
                 self.box_lanes & (self.box_lanes - 1) or not 1 <= self.box_lanes <= 32):
             raise TilecError(f"tile: box_lanes={self.box_lanes} must be 0 or a power of two in [1, 32]")
+        if self.box_grain not in (0, 16):
+            raise TilecError(f"tile: box_grain={self.box_grain} must be 0 or 16")
         if self.box_stage not in BOX_STAGES:
             raise TilecError(f"tile: box_stage={self.box_stage} must be one of {', '.join(BOX_STAGES)}")
         if any(t <= 0 for t in self.tile):
@@ -432,7 +439,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_lanes={lanes} takes threads a multiple of {lanes} x "
                              f"{grain}; got threads={threads}", op=copy)
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, self.tiles_run,
-                         lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, self.box_lanes)
+                         lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, self.box_lanes,
+                         self.box_grain)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)
