@@ -126,7 +126,7 @@ class TilePass(ModulePass):
                      in the box reads). Default `_box_tile.BOX_LANES`: 8 for `flat`,
                      0 for `rows`, as measured.
       box_grain=G    which destination bytes a `box<flat>` copy's block writes: 0
-                     (default, `_box_tile.BOX_GRAIN`) those of its own steps; 16 the
+                     those of its own steps; 16 (default, `_box_tile.BOX_GRAIN`) the
                      16-byte chunks starting in its range (the box 15 steps longer):
                      only the destination's ends cut a chunk.
       tiles_run=B    bytes of a `box<tiles>` copy's source runs, its tile along the
