@@ -362,8 +362,9 @@ def _gather_facts(key: CopyKey, ns, ss, ds) -> CopyKey:
     gather decomposes its element ids over the extents: divisions by constants, as the
     box plan states them; the facts a Program of the same views has, so the strategy
     stays the same: the rule reads how much of its power-of-two ceiling such a row
-    fills), and each run-time source stride of at most `SMALL_EXTENT` elements
-    as its value. (A compact dst's alignment is already its pointer's: `plan_copy`.)"""
+    fills), each other extent's divisibility by a vector (`CopyKey.extent_divisors`),
+    and each run-time source stride of at most `SMALL_EXTENT` elements as its value.
+    (A compact dst's alignment is already its pointer's: `plan_copy`.)"""
     from tilec.passes._copy_cost import padded_last
 
     short = [k for k, n in enumerate(ns) if n <= SMALL_EXTENT and not key.exact_extents[k]]
@@ -372,6 +373,13 @@ def _gather_facts(key: CopyKey, ns, ss, ds) -> CopyKey:
     if short:
         key = replace(key, small_extents=tuple(n if k in short else c for k, (n, c) in enumerate(zip(ns, key.small_extents))),
                       exact_extents=tuple(k in short or e for k, e in enumerate(key.exact_extents)))
+    # each other extent's divisibility by a vector of the dst (as `_extent_divisors`
+    # states it for the tiled kernel): the gather's mask is then one test a run where
+    # the element count is a multiple of the run, as a Program's static extents show it
+    v = VECTOR_BYTES // min(ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype])
+    divs = tuple(v if not e and v > 1 and n % v == 0 else 1 for n, e in zip(ns, key.exact_extents))
+    if any(d != 1 for d in divs):
+        key = replace(key, extent_divisors=divs)
     # a short source stride as its value: the cost model reads the pitch of short rows
     # from it (passes/_copy_cost._row_pitch)
     return replace(key, src_strides=tuple(s if c is None and 0 < s <= SMALL_EXTENT else c
@@ -424,6 +432,13 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     bits = box_index_bits(_numbers_facts(bkey, ns, ss, ds, smis // e, dmis // e), smem)
     bkey = replace(bkey, index_bits=bits or 64)
     return CopyPlan(bkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, (smis // e, dmis // e))
+
+
+def plan_facts(plan: CopyPlan):
+    """The facts of a planned copy's own numbers (its merged extents and strides, the
+    key's alignments; passes/_copy_cost.CopyFacts), for the cost model's estimates of
+    it (`_copy_cost.dram_share`)."""
+    return _numbers_facts(plan.key, plan.extents, plan.src_strides, plan.dst_strides)
 
 
 def _numbers_facts(key: CopyKey, ns, ss, ds, smis: int | None = None, dmis: int | None = None):

@@ -35,7 +35,9 @@ table in docs/performance.md. With `--timing events`, a box case runs a second t
 `copy_` and the Program, with phase 1 through registers (`tile{box_stage=registers}`)
 for an A/B of its cp.async staging (a second table, ratios to cudaMemcpy); with graphs,
 `--variant 'tile{box_stage=registers}'` times the Program's. `--list` prints the cases and each path's kernel choice
-(no GPU needed).
+(no GPU needed). Every row states the copy's DRAM bound (`dram_bound`: the cost model's
+count of the 32-byte sectors it reads and writes, passes/_copy_cost.dram_share, as a
+ratio to cudaMemcpy of the same bytes) and the table copy_'s ratio to it.
 """
 
 from __future__ import annotations
@@ -89,11 +91,25 @@ def bytes_moved(case: CanonicalCopy) -> int:
 
 
 def choices(case: CanonicalCopy) -> dict:
-    """Each path's kernel choice (strategy, tile, threads) for the case, on the CPU."""
+    """Each path's kernel choice (strategy, tile, threads) for the case, and its DRAM
+    bound (`dram_bound`), on the CPU."""
     from tilec.copy_plan import plan_copy
 
     plan = plan_copy(*case.operands())
-    return {"copy_": list(map(_plain, copy_choice(plan))), "program": list(map(_plain, program_choice(plan)))}
+    return {"copy_": list(map(_plain, copy_choice(plan))), "program": list(map(_plain, program_choice(plan))),
+            "dram_bound": dram_bound(plan)}
+
+
+def dram_bound(plan) -> float:
+    """The most the copy can reach as a ratio to cudaMemcpy of the same bytes, by the
+    cost model's count of the 32-byte sectors it reads and writes
+    (passes/_copy_cost.dram_share of the plan's numbers; the target's sector): rows of
+    5 bytes at a pitch of 7 read every source sector, 0.833."""
+    from tilec.copy_plan import plan_facts
+    from tilec.passes._copy_cost import dram_share
+    from tilec.support.target import target
+
+    return round(dram_share(plan_facts(plan), target().sector_bytes), 4)
 
 
 def _plain(x):
@@ -407,8 +423,9 @@ AB_KEYS = ("copy_registers_ratio", "copy_registers_error", "program_registers_ra
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| case | copy_ / cudaMemcpy | Program / cudaMemcpy | copy_ / Program | PyTorch / cudaMemcpy | exact | same kernel |",
-        "|---|---:|---:|---:|---:|---|---|",
+        "| case | copy_ / cudaMemcpy | Program / cudaMemcpy | copy_ / Program | DRAM bound | copy_ / bound "
+        "| PyTorch / cudaMemcpy | exact | same kernel |",
+        "|---|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for r in rows:
         prog = r.get("program_ratio")
@@ -416,8 +433,12 @@ def table(rows: list[dict]) -> str:
         same = "yes" if r["copy_"] == r["program"] else f"no: {r['copy_'][0]} vs {r['program'][0]}"
         prog_text = "-" if prog is None else f"{prog:.3f}"
         rel = "-" if prog is None else f"{r['copy_ratio'] / prog:.2f}"
+        bound = r.get("dram_bound")
+        bound_text = "-" if bound is None else f"{bound:.3f}"
+        of_bound = "-" if bound is None else f"{r['copy_ratio'] / bound:.2f}"
         lines.append(
-            f"| {r['case']} | {r['copy_ratio']:.3f} | {prog_text} | {rel} | {r['torch_ratio']:.3f} | {exact} | {same} |"
+            f"| {r['case']} | {r['copy_ratio']:.3f} | {prog_text} | {rel} | {bound_text} | {of_bound} "
+            f"| {r['torch_ratio']:.3f} | {exact} | {same} |"
         )
     ab = [r for r in rows if any(k in r for k in AB_KEYS)]
     if ab:  # the box cases' phase 1: cp.async (the default) against registers
@@ -467,7 +488,7 @@ def main(argv=None) -> int:
     if args.list:
         for c in todo:
             ch = choices(c)
-            print(f"{c.name}: copy_ {ch['copy_']}, program {ch['program']}"
+            print(f"{c.name}: copy_ {ch['copy_']}, program {ch['program']}, DRAM bound {ch['dram_bound']:.3f}"
                   f"{'' if ch['copy_'] == ch['program'] else '  (differ)'}")
         return 0
     sys.path.insert(0, HERE)

@@ -146,6 +146,35 @@ its runs, took 88 registers otherwise (one block of 512 a multiprocessor)."""
 UNROLL = 4
 """Whole source chunks a thread stages per trip of phase 1's main loop (loads in
 flight per thread where they pass through registers)."""
+BOX_LANES = {"flat": 8, "rows": 0}
+"""How a `flat` or `rows` box's phase 2 places the lanes of a warp, per flavour (the
+`tile` option `box_lanes`): 0, on consecutive work items (`flat`: the chunks of one
+destination run, then the next run's; `rows`: the chunk residues mod `n_D` of one run,
+then the next run's); N (a power of two up to 32), N lanes on N consecutive chunks
+(`flat`) or chunk residues (`rows`) of one destination run and the warp's `32 / N`
+groups on consecutive runs. A warp's box reads then fall `n_W` bytes and a residue
+apart across the groups (runs `q` are bytes `q` of each step), not only `16 n_W` bytes
+apart along one run (a multiple of 16 bytes: at most 8 distinct 4-byte bank groups,
+4-way bank conflicts or more). Modelled (`dev/experiments/box_banks.py`, wavefronts a
+load of 32 active lanes): box flat bool 19 x 38647519 3.83 with 0, 1.07 with 8 (8 random
+flat shapes: 4.7 on average, 2.2 with 8); box rows int8 37 x 17 in 1691 steps 3.99 with
+0, 3.1 to 3.3 with 1 to 4 (its runs' residues mod 16 differ run to run, and so do the
+slots their chunks start in: the lanes of two runs conflict). Measured on the H200
+(2026-11-30, the Program path, ratio to cudaMemcpy): flat 0.737 with 0, 0.780 with 8,
+0.705 with 4; rows 0.623 with 0, 0.532 with 4, 0.469 with 2, 0.270 with 1 (its items
+37 x 17: lanes idle where a warp's runs or residues pass them)."""
+
+
+BOX_GRAIN = 16
+"""Which destination bytes a `flat` box's block writes (the `tile` option `box_grain`):
+0, the bytes of its own steps (its runs' first and last chunks cut by its range: stored
+byte by byte by a few lanes while the warp's others wait, a sector split between two
+blocks); 16 (default), the 16-byte chunks that start in its range of each destination
+run (and the first block the chunk holding the run's first byte), so that only the
+destination's own ends cut a chunk: the box holds 15 steps more, staged by phase 1
+where the source has them (a box of at most 32 steps keeps 0). Measured on the H200
+(box flat bool 19 x 38647519, the Program path, with `BOX_LANES`' 8): 0.773 of
+cudaMemcpy with 0, 0.855 with 16 (0.867 at 512 threads, 0.868 with a 64 KiB box)."""
 BOX_STAGES = ("async", "registers")
 """How phase 1 moves a source run's whole chunks into the box: `async`, one
 `layout.copy_chunk_async` each (`cp.async`: global to shared memory without a
@@ -153,11 +182,12 @@ register, all waited for once before the barrier); `registers`, `UNROLL` 16-byte
 `layout.read`s before their `layout.write`s."""
 
 
-def box_rows(flavour: str, nw: int | None, nd: int | None, smem: int) -> tuple[int, int]:
+def box_rows(flavour: str, nw: int | None, nd: int | None, smem: int, spare: int = 0) -> tuple[int, int]:
     """(T, PB): the steps of `K` a box stages and the pitch of its shared slots, for a
-    box of `smem` bytes (module doc)."""
+    box of `smem` bytes (module doc); a `flat` box holding `spare` steps more (the
+    chunks a block owns reach past its steps: `BOX_GRAIN`)."""
     if flavour == "flat":
-        t = (smem - 32) // nw  # type: ignore[operator]
+        t = (smem - 32) // nw - spare  # type: ignore[operator]
         return t, box_pitch(nw * t)  # type: ignore[operator]
     if flavour == "rows":
         pb = box_pitch(nw * nd)  # type: ignore[operator]
@@ -394,20 +424,26 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                threads: int = BOX_THREADS, stage: str = "async", tiles_run: int = TILES_RUN_BYTES,
                tiles_lanes: int = TILES_LANES, tiles_grain: int = TILES_GRAIN,
                tiles_stage: int = TILES_STAGE, tiles_depth: int = TILES_DEPTH,
-               tiles_blocks: int | None = None) -> list[Operation]:
+               tiles_blocks: int | None = None, lanes: int | None = None,
+               grain: int = BOX_GRAIN) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
-    as `stage` says (`BOX_STAGES`); the caller puts them in the copy's place. `facts`
-    must fit (`_copy_cost.box_flavour` gives `flavour`)."""
+    as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
+    says (None: the flavour's `BOX_LANES`), a `flat` block's destination chunks as `grain`
+    says (`BOX_GRAIN`); the caller puts them in the copy's place. `facts` must fit
+    (`_copy_cost.box_flavour` gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks)
     stage_async = stage == "async"
+    lanes = BOX_LANES.get(flavour, 0) if lanes is None else lanes
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
     nw = modes[w].bound if flavour != "cols" else None
     nd = modes[d].bound if flavour != "flat" else None
-    t_rows, pb = box_rows(flavour, nw, nd, smem)
+    # a flat box owning whole chunks holds 15 steps more (where it has room for more)
+    spare = CHUNK - 1 if grain and flavour == "flat" and box_rows(flavour, nw, nd, smem)[0] > 2 * CHUNK else 0
+    t_rows, pb = box_rows(flavour, nw, nd, smem, spare)
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
     n_k = extents[kmode]
@@ -444,6 +480,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
     sorig, dorig = orig("s", smis), orig("d", dmis)
     tk = k.add(arith.MinUIOp(tc, k.subi(n[kmode], origin[kmode])))
+    k_origin = origin[kmode]  # (phase 1 names its slots' origins `origin`)
     box = k.add(AllocOp(TensorViewType(elem, cute.make_layout((smem,), (1,)), "smem")))
     c16, cm16, cthreads = c(CHUNK), c(-CHUNK), c(threads)
 
@@ -452,7 +489,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
     # the source runs: count, length and start (module doc)
     if flavour == "flat":
-        runs, slen = c(1), k.muli(c(nw), tk)  # type: ignore[arg-type]
+        # the steps staged: the block's own, and `spare` more where the source has them
+        staged = tk if not spare else k.add(arith.MinUIOp(c(t_rows + spare), k.subi(n[kmode], k_origin)))
+        runs, slen = c(1), k.muli(c(nw), staged)  # type: ignore[arg-type]
         run_start: Callable[[SSAValue], SSAValue] = lambda r: sorig  # noqa: E731
     elif flavour == "rows":
         runs, slen = tk, c(nw * nd)  # type: ignore[operator]
@@ -576,6 +615,35 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         with k.when(k.cmp("slt", cs, de)):
             k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, ds, de, cs, addrs)
 
+    @contextmanager
+    def work_items(nq: int, per: int) -> Iterator[tuple[SSAValue, SSAValue]]:
+        """The body of phase 2's loop over the `nq x per` work items (destination run q,
+        item j of the run) a thread takes: with `lanes` 0, items `tid`, `tid + threads`,
+        ... of the row-major order; with N lanes, the warp's lane `l` takes item
+        `(g / njg) (32 / N) + l / N`, `(g mod njg) N + l mod N` of each warp unit `g`
+        (`njg` = ceil(per / N) units along the items), the items past `nq` runs skipped."""
+        if not lanes:
+            with k.loop(tid, c(nq * per), cthreads) as idx:
+                q = k.divui(idx, c(per))
+                yield q, (k.remui(idx, c(per)) if flavour == "rows" else k.subi(idx, k.muli(q, cd)))
+            return
+        groups = 32 // lanes
+        njg = -(-per // lanes)
+        units = -(-nq // groups) * njg
+        lane = k.andi(tid, c(31))
+        q_lo, j_lo = k.divui(lane, c(lanes)), k.remui(lane, c(lanes))
+        with k.loop(tid, c(units * 32), cthreads) as idx:
+            g = k.divui(idx, c(32))
+            q = k.addi(k.muli(k.divui(g, c(njg)), c(groups)), q_lo)
+            j = k.addi(k.muli(k.remui(g, c(njg)), c(lanes)), j_lo)
+            inside = k.cmp("ult", q, c(nq))
+            if per % lanes:
+                inside = k.andi(inside, k.cmp("ult", j, c(per)))
+            with k.when(inside):
+                # clamped (a no-op where inside): a skipped item's values stay those of
+                # an item (the reference executor computes them, and checks their width)
+                yield k.add(arith.MinUIOp(q, c(nq - 1))), (k.add(arith.MinUIOp(j, c(per - 1))) if per % lanes else j)
+
     if flavour == "rows":
         # rows: byte p of run q lies at slot p / n_D, byte q + n_W (p mod n_D), the
         # slot's residue mod 16 added; chunk j + n_D (16 n_D bytes on: 16 slots on,
@@ -586,27 +654,45 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         # after adds 16 PB m to them
         trips = (full_len + 2 * CHUNK - 2) // CHUNK
         per = nd  # type: ignore[assignment]
-        with k.loop(tid, c(nw * per), cthreads) as pair:  # type: ignore[operator]
-            q, j = k.divui(pair, c(per)), k.remui(pair, c(per))
+        with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
             ds = stepped(dorig, q, dsw)
             de = k.addi(ds, dlen)
             base = k.andi(ds, cm16)
-            # byte t of chunk j is byte 16 j - (ds mod 16) + t of the run (from -15)
+            # byte t of chunk j is byte 16 j - (ds mod 16) + t of the run (from -15):
+            # step p0 / n_D, byte q + n_W (p0 mod n_D + t) of its slot while p0 mod n_D
+            # + t < n_D, then of the next step's slot (n_D >= 16: at most one step on),
+            # so the 16 addresses are two slots' bases plus n_W t
             p0 = k.addi(k.muli(j, c16), k.subi(c(CHUNK * nd), k.andi(ds, c(15))))  # type: ignore[operator]
-            first = []
-            for t in range(CHUNK):
-                pt = k.addi(p0, c(t))
-                kk, dd = k.divui(pt, c(nd)), k.remui(pt, c(nd))  # type: ignore[arg-type]
-                slot = k.addi(k.muli(kk, pbc), k.andi(run_start(kk), c(15)))
-                first.append(k.subi(k.addi(slot, k.addi(q, k.muli(c(nw), dd))), c(CHUNK * pb)))  # type: ignore[arg-type]
+            kk, dd = k.divui(p0, c(nd)), k.remui(p0, c(nd))  # type: ignore[arg-type]
+            kk1 = k.addi(kk, c(1))
+            here = k.subi(k.addi(k.addi(k.muli(kk, pbc), k.andi(run_start(kk), c(15))),
+                                 k.addi(q, k.muli(c(nw), dd))), c(CHUNK * pb))  # type: ignore[arg-type]
+            on = k.subi(k.addi(k.addi(k.muli(kk1, pbc), k.andi(run_start(kk1), c(15))),
+                               k.addi(q, k.muli(c(nw), dd))), c(CHUNK * pb + nw * nd))  # type: ignore[operator]
+            left = k.subi(c(nd), dd)  # type: ignore[arg-type]
+            first = [k.addi(k.add(arith.SelectOp(k.cmp("ult", c(t), left), here, on)), c(nw * t))  # type: ignore[operator]
+                     for t in range(CHUNK)]
             with k.loop(c(0), k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per)), c(1)) as m:
                 cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
                 off = k.muli(m, c(CHUNK * pb))
                 store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
+    elif flavour != "cols" and spare:
+        # flat, whole chunks: the chunks starting in [ds, ds + tk), and in the first block
+        # the chunk holding the run's first byte; each written within its run's ends
+        # (the destination row: `origin` steps before ds, n_K long)
+        first_block = k.cmp("eq", k_origin, c(0))
+        with work_items(nw, (full_len + 2 * CHUNK - 2) // CHUNK) as (q, ci):  # type: ignore[arg-type]
+            ds = stepped(dorig, q, dsw)
+            cs = k.addi(k.andi(ds, cm16), k.muli(ci, c16))
+            row_lo = k.subi(ds, k_origin)
+            owned = k.andi(k.cmp("slt", cs, k.addi(ds, dlen)),
+                           k.add(arith.OrIOp(k.cmp("sge", cs, ds), k.andi(first_block, k.cmp("eq", ci, c(0))))))
+            with k.when(owned):
+                k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, k.addi(row_lo, n[kmode]), cs,
+                              lambda: chunk_addrs(q, k.subi(cs, ds)))
     elif flavour != "cols":
-        with k.loop(tid, k.muli(druns, cd), cthreads) as idx:
-            q = k.divui(idx, cd)
-            ci16 = k.muli(k.subi(idx, k.muli(q, cd)), c16)
+        with work_items(nw, (full_len + 2 * CHUNK - 2) // CHUNK) as (q, ci):  # type: ignore[arg-type]
+            ci16 = k.muli(ci, c16)
             ds = stepped(dorig, q, dsw)
             cs = k.addi(k.andi(ds, cm16), ci16)
             store_chunk(q, ds, k.addi(ds, dlen), cs, lambda: chunk_addrs(q, k.subi(cs, ds)))

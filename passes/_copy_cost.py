@@ -356,6 +356,53 @@ def sector_use(facts: CopyFacts, block: int, sector_bytes: int) -> float:
     return use
 
 
+def view_sector_use(extents: list[int | None], strides: list[int | None], e: int, sector_bytes: int) -> float:
+    """The share of the DRAM sector bytes a whole view's elements touch that they use
+    (`sector_use`'s rules, for the whole view rather than a gather block): the
+    elements form runs along the stride-1 mode, lengthened by each mode whose stride is
+    the run so far (contiguous), repeated at the pitch of the next stride; runs whose
+    gaps are shorter than a sector share every sector between them (rows of 5 bytes at
+    a pitch of 7 use 5/7 of the bytes read), longer gaps leave each run its own sectors
+    (`ceil` of its bytes from each start a pitch of the runs gives mod the sector, on
+    average). Modes of stride 0 (read once) or extent 1 do not count; a stride or
+    extent not known (None) in the runs counts as long runs (1.0)."""
+    ms = sorted((abs(s), n) for n, s in zip(extents, strides) if s != 0 and n != 1)
+    if any(s is None or n is None for s, n in ms[:1]):
+        return 1.0
+    run, i = 1, 0
+    while i < len(ms) and ms[i][0] == run:
+        if ms[i][1] is None:
+            return 1.0
+        run *= ms[i][1]  # type: ignore[operator]
+        i += 1
+    if i == len(ms) or ms[i][0] is None or ms[i][0] <= run:  # type: ignore[operator]
+        return 1.0
+    rb, pb = run * e, ms[i][0] * e  # type: ignore[operator]
+    if pb - rb < sector_bytes:
+        return rb / pb
+    g = math.gcd(pb, sector_bytes)
+    starts = range(0, sector_bytes, g)
+    touched = sum((o + rb - 1) // sector_bytes + 1 for o in starts) / len(starts)
+    return min(1.0, rb / (touched * sector_bytes))
+
+
+def dram_share(facts: CopyFacts, sector_bytes: int) -> float:
+    """The share of the DRAM bytes a copy moves that it needs, the bound of its speed as
+    a ratio to cudaMemcpy of the same bytes (bytes read + written, counted as PyTorch
+    counts them: every destination element once, every source element it reads once):
+    `(R + W) / (R / use_src + W / use_dst)`, each view's use of the sectors it touches
+    by `view_sector_use` (R the source's elements, its broadcast modes counted once, W
+    the destination's). An extent not known exactly counts as long."""
+    ext = [m.bound if m.exact else (_static(m.extent)) for m in facts.modes]
+    use = []
+    for view in ("src", "dst"):
+        strides = [_static(m.src_stride if view == "src" else m.dst_stride) for m in facts.modes]
+        use.append(view_sector_use(ext, strides, facts.src_bytes if view == "src" else facts.dst_bytes, sector_bytes))
+    r = facts.src_bytes * math.prod((n or 1) for n, m in zip(ext, facts.modes) if _static(m.src_stride) != 0)
+    w = facts.dst_bytes * math.prod((n or 1) for n in ext)
+    return (r + w) / (r / use[0] + w / use[1])
+
+
 def _row_pitch(facts: CopyFacts, m: int, faster: int, run: int) -> int | None:
     """The source pitch (elements) of the block's rows where they are whole rows of the
     stride-1 mode `m` (the last mode, known exactly, no faster mode, a block holds

@@ -50,7 +50,7 @@ from tilec.dialects.layout import (
     SplatOp,
 )
 from tilec.dialects.layout_attrs import BlockedLayoutAttr, PtrType, SliceLayoutAttr
-from tilec.dialects.layout_ptr import AddPtrOp, PtrLoadOp, PtrStoreOp
+from tilec.dialects.layout_ptr import AddPtrOp, MultipleOfOp, PtrLoadOp, PtrStoreOp
 from tilec.support.target import Target
 
 from ._convert_ops import conversion_ops
@@ -261,8 +261,15 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     b = _Body(IntegerType(bits), rows, v, threads)
     R, T = b.R, b.T
     # an extent the views promise exactly (`at_most` and `divisible` the same) is that
-    # constant: its divisions become multiplications
+    # constant: its divisions become multiplications; a run-time extent promised a
+    # multiple of a power of two (`divisible`) is stated so (`layout.multiple_of`), so
+    # that the element count is known a multiple of the run where it is and each run's
+    # mask is one test (`vectorize-pointers`: one vector store), as a static count shows it
     n = [b.scalar(m.bound if m.exact and m.bound is not None else m.extent) for m in facts.modes]
+    for k, m in enumerate(facts.modes):
+        d = m.divisor & -m.divisor
+        if d > 1 and _static(m.extent) is None and not (m.exact and m.bound is not None):
+            n[k] = b.add(MultipleOfOp(n[k], d))
     total = n[0]
     for k in range(1, rank):
         total = b.muli(total, n[k])

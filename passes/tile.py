@@ -26,7 +26,7 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_THREADS, box_index_bits, box_launch,
+from ._box_tile import (BOX_GRAIN, BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_THREADS, box_index_bits, box_launch,
                         box_smem_of, tiles_phase2)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_RUN_BYTES, box_flavour, copy_facts,
                          gather_vector, tiles_shape, SMALL_EXTENT,
@@ -119,6 +119,16 @@ class TilePass(ModulePass):
       box_stage=S    how a box copy's phase 1 moves whole 16-byte source chunks into
                      the box: `async` (cp.async, default) or `registers` (16-byte loads
                      and stores; passes/_box_tile.BOX_STAGES).
+      box_lanes=N    how a `box<flat>` or `box<rows>` copy's phase 2 places a warp's
+                     lanes: 0 on consecutive work items; N (a power of two up to 32)
+                     on N consecutive chunks (`flat`) or chunk residues (`rows`) of
+                     one destination run, `32 / N` runs a warp (fewer bank conflicts
+                     in the box reads). Default `_box_tile.BOX_LANES`: 8 for `flat`,
+                     0 for `rows`, as measured.
+      box_grain=G    which destination bytes a `box<flat>` copy's block writes: 0
+                     those of its own steps; 16 (default, `_box_tile.BOX_GRAIN`) the
+                     16-byte chunks starting in its range (the box 15 steps longer):
+                     only the destination's ends cut a chunk.
       tiles_run=B    bytes of a `box<tiles>` copy's source runs, its tile along the
                      source's contiguous mode (default 128: `TILES_RUN_BYTES`); a
                      multiple of 16 at most 1024, a run of 16 / E - 1 rows past the
@@ -206,6 +216,8 @@ class TilePass(ModulePass):
     runs: int = GATHER_RUNS_PER_THREAD
     box_smem: int | None = None
     box_stage: str = "async"
+    box_lanes: int | None = None
+    box_grain: int = BOX_GRAIN
     tiles_run: int = TILES_RUN_BYTES
     tiles_lanes: int | None = None
     tiles_grain: int = TILES_GRAIN
@@ -235,6 +247,11 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):
             raise TilecError(f"tile: tiles_grain={self.tiles_grain} must be 16, 32, 64 or 128")
+        if self.box_lanes is not None and self.box_lanes and (
+                self.box_lanes & (self.box_lanes - 1) or not 1 <= self.box_lanes <= 32):
+            raise TilecError(f"tile: box_lanes={self.box_lanes} must be 0 or a power of two in [1, 32]")
+        if self.box_grain not in (0, 16):
+            raise TilecError(f"tile: box_grain={self.box_grain} must be 0 or 16")
         if self.box_stage not in BOX_STAGES:
             raise TilecError(f"tile: box_stage={self.box_stage} must be one of {', '.join(BOX_STAGES)}")
         if any(t <= 0 for t in self.tile):
@@ -259,6 +276,8 @@ class TilePass(ModulePass):
         if copy.strategy is not None and copy.strategy.kind == "box":
             self._box(copy)
             return
+        for operand in (copy.source, copy.dest):
+            pin_exact_extents(operand)
         st: TensorViewType = copy.source.type
         dt: TensorViewType = copy.dest.type
         for t, what in ((st, "source"), (dt, "destination")):
@@ -427,7 +446,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_lanes={lanes} takes threads a multiple of {lanes} x "
                              f"{grain}; got threads={threads}", op=copy)
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, self.tiles_run,
-                         lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks)
+                         lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, self.box_lanes,
+                         self.box_grain)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)
@@ -581,6 +601,48 @@ def dst_memory_order(dl: cute.Layout) -> list[int]:
     ms = views.modes(dl)
     rest = sorted(order[1:], key=lambda k: (_min_stride(ms[k]), -k))
     return head + rest
+
+
+def pin_exact_extents(view: SSAValue) -> None:
+    """Where `view` is a `layout.view` of a pointer, used only by one op, that promises
+    a dynamic extent exactly (`at_most = B` and `divisible` a multiple of B: the value
+    is B), replace it by the view whose layout has B there, without that operand and its
+    promises. `tilec.copy_` states the short extents of its key so
+    (api/copy_program.py); a static extent is what a `tilec.Program` of the same views
+    has, and what the tile counts, the grid and the masks are computed from: where such
+    an extent stayed a run-time value the NHWC->NCHW f16 kernel tested it in every
+    tile's mask and divided its block id by run-time tile counts (328 SASS instructions
+    against the Program's 240)."""
+    root = view.owner
+    if not isinstance(root, ViewOp) or not isinstance(root.source.type, PtrType) or len(list(view.uses)) != 1:
+        return
+    t: TensorViewType = view.type
+    if not isinstance(t.layout, CuteLayoutAttr):
+        return
+    lay = t.cute_layout
+    shape = list(cute.flatten(lay.shape))
+    bounds, divs = root.bounds(), root.divisors()
+    keep: list[int] = []
+    i = 0
+    for k, n in enumerate(shape):
+        if n is not DYN:
+            continue
+        b = bounds[i]
+        if b and divs[i] % b == 0:
+            shape[k] = b
+        else:
+            keep.append(i)
+        i += 1
+    if len(keep) == i:
+        return
+    keep += list(range(i, len(root.dynamic)))  # the strides' operands stay
+    new_lay = cute.Layout(cute.unflatten(shape, lay.shape), lay.stride)
+    new = ViewOp(root.source, TensorViewType(t.element_type, new_lay, "gmem"),
+                 [root.dynamic[j] for j in keep],
+                 divisible=[divs[j] for j in keep] if root.divisible is not None and keep else None,
+                 at_most=[bounds[j] for j in keep] if root.at_most is not None and keep else None)
+    new.result.name_hint = view.name_hint
+    Rewriter.replace_op(root, new)
 
 
 def known_extents(copy: CopyOp, extents: Sequence) -> tuple:

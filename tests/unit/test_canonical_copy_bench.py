@@ -58,8 +58,8 @@ def test_report_section_from_the_json(tmp_path, monkeypatch):
     (tmp_path / "canonical_copies.json").write_text(json.dumps(data))
     monkeypatch.setattr(report, "RESULTS", tmp_path)
     text = report.canonical_section()
-    assert "| transpose float16 8192x8192 | 0.950 | 0.960 | 0.99 | 0.400 | yes | yes |" in text
-    assert "| row broadcast float32 | 1.100 | 0.900 | 1.22 | 0.500 | yes | no: gather vs tiled |" in text
+    assert "| transpose float16 8192x8192 | 0.950 | 0.960 | 0.99 | - | - | 0.400 | yes | yes |" in text
+    assert "| row broadcast float32 | 1.100 | 0.900 | 1.22 | - | - | 0.500 | yes | no: gather vs tiled |" in text
     assert "copy_ / Program: worst 0.99." in text
 
 
@@ -98,3 +98,33 @@ def test_a_variant_may_name_the_cases_it_is_timed_for():
     assert bench.variant_applies("tile{threads=256}@8191x8209|head", "head merge float16")
     assert bench.variant_applies("tile{threads=256}@8191x8209|head", "transpose int8 8191x8209")
     assert not bench.variant_applies("tile{threads=256}@8191x8209|head", "NHWC->NCHW float16")
+
+
+def test_the_table_states_each_copy_against_its_dram_bound():
+    row = {**_row("gather uint8 rows of 5 at a pitch of 7", 0.70, 0.72, 0.15), "dram_bound": 0.8333}
+    assert "| 0.700 | 0.720 | 0.97 | 0.833 | 0.84 | 0.150 |" in bench.table([row])
+
+
+def test_the_dram_bound_is_the_cost_models_sector_count():
+    # one rule for every case (passes/_copy_cost.dram_share): rows of 5 bytes at a pitch
+    # of 7 read every source sector, 5 + 5 bytes moved for 7 + 5 (10 / 12); every other
+    # canonical copy reads and writes only sectors it uses (gaps of a sector or more
+    # between runs: every 2nd row), or nearly (columns 1:-1: 2 of 8192 elements a row)
+    from helpers.canonical_copies import CANONICAL
+
+    from tilec.copy_plan import plan_copy
+
+    bounds = {c.name: bench.dram_bound(plan_copy(*c.operands())) for c in CANONICAL}
+    assert bounds.pop("gather uint8 rows of 5 at a pitch of 7") == pytest.approx(10 / 12, abs=1e-4)
+    assert all(b >= 0.999 for b in bounds.values()), bounds
+
+
+def test_view_sector_use_counts_the_sectors_runs_touch():
+    from tilec.passes._copy_cost import view_sector_use
+
+    assert view_sector_use([100, 5], [7, 1], 1, 32) == pytest.approx(5 / 7)  # gaps within sectors
+    assert view_sector_use([100, 8], [64, 1], 1, 32) == pytest.approx(8 / 32)  # a sector a run
+    # 40-byte runs at a pitch of 72: starts 0 and 8 mod 32, 2 sectors each: 40 / 64
+    assert view_sector_use([100, 40], [72, 1], 1, 32) == pytest.approx(40 / 64)
+    assert view_sector_use([100, 37, 17], [629, 1, 37], 1, 32) == 1.0  # contiguous modes merged
+    assert view_sector_use([100, 64], [0, 1], 4, 32) == 1.0  # a broadcast mode read once

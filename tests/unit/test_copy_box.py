@@ -173,6 +173,45 @@ def test_box_copies_staged_through_registers_match_numpy(routes, nvrtc_available
     assert sources and not any("tilec_cp_async<16>" in text for text in sources)
 
 
+@pytest.mark.parametrize("lanes", [1, 4, 8, 16, 32])
+def test_box_copies_with_lanes_along_runs_match_numpy(routes, lanes, nvrtc_available):
+    # the `tile` option box_lanes=N (`flat` and `rows` phase 2: N lanes on one run's
+    # chunks or chunk residues, 32 / N runs a warp, the items past the last run
+    # skipped), through copy_'s routes, a small box (many blocks, runs split across
+    # them): the kernel on the reference executor writes every destination element
+    # once, exactly, and nothing around it
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_lanes=lanes, box_smem=2048)
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    for src, base, view, _strategy in _cases(np.random.default_rng(lanes)):
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=True)
+        assert np.array_equal(base, want)
+    sources = [e.kernel.source for e in kernels._entries.values()]
+    assert sources and all("tilec_cp_async<16>" in text for text in sources)
+
+
+@pytest.mark.parametrize("smem", [BOX_SMEM, 2048])
+def test_flat_boxes_owning_whole_chunks_match_numpy(routes, smem, nvrtc_available):
+    # the `tile` option box_grain=16 (a flat block writes the 16-byte chunks starting in
+    # its range, from a box 15 steps longer; the first block also the chunk holding the
+    # run's first byte): every destination element written once, exactly, nothing around
+    # it, where runs cross the blocks' ranges (a small box) and at both pointers' residues
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_grain=16, box_smem=smem)
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    cases = [c for c in _cases(np.random.default_rng(smem)) if c[3] == "box<flat>"]
+    assert len(cases) == 4
+    for src, base, view, _strategy in cases:
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=True)
+        assert np.array_equal(base, want)
+
+
 def test_box_copies_of_bool_and_uint8_match_numpy():
     rng = np.random.default_rng(3)
     for dtype in ("bool", "uint8"):

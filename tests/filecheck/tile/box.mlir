@@ -7,6 +7,12 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_stage=registers}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA
 // RUN: not tilec %s -p 'copy-strategy,tile{box_stage=sync}' 2>&1 | filecheck %s --check-prefix=STAGE
+// RUN: tilec %s -p 'copy-strategy,tile{box_lanes=8}' | filecheck %s --check-prefix=LANES
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_lanes=4}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_lanes=32}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: not tilec %s -p 'copy-strategy,tile{box_lanes=3}' 2>&1 | filecheck %s --check-prefix=LANES-ERR
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_grain=16}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: not tilec %s -p 'copy-strategy,tile{box_grain=8}' 2>&1 | filecheck %s --check-prefix=GRAIN-ERR
 // The tile pass lowers a copy of strategy box<flat|rows|cols> (chosen by copy-strategy)
 // to a launch that stages a box of the source in a shared allocation, 16-byte chunks
 // into slots congruent to the source modulo 16, then writes each aligned 16-byte chunk
@@ -35,6 +41,29 @@
 // EQ-DEFAULT: @flat_bounded_misaligned: equivalent after 'default'
 // THREADS: box.mlir:{{[0-9]+}}:3: error: 'layout.copy': tile: a box copy takes threads that are a multiple of 32; got threads=48
 // STAGE: tile: box_stage=sync must be one of async, registers
+// LANES-ERR: tile: box_lanes=3 must be 0 or a power of two in [1, 32]
+// GRAIN-ERR: tile: box_grain=8 must be 0 or 16
+
+// box_lanes=8: phase 2's lanes in groups of 8 on one destination run's chunks, 4 runs
+// a warp: lane l takes run (g / 46) 4 + l / 8 and chunk (g mod 46) 8 + l mod 8 of warp
+// unit g (7 runs of 367 chunks: 2 x 46 units), the items past them skipped.
+// LANES-LABEL: func.func @flat
+// LANES:         %[[C31:.*]] = arith.constant 31 : index
+// LANES-NEXT:    %[[LANE:.*]] = arith.andi %{{.*}}, %[[C31]] : index
+// LANES:         %[[QLO:.*]] = arith.divui %[[LANE]], %{{.*}} : index
+// LANES:         %[[JLO:.*]] = arith.remui %[[LANE]], %{{.*}} : index
+// LANES:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// LANES:           %[[G:.*]] = arith.divui %[[I]], %{{.*}} : index
+// LANES:           %[[QG:.*]] = arith.divui %[[G]], %{{.*}} : index
+// LANES:           %[[Q0:.*]] = arith.muli %[[QG]], %{{.*}} : index
+// LANES:           %[[Q:.*]] = arith.addi %[[Q0]], %[[QLO]] : index
+// LANES:           %[[JG:.*]] = arith.remui %[[G]], %{{.*}} : index
+// LANES:           %[[J0:.*]] = arith.muli %[[JG]], %{{.*}} : index
+// LANES:           %[[J:.*]] = arith.addi %[[J0]], %[[JLO]] : index
+// LANES:           %[[IN:.*]] = arith.cmpi ult, %[[Q]], %{{.*}} : index
+// LANES:           scf.if
+// LANES:             arith.minui %[[Q]], %{{.*}} : index
+// LANES-LABEL: func.func @flat_misaligned
 
 // Phase 1 stages whole source chunks with cp.async (box_stage=async, the default),
 // waited for once before the barrier; box_stage=registers reads them into registers
