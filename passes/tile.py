@@ -27,7 +27,7 @@ from tilec.support.target import target_of as module_target
 from tilec.dialects.layout_ptr import AddPtrOp
 
 from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_THREADS, box_index_bits, box_launch,
-                        box_smem_of, tiles_phase2)
+                        box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_RUN_BYTES, box_flavour, copy_facts,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
@@ -141,6 +141,12 @@ class TilePass(ModulePass):
       tiles_blocks=N blocks a multiprocessor a `box<tiles>` launch asks to hold (its
                      `tilec.min_blocks`, 1 to 8; default 1024 / threads: 64 registers a
                      thread at 512 threads); 3 at 512 threads caps a thread at 40.
+      tiles_interleave=I  whether a `box<tiles>` copy rewrites its slots, after phase 1,
+                     so that one 32-bit word holds the elements of 4 / E destination
+                     rows (1) or not (0); default `tiles_interleaved`'s: 1 for 1-byte
+                     elements where it fits (`tiles_interleave_misfit`: 16-byte phase-1
+                     chunks, lanes along a row, depth 1, runs a multiple of 64 bytes,
+                     threads spread evenly over the run's row groups).
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -205,6 +211,7 @@ class TilePass(ModulePass):
     tiles_stage: int | None = None
     tiles_depth: int = TILES_DEPTH
     tiles_blocks: int | None = None
+    tiles_interleave: int | None = None
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -224,6 +231,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_stage={self.tiles_stage} must be 4, 8 or 16")
         if self.tiles_blocks is not None and not 1 <= self.tiles_blocks <= 8:
             raise TilecError(f"tile: tiles_blocks={self.tiles_blocks} must be in [1, 8]")
+        if self.tiles_interleave not in (None, 0, 1):
+            raise TilecError(f"tile: tiles_interleave={self.tiles_interleave} must be 0 or 1")
         if not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):
@@ -419,8 +428,15 @@ class TilePass(ModulePass):
         if flavour == "tiles" and lanes and (threads // lanes) % grain:
             raise TilecError(f"tile: tiles_lanes={lanes} takes threads a multiple of {lanes} x "
                              f"{grain}; got threads={threads}", op=copy)
+        interleave = False
+        if flavour == "tiles":
+            misfit = tiles_interleave_misfit(facts.src_bytes, self.tiles_run, threads, lanes, stage, self.tiles_depth)
+            if self.tiles_interleave and misfit:
+                raise TilecError(f"tile: tiles_interleave=1 does not fit {misfit}", op=copy)
+            interleave = (bool(self.tiles_interleave) if self.tiles_interleave is not None
+                          else tiles_interleaved(facts.src_bytes) and misfit is None)
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, self.tiles_run,
-                         lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks)
+                         lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)

@@ -97,10 +97,12 @@ class ArithLowering(OpFamily):
             else:
                 self.values.set_scalar(r, n)
 
-    @lowers(vector.BroadcastOp, vector.ExtractOp, vector.InsertOp)
+    @lowers(vector.BroadcastOp, vector.ExtractOp, vector.InsertOp, vector.BitcastOp)
     def op_vector_scalar(self, op: Operation):
         """A vector splat from a scalar, a lane of a vector, a vector with one lane
-        replaced (the Python builder's `V[x, y] * s`): per-thread values, kept as they are."""
+        replaced (the Python builder's `V[x, y] * s`), a vector's bytes as another vector
+        type (the `tiles` box's interleaving, passes/_box_tile.py): per-thread values,
+        kept as they are."""
         self.arith_op(op)
 
     @lowers(cuda.OpaqueOp)
