@@ -105,10 +105,10 @@ class ArithLowering(OpFamily):
         kept as they are."""
         self.arith_op(op)
 
-    @lowers(cuda.OpaqueOp)
-    def op_opaque(self, op: cuda.OpaqueOp):
-        """An opaque scalar (`cuda.opaque`, inside a launch): kept as it is, on the
-        lowered value."""
+    @lowers(cuda.OpaqueOp, cuda.BytePermOp)
+    def op_opaque(self, op: cuda.OpaqueOp | cuda.BytePermOp):
+        """An opaque scalar (`cuda.opaque`) or a byte permutation of two words
+        (`cuda.byte_perm`), inside a launch: kept as it is, on the lowered values."""
         self.arith_op(op)
 
     @lowers(layout.SplatOp)
