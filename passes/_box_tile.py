@@ -59,7 +59,7 @@ from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerType, VectorType,
 from xdsl.ir import Block, Operation, SSAValue
 
 from tilec.dialects import cute
-from tilec.dialects.cuda import OpaqueOp
+from tilec.dialects.cuda import BytePermOp, OpaqueOp
 from tilec.dialects.layout import AllocOp, AsyncWaitOp, BarrierOp, CopyOp, LaunchOp, ViewOp
 from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
 from tilec.dialects.layout_attrs import TensorViewType
@@ -345,6 +345,29 @@ class _Builder:
 
 
 INDEX32_LIMIT = 2**31
+
+
+def _transpose_words(k: _Builder, ws: list[SSAValue]) -> list[SSAValue]:
+    """The transpose of `P = len(ws)` 32-bit words of `P` elements each (4 bytes or 2
+    halves): word `t` of the result holds element `t` of each word in turn, by
+    `cuda.byte_perm` (4 x 4 bytes: 8, in two stages; 2 x 2 halves: 2)."""
+    def perm(a, b, sel):
+        return k.add(BytePermOp(a, b, sel))
+    if len(ws) == 2:
+        return [perm(ws[0], ws[1], 0x5410), perm(ws[0], ws[1], 0x7632)]
+    assert len(ws) == 4
+    lo01, hi01 = perm(ws[0], ws[1], 0x5140), perm(ws[0], ws[1], 0x7362)
+    lo23, hi23 = perm(ws[2], ws[3], 0x5140), perm(ws[2], ws[3], 0x7362)
+    return [perm(lo01, lo23, 0x5410), perm(lo01, lo23, 0x7632), perm(hi01, hi23, 0x5410), perm(hi01, hi23, 0x7632)]
+
+
+def _words_vector(k: _Builder, ws: list[SSAValue]) -> SSAValue:
+    """A `vector<N x i32>` of the N words `ws`."""
+    vt = VectorType(ws[0].type, [len(ws)])
+    vec = k.add(vector.BroadcastOp(ws[0], vt))
+    for i, w in enumerate(ws[1:], 1):
+        vec = k.add(vector.InsertOp(w, vec, [i], vt))
+    return vec
 
 
 def _zero(elem) -> Operation:
@@ -943,39 +966,21 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                 words.append([k.add(vector.ExtractOp(wv, [i], i32)) for i in range(4)])
             # the bytes before the run's residue come from the next chunk: word i's mask
             # has its bytes 4 i + b < res E set
-            res_b = k.add(arith.IndexCastOp(k.muli(k.andi(st, cv1), c(e)), i64))
+            res_b = k.muli(k.andi(st, cv1), c(e))
+            all64 = k.add(arith.ConstantOp.from_int_and_width(0xFFFFFFFF, i64))
             masks = []
             for i in range(4):
-                x = k.add(arith.MinSIOp(k.add(arith.MaxSIOp(
-                    k.subi(res_b, k.add(arith.ConstantOp.from_int_and_width(4 * i, i64))),
-                    k.add(arith.ConstantOp.from_int_and_width(0, i64)))),
-                    k.add(arith.ConstantOp.from_int_and_width(4, i64))))
-                sh = k.add(arith.ShLIOp(x, k.add(arith.ConstantOp.from_int_and_width(3, i64))))
-                m64 = k.subi(k.add(arith.ShLIOp(k.add(arith.ConstantOp.from_int_and_width(1, i64)), sh)),
-                             k.add(arith.ConstantOp.from_int_and_width(1, i64)))
-                masks.append(k.add(arith.TruncIOp(m64, i32)))
+                x = k.add(arith.MinSIOp(k.add(arith.MaxSIOp(k.subi(res_b, c(4 * i)), c(0))), c(4)))
+                sh = k.add(arith.IndexCastOp(k.subi(c(32), k.muli(x, c(8))), i64))
+                masks.append(k.add(arith.TruncIOp(k.add(arith.ShRUIOp(all64, sh)), i32)))
             ones = k.add(arith.ConstantOp.from_int_and_width(-1, i32))
-            kept = []
-            for tt in range(pp):
-                ws = []
-                for i in range(4):
-                    nxt = k.andi(words[tt + 1][i], masks[i])
-                    this = k.andi(words[tt][i], k.add(arith.XOrIOp(masks[i], ones)))
-                    ws.append(k.add(arith.OrIOp(nxt, this)))
-                wv = k.add(vector.BroadcastOp(ws[0], wvt))
-                for i in range(1, 4):
-                    wv = k.add(vector.InsertOp(ws[i], wv, [i], wvt))
-                kept.append(k.add(vector.BitcastOp(wv, vt)))
-            # word b of the piece: element b of each kept chunk; chunk c of words c V / P ..
-            outs = []
-            per = v // pp
-            for ch in range(pp):
-                vec = None
-                for i in range(v):
-                    b, tt = ch * per + i // pp, i % pp
-                    y = k.add(vector.ExtractOp(kept[tt], [b], elem))
-                    vec = k.add(vector.BroadcastOp(y, vt)) if vec is None else k.add(vector.InsertOp(y, vec, [i], vt))
-                outs.append(vec)
+            kept = [[k.add(arith.OrIOp(k.andi(words[tt + 1][i], masks[i]),
+                                       k.andi(words[tt][i], k.add(arith.XOrIOp(masks[i], ones)))))
+                     for i in range(4)] for tt in range(pp)]
+            # word b of the piece: element b of each kept chunk (element b of chunk t is
+            # element b mod P of its word b / P: a P x P transpose of those words)
+            out_words = [w_ for i in range(4) for w_ in _transpose_words(k, [kept[tt][i] for tt in range(pp)])]
+            outs = [k.add(vector.BitcastOp(_words_vector(k, out_words[4 * ch:4 * ch + 4]), vt)) for ch in range(pp)]
             done.append((k.cmp("ult", r0, t.runs), at, outs))
         k.add(BarrierOp())
         for ok, at, outs in done:
@@ -1069,6 +1074,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         ci0 = k.addi(k.muli(k.remui(wid, c(warps)), c(lanes_along)), k.remui(lane, c(lanes_along)))
         p, j = k.divui(group, cv), k.remui(group, cv)
         q0 = k.addi(k.muli(p, c(pp * v)), j)
+        i32 = IntegerType(32)
 
         def box_addr(q: SSAValue, r: SSAValue) -> SSAValue:
             """Element `r - od` of destination run `q` in the interleaved slot `r`."""
@@ -1092,13 +1098,15 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                     full = k.andi(k.cmp("sge", cs0, rs0), k.cmp("sle", k.addi(cs0, cv), re0))
                     with k.when(full, otherwise=True) as to_else:
                         step = k.muli(k.subi(ci, ci0), c(v * pb + sv))  # slot_base(r + V)
-                        words = [k.add(ReadOp(box, [k.aligned(k.addi(b_, step), pp)], width=pp)) for b_ in base]
+                        words = []
+                        for b_ in base:
+                            x = k.add(ReadOp(box, [k.aligned(k.addi(b_, step), pp)], width=pp))
+                            x = k.add(vector.BitcastOp(x, VectorType(i32, [1])))
+                            words.append(k.add(vector.ExtractOp(x, [0], i32)))
+                        # row t's word m: element t of words P m .. P m + P - 1 (a transpose)
+                        tr = [_transpose_words(k, words[pp * m:pp * m + pp]) for m in range(4)]
                         for tt in range(pp):
-                            vec = None
-                            for e_, w_ in enumerate(words):
-                                y = k.add(vector.ExtractOp(w_, [tt], elem))
-                                vec = (k.add(vector.BroadcastOp(y, vt)) if vec is None
-                                       else k.add(vector.InsertOp(y, vec, [e_], vt)))
+                            vec = k.add(vector.BitcastOp(_words_vector(k, [tr[m][tt] for m in range(4)]), vt))
                             at = k.aligned(k.addi(cs0, k.subi(rows[tt][0], ds0)), v)
                             if tt == 0:
                                 k.add(WriteOp(vec, dst, [at], width=v))
