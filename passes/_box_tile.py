@@ -67,7 +67,7 @@ from tilec.dialects.layout_ptr import MultipleOfOp
 from tilec.support.launch_bounds import set_min_blocks
 
 from ._gather_tile import fast_divisor
-from ._copy_cost import BOX_SMEM, TILES_RUN_BYTES, CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
+from ._copy_cost import BOX_SMEM, CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
 
 index = IndexType()
 
@@ -110,9 +110,13 @@ through two boxes, tile j + 1's phase-1 copies in flight while tile j's phase 2 
 the other box (twice the shared memory a block, the grid N times smaller along D). Not
 yet measured on a GPU: off."""
 
-TILES_INTERLEAVE_BYTES = 1
+TILES_INTERLEAVE_BYTES = 0
 """The largest element a `tiles` box interleaves by default (the `tile` option
-`tiles_interleave`, `tiles_interleaved`): 1 byte. Interleaved, a box slot holds the
+`tiles_interleave`, `tiles_interleaved`): none. Measured on the H200 (8191 x 8209, the
+Program path, benchmarks/NOTES.md): int8 0.779 of cudaMemcpy interleaved against 0.804
+not, f16 0.84 against 0.93: the shared-memory wavefronts fall (int8: 4 a 128-bit access
+in phase 1b, 2 a word read in phase 2, against 16 byte reads at 2 a chunk), but the
+block's two more barriers and phase 1b's round trip cost more. Interleaved, a box slot holds the
 `P = 4 / E` destination rows `q, q + V, ..., q + (P - 1) V` (`V = 16 / E`: rows that far
 apart share the destination's 16-byte chunk grid whatever its row pitch) of each source
 run element by element in one 32-bit word, so that phase 2 reads one word for `P` rows
@@ -475,7 +479,7 @@ def box_index_bits(facts: CopyFacts, smem: int) -> int | None:
 
 
 def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
-               threads: int = BOX_THREADS, stage: str = "async", tiles_run: int = TILES_RUN_BYTES,
+               threads: int = BOX_THREADS, stage: str = "async", tiles_run: int | None = None,
                tiles_lanes: int = TILES_LANES, tiles_grain: int = TILES_GRAIN,
                tiles_stage: int = TILES_STAGE, tiles_depth: int = TILES_DEPTH,
                tiles_blocks: int | None = None, tiles_interleave: bool = False) -> list[Operation]:
@@ -729,7 +733,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
 
 def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES_THREADS,
-                 stage: str = "async", run: int = TILES_RUN_BYTES, lanes_along: int = TILES_LANES,
+                 stage: str = "async", run: int | None = None, lanes_along: int = TILES_LANES,
                  grain: int = TILES_GRAIN, chunk_stage: int = TILES_STAGE,
                  depth: int = TILES_DEPTH, blocks_per_sm: int | None = None,
                  interleave: bool = False) -> list[Operation]:

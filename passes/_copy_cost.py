@@ -442,17 +442,32 @@ lanes along a destination row, `_box_tile.tiles_phase2`): int8 0.77 of cudaMemcp
 0.79) (benchmarks/NOTES.md). The strategy itself takes elements up to
 8 bytes."""
 TILES_RUN_BYTES = 128
-"""Bytes of a `tiles` box's source runs (the tile's extent along `W`)."""
+"""The fewest bytes of a `tiles` box's source runs (the tile's extent along `W`):
+`tiles_run_bytes`."""
+TILES_RUN_ELEMENTS = 64
+"""The fewest elements of a `tiles` box's source runs (`tiles_run_bytes`)."""
 
 
-def tiles_shape(e: int, smem: int, run: int = TILES_RUN_BYTES, grain: int = CHUNK_BYTES) -> tuple[int, int, int] | None:
+def tiles_run_bytes(e: int) -> int:
+    """Bytes of a `tiles` box's source runs of `e`-byte elements (the `tile` pass's
+    `tiles_run` where not given): `TILES_RUN_BYTES`, and at least `TILES_RUN_ELEMENTS`
+    elements: 128 for 1- and 2-byte elements, 256 for 4-byte ones, 512 for 8-byte ones.
+    Measured on the H200 (8191 x 8209 f32 transpose, the Program path,
+    benchmarks/NOTES.md): runs of 256 bytes 0.923 of cudaMemcpy against 0.895 at 128 and
+    0.866 at 64 (a misaligned run of 32 elements reads 5 sectors for 4, of 64 9 for 8)."""
+    return max(TILES_RUN_BYTES, TILES_RUN_ELEMENTS * e)
+
+
+def tiles_shape(e: int, smem: int, run: int | None = None, grain: int = CHUNK_BYTES) -> tuple[int, int, int] | None:
     """(Wt, Dt, PB) of a `tiles` box of `e`-byte elements in `smem` bytes, in elements:
-    `Wt` steps of `W` (a source run of `run` bytes, a multiple of 16), `Dt` steps of `D` (a
+    `Wt` steps of `W` (a source run of `run` bytes, a multiple of 16; default
+    `tiles_run_bytes(e)`), `Dt` steps of `D` (a
     multiple of the `16 / e` elements of a chunk), the slot pitch `PB`; the box holds
     `Dt + grain / e - 1` source runs (a destination grain of `grain` bytes, a multiple
     of 16, starting in the tile's range reads up to `grain / e - 1` runs past it). None
     where not one chunk's rows fit."""
     v = CHUNK_BYTES // e
+    run = run or tiles_run_bytes(e)
     pb = box_pitch(run)
     dt = (smem // pb - (grain // e - 1)) // v * v
     return (run // e, dt, pb // e) if dt >= v else None

@@ -28,7 +28,7 @@ from tilec.dialects.layout_ptr import AddPtrOp
 
 from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_THREADS, box_index_bits, box_launch,
                         box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
-from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_RUN_BYTES, box_flavour, copy_facts,
+from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, box_flavour, copy_facts, tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
 from ._gather_tile import gather_launch, static_index_bits
@@ -50,10 +50,13 @@ LINE_BYTES = 1024
 of a tile is a run of 8 whole 128-byte lines."""
 ONE_D_BYTES = 16 * 1024
 """Bytes per block of a 1-D copy: 4096 f32, 16 bytes per thread 4 times at 256 threads."""
-MISALIGNED_SMEM_TILE_BYTES = 128 * 1024
+MISALIGNED_SMEM_TILE_BYTES = 64 * 1024
 """Shared-memory budget of a transposing tile whose views do not allow 16-byte vectors
 (rows that start off a 16-byte boundary, e.g. a row length of 16411 f32); dynamic
-shared memory, one block per SM."""
+shared memory, two or three blocks a multiprocessor (one block's loads in flight while
+another stores). Measured on the H200 (8191 x 8209 f64, benchmarks/NOTES.md): 64 x 128
+at 256 threads 0.937 of cudaMemcpy against 0.911 for the 128 KiB 64 x 256 at 512 (one
+block a multiprocessor), 0.926 for 64 x 64 and 32 x 256."""
 MISALIGNED_TILE_ELEMENTS = 32 * 1024
 """At most 64 elements per thread of such a tile at `MISALIGNED_THREADS` threads: a
 256 x 128 f32 tile takes 128 registers; a larger one would spill."""
@@ -120,7 +123,8 @@ class TilePass(ModulePass):
                      the box: `async` (cp.async, default) or `registers` (16-byte loads
                      and stores; passes/_box_tile.BOX_STAGES).
       tiles_run=B    bytes of a `box<tiles>` copy's source runs, its tile along the
-                     source's contiguous mode (default 128: `TILES_RUN_BYTES`); a
+                     source's contiguous mode (default `tiles_run_bytes`'s: 128 for
+                     1- and 2-byte elements, 64 elements for wider); a
                      multiple of 16 at most 1024, a run of 16 / E - 1 rows past the
                      tile fitting the box.
       tiles_lanes=N  how a `box<tiles>` copy's phase 2 places a warp's lanes: N (a power
@@ -179,7 +183,7 @@ class TilePass(ModulePass):
         When either view cannot use 16-byte vectors (its pointer is not 16-byte
         aligned, or a stride other than its stride-1 run is not a multiple of 16
         bytes, as in a 16381 x 16411 f32 transpose), the tile is 512 bytes along the
-        source's contiguous mode and the rest of a 128 KiB budget of at most 32768
+        source's contiguous mode and the rest of a 64 KiB budget of at most 32768
         elements along the destination's (256 x 128 f32, 128 x 256 f16, 256 x 64
         f64), at 512 threads: misaligned runs begin and end in sectors shared with the
         neighbouring tiles, and long runs on both sides make those few. Not where
@@ -205,7 +209,7 @@ class TilePass(ModulePass):
     runs: int = GATHER_RUNS_PER_THREAD
     box_smem: int | None = None
     box_stage: str = "async"
-    tiles_run: int = TILES_RUN_BYTES
+    tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int = TILES_GRAIN
     tiles_stage: int | None = None
@@ -222,7 +226,7 @@ class TilePass(ModulePass):
                 raise TilecError(f"tile: {name}={b} must be a power of two, at least 1024")
         if self.threads is not None and not 1 <= self.threads <= 1024:
             raise TilecError(f"tile: threads={self.threads} must be in [1, 1024]")
-        if self.tiles_run < 16 or self.tiles_run % 16 or self.tiles_run > 1024:
+        if self.tiles_run is not None and (self.tiles_run < 16 or self.tiles_run % 16 or self.tiles_run > 1024):
             raise TilecError(f"tile: tiles_run={self.tiles_run} must be a multiple of 16 in [16, 1024]")
         if self.tiles_lanes is not None and self.tiles_lanes and (
                 self.tiles_lanes & (self.tiles_lanes - 1) or not 4 <= self.tiles_lanes <= 32):
@@ -411,11 +415,12 @@ class TilePass(ModulePass):
         # any element size the flavour fits (`copy-strategy`'s `tiles_bytes` is a choice)
         # the box: the option's, else the strategy's default (a `tiles` box: `tiles_smem`)
         smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem)
+        run = self.tiles_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
         if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8) != flavour or (
-                flavour == "tiles" and tiles_shape(facts.src_bytes, smem, self.tiles_run, self.tiles_grain) is None):
+                flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, self.tiles_grain) is None):
             raise TilecError(
                 f"tile: a copy of strategy {copy.strategy_name} is a transpose without conversion that "
-                f"the box rule takes as {flavour} with a box of {smem} bytes (tiles_run={self.tiles_run}) "
+                f"the box rule takes as {flavour} with a box of {smem} bytes (tiles_run={run}) "
                 "(passes/_copy_cost.box_flavour), between two `layout.view`s of pointers", op=copy)
         threads = self.threads or (TILES_THREADS if flavour == "tiles" else BOX_THREADS)
         if threads < 32 or threads % 32:
@@ -430,12 +435,12 @@ class TilePass(ModulePass):
                              f"{grain}; got threads={threads}", op=copy)
         interleave = False
         if flavour == "tiles":
-            misfit = tiles_interleave_misfit(facts.src_bytes, self.tiles_run, threads, lanes, stage, self.tiles_depth)
+            misfit = tiles_interleave_misfit(facts.src_bytes, run, threads, lanes, stage, self.tiles_depth)
             if self.tiles_interleave and misfit:
                 raise TilecError(f"tile: tiles_interleave=1 does not fit {misfit}", op=copy)
             interleave = (bool(self.tiles_interleave) if self.tiles_interleave is not None
                           else tiles_interleaved(facts.src_bytes) and misfit is None)
-        ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, self.tiles_run,
+        ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run,
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
