@@ -25,7 +25,7 @@
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_interleave=1 tiles_stage=16}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=8192 tiles_bytes=2},tile{box_smem=8192 tiles_run=64 threads=128 tiles_interleave=1 tiles_stage=16 tiles_lanes=8}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_interleave=0}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s --check-prefix=INTER
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_interleave=1 tiles_stage=16}' | filecheck %s --check-prefix=INTER
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_interleave=1 tiles_lanes=0}' 2>&1 | filecheck %s --check-prefix=INTEROPT
 // The tile pass lowers a copy of strategy box<tiles> (both contiguous modes long; chosen
 // by copy-strategy, tests/filecheck/copy-strategy/box_tiles.mlir, of 2-byte elements
@@ -57,7 +57,7 @@
 // BLOCKS-LABEL: func.func @odd_int8
 // BLOCKS:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512) attributes {tilec.min_blocks = 3 : i64
 // DEPTH-LABEL: func.func @odd_f32
-// DEPTH:         layout.alloc : !layout.tensor<f32, #layout.cute<(20960):(1)>, smem>
+// DEPTH:         layout.alloc : !layout.tensor<f32, #layout.cute<(20304):(1)>, smem>
 // DEPTH:         layout.copy_chunk_async
 // DEPTH:         scf.for
 // DEPTH:           layout.async_wait {pending = 0 : i64}
@@ -69,7 +69,7 @@
 // DEPTH:             layout.write %{{.*}} {width = 4 : i64} : vector<4xf32>
 // FIT: error: 'layout.copy': tile: a copy of strategy box<tiles> is a transpose without conversion that the box rule takes as tiles with a box of 8192 bytes (tiles_run=1024)
 
-// tiles_interleave (the default for 1-byte elements): after phase 1 and a barrier, each
+// tiles_interleave=1 (an option, off by default): after phase 1 and a barrier, each
 // thread reads the 16-byte chunks of its pieces of the slots, keeps each byte from chunk
 // t or t + 1 (the run's residue) and transposes 4 x 4 bytes (cuda.byte_perm); after a
 // second barrier it writes them back as 16-byte chunks (one 32-bit word: 4 destination
@@ -97,11 +97,7 @@
 // CUDA:         tilec_cp_async<16>(
 // CUDA:         tilec_cp_async_wait<0>();
 // CUDA-NEXT:    __syncthreads();
-// CUDA:         __byte_perm(
-// CUDA:         __syncthreads();
-// CUDA:         __syncthreads();
-// CUDA:         __byte_perm(
-// CUDA:         reinterpret_cast<i32x4*>(dst
+// CUDA:         reinterpret_cast<i8x16*>(
 
 // CHECK-LABEL: func.func @odd_int8
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
