@@ -50,13 +50,23 @@ LINE_BYTES = 1024
 of a tile is a run of 8 whole 128-byte lines."""
 ONE_D_BYTES = 16 * 1024
 """Bytes per block of a 1-D copy: 4096 f32, 16 bytes per thread 4 times at 256 threads."""
-MISALIGNED_SMEM_TILE_BYTES = 64 * 1024
+MISALIGNED_SMEM_TILE_BYTES = 128 * 1024
 """Shared-memory budget of a transposing tile whose views do not allow 16-byte vectors
 (rows that start off a 16-byte boundary, e.g. a row length of 16411 f32); dynamic
-shared memory, two or three blocks a multiprocessor (one block's loads in flight while
-another stores). Measured on the H200 (8191 x 8209 f64, benchmarks/NOTES.md): 64 x 128
-at 256 threads 0.937 of cudaMemcpy against 0.911 for the 128 KiB 64 x 256 at 512 (one
-block a multiprocessor), 0.926 for 64 x 64 and 32 x 256."""
+shared memory, one block per SM (`misaligned_tile_bytes`)."""
+
+
+def misaligned_tile_bytes(eb: int) -> int:
+    """The shared-memory budget of such a tile of `eb`-byte elements:
+    `MISALIGNED_SMEM_TILE_BYTES`, half of it for 8-byte elements, whose 128 KiB tile holds
+    only 32 elements a thread at `MISALIGNED_THREADS` (one block a multiprocessor, its
+    loads and stores in turn). Measured on the H200 (8191 x 8209 f64,
+    benchmarks/NOTES.md): 64 x 128 at 256 threads 0.937 of cudaMemcpy against 0.911 for
+    64 x 256 at 512, 0.926 for 64 x 64 and 32 x 256; f32's 128 KiB tile (64 elements a
+    thread) was the H100's best (16381 x 16411: 0.92 against 0.83-0.85 for 128 x 128)."""
+    return MISALIGNED_SMEM_TILE_BYTES // 2 if eb >= 8 else MISALIGNED_SMEM_TILE_BYTES
+
+
 MISALIGNED_TILE_ELEMENTS = 32 * 1024
 """At most 64 elements per thread of such a tile at `MISALIGNED_THREADS` threads: a
 256 x 128 f32 tile takes 128 registers; a larger one would spill."""
@@ -183,7 +193,8 @@ class TilePass(ModulePass):
         When either view cannot use 16-byte vectors (its pointer is not 16-byte
         aligned, or a stride other than its stride-1 run is not a multiple of 16
         bytes, as in a 16381 x 16411 f32 transpose), the tile is 512 bytes along the
-        source's contiguous mode and the rest of a 64 KiB budget of at most 32768
+        source's contiguous mode and the rest of a 128 KiB budget (64 KiB of 8-byte elements:
+        `misaligned_tile_bytes`) of at most 32768
         elements along the destination's (256 x 128 f32, 128 x 256 f16, 256 x 64
         f64), at 512 threads: misaligned runs begin and end in sectors shared with the
         neighbouring tiles, and long runs on both sides make those few. Not where
@@ -529,7 +540,7 @@ def heuristic_tile(
         tile[0] = clamp(0, ONE_D_BYTES // eb)
         return tuple(tile)
     if _misaligned_transpose(sl, dl, aligned, extents):
-        budget = min(MISALIGNED_SMEM_TILE_BYTES // eb, MISALIGNED_TILE_ELEMENTS)
+        budget = min(misaligned_tile_bytes(eb) // eb, MISALIGNED_TILE_ELEMENTS)
         tile[cs] = clamp(cs, LINE_BYTES_MISALIGNED // eb)
         tile[cd] = clamp(cd, budget // tile[cs])
         tile[cs] = clamp(cs, budget // tile[cd])

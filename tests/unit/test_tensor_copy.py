@@ -250,7 +250,7 @@ def test_small_extents_are_specialised_and_promised_to_the_tile_pass(routes):
     assert "at_most = array<i64: 0, 8" in text and "tile = array" not in text
     tile = pass_tile(plan.key)
     assert tile[1] == 8  # the short mode whole, the long one grows within the budget
-    assert tile[0] >= 512  # the 16 KiB tile: a contiguous mode known short takes no 64 KiB tile
+    assert tile[0] >= 512  # the 16 KiB tile: a contiguous mode known short takes no 128 KiB tile
     # a transpose of long modes: the pass's square tile
     assert pass_tile(plan_copy(op((100, 500)), op((100, 500), (1, 100))).key) == (64, 64)
 

@@ -210,11 +210,11 @@ func.func @inside_launch(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, al
 }
 
 // A transpose whose rows start off 16-byte boundaries (odd row lengths): 512 bytes
-// along the source's contiguous mode, the rest of 64 KiB (at most 32768 elements)
-// along the destination's, at 512 threads (32 elements a thread).
+// along the source's contiguous mode, the rest of 128 KiB (at most 32768 elements)
+// along the destination's, at 512 threads.
 // CHECK-LABEL: func.func @misaligned_transpose
 // CHECK:         layout.launch {{.*}} threads(512)
-// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 128, 128>}
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 256, 128>}
 func.func @misaligned_transpose(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
   %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1021,1027):(1027,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1021,1027):(1,1021)>, gmem>
@@ -224,7 +224,7 @@ func.func @misaligned_transpose(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<
 
 // The same shapes from a pointer aligned only to its element: the same choice.
 // CHECK-LABEL: func.func @unaligned_pointer_transpose
-// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 128, 128>}
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 256, 128>}
 func.func @unaligned_pointer_transpose(%p: !layout.ptr<f32>, %q: !layout.ptr<f32, align 16>) {
   %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>
@@ -232,8 +232,9 @@ func.func @unaligned_pointer_transpose(%p: !layout.ptr<f32>, %q: !layout.ptr<f32
   func.return
 }
 
-// f16: 128 x 256 (64 KiB, 32768 elements) at 512 threads; f64: 128 x 64 (64 KiB) at 256
-// threads (8192 elements: fewer than 32 a thread at 512).
+// f16: the element budget binds first (128 x 256, 64 KiB) at 512 threads; f64: a byte
+// budget of 64 KiB (`misaligned_tile_bytes`: 128 x 64) at 256 threads (8192 elements:
+// fewer than 32 a thread at 512).
 // CHECK-LABEL: func.func @misaligned_transpose_f16
 // CHECK:         layout.launch {{.*}} threads(512)
 // CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 128, 256>}
@@ -256,7 +257,7 @@ func.func @misaligned_transpose_f64(%p: !layout.ptr<f64, align 16>, %q: !layout.
 
 // A small misaligned transpose: the destination's contiguous mode is short (61, at most
 // 64), taken whole by any tile: the transposing tile of 16 KiB (64 x 64), not the
-// misaligned one of 64 KiB, at 256 threads.
+// misaligned one of 128 KiB, at 256 threads.
 // CHECK-LABEL: func.func @small_misaligned_transpose
 // CHECK:         layout.launch {{.*}} threads(256)
 // CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 64, 64>}
