@@ -442,20 +442,20 @@ lanes along a destination row, `_box_tile.tiles_phase2`): int8 0.77 of cudaMemcp
 0.79) (benchmarks/NOTES.md). The strategy itself takes elements up to
 8 bytes."""
 TILES_RUN_BYTES = 128
-"""The fewest bytes of a `tiles` box's source runs (the tile's extent along `W`):
-`tiles_run_bytes`."""
-TILES_RUN_ELEMENTS = 64
-"""The fewest elements of a `tiles` box's source runs (`tiles_run_bytes`)."""
+"""Bytes of a `tiles` box's source runs of 1-byte elements (`tiles_run_bytes`)."""
+TILES_RUN_WIDE_BYTES = 256
+"""Bytes of a `tiles` box's source runs of wider elements (`tiles_run_bytes`)."""
 
 
 def tiles_run_bytes(e: int) -> int:
     """Bytes of a `tiles` box's source runs of `e`-byte elements (the `tile` pass's
-    `tiles_run` where not given): `TILES_RUN_BYTES`, and at least `TILES_RUN_ELEMENTS`
-    elements: 128 for 1- and 2-byte elements, 256 for 4-byte ones, 512 for 8-byte ones.
-    Measured on the H200 (8191 x 8209 f32 transpose, the Program path,
-    benchmarks/NOTES.md): runs of 256 bytes 0.923 of cudaMemcpy against 0.895 at 128 and
-    0.866 at 64 (a misaligned run of 32 elements reads 5 sectors for 4, of 64 9 for 8)."""
-    return max(TILES_RUN_BYTES, TILES_RUN_ELEMENTS * e)
+    `tiles_run` where not given): `TILES_RUN_BYTES` for 1-byte elements,
+    `TILES_RUN_WIDE_BYTES` for wider. Measured on the H200 (8191 x 8209 transposes, the
+    Program path, benchmarks/NOTES.md): f16 runs of 256 bytes 0.974 of cudaMemcpy against
+    0.947 at 128; f32 0.934 against 0.909 at 128 and 0.925 at 512 (a misaligned run of
+    128 bytes reads 5 sectors for 4, of 256 9 for 8); int8 at 256 0.71 against 0.77
+    (copy43, 40 KiB boxes)."""
+    return TILES_RUN_BYTES if e == 1 else TILES_RUN_WIDE_BYTES
 
 
 def tiles_shape(e: int, smem: int, run: int | None = None, grain: int = CHUNK_BYTES) -> tuple[int, int, int] | None:

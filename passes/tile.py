@@ -134,7 +134,7 @@ class TilePass(ModulePass):
                      and stores; passes/_box_tile.BOX_STAGES).
       tiles_run=B    bytes of a `box<tiles>` copy's source runs, its tile along the
                      source's contiguous mode (default `tiles_run_bytes`'s: 128 for
-                     1- and 2-byte elements, 64 elements for wider); a
+                     1-byte elements, 256 for wider); a
                      multiple of 16 at most 1024, a run of 16 / E - 1 rows past the
                      tile fitting the box.
       tiles_lanes=N  how a `box<tiles>` copy's phase 2 places a warp's lanes: N (a power

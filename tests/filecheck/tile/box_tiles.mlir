@@ -148,7 +148,7 @@ func.func @odd_i8_misaligned(%s0: !layout.ptr<i8, align 16>, %d0: !layout.ptr<i8
 // CHECK-LABEL: func.func @grid_int16
 // CHECK:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xi16>
 // LANES-LABEL: func.func @grid_int16
-// LANES:           layout.alloc : !layout.tensor<i16, #layout.cute<(33231):(1)>, smem>
+// LANES:           layout.alloc : !layout.tensor<i16, #layout.cute<(32759):(1)>, smem>
 // LANES:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xi16>
 func.func @grid_int16(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i16, align 16>) {
   %a = layout.view %src : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(3,97,150):(14550,1,97)>, gmem>
