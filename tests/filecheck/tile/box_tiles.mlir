@@ -22,10 +22,10 @@
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_blocks=3}' | filecheck %s --check-prefix=BLOCKS
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_blocks=3}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_depth=9}' 2>&1 | filecheck %s --check-prefix=DEPTHOPT
-// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_interleave=1 tiles_stage=16}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_interleave=1 tiles_stage=16 tiles_lanes=8}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=8192 tiles_bytes=2},tile{box_smem=8192 tiles_run=64 threads=128 tiles_interleave=1 tiles_stage=16 tiles_lanes=8}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_interleave=0}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_interleave=1 tiles_stage=16}' | filecheck %s --check-prefix=INTER
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_interleave=1 tiles_stage=16 tiles_lanes=8}' | filecheck %s --check-prefix=INTER
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_interleave=1 tiles_lanes=0}' 2>&1 | filecheck %s --check-prefix=INTEROPT
 // The tile pass lowers a copy of strategy box<tiles> (both contiguous modes long; chosen
 // by copy-strategy, tests/filecheck/copy-strategy/box_tiles.mlir, of 2-byte elements
