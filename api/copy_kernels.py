@@ -189,14 +189,14 @@ def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
     program), its `copy-strategy` pass given the routes forced (`copy_routes`:
     `copy-strategy{gather=always}`, `box=never`), its `tile` pass the realign
     strategy's threads where `realign_threads` is set and the box's phase-1 staging
-    where `box_stage` is, a `box<tiles>` phase 2's lanes, grain and phase-1 chunks where `tiles_lanes`, `tiles_grain`, `tiles_stage` are, a `flat` or `rows` box's phase-2 lanes where `box_lanes` is, a `flat` block's chunks where `box_grain` is, both the box's shared memory where `box_smem` is."""
+    where `box_stage` is, a `box<tiles>` phase 2's lanes, grain, phase-1 chunks and interleaving where `tiles_lanes`, `tiles_grain`, `tiles_stage`, `tiles_interleave` are, a `flat` or `rows` box's phase-2 lanes where `box_lanes` is, a `flat` block's chunks where `box_grain` is, both the box's shared memory where `box_smem` is."""
     routes = current_routes()
     threads = routes.realign_threads if key.aligned_pointers else None
     smem = routes.box_smem
     if routes.gather == "auto" and routes.realign == "auto" and routes.box == "auto" and threads is None \
             and smem is None and routes.box_stage is None and routes.tiles_lanes is None \
-            and routes.tiles_grain is None and routes.tiles_stage is None and routes.box_lanes is None \
-            and routes.box_grain is None:
+            and routes.tiles_grain is None and routes.tiles_stage is None and routes.tiles_interleave is None \
+            and routes.box_lanes is None and routes.box_grain is None:
         return pipeline
     from tilec.compiler.pipeline import expand_pipeline
 
@@ -218,6 +218,8 @@ def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
             tile.append(f"box_lanes={routes.box_lanes}")
         if routes.box_grain is not None:
             tile.append(f"box_grain={routes.box_grain}")
+        if routes.tiles_interleave is not None:
+            tile.append(f"tiles_interleave={routes.tiles_interleave}")
         if p == "copy-strategy" and forced:
             return f"copy-strategy{{{' '.join(forced)}}}"
         if p == "tile" and tile:

@@ -362,6 +362,39 @@ class OpaqueOp(IRDLOperation):
 
 
 @irdl_op_definition
+class BytePermOp(IRDLOperation):
+    """
+    Four bytes picked from the eight of `a` (bytes 0-3) and `b` (bytes 4-7): byte `n`
+    of the result is byte `(selector >> 4 n) & 7` of them (CUDA's `__byte_perm(a, b,
+    selector)`, PTX `prmt.b32`, one `PRMT`); `selector` a constant of four nibbles, each
+    at most 7. For byte transposes in registers that NVVM would otherwise build from
+    shifts and masks (`_box_tile`'s interleaved slots: a 4 x 4 byte transpose is 8 of
+    them).
+
+        %r = cuda.byte_perm %a, %b, 21520 : i32
+    """
+
+    name = "cuda.byte_perm"
+
+    a = operand_def(i32)
+    b = operand_def(i32)
+    selector = prop_def(IntegerAttr[I32])
+    result = result_def(i32)
+
+    assembly_format = "$a `,` $b `,` $selector attr-dict `:` type($result)"
+
+    def __init__(self, a: SSAValue | Operation, b: SSAValue | Operation, selector: int):
+        super().__init__(operands=[a, b], properties={"selector": IntegerAttr(selector, i32)},
+                         result_types=[i32])
+
+    def verify_(self) -> None:
+        sel = self.selector.value.data
+        if not 0 <= sel <= 0x7777 or any((sel >> (4 * n)) & 8 for n in range(4)):
+            raise VerifyException(
+                f"'cuda.byte_perm' selector must be four nibbles of at most 7 (0 to 0x7777), got {sel:#x}")
+
+
+@irdl_op_definition
 class CommentOp(IRDLOperation):
     """
     A comment for the reader of the generated code: the `cuda` target prints it as
@@ -693,8 +726,8 @@ from .cuda_atomic import CUDA_ATOMIC_OPS  # noqa: E402  (atomics and fences, the
 
 Cuda = Dialect(
     "cuda",
-    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, PrefetchL2Op, ShflIdxOp, OpaqueOp, CommentOp, PrintfOp, MmaSyncOp, LdmatrixOp, StmatrixOp,
-     DivApproxGroupOp,
+    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, PrefetchL2Op, ShflIdxOp, OpaqueOp, BytePermOp, CommentOp, PrintfOp, MmaSyncOp,
+     LdmatrixOp, StmatrixOp, DivApproxGroupOp,
      *CUDA_TMA_OPS, *CUDA_WGMMA_OPS, *CUDA_ROLE_OPS, *CUDA_ATOMIC_OPS],
     [*CUDA_TMA_TYPES],
 )

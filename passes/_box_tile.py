@@ -55,11 +55,11 @@ from contextlib import contextmanager
 from math import gcd
 
 from xdsl.dialects import arith, scf, vector
-from xdsl.dialects.builtin import IndexType, VectorType, i64
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerType, VectorType, i64
 from xdsl.ir import Block, Operation, SSAValue
 
 from tilec.dialects import cute
-from tilec.dialects.cuda import OpaqueOp
+from tilec.dialects.cuda import BytePermOp, OpaqueOp
 from tilec.dialects.layout import AllocOp, AsyncWaitOp, BarrierOp, CopyOp, LaunchOp, ViewOp
 from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
 from tilec.dialects.layout_attrs import TensorViewType
@@ -67,7 +67,7 @@ from tilec.dialects.layout_ptr import MultipleOfOp
 from tilec.support.launch_bounds import set_min_blocks
 
 from ._gather_tile import fast_divisor
-from ._copy_cost import BOX_SMEM, TILES_RUN_BYTES, CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
+from ._copy_cost import BOX_SMEM, CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
 
 index = IndexType()
 
@@ -109,6 +109,51 @@ TILES_DEPTH = 1
 through two boxes, tile j + 1's phase-1 copies in flight while tile j's phase 2 reads
 the other box (twice the shared memory a block, the grid N times smaller along D). Not
 yet measured on a GPU: off."""
+
+TILES_INTERLEAVE_BYTES = 0
+"""The largest element a `tiles` box interleaves by default (the `tile` option
+`tiles_interleave`, `tiles_interleaved`): none. Measured on the H200 (8191 x 8209, the
+Program path, benchmarks/NOTES.md): int8 0.779 of cudaMemcpy interleaved against 0.804
+not, f16 0.84 against 0.93: the shared-memory wavefronts fall (int8: 4 a 128-bit access
+in phase 1b, 2 a word read in phase 2, against 16 byte reads at 2 a chunk), but the
+block's two more barriers and phase 1b's round trip cost more. Interleaved, a box slot holds the
+`P = 4 / E` destination rows `q, q + V, ..., q + (P - 1) V` (`V = 16 / E`: rows that far
+apart share the destination's 16-byte chunk grid whatever its row pitch) of each source
+run element by element in one 32-bit word, so that phase 2 reads one word for `P` rows
+where it read one element for one: int8's phase 2 was one `LDS.U8` an output byte, the
+shared-memory pipe its bound (benchmarks/NOTES.md, copy44)."""
+
+
+def tiles_interleaved(e: int) -> bool:
+    """Whether a `tiles` box of `e`-byte elements interleaves its slots by default
+    (`TILES_INTERLEAVE_BYTES`; where `tiles_interleave_misfit` finds it fits)."""
+    return e <= TILES_INTERLEAVE_BYTES
+
+
+def tiles_interleave_misfit(e: int, run: int, threads: int, lanes: int, stage: int, depth: int) -> str | None:
+    """Why a `tiles` box of `e`-byte elements cannot interleave its slots (None: it can):
+    2-byte elements or fewer (`P = 4 / e` rows a word, at least 2), 16-byte phase-1
+    chunks (the slots' chunks are read back 16 bytes at a time), lanes along a row (a
+    positive `lanes`), one tile a block, runs of whole 64-byte pieces (`P` chunks), and
+    phase 2's threads spread evenly over its `G = run / 4` row groups (a group: `P` rows
+    of one word column): `threads / G` threads each, a multiple of `lanes`, and `32 /
+    lanes` groups a warp dividing `G`."""
+    if e > 2:
+        return f"elements of {e} bytes (at most 2: two or more rows a 32-bit word)"
+    if stage != CHUNK:
+        return f"tiles_stage={stage} (16-byte phase-1 chunks)"
+    if not lanes:
+        return "tiles_lanes=0 (lanes along a destination row)"
+    if depth != 1:
+        return f"tiles_depth={depth} (one tile a block)"
+    if run % (4 * CHUNK):
+        return f"tiles_run={run} (a multiple of 64 bytes)"
+    groups = run // 4
+    if threads % groups or (threads // groups) % lanes or groups % (32 // lanes):
+        return (f"threads={threads} with tiles_lanes={lanes} ({groups} row groups, each taken by a multiple of "
+                f"{lanes} threads, {32 // lanes} groups a warp)")
+    return None
+
 
 
 def tiles_smem(e: int) -> int:
@@ -292,6 +337,19 @@ class _Builder:
                     x = self.add(ReadOp(box, [box_addr(q, self.subi(a, ds))]))
                     self.add(WriteOp(x, dst, [a]))
 
+    def if_value(self, cond: SSAValue, then: Callable[[], SSAValue], other: Callable[[], SSAValue]) -> SSAValue:
+        """`then()` where `cond` holds, else `other()` (an `scf.if` with one result: only
+        the branch taken reads memory)."""
+        blocks = []
+        saved = self.block
+        for make in (then, other):
+            self.block = Block()
+            x = make()
+            self.block.add_op(scf.YieldOp(x))
+            blocks.append(self.block)
+        self.block = saved
+        return self.add(scf.IfOp(cond, [x.type], [blocks[0]], [blocks[1]]))
+
     @contextmanager
     def loop(self, lb: SSAValue, ub: SSAValue, step: SSAValue) -> Iterator[SSAValue]:
         body = Block(arg_types=[index])
@@ -321,6 +379,36 @@ class _Builder:
 
 
 INDEX32_LIMIT = 2**31
+
+
+def _transpose_words(k: _Builder, ws: list[SSAValue]) -> list[SSAValue]:
+    """The transpose of `P = len(ws)` 32-bit words of `P` elements each (4 bytes or 2
+    halves): word `t` of the result holds element `t` of each word in turn, by
+    `cuda.byte_perm` (4 x 4 bytes: 8, in two stages; 2 x 2 halves: 2)."""
+    def perm(a, b, sel):
+        return k.add(BytePermOp(a, b, sel))
+    if len(ws) == 2:
+        return [perm(ws[0], ws[1], 0x5410), perm(ws[0], ws[1], 0x7632)]
+    assert len(ws) == 4
+    lo01, hi01 = perm(ws[0], ws[1], 0x5140), perm(ws[0], ws[1], 0x7362)
+    lo23, hi23 = perm(ws[2], ws[3], 0x5140), perm(ws[2], ws[3], 0x7362)
+    return [perm(lo01, lo23, 0x5410), perm(lo01, lo23, 0x7632), perm(hi01, hi23, 0x5410), perm(hi01, hi23, 0x7632)]
+
+
+def _words_vector(k: _Builder, ws: list[SSAValue]) -> SSAValue:
+    """A `vector<N x i32>` of the N words `ws`."""
+    vt = VectorType(ws[0].type, [len(ws)])
+    vec = k.add(vector.BroadcastOp(ws[0], vt))
+    for i, w in enumerate(ws[1:], 1):
+        vec = k.add(vector.InsertOp(w, vec, [i], vt))
+    return vec
+
+
+def _zero(elem) -> Operation:
+    """A constant 0 of element type `elem`."""
+    if isinstance(elem, IntegerType):
+        return arith.ConstantOp.from_int_and_width(0, elem)
+    return arith.ConstantOp(FloatAttr(0.0, elem))
 
 
 def _block_coords(host: _Builder, k: _Builder, bid: SSAValue,
@@ -421,10 +509,10 @@ def box_index_bits(facts: CopyFacts, smem: int) -> int | None:
 
 
 def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
-               threads: int = BOX_THREADS, stage: str = "async", tiles_run: int = TILES_RUN_BYTES,
+               threads: int = BOX_THREADS, stage: str = "async", tiles_run: int | None = None,
                tiles_lanes: int = TILES_LANES, tiles_grain: int = TILES_GRAIN,
                tiles_stage: int = TILES_STAGE, tiles_depth: int = TILES_DEPTH,
-               tiles_blocks: int | None = None, lanes: int | None = None,
+               tiles_blocks: int | None = None, tiles_interleave: bool = False, lanes: int | None = None,
                grain: int = BOX_GRAIN) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
@@ -434,7 +522,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     (`_copy_cost.box_flavour` gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
-                            tiles_depth, tiles_blocks)
+                            tiles_depth, tiles_blocks, tiles_interleave)
     stage_async = stage == "async"
     lanes = BOX_LANES.get(flavour, 0) if lanes is None else lanes
     w, d, kmode = box_modes(facts, flavour)
@@ -731,9 +819,10 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
 
 def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES_THREADS,
-                 stage: str = "async", run: int = TILES_RUN_BYTES, lanes_along: int = TILES_LANES,
+                 stage: str = "async", run: int | None = None, lanes_along: int = TILES_LANES,
                  grain: int = TILES_GRAIN, chunk_stage: int = TILES_STAGE,
-                 depth: int = TILES_DEPTH, blocks_per_sm: int | None = None) -> list[Operation]:
+                 depth: int = TILES_DEPTH, blocks_per_sm: int | None = None,
+                 interleave: bool = False) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -779,7 +868,23 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     `threads / N` is a multiple of `G / E`, so every run it takes starts at one residue
     mod `G / E`), slot `r` moved by `chunk_stage floor(r / V + 1)` bytes (the N lanes'
     slots, `V` apart, `V PB` bytes: a multiple of 128, in one bank where unmoved; moved by
-    16 bytes, in 8 groups of 4 banks; by 4, in 32 banks)."""
+    16 bytes, in 8 groups of 4 banks; by 4, in 32 banks).
+
+    With `interleave` (`tiles_interleave_misfit` says where it fits; `P = 4 / E`): after
+    phase 1 each slot is rewritten in place, between two barriers, so that one 32-bit
+    word holds the elements of `P` destination rows `q + V t` (t < P; rows `V` apart
+    share the destination's chunk grid): a thread takes a piece of `P` chunks of a run
+    (elements `P V p + j + V t`), reads the `P + 1` aligned chunks covering it (16-byte
+    reads; a chunk past the run's cover is zeros, so phase 1 writes the view's last,
+    partial chunk whole: its bytes past the view zeros), keeps chunk `t` or `t + 1` of
+    each byte by a mask of the run's residue `res` (the bytes before `res` from the next
+    chunk), transposes the `P x V` elements (word `b` = element `b` of each kept chunk)
+    and after the barrier writes the piece's `V` words as `P` 16-byte chunks: element
+    `j + V t` of the piece in word `(res + j) mod V`, element `t`. Phase 2 gives each
+    thread one word column (`P` rows) and, per chunk, reads `V` words (one a run) and
+    writes `P` rows' chunks; `threads / G` threads a group, `lanes` of a warp on
+    consecutive chunks, `32 / lanes` groups a warp (conflict-free word reads: the
+    lanes' slots `V` apart are moved 16 bytes each)."""
     stage_async = stage == "async"
     d = facts.rank - 1
     w = next(k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1)
@@ -905,10 +1010,74 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                 r, b = k.divui(idx, cv), k.remui(idx, cv)
                 st = t.run_start(r)
                 end = k.addi(st, tw)
-                a = k.addi(k.add(arith.MaxSIOp(lim, st)), b)
-                with k.when(k.cmp("slt", a, end)):
-                    x = k.add(ReadOp(src, [a]))
-                    k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmv)), t.slot_base(r))]))
+                if interleave:
+                    # the chunk at `lim` whole, for phase 1b's 16-byte reads: the view's
+                    # elements (the run's and around it), zeros past the view
+                    a = k.addi(lim, b)
+                    with k.when(k.cmp("sgt", end, lim)):
+                        x = k.if_value(k.cmp("slt", a, k.val(sreach)), lambda: k.add(ReadOp(src, [a])),
+                                       lambda: k.add(_zero(elem)))
+                        k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmv)), t.slot_base(r))]))
+                else:
+                    a = k.addi(k.add(arith.MaxSIOp(lim, st)), b)
+                    with k.when(k.cmp("slt", a, end)):
+                        x = k.add(ReadOp(src, [a]))
+                        k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmv)), t.slot_base(r))]))
+
+    rows_a_word = 4 // e  # P: destination rows a 32-bit word of an interleaved slot
+    pieces = wt // (rows_a_word * v) if interleave else 0  # pieces of P chunks a run
+
+    def phase1b(t: Tile) -> None:
+        """The tile's slots interleaved in place (`interleave`, function doc): each
+        thread reads its pieces (at most `K` of them: run `r`, piece `p`; a thread past
+        the runs reads the last run's again and writes nothing), a barrier, then writes
+        them."""
+        pp = rows_a_word
+        i32 = IntegerType(32)
+        wvt = VectorType(i32, [4])
+        zero_chunk = k.add(vector.BroadcastOp(k.add(_zero(elem)), vt))
+        trips = -(-((dt + ge - 1) * pieces) // threads)
+        done = []
+        for kk in range(trips):
+            idx = k.addi(tid, c(kk * threads))
+            r0 = k.divui(idx, c(pieces))
+            p = k.remui(idx, c(pieces))
+            r = k.add(arith.MinUIOp(r0, k.subi(t.runs, c(1))))
+            st = t.run_start(r)
+            g0 = k.addi(k.andi(st, cmv), k.muli(p, c(pp * v)))
+            cover = k.andi(k.addi(k.addi(st, tw), cv1), cmv)  # the end of the run's chunks
+            at = k.addi(t.slot_base(r), k.muli(p, c(pp * v)))
+            words = []
+            for g in range(pp + 1):
+                pos = k.aligned(k.addi(at, c(g * v)), v)
+                chunk = k.if_value(k.cmp("slt", k.addi(g0, c(g * v)), cover),
+                                   lambda pos=pos: k.add(ReadOp(box, [pos], width=v)), lambda: zero_chunk)
+                wv = k.add(vector.BitcastOp(chunk, wvt))
+                words.append([k.add(vector.ExtractOp(wv, [i], i32)) for i in range(4)])
+            # the bytes before the run's residue come from the next chunk: word i's mask
+            # has its bytes 4 i + b < res E set
+            res_b = k.muli(k.andi(st, cv1), c(e))
+            all64 = k.add(arith.ConstantOp.from_int_and_width(0xFFFFFFFF, i64))
+            masks = []
+            for i in range(4):
+                x = k.add(arith.MinSIOp(k.add(arith.MaxSIOp(k.subi(res_b, c(4 * i)), c(0))), c(4)))
+                sh = k.add(arith.IndexCastOp(k.subi(c(32), k.muli(x, c(8))), i64))
+                masks.append(k.add(arith.TruncIOp(k.add(arith.ShRUIOp(all64, sh)), i32)))
+            ones = k.add(arith.ConstantOp.from_int_and_width(-1, i32))
+            kept = [[k.add(arith.OrIOp(k.andi(words[tt + 1][i], masks[i]),
+                                       k.andi(words[tt][i], k.add(arith.XOrIOp(masks[i], ones)))))
+                     for i in range(4)] for tt in range(pp)]
+            # word b of the piece: element b of each kept chunk (element b of chunk t is
+            # element b mod P of its word b / P: a P x P transpose of those words)
+            out_words = [w_ for i in range(4) for w_ in _transpose_words(k, [kept[tt][i] for tt in range(pp)])]
+            outs = [k.add(vector.BitcastOp(_words_vector(k, out_words[4 * ch:4 * ch + 4]), vt)) for ch in range(pp)]
+            done.append((k.cmp("ult", r0, t.runs), at, outs))
+        k.add(BarrierOp())
+        for ok, at, outs in done:
+            with k.when(ok):
+                for ch, vec in enumerate(outs):
+                    k.add(WriteOp(vec, box, [k.aligned(k.addi(at, c(ch * v)), v)], width=v))
+        k.add(BarrierOp())
 
     def phase2(t: Tile) -> None:
         """The tile's destination chunks from its box (module doc): element i of
@@ -936,7 +1105,9 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                 end = k.andi(k.addi(end, c(ge - 1)), c(-ge))
             return ds, rs, re, first, end
 
-        if lanes_along:
+        if interleave:
+            phase2_interleaved(t, row, first_tile)
+        elif lanes_along:
             # N lanes on consecutive chunks of one run, `qs` runs at a time; run q + qs's
             # chunk ci reads the same slots as run q's (qs ds_W is a multiple of V)
             per = lanes_along
@@ -974,12 +1145,90 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                             step = k.muli(k.subi(ci, ci0), c(v * pb))
                             store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base])
 
+    def phase2_interleaved(t: Tile, row, first_tile: SSAValue) -> None:
+        """Phase 2 from interleaved slots (function doc): thread `(group, ci0)` takes word
+        column `j` of piece `p` (rows `q_t = P V p + j + V t`, those inside the tile) and
+        chunks `ci0, ci0 + L, ...` of them (`L = threads / G`); a warp holds `32 /
+        lanes` consecutive columns by `lanes` consecutive chunks. The rows share their
+        chunks' positions relative to their starts, so one test of row `q_0` says which
+        chunks are whole; those read `V` words (one a run: word `(res(r) + j) mod V` of
+        the piece, addresses computed once and stepped `V` slots a chunk) and write `P`
+        vectors, the others each row's elements one at a time."""
+        pp = rows_a_word
+        groups = wt // pp
+        per_group = threads // groups
+        gw = 32 // lanes_along
+        warps = per_group // lanes_along
+        wid, lane = k.divui(tid, c(32)), k.remui(tid, c(32))
+        group = k.addi(k.muli(k.divui(wid, c(warps)), c(gw)), k.divui(lane, c(lanes_along)))
+        ci0 = k.addi(k.muli(k.remui(wid, c(warps)), c(lanes_along)), k.remui(lane, c(lanes_along)))
+        p, j = k.divui(group, cv), k.remui(group, cv)
+        q0 = k.addi(k.muli(p, c(pp * v)), j)
+        i32 = IntegerType(32)
+
+        def box_addr(q: SSAValue, r: SSAValue) -> SSAValue:
+            """Element `r - od` of destination run `q` in the interleaved slot `r`."""
+            qp, qj, qt = k.divui(q, c(pp * v)), k.remui(q, cv), k.remui(k.divui(q, cv), c(pp))
+            col = k.andi(k.addi(k.andi(t.run_start(r), cv1), qj), cv1)
+            return k.addi(k.addi(t.slot_base(r), k.muli(k.addi(k.muli(qp, cv), col), c(pp))), qt)
+
+        with k.when(k.cmp("ult", q0, tw)):
+            rows = [row(k.addi(q0, c(v * tt))) for tt in range(pp)]
+            inside = [None] + [k.cmp("ult", k.addi(q0, c(v * tt)), tw) for tt in range(1, pp)]
+            ds0, rs0, re0, first0, end0 = rows[0]
+            r00 = k.addi(k.subi(first0, ds0), k.muli(ci0, cv))
+            base = []
+            for e_ in range(v):
+                r = k.addi(r00, c(e_))
+                col = k.andi(k.addi(k.andi(t.run_start(r), cv1), j), cv1)
+                base.append(k.kept(k.addi(t.slot_base(r), k.muli(k.addi(k.muli(p, cv), col), c(pp)))))
+            with k.loop(ci0, c(cpd), c(per_group)) as ci:
+                cs0 = k.addi(first0, k.muli(ci, cv))
+                with k.when(k.cmp("slt", cs0, end0)):
+                    full = k.andi(k.cmp("sge", cs0, rs0), k.cmp("sle", k.addi(cs0, cv), re0))
+                    with k.when(full, otherwise=True) as to_else:
+                        step = k.muli(k.subi(ci, ci0), c(v * pb + sv))  # slot_base(r + V)
+                        words = []
+                        for b_ in base:
+                            x = k.add(ReadOp(box, [k.aligned(k.addi(b_, step), pp)], width=pp))
+                            x = k.add(vector.BitcastOp(x, VectorType(i32, [1])))
+                            words.append(k.add(vector.ExtractOp(x, [0], i32)))
+                        # row t's word m: element t of words P m .. P m + P - 1 (a transpose)
+                        tr = [_transpose_words(k, words[pp * m:pp * m + pp]) for m in range(4)]
+                        for tt in range(pp):
+                            vec = k.add(vector.BitcastOp(_words_vector(k, [tr[m][tt] for m in range(4)]), vt))
+                            at = k.aligned(k.addi(cs0, k.subi(rows[tt][0], ds0)), v)
+                            if tt == 0:
+                                k.add(WriteOp(vec, dst, [at], width=v))
+                            else:
+                                with k.when(inside[tt]):
+                                    k.add(WriteOp(vec, dst, [at], width=v))
+                        to_else()
+                        for tt in range(pp):
+                            ds, rs, re = rows[tt][:3]
+                            q = k.addi(q0, c(v * tt))
+                            cs = k.addi(cs0, k.subi(ds, ds0))
+
+                            def elements(ds=ds, rs=rs, re=re, q=q, cs=cs) -> None:
+                                with k.loop(c(0), cv, c(1)) as b:
+                                    a = k.addi(cs, b)
+                                    with k.when(k.andi(k.cmp("sge", a, rs), k.cmp("slt", a, re))):
+                                        x = k.add(ReadOp(box, [box_addr(q, k.subi(a, ds))]))
+                                        k.add(WriteOp(x, dst, [a]))
+                            if tt == 0:
+                                elements()
+                            else:
+                                with k.when(inside[tt]):
+                                    elements()
+
     if depth == 1:
         t0 = Tile(od0, None)
         phase1(t0)
         if stage_async:
             k.add(AsyncWaitOp(0))
         k.add(BarrierOp())
+        if interleave:
+            phase1b(t0)
         phase2(t0)
     else:
         # `depth` tiles along D in turn, two boxes: tile j + 1's phase 1 (its copies in

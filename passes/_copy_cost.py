@@ -516,17 +516,32 @@ lanes along a destination row, `_box_tile.tiles_phase2`): int8 0.77 of cudaMemcp
 0.79) (benchmarks/NOTES.md). The strategy itself takes elements up to
 8 bytes."""
 TILES_RUN_BYTES = 128
-"""Bytes of a `tiles` box's source runs (the tile's extent along `W`)."""
+"""Bytes of a `tiles` box's source runs of 1-byte elements (`tiles_run_bytes`)."""
+TILES_RUN_WIDE_BYTES = 256
+"""Bytes of a `tiles` box's source runs of wider elements (`tiles_run_bytes`)."""
 
 
-def tiles_shape(e: int, smem: int, run: int = TILES_RUN_BYTES, grain: int = CHUNK_BYTES) -> tuple[int, int, int] | None:
+def tiles_run_bytes(e: int) -> int:
+    """Bytes of a `tiles` box's source runs of `e`-byte elements (the `tile` pass's
+    `tiles_run` where not given): `TILES_RUN_BYTES` for 1-byte elements,
+    `TILES_RUN_WIDE_BYTES` for wider. Measured on the H200 (8191 x 8209 transposes, the
+    Program path, benchmarks/NOTES.md): f16 runs of 256 bytes 0.974 of cudaMemcpy against
+    0.947 at 128; f32 0.934 against 0.909 at 128 and 0.925 at 512 (a misaligned run of
+    128 bytes reads 5 sectors for 4, of 256 9 for 8); int8 at 256 0.71 against 0.77
+    (copy43, 40 KiB boxes)."""
+    return TILES_RUN_BYTES if e == 1 else TILES_RUN_WIDE_BYTES
+
+
+def tiles_shape(e: int, smem: int, run: int | None = None, grain: int = CHUNK_BYTES) -> tuple[int, int, int] | None:
     """(Wt, Dt, PB) of a `tiles` box of `e`-byte elements in `smem` bytes, in elements:
-    `Wt` steps of `W` (a source run of `run` bytes, a multiple of 16), `Dt` steps of `D` (a
+    `Wt` steps of `W` (a source run of `run` bytes, a multiple of 16; default
+    `tiles_run_bytes(e)`), `Dt` steps of `D` (a
     multiple of the `16 / e` elements of a chunk), the slot pitch `PB`; the box holds
     `Dt + grain / e - 1` source runs (a destination grain of `grain` bytes, a multiple
     of 16, starting in the tile's range reads up to `grain / e - 1` runs past it). None
     where not one chunk's rows fit."""
     v = CHUNK_BYTES // e
+    run = run or tiles_run_bytes(e)
     pb = box_pitch(run)
     dt = (smem // pb - (grain // e - 1)) // v * v
     return (run // e, dt, pb // e) if dt >= v else None

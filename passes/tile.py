@@ -26,9 +26,9 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_GRAIN, BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_THREADS, box_index_bits, box_launch,
-                        box_smem_of, tiles_phase2)
-from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_RUN_BYTES, box_flavour, copy_facts,
+from ._box_tile import (BOX_GRAIN, BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_THREADS, box_index_bits,
+                        box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
+from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, box_flavour, copy_facts, tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
 from ._gather_tile import gather_launch, static_index_bits
@@ -53,7 +53,20 @@ ONE_D_BYTES = 16 * 1024
 MISALIGNED_SMEM_TILE_BYTES = 128 * 1024
 """Shared-memory budget of a transposing tile whose views do not allow 16-byte vectors
 (rows that start off a 16-byte boundary, e.g. a row length of 16411 f32); dynamic
-shared memory, one block per SM."""
+shared memory, one block per SM (`misaligned_tile_bytes`)."""
+
+
+def misaligned_tile_bytes(eb: int) -> int:
+    """The shared-memory budget of such a tile of `eb`-byte elements:
+    `MISALIGNED_SMEM_TILE_BYTES`, half of it for 8-byte elements, whose 128 KiB tile holds
+    only 32 elements a thread at `MISALIGNED_THREADS` (one block a multiprocessor, its
+    loads and stores in turn). Measured on the H200 (8191 x 8209 f64,
+    benchmarks/NOTES.md): 64 x 128 at 256 threads 0.937 of cudaMemcpy against 0.911 for
+    64 x 256 at 512, 0.926 for 64 x 64 and 32 x 256; f32's 128 KiB tile (64 elements a
+    thread) was the H100's best (16381 x 16411: 0.92 against 0.83-0.85 for 128 x 128)."""
+    return MISALIGNED_SMEM_TILE_BYTES // 2 if eb >= 8 else MISALIGNED_SMEM_TILE_BYTES
+
+
 MISALIGNED_TILE_ELEMENTS = 32 * 1024
 """At most 64 elements per thread of such a tile at `MISALIGNED_THREADS` threads: a
 256 x 128 f32 tile takes 128 registers; a larger one would spill."""
@@ -130,7 +143,8 @@ class TilePass(ModulePass):
                      16-byte chunks starting in its range (the box 15 steps longer):
                      only the destination's ends cut a chunk.
       tiles_run=B    bytes of a `box<tiles>` copy's source runs, its tile along the
-                     source's contiguous mode (default 128: `TILES_RUN_BYTES`); a
+                     source's contiguous mode (default `tiles_run_bytes`'s: 128 for
+                     1-byte elements, 256 for wider); a
                      multiple of 16 at most 1024, a run of 16 / E - 1 rows past the
                      tile fitting the box.
       tiles_lanes=N  how a `box<tiles>` copy's phase 2 places a warp's lanes: N (a power
@@ -151,6 +165,12 @@ class TilePass(ModulePass):
       tiles_blocks=N blocks a multiprocessor a `box<tiles>` launch asks to hold (its
                      `tilec.min_blocks`, 1 to 8; default 1024 / threads: 64 registers a
                      thread at 512 threads); 3 at 512 threads caps a thread at 40.
+      tiles_interleave=I  whether a `box<tiles>` copy rewrites its slots, after phase 1,
+                     so that one 32-bit word holds the elements of 4 / E destination
+                     rows (1) or not (0); default `tiles_interleaved`'s: 1 for 1-byte
+                     elements where it fits (`tiles_interleave_misfit`: 16-byte phase-1
+                     chunks, lanes along a row, depth 1, runs a multiple of 64 bytes,
+                     threads spread evenly over the run's row groups).
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -183,7 +203,8 @@ class TilePass(ModulePass):
         When either view cannot use 16-byte vectors (its pointer is not 16-byte
         aligned, or a stride other than its stride-1 run is not a multiple of 16
         bytes, as in a 16381 x 16411 f32 transpose), the tile is 512 bytes along the
-        source's contiguous mode and the rest of a 128 KiB budget of at most 32768
+        source's contiguous mode and the rest of a 128 KiB budget (64 KiB of 8-byte elements:
+        `misaligned_tile_bytes`) of at most 32768
         elements along the destination's (256 x 128 f32, 128 x 256 f16, 256 x 64
         f64), at 512 threads: misaligned runs begin and end in sectors shared with the
         neighbouring tiles, and long runs on both sides make those few. Not where
@@ -218,12 +239,13 @@ class TilePass(ModulePass):
     box_stage: str = "async"
     box_lanes: int | None = None
     box_grain: int = BOX_GRAIN
-    tiles_run: int = TILES_RUN_BYTES
+    tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int = TILES_GRAIN
     tiles_stage: int | None = None
     tiles_depth: int = TILES_DEPTH
     tiles_blocks: int | None = None
+    tiles_interleave: int | None = None
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -234,7 +256,7 @@ class TilePass(ModulePass):
                 raise TilecError(f"tile: {name}={b} must be a power of two, at least 1024")
         if self.threads is not None and not 1 <= self.threads <= 1024:
             raise TilecError(f"tile: threads={self.threads} must be in [1, 1024]")
-        if self.tiles_run < 16 or self.tiles_run % 16 or self.tiles_run > 1024:
+        if self.tiles_run is not None and (self.tiles_run < 16 or self.tiles_run % 16 or self.tiles_run > 1024):
             raise TilecError(f"tile: tiles_run={self.tiles_run} must be a multiple of 16 in [16, 1024]")
         if self.tiles_lanes is not None and self.tiles_lanes and (
                 self.tiles_lanes & (self.tiles_lanes - 1) or not 4 <= self.tiles_lanes <= 32):
@@ -243,6 +265,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_stage={self.tiles_stage} must be 4, 8 or 16")
         if self.tiles_blocks is not None and not 1 <= self.tiles_blocks <= 8:
             raise TilecError(f"tile: tiles_blocks={self.tiles_blocks} must be in [1, 8]")
+        if self.tiles_interleave not in (None, 0, 1):
+            raise TilecError(f"tile: tiles_interleave={self.tiles_interleave} must be 0 or 1")
         if not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):
@@ -428,11 +452,12 @@ class TilePass(ModulePass):
         # any element size the flavour fits (`copy-strategy`'s `tiles_bytes` is a choice)
         # the box: the option's, else the strategy's default (a `tiles` box: `tiles_smem`)
         smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem)
+        run = self.tiles_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
         if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8) != flavour or (
-                flavour == "tiles" and tiles_shape(facts.src_bytes, smem, self.tiles_run, self.tiles_grain) is None):
+                flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, self.tiles_grain) is None):
             raise TilecError(
                 f"tile: a copy of strategy {copy.strategy_name} is a transpose without conversion that "
-                f"the box rule takes as {flavour} with a box of {smem} bytes (tiles_run={self.tiles_run}) "
+                f"the box rule takes as {flavour} with a box of {smem} bytes (tiles_run={run}) "
                 "(passes/_copy_cost.box_flavour), between two `layout.view`s of pointers", op=copy)
         threads = self.threads or (TILES_THREADS if flavour == "tiles" else BOX_THREADS)
         if threads < 32 or threads % 32:
@@ -445,9 +470,16 @@ class TilePass(ModulePass):
         if flavour == "tiles" and lanes and (threads // lanes) % grain:
             raise TilecError(f"tile: tiles_lanes={lanes} takes threads a multiple of {lanes} x "
                              f"{grain}; got threads={threads}", op=copy)
-        ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, self.tiles_run,
-                         lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, self.box_lanes,
-                         self.box_grain)
+        interleave = False
+        if flavour == "tiles":
+            misfit = tiles_interleave_misfit(facts.src_bytes, run, threads, lanes, stage, self.tiles_depth)
+            if self.tiles_interleave and misfit:
+                raise TilecError(f"tile: tiles_interleave=1 does not fit {misfit}", op=copy)
+            interleave = (bool(self.tiles_interleave) if self.tiles_interleave is not None
+                          else tiles_interleaved(facts.src_bytes) and misfit is None)
+        ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run,
+                         lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
+                         self.box_lanes, self.box_grain)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)
@@ -535,7 +567,7 @@ def heuristic_tile(
         tile[0] = clamp(0, ONE_D_BYTES // eb)
         return tuple(tile)
     if _misaligned_transpose(sl, dl, aligned, extents):
-        budget = min(MISALIGNED_SMEM_TILE_BYTES // eb, MISALIGNED_TILE_ELEMENTS)
+        budget = min(misaligned_tile_bytes(eb) // eb, MISALIGNED_TILE_ELEMENTS)
         tile[cs] = clamp(cs, LINE_BYTES_MISALIGNED // eb)
         tile[cd] = clamp(cd, budget // tile[cs])
         tile[cs] = clamp(cs, budget // tile[cd])

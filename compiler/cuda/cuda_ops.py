@@ -57,6 +57,12 @@ class CudaOpsEmitter(EmitterBase):
         self.line(f"{self.ctype(t, op)} {name} = {self.expr(op.value)};")
         self.line(f'asm volatile("" : "+{"l" if wide else "r"}"({name}));')
 
+    @emits(cuda.BytePermOp)
+    def emit_byte_perm(self, op: cuda.BytePermOp):
+        """`__byte_perm` of two 32-bit words (one `PRMT`)."""
+        a, b = self.expr(op.a), self.expr(op.b)
+        self.assign(op, op.result, f"(int)__byte_perm((unsigned)({a}), (unsigned)({b}), {op.selector.value.data:#x}u)")
+
     @emits(cuda.CommentOp)
     def emit_comment(self, op: cuda.CommentOp):
         text = " ".join(op.text.data.split())

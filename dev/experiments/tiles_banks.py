@@ -8,6 +8,10 @@ distinct words one bank serves. Checked against Nsight Compute on the H200: the 
 int8 8191 x 8209 transpose models 3.94, measured 3.97 (8.40 M wavefronts for 2.11 M loads).
 
     python3 dev/experiments/tiles_banks.py     # the odd transposes and 12 random shapes
+
+`interleaved` models the interleaved slots (`tiles_interleave=1`): phase 1b's 16-byte
+reads of the raw slots and writes of the interleaved ones (8 lanes a wavefront at best:
+4 a warp instruction), and phase 2's 32-bit word reads (32 lanes: 1 at best).
 """
 
 from __future__ import annotations
@@ -41,6 +45,62 @@ def wavefronts(e: int, lanes: int, stage: int = 16, pitch: int = 144, src_pitch:
     return float(np.mean(out))
 
 
+def _banks(addrs: list[int], width: int) -> int:
+    """Wavefronts of one warp access of `width` bytes a lane at byte addresses `addrs`:
+    16-byte accesses in four phases of 8 lanes, narrower ones in one; per phase the
+    most distinct 32-bit words one bank serves."""
+    per = 8 if width == 16 else 32
+    total = 0
+    for ph in range(0, 32, per):
+        words: dict[int, set[int]] = {}
+        for a in addrs[ph:ph + per]:
+            for w in range(a // 4, (a + width) // 4):
+                words.setdefault(w % 32, set()).add(w)
+        total += max(len(x) for x in words.values())
+    return total
+
+
+def interleaved(e: int, lanes: int = 8, threads: int = 512, pitch: int = 144, src_pitch: int = 8209,
+                dst_pitch: int = 8191, od: int = 1680, ow: int = 640, runs: int = 447) -> tuple[float, float, float]:
+    """Mean wavefronts a warp instruction of (phase 1b's 16-byte reads, its 16-byte
+    writes, phase 2's word reads) of an interleaved `tiles` box (passes/_box_tile.py:
+    `P = 4 / e` rows a word, pieces of `P` chunks, slot `r` at `r PB + 16 floor(r / V +
+    1)` bytes; phase 2's thread `(group, ci0)`: warp `w` lane `l` takes group
+    `(w / (L / lanes)) (32 / lanes) + l / lanes`, chunk lane `(w mod (L / lanes)) lanes
+    + l mod lanes`, `L = threads / G`, `G = 128 / 4`)."""
+    v, pp, pb, wt = 16 // e, 4 // e, pitch // e, 128 // e
+    pieces = wt // (pp * v)
+
+    def slot_byte(r: int) -> int:
+        return (r * pb + ((r + v) // v) * v) * e
+
+    reads, writes, words = [], [], []
+    trips = -(-runs * pieces // threads)
+    for warp in range(threads // 32):
+        for kk in range(trips):
+            idx = [kk * threads + warp * 32 + lane for lane in range(32)]
+            rp = [(min(i // pieces, runs - 1), i % pieces) for i in idx]
+            for g in range(pp + 1):
+                reads.append(_banks([slot_byte(r) + 16 * (pp * p + g) for r, p in rp], 16))
+            for ch in range(pp):
+                writes.append(_banks([slot_byte(r) + 16 * (pp * p + ch) for r, p in rp], 16))
+    groups = wt // pp
+    per_group = threads // groups
+    for warp in range(threads // 32):
+        for t in range(v):
+            addrs = []
+            for lane in range(32):
+                group = (warp // (per_group // lanes)) * (32 // lanes) + lane // lanes
+                ci = (warp % (per_group // lanes)) * lanes + lane % lanes
+                p, j = group // v, group % v
+                q = pp * v * p + j
+                r = (-((ow + q) * dst_pitch + od)) % v + ci * v + t
+                res = ((od + r) * src_pitch + ow) % v
+                addrs.append(slot_byte(r) + pp * (v * p + (res + j) % v) * e)
+            words.append(_banks(addrs, 4))
+    return float(np.mean(reads)), float(np.mean(writes)), float(np.mean(words))
+
+
 def main() -> None:
     rng = np.random.default_rng(0)
     shapes = [(8209, 8191)] + [(int(a), int(b)) for a, b in rng.integers(4000, 9000, size=(12, 2))]
@@ -50,6 +110,12 @@ def main() -> None:
             one = wavefronts(e, lanes, stage)
             mean = np.mean([wavefronts(e, lanes, stage, src_pitch=a, dst_pitch=b) for a, b in shapes])
             print(f"  lanes={lanes:2d} stage={stage:2d}: {one:.2f} / {mean:.2f}")
+    for e in (1, 2):
+        for lanes in (4, 8, 16):
+            one = interleaved(e, lanes)
+            mean = np.mean([interleaved(e, lanes, src_pitch=a, dst_pitch=b) for a, b in shapes], axis=0)
+            print(f"E={e} interleaved lanes={lanes:2d}: 1b reads / writes / phase-2 words "
+                  f"{one[0]:.2f} / {one[1]:.2f} / {one[2]:.2f}, mean of shapes {mean[0]:.2f} / {mean[1]:.2f} / {mean[2]:.2f}")
 
 
 if __name__ == "__main__":

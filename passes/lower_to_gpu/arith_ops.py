@@ -120,16 +120,18 @@ class ArithLowering(OpFamily):
             k += size
         return out
 
-    @lowers(vector.BroadcastOp, vector.ExtractOp, vector.InsertOp)
+    @lowers(vector.BroadcastOp, vector.ExtractOp, vector.InsertOp, vector.BitcastOp)
     def op_vector_scalar(self, op: Operation):
         """A vector splat from a scalar, a lane of a vector, a vector with one lane
-        replaced (the Python builder's `V[x, y] * s`): per-thread values, kept as they are."""
+        replaced (the Python builder's `V[x, y] * s`), a vector's bytes as another vector
+        type (the `tiles` box's interleaving, passes/_box_tile.py): per-thread values,
+        kept as they are."""
         self.arith_op(op)
 
-    @lowers(cuda.OpaqueOp)
-    def op_opaque(self, op: cuda.OpaqueOp):
-        """An opaque scalar (`cuda.opaque`, inside a launch): kept as it is, on the
-        lowered value."""
+    @lowers(cuda.OpaqueOp, cuda.BytePermOp)
+    def op_opaque(self, op: cuda.OpaqueOp | cuda.BytePermOp):
+        """An opaque scalar (`cuda.opaque`) or a byte permutation of two words
+        (`cuda.byte_perm`), inside a launch: kept as it is, on the lowered values."""
         self.arith_op(op)
 
     @lowers(layout.SplatOp)

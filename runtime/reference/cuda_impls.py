@@ -94,6 +94,16 @@ class CudaFunctions(InterpreterFunctions):
     def run_opaque(self, interp: ReferenceInterpreter, op: cuda.OpaqueOp, args):
         return (args[0],)
 
+    @impl(cuda.BytePermOp)
+    def run_byte_perm(self, interp: ReferenceInterpreter, op: cuda.BytePermOp, args):
+        a, b = (np.asarray(x).astype(np.int64) & 0xFFFFFFFF for x in args)
+        both = a | (b << 32)
+        sel = op.selector.value.data
+        out = np.zeros_like(both)
+        for n in range(4):
+            out |= ((both >> (8 * ((sel >> (4 * n)) & 7))) & 0xFF) << (8 * n)
+        return (out.astype(np.uint32).view(np.int32) if out.ndim else np.int32(np.uint32(out)),)
+
     @impl(cuda.CommentOp)
     def run_comment(self, interp: ReferenceInterpreter, op: cuda.CommentOp, args):
         return ()

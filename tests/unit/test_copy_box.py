@@ -313,7 +313,36 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stag
         # copied through registers: `lower-to-gpu` takes a cp.async of one element as not
         # a vector)
         assert sources and any(f"tilec_cp_async<{stage or box_tile_module.TILES_STAGE}>" in text for text in sources)
-        assert any("reinterpret_cast<i8x16*>(dst" in text for text in sources)
+        # 16-byte vector stores (an interleaved int8 box's rows are built as 32-bit words)
+        assert any("reinterpret_cast<i8x16*>(dst" in text or "reinterpret_cast<i32x4*>(dst" in text
+                   for text in sources)
+
+
+@pytest.mark.parametrize("smem, lanes", [(None, 8), (8192, 8), (8192, 4), (None, 4)])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_tiles_box_interleaved_copies_match_numpy(routes, smem, lanes, compiled, nvrtc_available):
+    """`box<tiles>` with interleaved slots (`tiles_interleave=1`, 16-byte phase-1 chunks):
+    1-byte elements (4 rows a word) and 2-byte ones (2 rows a word), exact and nothing
+    around the destination written, with several tiles along both long modes (a small
+    box), runs of every residue, tiles cut by the tensor's ends (pieces of a run past
+    the tile zeros), and phase 2's lanes on 4 or 8 consecutive chunks (16 do not fit f16's
+    256-byte runs: 64 row groups of 8 threads)."""
+    if compiled and not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_smem=smem, tiles_lanes=lanes, tiles_stage=16, tiles_interleave=1)
+    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
+    from tilec.copy_cpu import _operand
+
+    cases = [c for c in _tiles_cases(np.random.default_rng(7)) if c[0].dtype.itemsize <= 2]
+    for src, base, view in cases:
+        assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>"
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=compiled)
+        assert np.array_equal(base, want)
+    if compiled:
+        sources = [e.kernel.source for e in kernels._entries.values()]
+        assert sources and all("__byte_perm(" in text for text in sources)
 
 
 @pytest.mark.parametrize("src_shape, src_strides", [

@@ -98,8 +98,8 @@ NAMED_OTHERWISE = {
     ("layout_funnel", "semantics"): ("compute_impls", "an elementwise op on rows, with the other compute ops"),
     ("layout_print", "lowering"): ({"debug_print"}, "a module named print would read as the builtin"),
     ("layout_static_assert", "semantics"): ("query_impls", "the static queries' folding, shared"),
-    ("cuda", "lowering"): ({"arith_ops"}, "cuda.opaque, the one cuda op a launch may hold before lower-to-gpu: a "
-                           "scalar op kept on its lowered operand, as arith's are"),
+    ("cuda", "lowering"): ({"arith_ops"}, "cuda.opaque and cuda.byte_perm, the cuda ops a launch may hold before "
+                           "lower-to-gpu: scalar ops kept on their lowered operands, as arith's are"),
 }
 """Where a family's module in a layer is not named by the family (`tma` -> `tma_impls`,
 `tma`, `tma_ops`), the modules it has instead, and why."""

@@ -22,6 +22,11 @@
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_blocks=3}' | filecheck %s --check-prefix=BLOCKS
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_blocks=3}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_depth=9}' 2>&1 | filecheck %s --check-prefix=DEPTHOPT
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_interleave=1 tiles_stage=16 tiles_lanes=8}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=8192 tiles_bytes=2},tile{box_smem=8192 tiles_run=64 threads=128 tiles_interleave=1 tiles_stage=16 tiles_lanes=8}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_interleave=0}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_interleave=1 tiles_stage=16 tiles_lanes=8}' | filecheck %s --check-prefix=INTER
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_interleave=1 tiles_lanes=0}' 2>&1 | filecheck %s --check-prefix=INTEROPT
 // The tile pass lowers a copy of strategy box<tiles> (both contiguous modes long; chosen
 // by copy-strategy, tests/filecheck/copy-strategy/box_tiles.mlir, of 2-byte elements
 // too with tiles_bytes=2; 512 threads) to a launch whose
@@ -52,7 +57,7 @@
 // BLOCKS-LABEL: func.func @odd_int8
 // BLOCKS:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512) attributes {tilec.min_blocks = 3 : i64
 // DEPTH-LABEL: func.func @odd_f32
-// DEPTH:         layout.alloc : !layout.tensor<f32, #layout.cute<(20960):(1)>, smem>
+// DEPTH:         layout.alloc : !layout.tensor<f32, #layout.cute<(20304):(1)>, smem>
 // DEPTH:         layout.copy_chunk_async
 // DEPTH:         scf.for
 // DEPTH:           layout.async_wait {pending = 0 : i64}
@@ -63,6 +68,30 @@
 // DEPTH:             cuda.opaque
 // DEPTH:             layout.write %{{.*}} {width = 4 : i64} : vector<4xf32>
 // FIT: error: 'layout.copy': tile: a copy of strategy box<tiles> is a transpose without conversion that the box rule takes as tiles with a box of 8192 bytes (tiles_run=1024)
+
+// tiles_interleave=1 (an option, off by default): after phase 1 and a barrier, each
+// thread reads the 16-byte chunks of its pieces of the slots, keeps each byte from chunk
+// t or t + 1 (the run's residue) and transposes 4 x 4 bytes (cuda.byte_perm); after a
+// second barrier it writes them back as 16-byte chunks (one 32-bit word: 4 destination
+// rows 16 apart); after a third, phase 2 reads one word a run for 4 rows and transposes
+// again. tiles_interleave=1 needs lanes along a row (and 16-byte phase-1 chunks, one tile
+// a block, runs of whole 64-byte pieces, threads spread evenly over the row groups).
+// INTEROPT: tiles_interleave=1 does not fit tiles_lanes=0 (lanes along a destination row)
+// INTER-LABEL: func.func @odd_int8
+// INTER:         layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
+// INTER:         layout.async_wait {pending = 0 : i64}
+// INTER-NEXT:    layout.barrier
+// INTER:         layout.read %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(64847):(1)>, smem> -> vector<16xi8>
+// INTER:         cuda.byte_perm %{{.*}}, %{{.*}}, 20800 : i32
+// INTER:         layout.barrier
+// INTER:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(64847):(1)>, smem>
+// INTER:         layout.barrier
+// INTER:         cuda.opaque
+// INTER:         layout.read %{{.*}}[%{{.*}}] {width = 4 : i64} : !layout.tensor<i8, #layout.cute<(64847):(1)>, smem> -> vector<4xi8>
+// INTER:         cuda.byte_perm
+// INTER:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(39300):(1)>, gmem>
+// INTER-LABEL: func.func @odd_i8_misaligned
+// INTER:         cuda.byte_perm
 
 // CUDA-LABEL: odd_int8_kernel(
 // CUDA:         tilec_cp_async<16>(
@@ -119,7 +148,7 @@ func.func @odd_i8_misaligned(%s0: !layout.ptr<i8, align 16>, %d0: !layout.ptr<i8
 // CHECK-LABEL: func.func @grid_int16
 // CHECK:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xi16>
 // LANES-LABEL: func.func @grid_int16
-// LANES:           layout.alloc : !layout.tensor<i16, #layout.cute<(33231):(1)>, smem>
+// LANES:           layout.alloc : !layout.tensor<i16, #layout.cute<(32759):(1)>, smem>
 // LANES:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xi16>
 func.func @grid_int16(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i16, align 16>) {
   %a = layout.view %src : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(3,97,150):(14550,1,97)>, gmem>

@@ -234,8 +234,9 @@ func.func @unaligned_pointer_transpose(%p: !layout.ptr<f32>, %q: !layout.ptr<f32
   func.return
 }
 
-// f16: the element budget binds first (128 x 256, 64 KiB); f64: the byte budget
-// (256 x 64, 128 KiB). Both at 512 threads.
+// f16: the element budget binds first (128 x 256, 64 KiB) at 512 threads; f64: a byte
+// budget of 64 KiB (`misaligned_tile_bytes`: 128 x 64) at 256 threads (8192 elements:
+// fewer than 32 a thread at 512).
 // CHECK-LABEL: func.func @misaligned_transpose_f16
 // CHECK:         layout.launch {{.*}} threads(512)
 // CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 128, 256>}
@@ -247,8 +248,8 @@ func.func @misaligned_transpose_f16(%p: !layout.ptr<f16, align 16>, %q: !layout.
 }
 
 // CHECK-LABEL: func.func @misaligned_transpose_f64
-// CHECK:         layout.launch {{.*}} threads(512)
-// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 256, 64>}
+// CHECK:         layout.launch {{.*}} threads(256)
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 128, 64>}
 func.func @misaligned_transpose_f64(%p: !layout.ptr<f64, align 16>, %q: !layout.ptr<f64, align 16>) {
   %a = layout.view %p : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(1021,1027):(1027,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(1021,1027):(1,1021)>, gmem>
