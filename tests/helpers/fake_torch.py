@@ -179,7 +179,7 @@ def tilec_calls(stats: Any) -> int:
 
 def install(monkeypatch) -> FakeTorch:
     """Put the stand-ins in place (undone with `monkeypatch`): `torch`, the driver's
-    kernel launch, the tensor-map encoder, and every `Kernel`'s loaded functions
+    kernel launch and its resident clusters, the tensor-map encoder, and every `Kernel`'s loaded functions
     (handle per kernel name, its parameter sizes recorded for reading launches)."""
     from tilec.compiler.cuda.kernel_info import TENSOR_MAP
     from tilec.runtime import launch as launch_module
@@ -192,6 +192,9 @@ def install(monkeypatch) -> FakeTorch:
     monkeypatch.setattr(gemm, "_COUNTERS", {})  # serial split-K's counters: this fake's tensors
     monkeypatch.setattr(raw_launch, "available", lambda: True)
     monkeypatch.setattr(raw_launch, "current_device", lambda: 0)
+    # the clusters an H200 runs at once (`cuOccupancyMaxActiveClusters`, benchmarks/NOTES.md)
+    monkeypatch.setattr(raw_launch, "resident_clusters",
+                        lambda device, blocks, threads, smem: {2: 66, 3: 39, 4: 30, 8: 15}.get(blocks, 132 // blocks))
     monkeypatch.setattr(raw_launch, "_kernel_launch", lambda: fake.launch)
     lib = types.SimpleNamespace(cuTensorMapEncodeTiled=lambda *a: fake.encode(*a),
                                 cuTensorMapReplaceAddress=lambda *a: fake.replace_address(*a))

@@ -38,8 +38,10 @@ def test_short_periods_become_aligned_rows():
     assert copy_choice(plan_copy(rows.dst, rows.src))[0] == "gather"
     # 14 and 20: rows of 19 and 259 bytes, 16 of them a row
     assert period_row(plan_copy(op((30342512, 19)), op((1, 19)))) == 304
-    # (rows of 259 bytes are not short for the gather strategy: the realign kernel's)
-    assert plan_copy(op((950863, 259)), op((1, 259))).key.aligned_pointers
+    # rows of 259 bytes broadcast from one row: padded rows (259 of their 512-element
+    # ceiling, `_copy_cost.padded_last`), gathered, their length stated exactly (strided35)
+    plan = plan_copy(op((950863, 259)), op((1, 259)))
+    assert copy_choice(plan)[0] == "gather" and not plan.key.aligned_pointers and plan.key.exact_extents[-1]
     # 32: each bf16 element of a row of 17575 repeated 3 times (a period of 52725)
     plan = plan_copy(op((2633, 17575, 3), dtype="bfloat16"), op((1, 17575, 1), dtype="bfloat16", ptr=64))
     assert period_row(plan) == 8 * 52725 and len(period_parts(plan)) == 3
