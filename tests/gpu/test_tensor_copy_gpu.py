@@ -290,10 +290,14 @@ def test_gather_kernel_matches_torch_bit_for_bit(force, monkeypatch, routes):
             torch.cuda.synchronize()
             assert torch.equal(_bits(torch, out), _bits(torch, want)), (sd, dd, shape)
             keys = list(kernels._entries)
-            if force == "auto" and (sd, dd) in (("uint8", "int8"), ("uint8", "uint8")):
-                # rows of 5 bytes: the box strategy's; rows of 259 bytes: the realign strategy's
-                # (both plans state the misalignments)
+            if force == "auto" and (sd, dd) == ("uint8", "int8"):
+                # rows of 5 bytes: the box strategy's (its plan states the misalignments)
                 assert len(keys) == 1 and keys[0].aligned_pointers
+                continue
+            if force == "auto" and (sd, dd) == ("uint8", "uint8"):
+                # rows of 259 bytes from one row: padded rows (259 of a 512 ceiling,
+                # `_copy_cost.padded_last`), gathered with the row's length exact
+                assert len(keys) == 1 and key_strategy(keys[0]) == "gather" and keys[0].exact_extents[-1]
                 continue
             assert len(keys) == 1 and key_strategy(keys[0]) == "gather" and keys[0].dst_flat
             assert keys[0].index_bits == (32 if limit > 1000 else 64)
@@ -415,7 +419,7 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
         ("uint8", (1, 3), (1500000, 3), True),  # 16 x 93750 rows of 48: no tail
         ("bfloat16", (1, 1757, 1), (801, 1757, 3), True),  # each element 3 times
         ("int16", (1, 5), (900001, 5), True),
-        ("uint8", (1, 259), (20011, 259), False),  # rows of 259 bytes: the realign kernel's
+        ("uint8", (1, 259), (20011, 259), True),  # rows of 259 bytes: padded rows, gathered in periods
         ("bool", (1, 19), (300007, 19), True),
         ("uint8", (1, 4096), (1100, 4096), False),  # whole vectors: the gather's vector runs
         ("int16", (1, 41440), (45, 41440), False),  # long rows from one row
@@ -438,8 +442,6 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
         keys = list(kernels._entries)
         if split:  # the rows: a compact dst
             assert any(k.dst_flat for k in keys), (dtype, dshape)
-        elif (dtype, sshape) == ("uint8", (1, 259)):
-            assert len(keys) == 1 and keys[0].aligned_pointers, (dtype, dshape)
         else:  # 1-byte rows of whole aligned vectors too (vector runs)
             assert len(keys) == 1 and key_strategy(keys[0]) == "gather", (dtype, dshape)
         # again through the cached launcher (the torch fast path)
