@@ -21,7 +21,7 @@ import numpy as np
 from .copy_params import param_conversions, param_types
 from .copy_plan import CopyKey, CopyPlan
 from .copy_program import FUNCTION, copy_program
-from .copy_routes import current_routes
+from .copy_routes import ROUTE_NAMES, current_routes
 
 
 @dataclass
@@ -188,38 +188,23 @@ def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
     choose strategy, tile, threads and vectors from the program's facts, as for any
     program), its `copy-strategy` pass given the routes forced (`copy_routes`:
     `copy-strategy{gather=always}`, `box=never`), its `tile` pass the realign
-    strategy's threads where `realign_threads` is set and the box's phase-1 staging
-    where `box_stage` is, a `box<tiles>` phase 2's lanes, grain, phase-1 chunks and interleaving where `tiles_lanes`, `tiles_grain`, `tiles_stage`, `tiles_interleave` are, a `flat` or `rows` box's phase-2 lanes where `box_lanes` is, a `flat` block's chunks where `box_grain` is, both the box's shared memory where `box_smem` is."""
+    strategy's threads where `realign_threads` is set (keys with aligned pointers), and
+    each other tuning value set (`copy_routes.TUNING_NAMES`: the box's staging, lanes,
+    grain, chunks, interleaving) as the option of that name; both the box's shared
+    memory where `box_smem` is. `pipeline` unchanged where nothing is forced or set."""
     routes = current_routes()
-    threads = routes.realign_threads if key.aligned_pointers else None
-    smem = routes.box_smem
-    if routes.gather == "auto" and routes.realign == "auto" and routes.box == "auto" and threads is None \
-            and smem is None and routes.box_stage is None and routes.tiles_lanes is None \
-            and routes.tiles_grain is None and routes.tiles_stage is None and routes.tiles_interleave is None \
-            and routes.box_lanes is None and routes.box_grain is None:
+    forced = [f"{n}={getattr(routes, n)}" for n in ROUTE_NAMES if getattr(routes, n) != "auto"]
+    tuning = routes.tuning()
+    threads = tuning.pop("realign_threads", None)  # the realign strategy's: keys that realign only
+    tile = ([f"threads={threads}"] if threads is not None and key.aligned_pointers else []) + \
+        [f"{n}={v}" for n, v in tuning.items()]
+    if "box_smem" in tuning:
+        forced.append(f"box_smem={tuning['box_smem']}")
+    if not forced and not tile:
         return pipeline
     from tilec.compiler.pipeline import expand_pipeline
 
     def option(p: str) -> str:
-        forced = [f"{n}={getattr(routes, n)}" for n in ("gather", "realign", "box") if getattr(routes, n) != "auto"]
-        tile = [f"threads={threads}"] if threads is not None else []
-        if smem is not None:
-            forced.append(f"box_smem={smem}")
-            tile.append(f"box_smem={smem}")
-        if routes.box_stage is not None:
-            tile.append(f"box_stage={routes.box_stage}")
-        if routes.tiles_lanes is not None:
-            tile.append(f"tiles_lanes={routes.tiles_lanes}")
-        if routes.tiles_grain is not None:
-            tile.append(f"tiles_grain={routes.tiles_grain}")
-        if routes.tiles_stage is not None:
-            tile.append(f"tiles_stage={routes.tiles_stage}")
-        if routes.box_lanes is not None:
-            tile.append(f"box_lanes={routes.box_lanes}")
-        if routes.box_grain is not None:
-            tile.append(f"box_grain={routes.box_grain}")
-        if routes.tiles_interleave is not None:
-            tile.append(f"tiles_interleave={routes.tiles_interleave}")
         if p == "copy-strategy" and forced:
             return f"copy-strategy{{{' '.join(forced)}}}"
         if p == "tile" and tile:
