@@ -42,7 +42,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-from generate_mbarrier import InvalidProgram, MbarrierProgram, _text
+from generate_mbarrier import InvalidProgram, MbarrierProgram, _text, spec_summary
 
 DTYPES = ("f32", "f64", "f16", "i32")
 """Element types of `x`, the partials and `out` (sums of several partials: order matters
@@ -249,5 +249,4 @@ def random_invalid_split_k_kernel(rng: random.Random) -> InvalidProgram:
 
 
 def _summary(s: SplitK) -> str:
-    items = ", ".join(f"{f}={getattr(s, f)}" for f in s.__dataclass_fields__ if getattr(s, f) is not None)
-    return f"splitk({items})"
+    return spec_summary("splitk", s)

@@ -56,6 +56,7 @@ from generate_mbarrier import (
     _stage_elements,
     _text,
     _tile_cols,
+    spec_summary,
 )
 
 
@@ -275,5 +276,4 @@ def random_invalid_cluster_kernel(rng: random.Random) -> InvalidProgram:
 
 
 def _summary(s: ClusterRing) -> str:
-    items = ", ".join(f"{f}={getattr(s, f)}" for f in s.__dataclass_fields__ if getattr(s, f) is not None)
-    return f"cluster({items})"
+    return spec_summary("cluster", s)

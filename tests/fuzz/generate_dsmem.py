@@ -49,7 +49,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-from generate_mbarrier import InvalidProgram, MbarrierProgram, _text
+from generate_mbarrier import InvalidProgram, MbarrierProgram, _text, spec_summary
 
 DTYPES = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i32": 4, "i16": 2}
 """Element types of the partials and their bytes (sums of C partials: order matters
@@ -255,5 +255,4 @@ def random_invalid_dsmem_kernel(rng: random.Random) -> InvalidProgram:
 
 
 def _summary(s: ClusterSum) -> str:
-    items = ", ".join(f"{f}={getattr(s, f)}" for f in s.__dataclass_fields__ if getattr(s, f) is not None)
-    return f"dsmem({items})"
+    return spec_summary("dsmem", s)

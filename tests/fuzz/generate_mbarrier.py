@@ -763,8 +763,14 @@ def random_invalid_named_barrier_kernel(rng: random.Random) -> InvalidProgram:
     return InvalidProgram(ws_program(s), f"{defect}: {_summary(s)}", defect, DEFECTS[defect])
 
 
-def _summary(s: Ring | Ws | Plain) -> str:
+def spec_summary(name: str, s) -> str:
+    """A drawn spec (a dataclass) as `name(field=value, ...)`, its unset fields left out:
+    the fuzz programs' descriptions."""
     items = ", ".join(f"{f}={getattr(s, f)}" for f in s.__dataclass_fields__ if getattr(s, f) is not None)
+    return f"{name}({items})"
+
+
+def _summary(s: Ring | Ws | Plain) -> str:
     shape = s.shape(0) if isinstance(s, Ring) else s.shape
-    return f"{type(s).__name__.lower()}({items}) shape={shape}"
+    return f"{spec_summary(type(s).__name__.lower(), s)} shape={shape}"
 
