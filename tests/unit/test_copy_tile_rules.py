@@ -57,6 +57,16 @@ def test_wide_misaligned_transposes_keep_the_misaligned_tile():
     assert copy_choice(plan_copy(dst, src)) == ("tiled", (64, 128), 256)
 
 
+def test_a_gather_whose_runs_wrap_their_mode_is_tiled():
+    """Case 11, int32 -> f64 of rank 6: the gather's blocks would use about 0.28 of the
+    source sectors they read (`_copy_cost.sector_use`: runs of the stride-1 mode of 5
+    wrap into a mode elsewhere), under `MIN_SECTOR_USE`; the tiled kernel (H200: 0.50-0.52
+    of cudaMemcpy against 0.46-0.49 gathered)."""
+    ext = (5, 11, 648, 5, 5, 31)
+    src = Operand(SRC, "int32", ext, (5, 502200, 25, 1, 5524200, 16200))
+    assert copy_choice(plan_copy(Operand(DST, "float64", ext, c_strides(ext)), src)) == ("tiled", (1, 1, 2, 8, 8, 32), 256)
+
+
 CANONICAL_CHOICES = {
     "transpose int8 8192x8192": ("tiled", (128, 128), 256),
     "transpose float16 8192x8192": ("tiled", (128, 64), 256),
