@@ -29,7 +29,7 @@ gather's reads stay coalesced:
 - the source sectors a gather block reads are used well (`sector_use` at least
   `MIN_SECTOR_USE`): the block's elements along the source's stride-1 mode form runs
   of `block / P` elements, P the product of the extents the destination walks faster
-  than that mode (exact where known, else their classes; broadcast modes re-read the
+  than that mode (short ones exact where known, else their classes; broadcast modes re-read the
   same elements and do not count); where those are more than the mode's extent they
   wrap into the next slower mode, split in `1 + (block / P - 1) / n` runs unless a
   mode the block walks continues the source's run (its stride the extent); each run
@@ -369,9 +369,10 @@ def sector_use(facts: CopyFacts, block: int, sector_bytes: int) -> float:
 
 
 def _block_extent(mode: Mode) -> int | None:
-    """A mode's extent as `sector_use` counts it: exact where known so, else the class
-    of a short bound (`extent_class`), else None (long or unknown)."""
-    if mode.exact and mode.bound is not None:
+    """A mode's extent as `sector_use` counts it: a short one (at most `SMALL_EXTENT`)
+    exactly where known so, else its class (`extent_class`); None for a long or unknown
+    one (copy_'s key states short extents only: its facts and its numbers count alike)."""
+    if mode.exact and mode.bound is not None and mode.bound <= SMALL_EXTENT:
         return mode.bound
     return extent_class(mode.bound)
 
