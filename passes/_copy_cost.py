@@ -22,15 +22,20 @@ gather's reads stay coalesced:
 - the source broadcasts (a stride 0) elements of at least 2 bytes, or of 1 byte where
   each run is one aligned source vector (`vector_runs`: the tiled kernel reloads a
   broadcast row for every row it writes), or (whatever the element size)
-  the last mode is short (at most `SMALL_EXTENT`) and not known to be a power of two (the tile pads it to its
+  the last mode is short (at most `SMALL_EXTENT`) and known exactly not to be a power of two (the tile pads it to its
   power-of-two ceiling: a mode of 3 idles a quarter of every tile), or it is known
   exactly, at most `LONGEST_RUN`, the source contiguous along it or broadcasting it,
   and fills less than `MAX_TILE_USE` of its ceiling (`padded_last`: rows of 259), and
 - the source sectors a gather block reads are used well (`sector_use` at least
   `MIN_SECTOR_USE`): the block's elements along the source's stride-1 mode form runs
-  of `block / P` elements, P the product of the (bounded) extents the destination
-  walks faster than that mode (broadcast modes re-read the same elements and do not
-  count); without a stride-1 mode, along the mode of a known short extent with the
+  of `block / P` elements, P the product of the extents the destination walks faster
+  than that mode (short ones exact where known, else their classes; broadcast modes re-read the
+  same elements and do not count); where those are more than the mode's extent they
+  wrap into the next slower mode, split in `1 + (block / P - 1) / n` runs unless a
+  mode the block walks continues the source's run (its stride the extent); each run
+  starts anywhere on what the pointer's alignment and the other strides share with the
+  sector (`_start_grain`: a 16-byte run from a start on 4 bytes spans 1.375 sectors);
+  without a stride-1 mode, along the mode of a known short extent with the
   least static stride of at most `SMALL_EXTENT` (runs spread over that many elements); whole short rows at a
   static source pitch of at most `SMALL_EXTENT` share their sectors (`_row_pitch`).
 
@@ -334,26 +339,73 @@ def sector_use(facts: CopyFacts, block: int, sector_bytes: int) -> float:
     faster = 1
     for k in moving:
         if k > m:
-            c = extent_class(facts.modes[k].bound)
+            c = _block_extent(facts.modes[k])
             if c is None:
                 return facts.src_bytes / sector_bytes
             faster *= c
-    run = block // faster
     b = facts.modes[m].bound
-    if b is not None:
-        # a short mode by its class, as copy_ states it (the same estimate for both)
-        run = min(run, extent_class(b) or b)
-    nbytes = max(1, run) * facts.src_bytes
-    span = ((max(1, run) - 1) * step + 1) * facts.src_bytes
-    use = nbytes / (math.ceil(span / sector_bytes) * sector_bytes)
-    pitch = _row_pitch(facts, m, faster, run) if step == 1 else None
+    n = _block_extent(facts.modes[m])
+    per_row = block / faster  # the block's elements along `m` per combination of the faster modes
+    rereads = m > 0 and all(_static(facts.modes[k].src_stride) == 0 for k in range(m))
+    run = per_row
+    if n is not None and per_row > n:
+        if rereads:
+            run = n  # the slower modes read the same run again
+        elif not _continues(facts, m, n, moving):
+            # they wrap `m` into the next slower mode, the source elsewhere: from a
+            # phase anywhere along `m`, `1 + (per_row - 1) / n` runs share them
+            run = per_row / (1 + (per_row - 1) / n)
+    span = math.ceil(((max(1, run) - 1) * step + 1) * facts.src_bytes)
+    use = max(1, run) * facts.src_bytes / (_sectors_spanned(span, _start_grain(facts, m, moving, sector_bytes), sector_bytes)
+                                           * sector_bytes)
+    pitch = _row_pitch(facts, m, faster, per_row) if step == 1 else None
     if pitch is not None:
         # whole rows at a short static pitch: the block's rows share their sectors
         use = max(use, (b or 1) / pitch)
-    if m > 0 and all(_static(facts.modes[k].src_stride) == 0 for k in range(m)):
+    if rereads:
         # every slower mode broadcasts: the block reads its run again and again
         use *= max(1, block // (max(1, run) * faster))
     return use
+
+
+def _block_extent(mode: Mode) -> int | None:
+    """A mode's extent as `sector_use` counts it: a short one (at most `SMALL_EXTENT`)
+    exactly where known so, else its class (`extent_class`); None for a long or unknown
+    one (copy_'s key states short extents only: its facts and its numbers count alike)."""
+    if mode.exact and mode.bound is not None and mode.bound <= SMALL_EXTENT:
+        return mode.bound
+    return extent_class(mode.bound)
+
+
+def _continues(facts: CopyFacts, m: int, n: int, moving: list[int]) -> bool:
+    """Whether the source's run along mode `m` (of `n` elements) continues in a mode
+    the block walks with it (its source stride `n`): the next slower moving mode, into
+    which a block's elements past `m`'s extent wrap, or a faster one, which the block
+    covers whole (a transpose inside blocks of `n` x k elements)."""
+    slower = [k for k in moving if k < m]
+    walked = [k for k in moving if k > m] + slower[-1:]
+    return any(_static(facts.modes[k].src_stride) == n for k in walked)
+
+
+def _start_grain(facts: CopyFacts, m: int, moving: list[int], sector_bytes: int) -> int:
+    """Bytes that every start of a block's run along mode `m` is a multiple of, at most a
+    sector: what the source pointer's alignment and the other moving modes' strides
+    (static, or what a run-time one is promised a multiple of) share with the sector.
+    A run of 16 bytes from a start anywhere on 4 bytes touches 1.375 sectors on
+    average, not one."""
+    g = math.gcd(sector_bytes, facts.src_align)
+    for k in moving:
+        if k != m:
+            s = _static(facts.modes[k].src_stride)
+            g = math.gcd(g, abs(s) * facts.src_bytes if s is not None else facts.modes[k].src_divisor * facts.src_bytes)
+    return max(g, 1)
+
+
+def _sectors_spanned(span: int, grain: int, sector_bytes: int) -> float:
+    """The sectors `span` bytes touch on average from a start anywhere on `grain`
+    bytes (a multiple of it below the sector)."""
+    starts = range(0, sector_bytes, grain)
+    return sum((o + span - 1) // sector_bytes + 1 for o in starts) / len(starts)
 
 
 def view_sector_use(extents: list[int | None], strides: list[int | None], e: int, sector_bytes: int) -> float:
@@ -445,11 +497,14 @@ def vector_runs(facts: CopyFacts, v: int) -> bool:
 
 
 def short_odd_last(mode: Mode) -> bool:
-    """Whether a last mode is short (at most `SMALL_EXTENT`) and not known to be a
-    power of two (the tile pads it)."""
-    if mode.bound is None or mode.bound > SMALL_EXTENT:
+    """Whether a last mode is short (at most `SMALL_EXTENT`) and known exactly not to
+    be a power of two (the tile pads it). A bound alone does not say how much the tile
+    pads, nor `sector_use` where the block's runs wrap: `tilec.copy_` states the
+    extents of the copies its rule gathers (`copy_plan._gather_facts`), so that its
+    key's facts and its own numbers choose alike."""
+    if mode.bound is None or mode.bound > SMALL_EXTENT or not mode.exact:
         return False
-    return not (mode.exact and mode.bound & (mode.bound - 1) == 0)
+    return mode.bound & (mode.bound - 1) != 0
 
 
 LONGEST_RUN = 512

@@ -70,6 +70,19 @@ def misaligned_tile_bytes(eb: int) -> int:
 MISALIGNED_TILE_ELEMENTS = 32 * 1024
 """At most 64 elements per thread of such a tile at `MISALIGNED_THREADS` threads: a
 256 x 128 f32 tile takes 128 registers; a larger one would spill."""
+
+
+def misaligned_tile_fills(eb: int) -> bool:
+    """Whether the misaligned transposing tile of `eb`-byte source elements holds its
+    byte budget (`misaligned_tile_bytes`) within `MISALIGNED_TILE_ELEMENTS`: 4- and
+    8-byte elements. Its one block a multiprocessor (128 registers a thread at 512
+    threads, all of the register file) has the tile's bytes in flight in its load
+    phase and none in its store phase, so the tile must be large in bytes; capped at
+    32768 elements, a tile of 1-byte elements holds 32 KiB (2-byte: 64 KiB), and the
+    short-mode tile (16 KiB, several blocks a multiprocessor overlapping their phases)
+    moves more (H200, the strided set's bool -> int16 16998 x 28506 transpose: 512 x 64
+    at 512 threads 0.39 of cudaMemcpy, 32 x 128 and 32 x 256 at 256 threads 0.61)."""
+    return MISALIGNED_TILE_ELEMENTS * eb >= misaligned_tile_bytes(eb)
 MISALIGNED_THREADS = 512
 """Threads per block of such a tile."""
 LINE_BYTES_MISALIGNED = 512
@@ -205,11 +218,13 @@ class TilePass(ModulePass):
         bytes, as in a 16381 x 16411 f32 transpose), the tile is 512 bytes along the
         source's contiguous mode and the rest of a 128 KiB budget (64 KiB of 8-byte elements:
         `misaligned_tile_bytes`) of at most 32768
-        elements along the destination's (256 x 128 f32, 128 x 256 f16, 256 x 64
-        f64), at 512 threads: misaligned runs begin and end in sectors shared with the
+        elements along the destination's (256 x 128 f32 at 512 threads, 128 x 64
+        f64 at 256): misaligned runs begin and end in sectors shared with the
         neighbouring tiles, and long runs on both sides make those few. Not where
         either contiguous mode is known short (at most 64: taken whole by any tile,
-        its runs no longer in a larger one): a 16 KiB tile whose source runs are a
+        its runs no longer in a larger one), nor for source elements of 1 or 2 bytes
+        (32768 elements hold 32 or 64 KiB only, and the one block a multiprocessor
+        too few bytes in flight: `misaligned_tile_fills`): a 16 KiB tile whose source runs are a
         warp's elements (the Target's warp size; a short source mode whole: every
         access is one element, a warp's load one run), the rest of the budget to the
         destination's contiguous mode and, while the mode before is taken whole, its
@@ -510,7 +525,7 @@ class TilePass(ModulePass):
                                   smem_tile_bytes=self.smem_tile_bytes, warp_size=module_target(copy).warp_size)
             # 512 threads for a misaligned transpose's tile when it gives each 32 elements
             big = math.prod(tile) >= 32 * MISALIGNED_THREADS
-            threads = MISALIGNED_THREADS if big and _misaligned_transpose(sl, dl, aligned, known) else 256
+            threads = MISALIGNED_THREADS if big and _misaligned_transpose(sl, dl, aligned, eb, known) else 256
             return tile, self.threads or threads
         if len(tile) != rank:
             raise TilecError(
@@ -526,14 +541,15 @@ class TilePass(ModulePass):
         return tile, self.threads or 256
 
 
-def _misaligned_transpose(sl: cute.Layout, dl: cute.Layout, aligned: bool, extents: Sequence = ()) -> bool:
+def _misaligned_transpose(sl: cute.Layout, dl: cute.Layout, aligned: bool, eb: int, extents: Sequence = ()) -> bool:
     """Whether the views are contiguous along different modes, one of them cannot use
-    16-byte vectors, and neither contiguous mode is known short (at most
+    16-byte vectors, the tile of `eb`-byte source elements fills its byte budget
+    (`misaligned_tile_fills`), and neither contiguous mode is known short (at most
     `SMALL_EXTENT`: a short one is taken whole by any tile, its runs no longer in a
     larger one) (the tile heuristic's misaligned-transpose case). `extents`: each
     mode's known extent or DYN (`known_extents`; none given: none known)."""
     cs, cd = contiguous_mode(sl), contiguous_mode(dl)
-    if cs is None or cd is None or cs == cd or aligned:
+    if cs is None or cd is None or cs == cd or aligned or not misaligned_tile_fills(eb):
         return False
     return not any(k < len(extents) and extents[k] is not DYN and extents[k] <= SMALL_EXTENT for k in (cs, cd))
 
@@ -566,15 +582,16 @@ def heuristic_tile(
     if rank == 1:
         tile[0] = clamp(0, ONE_D_BYTES // eb)
         return tuple(tile)
-    if _misaligned_transpose(sl, dl, aligned, extents):
+    if _misaligned_transpose(sl, dl, aligned, eb, extents):
         budget = min(misaligned_tile_bytes(eb) // eb, MISALIGNED_TILE_ELEMENTS)
         tile[cs] = clamp(cs, LINE_BYTES_MISALIGNED // eb)
         tile[cd] = clamp(cd, budget // tile[cs])
         tile[cs] = clamp(cs, budget // tile[cd])
         primary = (cs, cd)
     elif cs is not None and cd is not None and cs != cd and not aligned:
-        # a misaligned transpose with a short contiguous mode (the case above takes
-        # those without): every access is one element, so a warp's load covers
+        # a misaligned transpose with a short contiguous mode, or of elements too
+        # narrow for the tile above to fill its budget (the case above takes the
+        # rest): every access is one element, so a warp's load covers
         # `warp_size` elements of a source run; a run that long (a short one whole),
         # and the rest of the budget to the destination's runs, continued through its
         # next modes while the one before is taken whole, then to the source's run

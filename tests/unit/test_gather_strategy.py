@@ -127,6 +127,36 @@ def test_the_cost_model_reads_facts():
     assert _choice("(1000,56,17):(1,1000,56000)", "(1000,56,17):(952,17,1)", "f32", "i64", "float32->int64") is None
 
 
+def test_runs_that_wrap_the_stride_one_mode_count_their_sectors():
+    """The strided set's case 11 (int32 -> f64, rank 6, the source's stride-1 mode of 5
+    the destination's third fastest, after modes of 5 and 31): a gather block of 1024
+    elements holds 6.6 of that mode per combination of the faster ones, so it wraps into
+    the next slower mode (source stride 25: elsewhere) in two runs, each from a start
+    anywhere on 4 bytes: 0.28 of the sectors it reads used (11-26's simulation of its
+    blocks: 0.24-0.41), under `MIN_SECTOR_USE`: tiled (H200: tiled 0.50-0.52 of
+    cudaMemcpy, gathered 0.46-0.49). Where the next slower mode continues the source's
+    run (stride 5), the block reads one run of 6.6 elements a row: gathered."""
+    dst = "(5,11,648,5,5,31):(5524200,502200,775,155,31,1)"
+    assert _choice("(5,11,648,5,5,31):(5,502200,25,1,5524200,16200)", dst, "i32", "f64", "int32->float64") is None
+    assert _choice("(5,11,648,5,5,31):(3240,502200,5,1,5524200,16200)", dst, "i32", "f64", "int32->float64") == "gather"
+
+
+def test_a_bounded_short_last_mode_is_not_taken_for_its_padding():
+    """`short_odd_last` reads an exact extent: a last mode only bounded by 64 may be a
+    power of two (nothing padded), and copy_'s key of a copy its numbers keep tiled
+    states only bounds, so the pass tiles it too; the copy_ plan of case 11 keeps the
+    bounds (its numbers tile it) and its program is tiled."""
+    from tilec.copy_plan import Operand, plan_copy
+    from tilec.copy_program import tiled_module
+
+    ext, ss = (5, 11, 648, 5, 5, 31), (5, 502200, 25, 1, 5524200, 16200)
+    ds = (5524200, 502200, 775, 155, 31, 1)
+    plan = plan_copy(Operand(1 << 30, "float64", ext, ds), Operand(1 << 32, "int32", ext, ss))
+    assert not plan.key.exact_extents[-1]
+    copy = next(o for o in tiled_module(plan.key).walk() if isinstance(o, CopyOp))
+    assert choose_strategy(copy_facts(copy), target()) is None
+
+
 def test_padded_rows_of_up_to_512_are_gathered():
     # rows of 259 bytes broadcast from one row (the strided set's case 20): the tiled
     # kernel pads each to 512; rows filling 90% of their ceiling or more keep it

@@ -9,12 +9,14 @@
 // EQ: @nchw_to_nhwc_c3: equivalent after 'copy-strategy,tile'
 // EQ: @row_broadcast: equivalent after 'copy-strategy,tile'
 // EQ: @dynamic_c3: equivalent after 'copy-strategy,tile'
+// EQ: @dynamic_c3_bound: equivalent after 'copy-strategy,tile'
 // EQ: @transpose: equivalent after 'copy-strategy,tile'
 // EQ: @padded_rows: equivalent after 'copy-strategy,tile'
 // EQ: @dynamic_padded_rows: equivalent after 'copy-strategy,tile'
 // EQ-DEFAULT: @nchw_to_nhwc_c3: equivalent after 'default'
 // EQ-DEFAULT: @row_broadcast: equivalent after 'default'
 // EQ-DEFAULT: @dynamic_c3: equivalent after 'default'
+// EQ-DEFAULT: @dynamic_c3_bound: equivalent after 'default'
 // EQ-DEFAULT: @transpose: equivalent after 'default'
 // EQ-DEFAULT: @padded_rows: equivalent after 'default'
 // EQ-DEFAULT: @dynamic_padded_rows: equivalent after 'default'
@@ -45,12 +47,25 @@ func.func @row_broadcast(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i16
   func.return
 }
 
-// The same facts stated for run-time values, as tilec.copy_ states them: the last
-// extent at most 4 (not a multiple of 4: not known to be a power of two), the dst's
-// strides the products of the extents (compact).
+// The same facts stated for run-time values, as tilec.copy_ states them for a copy
+// its rule gathers: the last extent exactly 3 (at most 3 and a multiple of 3), the
+// dst's strides the products of the extents (compact).
 // CHECK-LABEL: func.func @dynamic_c3
 // CHECK:         layout.copy %{{.*}}, %{{.*}} {strategy = #layout.copy_strategy<gather>}
 func.func @dynamic_c3(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>, %n0: index, %n1: index, %n2: index, %ss0: index, %ss2: index) attributes {tilec.args = {n0 = 2 : index, n1 = 10 : index, n2 = 3 : index, ss0 = 30 : index, ss2 = 10 : index, src = 60 : index, dst = 60 : index}} {
+  %d1 = arith.muli %n2, %n1 : index
+  %a = layout.view %src(%n0, %n1, %n2, %ss0, %ss2) {divisible = array<i64: 1, 1, 3, 1, 1>, at_most = array<i64: 0, 0, 3, 0, 0>} : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,?,?):(?,1,?)>, gmem>
+  %b = layout.view %dst(%n0, %n1, %n2, %d1, %n2) {divisible = array<i64: 1, 1, 3, 1, 1>, at_most = array<i64: 0, 0, 3, 0, 0>} : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,?,?):(?,?,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(?,?,?):(?,1,?)>, gmem>, !layout.tensor<f32, #layout.cute<(?,?,?):(?,?,1)>, gmem>
+  func.return
+}
+
+// The last extent only bounded (at most 4): it may be 4, a power of two the tile does
+// not pad, and how the gather's runs wrap is not known: no strategy.
+// CHECK-LABEL: func.func @dynamic_c3_bound
+// CHECK:         layout.copy %{{.*}}, %{{.*}} :
+// CHECK-NOT:     strategy
+func.func @dynamic_c3_bound(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>, %n0: index, %n1: index, %n2: index, %ss0: index, %ss2: index) attributes {tilec.args = {n0 = 2 : index, n1 = 10 : index, n2 = 3 : index, ss0 = 30 : index, ss2 = 10 : index, src = 60 : index, dst = 60 : index}} {
   %d1 = arith.muli %n2, %n1 : index
   %a = layout.view %src(%n0, %n1, %n2, %ss0, %ss2) {at_most = array<i64: 0, 0, 4, 0, 0>} : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,?,?):(?,1,?)>, gmem>
   %b = layout.view %dst(%n0, %n1, %n2, %d1, %n2) {at_most = array<i64: 0, 0, 4, 0, 0>} : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,?,?):(?,?,1)>, gmem>

@@ -19,6 +19,7 @@
 // EQ: @unaligned_pointer_transpose: equivalent after
 // EQ: @misaligned_transpose_f16: equivalent after
 // EQ: @misaligned_transpose_f64: equivalent after
+// EQ: @misaligned_transpose_i8_i16: equivalent after
 // EQ: @small_misaligned_transpose: equivalent after
 // EQ: @misaligned_short_rows: equivalent after
 // EQ: @misaligned_short_src_rows: equivalent after
@@ -234,12 +235,14 @@ func.func @unaligned_pointer_transpose(%p: !layout.ptr<f32>, %q: !layout.ptr<f32
   func.return
 }
 
-// f16: the element budget binds first (128 x 256, 64 KiB) at 512 threads; f64: a byte
-// budget of 64 KiB (`misaligned_tile_bytes`: 128 x 64) at 256 threads (8192 elements:
-// fewer than 32 a thread at 512).
+// f16: 32768 elements would hold only 64 KiB of the 128 KiB budget at one block a
+// multiprocessor (`misaligned_tile_fills`), so the short-mode tile: source runs of a
+// warp's 32 elements, the rest of 16 KiB to the destination's (256 x 32) at 256 threads;
+// f64: a byte budget of 64 KiB (`misaligned_tile_bytes`: 128 x 64) at 256 threads (8192
+// elements: fewer than 32 a thread at 512).
 // CHECK-LABEL: func.func @misaligned_transpose_f16
-// CHECK:         layout.launch {{.*}} threads(512)
-// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 128, 256>}
+// CHECK:         layout.launch {{.*}} threads(256)
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 256, 32>}
 func.func @misaligned_transpose_f16(%p: !layout.ptr<f16, align 16>, %q: !layout.ptr<f16, align 16>) {
   %a = layout.view %p : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(1021,1027):(1027,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(1021,1027):(1,1021)>, gmem>
@@ -254,6 +257,20 @@ func.func @misaligned_transpose_f64(%p: !layout.ptr<f64, align 16>, %q: !layout.
   %a = layout.view %p : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(1021,1027):(1027,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(1021,1027):(1,1021)>, gmem>
   layout.copy %a, %b : !layout.tensor<f64, #layout.cute<(1021,1027):(1027,1)>, gmem>, !layout.tensor<f64, #layout.cute<(1021,1027):(1,1021)>, gmem>
+  func.return
+}
+
+// A 1-byte source converted into 2-byte elements (the strided set's case 23, bool ->
+// int16): the short-mode tile too, 32 source elements by 512 destination elements
+// (16 KiB of the source) at 256 threads (H200, case 23: 512 x 64 at 512 threads 0.39 of
+// cudaMemcpy, 32 x 128 and 32 x 256 0.61).
+// CHECK-LABEL: func.func @misaligned_transpose_i8_i16
+// CHECK:         layout.launch {{.*}} threads(256)
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 512, 32>}
+func.func @misaligned_transpose_i8_i16(%p: !layout.ptr<i8, align 16>, %q: !layout.ptr<i16, align 16>) {
+  %a = layout.view %p : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(1021,1027):(1027,1)>, gmem>
+  %b = layout.view %q : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(1021,1027):(1,1021)>, gmem>
+  layout.copy %a, %b {convert = "int8->int16"} : !layout.tensor<i8, #layout.cute<(1021,1027):(1027,1)>, gmem>, !layout.tensor<i16, #layout.cute<(1021,1027):(1,1021)>, gmem>
   func.return
 }
 

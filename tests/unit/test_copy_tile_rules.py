@@ -1,0 +1,110 @@
+"""The kernels `tilec.copy_` picks for cases of the generated strided set
+(benchmarks/strided_copy_bench.py, seed 0) whose rule was changed from an H200
+measurement, and the canonical copies' kernels, which those changes leave as they were:
+(strategy, tile, threads) read from the IR after the `tile` pass
+(`helpers.canonical_copies.copy_choice`), on the CPU.
+"""
+
+from __future__ import annotations
+
+from helpers.canonical_copies import CANONICAL, copy_choice
+
+from tilec.copy_plan import Operand, plan_copy
+
+DST = 1 << 30
+SRC = 1 << 34
+"""16-byte aligned byte addresses of the views' first elements, as an allocation's."""
+
+
+def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= n
+    return tuple(reversed(out))
+
+
+def permuted(dtype: str, base: tuple[int, ...], perm: tuple[int, ...], dst_dtype: str) -> tuple[Operand, Operand]:
+    """(dst, src): src a C-contiguous `base` tensor permuted by `perm`, dst a new
+    C-contiguous tensor of its shape."""
+    strides = c_strides(base)
+    shape = tuple(base[p] for p in perm)
+    src = Operand(SRC, dtype, shape, tuple(strides[p] for p in perm))
+    return Operand(DST, dst_dtype, shape, c_strides(shape)), src
+
+
+def test_narrow_misaligned_transpose_takes_the_short_mode_tile():
+    """Case 23, bool -> int16 16998 x 28506 transposed (rows of 28506 int16: 57012 bytes,
+    not a multiple of 16): 1-byte source elements, so the misaligned 128 KiB tile would
+    hold 32 KiB at one block a multiprocessor (`tile.misaligned_tile_fills`); the
+    short-mode tile instead: source runs of a warp's 32 elements, the rest of 16 KiB to
+    the destination's runs, at 256 threads (H200: 512 x 64 at 512 threads 0.39 of
+    cudaMemcpy, 32 x 128 and 32 x 256 at 256 threads 0.61)."""
+    dst, src = permuted("bool", (16998, 28506), (1, 0), "int16")
+    assert copy_choice(plan_copy(dst, src)) == ("tiled", (32, 512), 256)
+    # its mirror of 2-byte elements: 8192 of them, the same runs of 32
+    dst, src = permuted("int16", (16998, 28506), (1, 0), "int32")
+    assert copy_choice(plan_copy(dst, src)) == ("tiled", (32, 256), 256)
+
+
+def test_wide_misaligned_transposes_keep_the_misaligned_tile():
+    """4- and 8-byte source elements fill the misaligned tile's byte budget: the
+    canonical f64 8191 x 8209 transpose keeps 64 x 128 at 256 threads, a converting f32
+    one 128 x 256 at 512 (source runs of 128), and the strided set's case 17 (int64 -> int16) 64 x 128."""
+    dst, src = permuted("float32", (8191, 8209), (1, 0), "float64")
+    assert copy_choice(plan_copy(dst, src)) == ("tiled", (128, 256), 512)
+    dst, src = permuted("int64", (16129, 60, 37), (1, 2, 0), "int16")
+    assert copy_choice(plan_copy(dst, src)) == ("tiled", (64, 128), 256)
+
+
+def test_a_gather_whose_runs_wrap_their_mode_is_tiled():
+    """Case 11, int32 -> f64 of rank 6: the gather's blocks would use about 0.28 of the
+    source sectors they read (`_copy_cost.sector_use`: runs of the stride-1 mode of 5
+    wrap into a mode elsewhere), under `MIN_SECTOR_USE`; the tiled kernel (H200: 0.50-0.52
+    of cudaMemcpy against 0.46-0.49 gathered)."""
+    ext = (5, 11, 648, 5, 5, 31)
+    src = Operand(SRC, "int32", ext, (5, 502200, 25, 1, 5524200, 16200))
+    assert copy_choice(plan_copy(Operand(DST, "float64", ext, c_strides(ext)), src)) == ("tiled", (1, 1, 2, 8, 8, 32), 256)
+
+
+CANONICAL_CHOICES = {
+    "transpose int8 8192x8192": ("tiled", (128, 128), 256),
+    "transpose float16 8192x8192": ("tiled", (128, 64), 256),
+    "transpose bfloat16 8192x8192": ("tiled", (128, 64), 256),
+    "transpose float32 8192x8192": ("tiled", (64, 64), 256),
+    "transpose float64 8192x8192": ("tiled", (64, 32), 256),
+    "transpose int8 8191x8209": ("box<tiles>", None, 512),
+    "transpose float16 8191x8209": ("box<tiles>", None, 512),
+    "transpose float32 8191x8209": ("box<tiles>", None, 512),
+    "transpose float64 8191x8209": ("tiled", (64, 128), 256),
+    "NHWC->NCHW float16": ("tiled", (1, 64, 128), 256),
+    "NCHW->NHWC float16": ("tiled", (1, 128, 64), 256),
+    "NHWC->NCHW float32": ("tiled", (1, 64, 64), 256),
+    "NCHW->NHWC float32": ("tiled", (1, 64, 64), 256),
+    "NCHW->NHWC float32 C=3": ("gather", None, 256),
+    "batched transpose float16": ("tiled", (1, 128, 64), 256),
+    "batched transpose float32": ("tiled", (1, 64, 64), 256),
+    "head split float16": ("tiled", (1, 1, 256, 64), 256),
+    "head merge float16": ("tiled", (1, 16, 16, 64), 256),
+    "every 2nd row float32": ("tiled", (32, 256), 256),
+    "columns 1:-1 float32": ("realign", None, 512),
+    "row broadcast float32": ("gather", None, 256),
+    "column broadcast float32": ("gather", None, 256),
+    "cast float32->bfloat16": ("tiled", (4096,), 256),
+    "cast float16->float32": ("tiled", (8192,), 256),
+    "transposing cast float32->bfloat16": ("tiled", (64, 64), 256),
+    "box flat bool 19x38647519": ("box<flat>", None, 256),
+    "box cols uint8->int8 rows of 5": ("box<cols>", None, 256),
+    "box rows int8 37x17 in 1691 steps": ("box<rows>", None, 256),
+    "realign int8 columns 1: of 8192x8195": ("realign", None, 512),
+    "gather int32 column broadcast 2532x6882": ("gather", None, 256),
+    "gather uint8 rows of 5 at a pitch of 7": ("gather", None, 256),
+}
+"""Each canonical copy's (strategy, tile, threads) as measured in benchmarks/NOTES.md
+(session 35's merged tree): a rule change that moves one of them is measured first."""
+
+
+def test_canonical_copies_keep_their_kernels():
+    assert {c.name for c in CANONICAL} == set(CANONICAL_CHOICES)
+    got = {c.name: copy_choice(plan_copy(*c.operands())) for c in CANONICAL}
+    assert got == CANONICAL_CHOICES
