@@ -108,6 +108,10 @@ def hot_instructions(lines: list[str], top: int = 10) -> str:
     most, one a line: the share of all samples, the instruction (its opcode and first
     operands), and its two largest stall reasons where the page breaks them down."""
     body = [x for x in lines if x.startswith('"')]
+    # the page starts with the kernel's name ("Kernel Name","gemm_kernel"), then the header
+    # of the instructions' table (H200, 2026-11-30): the table from its header on
+    head = next((i for i, x in enumerate(body) if "Sampl" in x or '"Source"' in x or '"Address"' in x), 0)
+    body = body[head:]
     if len(body) < 2:
         return "no source page: " + " / ".join(x.strip() for x in lines[-3:])[:300]
     rows = list(csv.DictReader(body))
