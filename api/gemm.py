@@ -207,11 +207,15 @@ class GemmConfig:
             return 2 * (sms * self.per_sm if self.swap_ab else self.kwargs(sms)["persistent"]) * self.bm * self.bn
         return self.split_k * m * n if self.split_k > 1 and not (self.cluster_split and not self.global_partials) else 0
 
-    def counters(self, m: int, n: int) -> int:
-        """The i32 arrival counters and flags a call of M x N takes (`serial`: one counter a
-        tile, then one flag a unit: S + 1 a tile), else 0."""
+    def counters(self, m: int, n: int, sms: int = 0) -> int:
+        """The i32 arrival counters and flags a call of M x N on `sms` multiprocessors takes
+        (`serial`: one counter a tile, then one flag a unit: S + 1 a tile; with `stream_k`
+        one flag a workspace slot, then one counter a tile of the tail: three a block of
+        the grid), else 0."""
         if not self.serial:
             return 0
+        if self.stream_k:  # a flag a workspace slot (two a block), then a counter a tile of the tail
+            return 3 * (self.workspace(m, n, sms) // (2 * self.bm * self.bn))
         tiles = -(-n // self.bm) * -(-m // self.bn) if self.swap_ab else -(-m // self.bm) * -(-n // self.bn)
         return tiles * (self.split_k + 1)
 
@@ -1169,7 +1173,7 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     workspace = config.workspace(m, n, sms)
     if workspace:  # the partial products of split-K or stream-K
         args.append(_empty(a, (workspace,), "f32"))
-    counters = config.counters(m, n)
+    counters = config.counters(m, n, sms)
     if counters:  # counters zero on entry, left zero by the kernel: one buffer a kernel serves every call
         args.append(_counters(a, counters, kernel))
     flat = [x.reshape(-1) for x in args]
