@@ -131,7 +131,9 @@ class GemmConfig:
     named `:bp`)."""
     serial: bool = False
     """Swapped and split: the tile's last unit to arrive sums the partials in the same kernel
-    (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`)."""
+    (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`).
+    With `stream_k` (no cluster): a shared tile's last block to arrive sums its partials in
+    the same kernel (`gemm_hopper_ws(stream_k=True, serial=True)`, named `:sk:ser`)."""
     skip_padding: bool = False
     """The steps of a tile's last trip of the ring wholly past K load nothing and run no
     wgmma (`gemm_hopper_ws(skip_padding=True)`; named `:sp`): ceil(K / bk) steps a tile
@@ -441,12 +443,13 @@ of the two others was as fast or faster (gate_up at M = 64: 60.5; down at M = 12
 40.2 against 36.8), and the cost ranks their splits above the measured (benchmarks/NOTES.md)."""
 
 STREAM_K = False
-"""Whether the decode rule's candidates include the swapped configurations' stream-K
-(`GemmConfig.stream_k`; 16-bit operands, where K may be split): not yet. H200
-(benchmarks/NOTES.md): it balances the SMs' work but nowhere beat the rule's (split or
-whole units): gate_up at M = 64 67.1 us against 67.2 whole, O at M = 128 15.7 against
-15.0 split twice, QKV at M = 128 21.5 against 19.8; its fixup's launch and partials cost
-what the balance saves until a reduction inside the kernel replaces the launch."""
+"""Whether the decode rule's candidates include the swapped configurations' stream-K, its
+shared tiles summed in the kernel by their last block (`GemmConfig.stream_k` with
+`serial`, `:sk:ser`; 16-bit operands, where K may be split): not yet. H200
+(benchmarks/NOTES.md): stream-K with the fixup launch balanced the SMs' work but nowhere
+beat the rule's (split or whole units): gate_up at M = 64 67.1 us against 67.2 whole, O
+at M = 128 15.7 against 15.0 split twice, QKV at M = 128 21.5 against 19.8; the sum in
+the kernel removes the launch (`decode_cost`: its tail instead), not yet measured."""
 
 SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K
@@ -534,6 +537,16 @@ def shared_segments(tiles: int, trips: int, span: int) -> int:
     return out
 
 
+def most_sharers(tiles: int, trips: int, span: int) -> int:
+    """Stream-K's most blocks sharing one of `tiles` tiles of `trips` trips, each block
+    `span` trips in order (`shared_segments`' blocks of a tile); 0 where none is shared."""
+    most = 0
+    for t in range(tiles):
+        b0, b1 = t * trips // span, (t * trips + trips - 1) // span
+        most = max(most, b1 - b0 + 1 if b1 > b0 else 0)
+    return most
+
+
 def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | None = None) -> float:
     """The decode rule's cost of configuration `c` for M x N x K on `sms`
     multiprocessors (memory-bound), in seconds from `tgt`'s rates (default sm_90a's,
@@ -569,7 +582,9 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
     `stream_k_schedule`): the busiest block takes `span` trips of the ring (`stages` K
     steps of the weight's and the small operand's rows) and writes at most two
     partials; the shared tiles' partial segments (`shared_segments`) are written and
-    read back; the fixup's launch costs `kernel_gap_s`."""
+    read back; the fixup's launch costs `kernel_gap_s`, or, summed in the kernel
+    (`c.serial`: no launch), the last block's read of a tile's partials (`most_sharers`
+    of them, at `Target.sm_sum_bytes_per_s`) comes after the longest."""
     tgt = tgt or target("sm_90a")
     mb = m_bucket(m) if m <= DECODE_MAX_M else m
     weight, small = (c.bm, min(c.bn, mb)) if c.swap_ab else (c.bn, min(c.bm, mb))
@@ -585,6 +600,9 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
         busy = waves * trips + (span if tail else 0)
         busiest = c.per_sm * (busy * (weight + small) * trip * c.operand_bytes + 2 * partial)
         flops = c.per_sm * busy * 2 * c.bm * c.bn * trip
+        if c.serial:  # summed in the kernel: the last block's read of a tile's partials after the rest
+            sums = most_sharers(tail, trips, span) * partial // 2 / (tgt.sm_sum_bytes_per_s or tgt.sm_fill_bytes_per_s)
+            return max(dram, busiest / tgt.sm_fill_bytes_per_s, flops / mma) + sums
         gaps = 1
     else:
         span = min(k, unit_steps(c, k) * c.bk)
@@ -839,8 +857,8 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
         for rows in SWAP_AB_ROWS if not (fp8 or block_scales) else (64,):
             swap = swap_config(m, fp8, block_scales, tgt, rows)
             candidates += [swap] + (splits(swap, k, most) if not block_scales else [])
-            if STREAM_K and most > 1 and not (fp8 or block_scales):
-                candidates.append(dataclasses.replace(swap, stream_k=True, name=f"{swap.name}:sk"))
+            if STREAM_K and most > 1 and not (fp8 or block_scales):  # summed in the kernel
+                candidates.append(dataclasses.replace(swap, stream_k=True, serial=True, name=f"{swap.name}:sk:ser"))
         if CLUSTER_SPLIT_K and most > 1 and not (fp8 or block_scales):
             for rows in CLUSTER_SPLIT_ROWS:  # one round of clusters: all of a GEMM's at once
                 swapped = swap_config(m, fp8, block_scales, tgt, rows)

@@ -235,7 +235,9 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     `swap` False). `slots` > 0 (stream-K, swapped): a workspace `pw` of that many
     `bm x bn` f32 tiles, `g.WS` (bm x bn x slots, each tile column-major) as the units
     store them and `g.reduce_views` the fixup's (`WS` seen bn x bm x slots, `C` and
-    `Res` M x N, `swap` False). `serial` (with `split_k`): a pointer `pctr` of i32 after
+    `Res` M x N, `swap` False). `serial` with `slots` (stream-K summed in the kernel): a
+    pointer `pctr` of `slots` i32 flags then `slots / 2` counters (`g.Ctr`, `g.ctr0` the
+    first counter). `serial` (with `split_k`): a pointer `pctr` of i32 after
     `pw` (`g.Ctr`): S + 1 slots per tile of C (gm x gn row-major), the tile's counter
     (zero on entry, left zero) and its units' flags (`gemm_hopper_ws(serial=True)`).
     `cluster_split` (with `split_k`): no workspace (the splits are summed through
@@ -718,7 +720,15 @@ def gemm_hopper_ws(
     rows along N (16-byte loads of the partials and stores of C along the weight's
     rows, as the second launch reads and writes them). Concurrent launches
     sharing one `pctr` are not allowed (each call's counters must be its own while it
-    runs).
+    runs). With `stream_k` instead of `split_k` (not in clusters): stream-K's fixup in the
+    kernel, no second launch. A block that stores a shared tile's partial into its slot
+    arrives as above on the tile's counter (`pctr`: 2 P flags, one a slot, then P
+    counters, one a tile of the tail; zero on entry, left zero), the tile's blocks b0 ..
+    b1 counted from the schedule; the last to arrive (old value b1 - b0) puts the counter
+    back to 0 and sums the tile's partials in the order of its blocks (`_stream_k_sum`:
+    `STREAM_K_SUM_ELEMENTS` a thread of the consumers, M x N along N as the fixup launch
+    reads them, the same bits), applies the epilogue and stores C; no block waits for
+    another, so the grid need not be resident at once.
 
     `cluster_split` (with `split_k` = S, 2 <= S <= `MAX_CLUSTER_SPLIT` dividing `bm / 4`,
     and `swap_ab`; not persistent, not `serial`): the S units of a tile run as the S blocks of one
@@ -823,7 +833,8 @@ def gemm_hopper_ws(
     b: block b's first tile of the tail, 2 b + 1: its last), swapped column-major (M's
     columns contiguous), else row-major; a second launch (`_stream_k_fixup`) sums each
     shared tile's partials in the order of its blocks (the same bits on every run),
-    applies the epilogue and stores it. The ring and its phases run on across a block's
+    applies the epilogue and stores it (with `serial`: the tile's last block to arrive,
+    in the same kernel, above). The ring and its phases run on across a block's
     tiles and segments. Swapped (decode sizes), tiles < G mostly: no full wave, all
     stream-K. With `cluster`, the units are the walk's groups of cm x cn tiles and the
     blocks sharing them the clusters (G = the grid's clusters): every block of a cluster
