@@ -1749,22 +1749,24 @@ def _stream_k_fixup(g, m: int | None, n: int, bm: int, bn: int, epilogue: Epilog
             p.store(h, p.tile(g.C, [rows, tn], [rm, cols_n]).named("tc"))
 
 
-def _stream_k_partials(g, t0, b0, b1, at, rm: int, cols_n: int, lay, cluster: tuple | None = None):
+def _stream_k_partials(g, t0, b0, b1, at, rm: int, cols_n: int, lay, cluster: tuple | None = None,
+                       unroll: int = STREAM_K_FIXUP_UNROLL):
     """The sum of a shared stream-K tile's partials, rows `at` `rm` .. of its rows
     (`rows_m` of `_stream_k_fixup`), all its `cols_n` columns, in `lay` (f32): blocks b0
-    .. b1 (the tile's first trip `t0`), in their order, `STREAM_K_FIXUP_UNROLL` loads in
-    flight at once, from `g.WS` (block b's slot 2 b + 1 where its range starts in an
-    earlier tile, else 2 b); `cluster` (C, rank): block C b + rank of cluster b."""
+    .. b1 (the tile's first trip `t0`), in their order, `unroll` loads in flight at once
+    (those past b1 multiplied by 0), from `g.WS` (block b's slot 2 b + 1 where its range
+    starts in an earlier tile, else 2 b); `cluster` (C, rank): block C b + rank of
+    cluster b."""
     from tilec.compiler.kernel_builder import Value
 
     p = g.p
     acc = Value(p, p.full([rm, cols_n], 0.0, "f32", lay).ssa)
-    unroll = p.constant(STREAM_K_FIXUP_UNROLL).named("unroll")
+    step = p.constant(unroll).named("unroll")
     one, zero = p.constant(1.0, "f32").named("one"), p.constant(0.0, "f32").named("fzero")
-    with p.range(b0, (b1 + g.c1).named("b1p"), unroll, carry=[acc]) as bj:
+    with p.range(b0, (b1 + g.c1).named("b1p"), step, carry=[acc]) as bj:
         bj.named("bj")
         parts = []
-        for u in range(STREAM_K_FIXUP_UNROLL):  # the loads first, all in flight together
+        for u in range(unroll):  # the loads first, all in flight together
             bu = (bj + p.constant(u).named(f"u{u}")).named(f"bu{u}") if u else bj
             # clamped at b1: an address in range where block bu is past the tile's
             b = p.minui(bu, b1).named(f"bin{u}")
@@ -1784,11 +1786,17 @@ def _stream_k_partials(g, t0, b0, b1, at, rm: int, cols_n: int, lay, cluster: tu
     return acc
 
 
-STREAM_K_SUM_ELEMENTS = 32
+STREAM_K_SUM_ELEMENTS = 64
 """The elements of each partial a consumer thread of `gemm_hopper_ws(stream_k=True,
-serial=True)`'s in-kernel sum holds (`STREAM_K_FIXUP_UNROLL` partials in flight and
-the sum: 160 registers of the 232 one or two consumer warpgroups take; four
-warpgroups, 104 registers: half): the rows of the tile summed at a time."""
+serial=True)`'s in-kernel sum holds (`STREAM_K_SUM_UNROLL` partials in flight and the
+sum: 192 registers of the 232 one or two consumer warpgroups take; four warpgroups,
+104 registers: a quarter): the rows of the tile summed at a time (all 128 columns of
+M of a 64-row tile at once: one round trip to L2 where a tile has two blocks)."""
+
+STREAM_K_SUM_UNROLL = 2
+"""The partials `gemm_hopper_ws(stream_k=True, serial=True)`'s in-kernel sum loads at
+once (`_stream_k_partials`): a decode tile has mostly two blocks (QKV at M = 128: span
+6 trips of a tile's 8), a third takes a second round."""
 
 
 def _stream_k_sum(g, t0, b0, b1, tm, tn, bm: int, bn: int, wgs: int, epilogue: Epilogue, swap_ab: bool) -> None:
@@ -1803,14 +1811,14 @@ def _stream_k_sum(g, t0, b0, b1, tm, tn, bm: int, bn: int, wgs: int, epilogue: E
 
     p = g.p
     rows_m, cols_n = (bn, bm) if swap_ab else (bm, bn)
-    per = STREAM_K_SUM_ELEMENTS if wgs <= 2 else STREAM_K_SUM_ELEMENTS // 2
+    per = STREAM_K_SUM_ELEMENTS if wgs <= 2 else STREAM_K_SUM_ELEMENTS // 4
     rm = min(rows_m, max(4, per * 128 * wgs // cols_n))
     wr = min(4 * wgs, rm // 4)
     lay = BlockedLayout([1, 4], [4, 8], [wr, 4 * wgs // wr], [1, 0])
     subs = p.constant(rows_m // rm).named("subs")
     for h in range(rows_m // rm):
         at = p.constant(h).named(f"sub{h}")
-        acc = _stream_k_partials(g, t0, b0, b1, at, rm, cols_n, lay)
+        acc = _stream_k_partials(g, t0, b0, b1, at, rm, cols_n, lay, unroll=STREAM_K_SUM_UNROLL)
         rows = (tm * subs + at).named("rowblk")
         out = epilogue.apply(g, acc, rows, tn, rm, cols_n, lay)
         p.store(out, p.tile(g.C, [rows, tn], [rm, cols_n]).named("tc"))
