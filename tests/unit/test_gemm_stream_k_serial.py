@@ -158,3 +158,22 @@ def test_serial_stream_k_compiles_without_spills(bm, bn, n):
     usage = resource_usage(compile_sm90_or_skip(emit(module, "cuda")))
     assert len(usage) == 1, sorted(usage)
     assert all(u.spill_stores in (0, None) and u.spill_loads in (0, None) for u in usage.values())
+
+
+def test_decode_cost_of_stream_k_summed_in_the_kernel():
+    """Llama's QKV at M = 128 on 132 SMs in 64 x 128 units: stream-K's cost without the
+    fixup's launch, and after the longest the last block's read of the most partials a
+    tile has (two of 32 KiB: span 6 of a tile's 8 trips) at `sm_sum_bytes_per_s`."""
+    import dataclasses
+
+    from tilec.gemm import decode_cost, most_sharers
+    from tilec.support.target import target
+
+    t = target("sm_90a")
+    sk = GemmConfig("64x128x128:4:swapAB:p1:sk", 64, 128, 128, 4, efficiency=0.0, group=1, swap_ab=True, per_sm=1,
+                    stream_k=True)
+    ser = dataclasses.replace(sk, serial=True, name=sk.name + ":ser")
+    assert most_sharers(96, 8, 6) == 2 and most_sharers(48, 16, 6) == 4 and most_sharers(4, 8, 8) == 0
+    tail = 2 * 128 * 64 * 4 / t.sm_sum_bytes_per_s
+    assert decode_cost(ser, 128, 6144, 4096, 132, t) == pytest.approx(
+        decode_cost(sk, 128, 6144, 4096, 132, t) - t.kernel_gap_s + tail)
