@@ -216,8 +216,8 @@ class GemmConfig:
         the grid), else 0."""
         if not self.serial:
             return 0
-        if self.stream_k:  # a flag a workspace slot (two a block), then a counter a tile of the tail
-            return 3 * (self.workspace(m, n, sms) // (2 * self.bm * self.bn))
+        if self.stream_k:  # a counter a tile of the tail: fewer than the grid's blocks
+            return self.workspace(m, n, sms) // (2 * self.bm * self.bn)
         tiles = -(-n // self.bm) * -(-m // self.bn) if self.swap_ab else -(-m // self.bm) * -(-n // self.bn)
         return tiles * (self.split_k + 1)
 

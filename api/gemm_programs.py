@@ -236,8 +236,7 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     `bm x bn` f32 tiles, `g.WS` (bm x bn x slots, each tile column-major) as the units
     store them and `g.reduce_views` the fixup's (`WS` seen bn x bm x slots, `C` and
     `Res` M x N, `swap` False). `serial` with `slots` (stream-K summed in the kernel): a
-    pointer `pctr` of `slots` i32 flags then `slots / 2` counters (`g.Ctr`, `g.ctr0` the
-    first counter). `serial` (with `split_k`): a pointer `pctr` of i32 after
+    pointer `pctr` of `slots / 2` i32 counters (`g.Ctr`), one a tile of the tail. `serial` (with `split_k`): a pointer `pctr` of i32 after
     `pw` (`g.Ctr`): S + 1 slots per tile of C (gm x gn row-major), the tile's counter
     (zero on entry, left zero) and its units' flags (`gemm_hopper_ws(serial=True)`).
     `cluster_split` (with `split_k`): no workspace (the splits are summed through
@@ -335,9 +334,8 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         g.gm = p.constant(_cdiv(m, bm)).named("gm")
     if not swap_ab:
         g.gn = p.constant(_cdiv(n, bn)).named("gn")
-    if pctr is not None and slots:  # stream-K: a flag a slot, then a counter a tile of the tail (< slots / 2)
-        g.ctr0 = p.constant(slots).named("ctr0")
-        g.Ctr = p.view(pctr, f"({slots + slots // 2}):(1)").named("Ctr")
+    if pctr is not None and slots:  # stream-K: a counter a tile of the tail (fewer than the blocks, slots / 2)
+        g.Ctr = p.view(pctr, f"({slots // 2}):(1)").named("Ctr")
     elif pctr is not None:
         g.nctr = (g.gm * g.gn).named("nctr")
         g.Ctr = p.view(pctr, "(?):(1)", dynamic=[(g.nctr * p.constant(split_k + 1).named("ctrs")).named("nctrs")]
@@ -722,9 +720,9 @@ def gemm_hopper_ws(
     sharing one `pctr` are not allowed (each call's counters must be its own while it
     runs). With `stream_k` instead of `split_k` (not in clusters): stream-K's fixup in the
     kernel, no second launch. A block that stores a shared tile's partial into its slot
-    arrives as above on the tile's counter (`pctr`: 2 P flags, one a slot, then P
-    counters, one a tile of the tail; zero on entry, left zero), the tile's blocks b0 ..
-    b1 counted from the schedule; the last to arrive (old value b1 - b0) puts the counter
+    arrives as above on the tile's counter (`pctr`: P counters, one a tile of the tail;
+    zero on entry, left zero; the old value reaches the consumers through shared memory),
+    the tile's blocks b0 .. b1 counted from the schedule; the last to arrive (old value b1 - b0) puts the counter
     back to 0 and sums the tile's partials in the order of its blocks (`_stream_k_sum`:
     `STREAM_K_SUM_ELEMENTS` a thread of the consumers, M x N along N as the fixup launch
     reads them, the same bits), applies the epilogue and stores C; no block waits for
@@ -968,6 +966,8 @@ def gemm_hopper_ws(
         names = ["sc0", "sc1"] if pingpong else ["sc"]
         scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue else [None] * len(names)
         turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
+        # stream-K summed in the kernel: the arrival's old value, from thread 0 to the consumers
+        arrival = p.alloc("(1):(1)", "i32").named("arrival") if stream_k and serial else None
         if size > 1:  # the peers' barriers initialised before any block reaches them
             p.cluster_sync()
             # this block's place in its cluster: block row rx of cm, block column ry of cn
@@ -1355,17 +1355,16 @@ def gemm_hopper_ws(
             # reference executor, in lockstep, its lanes run the walk masked: their slots in range)
             b1 = p.minui(b1, (g.nprog - g.c1).named("lastpid")).named("b1")
             last = (b1 - b0).named("sharers1").cast("i32").named("lastarrival")
-            # the flags: one a workspace slot (2 P), then one counter a tile of the tail
-            tile = (g.ctr0 + g.ttail).named("ctile")
+            tile = g.ttail  # its counter
             with p.if_(g.tid.eq(g.c0).named("leader")):
                 p.fence()
                 old = p.atomic_add(g.Ctr, [tile], 1).named("arrival")
                 p.fence()
-                g.Ctr[g.slot] = old
+                arrival[g.c0] = old
                 with p.if_(old.eq(last).named("resets")):
                     p.atomic_add(g.Ctr, [tile], (p.constant(-1, "i32").named("minus1") - last).named("reset"))
             p.insert(NamedBarrierOp("sync", SERIAL_BARRIER, consumers))  # the old value, and the acquire
-            with p.if_(g.Ctr[g.slot].eq(last).named("lastblock")):
+            with p.if_(arrival[g.c0].eq(last).named("lastblock")):
                 fix = SimpleNamespace(**{**vars(g), **g.reduce_views})
                 tm, tn = (g.by, g.bx) if swap_ab else (g.bx, g.by)
                 _stream_k_sum(fix, t0, b0, b1, tm, tn, bm, bn, wgs, epilogue, swap_ab)
