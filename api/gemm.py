@@ -583,8 +583,9 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
     steps of the weight's and the small operand's rows) and writes at most two
     partials; the shared tiles' partial segments (`shared_segments`) are written and
     read back; the fixup's launch costs `kernel_gap_s`, or, summed in the kernel
-    (`c.serial`: no launch), the last block's read of a tile's partials (`most_sharers`
-    of them, at `Target.sm_sum_bytes_per_s`) comes after the longest."""
+    (`c.serial`: no launch), each partial goes to DRAM once (read back from L2 soon
+    after) and the last block's read of a tile's partials (`most_sharers` of them, at
+    `Target.sm_sum_bytes_per_s`) comes after the longest."""
     tgt = tgt or target("sm_90a")
     mb = m_bucket(m) if m <= DECODE_MAX_M else m
     weight, small = (c.bm, min(c.bn, mb)) if c.swap_ab else (c.bn, min(c.bm, mb))
@@ -595,8 +596,10 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
         trip = c.stages * c.bk
         tail = tiles - waves * blocks
         rate = ring_rate(c, blocks, weight, c.stages, tgt)
+        # the partials written and read back (summed in the kernel: read from L2 soon after,
+        # written back to DRAM once)
         dram = (tiles * weight * min(k, trips * trip) * c.operand_bytes / rate
-                + shared_segments(tail, trips, span) * partial / tgt.dram_bytes_per_s)
+                + shared_segments(tail, trips, span) * partial // (2 if c.serial else 1) / tgt.dram_bytes_per_s)
         busy = waves * trips + (span if tail else 0)
         busiest = c.per_sm * (busy * (weight + small) * trip * c.operand_bytes + 2 * partial)
         flops = c.per_sm * busy * 2 * c.bm * c.bn * trip

@@ -160,11 +160,12 @@ def test_serial_stream_k_compiles_without_spills(bm, bn, n):
 
 def test_decode_cost_of_stream_k_summed_in_the_kernel():
     """Llama's QKV at M = 128 on 132 SMs in 64 x 128 units: stream-K's cost without the
-    fixup's launch, and after the longest the last block's read of the most partials a
-    tile has (two of 32 KiB: span 6 of a tile's 8 trips) at `sm_sum_bytes_per_s`."""
+    fixup's launch, each partial to DRAM once, and after the longest the last block's
+    read of the most partials a tile has (two of 32 KiB: span 6 of a tile's 8 trips) at
+    `sm_sum_bytes_per_s`."""
     import dataclasses
 
-    from tilec.gemm import decode_cost, most_sharers
+    from tilec.gemm import decode_cost, most_sharers, shared_segments
     from tilec.support.target import target
 
     t = target("sm_90a")
@@ -172,6 +173,9 @@ def test_decode_cost_of_stream_k_summed_in_the_kernel():
                     stream_k=True)
     ser = dataclasses.replace(sk, serial=True, name=sk.name + ":ser")
     assert most_sharers(96, 8, 6) == 2 and most_sharers(48, 16, 6) == 4 and most_sharers(4, 8, 8) == 0
-    tail = 2 * 128 * 64 * 4 / t.sm_sum_bytes_per_s
-    assert decode_cost(ser, 128, 6144, 4096, 132, t) == pytest.approx(
-        decode_cost(sk, 128, 6144, 4096, 132, t) - t.kernel_gap_s + tail)
+    partial = 128 * 64 * 4
+    dram = (96 * 64 * 4096 * 2 + shared_segments(96, 8, 6) * partial) / t.dram_bytes_per_s
+    fill = (6 * (64 + 128) * 512 * 2 + 4 * partial) / t.sm_fill_bytes_per_s
+    assert decode_cost(ser, 128, 6144, 4096, 132, t) == pytest.approx(max(dram, fill) + 2 * partial
+                                                                      / t.sm_sum_bytes_per_s)
+    assert decode_cost(sk, 128, 6144, 4096, 132, t) > max(dram, fill) + t.kernel_gap_s
