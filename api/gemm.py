@@ -121,7 +121,8 @@ class GemmConfig:
     clusters), not with pingpong or the overlapped epilogue."""
     cluster: tuple[int, int] = (1, 1)
     """(cm, cn): thread-block clusters of cm block rows by cn block columns, B multicast
-    along a cluster's columns, A along its rows (`gemm_hopper_ws(cluster=(cm, cn))`; named
+    along a cluster's columns, A along its rows (`gemm_hopper_ws(cluster=(cm, cn))`; swapped
+    and persistent, (2, 1): two units of N's rows sharing A^T's stages; named
     `:cl<cm>` for (cm, 1), else `:cl<cm>x<cn>`, `cluster_name`): 1 / cm of B's and 1 / cn
     of A's reads from L2 per multiprocessor; persistent over `cluster_slots` clusters.
     The rule's (2, 1) where B's rows start mid-sector (`with_cluster`)."""
@@ -164,7 +165,8 @@ class GemmConfig:
                     **({"cluster_split": True} if self.cluster_split else {}),
                     **({"global_partials": True} if self.global_partials else {}),
                     **({"stream_k": True} if self.stream_k else {}),
-                    **({"persistent": sms * self.per_sm} if self.per_sm else {})}
+                    **({"cluster": self.cluster} if self.cluster != (1, 1) else {}),
+                    **({"persistent": self._persistent(sms)} if self.per_sm else {})}
         size = self.cluster[0] * self.cluster[1]
         blocks = sms if size == 1 else size * cluster_slots(size, sms, self.smem_bytes())
         kw: dict[str, Any] = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages,
@@ -200,6 +202,12 @@ class GemmConfig:
         if self.a_registers:
             kw["a_registers"] = True
         return kw
+
+    def _persistent(self, sms: int) -> int:
+        """The blocks of a swapped persistent grid: `per_sm` a multiprocessor, or with
+        `cluster` the blocks of the clusters the device runs at once (`cluster_slots`)."""
+        size = self.cluster[0] * self.cluster[1]
+        return sms * self.per_sm if size == 1 else size * cluster_slots(size, sms, self.smem_bytes())
 
     def workspace(self, m: int, n: int, sms: int) -> int:
         """The f32 elements of the workspace a call of M x N on `sms` multiprocessors

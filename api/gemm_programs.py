@@ -643,7 +643,8 @@ def gemm_hopper_ws(
 
     `cluster` = (cm, cn), cm cn of `CLUSTER_SIZES` (needs `persistent` P a multiple of
     cm cn, `stages` of cn, `stages` times the column chunks of cm; not with pingpong,
-    split-K, swap_ab, cp_async or `overlap_epilogue`; with block scales too): the
+    split-K, cp_async or `overlap_epilogue`; with block scales and `swap_ab` too: swapped,
+    (2, 1) pairs two units of N's rows, A^T, the wgmma's "B", multicast to both): the
     blocks run in thread-block clusters of cm cn (`launch(cluster=cm cn)`), as CUTLASS's
     cm x cn cluster shapes: cluster c takes groups of cm block rows by cn block columns,
     the block of rank r its tile (cm i + r % cm, cn j + r // cm) of group (i, j) (tiles
@@ -901,7 +902,7 @@ def gemm_hopper_ws(
     size = cm * cn
     if cm < 1 or cn < 1 or size not in CLUSTER_SIZES or (size > 1 and (
             not persistent or persistent % size or (not box_parts and ((stages * nch) % cm or stages % cn))
-            or pingpong or split_k > 1 or swap_ab or cp_async or overlap_epilogue)) or (
+            or pingpong or split_k > 1 or cp_async or overlap_epilogue)) or (
             box_parts and (size == 1 or bm % (8 * cn) or (bc if b_kmajor else bk) % (8 * cm)
                            or max(bk, bk if b_kmajor else bc) * (1 if dtype in FP8_DTYPES else 2) > 128)):
         raise ValueError(f"gemm_hopper_ws: cluster (cm, cn) of {'/'.join(map(str, CLUSTER_SIZES))} blocks; "
@@ -909,7 +910,7 @@ def gemm_hopper_ws(
                          f"chunks a multiple of cm, stages a multiple of cn (or box_parts: a cluster, its parts "
                          f"of A's rows and B's outer mode multiples of 8, the boxes one 128-byte swizzle wide), "
                          f"without pingpong, split_k, "
-                         f"swap_ab, cp_async or overlap_epilogue (got cluster {cluster}, persistent "
+                         f"cp_async or overlap_epilogue (got cluster {cluster}, persistent "
                          f"{persistent}, {stages} stages, {nch} chunks)")
     if handover not in ("drain", "issue"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
