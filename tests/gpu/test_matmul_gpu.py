@@ -349,6 +349,28 @@ def test_stream_k_configurations(m, n, k, name, monkeypatch):
 
 
 @pytest.mark.parametrize(("m", "n", "k", "name"), [
+    (128, 6144, 4096, "64x128x128:4:swapAB:p1"),   # QKV: 96 units in 48 pairs
+    (64, 6144, 4096, "64x64x128:4:swapAB:p1"),     # QKV at M = 64
+    (13, 936, 1000, "64x16x64:2:swapAB:p1"),       # 15 tiles: the last pair's second past N; K ragged
+])
+def test_swapped_pairs_sharing_a_t(m, n, k, name, monkeypatch):
+    """Swapped units in pairs sharing A^T's stages (`:cl2`, `GemmConfig.cluster`), forced,
+    the widest epilogue, against float64."""
+    torch = _torch()
+    from dataclasses import replace
+
+    from tilec import gemm
+
+    head, stages = name.split(":")[:2]
+    bm, bn, bk = (int(x) for x in head.split("x"))
+    config = replace(gemm.swap_config(m), name=f"{name}:cl2", bm=bm, bn=bn, bk=bk, stages=int(stages),
+                     cluster=(2, 1))
+    monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "name"), [
     (128, 6144, 4096, "64x128x128:4:swapAB:p1"),   # QKV: 768 trips over 132 blocks, span 6: tiles in 2-3 parts
     (128, 4096, 4096, "64x128x128:4:swapAB:p1"),   # O: span 4, every tile in 2 or 3 parts
     (100, 6144, 4096, "128x128x64:4:swapAB:p1"),   # two consumer warpgroups
