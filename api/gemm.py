@@ -133,8 +133,8 @@ class GemmConfig:
     serial: bool = False
     """Swapped and split: the tile's last unit to arrive sums the partials in the same kernel
     (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`).
-    With `stream_k` (no cluster): a shared tile's last block to arrive sums its partials in
-    the same kernel (`gemm_hopper_ws(stream_k=True, serial=True)`, named `:sk:ser`)."""
+    With `stream_k`: a shared tile's last block to arrive sums its partials in the same
+    kernel (`gemm_hopper_ws(stream_k=True, serial=True)`, named `:sk:ser`)."""
     skip_padding: bool = False
     """The steps of a tile's last trip of the ring wholly past K load nothing and run no
     wgmma (`gemm_hopper_ws(skip_padding=True)`; named `:sp`): ceil(K / bk) steps a tile

@@ -719,12 +719,13 @@ def gemm_hopper_ws(
     rows along N (16-byte loads of the partials and stores of C along the weight's
     rows, as the second launch reads and writes them). Concurrent launches
     sharing one `pctr` are not allowed (each call's counters must be its own while it
-    runs). With `stream_k` instead of `split_k` (not in clusters): stream-K's fixup in the
-    kernel, no second launch. A block that stores a shared tile's partial into its slot
-    arrives as above on the tile's counter (`pctr`: P counters, one a tile of the tail;
-    zero on entry, left zero; the old value reaches the consumers through shared memory),
-    the tile's blocks b0 .. b1 counted from the schedule; the last to arrive (old value b1 - b0) puts the counter
-    back to 0 and sums the tile's partials in the order of its blocks (`_stream_k_sum`:
+    runs). With `stream_k` instead of `split_k`: stream-K's fixup in the kernel, no
+    second launch. A block that stores a shared tile's partial into its slot arrives as
+    above on the tile's counter (`pctr`: P counters, one a tile of the tail, in clusters
+    one a tile of a group of the tail; zero on entry, left zero; the old value reaches
+    the consumers through shared memory), the tile's blocks (clusters) b0 .. b1 counted
+    from the schedule; the last to arrive (old value b1 - b0) puts the counter back to 0
+    and sums the tile's partials in the order of its blocks (`_stream_k_sum`:
     `STREAM_K_SUM_ELEMENTS` a thread of the consumers, M x N along N as the fixup launch
     reads them, the same bits), applies the epilogue and stores C; no block waits for
     another, so the grid need not be resident at once.
@@ -879,8 +880,8 @@ def gemm_hopper_ws(
     if set(cp_async) - {"a", "b"} or (cp_async and swap_ab) or ("b" in cp_async and b_kmajor):
         raise ValueError(f"gemm_hopper_ws: cp_async names the operands loaded by cp.async, 'a', 'b' or 'ab', "
                          f"B row-major, not swapped (got {cp_async!r}, b_kmajor {b_kmajor}, swap_ab {swap_ab})")
-    if serial and split_k < 2 and not (stream_k and cluster == (1, 1)):
-        raise ValueError("gemm_hopper_ws: serial needs split_k > 1, or stream_k without a cluster")
+    if serial and split_k < 2 and not stream_k:
+        raise ValueError("gemm_hopper_ws: serial needs split_k > 1 or stream_k")
     if cluster_split and (not swap_ab or not 2 <= split_k <= MAX_CLUSTER_SPLIT or persistent or serial or stream_k
                           or cluster != (1, 1) or block_scales or bm % (4 * split_k)):
         raise ValueError(f"gemm_hopper_ws: cluster_split needs swap_ab, split_k in 2 .. {MAX_CLUSTER_SPLIT} dividing "
@@ -1354,9 +1355,12 @@ def gemm_hopper_ws(
             b1 = p.divui((t0 + (g.trips - g.c1).named("trips1")).named("tlast"), g.span).named("b1")
             # at most the grid's last block: a block whose range is empty walks no tile (on the
             # reference executor, in lockstep, its lanes run the walk masked: their slots in range)
-            b1 = p.minui(b1, (g.nprog - g.c1).named("lastpid")).named("b1")
+            units = g.ncl if size > 1 else g.nprog  # (in clusters the blocks sharing a group are clusters)
+            b1 = p.minui(b1, (units - g.c1).named("lastpid")).named("b1")
             last = (b1 - b0).named("sharers1").cast("i32").named("lastarrival")
-            tile = g.ttail  # its counter
+            csize = p.constant(size).named("csize") if size > 1 else None
+            # its counter (in clusters: the group's tile of this block's rank)
+            tile = ((g.ttail * csize).named("ctile") + g.crank).named("ctile") if size > 1 else g.ttail
             with p.if_(g.tid.eq(g.c0).named("leader")):
                 p.fence()
                 old = p.atomic_add(g.Ctr, [tile], 1).named("arrival")
@@ -1368,7 +1372,8 @@ def gemm_hopper_ws(
             with p.if_(arrival[g.c0].eq(last).named("lastblock")):
                 fix = SimpleNamespace(**{**vars(g), **g.reduce_views})
                 tm, tn = (g.by, g.bx) if swap_ab else (g.bx, g.by)
-                _stream_k_sum(fix, t0, b0, b1, tm, tn, bm, bn, wgs, epilogue, swap_ab)
+                _stream_k_sum(fix, t0, b0, b1, tm, tn, bm, bn, wgs, epilogue, swap_ab,
+                              (csize, g.crank) if size > 1 else None)
 
         def store_chunk(sc, a, bx, by, vec) -> None:
             """The epilogue of the chunk (`bx`, `by`) of C from its accumulator `a` (its
@@ -1739,11 +1744,11 @@ def _stream_k_fixup(g, m: int | None, n: int, bm: int, bn: int, epilogue: Epilog
         with p.if_(shared):
             acc = _stream_k_partials(g, t0, b0, b1, k.by, rm, cols_n, lay, (csize, rank) if size > 1 else None)
             tc = (t + g.dp).named("tc")
-            if swap_ab:
+            if swap_ab and size == 1:
                 tm, tn = p.remui(tc, g.gn).named("tm"), p.divui(tc, g.gn).named("tn")
-            else:
+            else:  # (swapped: C^T's tile, its block row of N and block column of M)
                 _tile_of(g, m, n, bm, bn, group, cluster, tc)
-                tm, tn = g.bx, g.by
+                tm, tn = (g.by, g.bx) if swap_ab else (g.bx, g.by)
             rows = (tm * p.constant(rows_m // rm).named("subs2") + k.by).named("rowblk")
             h = epilogue.apply(g, acc, rows, tn, rm, cols_n, lay)
             p.store(h, p.tile(g.C, [rows, tn], [rm, cols_n]).named("tc"))
@@ -1799,14 +1804,16 @@ once (`_stream_k_partials`): a decode tile has mostly two blocks (QKV at M = 128
 6 trips of a tile's 8), a third takes a second round."""
 
 
-def _stream_k_sum(g, t0, b0, b1, tm, tn, bm: int, bn: int, wgs: int, epilogue: Epilogue, swap_ab: bool) -> None:
+def _stream_k_sum(g, t0, b0, b1, tm, tn, bm: int, bn: int, wgs: int, epilogue: Epilogue, swap_ab: bool,
+                  cluster: tuple | None = None) -> None:
     """`gemm_hopper_ws(stream_k=True, serial=True)`'s sum of a shared tile of the tail
     (its first trip `t0`, its blocks b0 .. b1; C's tile (`tm`, `tn`) of M x N: swapped,
     `bn` rows of M by `bm` of N),
     by the consumer warpgroups of its last block to arrive: `_stream_k_partials` of
     the rows a pass holds (`STREAM_K_SUM_ELEMENTS` a thread), the epilogue and the
     store, the bits of the fixup launch (`_stream_k_fixup`). `g` sees the fixup's
-    views (`g.reduce_views`)."""
+    views (`g.reduce_views`); `cluster` (C, rank): b0 .. b1 are clusters, each's block of
+    this rank holding the partial."""
     from tilec.dialects.distributed import BlockedLayout
 
     p = g.p
@@ -1818,7 +1825,7 @@ def _stream_k_sum(g, t0, b0, b1, tm, tn, bm: int, bn: int, wgs: int, epilogue: E
     subs = p.constant(rows_m // rm).named("subs")
     for h in range(rows_m // rm):
         at = p.constant(h).named(f"sub{h}")
-        acc = _stream_k_partials(g, t0, b0, b1, at, rm, cols_n, lay, unroll=STREAM_K_SUM_UNROLL)
+        acc = _stream_k_partials(g, t0, b0, b1, at, rm, cols_n, lay, cluster, unroll=STREAM_K_SUM_UNROLL)
         rows = (tm * subs + at).named("rowblk")
         out = epilogue.apply(g, acc, rows, tn, rm, cols_n, lay)
         p.store(out, p.tile(g.C, [rows, tn], [rm, cols_n]).named("tc"))

@@ -375,11 +375,14 @@ def test_swapped_pairs_sharing_a_t(m, n, k, name, monkeypatch):
     (128, 4096, 4096, "64x128x128:4:swapAB:p1"),   # O: span 4, every tile in 2 or 3 parts
     (100, 6144, 4096, "128x128x64:4:swapAB:p1"),   # two consumer warpgroups
     (13, 1000, 1000, "64x16x64:2:swapAB:p1"),      # ragged N and K
+    (128, 6144, 4096, "64x128x128:4:swapAB:p1:cl2"),   # in pairs sharing A^T: 48 groups over 66 pairs
+    (128, 4096, 4096, "64x128x128:4:swapAB:p1:cl2"),   # O: 32 groups over 66 pairs, span 4 of 8 trips
 ])
 def test_stream_k_summed_in_the_kernel(m, n, k, name, monkeypatch):
     """Stream-K with the shared tiles summed by their last block (`:sk:ser`), forced, the
-    widest epilogue: within the bound, the same bits three calls running (the counters
-    left zero by each) and the same bits as the fixup launch (`:sk`)."""
+    widest epilogue, alone or in pairs sharing A^T (`:cl2`): within the bound, the same
+    bits three calls running (the counters left zero by each) and the same bits as the
+    fixup launch (`:sk`)."""
     torch = _torch()
     from dataclasses import replace
 
@@ -395,7 +398,8 @@ def test_stream_k_summed_in_the_kernel(m, n, k, name, monkeypatch):
     outs = []
     for serial in (True, True, True, False):
         config = replace(gemm.swap_config(m), name=f"{name}:sk" + (":ser" if serial else ""), bm=bm, bn=bn, bk=bk,
-                         stages=int(stages), stream_k=True, serial=serial)
+                         stages=int(stages), stream_k=True, serial=serial,
+                         cluster=(2, 1) if name.endswith(":cl2") else (1, 1))
         monkeypatch.setattr(gemm, "_decode_config", lambda *args, c=config: c)
         monkeypatch.setattr(gemm, "_fast", {})
         out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)

@@ -129,10 +129,27 @@ def test_a_stale_count_sums_early(tile):
         _early_sum(module, 13, counters)
 
 
-def test_serial_stream_k_needs_no_cluster():
-    with pytest.raises(ValueError, match="serial needs split_k > 1, or stream_k without a cluster"):
+def test_serial_needs_split_k_or_stream_k():
+    with pytest.raises(ValueError, match="serial needs split_k > 1 or stream_k"):
         gemm_hopper_ws(None, 264, 1000, bm=64, bn=128, bk=64, stages=2, chunk=64, persistent=8, tma_epilogue=True,
-                       stream_k=True, serial=True, cluster=(2, 1))
+                       serial=True)
+
+
+# in clusters the units are groups of cm x cn tiles and the blocks sharing them clusters: each
+# block sums its own tile of the group (a counter a tile: the group's times the cluster's size)
+@pytest.mark.parametrize(("n", "blocks", "swap", "cluster"), [
+    (264, 10, True, (2, 1)),    # swapped pairs sharing A^T: 3 groups (the last pair's second tile past N), 5 pairs
+    (200, 14, True, (2, 1)),    # 2 groups over 7 pairs: span 3 trips of 8, each group in 3 parts
+    (264, 10, False, (2, 1)),   # unswapped pairs sharing B, the tail's trips shared
+    (264, 12, False, (2, 2)),   # 2 x 2 clusters
+])
+def test_stream_k_in_clusters_summed_in_the_kernel(n, blocks, swap, cluster):
+    m, k = (20, 1000) if swap else (200, 1000)
+    kw = ({"bm": 64, "bn": 16, "bk": 64, "stages": 2, "b_kmajor": True, "swap_ab": True} if swap else
+          {"bm": 64, "bn": 128, "bk": 64, "stages": 2, "chunk": 64, "tma_epilogue": True})
+    (first, second, launched), counters = _both(m, n, k, blocks, cluster=cluster, **kw)
+    assert np.array_equal(first, second) and np.array_equal(first, launched)
+    assert not counters.any()
 
 
 def test_the_counters_are_one_a_block():
