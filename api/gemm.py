@@ -458,8 +458,8 @@ shared tiles summed in the kernel by their last block (`GemmConfig.stream_k` wit
 beat the rule's (split or whole units): gate_up at M = 64 67.1 us against 67.2 whole, O
 at M = 128 15.7 against 15.0 split twice, QKV at M = 128 21.5 against 19.8; summed in the
 kernel no faster (dec36: QKV at M = 128 22.0 against 19.5 whole, O 15.6 against 12.7 in
-pairs): the SMs' loads from L2 in all (A^T once per unit), not the busiest SM's, bound
-them, and stream-K does not lower those."""
+pairs): the shared tiles' last blocks sum after everything else, at a third of the fill's
+rate, and that tail takes more than the balance saves (`decode_cost` says 19.1)."""
 
 SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K
