@@ -594,8 +594,9 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
     partials; the shared tiles' partial segments (`shared_segments`) are written and
     read back; the fixup's launch costs `kernel_gap_s`, or, summed in the kernel
     (`c.serial`: no launch), each partial goes to DRAM once (read back from L2 soon
-    after) and the last block's read of a tile's partials (`most_sharers` of them, at
-    `Target.sm_sum_bytes_per_s`) comes after the longest."""
+    after) and the last block's store of its partial and read of the tile's
+    (`most_sharers` of them), at `Target.sm_sum_bytes_per_s`, come after the longest
+    (H200, QKV at M = 128: 22.0 us measured, 20.5 by this cost, 19.5 whole)."""
     tgt = tgt or target("sm_90a")
     mb = m_bucket(m) if m <= DECODE_MAX_M else m
     weight, small = (c.bm, min(c.bn, mb)) if c.swap_ab else (c.bn, min(c.bm, mb))
@@ -613,8 +614,9 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
         busy = waves * trips + (span if tail else 0)
         busiest = c.per_sm * (busy * (weight + small) * trip * c.operand_bytes + 2 * partial)
         flops = c.per_sm * busy * 2 * c.bm * c.bn * trip
-        if c.serial:  # summed in the kernel: the last block's read of a tile's partials after the rest
-            sums = most_sharers(tail, trips, span) * partial // 2 / (tgt.sm_sum_bytes_per_s or tgt.sm_fill_bytes_per_s)
+        if c.serial:  # summed in the kernel: the last block's store of its partial and read of the tile's, after the rest
+            sums = ((most_sharers(tail, trips, span) + 1) * partial // 2
+                    / (tgt.sm_sum_bytes_per_s or tgt.sm_fill_bytes_per_s))
             return max(dram, busiest / tgt.sm_fill_bytes_per_s, flops / mma) + sums
         gaps = 1
     else:

@@ -178,8 +178,8 @@ def test_serial_stream_k_compiles_without_spills(bm, bn, n):
 def test_decode_cost_of_stream_k_summed_in_the_kernel():
     """Llama's QKV at M = 128 on 132 SMs in 64 x 128 units: stream-K's cost without the
     fixup's launch, each partial to DRAM once, and after the longest the last block's
-    read of the most partials a tile has (two of 32 KiB: span 6 of a tile's 8 trips) at
-    `sm_sum_bytes_per_s`."""
+    store of its partial and read of the most partials a tile has (two of 32 KiB: span 6
+    of a tile's 8 trips) at `sm_sum_bytes_per_s`."""
     import dataclasses
 
     from tilec.gemm import decode_cost, most_sharers, shared_segments
@@ -193,29 +193,25 @@ def test_decode_cost_of_stream_k_summed_in_the_kernel():
     partial = 128 * 64 * 4
     dram = (96 * 64 * 4096 * 2 + shared_segments(96, 8, 6) * partial) / t.dram_bytes_per_s
     fill = (6 * (64 + 128) * 512 * 2 + 4 * partial) / t.sm_fill_bytes_per_s
-    assert decode_cost(ser, 128, 6144, 4096, 132, t) == pytest.approx(max(dram, fill) + 2 * partial
+    assert decode_cost(ser, 128, 6144, 4096, 132, t) == pytest.approx(max(dram, fill) + 3 * partial
                                                                       / t.sm_sum_bytes_per_s)
     assert decode_cost(sk, 128, 6144, 4096, 132, t) > max(dram, fill) + t.kernel_gap_s
 
 
-def test_the_rule_takes_it_where_its_cost_is_least(monkeypatch):
-    """With `STREAM_K` on, among Llama's projections at M = 1 .. 128 on 132 SMs the rule
-    takes stream-K summed in the kernel at QKV's M = 128 only (96 units of 64 rows on 132
-    SMs: 19.1 us against 19.7 whole), the rest as without it; off, nowhere."""
+def test_the_rule_with_stream_k_takes_what_it_took(monkeypatch):
+    """With `STREAM_K` on, Llama's projections at M = 1 .. 128 on 132 SMs take what they
+    take without it: stream-K summed in the kernel costs more than the rule's pick
+    everywhere (QKV at M = 128: 20.5 us against 19.7 whole; measured on the H200 22.0
+    against 19.5)."""
     from tilec import gemm
 
     shapes = {"qkv": (6144, 4096), "o": (4096, 4096), "gate_up": (28672, 4096), "down": (4096, 14336)}
     before = {(m, s): gemm.choose_config(m, n, 132, k=k, b_kmajor=True) for m in (1, 16, 64, 128)
               for s, (n, k) in shapes.items()}
-    assert not any(c.stream_k for c in before.values())
     monkeypatch.setattr(gemm, "STREAM_K", True)
     gemm._decode_config.cache_clear()
     try:
         for (m, s), c in before.items():
-            now = gemm.choose_config(m, shapes[s][0], 132, k=shapes[s][1], b_kmajor=True)
-            if (m, s) == (128, "qkv"):
-                assert now.name == "64x128x128:4:swapAB:p1:sk:ser" and now.stream_k and now.serial
-            else:
-                assert now == c, (m, s, now.name)
+            assert gemm.choose_config(m, shapes[s][0], 132, k=shapes[s][1], b_kmajor=True) == c, (m, s)
     finally:
         gemm._decode_config.cache_clear()
