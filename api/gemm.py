@@ -121,7 +121,8 @@ class GemmConfig:
     clusters), not with pingpong or the overlapped epilogue."""
     cluster: tuple[int, int] = (1, 1)
     """(cm, cn): thread-block clusters of cm block rows by cn block columns, B multicast
-    along a cluster's columns, A along its rows (`gemm_hopper_ws(cluster=(cm, cn))`; named
+    along a cluster's columns, A along its rows (`gemm_hopper_ws(cluster=(cm, cn))`; swapped
+    and persistent, (2, 1): two units of N's rows sharing A^T's stages; named
     `:cl<cm>` for (cm, 1), else `:cl<cm>x<cn>`, `cluster_name`): 1 / cm of B's and 1 / cn
     of A's reads from L2 per multiprocessor; persistent over `cluster_slots` clusters.
     The rule's (2, 1) where B's rows start mid-sector (`with_cluster`)."""
@@ -131,7 +132,9 @@ class GemmConfig:
     named `:bp`)."""
     serial: bool = False
     """Swapped and split: the tile's last unit to arrive sums the partials in the same kernel
-    (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`)."""
+    (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`).
+    With `stream_k`: a shared tile's last block to arrive sums its partials in the same
+    kernel (`gemm_hopper_ws(stream_k=True, serial=True)`, named `:sk:ser`)."""
     skip_padding: bool = False
     """The steps of a tile's last trip of the ring wholly past K load nothing and run no
     wgmma (`gemm_hopper_ws(skip_padding=True)`; named `:sp`): ceil(K / bk) steps a tile
@@ -162,7 +165,8 @@ class GemmConfig:
                     **({"cluster_split": True} if self.cluster_split else {}),
                     **({"global_partials": True} if self.global_partials else {}),
                     **({"stream_k": True} if self.stream_k else {}),
-                    **({"persistent": sms * self.per_sm} if self.per_sm else {})}
+                    **({"cluster": self.cluster} if self.cluster != (1, 1) else {}),
+                    **({"persistent": self._persistent(sms)} if self.per_sm else {})}
         size = self.cluster[0] * self.cluster[1]
         blocks = sms if size == 1 else size * cluster_slots(size, sms, self.smem_bytes())
         kw: dict[str, Any] = {"bm": self.bm, "bn": self.bn, "bk": self.bk, "stages": self.stages,
@@ -199,6 +203,12 @@ class GemmConfig:
             kw["a_registers"] = True
         return kw
 
+    def _persistent(self, sms: int) -> int:
+        """The blocks of a swapped persistent grid: `per_sm` a multiprocessor, or with
+        `cluster` the blocks of the clusters the device runs at once (`cluster_slots`)."""
+        size = self.cluster[0] * self.cluster[1]
+        return sms * self.per_sm if size == 1 else size * cluster_slots(size, sms, self.smem_bytes())
+
     def workspace(self, m: int, n: int, sms: int) -> int:
         """The f32 elements of the workspace a call of M x N on `sms` multiprocessors
         takes: split-K's S partial products of M x N (none summed in a cluster through
@@ -207,11 +217,15 @@ class GemmConfig:
             return 2 * (sms * self.per_sm if self.swap_ab else self.kwargs(sms)["persistent"]) * self.bm * self.bn
         return self.split_k * m * n if self.split_k > 1 and not (self.cluster_split and not self.global_partials) else 0
 
-    def counters(self, m: int, n: int) -> int:
-        """The i32 arrival counters and flags a call of M x N takes (`serial`: one counter a
-        tile, then one flag a unit: S + 1 a tile), else 0."""
+    def counters(self, m: int, n: int, sms: int = 0) -> int:
+        """The i32 arrival counters and flags a call of M x N on `sms` multiprocessors takes
+        (`serial`: one counter a tile, then one flag a unit: S + 1 a tile; with `stream_k`
+        one flag a workspace slot, then one counter a tile of the tail: three a block of
+        the grid), else 0."""
         if not self.serial:
             return 0
+        if self.stream_k:  # a counter a tile of the tail: fewer than the grid's blocks
+            return self.workspace(m, n, sms) // (2 * self.bm * self.bn)
         tiles = -(-n // self.bm) * -(-m // self.bn) if self.swap_ab else -(-m // self.bm) * -(-n // self.bn)
         return tiles * (self.split_k + 1)
 
@@ -437,12 +451,15 @@ of the two others was as fast or faster (gate_up at M = 64: 60.5; down at M = 12
 40.2 against 36.8), and the cost ranks their splits above the measured (benchmarks/NOTES.md)."""
 
 STREAM_K = False
-"""Whether the decode rule's candidates include the swapped configurations' stream-K
-(`GemmConfig.stream_k`; 16-bit operands, where K may be split): not yet. H200
-(benchmarks/NOTES.md): it balances the SMs' work but nowhere beat the rule's (split or
-whole units): gate_up at M = 64 67.1 us against 67.2 whole, O at M = 128 15.7 against
-15.0 split twice, QKV at M = 128 21.5 against 19.8; its fixup's launch and partials cost
-what the balance saves until a reduction inside the kernel replaces the launch."""
+"""Whether the decode rule's candidates include the swapped configurations' stream-K, its
+shared tiles summed in the kernel by their last block (`GemmConfig.stream_k` with
+`serial`, `:sk:ser`; 16-bit operands, where K may be split): not yet. H200
+(benchmarks/NOTES.md): stream-K with the fixup launch balanced the SMs' work but nowhere
+beat the rule's (split or whole units): gate_up at M = 64 67.1 us against 67.2 whole, O
+at M = 128 15.7 against 15.0 split twice, QKV at M = 128 21.5 against 19.8; summed in the
+kernel no faster (dec36: QKV at M = 128 22.0 against 19.5 whole, O 15.6 against 12.7 in
+pairs): the shared tiles' last blocks sum after everything else, at a third of the fill's
+rate, and that tail takes more than the balance saves (`decode_cost` says 19.1)."""
 
 SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K
@@ -530,6 +547,16 @@ def shared_segments(tiles: int, trips: int, span: int) -> int:
     return out
 
 
+def most_sharers(tiles: int, trips: int, span: int) -> int:
+    """Stream-K's most blocks sharing one of `tiles` tiles of `trips` trips, each block
+    `span` trips in order (`shared_segments`' blocks of a tile); 0 where none is shared."""
+    most = 0
+    for t in range(tiles):
+        b0, b1 = t * trips // span, (t * trips + trips - 1) // span
+        most = max(most, b1 - b0 + 1 if b1 > b0 else 0)
+    return most
+
+
 def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | None = None) -> float:
     """The decode rule's cost of configuration `c` for M x N x K on `sms`
     multiprocessors (memory-bound), in seconds from `tgt`'s rates (default sm_90a's,
@@ -565,7 +592,11 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
     `stream_k_schedule`): the busiest block takes `span` trips of the ring (`stages` K
     steps of the weight's and the small operand's rows) and writes at most two
     partials; the shared tiles' partial segments (`shared_segments`) are written and
-    read back; the fixup's launch costs `kernel_gap_s`."""
+    read back; the fixup's launch costs `kernel_gap_s`, or, summed in the kernel
+    (`c.serial`: no launch), each partial goes to DRAM once (read back from L2 soon
+    after) and the last block's store of its partial and read of the tile's
+    (`most_sharers` of them), at `Target.sm_sum_bytes_per_s`, come after the longest
+    (H200, QKV at M = 128: 22.0 us measured, 20.5 by this cost, 19.5 whole)."""
     tgt = tgt or target("sm_90a")
     mb = m_bucket(m) if m <= DECODE_MAX_M else m
     weight, small = (c.bm, min(c.bn, mb)) if c.swap_ab else (c.bn, min(c.bm, mb))
@@ -576,11 +607,17 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
         trip = c.stages * c.bk
         tail = tiles - waves * blocks
         rate = ring_rate(c, blocks, weight, c.stages, tgt)
+        # the partials written and read back (summed in the kernel: read from L2 soon after,
+        # written back to DRAM once)
         dram = (tiles * weight * min(k, trips * trip) * c.operand_bytes / rate
-                + shared_segments(tail, trips, span) * partial / tgt.dram_bytes_per_s)
+                + shared_segments(tail, trips, span) * partial // (2 if c.serial else 1) / tgt.dram_bytes_per_s)
         busy = waves * trips + (span if tail else 0)
         busiest = c.per_sm * (busy * (weight + small) * trip * c.operand_bytes + 2 * partial)
         flops = c.per_sm * busy * 2 * c.bm * c.bn * trip
+        if c.serial:  # summed in the kernel: the last block's store of its partial and read of the tile's, after the rest
+            sums = ((most_sharers(tail, trips, span) + 1) * partial // 2
+                    / (tgt.sm_sum_bytes_per_s or tgt.sm_fill_bytes_per_s))
+            return max(dram, busiest / tgt.sm_fill_bytes_per_s, flops / mma) + sums
         gaps = 1
     else:
         span = min(k, unit_steps(c, k) * c.bk)
@@ -835,8 +872,8 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
         for rows in SWAP_AB_ROWS if not (fp8 or block_scales) else (64,):
             swap = swap_config(m, fp8, block_scales, tgt, rows)
             candidates += [swap] + (splits(swap, k, most) if not block_scales else [])
-            if STREAM_K and most > 1 and not (fp8 or block_scales):
-                candidates.append(dataclasses.replace(swap, stream_k=True, name=f"{swap.name}:sk"))
+            if STREAM_K and most > 1 and not (fp8 or block_scales):  # summed in the kernel
+                candidates.append(dataclasses.replace(swap, stream_k=True, serial=True, name=f"{swap.name}:sk:ser"))
         if CLUSTER_SPLIT_K and most > 1 and not (fp8 or block_scales):
             for rows in CLUSTER_SPLIT_ROWS:  # one round of clusters: all of a GEMM's at once
                 swapped = swap_config(m, fp8, block_scales, tgt, rows)
@@ -1169,7 +1206,7 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     workspace = config.workspace(m, n, sms)
     if workspace:  # the partial products of split-K or stream-K
         args.append(_empty(a, (workspace,), "f32"))
-    counters = config.counters(m, n)
+    counters = config.counters(m, n, sms)
     if counters:  # counters zero on entry, left zero by the kernel: one buffer a kernel serves every call
         args.append(_counters(a, counters, kernel))
     flat = [x.reshape(-1) for x in args]

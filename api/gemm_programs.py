@@ -235,7 +235,8 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     `swap` False). `slots` > 0 (stream-K, swapped): a workspace `pw` of that many
     `bm x bn` f32 tiles, `g.WS` (bm x bn x slots, each tile column-major) as the units
     store them and `g.reduce_views` the fixup's (`WS` seen bn x bm x slots, `C` and
-    `Res` M x N, `swap` False). `serial` (with `split_k`): a pointer `pctr` of i32 after
+    `Res` M x N, `swap` False). `serial` with `slots` (stream-K summed in the kernel): a
+    pointer `pctr` of `slots / 2` i32 counters (`g.Ctr`), one a tile of the tail. `serial` (with `split_k`): a pointer `pctr` of i32 after
     `pw` (`g.Ctr`): S + 1 slots per tile of C (gm x gn row-major), the tile's counter
     (zero on entry, left zero) and its units' flags (`gemm_hopper_ws(serial=True)`).
     `cluster_split` (with `split_k`): no workspace (the splits are summed through
@@ -333,7 +334,9 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         g.gm = p.constant(_cdiv(m, bm)).named("gm")
     if not swap_ab:
         g.gn = p.constant(_cdiv(n, bn)).named("gn")
-    if pctr is not None:
+    if pctr is not None and slots:  # stream-K: a counter a tile of the tail (fewer than the blocks, slots / 2)
+        g.Ctr = p.view(pctr, f"({slots // 2}):(1)").named("Ctr")
+    elif pctr is not None:
         g.nctr = (g.gm * g.gn).named("nctr")
         g.Ctr = p.view(pctr, "(?):(1)", dynamic=[(g.nctr * p.constant(split_k + 1).named("ctrs")).named("nctrs")]
                        ).named("Ctr")
@@ -640,7 +643,8 @@ def gemm_hopper_ws(
 
     `cluster` = (cm, cn), cm cn of `CLUSTER_SIZES` (needs `persistent` P a multiple of
     cm cn, `stages` of cn, `stages` times the column chunks of cm; not with pingpong,
-    split-K, swap_ab, cp_async or `overlap_epilogue`; with block scales too): the
+    split-K, cp_async or `overlap_epilogue`; with block scales and `swap_ab` too: swapped,
+    (2, 1) pairs two units of N's rows, A^T, the wgmma's "B", multicast to both): the
     blocks run in thread-block clusters of cm cn (`launch(cluster=cm cn)`), as CUTLASS's
     cm x cn cluster shapes: cluster c takes groups of cm block rows by cn block columns,
     the block of rank r its tile (cm i + r % cm, cn j + r // cm) of group (i, j) (tiles
@@ -715,7 +719,16 @@ def gemm_hopper_ws(
     rows along N (16-byte loads of the partials and stores of C along the weight's
     rows, as the second launch reads and writes them). Concurrent launches
     sharing one `pctr` are not allowed (each call's counters must be its own while it
-    runs).
+    runs). With `stream_k` instead of `split_k`: stream-K's fixup in the kernel, no
+    second launch. A block that stores a shared tile's partial into its slot arrives as
+    above on the tile's counter (`pctr`: P counters, one a tile of the tail, in clusters
+    one a tile of a group of the tail; zero on entry, left zero; the old value reaches
+    the consumers through shared memory), the tile's blocks (clusters) b0 .. b1 counted
+    from the schedule; the last to arrive (old value b1 - b0) puts the counter back to 0
+    and sums the tile's partials in the order of its blocks (`_stream_k_sum`:
+    `STREAM_K_SUM_ELEMENTS` a thread of the consumers, M x N along N as the fixup launch
+    reads them, the same bits), applies the epilogue and stores C; no block waits for
+    another, so the grid need not be resident at once.
 
     `cluster_split` (with `split_k` = S, 2 <= S <= `MAX_CLUSTER_SPLIT` dividing `bm / 4`,
     and `swap_ab`; not persistent, not `serial`): the S units of a tile run as the S blocks of one
@@ -820,7 +833,8 @@ def gemm_hopper_ws(
     b: block b's first tile of the tail, 2 b + 1: its last), swapped column-major (M's
     columns contiguous), else row-major; a second launch (`_stream_k_fixup`) sums each
     shared tile's partials in the order of its blocks (the same bits on every run),
-    applies the epilogue and stores it. The ring and its phases run on across a block's
+    applies the epilogue and stores it (with `serial`: the tile's last block to arrive,
+    in the same kernel, above). The ring and its phases run on across a block's
     tiles and segments. Swapped (decode sizes), tiles < G mostly: no full wave, all
     stream-K. With `cluster`, the units are the walk's groups of cm x cn tiles and the
     blocks sharing them the clusters (G = the grid's clusters): every block of a cluster
@@ -866,8 +880,8 @@ def gemm_hopper_ws(
     if set(cp_async) - {"a", "b"} or (cp_async and swap_ab) or ("b" in cp_async and b_kmajor):
         raise ValueError(f"gemm_hopper_ws: cp_async names the operands loaded by cp.async, 'a', 'b' or 'ab', "
                          f"B row-major, not swapped (got {cp_async!r}, b_kmajor {b_kmajor}, swap_ab {swap_ab})")
-    if serial and split_k < 2:
-        raise ValueError("gemm_hopper_ws: serial needs split_k > 1")
+    if serial and split_k < 2 and not stream_k:
+        raise ValueError("gemm_hopper_ws: serial needs split_k > 1 or stream_k")
     if cluster_split and (not swap_ab or not 2 <= split_k <= MAX_CLUSTER_SPLIT or persistent or serial or stream_k
                           or cluster != (1, 1) or block_scales or bm % (4 * split_k)):
         raise ValueError(f"gemm_hopper_ws: cluster_split needs swap_ab, split_k in 2 .. {MAX_CLUSTER_SPLIT} dividing "
@@ -889,7 +903,7 @@ def gemm_hopper_ws(
     size = cm * cn
     if cm < 1 or cn < 1 or size not in CLUSTER_SIZES or (size > 1 and (
             not persistent or persistent % size or (not box_parts and ((stages * nch) % cm or stages % cn))
-            or pingpong or split_k > 1 or swap_ab or cp_async or overlap_epilogue)) or (
+            or pingpong or split_k > 1 or cp_async or overlap_epilogue)) or (
             box_parts and (size == 1 or bm % (8 * cn) or (bc if b_kmajor else bk) % (8 * cm)
                            or max(bk, bk if b_kmajor else bc) * (1 if dtype in FP8_DTYPES else 2) > 128)):
         raise ValueError(f"gemm_hopper_ws: cluster (cm, cn) of {'/'.join(map(str, CLUSTER_SIZES))} blocks; "
@@ -897,7 +911,7 @@ def gemm_hopper_ws(
                          f"chunks a multiple of cm, stages a multiple of cn (or box_parts: a cluster, its parts "
                          f"of A's rows and B's outer mode multiples of 8, the boxes one 128-byte swizzle wide), "
                          f"without pingpong, split_k, "
-                         f"swap_ab, cp_async or overlap_epilogue (got cluster {cluster}, persistent "
+                         f"cp_async or overlap_epilogue (got cluster {cluster}, persistent "
                          f"{persistent}, {stages} stages, {nch} chunks)")
     if handover not in ("drain", "issue"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
@@ -954,6 +968,8 @@ def gemm_hopper_ws(
         names = ["sc0", "sc1"] if pingpong else ["sc"]
         scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue else [None] * len(names)
         turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
+        # stream-K summed in the kernel: the arrival's old value, from thread 0 to the consumers
+        arrival = p.alloc("(1):(1)", "i32").named("arrival") if stream_k and serial else None
         if size > 1:  # the peers' barriers initialised before any block reaches them
             p.cluster_sync()
             # this block's place in its cluster: block row rx of cm, block column ry of cn
@@ -1066,6 +1082,7 @@ def gemm_hopper_ws(
                 g.whole = (start.eq(t0).named("fromstart") & end.eq(t1).named("toend")).named("whole")
                 g.slot = ((g.pid + g.pid).named("pid2") + p.minui((t - tlo).named("tafter"), g.c1).named("islast")
                           ).named("slot")
+                g.ttail = t
                 tile_at((t + g.dp).named("tsk"))
                 body()
 
@@ -1263,6 +1280,8 @@ def gemm_hopper_ws(
                     for c, a in enumerate(accs):
                         col = g.c0 if not c else p.constant(c).named(f"ch{c}")
                         p.store(a.named("acc"), p.tile(w, [g.c0, col], [bm, bc]).named("tw"))
+                    if serial:  # the tile's last block to arrive sums its partials
+                        stream_fixup()
                 with whole:
                     for a, by, vec in zip(accs, g.bys, vecs):
                         store_chunk(sc, a, g.bx, by, vec)
@@ -1320,6 +1339,41 @@ def gemm_hopper_ws(
                         acc = x if acc is None else (acc + x).named(f"sum{s}")
                     out = epilogue.apply(fix, acc, *at, *shape, lay)
                     p.store(out, p.tile(fix.C, at, shape).named("tc"))
+
+        def stream_fixup() -> None:
+            """`stream_k` with `serial`: the block's arrival on its shared tile's counter
+            and, in the tile's last block to arrive, the sum of the tile's partials (the
+            docstring; `_stream_k_sum`)."""
+            from types import SimpleNamespace
+
+            from tilec.dialects.layout_roles import NamedBarrierOp
+
+            consumers = WARPGROUP * wgs
+            p.insert(NamedBarrierOp("sync", SERIAL_BARRIER, consumers))  # every partial store before the release
+            t0 = (g.ttail * g.trips).named("t0")
+            b0 = p.divui(t0, g.span).named("b0")
+            b1 = p.divui((t0 + (g.trips - g.c1).named("trips1")).named("tlast"), g.span).named("b1")
+            # at most the grid's last block: a block whose range is empty walks no tile (on the
+            # reference executor, in lockstep, its lanes run the walk masked: their slots in range)
+            units = g.ncl if size > 1 else g.nprog  # (in clusters the blocks sharing a group are clusters)
+            b1 = p.minui(b1, (units - g.c1).named("lastpid")).named("b1")
+            last = (b1 - b0).named("sharers1").cast("i32").named("lastarrival")
+            csize = p.constant(size).named("csize") if size > 1 else None
+            # its counter (in clusters: the group's tile of this block's rank)
+            tile = ((g.ttail * csize).named("ctile") + g.crank).named("ctile") if size > 1 else g.ttail
+            with p.if_(g.tid.eq(g.c0).named("leader")):
+                p.fence()
+                old = p.atomic_add(g.Ctr, [tile], 1).named("arrival")
+                p.fence()
+                arrival[g.c0] = old
+                with p.if_(old.eq(last).named("resets")):
+                    p.atomic_add(g.Ctr, [tile], (p.constant(-1, "i32").named("minus1") - last).named("reset"))
+            p.insert(NamedBarrierOp("sync", SERIAL_BARRIER, consumers))  # the old value, and the acquire
+            with p.if_(arrival[g.c0].eq(last).named("lastblock")):
+                fix = SimpleNamespace(**{**vars(g), **g.reduce_views})
+                tm, tn = (g.by, g.bx) if swap_ab else (g.bx, g.by)
+                _stream_k_sum(fix, t0, b0, b1, tm, tn, bm, bn, wgs, epilogue, swap_ab,
+                              (csize, g.crank) if size > 1 else None)
 
         def store_chunk(sc, a, bx, by, vec) -> None:
             """The epilogue of the chunk (`bx`, `by`) of C from its accumulator `a` (its
@@ -1470,7 +1524,7 @@ def gemm_hopper_ws(
             p.cluster_sync()
         if cluster_split:
             _cluster_sum(g, mine, bm, bc, split_k, wgs + 1, epilogue)  # `mine` None: the workspace's
-    if (split_k > 1 and not serial and not cluster_split) or stream_k:
+    if (split_k > 1 and not serial and not cluster_split) or (stream_k and not serial):
         from types import SimpleNamespace
 
         fix = SimpleNamespace(**{**vars(g), **g.reduce_views})
@@ -1664,7 +1718,6 @@ def _stream_k_fixup(g, m: int | None, n: int, bm: int, bn: int, epilogue: Epilog
     cm x cn tiles and the blocks sharing them clusters: the fixup's blocks C per group,
     rank r's tile (cm i + r % cm, cn j + r / cm) of group (i, j) summed from the slots
     of block C c + r of each cluster c sharing the group."""
-    from tilec.compiler.kernel_builder import Value
     from tilec.dialects.distributed import BlockedLayout
 
     p = g.p
@@ -1689,37 +1742,93 @@ def _stream_k_fixup(g, m: int | None, n: int, bm: int, bn: int, epilogue: Epilog
         b0, b1 = p.divui(t0, g.span).named("b0"), p.divui(last, g.span).named("b1")
         shared = (b0.ne(b1).named("split") & (t < g.nsk).named("insk")).named("shared")
         with p.if_(shared):
-            acc = Value(p, p.full([rm, cols_n], 0.0, "f32", lay).ssa)
-            unroll = p.constant(STREAM_K_FIXUP_UNROLL).named("unroll")
-            one, zero = p.constant(1.0, "f32").named("one"), p.constant(0.0, "f32").named("fzero")
-            with p.range(b0, (b1 + g.c1).named("b1p"), unroll, carry=[acc]) as bj:
-                bj.named("bj")
-                parts = []
-                for u in range(STREAM_K_FIXUP_UNROLL):  # the loads first, all in flight together
-                    bu = (bj + p.constant(u).named(f"u{u}")).named(f"bu{u}") if u else bj
-                    # clamped at b1: an address in range where block bu is past the tile's
-                    b = p.minui(bu, b1).named(f"bin{u}")
-                    # 1 where block b's range starts before the tile (its last tile), else 0
-                    before = p.minui((t0 - p.minui((b * g.span).named("blo"), t0).named("bmin")).named("bgap"), g.c1)
-                    if size > 1:  # cluster b's block of this rank
-                        blk = ((b * csize).named("cblock") + rank).named("blk")
-                        slot = ((blk + blk).named("b2") + before.named("tail")).named(f"slot{u}")
-                    else:
-                        slot = ((b + b).named("b2") + before.named("tail")).named(f"slot{u}")
-                    w = p.slice(g.WS, ["_", "_", slot]).named("wslot")
-                    x = p.load(p.tile(w, [k.by, g.c0], [rm, cols_n]).named("tw"), lay).named(f"part{u}")
-                    parts.append(x if not u else (x * p.where((bu <= b1).named(f"in{u}"), one, zero)).named(f"kept{u}"))
-                for x in parts:  # in the order of the blocks
-                    acc.assign((acc + x).named("sum"))
+            acc = _stream_k_partials(g, t0, b0, b1, k.by, rm, cols_n, lay, (csize, rank) if size > 1 else None)
             tc = (t + g.dp).named("tc")
-            if swap_ab:
+            if swap_ab and size == 1:
                 tm, tn = p.remui(tc, g.gn).named("tm"), p.divui(tc, g.gn).named("tn")
-            else:
+            else:  # (swapped: C^T's tile, its block row of N and block column of M)
                 _tile_of(g, m, n, bm, bn, group, cluster, tc)
-                tm, tn = g.bx, g.by
+                tm, tn = (g.by, g.bx) if swap_ab else (g.bx, g.by)
             rows = (tm * p.constant(rows_m // rm).named("subs2") + k.by).named("rowblk")
             h = epilogue.apply(g, acc, rows, tn, rm, cols_n, lay)
             p.store(h, p.tile(g.C, [rows, tn], [rm, cols_n]).named("tc"))
+
+
+def _stream_k_partials(g, t0, b0, b1, at, rm: int, cols_n: int, lay, cluster: tuple | None = None,
+                       unroll: int = STREAM_K_FIXUP_UNROLL):
+    """The sum of a shared stream-K tile's partials, rows `at` `rm` .. of its rows
+    (`rows_m` of `_stream_k_fixup`), all its `cols_n` columns, in `lay` (f32): blocks b0
+    .. b1 (the tile's first trip `t0`), in their order, `unroll` loads in flight at once
+    (those past b1 multiplied by 0), from `g.WS` (block b's slot 2 b + 1 where its range
+    starts in an earlier tile, else 2 b); `cluster` (C, rank): block C b + rank of
+    cluster b."""
+    from tilec.compiler.kernel_builder import Value
+
+    p = g.p
+    acc = Value(p, p.full([rm, cols_n], 0.0, "f32", lay).ssa)
+    step = p.constant(unroll).named("unroll")
+    one, zero = p.constant(1.0, "f32").named("one"), p.constant(0.0, "f32").named("fzero")
+    with p.range(b0, (b1 + g.c1).named("b1p"), step, carry=[acc]) as bj:
+        bj.named("bj")
+        parts = []
+        for u in range(unroll):  # the loads first, all in flight together
+            bu = (bj + p.constant(u).named(f"u{u}")).named(f"bu{u}") if u else bj
+            # clamped at b1: an address in range where block bu is past the tile's
+            b = p.minui(bu, b1).named(f"bin{u}")
+            # 1 where block b's range starts before the tile (its last tile), else 0
+            before = p.minui((t0 - p.minui((b * g.span).named("blo"), t0).named("bmin")).named("bgap"), g.c1)
+            if cluster is not None:  # cluster b's block of this rank
+                csize, rank = cluster
+                blk = ((b * csize).named("cblock") + rank).named("blk")
+                slot = ((blk + blk).named("b2") + before.named("tail")).named(f"slot{u}")
+            else:
+                slot = ((b + b).named("b2") + before.named("tail")).named(f"slot{u}")
+            w = p.slice(g.WS, ["_", "_", slot]).named("wslot")
+            x = p.load(p.tile(w, [at, g.c0], [rm, cols_n]).named("tw"), lay).named(f"part{u}")
+            parts.append(x if not u else (x * p.where((bu <= b1).named(f"in{u}"), one, zero)).named(f"kept{u}"))
+        for x in parts:  # in the order of the blocks
+            acc.assign((acc + x).named("sum"))
+    return acc
+
+
+STREAM_K_SUM_ELEMENTS = 64
+"""The elements of each partial a consumer thread of `gemm_hopper_ws(stream_k=True,
+serial=True)`'s in-kernel sum holds (`STREAM_K_SUM_UNROLL` partials in flight and the
+sum: 192 registers of the 232 one or two consumer warpgroups take; four warpgroups,
+104 registers: a quarter): the rows of the tile summed at a time (all 128 columns of
+M of a 64-row tile at once: one round trip to L2 where a tile has two blocks)."""
+
+STREAM_K_SUM_UNROLL = 2
+"""The partials `gemm_hopper_ws(stream_k=True, serial=True)`'s in-kernel sum loads at
+once (`_stream_k_partials`): a decode tile has mostly two blocks (QKV at M = 128: span
+6 trips of a tile's 8), a third takes a second round."""
+
+
+def _stream_k_sum(g, t0, b0, b1, tm, tn, bm: int, bn: int, wgs: int, epilogue: Epilogue, swap_ab: bool,
+                  cluster: tuple | None = None) -> None:
+    """`gemm_hopper_ws(stream_k=True, serial=True)`'s sum of a shared tile of the tail
+    (its first trip `t0`, its blocks b0 .. b1; C's tile (`tm`, `tn`) of M x N: swapped,
+    `bn` rows of M by `bm` of N),
+    by the consumer warpgroups of its last block to arrive: `_stream_k_partials` of
+    the rows a pass holds (`STREAM_K_SUM_ELEMENTS` a thread), the epilogue and the
+    store, the bits of the fixup launch (`_stream_k_fixup`). `g` sees the fixup's
+    views (`g.reduce_views`); `cluster` (C, rank): b0 .. b1 are clusters, each's block of
+    this rank holding the partial."""
+    from tilec.dialects.distributed import BlockedLayout
+
+    p = g.p
+    rows_m, cols_n = (bn, bm) if swap_ab else (bm, bn)
+    per = STREAM_K_SUM_ELEMENTS if wgs <= 2 else STREAM_K_SUM_ELEMENTS // 4
+    rm = min(rows_m, max(4, per * 128 * wgs // cols_n))
+    wr = min(4 * wgs, rm // 4)
+    lay = BlockedLayout([1, 4], [4, 8], [wr, 4 * wgs // wr], [1, 0])
+    subs = p.constant(rows_m // rm).named("subs")
+    for h in range(rows_m // rm):
+        at = p.constant(h).named(f"sub{h}")
+        acc = _stream_k_partials(g, t0, b0, b1, at, rm, cols_n, lay, cluster, unroll=STREAM_K_SUM_UNROLL)
+        rows = (tm * subs + at).named("rowblk")
+        out = epilogue.apply(g, acc, rows, tn, rm, cols_n, lay)
+        p.store(out, p.tile(g.C, [rows, tn], [rm, cols_n]).named("tc"))
 
 
 BEST_WS = {"bk": 64, "stages": 4, "group": 8, "persistent": 132, "tma_epilogue": True, "chunk": 128}

@@ -348,6 +348,69 @@ def test_stream_k_configurations(m, n, k, name, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
 
 
+@pytest.mark.parametrize(("m", "n", "k", "name"), [
+    (128, 6144, 4096, "64x128x128:4:swapAB:p1"),   # QKV: 96 units in 48 pairs
+    (64, 6144, 4096, "64x64x128:4:swapAB:p1"),     # QKV at M = 64
+    (13, 936, 1000, "64x16x64:2:swapAB:p1"),       # 15 tiles: the last pair's second past N; K ragged
+])
+def test_swapped_pairs_sharing_a_t(m, n, k, name, monkeypatch):
+    """Swapped units in pairs sharing A^T's stages (`:cl2`, `GemmConfig.cluster`), forced,
+    the widest epilogue, against float64."""
+    torch = _torch()
+    from dataclasses import replace
+
+    from tilec import gemm
+
+    head, stages = name.split(":")[:2]
+    bm, bn, bk = (int(x) for x in head.split("x"))
+    config = replace(gemm.swap_config(m), name=f"{name}:cl2", bm=bm, bn=bn, bk=bk, stages=int(stages),
+                     cluster=(2, 1))
+    monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "name"), [
+    (128, 6144, 4096, "64x128x128:4:swapAB:p1"),   # QKV: 768 trips over 132 blocks, span 6: tiles in 2-3 parts
+    (128, 4096, 4096, "64x128x128:4:swapAB:p1"),   # O: span 4, every tile in 2 or 3 parts
+    (100, 6144, 4096, "128x128x64:4:swapAB:p1"),   # two consumer warpgroups
+    (13, 1000, 1000, "64x16x64:2:swapAB:p1"),      # ragged N and K
+    (128, 6144, 4096, "64x128x128:4:swapAB:p1:cl2"),   # in pairs sharing A^T: 48 groups over 66 pairs
+    (128, 4096, 4096, "64x128x128:4:swapAB:p1:cl2"),   # O: 32 groups over 66 pairs, span 4 of 8 trips
+])
+def test_stream_k_summed_in_the_kernel(m, n, k, name, monkeypatch):
+    """Stream-K with the shared tiles summed by their last block (`:sk:ser`), forced, the
+    widest epilogue, alone or in pairs sharing A^T (`:cl2`): within the bound, the same
+    bits three calls running (the counters left zero by each) and the same bits as the
+    fixup launch (`:sk`)."""
+    torch = _torch()
+    from dataclasses import replace
+
+    from tilec import gemm
+
+    head, stages = name.split(":")[:2]
+    bm, bn, bk = (int(x) for x in head.split("x"))
+    g = torch.Generator(device="cuda").manual_seed(m)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+    w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g)
+    bias = torch.randn(n, device="cuda", dtype=torch.float16, generator=g)
+    res = torch.randn(m, n, device="cuda", dtype=torch.float16, generator=g)
+    outs = []
+    for serial in (True, True, True, False):
+        config = replace(gemm.swap_config(m), name=f"{name}:sk" + (":ser" if serial else ""), bm=bm, bn=bn, bk=bk,
+                         stages=int(stages), stream_k=True, serial=serial,
+                         cluster=(2, 1) if name.endswith(":cl2") else (1, 1))
+        monkeypatch.setattr(gemm, "_decode_config", lambda *args, c=config: c)
+        monkeypatch.setattr(gemm, "_fast", {})
+        out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+        tilec.matmul(a, w.t(), bias=bias, activation="silu", residual=res, out_dtype=torch.float16, out=out)
+        torch.cuda.synchronize()
+        outs.append(out.clone())
+    ok = within_bound(_f64(outs[0]), _f64(a), _f64(w.t()), _f64(bias), "silu", _f64(res), "f16")
+    assert ok.all(), f"{(~ok).sum()} of {ok.size} elements outside the bound"
+    assert all(torch.equal(outs[0], x) for x in outs[1:])
+
+
 @pytest.mark.parametrize(("m", "n", "k", "split"), [
     (128, 4096, 4096, 2),    # Llama's O: 64 clusters of 2
     (100, 6144, 4096, 4),    # QKV: 96 clusters of 4, in three waves
