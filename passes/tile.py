@@ -26,8 +26,8 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_GRAIN, BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_THREADS, box_index_bits,
-                        box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
+from ._box_tile import (BOX_GRAIN, BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_ROUNDS, TILES_THREADS,
+                        box_index_bits, box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, box_flavour, copy_facts, tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
@@ -171,6 +171,12 @@ class TilePass(ModulePass):
                      elements where it fits (`tiles_interleave_misfit`: 16-byte phase-1
                      chunks, lanes along a row, depth 1, runs a multiple of 64 bytes,
                      threads spread evenly over the run's row groups).
+      tiles_rounds=R whether a `box<tiles>` copy spreads its tiles along the
+                     destination's contiguous mode over whole rounds of the blocks the
+                     GPU holds at once (1, default: `TILES_ROUNDS`,
+                     `_copy_cost.tiles_in_rounds`; each tile then at most the box's
+                     steps, computed on the host where the extents are run-time values)
+                     or takes the box's steps (0).
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -246,6 +252,7 @@ class TilePass(ModulePass):
     tiles_depth: int = TILES_DEPTH
     tiles_blocks: int | None = None
     tiles_interleave: int | None = None
+    tiles_rounds: int = int(TILES_ROUNDS)
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -267,6 +274,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_blocks={self.tiles_blocks} must be in [1, 8]")
         if self.tiles_interleave not in (None, 0, 1):
             raise TilecError(f"tile: tiles_interleave={self.tiles_interleave} must be 0 or 1")
+        if self.tiles_rounds not in (0, 1):
+            raise TilecError(f"tile: tiles_rounds={self.tiles_rounds} must be 0 or 1")
         if not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):
@@ -479,7 +488,7 @@ class TilePass(ModulePass):
                           else tiles_interleaved(facts.src_bytes) and misfit is None)
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run,
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
-                         self.box_lanes, self.box_grain)
+                         self.box_lanes, self.box_grain, bool(self.tiles_rounds))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)
