@@ -27,6 +27,11 @@
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_interleave=0}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_interleave=1 tiles_stage=16 tiles_lanes=8}' | filecheck %s --check-prefix=INTER
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_interleave=1 tiles_lanes=0}' 2>&1 | filecheck %s --check-prefix=INTEROPT
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile' | filecheck %s --check-prefix=ROUNDS
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_rounds=0}' | filecheck %s --check-prefix=ROUNDS0
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{tiles_rounds=0}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=128 tiles_rounds=0}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_rounds=2}' 2>&1 | filecheck %s --check-prefix=ROUNDSOPT
 // The tile pass lowers a copy of strategy box<tiles> (both contiguous modes long; chosen
 // by copy-strategy, tests/filecheck/copy-strategy/box_tiles.mlir, of 2-byte elements
 // too with tiles_bytes=2; 512 threads) to a launch whose
@@ -92,6 +97,39 @@
 // INTER:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(39300):(1)>, gmem>
 // INTER-LABEL: func.func @odd_i8_misaligned
 // INTER:         cuda.byte_perm
+
+// tiles_rounds=1 (the default): the tiles along the destination's contiguous mode are
+// spread over whole rounds of the blocks the GPU holds at once (sm_90: 132
+// multiprocessors, 2 blocks of 512 each: 264). 131 x 300 int8: 2 tiles along W; the 64 KiB
+// box's 432 steps of D would make 1 tile along D, one round of 2 blocks; spread, ceil(300 /
+// 132) rounded up to a chunk (16 steps) a tile, 19 tiles. Run-time extents: the same on
+// the host (R = ceil(F G / 264), K = max(F, R 264 / G), Dt = 16 ceil(ceil(n / K) / 16)),
+// the kernel taking the tile's steps and the count as arguments. tiles_rounds=0: the box's
+// steps, 1 x 2 blocks.
+// ROUNDSOPT: tiles_rounds=2 must be 0 or 1
+// ROUNDS-LABEL: func.func @odd_int8
+// ROUNDS:         %[[KD:.*]] = arith.constant 19 : index
+// ROUNDS-NEXT:    %[[KW:.*]] = arith.constant 2 : index
+// ROUNDS-NEXT:    %[[G:.*]] = arith.muli %[[KD]], %[[KW]] : index
+// ROUNDS:         layout.launch grid(%[[G]], %{{.*}}, %{{.*}}) threads(512)
+// ROUNDS-LABEL: func.func @odd_i8_misaligned
+// ROUNDS:         %[[F:.*]] = arith.ceildivui %n, %{{.*}} : index
+// ROUNDS:         %[[S:.*]] = arith.constant 264 : index
+// ROUNDS-NEXT:    %[[R:.*]] = arith.ceildivui %{{.*}}, %[[S]] : index
+// ROUNDS:         %[[K:.*]] = arith.maxui %[[F]], %{{.*}} : index
+// ROUNDS-NEXT:    %[[PER:.*]] = arith.ceildivui %n, %[[K]] : index
+// ROUNDS:         %[[DT:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// ROUNDS-NEXT:    %[[CD:.*]] = arith.ceildivui %n, %[[DT]] : index
+// ROUNDS:         layout.launch
+// ROUNDS:           arith.muli %{{.*}}, %[[DT]] : index
+// ROUNDS0-LABEL: func.func @odd_int8
+// ROUNDS0:         %[[KD:.*]] = arith.constant 1 : index
+// ROUNDS0-NEXT:    %[[KW:.*]] = arith.constant 2 : index
+// ROUNDS0-NEXT:    %[[G:.*]] = arith.muli %[[KD]], %[[KW]] : index
+// ROUNDS0:         layout.launch grid(%[[G]], %{{.*}}, %{{.*}}) threads(512)
+// ROUNDS0-LABEL: func.func @odd_i8_misaligned
+// ROUNDS0-NOT:     arith.constant 264 : index
+// ROUNDS0:         layout.launch
 
 // CUDA-LABEL: odd_int8_kernel(
 // CUDA:         tilec_cp_async<16>(
