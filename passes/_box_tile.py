@@ -113,11 +113,14 @@ through two boxes, tile j + 1's phase-1 copies in flight while tile j's phase 2 
 the other box (twice the shared memory a block, the grid N times smaller along D). Not
 yet measured on a GPU: off."""
 
-TILES_ROUNDS = True
+TILES_ROUNDS = False
 """Whether a `tiles` box spreads its tiles along `D` over whole rounds of the blocks the
 GPU runs at once (the `tile` option `tiles_rounds`; `_copy_cost.tiles_in_rounds`): the
 tile's `Dt` then a run-time value where the extents are (`tilec.copy_`), computed on the
-host, at most the box's."""
+host, at most the box's. Measured on the H200 (8191 x 8209 int8, 64 KiB boxes, the
+Program path, benchmarks/NOTES.md): 1300 blocks of 416 steps in 5 rounds of 264 ran
+0.783 of cudaMemcpy against 0.800 for 1235 blocks of 432 (4.68 rounds): the grid's last
+round is not what bounds it. Off."""
 
 TILES_INTERLEAVE_BYTES = 0
 """The largest element a `tiles` box interleaves by default (the `tile` option
@@ -167,12 +170,13 @@ def tiles_interleave_misfit(e: int, run: int, threads: int, lanes: int, stage: i
 
 def tiles_smem(e: int) -> int:
     """Bytes of a `tiles` box of `e`-byte elements (the `tile` pass's where its
-    `box_smem` is not given): 64 KiB for 1- and 2-byte elements, `BOX_SMEM` (40 KiB)
-    for wider. Measured on the H200 (8191 x 8209 transposes, the Program path, two blocks
-    of 512 a multiprocessor, benchmarks/NOTES.md): int8 0.79 -> 0.80 of cudaMemcpy in two
-    runs, f16 0.89 -> 0.93; f32 0.90 -> 0.68 (its 40 registers hold three blocks of 67 KiB
-    boxes)."""
-    return 64 * 1024 if e <= 2 else BOX_SMEM
+    `box_smem` is not given): 75 KiB for 1-byte elements, 64 KiB for 2-byte ones,
+    `BOX_SMEM` (40 KiB) for wider. Measured on the H200 (8191 x 8209 transposes, the
+    Program path, two blocks of 512 a multiprocessor, benchmarks/NOTES.md): int8 0.79 ->
+    0.80 of cudaMemcpy from 40 to 64 KiB, 0.815 at 75 KiB, 0.792 at 99.6 KiB and 0.773
+    at 111 KiB; f16 0.89 -> 0.93 from 40 to 64 KiB; f32 0.90 -> 0.68 (its 40 registers
+    hold three blocks of 67 KiB boxes)."""
+    return 75 * 1024 if e == 1 else 64 * 1024 if e == 2 else BOX_SMEM
 
 
 def box_smem_of(flavour: str, e: int, asked: int | None) -> int:

@@ -50,23 +50,22 @@ LINE_BYTES = 1024
 of a tile is a run of 8 whole 128-byte lines."""
 ONE_D_BYTES = 16 * 1024
 """Bytes per block of a 1-D copy: 4096 f32, 16 bytes per thread 4 times at 256 threads."""
-MISALIGNED_SMEM_TILE_BYTES = 128 * 1024
+MISALIGNED_SMEM_TILE_BYTES = 64 * 1024
 """Shared-memory budget of a transposing tile whose views do not allow 16-byte vectors
 (rows that start off a 16-byte boundary, e.g. a row length of 16411 f32); dynamic
-shared memory, one block per SM (`misaligned_tile_bytes`)."""
+shared memory, two or three blocks a multiprocessor (`misaligned_tile_bytes`)."""
 
 
 def misaligned_tile_bytes(eb: int) -> int:
     """The shared-memory budget of such a tile of `eb`-byte elements:
-    `MISALIGNED_SMEM_TILE_BYTES`, half of it for 8-byte elements, whose 128 KiB tile holds
-    only 32 elements a thread at `MISALIGNED_THREADS` (one block a multiprocessor, its
-    loads and stores in turn). Measured on the H200 (8191 x 8209 f64,
-    benchmarks/NOTES.md): 64 x 128 at 256 threads 0.937 of cudaMemcpy against 0.911 for
-    64 x 256 at 512, 0.926 for 64 x 64 and 32 x 256; f32's 128 KiB tile (64 elements a
-    thread) was the H100's best (16381 x 16411: 0.92 against 0.83-0.85 for 128 x 128)."""
-    return MISALIGNED_SMEM_TILE_BYTES // 2 if eb >= 8 else MISALIGNED_SMEM_TILE_BYTES
-
-
+    `MISALIGNED_SMEM_TILE_BYTES` (64 KiB; 1- and 2-byte elements reach
+    `MISALIGNED_TILE_ELEMENTS` first): two or three blocks a multiprocessor overlap one's
+    loads with another's stores, where a 128 KiB tile left one block a multiprocessor,
+    its loads and stores in turn. Measured on the H200 (8191 x 8209, benchmarks/NOTES.md):
+    f64 64 x 128 at 256 threads 0.937 of cudaMemcpy against 0.911 for 64 x 256 at 512;
+    f32 128 x 128 at 512 threads 0.893 and at 256 0.909 against 0.764 for 128 x 256 at
+    512 (128 KiB, the H100's best at 16381 x 16411)."""
+    return MISALIGNED_SMEM_TILE_BYTES
 MISALIGNED_TILE_ELEMENTS = 32 * 1024
 """At most 64 elements per thread of such a tile at `MISALIGNED_THREADS` threads: a
 256 x 128 f32 tile takes 128 registers; a larger one would spill."""
@@ -173,10 +172,10 @@ class TilePass(ModulePass):
                      threads spread evenly over the run's row groups).
       tiles_rounds=R whether a `box<tiles>` copy spreads its tiles along the
                      destination's contiguous mode over whole rounds of the blocks the
-                     GPU holds at once (1, default: `TILES_ROUNDS`,
-                     `_copy_cost.tiles_in_rounds`; each tile then at most the box's
-                     steps, computed on the host where the extents are run-time values)
-                     or takes the box's steps (0).
+                     GPU holds at once (1: `_copy_cost.tiles_in_rounds`; each tile then
+                     at most the box's steps, computed on the host where the extents
+                     are run-time values) or takes the box's steps (0, default:
+                     `TILES_ROUNDS`, measured no faster).
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.

@@ -389,25 +389,26 @@ def test_tiles_spread_over_whole_rounds():
     assert tiles_in_rounds(57, 129, 0) == 57  # multiprocessors unknown: the box's
 
 
-def test_copy_and_program_spread_the_odd_transpose_alike():
-    """The int8 8191 x 8209 transpose (`box<tiles>`, 64 KiB boxes of 432 steps of D, 65
-    tiles along W): `tilec.copy_`'s host computes from its run-time extents the tile the
-    Program's static ones give (416 steps: 20 tiles along D, 1300 blocks in 5 rounds of
-    264), and passes it and the tile count to its kernel."""
+def test_copy_and_program_spread_the_odd_transpose_alike(routes):
+    """The int8 8191 x 8209 transpose (`box<tiles>`) with 64 KiB boxes (432 steps of D,
+    19 tiles along D, 65 along W) spread over whole rounds (`tiles_rounds=1`, an option):
+    `tilec.copy_`'s host computes from its run-time extents the tile the Program's static
+    ones give (416 steps: 20 tiles along D, 1300 blocks in 5 rounds of 264), and passes it
+    and the tile count to its kernel."""
+    import tilec
+    from helpers.canonical_copies import program_of
+
     from tilec.compiling import compile_program
     from tilec.copy_kernels import kernel_pipeline
     from tilec.copy_program import FUNCTION, copy_program
 
+    routes(box_smem=65536, tiles_rounds=1)
     p = _plan((8209, 8191), (8209, 8191), (1, 8209))
     assert key_strategy(p.key) == "box<tiles>"
-    kernel = compile_program(copy_program(p.key), kernel_pipeline(p.key, "default"), arch="sm_90",
-                             function=FUNCTION)
+    pipeline = kernel_pipeline(p.key, "default")
+    kernel = compile_program(copy_program(p.key), pipeline, arch="sm_90", function=FUNCTION)
     [launch] = kernel.host_program.run([p.src_ptr, p.dst_ptr, *p.args])
     assert launch.grid == (1300, 1, 1)
     assert 416 in launch.args and 20 in launch.args
-    from helpers.canonical_copies import program_of
-
-    import tilec
-
-    theirs = tilec.compile(program_of(p), "default", arch="sm_90").source
+    theirs = tilec.compile(program_of(p), pipeline, arch="sm_90").source
     assert "tilec_ceildivu((unsigned int)8191, (unsigned int)416)" in theirs
