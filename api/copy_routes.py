@@ -34,7 +34,7 @@ SETTINGS = ("auto", "always", "never")
 ROUTE_NAMES = ("gather", "realign", "box")
 
 TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tiles_grain", "tiles_stage",
-                "tiles_interleave", "box_lanes", "box_grain")
+                "tiles_interleave", "tiles_rounds", "box_lanes", "box_grain")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -45,7 +45,8 @@ chunks, the `tile` pass's option `box_stage=`, default `async`,
 the `tile` pass's option `tiles_lanes=`, default `passes/_box_tile.TILES_LANES`, and the
 destination grain its blocks own, `tiles_grain=`, default `TILES_GRAIN`, and its phase-1
 chunks' bytes, `tiles_stage=`, default `TILES_STAGE`, and whether its slots are
-interleaved, `tiles_interleave=`, default `passes/_box_tile.tiles_interleaved`; where a `box<flat>` or `box<rows>`
+interleaved, `tiles_interleave=`, default `passes/_box_tile.tiles_interleaved`, and whether
+its tiles are spread over whole rounds, `tiles_rounds=`, default `TILES_ROUNDS`; where a `box<flat>` or `box<rows>`
 phase 2 puts a warp's lanes, `box_lanes=`, default per flavour `passes/_box_tile.BOX_LANES`, and
 which destination chunks a `box<flat>` block writes, `box_grain=`, default `BOX_GRAIN`): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
@@ -70,6 +71,7 @@ class Routes:
     box_lanes: int | None = None
     box_grain: int | None = None
     tiles_interleave: int | None = None
+    tiles_rounds: int | None = None
 
     def tuning(self) -> dict:
         """The tuning values set (not None), by name."""

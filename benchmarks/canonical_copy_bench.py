@@ -26,7 +26,10 @@ one synchronisation (copy_bench.median_ms), which counts the host's launch cost 
 is longer than the kernel. `--variant PASS{OPTIONS}` (repeatable) times the Program path
 again through the default pipeline with its pass of that name replaced by the given one
 (an A/B of a pass option; a case the option does not fit reports the error; several
-passes joined by `+`, `copy-strategy{tiles_bytes=2}+tile{tiles_lanes=8}`);
+passes joined by `+`, `copy-strategy{tiles_bytes=2}+tile{tiles_lanes=8}`); `--routes
+box=never` (copy_routes' settings, `NAME=VALUE,...`) holds for the whole run: copy_'s
+kernels and the plans the Programs are built from (a plan without the box's facts gives
+the Program its views' own pointers, so a variant can tile it);
 `PASS{OPTIONS}@TEXT|TEXT2` only for the cases whose name contains TEXT or TEXT2. The Program path takes the merged views of the
 plan (`copy_plan.plan_copy`) with every extent and stride static, its pointers at the
 plan's first elements. `--quick` divides every extent of 1024 or more by 4 (a smoke test:
@@ -478,10 +481,22 @@ def main(argv=None) -> int:
     ap.add_argument("--list", action="store_true", help="print the cases and both kernel choices; no GPU")
     ap.add_argument("--timing", choices=("graph", "events"), default="graph",
                     help="graph: rotated sets, CUDA graphs, interleaved (default); events: queued launches")
+    ap.add_argument("--routes", default="",
+                    help="NAME=VALUE,... copy_routes settings in force for the whole run (e.g. box=never): "
+                         "copy_'s kernels and the plans the Programs are built from")
     ap.add_argument("--variant", action="append", default=[],
                     help="PASS{OPTIONS}[@TEXT|TEXT2]: time the Program again with the default pipeline's PASS "
                          "replaced (only for the cases whose name contains one of the texts)")
     args = ap.parse_args(argv)
+    routes = dict(kv.split("=", 1) for kv in args.routes.split(",") if kv)
+    from tilec.copy_routes import forced_routes
+
+    with forced_routes(**{k: int(v) if v.isdigit() else v for k, v in routes.items()}):
+        return _run(args)
+
+
+def _run(args) -> int:
+    """main's work under the routes it set."""
     for v in args.variant:
         variant_pipeline(v.split("@")[0])  # a misspelt pass fails here, before the GPU work
     todo = cases(args.quick, args.only)

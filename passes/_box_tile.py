@@ -67,7 +67,10 @@ from tilec.dialects.layout_ptr import MultipleOfOp
 from tilec.support.launch_bounds import set_min_blocks
 
 from ._gather_tile import fast_divisor
-from ._copy_cost import BOX_SMEM, CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
+from tilec.support.target import target_of
+
+from ._copy_cost import (BOX_SMEM, CopyFacts, Value, _static, box_pitch, tiles_in_rounds, tiles_shape, tiles_slots,
+                         value_bound)
 
 index = IndexType()
 
@@ -109,6 +112,15 @@ TILES_DEPTH = 1
 through two boxes, tile j + 1's phase-1 copies in flight while tile j's phase 2 reads
 the other box (twice the shared memory a block, the grid N times smaller along D). Not
 yet measured on a GPU: off."""
+
+TILES_ROUNDS = False
+"""Whether a `tiles` box spreads its tiles along `D` over whole rounds of the blocks the
+GPU runs at once (the `tile` option `tiles_rounds`; `_copy_cost.tiles_in_rounds`): the
+tile's `Dt` then a run-time value where the extents are (`tilec.copy_`), computed on the
+host, at most the box's. Measured on the H200 (8191 x 8209 int8, 64 KiB boxes, the
+Program path, benchmarks/NOTES.md): 1300 blocks of 416 steps in 5 rounds of 264 ran
+0.783 of cudaMemcpy against 0.800 for 1235 blocks of 432 (4.68 rounds): the grid's last
+round is not what bounds it. Off."""
 
 TILES_INTERLEAVE_BYTES = 0
 """The largest element a `tiles` box interleaves by default (the `tile` option
@@ -158,12 +170,13 @@ def tiles_interleave_misfit(e: int, run: int, threads: int, lanes: int, stage: i
 
 def tiles_smem(e: int) -> int:
     """Bytes of a `tiles` box of `e`-byte elements (the `tile` pass's where its
-    `box_smem` is not given): 64 KiB for 1- and 2-byte elements, `BOX_SMEM` (40 KiB)
-    for wider. Measured on the H200 (8191 x 8209 transposes, the Program path, two blocks
-    of 512 a multiprocessor, benchmarks/NOTES.md): int8 0.79 -> 0.80 of cudaMemcpy in two
-    runs, f16 0.89 -> 0.93; f32 0.90 -> 0.68 (its 40 registers hold three blocks of 67 KiB
-    boxes)."""
-    return 64 * 1024 if e <= 2 else BOX_SMEM
+    `box_smem` is not given): 75 KiB for 1-byte elements, 64 KiB for 2-byte ones,
+    `BOX_SMEM` (40 KiB) for wider. Measured on the H200 (8191 x 8209 transposes, the
+    Program path, two blocks of 512 a multiprocessor, benchmarks/NOTES.md): int8 0.79 ->
+    0.80 of cudaMemcpy from 40 to 64 KiB, 0.815 at 75 KiB, 0.792 at 99.6 KiB and 0.773
+    at 111 KiB; f16 0.89 -> 0.93 from 40 to 64 KiB; f32 0.90 -> 0.68 (its 40 registers
+    hold three blocks of 67 KiB boxes)."""
+    return 75 * 1024 if e == 1 else 64 * 1024 if e == 2 else BOX_SMEM
 
 
 def box_smem_of(flavour: str, e: int, asked: int | None) -> int:
@@ -513,7 +526,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_lanes: int = TILES_LANES, tiles_grain: int = TILES_GRAIN,
                tiles_stage: int = TILES_STAGE, tiles_depth: int = TILES_DEPTH,
                tiles_blocks: int | None = None, tiles_interleave: bool = False, lanes: int | None = None,
-               grain: int = BOX_GRAIN) -> list[Operation]:
+               grain: int = BOX_GRAIN, tiles_rounds: bool = TILES_ROUNDS) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -522,7 +535,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     (`_copy_cost.box_flavour` gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
-                            tiles_depth, tiles_blocks, tiles_interleave)
+                            tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds)
     stage_async = stage == "async"
     lanes = BOX_LANES.get(flavour, 0) if lanes is None else lanes
     w, d, kmode = box_modes(facts, flavour)
@@ -822,7 +835,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  stage: str = "async", run: int | None = None, lanes_along: int = TILES_LANES,
                  grain: int = TILES_GRAIN, chunk_stage: int = TILES_STAGE,
                  depth: int = TILES_DEPTH, blocks_per_sm: int | None = None,
-                 interleave: bool = False) -> list[Operation]:
+                 interleave: bool = False, rounds: bool = TILES_ROUNDS) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -856,6 +869,14 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
 
     `blocks_per_sm`: the blocks a multiprocessor the launch asks to hold where the lanes
     run along a row (`tilec.min_blocks`; default `TILES_SM_THREADS / threads`).
+
+    With `rounds` (`TILES_ROUNDS`), where the launch asks its blocks a multiprocessor
+    (lanes along a row), one tile a block and the Target knows its multiprocessors: the
+    tiles along `D` are `_copy_cost.tiles_in_rounds` of those of the box's `Dt` (the
+    grid's blocks in whole rounds of `_copy_cost.tiles_slots`), each `Dt' = V ceil(n_D /
+    (V K_D))` steps of `D` (at most `Dt`: the box is the same), the grid `ceil(n_D / Dt')`
+    tiles along `D`; computed on the host where the extents are run-time values (the
+    kernel takes `Dt'` and the count as arguments), folded where they are static.
 
     With `depth` (`TILES_DEPTH`) N > 1, a block takes N consecutive tiles along `D`
     through two boxes: phase 1 of the first, then per tile a wait for the copies and a
@@ -896,29 +917,54 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     modes = facts.modes
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
-    def tiles_of(x: Value, t: int) -> Value:
-        sx = _static(x)
-        return -(-sx // t) if sx is not None else host.add(arith.CeilDivUIOp(x, host.c(t)))
+    def tiles_of(x: Value, t: Value) -> Value:
+        sx, st = _static(x), _static(t)
+        if sx is not None and st is not None:
+            return -(-sx // st)
+        return host.add(arith.CeilDivUIOp(host.val(x), host.val(t)))
 
+    swz = lanes_along > 0
+    box_elems = (dt + ge - 1) * (pb + (1 if swz else 0)) + (2 * v if swz else 0)
+    box_elems = -(-box_elems // v) * v if depth > 1 else box_elems
     # the block's coordinates: tiles of D fastest, then of W, then the other modes
     grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d)]
-    counts = [tiles_of(extents[d], dt * depth), tiles_of(extents[w], wt), *(extents[m] for m in grid)]
+    per_sm = blocks_per_sm or max(1, TILES_SM_THREADS // threads)
+    dtv: Value = dt  # the steps of D a tile takes (`rounds`: spread over whole rounds)
+    slots = tiles_slots(target_of(copy), threads, per_sm, box_elems * e) if rounds and swz and depth == 1 else 0
+    tiles_w = tiles_of(extents[w], wt)
+    if slots:
+        groups = tiles_w
+        for m in grid:
+            groups = groups * _static(extents[m]) if isinstance(groups, int) and _static(extents[m]) is not None \
+                else host.muli(host.val(groups), host.val(extents[m]))
+        fewest = tiles_of(extents[d], dt)
+        if isinstance(fewest, int) and isinstance(groups, int):
+            spread = tiles_in_rounds(fewest, groups, slots)
+            dtv = -(-(-(-_static(extents[d]) // spread)) // v) * v
+        else:  # `tiles_in_rounds` on the host: R = ceil(F G / S), max(F, R S / G)
+            g = host.add(arith.MaxUIOp(host.val(groups), host.c(1)))
+            r = host.add(arith.CeilDivUIOp(host.muli(host.val(fewest), g), host.c(slots)))
+            spread = host.add(arith.MaxUIOp(host.val(fewest), host.divui(host.muli(r, host.c(slots)), g)))
+            per = host.add(arith.CeilDivUIOp(host.val(extents[d]), spread))
+            dtv = host.muli(host.add(arith.CeilDivUIOp(per, host.c(v))), host.c(v))
+    counts = [tiles_of(extents[d], dtv if depth == 1 else dt * depth), tiles_w, *(extents[m] for m in grid)]
     blocks = host.val(counts[0])
     for x in counts[1:]:
         blocks = host.muli(blocks, host.val(x))
     one = host.c(1)
     launch = LaunchOp([blocks, one, one], threads)
     if lanes_along:
-        set_min_blocks(launch, blocks_per_sm or max(1, TILES_SM_THREADS // threads))
+        set_min_blocks(launch, per_sm)
     k = _Builder(launch.body.block)
     bid, tid = launch.block_ids[0], launch.thread_id
     c = k.c
     n = [k.val(x) for x in extents]
     cv, cmv, cv1 = c(v), c(-v), c(v - 1)
-    kd = k.add(arith.CeilDivUIOp(n[d], c(dt * depth)))
+    dtk = k.val(dtv) if depth == 1 else c(dt * depth)  # the steps of D of a block
+    kd = k.add(arith.CeilDivUIOp(n[d], dtk)) if isinstance(dtv, int) else counts[0]
     kw = k.add(arith.CeilDivUIOp(n[w], c(wt)))
     coords = _block_coords(host, k, bid, list(zip(counts, [kd, kw, *(n[m] for m in grid)])))
-    od0, ow = k.muli(coords[0], c(dt * depth)), k.muli(coords[1], c(wt))
+    od0, ow = k.muli(coords[0], dtk), k.muli(coords[1], c(wt))
     origin = {d: od0, w: ow, **dict(zip(grid, coords[2:]))}
 
     def orig(view: str, mis: Value) -> SSAValue:
@@ -931,10 +977,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
 
     ssd, dsw = k.val(modes[d].src_stride), k.val(modes[w].dst_stride)
     tw = k.add(arith.MinUIOp(c(wt), k.subi(n[w], ow)))
-    swz = lanes_along > 0
     # one box, or two in turn where the block takes `depth` tiles (a multiple of 16 bytes each)
-    box_elems = (dt + ge - 1) * (pb + (1 if swz else 0)) + (2 * v if swz else 0)
-    box_elems = -(-box_elems // v) * v if depth > 1 else box_elems
     box = k.add(AllocOp(TensorViewType(elem, cute.make_layout((box_elems * (2 if depth > 1 else 1),), (1,)), "smem")))
     pbc = c(pb)
     lim = k.andi(k.val(sreach), c(-(sv if stage_async else v)))
@@ -952,8 +995,10 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             self.od, self.boff = od, boff
             self.sorig, self.dorig = orig("s", smis), orig("d", dmis)
             left_d = k.subi(n[d], od)
-            self.td = k.add(arith.MinUIOp(c(dt), left_d))
-            self.runs = k.add(arith.MinUIOp(c(dt + ge - 1), left_d))
+            tdk = k.val(dtv)
+            self.td = k.add(arith.MinUIOp(tdk, left_d))
+            more = c(dtv + ge - 1) if isinstance(dtv, int) else k.addi(tdk, c(ge - 1))
+            self.runs = k.add(arith.MinUIOp(more, left_d))
 
         def slot_base(self, r: SSAValue) -> SSAValue:
             """Where slot `r` starts in the box: `r PB`, and where the lanes run along a

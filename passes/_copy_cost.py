@@ -602,6 +602,34 @@ def tiles_shape(e: int, smem: int, run: int | None = None, grain: int = CHUNK_BY
     return (run // e, dt, pb // e) if dt >= v else None
 
 
+def tiles_slots(tgt: Target, threads: int, per_sm: int, box_bytes: int) -> int:
+    """The blocks of a `tiles` box that run at once on `tgt` (0 where its multiprocessors
+    are unknown): `per_sm` a multiprocessor (the blocks its launch asks each to hold,
+    `tilec.min_blocks`, which bounds the registers) or fewer where the threads or the
+    box's `box_bytes` of shared memory (`Target.resident_blocks`) allow fewer."""
+    per = min(per_sm, tgt.threads_per_sm // threads)
+    if tgt.smem_per_sm:
+        per = min(per, tgt.resident_blocks(box_bytes))
+    return tgt.multiprocessors * max(per, 0)
+
+
+def tiles_in_rounds(fewest: int, groups: int, slots: int) -> int:
+    """How many tiles along `D` a `tiles` box spreads `D` over (the whole-rounds rule):
+    at least `fewest` (those of the box's largest `Dt`), with `groups` blocks for each
+    (the tiles along `W` times the other modes' extents) on `slots` blocks at once
+    (`tiles_slots`), the blocks run in `R = ceil(fewest groups / slots)` rounds; the
+    most tiles that still fit `R` rounds, `floor(R slots / groups)`, make every block
+    of them smaller by the same count of rounds (the grid's last round, of `fewest
+    groups - (R - 1) slots` blocks, otherwise leaves slots idle while every block
+    takes as long: 8191 x 8209 int8 at 64 KiB boxes, 1235 blocks on 264 slots, 4.68
+    rounds, each block 432 steps of `D`; spread, 1300 blocks of 416). `fewest` where
+    `slots` or `groups` is 0."""
+    if slots <= 0 or groups <= 0:
+        return fewest
+    rounds = -(-fewest * groups // slots)
+    return max(fewest, rounds * slots // groups)
+
+
 def _tiles(facts: CopyFacts, smem: int, most: int) -> bool:
     """Whether the `tiles` box takes a copy whose `W` and `D` are both long (not known
     at most `SMALL_EXTENT`; module doc): elements of `TILES_ELEMENT_BYTES`, both pointers allowing 16-byte

@@ -26,8 +26,8 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_GRAIN, BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_THREADS, box_index_bits,
-                        box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
+from ._box_tile import (BOX_GRAIN, BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_ROUNDS, TILES_THREADS,
+                        box_index_bits, box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, box_flavour, copy_facts, tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
@@ -50,39 +50,39 @@ LINE_BYTES = 1024
 of a tile is a run of 8 whole 128-byte lines."""
 ONE_D_BYTES = 16 * 1024
 """Bytes per block of a 1-D copy: 4096 f32, 16 bytes per thread 4 times at 256 threads."""
-MISALIGNED_SMEM_TILE_BYTES = 128 * 1024
+MISALIGNED_SMEM_TILE_BYTES = 64 * 1024
 """Shared-memory budget of a transposing tile whose views do not allow 16-byte vectors
 (rows that start off a 16-byte boundary, e.g. a row length of 16411 f32); dynamic
-shared memory, one block per SM (`misaligned_tile_bytes`)."""
+shared memory, two or three blocks a multiprocessor (`misaligned_tile_bytes`)."""
 
 
 def misaligned_tile_bytes(eb: int) -> int:
     """The shared-memory budget of such a tile of `eb`-byte elements:
-    `MISALIGNED_SMEM_TILE_BYTES`, half of it for 8-byte elements, whose 128 KiB tile holds
-    only 32 elements a thread at `MISALIGNED_THREADS` (one block a multiprocessor, its
-    loads and stores in turn). Measured on the H200 (8191 x 8209 f64,
-    benchmarks/NOTES.md): 64 x 128 at 256 threads 0.937 of cudaMemcpy against 0.911 for
-    64 x 256 at 512, 0.926 for 64 x 64 and 32 x 256; f32's 128 KiB tile (64 elements a
-    thread) was the H100's best (16381 x 16411: 0.92 against 0.83-0.85 for 128 x 128)."""
-    return MISALIGNED_SMEM_TILE_BYTES // 2 if eb >= 8 else MISALIGNED_SMEM_TILE_BYTES
-
-
+    `MISALIGNED_SMEM_TILE_BYTES` (64 KiB; 1- and 2-byte elements reach
+    `MISALIGNED_TILE_ELEMENTS` first): two or three blocks a multiprocessor overlap one's
+    loads with another's stores, where a 128 KiB tile left one block a multiprocessor,
+    its loads and stores in turn. Measured on the H200 (8191 x 8209, benchmarks/NOTES.md):
+    f64 64 x 128 at 256 threads 0.937 of cudaMemcpy against 0.911 for 64 x 256 at 512;
+    f32 128 x 128 at 512 threads 0.893 and at 256 0.909 against 0.764 for 128 x 256 at
+    512 (128 KiB, the H100's best at 16381 x 16411)."""
+    return MISALIGNED_SMEM_TILE_BYTES
 MISALIGNED_TILE_ELEMENTS = 32 * 1024
 """At most 64 elements per thread of such a tile at `MISALIGNED_THREADS` threads: a
 256 x 128 f32 tile takes 128 registers; a larger one would spill."""
 
 
 def misaligned_tile_fills(eb: int) -> bool:
-    """Whether the misaligned transposing tile of `eb`-byte source elements holds its
-    byte budget (`misaligned_tile_bytes`) within `MISALIGNED_TILE_ELEMENTS`: 4- and
-    8-byte elements. Its one block a multiprocessor (128 registers a thread at 512
-    threads, all of the register file) has the tile's bytes in flight in its load
-    phase and none in its store phase, so the tile must be large in bytes; capped at
-    32768 elements, a tile of 1-byte elements holds 32 KiB (2-byte: 64 KiB), and the
-    short-mode tile (16 KiB, several blocks a multiprocessor overlapping their phases)
-    moves more (H200, the strided set's bool -> int16 16998 x 28506 transpose: 512 x 64
-    at 512 threads 0.39 of cudaMemcpy, 32 x 128 and 32 x 256 at 256 threads 0.61)."""
-    return MISALIGNED_TILE_ELEMENTS * eb >= misaligned_tile_bytes(eb)
+    """Whether the misaligned transposing tile of `eb`-byte source elements reaches its
+    byte budget (`misaligned_tile_bytes`) below `MISALIGNED_TILE_ELEMENTS`: 4- and
+    8-byte elements (16384 and 8192 elements, two or more blocks a multiprocessor). 1-
+    and 2-byte elements reach the element cap first (64 elements a thread, 128 registers
+    at 512 threads: all of the register file), one block a multiprocessor whose tile is
+    in flight in its load phase and nothing in its store phase; the short-mode tile
+    (16 KiB, several blocks a multiprocessor overlapping their phases) moves more (H200:
+    the strided set's bool -> int16 16998 x 28506 transpose, 512 x 64 at 512 threads
+    0.39 of cudaMemcpy, 32 x 128 and 32 x 256 at 256 threads 0.61; the f16 8191 x 8209
+    transpose tiled, 0.52 against 0.79)."""
+    return misaligned_tile_bytes(eb) // eb < MISALIGNED_TILE_ELEMENTS
 MISALIGNED_THREADS = 512
 """Threads per block of such a tile."""
 LINE_BYTES_MISALIGNED = 512
@@ -184,6 +184,12 @@ class TilePass(ModulePass):
                      elements where it fits (`tiles_interleave_misfit`: 16-byte phase-1
                      chunks, lanes along a row, depth 1, runs a multiple of 64 bytes,
                      threads spread evenly over the run's row groups).
+      tiles_rounds=R whether a `box<tiles>` copy spreads its tiles along the
+                     destination's contiguous mode over whole rounds of the blocks the
+                     GPU holds at once (1: `_copy_cost.tiles_in_rounds`; each tile then
+                     at most the box's steps, computed on the host where the extents
+                     are run-time values) or takes the box's steps (0, default:
+                     `TILES_ROUNDS`, measured no faster).
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -261,6 +267,7 @@ class TilePass(ModulePass):
     tiles_depth: int = TILES_DEPTH
     tiles_blocks: int | None = None
     tiles_interleave: int | None = None
+    tiles_rounds: int = int(TILES_ROUNDS)
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -282,6 +289,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_blocks={self.tiles_blocks} must be in [1, 8]")
         if self.tiles_interleave not in (None, 0, 1):
             raise TilecError(f"tile: tiles_interleave={self.tiles_interleave} must be 0 or 1")
+        if self.tiles_rounds not in (0, 1):
+            raise TilecError(f"tile: tiles_rounds={self.tiles_rounds} must be 0 or 1")
         if not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):
@@ -494,7 +503,7 @@ class TilePass(ModulePass):
                           else tiles_interleaved(facts.src_bytes) and misfit is None)
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run,
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
-                         self.box_lanes, self.box_grain)
+                         self.box_lanes, self.box_grain, bool(self.tiles_rounds))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)

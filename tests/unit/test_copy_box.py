@@ -294,7 +294,7 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stag
     16 or 32 consecutive chunks of one row or on consecutive rows (`tiles_lanes=0`),
     blocks owning chunks (the default), whole sectors or lines (`tiles_grain`), phase 1
     by 16-, 8- or 4-byte chunks (`tiles_stage`); `smem` None: the default box
-    (`_box_tile.tiles_smem`: 64 KiB for 1- and 2-byte elements)."""
+    (`_box_tile.tiles_smem`: 75 KiB for 1-byte elements, 64 KiB for 2-byte ones)."""
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_smem=smem, tiles_lanes=lanes, tiles_grain=grain, tiles_stage=stage)
@@ -369,3 +369,46 @@ def test_box_kernels_divide_block_ids_by_no_run_time_value(src_shape, src_stride
     # an unsigned division or remainder whose divisor is a variable, not a literal
     assert not re.search(r"[/%] \(unsigned int\)[A-Za-z_]", kernel), kernel
     assert ('asm volatile("" : "+r"' in kernel) == (strategy == "box<tiles>")
+
+
+def test_tiles_spread_over_whole_rounds():
+    """`_copy_cost.tiles_in_rounds`: the most tiles along D that keep the rounds of the
+    fewest (those of the box's Dt), so every round is full; `tiles_slots`: the blocks
+    at once, the launch's blocks a multiprocessor where threads and shared memory allow
+    them (sm_90: 132 multiprocessors, 228 KiB each, 1 KiB reserved a block)."""
+    from tilec.passes._copy_cost import tiles_in_rounds, tiles_slots
+    from tilec.support.target import target
+
+    sm90 = target("sm_90")
+    assert tiles_slots(sm90, 512, 2, 64847) == 264
+    assert tiles_slots(sm90, 256, 4, 69487) == 3 * 132  # three boxes of 69487 bytes fit
+    assert tiles_slots(sm90, 1024, 4, 1024) == 2 * 132  # 2048 threads
+    assert tiles_in_rounds(19, 65, 264) == 20  # 1235 blocks, 4.68 rounds -> 1300, 4.92
+    assert tiles_in_rounds(16, 65, 264) == 16  # 1040 blocks: 16 x 65 fill 4 rounds best
+    assert tiles_in_rounds(1, 2, 264) == 132  # one round: the smallest tiles
+    assert tiles_in_rounds(57, 129, 0) == 57  # multiprocessors unknown: the box's
+
+
+def test_copy_and_program_spread_the_odd_transpose_alike(routes):
+    """The int8 8191 x 8209 transpose (`box<tiles>`) with 64 KiB boxes (432 steps of D,
+    19 tiles along D, 65 along W) spread over whole rounds (`tiles_rounds=1`, an option):
+    `tilec.copy_`'s host computes from its run-time extents the tile the Program's static
+    ones give (416 steps: 20 tiles along D, 1300 blocks in 5 rounds of 264), and passes it
+    and the tile count to its kernel."""
+    import tilec
+    from helpers.canonical_copies import program_of
+
+    from tilec.compiling import compile_program
+    from tilec.copy_kernels import kernel_pipeline
+    from tilec.copy_program import FUNCTION, copy_program
+
+    routes(box_smem=65536, tiles_rounds=1)
+    p = _plan((8209, 8191), (8209, 8191), (1, 8209))
+    assert key_strategy(p.key) == "box<tiles>"
+    pipeline = kernel_pipeline(p.key, "default")
+    kernel = compile_program(copy_program(p.key), pipeline, arch="sm_90", function=FUNCTION)
+    [launch] = kernel.host_program.run([p.src_ptr, p.dst_ptr, *p.args])
+    assert launch.grid == (1300, 1, 1)
+    assert 416 in launch.args and 20 in launch.args
+    theirs = tilec.compile(program_of(p), pipeline, arch="sm_90").source
+    assert "tilec_ceildivu((unsigned int)8191, (unsigned int)416)" in theirs

@@ -48,11 +48,12 @@ def test_narrow_misaligned_transpose_takes_the_short_mode_tile():
 
 
 def test_wide_misaligned_transposes_keep_the_misaligned_tile():
-    """4- and 8-byte source elements fill the misaligned tile's byte budget: the
-    canonical f64 8191 x 8209 transpose keeps 64 x 128 at 256 threads, a converting f32
-    one 128 x 256 at 512 (source runs of 128), and the strided set's case 17 (int64 -> int16) 64 x 128."""
+    """4- and 8-byte source elements reach the misaligned tile's byte budget (64 KiB)
+    below its element cap: the canonical f64 8191 x 8209 transpose keeps 64 x 128 at 256
+    threads, a converting f32 one 128 x 128 at 512 (source runs of 128), and the strided
+    set's case 17 (int64 -> int16) 64 x 128."""
     dst, src = permuted("float32", (8191, 8209), (1, 0), "float64")
-    assert copy_choice(plan_copy(dst, src)) == ("tiled", (128, 256), 512)
+    assert copy_choice(plan_copy(dst, src)) == ("tiled", (128, 128), 512)
     dst, src = permuted("int64", (16129, 60, 37), (1, 2, 0), "int16")
     assert copy_choice(plan_copy(dst, src)) == ("tiled", (64, 128), 256)
 

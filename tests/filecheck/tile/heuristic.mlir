@@ -213,11 +213,11 @@ func.func @inside_launch(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, al
 }
 
 // A transpose whose rows start off 16-byte boundaries (odd row lengths): 512 bytes
-// along the source's contiguous mode, the rest of 128 KiB (at most 32768 elements)
+// along the source's contiguous mode, the rest of 64 KiB (at most 32768 elements)
 // along the destination's, at 512 threads.
 // CHECK-LABEL: func.func @misaligned_transpose
 // CHECK:         layout.launch {{.*}} threads(512)
-// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 256, 128>}
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 128, 128>}
 func.func @misaligned_transpose(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
   %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1021,1027):(1027,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1021,1027):(1,1021)>, gmem>
@@ -227,7 +227,7 @@ func.func @misaligned_transpose(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<
 
 // The same shapes from a pointer aligned only to its element: the same choice.
 // CHECK-LABEL: func.func @unaligned_pointer_transpose
-// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 256, 128>}
+// CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 128, 128>}
 func.func @unaligned_pointer_transpose(%p: !layout.ptr<f32>, %q: !layout.ptr<f32, align 16>) {
   %a = layout.view %p : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1024,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1024,1024):(1,1024)>, gmem>

@@ -1,0 +1,139 @@
+"""Nsight Compute figures of one canonical copy (issue 35: what bounds the odd transposes):
+the first case of tests/helpers/canonical_copies.py whose name contains NAME, through
+`tilec.copy_` or, with a `canonical_copy_bench.py` variant (`tile{box_smem=76800}`; '' the
+default pipeline), the Program of the same views through that pipeline; one launch
+profiled between `cudaProfilerStart`/`Stop` after two warm-up calls (neither the compile
+nor the first launch is profiled). The raw CSV ncu prints is then summarised in two lines:
+
+    bash dev/device/ncu_copy.sh 'transpose int8 8191' ['tile{box_smem=76800}' ...]
+
+runs, per path, `ncu --clock-control none --profile-from-start off --csv --page raw` with
+the speed-of-light, memory (and its tables), warp-state, occupancy and launch sections on
+`python3 dev/device/ncu_copy.py NAME [VARIANT]`, and reads the CSV back with
+`python3 dev/device/ncu_copy.py --summary < CSV`: the kernel's time, DRAM throughput and
+bytes, L2 hit rate, sectors a request of its global loads, cp.async and stores, shared
+wavefronts a request (4: 4-way bank conflicts), the launch (grid, block, registers,
+shared memory, the blocks a multiprocessor holds and the waves of the grid), achieved
+occupancy, and the five largest warp stalls (cycles per issued instruction).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+sys.path[:0] = [os.path.join(ROOT, "benchmarks"), os.path.join(ROOT, "tests")]
+
+FIGURES = (
+    ("gpu__time_duration.sum", "us", 1e-3, "{:.1f}"),
+    ("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "dram%", 1, "{:.1f}"),
+    ("dram__bytes_read.sum", "dram_rd_MB", 1e-6, "{:.1f}"),
+    ("dram__bytes_write.sum", "dram_wr_MB", 1e-6, "{:.1f}"),
+    ("lts__t_sector_hit_rate.pct", "l2hit%", 1, "{:.0f}"),
+    ("l1tex__throughput.avg.pct_of_peak_sustained_active", "l1%", 1, "{:.0f}"),
+    ("sm__warps_active.avg.pct_of_peak_sustained_active", "occ%", 1, "{:.0f}"),
+    ("smsp__issue_active.avg.per_cycle_active", "issue/clk", 1, "{:.2f}"),
+)
+"""The figures of the first line, where ncu reported them: (metric, label, factor, format)."""
+
+LAUNCH = (
+    ("launch__grid_size", "grid"),
+    ("launch__block_size", "block"),
+    ("launch__registers_per_thread", "regs"),
+    ("launch__shared_mem_per_block_dynamic", "smem"),
+    ("launch__occupancy_limit_registers", "lim_regs"),
+    ("launch__occupancy_limit_shared_mem", "lim_smem"),
+    ("launch__waves_per_multiprocessor", "waves"),
+)
+"""The launch's figures of the second line: (metric, label)."""
+
+RATIOS = (
+    ("ld sec/req", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
+    ("cp.async sec/req", "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum",
+     "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum"),
+    ("st sec/req", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
+    ("lds wf/req", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__sass_inst_executed_op_shared_ld.sum"),
+    ("sts wf/req", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "smsp__sass_inst_executed_op_shared_st.sum"),
+)
+"""Ratios of the second line: (label, numerator, denominator)."""
+
+
+def _number(text) -> float | None:
+    try:
+        return float(str(text).replace(",", ""))
+    except ValueError:
+        return None
+
+
+def read_raw(lines: list[str]) -> list[dict]:
+    """The kernels' rows of ncu's `--csv --page raw` output (its header, a units row,
+    then one row a kernel; ncu's own lines, `==PROF==` ..., skipped)."""
+    body = [x for x in lines if x.startswith('"')]
+    if len(body) < 3:
+        return []
+    return list(csv.DictReader(body))[1:]
+
+
+def summary(rows: list[dict]) -> str:
+    """Two lines a profiled kernel (module doc); a metric ncu did not report is left out."""
+    out = []
+    for r in rows:
+        first = []
+        for metric, label, f, fmt in FIGURES:
+            v = _number(r.get(metric))
+            if v is not None:
+                first.append(f"{label} {fmt.format(v * f)}")
+        stalls = sorted(((k.split("stalled_")[1].split("_per")[0], _number(v)) for k, v in r.items()
+                         if k.startswith("smsp__average_warps_issue_stalled_") and k.endswith("per_issue_active.ratio")
+                         and _number(v) is not None), key=lambda x: -x[1])[:5]
+        second = [f"{label} {r[m]}" for m, label in LAUNCH if r.get(m) not in (None, "")]
+        for label, num, den in RATIOS:
+            a, b = _number(r.get(num)), _number(r.get(den))
+            if a is not None and b:
+                second.append(f"{label} {a / b:.2f}")
+        out.append(", ".join(first) + " | stalls " + " ".join(f"{s} {v:.1f}" for s, v in stalls))
+        out.append("  " + ", ".join(second))
+    return "\n".join(out) if out else "no kernel in the CSV"
+
+
+def call_of(name: str, variant: str | None):
+    """A function launching the copy once: `tilec.copy_` (variant None) or the Program
+    of the plan's views through the variant's pipeline ('' the default)."""
+    import torch
+
+    import tilec
+    from canonical_copy_bench import (_make, _operand, _program_kernel, cases, variant_pipeline)
+    from tilec.copy_plan import plan_copy
+
+    case = next((c for c in cases(False) if name in c.name), None)
+    if case is None:
+        raise SystemExit(f"no canonical copy named like {name!r}")
+    base, src, dst = _make(torch, case, torch.Generator(device="cuda").manual_seed(0))
+    if variant is None:
+        return lambda: tilec.copy_(dst, src)
+    plan = plan_copy(_operand(dst), _operand(src))
+    kernel, args = _program_kernel(torch, plan, src, dst, base, variant_pipeline(variant) if variant else "default")
+    return lambda: kernel(*args)
+
+
+def profile(name: str, variant: str | None) -> None:
+    import cupy as cp
+
+    call = call_of(name, variant)
+    call()
+    call()
+    cp.cuda.runtime.deviceSynchronize()
+    cp.cuda.runtime.profilerStart()
+    call()
+    cp.cuda.runtime.deviceSynchronize()
+    cp.cuda.runtime.profilerStop()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--summary"]:
+        print(summary(read_raw(sys.stdin.read().splitlines())))
+    else:
+        profile(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)
