@@ -21,6 +21,24 @@ program with it has no bound `--run gpu --check` can check (runtime/cli.py); nor
 `silu_tanh` or `gelu_tanh` with CUDA's tanh, whose 1 + tanh cancels where tanh nears
 -1 (a few ulps of tanh become many of the result: outside `ulp_budget`'s model). For
 those `EpilogueProgram.gpu_check` is False and `sanitize.sh` runs them without `--check`.
+
+The activation may also be a division (`act="div"`): q = x / d in f32 (x widened first,
+q narrowed back) with d a `Divisor` of x (`draw_divisor`: s 2^clamp(k x) + o, the clamp
+by `arith.maxnumf` / `minnumf` (a NaN turned into the bound), by `arith.maximumf` /
+`minimumf` (NaN kept), one-sided or none; or s (2 + tanh(...)) + o, through an op
+passes/_float_range.py does not know), `fastmath<afn>` or not. With afn, lower-to-gpu
+shares one reciprocal among 2 or 4 quotients (`cuda.div_approx_group`) where the range
+it proves allows and a thread holds a group (`Epilogue.grouped`: from the generator's
+own interval, `Divisor.group`, not the pass's walk), else one `div.approx` each; the
+executor computes x / d rounded once, which `--check` cannot bound against either, so a
+division is `gpu_check` False too.
+
+`random_division_kernel` draws the same division alone (`Division`: one block, 1 to 16
+registers a thread, the divisor also stored in `dv`) for the fuzz tests that run the
+compiled program on chosen inputs (tests/fuzz/test_compute_ops.py); `group_model` is
+the printed CUDA's arithmetic of a group in NumPy. `random_byte_perm_kernel` draws
+`cuda.byte_perm` programs (`BytePerms`: chains of permutations of input words and
+earlier results, random selectors), `byte_perm_model` is `__byte_perm` in NumPy.
 """
 
 from __future__ import annotations
@@ -127,10 +145,20 @@ class Epilogue:
     divisor: Divisor | None = None  # act "div": d of q = x / d
 
     @property
+    def registers(self) -> int:
+        """Elements of a row tile a thread holds (`epilogue_program`'s layout: v a row,
+        its rows over the block's 32 / tc x warps row positions, replicated where fewer)."""
+        v = max(1, min(16 // DTYPES[self.dtype], self.cols))
+        tc = min(32, self.cols // v)
+        return v * max(1, self.rows // ((32 // tc) * self.warps))
+
+    @property
     def grouped(self) -> bool:
-        """Whether lower-to-gpu may share a reciprocal among this division's quotients
-        (f32, afn, a divisor whose range allows a group: `Divisor.group` > 1)."""
-        return self.act == "div" and self.afn and self.dtype == "f32" and self.divisor.group()[1] > 1
+        """Whether lower-to-gpu shares a reciprocal among this division's quotients (f32
+        whatever `dtype`: x is widened first): afn, a divisor whose range allows a group
+        (`Divisor.group`) and a thread holding at least a group's quotients."""
+        return (self.act == "div" and self.afn and min(self.divisor.group()) > 1
+                and self.registers >= max(self.divisor.group()))
 
     @property
     def approximate(self) -> bool:
