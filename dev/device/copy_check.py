@@ -51,7 +51,8 @@ def tuning(spec: str) -> dict[str, int | str]:
             continue
         name, eq, value = item.partition("=")
         if not eq or name not in TUNING_NAMES:
-            raise SystemExit(f"copy_check: {spec}: {item!r} is not NAME=VALUE with NAME one of {', '.join(TUNING_NAMES)}")
+            raise SystemExit(f"copy_check: {spec}: {item!r} is not NAME=VALUE with NAME one of "
+                             f"{', '.join(TUNING_NAMES)}")
         out[name] = int(value) if value.lstrip("-").isdigit() else value
     return out
 
