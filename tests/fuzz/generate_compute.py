@@ -306,37 +306,48 @@ def random_division_kernel(rng: random.Random) -> DivisionProgram:
     return DivisionProgram(division_program(s), "default", f"division({items})", "division", s)
 
 
+def rcp_model(v, rcp_ulps: int = 0):
+    """`rcp.approx.ftz.f32` of the f32 array `v` as the models take it: its correctly
+    rounded reciprocal moved by `rcp_ulps` units in the last place (PTX: within 1 ulp)."""
+    import numpy as np
+
+    f = np.float32
+    with np.errstate(all="ignore"):
+        r = np.asarray(f(1) / np.asarray(v, f), f)
+    for _ in range(abs(rcp_ulps)):
+        r = np.nextafter(r, f(np.inf) if rcp_ulps > 0 else f(0)).astype(f)
+    return r
+
+
+def flush_subnormals(q):
+    """`q` (f32) with its subnormal values flushed to 0 (`.ftz`)."""
+    import numpy as np
+
+    q = np.array(q, np.float32)
+    q[np.abs(q) < np.finfo(np.float32).tiny] = 0
+    return q
+
+
 def group_model(x, d, g: int, rcp_ulps: int = 0):
     """`cuda.div_approx_group`'s quotients as the CUDA target prints them
     (compiler/cuda/cuda_ops.py), in f32 NumPy arithmetic: x[i] and d[i] (flat f32
-    arrays, a multiple of `g` long) in consecutive groups of `g`; `rcp.approx` of the
-    product taken as its correctly rounded reciprocal moved by `rcp_ulps` units in the
-    last place (PTX: within 1 ulp), subnormal results flushed to 0."""
+    arrays, a multiple of `g` long) in consecutive groups of `g`; the reciprocal of the
+    product `rcp_model`'s, subnormal results flushed to 0."""
     import numpy as np
 
     f = np.float32
     x, d = np.asarray(x, f).reshape(-1, g), np.asarray(d, f).reshape(-1, g)
-
-    def rcp(v):
-        with np.errstate(all="ignore"):
-            r = (f(1) / v).astype(f)
-        for _ in range(abs(rcp_ulps)):
-            r = np.nextafter(r, f(np.inf) if rcp_ulps > 0 else f(0)).astype(f)
-        return r
-
     with np.errstate(all="ignore"):
         if g == 2:
-            r = rcp(d[:, 0] * d[:, 1])
+            r = rcp_model(d[:, 0] * d[:, 1], rcp_ulps)
             q = np.stack([x[:, 0] * (d[:, 1] * r), x[:, 1] * (d[:, 0] * r)], axis=1)
         else:
             a, b = d[:, 0] * d[:, 1], d[:, 2] * d[:, 3]
-            r = rcp(a * b)
+            r = rcp_model(a * b, rcp_ulps)
             ra, rb = r * b, r * a
             q = np.stack([x[:, 0] * (d[:, 1] * ra), x[:, 1] * (d[:, 0] * ra),
                           x[:, 2] * (d[:, 3] * rb), x[:, 3] * (d[:, 2] * rb)], axis=1)
-    q = q.astype(f).reshape(-1)
-    q[np.abs(q) < np.finfo(f).tiny] = 0
-    return q
+    return flush_subnormals(q.reshape(-1))
 
 
 @dataclass(frozen=True)

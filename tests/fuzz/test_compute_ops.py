@@ -10,9 +10,10 @@
   exactly the divisions whose divisor the generator knows to lie in range
   (`Divisor.group`), and every grouped divisor, on inputs chosen to break it (NaN,
   infinities, 0, extremes, subnormals), is a number whose products of G stay within
-  2^+-124; the quotients of the printed CUDA's arithmetic (`group_model`, its
-  reciprocal anywhere within 1 ulp) lie within 2^-21 of the executor's x / d, and equal
-  it bit for bit where every divisor is a power of two.
+  2^+-124; each printed group's statements, run as NumPy f32 arithmetic (`run_printed`,
+  the reciprocal anywhere within 1 ulp), equal `group_model` and lie within 2^-21 of the
+  executor's x / d (away from the flushed subnormals and infinity), and equal it bit
+  for bit where every divisor is a power of two.
 * the interleaved `box<tiles>` copy (`tiles_interleave=1`, `cuda.byte_perm` in its
   phase 1b and 2) on random small odd transposes: the whole-tensor program and the
   compiled kernel, both on the executor, equal to NumPy, nothing around dst written.
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import sys
 
 import numpy as np
@@ -36,7 +38,9 @@ from generate_compute import (  # noqa: E402
     byte_perm_model,
     draw_byte_perms,
     draw_division,
+    flush_subnormals,
     group_model,
+    rcp_model,
     random_byte_perm_kernel,
     random_division_kernel,
     run_generated,
@@ -132,6 +136,48 @@ def _inputs(shape, seed: int, integers: bool = False) -> np.ndarray:
     return x
 
 
+STATEMENT = re.compile(r"^\s*const float (\w+) = (.+);$")
+NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+def printed_groups(cuda: str) -> list[tuple[int, list[tuple[str, str]]]]:
+    """Each `cuda.div_approx_group` of the printed CUDA as (G, its statements (name,
+    C expression)): the lines around each `tilec_rcp_approx_ftz(` call, the divisors'
+    pair products before it (G = 4) and the G quotients after it."""
+    lines = cuda.splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        if "= tilec_rcp_approx_ftz(" not in line:
+            continue
+        g = 4 if STATEMENT.match(lines[i - 1]) and STATEMENT.match(lines[i - 1]).group(1).endswith("_b") else 2
+        block = lines[i - 2: i + 7] if g == 4 else lines[i: i + 3]
+        stmts = [STATEMENT.match(b) for b in block]
+        assert all(stmts), f"not a group's statements:\n" + "\n".join(block)
+        out.append((g, [(m.group(1), m.group(2)) for m in stmts]))
+    return out
+
+
+def run_printed(group: tuple[int, list[tuple[str, str]]], x, d, rcp_ulps: int = 0):
+    """The quotients of one printed group on flat f32 arrays x, d (a multiple of G long),
+    its statements run as NumPy f32 arithmetic (C's `*` and parentheses are Python's),
+    `tilec_rcp_approx_ftz` as `group_model`'s reciprocal: the operands are the names
+    the statements read before defining them, the divisors first (the products' lines),
+    then the numerators."""
+    g, stmts = group
+    defined, free = set(), []
+    for name, expr in stmts:
+        free += [n for n in NAME.findall(expr) if n not in defined and n not in free and n != "tilec_rcp_approx_ftz"]
+        defined.add(name)
+    assert len(free) == 2 * g, f"operands {free} of {stmts}"
+    x, d = np.asarray(x, np.float32).reshape(-1, g), np.asarray(d, np.float32).reshape(-1, g)
+    env = {n: d[:, i] for i, n in enumerate(free[:g])} | {n: x[:, i] for i, n in enumerate(free[g:])}
+    env["tilec_rcp_approx_ftz"] = lambda v: rcp_model(v, rcp_ulps)
+    with np.errstate(all="ignore"):
+        for name, expr in stmts:
+            env[name] = np.asarray(eval(expr, {}, env), np.float32)  # noqa: S307 (the printed statements)
+    return flush_subnormals(np.stack([env[name] for name, _ in stmts[-g:]], axis=1).reshape(-1))
+
+
 def _lowered(text: str):
     """The GPU-level module of `text` (the default pipeline)."""
     from tilec.compiler.pipeline import parse_module, run_pipeline
@@ -144,6 +190,29 @@ def _lowered(text: str):
 @settings(FUZZ, max_examples=budget(16))
 @given(seed=st.integers(0, 2**32 - 1))
 def test_grouped_divisions_are_proven_and_within_the_bound(seed):
+    _check_division(seed)
+
+
+def test_grouped_divisions_by_powers_of_two_are_exact():
+    """The first seeds whose division is grouped with divisors that are powers of two
+    for integer x (`Divisor.powers_of_two`): the printed arithmetic equals x / d bit for
+    bit there (`_check_division`; the reciprocal of a power of two taken exact)."""
+    seeds = [k for k in range(400) if _grouped(draw_division(random.Random(k))) and
+             draw_division(random.Random(k)).divisor.powers_of_two][:budget(3)]
+    assert seeds
+    for seed in seeds:
+        _check_division(seed)
+
+
+def _grouped(s) -> bool:
+    return s.afn and s.divisor.group() != {1} and s.registers >= max(s.divisor.group())
+
+
+def _check_division(seed: int) -> None:
+    """The division kernel of `seed` (module docstring): grouped where the generator's
+    range allows, the divisors in range on hostile inputs, the executor's x / d, the
+    printed groups' arithmetic (`run_printed`) equal to `group_model` and within 2^-21
+    of x / d, exact for divisors that are powers of two."""
     from tilec.compiler.pipeline import emit
     from tilec.dialects.cuda import DIV_GROUP_PRODUCT_EXPONENT, DivApproxGroupOp
     from tilec.runtime.reference.api import run
@@ -163,12 +232,13 @@ def test_grouped_divisions_are_proven_and_within_the_bound(seed):
         assert groups or s.registers < max(allowed), f"{prog.summary}: no group, allowed {set(allowed)}"
     _equivalent(prog)
     cuda = emit(module, "cuda")
-    assert ("tilec_rcp_approx_ftz(" in cuda) == bool(groups), prog.summary
+    printed = printed_groups(cuda)
+    assert sorted(g for g, _ in printed) == sorted(groups), prog.summary
     assert compile_sm90_or_skip(cuda).cubin, prog.summary
     if not groups:
         return
-    g = max(groups)
-    bound = 2.0 ** (DIV_GROUP_PRODUCT_EXPONENT / g)
+    bound = 2.0 ** (DIV_GROUP_PRODUCT_EXPONENT / max(groups))
+    forms = {g: block for g, block in printed}  # one printed group of each size
     integers = s.divisor.powers_of_two
     for k in range(2):
         x = _inputs((s.rows, s.cols), seed + k, integers and k == 1)
@@ -176,23 +246,27 @@ def test_grouped_divisions_are_proven_and_within_the_bound(seed):
         d, q = out["dv"].reshape(-1), out["y"].reshape(-1)
         # soundness of the range the pass relied on: every divisor a number in range
         assert not np.isnan(d).any() and (d >= 1 / bound).all() and (d <= bound).all(), \
-            f"{prog.summary}: divisors {d.min()} .. {d.max()} outside 2^+-{DIV_GROUP_PRODUCT_EXPONENT / g}"
+            f"{prog.summary}: divisors {d.min()} .. {d.max()} outside 2^+-{DIV_GROUP_PRODUCT_EXPONENT / max(groups)}"
         with np.errstate(all="ignore"):
             want = x.reshape(-1) / d
         assert np.array_equal(q, want, equal_nan=True), prog.summary  # the executor: x / d rounded once
-        # the bound where the quotient and x are normal, and not within 2^-21 of the
-        # largest f32 (there the grouped product may round up to infinity)
-        normal = (np.abs(want) >= F32.tiny) & (np.abs(want) <= F32.max * (1 - 2.0**-21)) & \
+        # the bound where the quotient and x are normal, not within 2^-21 of the
+        # smallest normal f32 (there the grouped product may round down to a flushed
+        # subnormal) nor of the largest (it may round up to infinity)
+        normal = (np.abs(want) >= F32.tiny * (1 + 2.0**-20)) & (np.abs(want) <= F32.max * (1 - 2.0**-21)) & \
             (np.abs(x.reshape(-1)) >= F32.tiny)
-        for shift in range(g):  # partners: any divisors in range
-            xs, ds = np.roll(x.reshape(-1), shift), np.roll(d, shift)
-            ref, ok = np.roll(want, shift), np.roll(normal, shift)
-            for ulps in (-1, 0, 1):
-                model = group_model(xs, ds, g, ulps)
-                err = np.abs(model[ok].astype(np.float64) - ref[ok]) / np.abs(ref[ok].astype(np.float64))
-                assert (err <= 2.0**-21).all(), f"{prog.summary}: relative error {err.max():.3g} > 2^-21"
-                if integers and k == 1 and ulps == 0:
-                    assert np.array_equal(model, ref, equal_nan=True), f"{prog.summary}: powers of two not exact"
+        for g, block in forms.items():
+            for shift in range(g):  # partners: any divisors in range
+                xs, ds = np.roll(x.reshape(-1), shift), np.roll(d, shift)
+                ref, ok = np.roll(want, shift), np.roll(normal, shift)
+                for ulps in (-1, 0, 1):
+                    got = run_printed((g, block), xs, ds, ulps)
+                    assert np.array_equal(got, group_model(xs, ds, g, ulps), equal_nan=True), \
+                        f"{prog.summary}: the printed group is not the model\n{block}"
+                    err = np.abs(got[ok].astype(np.float64) - ref[ok]) / np.abs(ref[ok].astype(np.float64))
+                    assert (err <= 2.0**-21).all(), f"{prog.summary}: relative error {err.max():.3g} > 2^-21"
+                    if integers and k == 1 and ulps == 0:
+                        assert np.array_equal(got, ref, equal_nan=True), f"{prog.summary}: powers of two not exact"
 
 
 def test_division_generator_draws_every_form():
