@@ -690,7 +690,9 @@ class DivApproxGroupOp(IRDLOperation):
     where the divisors are numbers whose products of G lie within
     [2^-124, 2^124] (`DIV_GROUP_PRODUCT_EXPONENT`; a NaN or out-of-range divisor spoils
     the group's other quotients, so only divisors known to be in range may be grouped:
-    `div_group_size`); subnormal results flush to 0. The reference executor computes
+    `div_group_size`); subnormal results flush to 0, and a quotient within 2^-21 of the
+    largest f32 may round up to infinity (tests/fuzz/test_compute_ops.py checks the
+    bound against the executor on random groups). The reference executor computes
     x_i / d_i rounded once, as it does `arith.divf` with `fastmath<afn>`.
     """
 

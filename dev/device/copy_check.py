@@ -5,17 +5,22 @@ registers through `cuda.opaque`: passes/_box_tile.py).
 
     python3 dev/device/copy_check.py SPEC [--calls N] [--compile-only]
 
-SPEC is DTYPE:SHAPE:SRC_STRIDES[:+SRC_OFFSET], extents and strides in elements joined
-by `x`: dst is a contiguous array of SHAPE, src a strided view of SHAPE with
-SRC_STRIDES into a buffer of its own, SRC_OFFSET elements in (a pointer off its 16-byte
-alignment). E.g. `int8:1000x1001:1x1000` (dst (1000, 1001) from the transpose of a
-contiguous (1001, 1000) array: `box<tiles>`), `int8:1000x1001:1x1000:+5`. The
+SPEC is DTYPE:SHAPE:SRC_STRIDES[:+SRC_OFFSET][:NAME=VALUE ...], extents and strides in
+elements joined by `x`: dst is a contiguous array of SHAPE, src a strided view of SHAPE
+with SRC_STRIDES into a buffer of its own, SRC_OFFSET elements in (a pointer off its
+16-byte alignment); each NAME=VALUE a tuning value of `copy_routes.TUNING_NAMES` forced
+for the copies (`copy_routes.forced_routes`; an integer, or `box_stage`'s word). E.g.
+`int8:1000x1001:1x1000` (dst (1000, 1001) from the transpose of a contiguous (1001,
+1000) array: `box<tiles>`), `int8:1000x1001:1x1000:+5`,
+`int8:999x1001:1x999:+3:tiles_interleave=1:tiles_stage=16` (the interleaved slots, off
+by default: `cuda.byte_perm`). The
 operands are made on the host and copied over (no kernel but tilec's), dst is
 poisoned before each call, and `--calls N` (default 2) copies N times (the second call
 through the cached launcher). Prints one line a call and the kernel's strategy; exits
 1 where dst differs. `--compile-only` (no GPU): plans the copy (`copy_plan.plan_copy`),
 builds its kernel and compiles it with NVRTC for sm_90a, printing its strategy (from
-the `copy-strategy` pass), its registers and whether it keeps values opaque.
+the `copy-strategy` pass), its registers, whether it keeps values opaque and whether it
+permutes bytes (`cuda.byte_perm`: the interleaved `tiles` box).
 """
 
 from __future__ import annotations
@@ -27,9 +32,29 @@ import numpy as np
 
 
 def parse(spec: str) -> tuple[str, tuple[int, ...], tuple[int, ...], int]:
+    """(dtype, shape, src strides, src offset) of SPEC (module doc), its tuning values
+    left out (`tuning`)."""
     dtype, shape, strides, *rest = spec.split(":")
-    offset = int(rest[0].lstrip("+")) if rest else 0
-    return dtype, tuple(int(x) for x in shape.split("x")), tuple(int(x) for x in strides.split("x")), offset
+    offsets = [int(r.lstrip("+")) for r in rest if r.startswith("+")]
+    return (dtype, tuple(int(x) for x in shape.split("x")), tuple(int(x) for x in strides.split("x")),
+            offsets[0] if offsets else 0)
+
+
+def tuning(spec: str) -> dict[str, int | str]:
+    """The NAME=VALUE tuning values of SPEC (module doc), checked against
+    `copy_routes.TUNING_NAMES`."""
+    from tilec.copy_routes import TUNING_NAMES
+
+    out: dict[str, int | str] = {}
+    for item in spec.split(":")[3:]:
+        if item.startswith("+"):
+            continue
+        name, eq, value = item.partition("=")
+        if not eq or name not in TUNING_NAMES:
+            raise SystemExit(f"copy_check: {spec}: {item!r} is not NAME=VALUE with NAME one of "
+                             f"{', '.join(TUNING_NAMES)}")
+        out[name] = int(value) if value.lstrip("-").isdigit() else value
+    return out
 
 
 def strategy_and_source(dtype: str, shape, strides, offset: int) -> tuple[str, str]:
@@ -59,13 +84,17 @@ def strategy_and_source(dtype: str, shape, strides, offset: int) -> tuple[str, s
 
 
 def compile_only(spec: str) -> int:
+    from tilec.copy_routes import forced_routes
     from tilec.runtime.nvrtc import resource_usage
 
-    strategy, kernel = strategy_and_source(*parse(spec))
+    with forced_routes(**tuning(spec)):
+        strategy, kernel = strategy_and_source(*parse(spec))
     usage = resource_usage(kernel.compile("sm_90a"))
     regs = ", ".join(f"{r.registers} registers, {r.spill_stores} spill stores" for r in usage.values())
     opaque = 'asm volatile("" : "+' in kernel.source
-    print(f"copy_check: {spec}: {strategy}, compiled ({regs}){', cuda.opaque' if opaque else ''}")
+    perm = "__byte_perm(" in kernel.source
+    print(f"copy_check: {spec}: {strategy}, compiled ({regs}){', cuda.opaque' if opaque else ''}"
+          f"{', cuda.byte_perm' if perm else ''}")
     return 0
 
 
@@ -73,6 +102,7 @@ def run(spec: str, calls: int) -> int:
     import cupy as cp
 
     import tilec
+    from tilec.copy_routes import forced_routes
 
     dtype, shape, strides, offset = parse(spec)
     itemsize = np.dtype(dtype).itemsize
@@ -87,7 +117,8 @@ def run(spec: str, calls: int) -> int:
     ok = True
     for call in range(calls):
         dst.fill(0x5A if np.dtype(dtype).kind in "iub" else np.nan)
-        tilec.copy_(dst, src)
+        with forced_routes(**tuning(spec)):
+            tilec.copy_(dst, src)
         cp.cuda.Device().synchronize()
         good = np.array_equal(cp.asnumpy(dst), host)
         ok &= good
@@ -97,7 +128,7 @@ def run(spec: str, calls: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("spec", help="DTYPE:SHAPE:SRC_STRIDES[:+SRC_OFFSET]")
+    ap.add_argument("spec", help="DTYPE:SHAPE:SRC_STRIDES[:+SRC_OFFSET][:NAME=VALUE ...]")
     ap.add_argument("--calls", type=int, default=2)
     ap.add_argument("--compile-only", action="store_true")
     args = ap.parse_args(argv)

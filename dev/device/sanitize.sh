@@ -14,7 +14,7 @@
 #   device run (carry .whl): bash dev/device/sanitize.sh [--count N] [--seed S] [--mbarrier N]
 #                            [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--tools "memcheck racecheck synccheck"]
 #                            [--gemm "CONFIG ..."] [--gemm-shape MxNxK] [--no-examples]
-#                            [--matmul "CONFIG@MxNxK ..."] [--copy "DTYPE:SHAPE:STRIDES ..."] [--budget S]
+#                            [--matmul "CONFIG@MxNxK ..."] [--copy "DTYPE:SHAPE:STRIDES[:+O][:NAME=V] ..."] [--budget S]
 #                            [--attention "D:causal|full:BxHxHKVxSQxSKV[:P[:pingpong]] ..."] [--generate-only]
 #
 # --count N: N random copy programs (and N/4 funnel-shift and N/4 chunk kernels); 0 leaves them out.
@@ -28,8 +28,9 @@
 #   partials across 2- and 4-block clusters through distributed shared memory (`layout.peer_view`:
 #   each rank its part, every rank, rank 0, or pushed into the peers; 1 to 3 rounds between
 #   cluster_syncs); --epilogue N: N random epilogue kernels (tests/fuzz/generate_compute.py:
-#   silu_tanh / gelu_tanh / tanh with `fastmath<afn>` or not, a row index kept by `cuda.opaque`),
-#   those calling tanh.approx.f32 (`// gpu-check: no`) run without --check. Each default (count + 3) / 4.
+#   silu_tanh / gelu_tanh / tanh with `fastmath<afn>` or not, or a division by a random divisor, grouped
+#   by `cuda.div_approx_group` where afn and its proven range allow; a row index kept by `cuda.opaque`),
+#   those calling tanh.approx.f32 or dividing (`// gpu-check: no`) run without --check. Each default (count + 3) / 4.
 #
 # --matmul runs `tilec.matmul` (dev/device/matmul_check.py: operands drawn on the host, the
 # result checked on the host against docs/matmul.md's bound, two calls on the same operands)
@@ -46,7 +47,9 @@
 # dst poisoned, two calls, each checked on the host against NumPy) for each spec, e.g. the box
 # kernels: "int8:1000x1001:1x1000 int8:1000x1001:1x1000:+5" (odd transposes: box<tiles>, its
 # phase-2 box addresses kept in registers by cuda.opaque), "int8:5x37x100x17:629x1x3145x37"
-# (box<rows>), "bool:19x1000:1x19" (box<flat>).
+# (box<rows>), "bool:19x1000:1x19" (box<flat>); a trailing :NAME=VALUE forces a tuning value of
+# `copy_routes.TUNING_NAMES`, e.g. "int8:999x1001:1x999:+3:tiles_interleave=1" (the interleaved
+# slots, `cuda.byte_perm`: off by default).
 #
 # --attention adds the flash-attention forward (compiler/attention.py, through
 # examples/python/attention.py --emit) at each given head dim, mask and shape, e.g.

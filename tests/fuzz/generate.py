@@ -26,7 +26,7 @@ remote arrivals, tests/fuzz/generate_cluster.py, DIR/cluster_000.mlir ...), with
 N programs of serial split-K's counter protocol (tests/fuzz/generate_atomic.py,
 DIR/atomic_000.mlir ...), with `--dsmem N` N sums of partials across a cluster through
 distributed shared memory (tests/fuzz/generate_dsmem.py, DIR/dsmem_000.mlir ...), with
-`--epilogue N` N epilogue kernels around `math.tanh` with `fastmath<afn>` and `cuda.opaque`
+`--epilogue N` N epilogue kernels around `math.tanh` or a division with `fastmath<afn>` and `cuda.opaque`
 (tests/fuzz/generate_compute.py, DIR/epilogue_000.mlir ...; `// gpu-check: no` on those
 whose result `--run gpu --check` cannot bound), and prints one line per file: `PATH PIPELINE`. Only the
 standard library and tilec are used, so the generator also runs where hypothesis is
@@ -548,7 +548,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--atomic", type=int, default=0,
                     help="valid split-K counter programs to write as well (atomic_NNN.mlir, generate_atomic.py)")
     ap.add_argument("--epilogue", type=int, default=0,
-                    help="valid epilogue kernels (tanh with afn, cuda.opaque) to write as well (epilogue_NNN.mlir, "
+                    help="valid epilogue kernels (tanh or a division with afn, cuda.opaque) to write as well (epilogue_NNN.mlir, "
                          "generate_compute.py; `// gpu-check: no` where --run gpu --check cannot bound the result)")
     ap.add_argument("--dsmem", type=int, default=0,
                     help="valid sums through distributed shared memory to write as well (dsmem_NNN.mlir, "

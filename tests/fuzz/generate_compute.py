@@ -21,16 +21,112 @@ program with it has no bound `--run gpu --check` can check (runtime/cli.py); nor
 `silu_tanh` or `gelu_tanh` with CUDA's tanh, whose 1 + tanh cancels where tanh nears
 -1 (a few ulps of tanh become many of the result: outside `ulp_budget`'s model). For
 those `EpilogueProgram.gpu_check` is False and `sanitize.sh` runs them without `--check`.
+
+The activation may also be a division (`act="div"`): q = x / d in f32 (x widened first,
+q narrowed back) with d a `Divisor` of x (`draw_divisor`: s 2^clamp(k x) + o, the clamp
+by `arith.maxnumf` / `minnumf` (a NaN turned into the bound), by `arith.maximumf` /
+`minimumf` (NaN kept), one-sided or none; or s (2 + tanh(...)) + o, through an op
+passes/_float_range.py does not know), `fastmath<afn>` or not. With afn, lower-to-gpu
+shares one reciprocal among 2 or 4 quotients (`cuda.div_approx_group`) where the range
+it proves allows and a thread holds a group (`Epilogue.grouped`: from the generator's
+own interval, `Divisor.group`, not the pass's walk), else one `div.approx` each; the
+executor computes x / d rounded once, which `--check` cannot bound against either, so a
+division is `gpu_check` False too.
+
+`random_division_kernel` draws the same division alone (`Division`: one block, 1 to 16
+registers a thread, the divisor also stored in `dv`) for the fuzz tests that run the
+compiled program on chosen inputs (tests/fuzz/test_compute_ops.py); `group_model` is
+the printed CUDA's arithmetic of a group in NumPy. `random_byte_perm_kernel` draws
+`cuda.byte_perm` programs (`BytePerms`: chains of permutations of input words and
+earlier results, random selectors), `byte_perm_model` is `__byte_perm` in NumPy.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 
 from generate_mbarrier import _text
 
 DTYPES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8}
+
+
+CLAMPS = ("num", "floor", "cap", "nan", "none", "tanh")
+"""How a `Divisor` bounds its exponent k x: "num" `maxnumf` by lo then `minnumf` by hi
+(NaN becomes lo), "floor" `maxnumf` only, "cap" `minnumf` only (NaN becomes hi),
+"nan" `maximumf` / `minimumf` (NaN kept), "none" nothing, "tanh" s (2 + tanh(maxnumf(k
+x, lo))) + o: a number in range, through an op the range walk does not know."""
+
+
+@dataclass(frozen=True)
+class Divisor:
+    """d = s 2^clamp(k x) + o of an f32 x (`CLAMPS`), `exp2` with `fastmath<afn>` where
+    `afn_exp`."""
+
+    clamp: str
+    k: float
+    lo: float
+    hi: float
+    s: float
+    o: float
+    afn_exp: bool
+
+    def interval(self) -> tuple[float, float, bool]:
+        """(lo, hi, nan): every value d takes lies in [lo, hi] or is NaN where `nan`, in
+        exact arithmetic (the generator's own reasoning, not passes/_float_range.py's)."""
+        if self.clamp == "tanh":
+            return self.s * (2 + math.tanh(self.lo)) + self.o, self.s * 3 + self.o, False
+        lo = 2.0 ** self.lo if self.clamp in ("num", "floor") else 0.0
+        hi = 2.0 ** self.hi if self.clamp in ("num", "cap") else math.inf
+        return self.s * lo + self.o, self.s * hi + self.o, self.clamp in ("nan", "none")
+
+    def group(self) -> frozenset[int]:
+        """The quotients a reciprocal may serve (`cuda.div_group_size`'s rule) by this
+        interval: one G, or two where the range walk's widening (a relative 2^-20 a
+        step) may cross a threshold; {1} for a divisor that may be NaN, or is unknown
+        to the walk (`tanh`), or reaches 0 or infinity."""
+        from tilec.dialects.cuda import div_group_size
+
+        lo, hi, nan = self.interval()
+        if nan or self.clamp == "tanh" or not lo > 0 or math.isinf(hi):
+            return frozenset({1})
+        wide = 2.0**-14
+        return frozenset({div_group_size(lo, hi), div_group_size(lo * (1 - wide), hi * (1 + wide))})
+
+    @property
+    def powers_of_two(self) -> bool:
+        """Whether d is a power of two for every integer x (s a power of two, o 0, k and
+        the bounds integers): the grouped quotients are then exact."""
+        ints = all(float(v).is_integer() for v in (self.k, self.lo, self.hi))
+        return self.clamp in ("num", "cap", "floor") and self.o == 0 and ints and math.frexp(self.s)[0] == 0.5
+
+    def build(self, p, x):
+        """d of the builder value `x` (module docstring)."""
+        t = x * self.k
+        if self.clamp == "tanh":
+            t = p.maximum(t, self.lo, propagate_nan=False)
+            return (p.math("tanh", t) + 2.0) * self.s + self.o
+        if self.clamp in ("num", "floor", "nan"):
+            t = p.maximum(t, self.lo, propagate_nan=self.clamp == "nan")
+        if self.clamp in ("num", "cap", "nan"):
+            t = p.minimum(t, self.hi, propagate_nan=self.clamp == "nan")
+        e = p.math("exp2", t, fastmath="afn" if self.afn_exp else None)
+        return e * self.s + self.o if (self.s, self.o) != (1.0, 0.0) else e
+
+
+def draw_divisor(rng: random.Random) -> Divisor:
+    """A random `Divisor`: bounds inside and outside the ranges a group of 4 (2^+-31) or 2
+    (2^+-62) takes, some at a threshold, some powers of two."""
+    clamp = rng.choice(["num", "num", "num", "cap", "cap", "floor", "nan", "none", "tanh"])
+    lo = rng.choice([-150.0, -126.0, -70.0, -40.0, -31.0, -20.0, -3.0, 0.0, 0.5, 2.0])
+    hi = max(lo, rng.choice([-2.0, 0.0, 1.0, 10.0, 20.5, 30.0, 31.0, 40.0, 61.0, 62.0, 70.0, 100.0]))
+    s = rng.choice([1.0, 1.0, 0.5, 3.0, 2.0**-20, 2.0**20])
+    o = rng.choice([0.0, 0.0, 1.0, 0.25])
+    while s * 2.0**hi + o >= 2.0**126:  # d finite in f32
+        s /= 2**20
+    k = rng.choice([-1.4426950408889634, -1.0, 1.0, 0.5, -3.0, 8.0])
+    return Divisor(clamp, k, lo, hi, s, o, rng.random() < 0.5)
 
 
 @dataclass(frozen=True)
@@ -43,14 +139,31 @@ class Epilogue:
     trips: int  # T: row tiles a block walks
     blocks: int
     warps: int
-    act: str  # "silu_tanh" | "gelu_tanh" | "tanh" | "none"
+    act: str  # "silu_tanh" | "gelu_tanh" | "tanh" | "div" | "none"
     afn: bool
     opaque: str  # "none" | "index" | "i32" | "i64"
+    divisor: Divisor | None = None  # act "div": d of q = x / d
+
+    @property
+    def registers(self) -> int:
+        """Elements of a row tile a thread holds (`epilogue_program`'s layout: v a row,
+        its rows over the block's 32 / tc x warps row positions, replicated where fewer)."""
+        v = max(1, min(16 // DTYPES[self.dtype], self.cols))
+        tc = min(32, self.cols // v)
+        return v * max(1, self.rows // ((32 // tc) * self.warps))
+
+    @property
+    def grouped(self) -> bool:
+        """Whether lower-to-gpu shares a reciprocal among this division's quotients (f32
+        whatever `dtype`: x is widened first): afn, a divisor whose range allows a group
+        (`Divisor.group`) and a thread holding at least a group's quotients."""
+        return (self.act == "div" and self.afn and min(self.divisor.group()) > 1
+                and self.registers >= max(self.divisor.group()))
 
     @property
     def approximate(self) -> bool:
         """Whether the CUDA computes tanh with `tanh.approx.f32` (f32 and afn)."""
-        return self.act != "none" and self.afn and self.dtype == "f32"
+        return self.act not in ("none", "div") and self.afn and self.dtype == "f32"
 
 
 @dataclass(frozen=True)
@@ -71,9 +184,10 @@ def draw_epilogue(rng: random.Random) -> Epilogue:
     dtype = rng.choice(["f32", "f32", "f16", "bf16", "f64"])
     cols = rng.choice([16, 32, 64, 128]) // DTYPES[dtype]
     rows = rng.choice([1, 2, 4, 8, 16])
+    act = rng.choice(["silu_tanh", "silu_tanh", "gelu_tanh", "tanh", "div", "div", "none"])
     return Epilogue(dtype, rows, cols, rng.randint(1, 4), rng.choice([1, 2, 3]), rng.choice([1, 2, 4]),
-                    rng.choice(["silu_tanh", "silu_tanh", "gelu_tanh", "tanh", "none"]), rng.random() < 0.75,
-                    rng.choice(["none", "index", "i32", "i64"]))
+                    act, rng.random() < 0.75, rng.choice(["none", "index", "i32", "i64"]),
+                    draw_divisor(rng) if act == "div" else None)
 
 
 def epilogue_program(s: Epilogue) -> str:
@@ -110,6 +224,10 @@ def epilogue_program(s: Epilogue) -> str:
                 y = x * 0.5 * (p.math("tanh", inner, fastmath=fm) + 1.0)
             elif s.act == "tanh":
                 y = p.math("tanh", x, fastmath=fm)
+            elif s.act == "div":
+                xf = x.cast("f32") if s.dtype != "f32" else x
+                y = p.div(xf, s.divisor.build(p, xf), fastmath=fm)
+                y = y.cast(s.dtype) if s.dtype != "f32" else y
             else:
                 y = x
             p.store(y, p.tile(y_view, [at, p.constant(0)], [R, W]))
@@ -122,3 +240,191 @@ def random_epilogue_kernel(rng: random.Random) -> EpilogueProgram:
     items = ", ".join(f"{f}={getattr(s, f)}" for f in s.__dataclass_fields__)
     return EpilogueProgram(epilogue_program(s), "default", f"epilogue({items})", "epilogue", s,
                            gpu_check=s.act in ("none", "tanh") and not s.approximate)
+
+
+@dataclass(frozen=True)
+class Division:
+    """The drawn shape of a `random_division_kernel` program: one block of `warps`
+    warps divides an R x W f32 tile x by `divisor` of x, each thread `v` consecutive
+    elements of a row (registers a thread: what lower-to-gpu groups)."""
+
+    rows: int
+    cols: int
+    v: int
+    warps: int
+    afn: bool
+    divisor: Divisor
+
+    @property
+    def registers(self) -> int:
+        """Elements a thread holds (R x W over the block's threads: v or 2 v)."""
+        return self.rows * self.cols // (32 * self.warps)
+
+
+@dataclass(frozen=True)
+class DivisionProgram:
+    """A generated division kernel: x (R x W f32) -> y = x / d, dv = d."""
+
+    text: str
+    pipeline: str
+    summary: str
+    function: str
+    spec: Division
+
+
+def draw_division(rng: random.Random) -> Division:
+    v = rng.choice([1, 2, 4, 8])
+    tc = rng.choice([4, 8, 16, 32])
+    warps = rng.choice([1, 2])
+    rows = (32 // tc) * warps * rng.choice([1, 2])
+    return Division(rows, tc * v, v, warps, rng.random() < 0.85, draw_divisor(rng))
+
+
+def division_program(s: Division) -> str:
+    """The MLIR text of the division kernel `s`."""
+    import tilec
+    from tilec.compiler.builder import Program
+
+    R, W = s.rows, s.cols
+    tc = W // s.v
+    lay = tilec.BlockedLayout([1, s.v], [32 // tc, tc], [s.warps, 1], [1, 0])
+    p = Program("division")
+    views = {n: p.view(p.pointer(n, "f32"), f"({R},{W}):({W},1)") for n in ("x", "y", "dv")}
+    with p.launch(grid=(1, 1, 1), threads=32 * s.warps):
+        at = [p.constant(0), p.constant(0)]
+        x = p.load(p.tile(views["x"], at, [R, W]), lay)
+        d = s.divisor.build(p, x)
+        p.store(p.div(x, d, fastmath="afn" if s.afn else None), p.tile(views["y"], at, [R, W]))
+        p.store(d, p.tile(views["dv"], at, [R, W]))
+    return _text(p)
+
+
+def random_division_kernel(rng: random.Random) -> DivisionProgram:
+    """A valid division kernel (module docstring), through the default pipeline."""
+    s = draw_division(rng)
+    items = ", ".join(f"{f}={getattr(s, f)}" for f in s.__dataclass_fields__)
+    return DivisionProgram(division_program(s), "default", f"division({items})", "division", s)
+
+
+def rcp_model(v, rcp_ulps: int = 0):
+    """`rcp.approx.ftz.f32` of the f32 array `v` as the models take it: its correctly
+    rounded reciprocal moved by `rcp_ulps` units in the last place (PTX: within 1 ulp)."""
+    import numpy as np
+
+    f = np.float32
+    with np.errstate(all="ignore"):
+        r = np.asarray(f(1) / np.asarray(v, f), f)
+    for _ in range(abs(rcp_ulps)):
+        r = np.nextafter(r, f(np.inf) if rcp_ulps > 0 else f(0)).astype(f)
+    return r
+
+
+def flush_subnormals(q):
+    """`q` (f32) with its subnormal values flushed to 0 (`.ftz`)."""
+    import numpy as np
+
+    q = np.array(q, np.float32)
+    q[np.abs(q) < np.finfo(np.float32).tiny] = 0
+    return q
+
+
+def group_model(x, d, g: int, rcp_ulps: int = 0):
+    """`cuda.div_approx_group`'s quotients as the CUDA target prints them
+    (compiler/cuda/cuda_ops.py), in f32 NumPy arithmetic: x[i] and d[i] (flat f32
+    arrays, a multiple of `g` long) in consecutive groups of `g`; the reciprocal of the
+    product `rcp_model`'s, subnormal results flushed to 0."""
+    import numpy as np
+
+    f = np.float32
+    x, d = np.asarray(x, f).reshape(-1, g), np.asarray(d, f).reshape(-1, g)
+    with np.errstate(all="ignore"):
+        if g == 2:
+            r = rcp_model(d[:, 0] * d[:, 1], rcp_ulps)
+            q = np.stack([x[:, 0] * (d[:, 1] * r), x[:, 1] * (d[:, 0] * r)], axis=1)
+        else:
+            a, b = d[:, 0] * d[:, 1], d[:, 2] * d[:, 3]
+            r = rcp_model(a * b, rcp_ulps)
+            ra, rb = r * b, r * a
+            q = np.stack([x[:, 0] * (d[:, 1] * ra), x[:, 1] * (d[:, 0] * ra),
+                          x[:, 2] * (d[:, 3] * rb), x[:, 3] * (d[:, 2] * rb)], axis=1)
+    return flush_subnormals(q.reshape(-1))
+
+
+@dataclass(frozen=True)
+class BytePerms:
+    """The drawn shape of a `random_byte_perm_kernel` program: `threads` threads each
+    read `words` i32 words (a[w, tid]) and compute `perms`: (i, j, selector), the
+    permutation of values i and j of the list inputs-then-results (each an earlier
+    one); every result is written (o[n, tid])."""
+
+    threads: int
+    words: int
+    perms: tuple[tuple[int, int, int], ...]
+
+
+@dataclass(frozen=True)
+class BytePermProgram:
+    text: str
+    pipeline: str
+    summary: str
+    function: str
+    spec: BytePerms
+
+
+def draw_byte_perms(rng: random.Random) -> BytePerms:
+    words = rng.randint(1, 4)
+    perms = []
+    for n in range(rng.randint(1, 8)):
+        pool = words + n
+        sel = sum(rng.randrange(8) << (4 * b) for b in range(4))
+        if rng.random() < 0.2:  # a selector of _box_tile's 4 x 4 and 2 x 2 transposes
+            sel = rng.choice([0x5140, 0x7362, 0x5410, 0x7632])
+        perms.append((rng.randrange(pool), rng.randrange(pool), sel))
+    return BytePerms(rng.choice([32, 64, 96, 128]), words, tuple(perms))
+
+
+def byte_perm_program(s: BytePerms) -> str:
+    """The MLIR text of the byte-permutation kernel `s`."""
+    from tilec.compiler.builder import Program
+    from tilec.dialects.cuda import BytePermOp
+
+    p = Program("byte_perm")
+    a = p.view(p.pointer("a", "i32"), f"({s.words},{s.threads}):({s.threads},1)")
+    o = p.view(p.pointer("o", "i32"), f"({len(s.perms)},{s.threads}):({s.threads},1)")
+    with p.launch(grid=(1, 1, 1), threads=s.threads) as k:
+        vals = [a[p.constant(w), k.tid] for w in range(s.words)]
+        for i, j, sel in s.perms:
+            vals.append(p.insert(BytePermOp(vals[i].ssa, vals[j].ssa, sel)).results[0])
+        for n in range(len(s.perms)):
+            o[p.constant(n), k.tid] = vals[s.words + n]
+    return _text(p)
+
+
+def random_byte_perm_kernel(rng: random.Random) -> BytePermProgram:
+    """A valid `cuda.byte_perm` kernel (module docstring), through the default pipeline."""
+    s = draw_byte_perms(rng)
+    return BytePermProgram(byte_perm_program(s), "default", f"byte_perm({s})", "byte_perm", s)
+
+
+def byte_perm_model(a, b, selector: int):
+    """CUDA's `__byte_perm(a, b, selector)` on i32 NumPy arrays, from the bytes of the
+    pair: byte n of the result is byte `(selector >> 4 n) & 7` of the 8 bytes of `a`
+    (0-3, little-endian) then `b` (4-7)."""
+    import numpy as np
+
+    a, b = np.broadcast_arrays(np.asarray(a, np.int32), np.asarray(b, np.int32))
+    pair = np.concatenate([a[..., None].view(np.uint8), b[..., None].view(np.uint8)], axis=-1)
+    pick = [(selector >> (4 * n)) & 7 for n in range(4)]
+    return np.ascontiguousarray(pair[..., pick]).view(np.int32)[..., 0]
+
+
+def run_generated(text: str, inputs: dict, pipeline: str | None = None):
+    """The buffers after running `text` (through `pipeline` first, if given) on the
+    reference executor with `inputs`."""
+    from tilec.compiler.pipeline import parse_module, run_pipeline
+    from tilec.runtime.reference.api import run
+
+    module = parse_module(text)
+    if pipeline:
+        run_pipeline(module, pipeline)
+    return run(module, inputs)

@@ -15,7 +15,7 @@ producer/consumer pipelines, plain loops that `software-pipeline` schedules), bu
 the Python builder: equivalent after the default pipeline (the executor's mbarrier,
 phase and race checks passing at both levels), and NVRTC compiles their CUDA.
 
-Also epilogue-like kernels around `math.tanh` with `fastmath<afn>` and `cuda.opaque`
+Also epilogue-like kernels around `math.tanh` and divisions with `fastmath<afn>` and `cuda.opaque`
 (tests/fuzz/generate_compute.py), partials summed across a cluster through distributed shared memory
 (tests/fuzz/generate_dsmem.py: `layout.peer_view`, `cuda.map_shared_rank`), and
 thread-block cluster rings (tests/fuzz/generate_cluster.py: multicast TMA loads into
@@ -152,25 +152,30 @@ def test_whole_pipeline_preserves_random_chunk_kernels(seed):
 def test_whole_pipeline_preserves_random_epilogues(seed):
     """Epilogue-like kernels (generate_compute.random_epilogue_kernel: silu_tanh as the
     GEMM's epilogue writes it, gelu_tanh or tanh, with `fastmath<afn>` or without, on
-    f32, f16, bf16, f64; the loop's first row tile kept by `cuda.opaque` as an index,
-    an i32 or an i64) through the default pipeline: equivalent on the CPU, NVRTC
-    compiles the CUDA, which calls `tanh.approx.f32` exactly where f32 asks for afn and
-    passes the kept value through an empty `asm volatile`."""
+    f32, f16, bf16, f64, or a division by a random divisor of x; the loop's first row
+    tile kept by `cuda.opaque` as an index, an i32 or an i64) through the default
+    pipeline: equivalent on the CPU, NVRTC compiles the CUDA, which calls
+    `tanh.approx.f32` exactly where f32 asks for afn, shares a reciprocal among
+    quotients (`cuda.div_approx_group`) exactly where the generator's own range of the
+    divisor allows (`Epilogue.grouped`), and passes the kept value through an empty
+    `asm volatile`."""
     prog = random_epilogue_kernel(random.Random(seed))
     _check_default_pipeline(prog, "epilogue")
     cuda = run_tilec(["-p", "default", "-t", "cuda"], prog.text).stdout
     assert compile_sm90_or_skip(cuda).cubin, prog.summary
     assert ("tilec_tanh_approx(" in cuda) == prog.spec.approximate, prog.summary
+    assert ("tilec_rcp_approx_ftz(" in cuda) == prog.spec.grouped, prog.summary
     kept = {"none": None, "index": 'asm volatile("" : "+', "i32": '"+r"', "i64": '"+l"'}[prog.spec.opaque]
     assert (kept is None) == ('asm volatile("" : "+' not in cuda) and (kept is None or kept in cuda), prog.summary
 
 
 def test_epilogue_generator_draws_every_form():
     """Over a few hundred seeds the epilogue generator draws every activation, element
-    type and opaque form, tanh.approx.f32 and not; `--run gpu --check` is asked of the
+    type and opaque form, tanh.approx.f32 and not, grouped divisions and not; `--run gpu --check` is asked of the
     programs without the approximation and without 1 + tanh only."""
     eps = [draw_epilogue(random.Random(s)) for s in range(300)]
-    assert {e.act for e in eps} == {"silu_tanh", "gelu_tanh", "tanh", "none"}
+    assert {e.act for e in eps} == {"silu_tanh", "gelu_tanh", "tanh", "div", "none"}
+    assert {e.grouped for e in eps} == {True, False}
     assert {e.dtype for e in eps} == {"f32", "f16", "bf16", "f64"} and {e.afn for e in eps} == {True, False}
     assert {e.opaque for e in eps} == {"none", "index", "i32", "i64"} and {e.approximate for e in eps} == {True, False}
     progs = [random_epilogue_kernel(random.Random(s)) for s in range(8)]

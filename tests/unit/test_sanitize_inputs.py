@@ -90,3 +90,28 @@ def test_sanitize_generate_only_compiles_the_plain_gemms_and_generated_programs(
     assert "mbars + " in rolled and "mbars + " in ws and "setmaxnreg" in ws
     for name in ("mbarrier_000", "mbarrier_001"):
         assert "tilec_mbarrier_wait" in (gen / f"{name}.cu").read_text()
+
+
+def test_copy_check_forces_the_tuning_values_a_spec_names(capsys):
+    """`--copy` specs may end in NAME=VALUE tuning values (`copy_routes.TUNING_NAMES`),
+    forced for the copy: `tiles_interleave=1` compiles the interleaved `tiles` box of an
+    odd int8 transpose (`cuda.byte_perm`), which the default does not take; an unknown
+    name is refused."""
+    if not _nvrtc():
+        pytest.skip("NVRTC unavailable")
+    sys.path.insert(0, str(ROOT / "dev" / "device"))
+    try:
+        import copy_check
+    finally:
+        sys.path.remove(str(ROOT / "dev" / "device"))
+    spec = "int8:299x333:1x299:+3:tiles_interleave=1:tiles_lanes=8"
+    assert copy_check.parse(spec) == ("int8", (299, 333), (1, 299), 3)
+    assert copy_check.tuning(spec) == {"tiles_interleave": 1, "tiles_lanes": 8}
+    assert copy_check.tuning("int8:299x333:1x299:box_stage=registers") == {"box_stage": "registers"}
+    with pytest.raises(SystemExit, match="not NAME=VALUE"):
+        copy_check.tuning("int8:299x333:1x299:tiles=1")
+    assert copy_check.main([spec, "--compile-only"]) == 0
+    assert copy_check.main(["int8:299x333:1x299:+3", "--compile-only"]) == 0
+    interleaved, plain = capsys.readouterr().out.splitlines()
+    assert "box<tiles>" in interleaved and interleaved.endswith("cuda.byte_perm")
+    assert "box<tiles>" in plain and "cuda.byte_perm" not in plain
