@@ -67,6 +67,7 @@ from tilec.dialects.layout_ptr import MultipleOfOp
 from tilec.support.launch_bounds import set_min_blocks
 
 from ._gather_tile import fast_divisor
+from ._box_banks import rows_pitch, rows_step
 from ._copy_cost import BOX_SMEM, CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
 
 index = IndexType()
@@ -239,6 +240,29 @@ def box_rows(flavour: str, nw: int | None, nd: int | None, smem: int, spare: int
         return smem // pb, pb
     t = smem // nd - 30  # type: ignore[operator]
     return t, box_pitch(t)
+
+
+ROWS_PITCH_STEP: int | None = None
+"""How a `rows` box places its slots (the `tile` option `box_pitch`): -1, each at a
+multiple of 16 bytes plus its run's address mod 16 (every phase-2 load about 4
+wavefronts for the canonical 37 x 17 copy); a step `i` in 0..7, slot `r` at `s0 +
+pitch r`, the pitch congruent to the source step mod 16, `16 i` more than the least
+(`_box_banks.rows_pitch`); None (default), the step with the fewest modelled
+wavefronts for the copy's runs and their residues where the facts know them
+(`_box_banks.rows_step`)."""
+
+
+def rows_slots(facts: CopyFacts, asked: int | None) -> int:
+    """The slot layout of a `rows` box copy with `facts` (`ROWS_PITCH_STEP`; `asked`,
+    the `tile` option, where given): -1, or the pitch step."""
+    if asked is None:
+        asked = ROWS_PITCH_STEP
+    if asked is not None:
+        return asked
+    w, d, kmode = box_modes(facts, "rows")
+    sk, dw = _static(facts.modes[kmode].src_stride), _static(facts.modes[w].dst_stride)
+    return rows_step(facts.modes[w].bound, facts.modes[d].bound, None if sk is None else sk % 16,
+                     None if dw is None else dw % 16)
 
 
 def box_modes(facts: CopyFacts, flavour: str) -> tuple[int, int, int]:
@@ -513,13 +537,14 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_lanes: int = TILES_LANES, tiles_grain: int = TILES_GRAIN,
                tiles_stage: int = TILES_STAGE, tiles_depth: int = TILES_DEPTH,
                tiles_blocks: int | None = None, tiles_interleave: bool = False, lanes: int | None = None,
-               grain: int = BOX_GRAIN) -> list[Operation]:
+               grain: int = BOX_GRAIN, pitch_step: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
     says (None: the flavour's `BOX_LANES`), a `flat` block's destination chunks as `grain`
-    says (`BOX_GRAIN`); the caller puts them in the copy's place. `facts` must fit
-    (`_copy_cost.box_flavour` gives `flavour`)."""
+    says (`BOX_GRAIN`), a `rows` box's slots as `pitch_step` says (`rows_slots`); the
+    caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
+    gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave)
@@ -532,6 +557,12 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     # a flat box owning whole chunks holds 15 steps more (where it has room for more)
     spare = CHUNK - 1 if grain and flavour == "flat" and box_rows(flavour, nw, nd, smem)[0] > 2 * CHUNK else 0
     t_rows, pb = box_rows(flavour, nw, nd, smem, spare)
+    step = rows_slots(facts, pitch_step) if flavour == "rows" else -1
+    sigma = _static(modes[kmode].src_stride) if step >= 0 else None
+    if step >= 0:
+        # slots at `s0 + pitch r` (`_box_banks`): the pitch's residue mod 16 the source
+        # step's, known or read at run time; the box holds the slots of the largest
+        t_rows = (smem - pb - CHUNK + 1) // rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, step) + 1
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
     n_k = extents[kmode]
@@ -590,6 +621,16 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         ssd = stride("s", d)
         run_start = lambda r: stepped(sorig, r, ssd)  # noqa: E731
     pbc = c(pb)
+    s0 = k.andi(sorig, c(15))
+    if step >= 0:
+        ssk16 = c(sigma % 16) if sigma is not None else k.andi(k.val(modes[kmode].src_stride), c(15))
+        pitch = k.addi(c(pb + CHUNK * step), ssk16)
+
+    def slot_at(r: SSAValue) -> SSAValue:
+        """Where byte 0 of source run `r` lies in a `rows` box."""
+        if step >= 0:
+            return k.addi(s0, k.muli(r, pitch))
+        return k.addi(k.muli(r, pbc), k.andi(run_start(r), c(15)))
 
     # phase 1: each source run's aligned chunks into its congruent slot (module doc):
     # groups of `group` threads take a run each; a group's threads take the run's
@@ -617,7 +658,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         st = run_start(r)
         end = k.addi(st, slen)
         hi = k.add(arith.MinSIOp(k.andi(k.addi(end, c(CHUNK - 1)), cm16), lim))
-        origin = k.subi(k.andi(st, cm16), k.muli(r, pbc))
+        origin = (k.subi(st, slot_at(r)) if step >= 0
+                  else k.subi(k.andi(st, cm16), k.muli(r, pbc)))
         return st, end, hi, origin
 
     with k.loop(r_lb, runs, r_step) as r:
@@ -678,9 +720,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         # signed: a lane whose chunk lies outside the run computes a negative p it never uses
         kk, dd = k.add(arith.DivSIOp(p, c(nd))), k.add(arith.RemSIOp(p, c(nd)))  # type: ignore[arg-type]
         if flavour == "rows":
-            r, i = kk, k.addi(q, k.muli(c(nw), dd))  # type: ignore[arg-type]
-        else:
-            r, i = dd, kk
+            return k.addi(slot_at(kk), k.addi(q, k.muli(c(nw), dd)))  # type: ignore[arg-type]
+        r, i = dd, kk
         return k.addi(k.addi(k.muli(r, pbc), k.andi(run_start(r), c(15))), i)
 
     def chunk_addrs(q: SSAValue, p0: SSAValue) -> list[SSAValue]:
@@ -753,16 +794,17 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             p0 = k.addi(k.muli(j, c16), k.subi(c(CHUNK * nd), k.andi(ds, c(15))))  # type: ignore[operator]
             kk, dd = k.divui(p0, c(nd)), k.remui(p0, c(nd))  # type: ignore[arg-type]
             kk1 = k.addi(kk, c(1))
-            here = k.subi(k.addi(k.addi(k.muli(kk, pbc), k.andi(run_start(kk), c(15))),
-                                 k.addi(q, k.muli(c(nw), dd))), c(CHUNK * pb))  # type: ignore[arg-type]
-            on = k.subi(k.addi(k.addi(k.muli(kk1, pbc), k.andi(run_start(kk1), c(15))),
-                               k.addi(q, k.muli(c(nw), dd))), c(CHUNK * pb + nw * nd))  # type: ignore[operator]
+            # 16 slots on: 16 pitches (either layout: the slots' residues repeat every 16)
+            slots16 = c(CHUNK * pb) if step < 0 else k.muli(c(CHUNK), pitch)
+            here = k.subi(k.addi(slot_at(kk), k.addi(q, k.muli(c(nw), dd))), slots16)  # type: ignore[arg-type]
+            on = k.subi(k.addi(slot_at(kk1), k.addi(q, k.muli(c(nw), dd))),  # type: ignore[arg-type]
+                        k.addi(slots16, c(nw * nd)))  # type: ignore[operator]
             left = k.subi(c(nd), dd)  # type: ignore[arg-type]
             first = [k.addi(k.add(arith.SelectOp(k.cmp("ult", c(t), left), here, on)), c(nw * t))  # type: ignore[operator]
                      for t in range(CHUNK)]
             with k.loop(c(0), k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per)), c(1)) as m:
                 cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
-                off = k.muli(m, c(CHUNK * pb))
+                off = k.muli(m, slots16)
                 store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
     elif flavour != "cols" and spare:
         # flat, whole chunks: the chunks starting in [ds, ds + tk), and in the first block

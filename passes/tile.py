@@ -142,6 +142,11 @@ class TilePass(ModulePass):
                      those of its own steps; 16 (default, `_box_tile.BOX_GRAIN`) the
                      16-byte chunks starting in its range (the box 15 steps longer):
                      only the destination's ends cut a chunk.
+      box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
+                     16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
+                     the source step mod 16, 16 S bytes more than the least; default
+                     the step with the fewest modelled bank conflicts
+                     (`_box_tile.ROWS_PITCH_STEP`, passes/_box_banks.py).
       tiles_run=B    bytes of a `box<tiles>` copy's source runs, its tile along the
                      source's contiguous mode (default `tiles_run_bytes`'s: 128 for
                      1-byte elements, 256 for wider); a
@@ -239,6 +244,7 @@ class TilePass(ModulePass):
     box_stage: str = "async"
     box_lanes: int | None = None
     box_grain: int = BOX_GRAIN
+    box_pitch: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int = TILES_GRAIN
@@ -274,6 +280,8 @@ class TilePass(ModulePass):
         if self.box_lanes is not None and self.box_lanes and (
                 self.box_lanes & (self.box_lanes - 1) or not 1 <= self.box_lanes <= 32):
             raise TilecError(f"tile: box_lanes={self.box_lanes} must be 0 or a power of two in [1, 32]")
+        if self.box_pitch is not None and not -1 <= self.box_pitch < 8:
+            raise TilecError(f"tile: box_pitch={self.box_pitch} must be in [-1, 7]")
         if self.box_grain not in (0, 16):
             raise TilecError(f"tile: box_grain={self.box_grain} must be 0 or 16")
         if self.box_stage not in BOX_STAGES:
@@ -479,7 +487,7 @@ class TilePass(ModulePass):
                           else tiles_interleaved(facts.src_bytes) and misfit is None)
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run,
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
-                         self.box_lanes, self.box_grain)
+                         self.box_lanes, self.box_grain, self.box_pitch)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)
