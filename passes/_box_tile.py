@@ -68,7 +68,7 @@ from tilec.support.launch_bounds import set_min_blocks
 
 from ._gather_tile import fast_divisor
 from ._box_banks import rows_pitch, rows_step
-from ._copy_cost import BOX_SMEM, CopyFacts, Value, _static, box_pitch, tiles_shape, value_bound
+from ._copy_cost import BOX_SMEM, CopyFacts, Value, _static, box_pitch, span_rows, tiles_shape, value_bound
 
 index = IndexType()
 
@@ -269,7 +269,7 @@ def box_modes(facts: CopyFacts, flavour: str) -> tuple[int, int, int]:
     """(W, D, K): the source's contiguous mode, the destination's and the staged one."""
     d = facts.rank - 1
     w = next(k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1)
-    return w, d, {"flat": d, "rows": d - 1, "cols": w}[flavour]
+    return w, d, {"flat": d, "rows": d - 1, "cols": w, "span": d - 1}[flavour]
 
 
 class _Builder:
@@ -553,10 +553,16 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
     nw = modes[w].bound if flavour != "cols" else None
-    nd = modes[d].bound if flavour != "flat" else None
+    nd = modes[d].bound if flavour not in ("flat", "span") else None
     # a flat box owning whole chunks holds 15 steps more (where it has room for more)
     spare = CHUNK - 1 if grain and flavour == "flat" and box_rows(flavour, nw, nd, smem)[0] > 2 * CHUNK else 0
-    t_rows, pb = box_rows(flavour, nw, nd, smem, spare)
+    if flavour == "span":
+        # one source span of `T` rows at the pitch `P` (module doc), gaps included
+        span_pitch = _static(modes[kmode].src_stride)
+        t_rows = span_rows(span_pitch, smem)  # type: ignore[arg-type]
+        pb = box_pitch(span_pitch * t_rows)  # type: ignore[operator]
+    else:
+        t_rows, pb = box_rows(flavour, nw, nd, smem, spare)
     step = rows_slots(facts, pitch_step) if flavour == "rows" else -1
     sigma = _static(modes[kmode].src_stride) if step >= 0 else None
     if step >= 0:
@@ -612,6 +618,10 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         staged = tk if not spare else k.add(arith.MinUIOp(c(t_rows + spare), k.subi(n[kmode], k_origin)))
         runs, slen = c(1), k.muli(c(nw), staged)  # type: ignore[arg-type]
         run_start: Callable[[SSAValue], SSAValue] = lambda r: sorig  # noqa: E731
+    elif flavour == "span":
+        # from the first row's start to the last row's end
+        runs, slen = c(1), k.addi(k.muli(c(span_pitch), k.subi(tk, c(1))), c(nw))  # type: ignore[arg-type]
+        run_start = lambda r: sorig  # noqa: E731
     elif flavour == "rows":
         runs, slen = tk, c(nw * nd)  # type: ignore[operator]
         ssk = stride("s", kmode)
@@ -709,6 +719,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     # phase 2: aligned 16-byte chunks of the destination runs
     if flavour == "cols":
         druns, dlen = c(1), k.muli(c(nd), tk)  # type: ignore[arg-type]
+    elif flavour == "span":
+        druns, dlen = c(1), k.muli(c(nw), tk)  # type: ignore[arg-type]
     else:
         druns, dlen = c(nw), (tk if flavour == "flat" else k.muli(c(nd), tk))  # type: ignore[arg-type]
     dsw = stride("d", w)
@@ -717,6 +729,10 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         """Where byte `p` of destination run `q` lies in the box."""
         if flavour == "flat":
             return k.addi(k.addi(k.andi(sorig, c(15)), q), k.muli(c(nw), p))  # type: ignore[arg-type]
+        if flavour == "span":
+            # signed, as below
+            row, col = k.add(arith.DivSIOp(p, c(nw))), k.add(arith.RemSIOp(p, c(nw)))  # type: ignore[arg-type]
+            return k.addi(k.addi(s0, k.muli(row, c(span_pitch))), col)  # type: ignore[arg-type]
         # signed: a lane whose chunk lies outside the run computes a negative p it never uses
         kk, dd = k.add(arith.DivSIOp(p, c(nd))), k.add(arith.RemSIOp(p, c(nd)))  # type: ignore[arg-type]
         if flavour == "rows":
@@ -733,7 +749,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     # the chunks a destination run may touch, for a whole box (T steps of K; a chunk
     # of a shorter last box past its run's end stores nothing): a constant, so that
     # the loop index splits into run and chunk without a division at run time
-    full_len = t_rows * (1 if flavour == "flat" else nd)  # type: ignore[operator]
+    full_len = t_rows * {"flat": 1, "span": nw}.get(flavour, nd)  # type: ignore[operator]
     cd = c((full_len + 2 * CHUNK - 2) // CHUNK)
     vt = VectorType(elem, [CHUNK])
 
@@ -806,6 +822,33 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
                 off = k.muli(m, slots16)
                 store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
+    elif flavour == "span":
+        # span: byte p of the destination run lies at s0 + P (p / n) + p mod n (n = n_W),
+        # so chunk j + C (C = n / gcd(n, 16): 16 C bytes are R = 16 / gcd(n, 16) rows)
+        # lies R P bytes on from chunk j. A thread takes the chunks of one residue r mod
+        # C, lanes on consecutive chunks: the addresses of its first chunk's bytes are
+        # computed once, each chunk after adds R P m to them
+        g16 = gcd(nw, CHUNK)  # type: ignore[arg-type]
+        per, rows_on = nw // g16, CHUNK // g16  # type: ignore[operator]
+        groups = threads // per
+        ds = dorig
+        de = k.addi(ds, dlen)
+        base = k.andi(ds, cm16)
+        with k.when(k.cmp("ult", tid, c(groups * per))):
+            r, m0 = k.remui(tid, c(per)), k.divui(tid, c(per))
+            # byte t of chunk r is byte 16 r - (ds mod 16) + t of the run (from -15):
+            # taken 16 rows on (16 n bytes), so that the row is non-negative, then 16 back
+            p0 = k.addi(k.muli(r, c16), k.subi(c(CHUNK * nw), k.andi(ds, c(15))))  # type: ignore[operator]
+            first = []
+            for t in range(CHUNK):
+                pt = k.addi(p0, c(t))
+                row, col = k.divui(pt, c(nw)), k.remui(pt, c(nw))  # type: ignore[arg-type]
+                first.append(k.addi(k.addi(s0, k.muli(row, c(span_pitch))), k.subi(col, c(CHUNK * span_pitch))))  # type: ignore[operator]
+            trips = k.divui(k.subi(k.addi(cd, c(per - 1)), r), c(per))
+            with k.loop(m0, trips, c(groups)) as m:
+                cs = k.addi(base, k.muli(k.addi(r, k.muli(m, c(per))), c16))
+                off = k.muli(m, c(rows_on * span_pitch))  # type: ignore[operator]
+                store_chunk(c(0), ds, de, cs, lambda: [k.addi(a, off) for a in first])
     elif flavour != "cols" and spare:
         # flat, whole chunks: the chunks starting in [ds, ds + tk), and in the first block
         # the chunk holding the run's first byte; each written within its run's ends
