@@ -67,7 +67,7 @@ from tilec.dialects.layout_ptr import MultipleOfOp
 from tilec.support.launch_bounds import set_min_blocks
 
 from ._gather_tile import fast_divisor
-from ._box_banks import rows_pitch, rows_step
+from ._box_banks import rows_pitch, rows_steps
 from ._copy_cost import BOX_SMEM, CopyFacts, Value, _static, box_pitch, span_rows, tiles_shape, value_bound
 
 index = IndexType()
@@ -248,21 +248,42 @@ multiple of 16 bytes plus its run's address mod 16 (every phase-2 load about 4
 wavefronts for the canonical 37 x 17 copy); a step `i` in 0..7, slot `r` at `s0 +
 pitch r`, the pitch congruent to the source step mod 16, `16 i` more than the least
 (`_box_banks.rows_pitch`); None (default), the step with the fewest modelled
-wavefronts for the copy's runs and their residues where the facts know them
-(`_box_banks.rows_step`)."""
+wavefronts for the copy's runs and the residues mod 16 of its source step `ss_K` and
+destination run step `ds_W` (`_box_banks.rows_steps`), looked up in the kernel where
+the facts leave them to run time (`tilec.copy_`'s strides)."""
 
 
-def rows_slots(facts: CopyFacts, asked: int | None) -> int:
+def rows_slots(facts: CopyFacts, asked: int | None) -> int | tuple[tuple[int, ...], ...]:
     """The slot layout of a `rows` box copy with `facts` (`ROWS_PITCH_STEP`; `asked`,
-    the `tile` option, where given): -1, or the pitch step."""
+    the `tile` option, where given): -1, the pitch step, or where the step depends on
+    strides known at run time only, the table of steps by their residues
+    (`_box_banks.rows_steps`: `[ss_K mod 16][ds_W mod 16]`)."""
     if asked is None:
         asked = ROWS_PITCH_STEP
     if asked is not None:
         return asked
     w, d, kmode = box_modes(facts, "rows")
+    table = rows_steps(facts.modes[w].bound, facts.modes[d].bound)
     sk, dw = _static(facts.modes[kmode].src_stride), _static(facts.modes[w].dst_stride)
-    return rows_step(facts.modes[w].bound, facts.modes[d].bound, None if sk is None else sk % 16,
-                     None if dw is None else dw % 16)
+    return table if sk is None or dw is None else table[sk % 16][dw % 16]
+
+
+def _rows_step(k: "_Builder", table: tuple[tuple[int, ...], ...], sigma: SSAValue, rho: SSAValue) -> SSAValue:
+    """Entry `[sigma][rho]` of a `rows` box's table of pitch steps (`rows_slots`), in
+    the kernel: the 16 steps of each `rho` packed 3 bits each into one 48-bit constant,
+    the one of `rho` selected, shifted by `3 sigma`, masked."""
+    def i64c(v: int) -> SSAValue:
+        return k.add(arith.ConstantOp.from_int_and_width(v, i64))
+
+    words = [sum(table[s][r] << (3 * s) for s in range(16)) for r in range(16)]
+    rho64 = k.add(arith.IndexCastOp(rho, i64))
+    word = i64c(words[15])
+    for r in range(14, -1, -1):
+        if words[r] != words[15]:
+            word = k.add(arith.SelectOp(k.cmp("eq", rho64, i64c(r)), i64c(words[r]), word))
+    shift = k.add(arith.MuliOp(k.add(arith.IndexCastOp(sigma, i64)), i64c(3)))
+    step = k.add(arith.AndIOp(k.add(arith.ShRUIOp(word, shift)), i64c(7)))
+    return k.add(arith.IndexCastOp(step, index))
 
 
 def box_modes(facts: CopyFacts, flavour: str) -> tuple[int, int, int]:
@@ -563,12 +584,17 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         pb = box_pitch(span_pitch * t_rows)  # type: ignore[operator]
     else:
         t_rows, pb = box_rows(flavour, nw, nd, smem, spare)
-    step = rows_slots(facts, pitch_step) if flavour == "rows" else -1
+    slots = rows_slots(facts, pitch_step) if flavour == "rows" else -1
+    table = slots if isinstance(slots, tuple) else None
+    step = 0 if table is not None else slots  # (a table's: >= 0)
     sigma = _static(modes[kmode].src_stride) if step >= 0 else None
     if step >= 0:
         # slots at `s0 + pitch r` (`_box_banks`): the pitch's residue mod 16 the source
         # step's, known or read at run time; the box holds the slots of the largest
-        t_rows = (smem - pb - CHUNK + 1) // rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, step) + 1
+        # pitch the step (or the table, in the row of a known source step) allows
+        most = step if table is None else max(max(row) for row in (
+            table if sigma is None else [table[sigma % 16]]))  # type: ignore[index]
+        t_rows = (smem - pb - CHUNK + 1) // rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, most) + 1
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
     n_k = extents[kmode]
@@ -635,6 +661,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     if step >= 0:
         ssk16 = c(sigma % 16) if sigma is not None else k.andi(k.val(modes[kmode].src_stride), c(15))
         pitch = k.addi(c(pb + CHUNK * step), ssk16)
+        if table is not None:
+            ds16 = k.andi(k.val(modes[w].dst_stride), c(15))
+            pitch = k.addi(pitch, k.muli(c(CHUNK), _rows_step(k, table, ssk16, ds16)))
 
     def slot_at(r: SSAValue) -> SSAValue:
         """Where byte 0 of source run `r` lies in a `rows` box."""
