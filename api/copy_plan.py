@@ -254,12 +254,14 @@ def may_gather(key: CopyKey, ns, ss, ds) -> bool:
     """Whether the `copy-strategy` pass takes the copy's program for the gather strategy:
     its cost model (passes/_copy_cost.py) on the copy's own values, the facts of the
     key being the same for every copy of it; with the route forced (`copy_routes`),
-    the route."""
+    the route (and with `box=never`, what the pass takes without a box: rows of 5 at a
+    pitch of 7, a `box<span>` copy by default, are gathered)."""
     from tilec.passes._copy_cost import choose_strategy
     from tilec.support.target import target
 
     routes = current_routes()
-    return choose_strategy(_numbers_facts(key, ns, ss, ds), target(), routes.gather, "never") == "gather"
+    return choose_strategy(_numbers_facts(key, ns, ss, ds), target(), routes.gather, "never",
+                           box=routes.box) == "gather"
 
 
 INDEX32_LIMIT = 2**31
