@@ -660,7 +660,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     s0 = k.andi(sorig, c(15))
     if step >= 0:
         ssk16 = c(sigma % 16) if sigma is not None else k.andi(k.val(modes[kmode].src_stride), c(15))
-        pitch = k.addi(c(pb + CHUNK * step), ssk16)
+        pitch = c(rows_pitch(nw * nd, sigma % 16, step)) if sigma is not None else k.addi(c(pb + CHUNK * step), ssk16)  # type: ignore[operator]
         if table is not None:
             ds16 = k.andi(k.val(modes[w].dst_stride), c(15))
             pitch = k.addi(pitch, k.muli(c(CHUNK), _rows_step(k, table, ssk16, ds16)))
