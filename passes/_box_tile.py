@@ -18,11 +18,17 @@ mode `K` (`K` = `D` for `flat`, the mode before `D` for `rows`, `W` for `cols`) 
   `n_D T` bytes (byte `p` of run `w`: source run `p / n_D`, byte `w + n_W (p mod n_D)`);
 - `cols` (`W` long, `D` short, the destination contiguous over `D` then `W`): `n_D`
   source runs of `T` bytes (stride `ss_D`); one destination run of `n_D T` bytes (byte
-  `p`: source run `p mod n_D`, byte `p / n_D`).
+  `p`: source run `p mod n_D`, byte `p / n_D`);
+- `span` (`W` = `D` the last mode, rows of `n` < 16 bytes, `K` the mode before at a
+  static source pitch `P` < `n + 16`, the destination compact over `K` and `W`): one
+  source run of `P (T - 1) + n` bytes, gaps included; one destination run of `n T`
+  bytes (byte `p`: byte `P (p / n) + p mod n` of the source run).
 
 Every other mode is a grid step. Phase 1 copies each source run into its shared slot
 (slot `r` at `r * PB`, `PB` = `box_pitch` of the run), congruent to its address modulo
-16 (the run's first byte at `r PB + (address mod 16)`): a group of threads (the block;
+16 (the run's first byte at `r PB + (address mod 16)`; a `rows` box's run `r` at `s0 +
+pitch r`, the pitch congruent to the source step mod 16 and chosen against bank
+conflicts, `rows_slots`): a group of threads (the block;
 a warp per run for `rows`) moves the aligned 16-byte chunks that cover the run and
 lie inside the source view (the slot holds them whole: `box_pitch`), `UNROLL` a
 thread per trip of its loop (no division per chunk), as `BOX_STAGES` says: by default
