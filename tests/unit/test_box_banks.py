@@ -60,10 +60,9 @@ def test_canonical_rows_copy_halves_its_wavefronts():
 
 
 def test_steps_beat_the_residue_slots_on_average():
-    # over every residue pair of the canonical copy's shape, and of a rows copy with
-    # W = 3, D = 40 (two runs' lanes a warp, fewer runs than lanes): the chosen step
-    # reads no more wavefronts than the residue slots where the full count is taken,
-    # and fewer on average
+    # over residue pairs of the canonical copy's shape, and of a rows copy with W = 3,
+    # D = 40 (fewer runs than lanes): the table's steps (of a subsampled count) read
+    # fewer wavefronts on average in the full count than session 35's residue slots
     for nw, nd in ((37, 17), (3, 40)):
         table = rows_steps(nw, nd)
         chosen, old = [], []
