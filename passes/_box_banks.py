@@ -92,20 +92,45 @@ TABLE_WARPS = 6
 """Warps of phase 2 `rows_steps` models (the first)."""
 
 
+ROWS_KEPT = 15 / 16
+"""The share of its runs a `rows` box keeps at the steps it may take (`rows_most_step`):
+a larger pitch holds fewer runs in the box, fewer bytes in flight a block. Measured on
+the H200 (the canonical 37 x 17 copy, the Program, benchmarks/NOTES.md): step 2 (59
+runs, 2.05 wavefronts) 0.729 of cudaMemcpy, step 4 (56 runs, 2.72) 0.699, session 35's
+slots (62 runs, 3.98) 0.625; `tilec.copy_`'s kernel, whose table allowed step 7 for some
+residues and so held 52 runs whatever its own, 0.664."""
+
+
+def rows_runs(run_bytes: int, smem: int, pitch: int) -> int:
+    """Runs a `rows` box of `smem` bytes holds at `pitch`: the last slot's chunks (a
+    multiple of 16 after up to 15 bytes) end inside the box."""
+    return (smem - (run_bytes + 30) // 16 * 16 - 15) // pitch + 1
+
+
+def rows_most_step(run_bytes: int, smem: int) -> int:
+    """The largest pitch step a `rows` box may take: at every source step mod 16 it
+    keeps `ROWS_KEPT` of the runs the least pitch holds (`rows_runs`)."""
+    def keeps(step: int) -> bool:
+        return all(rows_runs(run_bytes, smem, rows_pitch(run_bytes, s, step))
+                   >= ROWS_KEPT * rows_runs(run_bytes, smem, rows_pitch(run_bytes, s, 0)) for s in range(16))
+    return max(i for i in range(STEPS) if i == 0 or keeps(i))
+
+
 @lru_cache(maxsize=None)
-def rows_steps(nw: int, nd: int) -> tuple[tuple[int, ...], ...]:
+def rows_steps(nw: int, nd: int, most: int = STEPS - 1) -> tuple[tuple[int, ...], ...]:
     """The pitch step of a `rows` box of `nw x nd` runs for each source step mod 16
-    (`sigma`, the first index) and destination run step mod 16 (`rho`): the step with
-    the fewest modelled wavefronts a load (module doc), the first of the fewest on a
-    tie. The pitch mod 128 is what the model reads: one evaluation a `rho` over the 128
-    pitches from the least, of `TABLE_WARPS` warps' even loads (a compile-time budget:
-    a tenth of the full count's time; over every (sigma, rho) of the canonical copy its
-    choices average 2.22 wavefronts in the full count against the fewest's 2.21)."""
+    (`sigma`, the first index) and destination run step mod 16 (`rho`): the step up to
+    `most` (`rows_most_step`) with the fewest modelled wavefronts a load (module doc),
+    the first of the fewest on a tie. The pitch mod 128 is what the model reads: one
+    evaluation a `rho` over the 128 pitches from the least, of `TABLE_WARPS` warps'
+    even loads (a compile-time budget: a tenth of the full count's time; over every
+    (sigma, rho) of the canonical copy its choices of all 8 steps average 2.22
+    wavefronts in the full count against the fewest's 2.21)."""
     base = (nw * nd + 30) // 16 * 16
     out = np.zeros((16, 16), dtype=np.int64)
     for rho in range(16):
         a = rows_addresses(nw, nd, rho, np.arange(base, base + 128), warps=TABLE_WARPS, loads=range(0, 16, 2))
         wf = wavefronts(a).reshape(128, -1).sum(axis=1)
         for sigma in range(16):
-            out[sigma, rho] = int(np.argmin(wf[sigma::16]))
+            out[sigma, rho] = int(np.argmin(wf[sigma::16][: most + 1]))
     return tuple(tuple(int(x) for x in row) for row in out)

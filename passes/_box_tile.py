@@ -73,7 +73,7 @@ from tilec.dialects.layout_ptr import MultipleOfOp
 from tilec.support.launch_bounds import set_min_blocks
 
 from ._gather_tile import fast_divisor
-from ._box_banks import rows_pitch, rows_steps
+from ._box_banks import rows_most_step, rows_pitch, rows_runs, rows_steps
 from ._copy_cost import BOX_SMEM, CopyFacts, Value, _static, box_pitch, span_rows, tiles_shape, value_bound
 
 index = IndexType()
@@ -259,9 +259,10 @@ destination run step `ds_W` (`_box_banks.rows_steps`), looked up in the kernel w
 the facts leave them to run time (`tilec.copy_`'s strides)."""
 
 
-def rows_slots(facts: CopyFacts, asked: int | None) -> int | tuple[tuple[int, ...], ...]:
+def rows_slots(facts: CopyFacts, asked: int | None, smem: int) -> int | tuple[tuple[int, ...], ...]:
     """The slot layout of a `rows` box copy with `facts` (`ROWS_PITCH_STEP`; `asked`,
-    the `tile` option, where given): -1, the pitch step, or where the step depends on
+    the `tile` option, where given) with a box of `smem` bytes: -1, the pitch step (up
+    to `_box_banks.rows_most_step`'s), or where the step depends on
     strides known at run time only, the table of steps by their residues
     (`_box_banks.rows_steps`: `[ss_K mod 16][ds_W mod 16]`)."""
     if asked is None:
@@ -269,7 +270,8 @@ def rows_slots(facts: CopyFacts, asked: int | None) -> int | tuple[tuple[int, ..
     if asked is not None:
         return asked
     w, d, kmode = box_modes(facts, "rows")
-    table = rows_steps(facts.modes[w].bound, facts.modes[d].bound)
+    nw, nd = facts.modes[w].bound, facts.modes[d].bound
+    table = rows_steps(nw, nd, rows_most_step(nw * nd, smem))
     sk, dw = _static(facts.modes[kmode].src_stride), _static(facts.modes[w].dst_stride)
     return table if sk is None or dw is None else table[sk % 16][dw % 16]
 
@@ -590,7 +592,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         pb = box_pitch(span_pitch * t_rows)  # type: ignore[operator]
     else:
         t_rows, pb = box_rows(flavour, nw, nd, smem, spare)
-    slots = rows_slots(facts, pitch_step) if flavour == "rows" else -1
+    slots = rows_slots(facts, pitch_step, smem) if flavour == "rows" else -1
     table = slots if isinstance(slots, tuple) else None
     step = 0 if table is not None else slots  # (a table's: >= 0)
     sigma = _static(modes[kmode].src_stride) if step >= 0 else None
@@ -600,7 +602,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         # pitch the step (or the table, in the row of a known source step) allows
         most = step if table is None else max(max(row) for row in (
             table if sigma is None else [table[sigma % 16]]))  # type: ignore[index]
-        t_rows = (smem - pb - CHUNK + 1) // rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, most) + 1
+        t_rows = rows_runs(nw * nd, smem, rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, most))  # type: ignore[operator]
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
     n_k = extents[kmode]

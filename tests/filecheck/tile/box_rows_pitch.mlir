@@ -19,17 +19,18 @@
 // EQ: @rows_dynamic: equivalent after
 // ERR: tile: box_pitch=8 must be in [-1, 7]
 
-// ss_K = 700 (12 mod 16), ds_W = 1190 (6): the model's step 7, a pitch of 656 + 12 +
-// 112 (rows_steps(37, 17)[12][6]); box_pitch=5: 656 + 12 + 80; -1: slots 656 apart.
+// ss_K = 700 (12 mod 16), ds_W = 1190 (6): the model's step 0 of the steps that keep
+// 15/16 of the box's runs (0 to 2: rows_steps(37, 17, 2)[12][6]), a pitch of 656 + 12;
+// box_pitch=5: 656 + 12 + 80; -1: slots 656 apart.
 // CHECK-LABEL: func.func @rows
 // CHECK:         layout.launch
-// CHECK:           %[[P:.*]] = arith.constant 780 : index
+// CHECK:           %[[P:.*]] = arith.constant 668 : index
 // CHECK-NOT:       arith.shrui
 // CHECK:           arith.muli %{{.*}}, %[[P]] : index
 // FIVE-LABEL: func.func @rows
 // FIVE:           arith.constant 748 : index
 // OLD-LABEL: func.func @rows
-// OLD-NOT:        arith.constant 780 : index
+// OLD-NOT:        arith.constant 668 : index
 // OLD:            arith.constant 656 : index
 func.func @rows(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
   %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(3,37,70,17):(49000,1,700,37)>, gmem>
