@@ -47,7 +47,7 @@ destination grain its blocks own, `tiles_grain=`, default `TILES_GRAIN`, and its
 chunks' bytes, `tiles_stage=`, default `TILES_STAGE`, and whether its slots are
 interleaved, `tiles_interleave=`, default `passes/_box_tile.tiles_interleaved`; where a `box<flat>` or `box<rows>`
 phase 2 puts a warp's lanes, `box_lanes=`, default per flavour `passes/_box_tile.BOX_LANES`, and
-which destination chunks a `box<flat>` block writes, `box_grain=`, default `BOX_GRAIN`, and
+which destination chunks a `box<flat>` or `box<rows>` block writes, `box_grain=`, default `BOX_GRAIN` / `ROWS_GRAIN`, and
 where a `box<rows>` box places its slots, `box_pitch=`, default `passes/_box_tile.ROWS_PITCH_STEP`): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh

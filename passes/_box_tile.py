@@ -227,6 +227,13 @@ destination's own ends cut a chunk: the box holds 15 steps more, staged by phase
 where the source has them (a box of at most 32 steps keeps 0). Measured on the H200
 (box flat bool 19 x 38647519, the Program path, with `BOX_LANES`' 8): 0.773 of
 cudaMemcpy with 0, 0.855 with 16 (0.867 at 512 threads, 0.868 with a 64 KiB box)."""
+ROWS_GRAIN = 0
+"""Which destination bytes a `rows` box's block writes (the `tile` option `box_grain`,
+as `BOX_GRAIN` for `flat`): 0, the bytes of its own steps (each run's first and last
+chunks cut by the block's range, stored byte by byte by a few lanes of a warp while
+the others wait); 16, the 16-byte chunks that start in its range (and the first block
+the chunk holding the run's first byte), the box staging one step more (`n_D` >= 16
+bytes). Not yet measured on a GPU: off."""
 BOX_STAGES = ("async", "registers")
 """How phase 1 moves a source run's whole chunks into the box: `async`, one
 `layout.copy_chunk_async` each (`cp.async`: global to shared memory without a
@@ -566,12 +573,12 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_lanes: int = TILES_LANES, tiles_grain: int = TILES_GRAIN,
                tiles_stage: int = TILES_STAGE, tiles_depth: int = TILES_DEPTH,
                tiles_blocks: int | None = None, tiles_interleave: bool = False, lanes: int | None = None,
-               grain: int = BOX_GRAIN, pitch_step: int | None = None) -> list[Operation]:
+               grain: int | None = None, pitch_step: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
-    says (None: the flavour's `BOX_LANES`), a `flat` block's destination chunks as `grain`
-    says (`BOX_GRAIN`), a `rows` box's slots as `pitch_step` says (`rows_slots`); the
+    says (None: the flavour's `BOX_LANES`), a `flat` or `rows` block's destination chunks
+    as `grain` says (None: `BOX_GRAIN` for `flat`, `ROWS_GRAIN` for `rows`), a `rows` box's slots as `pitch_step` says (`rows_slots`); the
     caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
@@ -583,8 +590,11 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     modes = facts.modes
     nw = modes[w].bound if flavour != "cols" else None
     nd = modes[d].bound if flavour not in ("flat", "span") else None
-    # a flat box owning whole chunks holds 15 steps more (where it has room for more)
+    grain = (BOX_GRAIN if flavour == "flat" else ROWS_GRAIN) if grain is None else grain
+    # a flat box owning whole chunks holds 15 steps more (where it has room for more);
+    # a rows box one (n_D >= 16 bytes a step)
     spare = CHUNK - 1 if grain and flavour == "flat" and box_rows(flavour, nw, nd, smem)[0] > 2 * CHUNK else 0
+    rows_spare = 1 if grain and flavour == "rows" else 0
     if flavour == "span":
         # one source span of `T` rows at the pitch `P` (module doc), gaps included
         span_pitch = _static(modes[kmode].src_stride)
@@ -603,6 +613,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         most = step if table is None else max(max(row) for row in (
             table if sigma is None else [table[sigma % 16]]))  # type: ignore[index]
         t_rows = rows_runs(nw * nd, smem, rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, most))  # type: ignore[operator]
+    t_rows -= rows_spare
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
     n_k = extents[kmode]
@@ -657,7 +668,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         runs, slen = c(1), k.addi(k.muli(c(span_pitch), k.subi(tk, c(1))), c(nw))  # type: ignore[arg-type]
         run_start = lambda r: sorig  # noqa: E731
     elif flavour == "rows":
-        runs, slen = tk, c(nw * nd)  # type: ignore[operator]
+        # the block's steps, and with `grain` one more where the source has it
+        runs = tk if not rows_spare else k.add(arith.MinUIOp(c(t_rows + 1), k.subi(n[kmode], k_origin)))
+        slen = c(nw * nd)  # type: ignore[operator]
         ssk = stride("s", kmode)
         run_start = lambda r: stepped(sorig, r, ssk)  # noqa: E731
     else:
@@ -855,10 +868,24 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             left = k.subi(c(nd), dd)  # type: ignore[arg-type]
             first = [k.addi(k.add(arith.SelectOp(k.cmp("ult", c(t), left), here, on)), c(nw * t))  # type: ignore[operator]
                      for t in range(CHUNK)]
+            if rows_spare:
+                # whole chunks: those starting in [ds, de), and in the first block the one
+                # holding the run's first byte; each written within its destination row
+                # (`k_origin` steps before ds, n_K steps long), the bytes up to 15 past de
+                # from the step staged past the block's
+                row_lo = k.subi(ds, k.muli(k_origin, c(nd)))  # type: ignore[arg-type]
+                row_hi = k.addi(row_lo, k.muli(n[kmode], c(nd)))  # type: ignore[arg-type]
+                first_block = k.cmp("eq", k_origin, c(0))
             with k.loop(c(0), k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per)), c(1)) as m:
                 cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
                 off = k.muli(m, slots16)
-                store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
+                if not rows_spare:
+                    store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
+                else:
+                    owned = k.andi(k.cmp("slt", cs, de), k.add(arith.OrIOp(k.cmp("sge", cs, ds), first_block)))
+                    with k.when(owned):
+                        k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, row_hi, cs,
+                                      lambda: [k.addi(a, off) for a in first])
     elif flavour == "span":
         # span: byte p of the destination run lies at s0 + P (p / n) + p mod n (n = n_W),
         # so chunk j + C (C = n / gcd(n, 16): 16 C bytes are R = 16 / gcd(n, 16) rows)

@@ -205,16 +205,17 @@ def test_box_copies_with_lanes_along_runs_match_numpy(routes, lanes, nvrtc_avail
     assert sources and all("tilec_cp_async<16>" in text for text in sources)
 
 
-@pytest.mark.parametrize("pitch", [-1, 0, 5, None])
-def test_rows_boxes_at_each_slot_pitch_match_numpy(routes, pitch, nvrtc_available):
+@pytest.mark.parametrize("pitch,grain", [(-1, None), (0, None), (5, None), (None, None), (None, 16), (-1, 16)])
+def test_rows_boxes_at_each_slot_pitch_match_numpy(routes, pitch, grain, nvrtc_available):
     # the `tile` option box_pitch (a `rows` box's slots: -1 at multiples of 16 bytes plus
     # their runs' residues; S at a pitch congruent to the source step, 16 S bytes past
     # the least; None the bank model's step, looked up in the kernel from copy_'s
     # run-time strides): every destination element written once, exactly, nothing
-    # around it, across blocks (a small box) and at both pointers' residues
+    # around it, across blocks (a small box) and at both pointers' residues; with
+    # box_grain=16 each block writes the chunks starting in its range, from one more step
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    routes(box_pitch=pitch, box_smem=2048)
+    routes(box_pitch=pitch, box_grain=grain, box_smem=2048)
     kernels = CopyKernels(arch="sm_90", disk=False)
     cases = [c for c in _cases(np.random.default_rng(7)) if c[3] == "box<rows>"]
     assert len(cases) == 3

@@ -6,6 +6,8 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_pitch=-1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_pitch=7}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_grain=16}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{box_grain=16}' | filecheck %s --check-prefix=GRAIN
 // RUN: not tilec %s -p 'copy-strategy,tile{box_pitch=8}' 2>&1 | filecheck %s --check-prefix=ERR
 // Where a box<rows> copy places its slots (the tile option box_pitch,
 // passes/_box_banks.py): run k's byte b at s0 + pitch k + b, the pitch congruent to
@@ -18,6 +20,17 @@
 // EQ: @rows: equivalent after
 // EQ: @rows_dynamic: equivalent after
 // ERR: tile: box_pitch=8 must be in [-1, 7]
+
+// box_grain=16: a block stages one step more than its own and writes the chunks that
+// start in its range (the first block also the one holding the row's first byte),
+// whole within the destination row.
+// GRAIN-LABEL: func.func @rows
+// GRAIN:         layout.launch
+// GRAIN:           arith.minui
+// GRAIN:           scf.for
+// GRAIN:             arith.cmpi sge
+// GRAIN:             arith.ori
+// GRAIN:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 
 // ss_K = 700 (12 mod 16), ds_W = 1190 (6): the model's step 0 of the steps that keep
 // 15/16 of the box's runs (0 to 2: rows_steps(37, 17, 2)[12][6]), a pitch of 656 + 12;
