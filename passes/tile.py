@@ -139,8 +139,8 @@ class TilePass(ModulePass):
                      in the box reads). Default `_box_tile.BOX_LANES`: 8 for `flat`,
                      0 for `rows`, as measured.
       box_grain=G    which destination bytes a `box<flat>` or `box<rows>` copy's block
-                     writes (default: 16 for flat, `_box_tile.BOX_GRAIN`; 0 for rows,
-                     `ROWS_GRAIN`): 0 those of its own steps; 16 the 16-byte chunks
+                     writes (default 16: `_box_tile.BOX_GRAIN`, `ROWS_GRAIN`): 0
+                     those of its own steps; 16 the 16-byte chunks
                      starting in its range (a flat box 15 steps longer, a rows box one):
                      only the destination's ends cut a chunk.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
