@@ -254,12 +254,14 @@ def may_gather(key: CopyKey, ns, ss, ds) -> bool:
     """Whether the `copy-strategy` pass takes the copy's program for the gather strategy:
     its cost model (passes/_copy_cost.py) on the copy's own values, the facts of the
     key being the same for every copy of it; with the route forced (`copy_routes`),
-    the route."""
+    the route (and with `box=never`, what the pass takes without a box: rows of 5 at a
+    pitch of 7, a `box<span>` copy by default, are gathered)."""
     from tilec.passes._copy_cost import choose_strategy
     from tilec.support.target import target
 
     routes = current_routes()
-    return choose_strategy(_numbers_facts(key, ns, ss, ds), target(), routes.gather, "never") == "gather"
+    return choose_strategy(_numbers_facts(key, ns, ss, ds), target(), routes.gather, "never",
+                           box=routes.box) == "gather"
 
 
 INDEX32_LIMIT = 2**31
@@ -405,7 +407,7 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     states the facts the strategy reads: each short extent exactly (`small_extents`
     the extents, `exact_extents` saying they are exact), each stride equal to a short
     extent as that value (the rule compares them: the source's stride of `D` is
-    `n_W`), and the pointers as 16-byte aligned pointers moved by their misalignments
+    `n_W`; a `span` box's short source pitch as its value), and the pointers as 16-byte aligned pointers moved by their misalignments
     (`CopyKey.aligned_pointers`'s facts: the box moves 16-byte vectors from the aligned
     pointers; the misalignments in elements); 32-bit offsets where the views' reach, two boxes to spare and the
     element count fit (the `tile` pass's rule, passes/_box_tile.box_index_bits)."""
@@ -419,7 +421,9 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     smis, dmis = src_ptr % VECTOR_BYTES, dst_ptr % VECTOR_BYTES
     bkey = replace(
         key, src_align=VECTOR_BYTES, dst_align=VECTOR_BYTES, aligned_pointers=True,
-        src_strides=tuple(s if s in short else c for s, c in zip(ss, key.src_strides)),
+        # (a `span` box: its source pitch too, short: the rule reads its gaps)
+        src_strides=tuple(s if s in short or (flavour == "span" and 0 < s <= SMALL_EXTENT) else c
+                          for s, c in zip(ss, key.src_strides)),
         dst_strides=tuple(d if d in short else c for d, c in zip(ds, key.dst_strides)),
         src_divisors=(1,) * n, dst_divisors=(1,) * n, src_order=(), dst_flat=False, last_divisor=1,
         small_extents=tuple(x if x <= SMALL_EXTENT else None for x in ns),

@@ -34,7 +34,7 @@ SETTINGS = ("auto", "always", "never")
 ROUTE_NAMES = ("gather", "realign", "box")
 
 TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tiles_grain", "tiles_stage",
-                "tiles_interleave", "tiles_rounds", "box_lanes", "box_grain")
+                "tiles_interleave", "tiles_rounds", "box_lanes", "box_grain", "box_pitch")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -48,7 +48,8 @@ chunks' bytes, `tiles_stage=`, default `TILES_STAGE`, and whether its slots are
 interleaved, `tiles_interleave=`, default `passes/_box_tile.tiles_interleaved`, and whether
 its tiles are spread over whole rounds, `tiles_rounds=`, default `TILES_ROUNDS`; where a `box<flat>` or `box<rows>`
 phase 2 puts a warp's lanes, `box_lanes=`, default per flavour `passes/_box_tile.BOX_LANES`, and
-which destination chunks a `box<flat>` block writes, `box_grain=`, default `BOX_GRAIN`): benchmarks and experiments compare
+which destination chunks a `box<flat>` or `box<rows>` block writes, `box_grain=`, default `BOX_GRAIN` / `ROWS_GRAIN`, and
+where a `box<rows>` box places its slots, `box_pitch=`, default `passes/_box_tile.ROWS_PITCH_STEP`): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""
@@ -70,6 +71,7 @@ class Routes:
     tiles_stage: int | None = None
     box_lanes: int | None = None
     box_grain: int | None = None
+    box_pitch: int | None = None
     tiles_interleave: int | None = None
     tiles_rounds: int | None = None
 

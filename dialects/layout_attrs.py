@@ -273,14 +273,16 @@ reverse, or of 1- or 2-byte elements with both contiguous modes long: boxes of c
 `box<flat>`, `box<rows>` or `box<cols>`, `BOX_FLAVOURS`; passes/_copy_cost.box_flavour
 says which)."""
 
-BOX_FLAVOURS = ("flat", "rows", "cols", "tiles")
+BOX_FLAVOURS = ("flat", "rows", "cols", "tiles", "span")
 """The shapes of a box strategy (passes/_copy_cost.box_flavour): `flat` (the dst's
 contiguous mode long: a box is the short src-contiguous mode whole by a chunk of it),
 `rows` (the dst's contiguous mode short, 16 to 64: the box is both short modes whole
 by a chunk of the dst's next mode), `cols` (the mirror of `flat`: the src-contiguous
 mode long, the dst-contiguous one short), `tiles` (both long, elements of 1 or 2
 bytes by default, up to 8, whose rows are not 16-byte aligned: a box is a tile of both, with the source
-runs the destination's last chunks reach past it)."""
+runs the destination's last chunks reach past it), `span` (rows shorter than a chunk, contiguous in both
+views, at a source pitch whose gaps are shorter than a chunk, into a destination compact over the rows:
+a box is one contiguous source span of rows, gaps included)."""
 
 
 def copy_strategy_kind(strategy: str) -> str:

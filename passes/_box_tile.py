@@ -18,11 +18,17 @@ mode `K` (`K` = `D` for `flat`, the mode before `D` for `rows`, `W` for `cols`) 
   `n_D T` bytes (byte `p` of run `w`: source run `p / n_D`, byte `w + n_W (p mod n_D)`);
 - `cols` (`W` long, `D` short, the destination contiguous over `D` then `W`): `n_D`
   source runs of `T` bytes (stride `ss_D`); one destination run of `n_D T` bytes (byte
-  `p`: source run `p mod n_D`, byte `p / n_D`).
+  `p`: source run `p mod n_D`, byte `p / n_D`);
+- `span` (`W` = `D` the last mode, rows of `n` < 16 bytes, `K` the mode before at a
+  static source pitch `P` < `n + 16`, the destination compact over `K` and `W`): one
+  source run of `P (T - 1) + n` bytes, gaps included; one destination run of `n T`
+  bytes (byte `p`: byte `P (p / n) + p mod n` of the source run).
 
 Every other mode is a grid step. Phase 1 copies each source run into its shared slot
 (slot `r` at `r * PB`, `PB` = `box_pitch` of the run), congruent to its address modulo
-16 (the run's first byte at `r PB + (address mod 16)`): a group of threads (the block;
+16 (the run's first byte at `r PB + (address mod 16)`; a `rows` box's run `r` at `s0 +
+pitch r`, the pitch congruent to the source step mod 16 and chosen against bank
+conflicts, `rows_slots`): a group of threads (the block;
 a warp per run for `rows`) moves the aligned 16-byte chunks that cover the run and
 lie inside the source view (the slot holds them whole: `box_pitch`), `UNROLL` a
 thread per trip of its loop (no division per chunk), as `BOX_STAGES` says: by default
@@ -69,8 +75,9 @@ from tilec.support.launch_bounds import set_min_blocks
 from ._gather_tile import fast_divisor
 from tilec.support.target import target_of
 
-from ._copy_cost import (BOX_SMEM, CopyFacts, Value, _static, box_pitch, tiles_in_rounds, tiles_shape, tiles_slots,
-                         value_bound)
+from ._box_banks import rows_most_step, rows_pitch, rows_runs, rows_steps
+from ._copy_cost import (BOX_SMEM, CopyFacts, Value, _static, box_pitch, span_rows, tiles_in_rounds, tiles_shape,
+                         tiles_slots, value_bound)
 
 index = IndexType()
 
@@ -233,6 +240,14 @@ destination's own ends cut a chunk: the box holds 15 steps more, staged by phase
 where the source has them (a box of at most 32 steps keeps 0). Measured on the H200
 (box flat bool 19 x 38647519, the Program path, with `BOX_LANES`' 8): 0.773 of
 cudaMemcpy with 0, 0.855 with 16 (0.867 at 512 threads, 0.868 with a 64 KiB box)."""
+ROWS_GRAIN = 16
+"""Which destination bytes a `rows` box's block writes (the `tile` option `box_grain`,
+as `BOX_GRAIN` for `flat`): 0, the bytes of its own steps (each run's first and last
+chunks cut by the block's range, stored byte by byte by a few lanes of a warp while
+the others wait); 16 (default), the 16-byte chunks that start in its range (and the
+first block the chunk holding the run's first byte), the box staging one step more
+(`n_D` >= 16 bytes). Measured on the H200 (box rows int8 37 x 17 in 1691 steps, the
+Program path, 2026-11-30): 0.727 of cudaMemcpy with 0, 0.899 with 16."""
 BOX_STAGES = ("async", "registers")
 """How phase 1 moves a source run's whole chunks into the box: `async`, one
 `layout.copy_chunk_async` each (`cp.async`: global to shared memory without a
@@ -254,11 +269,57 @@ def box_rows(flavour: str, nw: int | None, nd: int | None, smem: int, spare: int
     return t, box_pitch(t)
 
 
+ROWS_PITCH_STEP: int | None = None
+"""How a `rows` box places its slots (the `tile` option `box_pitch`): -1, each at a
+multiple of 16 bytes plus its run's address mod 16 (every phase-2 load about 4
+wavefronts for the canonical 37 x 17 copy); a step `i` in 0..7, slot `r` at `s0 +
+pitch r`, the pitch congruent to the source step mod 16, `16 i` more than the least
+(`_box_banks.rows_pitch`); None (default), the step with the fewest modelled
+wavefronts for the copy's runs and the residues mod 16 of its source step `ss_K` and
+destination run step `ds_W` (`_box_banks.rows_steps`), looked up in the kernel where
+the facts leave them to run time (`tilec.copy_`'s strides)."""
+
+
+def rows_slots(facts: CopyFacts, asked: int | None, smem: int) -> int | tuple[tuple[int, ...], ...]:
+    """The slot layout of a `rows` box copy with `facts` (`ROWS_PITCH_STEP`; `asked`,
+    the `tile` option, where given) with a box of `smem` bytes: -1, the pitch step (up
+    to `_box_banks.rows_most_step`'s), or where the step depends on
+    strides known at run time only, the table of steps by their residues
+    (`_box_banks.rows_steps`: `[ss_K mod 16][ds_W mod 16]`)."""
+    if asked is None:
+        asked = ROWS_PITCH_STEP
+    if asked is not None:
+        return asked
+    w, d, kmode = box_modes(facts, "rows")
+    nw, nd = facts.modes[w].bound, facts.modes[d].bound
+    table = rows_steps(nw, nd, rows_most_step(nw * nd, smem))
+    sk, dw = _static(facts.modes[kmode].src_stride), _static(facts.modes[w].dst_stride)
+    return table if sk is None or dw is None else table[sk % 16][dw % 16]
+
+
+def _rows_step(k: "_Builder", table: tuple[tuple[int, ...], ...], sigma: SSAValue, rho: SSAValue) -> SSAValue:
+    """Entry `[sigma][rho]` of a `rows` box's table of pitch steps (`rows_slots`), in
+    the kernel: the 16 steps of each `rho` packed 3 bits each into one 48-bit constant,
+    the one of `rho` selected, shifted by `3 sigma`, masked."""
+    def i64c(v: int) -> SSAValue:
+        return k.add(arith.ConstantOp.from_int_and_width(v, i64))
+
+    words = [sum(table[s][r] << (3 * s) for s in range(16)) for r in range(16)]
+    rho64 = k.add(arith.IndexCastOp(rho, i64))
+    word = i64c(words[15])
+    for r in range(14, -1, -1):
+        if words[r] != words[15]:
+            word = k.add(arith.SelectOp(k.cmp("eq", rho64, i64c(r)), i64c(words[r]), word))
+    shift = k.add(arith.MuliOp(k.add(arith.IndexCastOp(sigma, i64)), i64c(3)))
+    step = k.add(arith.AndIOp(k.add(arith.ShRUIOp(word, shift)), i64c(7)))
+    return k.add(arith.IndexCastOp(step, index))
+
+
 def box_modes(facts: CopyFacts, flavour: str) -> tuple[int, int, int]:
     """(W, D, K): the source's contiguous mode, the destination's and the staged one."""
     d = facts.rank - 1
     w = next(k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1)
-    return w, d, {"flat": d, "rows": d - 1, "cols": w}[flavour]
+    return w, d, {"flat": d, "rows": d - 1, "cols": w, "span": d - 1}[flavour]
 
 
 class _Builder:
@@ -526,13 +587,15 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_lanes: int = TILES_LANES, tiles_grain: int = TILES_GRAIN,
                tiles_stage: int = TILES_STAGE, tiles_depth: int = TILES_DEPTH,
                tiles_blocks: int | None = None, tiles_interleave: bool = False, lanes: int | None = None,
-               grain: int = BOX_GRAIN, tiles_rounds: bool = TILES_ROUNDS) -> list[Operation]:
+               grain: int | None = None, pitch_step: int | None = None,
+               tiles_rounds: bool = TILES_ROUNDS) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
-    says (None: the flavour's `BOX_LANES`), a `flat` block's destination chunks as `grain`
-    says (`BOX_GRAIN`); the caller puts them in the copy's place. `facts` must fit
-    (`_copy_cost.box_flavour` gives `flavour`)."""
+    says (None: the flavour's `BOX_LANES`), a `flat` or `rows` block's destination chunks
+    as `grain` says (None: `BOX_GRAIN` for `flat`, `ROWS_GRAIN` for `rows`), a `rows` box's slots as `pitch_step` says (`rows_slots`); the
+    caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
+    gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds)
@@ -541,10 +604,31 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
     nw = modes[w].bound if flavour != "cols" else None
-    nd = modes[d].bound if flavour != "flat" else None
-    # a flat box owning whole chunks holds 15 steps more (where it has room for more)
+    nd = modes[d].bound if flavour not in ("flat", "span") else None
+    grain = (BOX_GRAIN if flavour == "flat" else ROWS_GRAIN) if grain is None else grain
+    # a flat box owning whole chunks holds 15 steps more (where it has room for more);
+    # a rows box one (n_D >= 16 bytes a step)
     spare = CHUNK - 1 if grain and flavour == "flat" and box_rows(flavour, nw, nd, smem)[0] > 2 * CHUNK else 0
-    t_rows, pb = box_rows(flavour, nw, nd, smem, spare)
+    rows_spare = 1 if grain and flavour == "rows" else 0
+    if flavour == "span":
+        # one source span of `T` rows at the pitch `P` (module doc), gaps included
+        span_pitch = _static(modes[kmode].src_stride)
+        t_rows = span_rows(span_pitch, smem)  # type: ignore[arg-type]
+        pb = box_pitch(span_pitch * t_rows)  # type: ignore[operator]
+    else:
+        t_rows, pb = box_rows(flavour, nw, nd, smem, spare)
+    slots = rows_slots(facts, pitch_step, smem) if flavour == "rows" else -1
+    table = slots if isinstance(slots, tuple) else None
+    step = 0 if table is not None else slots  # (a table's: >= 0)
+    sigma = _static(modes[kmode].src_stride) if step >= 0 else None
+    if step >= 0:
+        # slots at `s0 + pitch r` (`_box_banks`): the pitch's residue mod 16 the source
+        # step's, known or read at run time; the box holds the slots of the largest
+        # pitch the step (or the table, in the row of a known source step) allows
+        most = step if table is None else max(max(row) for row in (
+            table if sigma is None else [table[sigma % 16]]))  # type: ignore[index]
+        t_rows = rows_runs(nw * nd, smem, rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, most))  # type: ignore[operator]
+    t_rows -= rows_spare
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
     n_k = extents[kmode]
@@ -594,8 +678,14 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         staged = tk if not spare else k.add(arith.MinUIOp(c(t_rows + spare), k.subi(n[kmode], k_origin)))
         runs, slen = c(1), k.muli(c(nw), staged)  # type: ignore[arg-type]
         run_start: Callable[[SSAValue], SSAValue] = lambda r: sorig  # noqa: E731
+    elif flavour == "span":
+        # from the first row's start to the last row's end
+        runs, slen = c(1), k.addi(k.muli(c(span_pitch), k.subi(tk, c(1))), c(nw))  # type: ignore[arg-type]
+        run_start = lambda r: sorig  # noqa: E731
     elif flavour == "rows":
-        runs, slen = tk, c(nw * nd)  # type: ignore[operator]
+        # the block's steps, and with `grain` one more where the source has it
+        runs = tk if not rows_spare else k.add(arith.MinUIOp(c(t_rows + 1), k.subi(n[kmode], k_origin)))
+        slen = c(nw * nd)  # type: ignore[operator]
         ssk = stride("s", kmode)
         run_start = lambda r: stepped(sorig, r, ssk)  # noqa: E731
     else:
@@ -603,6 +693,19 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         ssd = stride("s", d)
         run_start = lambda r: stepped(sorig, r, ssd)  # noqa: E731
     pbc = c(pb)
+    s0 = k.andi(sorig, c(15))
+    if step >= 0:
+        ssk16 = c(sigma % 16) if sigma is not None else k.andi(k.val(modes[kmode].src_stride), c(15))
+        pitch = c(rows_pitch(nw * nd, sigma % 16, step)) if sigma is not None else k.addi(c(pb + CHUNK * step), ssk16)  # type: ignore[operator]
+        if table is not None:
+            ds16 = k.andi(k.val(modes[w].dst_stride), c(15))
+            pitch = k.addi(pitch, k.muli(c(CHUNK), _rows_step(k, table, ssk16, ds16)))
+
+    def slot_at(r: SSAValue) -> SSAValue:
+        """Where byte 0 of source run `r` lies in a `rows` box."""
+        if step >= 0:
+            return k.addi(s0, k.muli(r, pitch))
+        return k.addi(k.muli(r, pbc), k.andi(run_start(r), c(15)))
 
     # phase 1: each source run's aligned chunks into its congruent slot (module doc):
     # groups of `group` threads take a run each; a group's threads take the run's
@@ -630,7 +733,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         st = run_start(r)
         end = k.addi(st, slen)
         hi = k.add(arith.MinSIOp(k.andi(k.addi(end, c(CHUNK - 1)), cm16), lim))
-        origin = k.subi(k.andi(st, cm16), k.muli(r, pbc))
+        origin = (k.subi(st, slot_at(r)) if step >= 0
+                  else k.subi(k.andi(st, cm16), k.muli(r, pbc)))
         return st, end, hi, origin
 
     with k.loop(r_lb, runs, r_step) as r:
@@ -680,6 +784,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     # phase 2: aligned 16-byte chunks of the destination runs
     if flavour == "cols":
         druns, dlen = c(1), k.muli(c(nd), tk)  # type: ignore[arg-type]
+    elif flavour == "span":
+        druns, dlen = c(1), k.muli(c(nw), tk)  # type: ignore[arg-type]
     else:
         druns, dlen = c(nw), (tk if flavour == "flat" else k.muli(c(nd), tk))  # type: ignore[arg-type]
     dsw = stride("d", w)
@@ -688,12 +794,15 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         """Where byte `p` of destination run `q` lies in the box."""
         if flavour == "flat":
             return k.addi(k.addi(k.andi(sorig, c(15)), q), k.muli(c(nw), p))  # type: ignore[arg-type]
+        if flavour == "span":
+            # signed, as below
+            row, col = k.add(arith.DivSIOp(p, c(nw))), k.add(arith.RemSIOp(p, c(nw)))  # type: ignore[arg-type]
+            return k.addi(k.addi(s0, k.muli(row, c(span_pitch))), col)  # type: ignore[arg-type]
         # signed: a lane whose chunk lies outside the run computes a negative p it never uses
         kk, dd = k.add(arith.DivSIOp(p, c(nd))), k.add(arith.RemSIOp(p, c(nd)))  # type: ignore[arg-type]
         if flavour == "rows":
-            r, i = kk, k.addi(q, k.muli(c(nw), dd))  # type: ignore[arg-type]
-        else:
-            r, i = dd, kk
+            return k.addi(slot_at(kk), k.addi(q, k.muli(c(nw), dd)))  # type: ignore[arg-type]
+        r, i = dd, kk
         return k.addi(k.addi(k.muli(r, pbc), k.andi(run_start(r), c(15))), i)
 
     def chunk_addrs(q: SSAValue, p0: SSAValue) -> list[SSAValue]:
@@ -705,7 +814,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     # the chunks a destination run may touch, for a whole box (T steps of K; a chunk
     # of a shorter last box past its run's end stores nothing): a constant, so that
     # the loop index splits into run and chunk without a division at run time
-    full_len = t_rows * (1 if flavour == "flat" else nd)  # type: ignore[operator]
+    full_len = t_rows * {"flat": 1, "span": nw}.get(flavour, nd)  # type: ignore[operator]
     cd = c((full_len + 2 * CHUNK - 2) // CHUNK)
     vt = VectorType(elem, [CHUNK])
 
@@ -766,17 +875,59 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             p0 = k.addi(k.muli(j, c16), k.subi(c(CHUNK * nd), k.andi(ds, c(15))))  # type: ignore[operator]
             kk, dd = k.divui(p0, c(nd)), k.remui(p0, c(nd))  # type: ignore[arg-type]
             kk1 = k.addi(kk, c(1))
-            here = k.subi(k.addi(k.addi(k.muli(kk, pbc), k.andi(run_start(kk), c(15))),
-                                 k.addi(q, k.muli(c(nw), dd))), c(CHUNK * pb))  # type: ignore[arg-type]
-            on = k.subi(k.addi(k.addi(k.muli(kk1, pbc), k.andi(run_start(kk1), c(15))),
-                               k.addi(q, k.muli(c(nw), dd))), c(CHUNK * pb + nw * nd))  # type: ignore[operator]
+            # 16 slots on: 16 pitches (either layout: the slots' residues repeat every 16)
+            slots16 = c(CHUNK * pb) if step < 0 else k.muli(c(CHUNK), pitch)
+            here = k.subi(k.addi(slot_at(kk), k.addi(q, k.muli(c(nw), dd))), slots16)  # type: ignore[arg-type]
+            on = k.subi(k.addi(slot_at(kk1), k.addi(q, k.muli(c(nw), dd))),  # type: ignore[arg-type]
+                        k.addi(slots16, c(nw * nd)))  # type: ignore[operator]
             left = k.subi(c(nd), dd)  # type: ignore[arg-type]
             first = [k.addi(k.add(arith.SelectOp(k.cmp("ult", c(t), left), here, on)), c(nw * t))  # type: ignore[operator]
                      for t in range(CHUNK)]
+            if rows_spare:
+                # whole chunks: those starting in [ds, de), and in the first block the one
+                # holding the run's first byte; each written within its destination row
+                # (`k_origin` steps before ds, n_K steps long), the bytes up to 15 past de
+                # from the step staged past the block's
+                row_lo = k.subi(ds, k.muli(k_origin, c(nd)))  # type: ignore[arg-type]
+                row_hi = k.addi(row_lo, k.muli(n[kmode], c(nd)))  # type: ignore[arg-type]
+                first_block = k.cmp("eq", k_origin, c(0))
             with k.loop(c(0), k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per)), c(1)) as m:
                 cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
-                off = k.muli(m, c(CHUNK * pb))
-                store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
+                off = k.muli(m, slots16)
+                if not rows_spare:
+                    store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
+                else:
+                    owned = k.andi(k.cmp("slt", cs, de), k.add(arith.OrIOp(k.cmp("sge", cs, ds), first_block)))
+                    with k.when(owned):
+                        k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, row_hi, cs,
+                                      lambda: [k.addi(a, off) for a in first])
+    elif flavour == "span":
+        # span: byte p of the destination run lies at s0 + P (p / n) + p mod n (n = n_W),
+        # so chunk j + C (C = n / gcd(n, 16): 16 C bytes are R = 16 / gcd(n, 16) rows)
+        # lies R P bytes on from chunk j. A thread takes the chunks of one residue r mod
+        # C, lanes on consecutive chunks: the addresses of its first chunk's bytes are
+        # computed once, each chunk after adds R P m to them
+        g16 = gcd(nw, CHUNK)  # type: ignore[arg-type]
+        per, rows_on = nw // g16, CHUNK // g16  # type: ignore[operator]
+        groups = threads // per
+        ds = dorig
+        de = k.addi(ds, dlen)
+        base = k.andi(ds, cm16)
+        with k.when(k.cmp("ult", tid, c(groups * per))):
+            r, m0 = k.remui(tid, c(per)), k.divui(tid, c(per))
+            # byte t of chunk r is byte 16 r - (ds mod 16) + t of the run (from -15):
+            # taken 16 rows on (16 n bytes), so that the row is non-negative, then 16 back
+            p0 = k.addi(k.muli(r, c16), k.subi(c(CHUNK * nw), k.andi(ds, c(15))))  # type: ignore[operator]
+            first = []
+            for t in range(CHUNK):
+                pt = k.addi(p0, c(t))
+                row, col = k.divui(pt, c(nw)), k.remui(pt, c(nw))  # type: ignore[arg-type]
+                first.append(k.addi(k.addi(s0, k.muli(row, c(span_pitch))), k.subi(col, c(CHUNK * span_pitch))))  # type: ignore[operator]
+            trips = k.divui(k.subi(k.addi(cd, c(per - 1)), r), c(per))
+            with k.loop(m0, trips, c(groups)) as m:
+                cs = k.addi(base, k.muli(k.addi(r, k.muli(m, c(per))), c16))
+                off = k.muli(m, c(rows_on * span_pitch))  # type: ignore[operator]
+                store_chunk(c(0), ds, de, cs, lambda: [k.addi(a, off) for a in first])
     elif flavour != "cols" and spare:
         # flat, whole chunks: the chunks starting in [ds, ds + tk), and in the first block
         # the chunk holding the run's first byte; each written within its run's ends

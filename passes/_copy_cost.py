@@ -642,6 +642,31 @@ def _tiles(facts: CopyFacts, smem: int, most: int) -> bool:
     return not vector_aligned(facts, CHUNK_BYTES) and tiles_shape(facts.src_bytes, smem) is not None
 
 
+def span_rows(pitch: int, smem: int) -> int:
+    """Rows of source pitch `pitch` bytes a `span` box stages: as many as a box of
+    `smem` bytes holds with a chunk to spare at each end, a multiple of 16 (a block's
+    destination rows then start where the first block's start modulo 16 bytes)."""
+    return (smem - 2 * CHUNK_BYTES) // pitch // CHUNK_BYTES * CHUNK_BYTES
+
+
+def _span(facts: CopyFacts, smem: int) -> bool:
+    """Whether the `span` box takes a copy whose last mode is contiguous in both views
+    (box_flavour checked it): 1-byte elements, rows of a known length `n` shorter than a
+    16-byte chunk and not a power of two (a power of two is a vector of the gather),
+    the next mode's source stride (the pitch `P`) static with gaps shorter than a chunk
+    (`n < P < n + 16`: every chunk of the span holds row bytes; every 32-byte sector
+    is read either way), the destination compact over the two (its stride of the next
+    mode `n`), and 32 rows or more in a box."""
+    if facts.rank < 2 or facts.src_bytes != 1 or facts.dst_bytes != 1:
+        return False
+    d = facts.modes[-1]
+    k = facts.modes[-2]
+    n, pitch = _short(d), _static(k.src_stride)
+    if n is None or n >= CHUNK_BYTES or _pow2(n) or pitch is None or not n < pitch < n + CHUNK_BYTES:
+        return False
+    return _is_extent(k.dst_stride, d) and span_rows(pitch, smem) >= 2 * CHUNK_BYTES
+
+
 def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES) -> str | None:
     """"flat", "rows", "cols" or "tiles" where the box strategy takes the copy (module
     doc), else None. `smem`: the shared memory of one box; `tiles_bytes`: the largest
@@ -654,6 +679,8 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
         return None  # a box reads and writes its runs forwards
     d = facts.rank - 1
     w = next((k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1), None)
+    if w == d and _static(facts.modes[d].dst_stride) == 1:
+        return "span" if _span(facts, smem) else None
     if w is None or w == d or _static(facts.modes[d].dst_stride) != 1:
         return None
     mw, md = facts.modes[w], facts.modes[d]

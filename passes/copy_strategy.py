@@ -34,8 +34,10 @@ class CopyStrategyPass(ModulePass):
     without conversion, the source is contiguous along a short mode taken whole and
     the destination's contiguous mode comes next in it, or the reverse, or
     `box<tiles>` where both contiguous modes are long, the elements of at most
-    `tiles_bytes` and the tiled copy cannot move 16-byte vectors on both sides
-    (passes/_copy_cost.box_flavour); else `gather` where
+    `tiles_bytes` and the tiled copy cannot move 16-byte vectors on both sides, or
+    `box<span>` where 1-byte rows shorter than a 16-byte chunk (not a power of two) are
+    contiguous in both views, their source pitch static with gaps shorter than a chunk,
+    into a destination compact over the rows (passes/_copy_cost.box_flavour); else `gather` where
     the destination is compact, the source is no wider than it, and either the source
     broadcasts elements of 2 bytes or more or the last mode is short (at most 64) and
     not known to be a power of two (any element size), or known exactly, at most

@@ -26,8 +26,8 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_GRAIN, BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_ROUNDS, TILES_THREADS,
-                        box_index_bits, box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_ROUNDS, TILES_THREADS, box_index_bits,
+                        box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, box_flavour, copy_facts, tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
@@ -151,10 +151,16 @@ class TilePass(ModulePass):
                      one destination run, `32 / N` runs a warp (fewer bank conflicts
                      in the box reads). Default `_box_tile.BOX_LANES`: 8 for `flat`,
                      0 for `rows`, as measured.
-      box_grain=G    which destination bytes a `box<flat>` copy's block writes: 0
-                     those of its own steps; 16 (default, `_box_tile.BOX_GRAIN`) the
-                     16-byte chunks starting in its range (the box 15 steps longer):
+      box_grain=G    which destination bytes a `box<flat>` or `box<rows>` copy's block
+                     writes (default 16: `_box_tile.BOX_GRAIN`, `ROWS_GRAIN`): 0
+                     those of its own steps; 16 the 16-byte chunks
+                     starting in its range (a flat box 15 steps longer, a rows box one):
                      only the destination's ends cut a chunk.
+      box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
+                     16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
+                     the source step mod 16, 16 S bytes more than the least; default
+                     the step with the fewest modelled bank conflicts
+                     (`_box_tile.ROWS_PITCH_STEP`, passes/_box_banks.py).
       tiles_run=B    bytes of a `box<tiles>` copy's source runs, its tile along the
                      source's contiguous mode (default `tiles_run_bytes`'s: 128 for
                      1-byte elements, 256 for wider); a
@@ -259,7 +265,8 @@ class TilePass(ModulePass):
     box_smem: int | None = None
     box_stage: str = "async"
     box_lanes: int | None = None
-    box_grain: int = BOX_GRAIN
+    box_grain: int | None = None
+    box_pitch: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int = TILES_GRAIN
@@ -298,7 +305,9 @@ class TilePass(ModulePass):
         if self.box_lanes is not None and self.box_lanes and (
                 self.box_lanes & (self.box_lanes - 1) or not 1 <= self.box_lanes <= 32):
             raise TilecError(f"tile: box_lanes={self.box_lanes} must be 0 or a power of two in [1, 32]")
-        if self.box_grain not in (0, 16):
+        if self.box_pitch is not None and not -1 <= self.box_pitch < 8:
+            raise TilecError(f"tile: box_pitch={self.box_pitch} must be in [-1, 7]")
+        if self.box_grain not in (None, 0, 16):
             raise TilecError(f"tile: box_grain={self.box_grain} must be 0 or 16")
         if self.box_stage not in BOX_STAGES:
             raise TilecError(f"tile: box_stage={self.box_stage} must be one of {', '.join(BOX_STAGES)}")
@@ -503,7 +512,7 @@ class TilePass(ModulePass):
                           else tiles_interleaved(facts.src_bytes) and misfit is None)
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run,
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
-                         self.box_lanes, self.box_grain, bool(self.tiles_rounds))
+                         self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)

@@ -455,8 +455,8 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
 @pytest.mark.parametrize("policy", ["auto", "never"])
 def test_box_strategy_matches_torch_bit_for_bit(policy, routes):
     """The box strategy (`tilec.copy_`'s program through the default pipeline: the
-    `tile` pass's launch, passes/_box_tile.py) on the strided set's cases 30, 42 and
-    35 made small, at several pointer remainders mod 16, into padded dst rows (case
+    `tile` pass's launch, passes/_box_tile.py) on the strided set's cases 30, 42, 35
+    and 01 made small, at several pointer remainders mod 16, into padded dst rows (case
     30's shape), in int8, uint8 and bool, with the box's shared memory lowered too
     (many blocks, partial chunks); `never` checks the same copies on the other
     strategies."""
@@ -481,6 +481,11 @@ def test_box_strategy_matches_torch_bit_for_bit(policy, routes):
                 *[(lambda o=o, d=dtype: _random(torch, d, (5 * 100003 + 16,), gen, True)[o : o + 5 * 100003]
                    .view(5, 100003).t(), 0) for o in (0, 7)],
                 (lambda d=dtype: _random(torch, d, (37, 3, 2111), gen, True).permute(1, 2, 0), 0),
+                # case 01: rows of 5 at a pitch of 7 (box<span>), src at offsets; rows of
+                # 13 at 20 into padded dst rows
+                *[(lambda o=o, d=dtype: _random(torch, d, (100003 * 7 + 16,), gen, True)[o : o + 100003 * 7]
+                   .view(100003, 7)[:, :5], 0) for o in (0, 3)],
+                (lambda d=dtype: _random(torch, d, (30011, 20), gen, True)[:, 4:17], 0),
             ]
             for make, pad in cases:
                 kernels = CopyKernels(disk=False)

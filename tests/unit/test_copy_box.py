@@ -129,6 +129,18 @@ def _cases(rng):
         src = flat[so : so + nd * 1501].reshape(nd, 1501).T
         base = np.full(nd * 1501 + 40, 0x5A, np.int8)
         out.append((src, base, lambda b, do=do, nd=nd: b[do : do + nd * 1501].reshape(1501, nd), "box<cols>"))
+    # "box<span>": rows of 5 at a pitch of 7 (the canonical gather's shape), a row count
+    # no multiple of 16, both pointers offset
+    for so, do in ((0, 0), (11, 5)):
+        flat = rand(so + 7 * 1001 + 9)
+        src = np.lib.stride_tricks.as_strided(flat[so:], shape=(1001, 5), strides=(7, 1))
+        base = np.full(5 * 1001 + 40, 0x5A, np.int8)
+        out.append((src, base, lambda b, do=do: b[do : do + 5 * 1001].reshape(1001, 5), "box<span>"))
+    # "box<span>": rows of 13 at a pitch of 20 (gaps of 7), a grid mode whose dst rows
+    # of rows are padded
+    src = rand((3, 211, 20))[:, :, 2:15]  # (3, 211, 13) at (4220, 20, 1)
+    base = np.full((3, 211 * 13 + 7), 0x5A, np.int8)
+    out.append((src, base, lambda b: b[:, 3 : 3 + 211 * 13].reshape(3, 211, 13), "box<span>"))
     # "box<rows>" with D = 16 exactly, W = 3, into padded dst rows, two grid modes
     src = rand((9, 2, 5, 16, 3)).transpose(1, 2, 4, 0, 3)  # (2, 5, 3, 9, 16)
     base = np.full((2, 5, 3, 9 * 16 + 6), 0x5A, np.int8)
@@ -193,6 +205,27 @@ def test_box_copies_with_lanes_along_runs_match_numpy(routes, lanes, nvrtc_avail
     assert sources and all("tilec_cp_async<16>" in text for text in sources)
 
 
+@pytest.mark.parametrize("pitch,grain", [(-1, None), (0, None), (5, None), (None, None), (None, 16), (-1, 16)])
+def test_rows_boxes_at_each_slot_pitch_match_numpy(routes, pitch, grain, nvrtc_available):
+    # the `tile` option box_pitch (a `rows` box's slots: -1 at multiples of 16 bytes plus
+    # their runs' residues; S at a pitch congruent to the source step, 16 S bytes past
+    # the least; None the bank model's step, looked up in the kernel from copy_'s
+    # run-time strides): every destination element written once, exactly, nothing
+    # around it, across blocks (a small box) and at both pointers' residues; with
+    # box_grain=16 each block writes the chunks starting in its range, from one more step
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_pitch=pitch, box_grain=grain, box_smem=2048)
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    cases = [c for c in _cases(np.random.default_rng(7)) if c[3] == "box<rows>"]
+    assert len(cases) == 3
+    for src, base, view, _strategy in cases:
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=True)
+        assert np.array_equal(base, want)
+
+
 @pytest.mark.parametrize("smem", [BOX_SMEM, 2048])
 def test_flat_boxes_owning_whole_chunks_match_numpy(routes, smem, nvrtc_available):
     # the `tile` option box_grain=16 (a flat block writes the 16-byte chunks starting in
@@ -239,7 +272,7 @@ def test_box_program_goes_through_the_default_pipeline_and_compiles(nvrtc_availa
 
 @pytest.mark.parametrize("compiled", [False, True])
 def test_box_copies_with_64_bit_offsets_match_numpy(monkeypatch, routes, compiled, nvrtc_available):
-    """The 64-bit variant of each flavour, forced by a lower limit (real 2**31 offsets
+    """The 64-bit variant of each flavour (but `tiles`: below), forced by a lower limit (real 2**31 offsets
     need GiBs) on the box's index-width rule (passes/_box_tile.box_index_bits, which
     `copy_plan` asks) and on copy_plan's own."""
     if compiled and not nvrtc_available:
@@ -252,7 +285,7 @@ def test_box_copies_with_64_bit_offsets_match_numpy(monkeypatch, routes, compile
     for src, base, view, strategy in _cases(np.random.default_rng(64)):
         _check(view, src, base, kernels)
         seen.add(strategy)
-    assert seen == {"box<flat>", "box<rows>", "box<cols>"}
+    assert seen == {"box<flat>", "box<rows>", "box<cols>", "box<span>"}
     if compiled:
         assert {k.index_bits for k in kernels._entries} == {64}
 

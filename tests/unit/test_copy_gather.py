@@ -207,13 +207,14 @@ def test_gather_host_function_has_a_recipe(nvrtc_available):
 
 def test_canonical_gathers_compile_with_nvrtc(monkeypatch):
     """The CUDA of every canonical copy that copy_ gives the gather strategy (and of a
-    converting and a 64-bit one) compiles for sm_90 under NVRTC."""
+    converting and a 64-bit one) compiles for sm_90 under NVRTC. (Rows of 5 at a pitch
+    of 7 are a `box<span>` copy now: test_copy_box, test_copy_kernel_budget.)"""
     from helpers.canonical_copies import CANONICAL
     from helpers.nvrtc import compile_sm90_or_skip
 
     plans = [plan_copy(*c.operands()) for c in CANONICAL]
     plans = [p for p in plans if copy_choice(p)[0] == "gather"]
-    assert len(plans) == 5
+    assert len(plans) == 4
     plans.append(plan_copy(op((3, 17, 19), dtype="bfloat16"), op((3, 17, 19), (323, 1, 17), dtype="float32")))
     monkeypatch.setattr(copy_plan, "INDEX32_LIMIT", 100)  # 64-bit offsets
     plans.append(plan_copy(op((3, 17, 19), dtype="int16"), op((3, 17, 19), (323, 1, 17), dtype="int16")))

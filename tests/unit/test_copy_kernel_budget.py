@@ -19,6 +19,7 @@ from tilec.compiling import compile_program
 from tilec.copy_kernels import kernel_pipeline
 from tilec.copy_plan import plan_copy
 from tilec.copy_program import FUNCTION, copy_program
+from tilec.copy_routes import forced_routes
 from tilec.runtime.nvrtc import compile_cuda, cubin_instructions
 
 # (case name, strategy, bytes a thread moves, SASS budget per 16 bytes, 16-byte loads, 16-byte stores)
@@ -30,12 +31,26 @@ BUDGETS = [
     ("gather int32 column broadcast 2532x6882", "gather", 32, 96, 0, 2),
     # two runs of four bytes a thread, each one 4-byte store behind one test (128 now; 160
     # when copy_'s key did not state that the element count is a multiple of the run,
-    # 2026-11-30: each run stored byte by byte behind four tests)
+    # 2026-11-30: each run stored byte by byte behind four tests); with the box strategy
+    # off (a `box<span>` copy by default: BOX_BUDGETS)
     ("gather uint8 rows of 5 at a pitch of 7", "gather", 8, 280, 0, 2),
     # a 1 x 64 x 128 tile, 64 bytes a thread (the full tile's and the edge's 16-byte
     # accesses: 8 each in the PTX): 272 now, 328 when the exact short extents were
     # run-time values in its masks and block coordinates (the Program's: 240)
     ("NHWC->NCHW float16", "tiled", 64, 72, 8, 8),
+]
+
+
+# The box kernels (a loop over a block's chunks, whose count the static SASS does not
+# show: the whole kernel's instructions, phase 1's unrolled cp.async loop included), and
+# their one 16-byte store in the PTX: (case name, strategy, SASS budget of the kernel).
+BOX_BUDGETS = [
+    # phase 2 per 16-byte chunk: 16 LDS.U8, 16 address adds, 12 PRMT, one STG.E.128 (about
+    # 3 instructions a byte, against the gather's 15); 1056 now
+    ("gather uint8 rows of 5 at a pitch of 7", "box<span>", 1100),
+    # the slots' pitch looked up in the kernel from copy_'s run-time strides
+    # (passes/_box_banks.rows_steps: 48 instructions once); 968 now
+    ("box rows int8 37x17 in 1691 steps", "box<rows>", 1000),
 ]
 
 
@@ -49,7 +64,25 @@ def _plan(name: str):
 def test_copy_kernel_within_budget(name, strategy, nbytes, budget, loads, stores, nvrtc_available):
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
+    with forced_routes(box="never" if strategy == "gather" else "auto"):
+        plan = _plan(name)
+        _check_budget(plan, strategy, nbytes, budget, loads, stores)
+
+
+@pytest.mark.parametrize("name,strategy,budget", BOX_BUDGETS, ids=[b[1] for b in BOX_BUDGETS])
+def test_box_kernel_within_budget(name, strategy, budget, nvrtc_available):
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
     plan = _plan(name)
+    assert copy_choice(plan)[0] == strategy
+    kernel = compile_program(copy_program(plan.key), kernel_pipeline(plan.key, "default"), function=FUNCTION)
+    result = compile_cuda(kernel.source, arch="sm_90")
+    (count,) = cubin_instructions(result.cubin).values()
+    assert count <= budget, f"{count} SASS instructions"
+    assert len(re.findall(r"st\.global\.v4", result.ptx)) == 1
+
+
+def _check_budget(plan, strategy, nbytes, budget, loads, stores):
     assert copy_choice(plan)[0] == strategy
     kernel = compile_program(copy_program(plan.key), kernel_pipeline(plan.key, "default"), function=FUNCTION)
     result = compile_cuda(kernel.source, arch="sm_90")

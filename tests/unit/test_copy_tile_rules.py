@@ -99,7 +99,7 @@ CANONICAL_CHOICES = {
     "box rows int8 37x17 in 1691 steps": ("box<rows>", None, 256),
     "realign int8 columns 1: of 8192x8195": ("realign", None, 512),
     "gather int32 column broadcast 2532x6882": ("gather", None, 256),
-    "gather uint8 rows of 5 at a pitch of 7": ("gather", None, 256),
+    "gather uint8 rows of 5 at a pitch of 7": ("box<span>", None, 256),
 }
 """Each canonical copy's (strategy, tile, threads) as measured in benchmarks/NOTES.md
 (session 35's merged tree): a rule change that moves one of them is measured first."""
