@@ -141,6 +141,11 @@ class GemmConfig:
     """Each K step's A tile loaded once into registers (`ldmatrix`) for every column chunk's
     wgmma (`gemm_hopper_ws(a_registers=True)`, named `:ar`) instead of read from shared
     memory by each chunk's. An option until measured."""
+    one_wgmma: bool = False
+    """The column chunks' wgmma of a K step issued as one `wgmma.m64n{bn}k16` a warpgroup
+    (`gemm_hopper_ws(one_wgmma=True)`, named `:ow`): A read from shared memory once a step
+    instead of once a chunk; the accumulators, the epilogue and the C buffer stay the
+    chunks'. An option until measured."""
     cluster_split: bool = False
     """Swapped and split S <= 8 ways, one block a unit (`per_sm` 0): a tile's S units run as
     the blocks of one thread-block cluster and are summed through distributed shared memory
@@ -197,6 +202,8 @@ class GemmConfig:
             kw["skip_padding"] = True
         if self.a_registers:
             kw["a_registers"] = True
+        if self.one_wgmma:
+            kw["one_wgmma"] = True
         return kw
 
     def workspace(self, m: int, n: int, sms: int) -> int:

@@ -24,32 +24,35 @@ TILE = next(c for c in gemm.CONFIGS if c.bn == 192)
 EPILOGUE = Epilogue(bias=True, activation="silu", residual=True)
 
 
-def _kwargs(cluster: tuple[int, int] = (1, 1), persistent: int = 4) -> dict:
+def _kwargs(cluster: tuple[int, int] = (1, 1), persistent: int = 4, one_wgmma: bool = False) -> dict:
     """The configuration's generator keywords at 2 stages (the executor's time), over
-    `persistent` blocks."""
-    c = dataclasses.replace(TILE, stages=2, cluster=cluster)
+    `persistent` blocks; `one_wgmma`: the chunks' wgmma of a step as one (`:ow`)."""
+    c = dataclasses.replace(TILE, stages=2, cluster=cluster, one_wgmma=one_wgmma)
     return {**c.kwargs(persistent), "persistent": persistent}
 
 
+@pytest.mark.parametrize("one_wgmma", [False, True])
 @pytest.mark.parametrize("level", ["layout", "lowered"])
 @pytest.mark.parametrize("cluster", [(1, 1), (2, 1)])
-def test_the_192_column_tile_at_odd_shapes(level, cluster):
+def test_the_192_column_tile_at_odd_shapes(level, cluster, one_wgmma):
     """136 x 392 x 200: 2 block rows (the second 8 rows; in pairs: one pair), 3 block
     columns (the last 8 wide: one chunk of 8 columns, two wholly past N), 4 K steps of
-    64 (the last 8 deep), the epilogue; a static M."""
+    64 (the last 8 deep), the epilogue; a static M. `one_wgmma`: lowered, each step's
+    three chunks are one wgmma.m64n192k16 a warpgroup."""
     m, n, k = 136, 392, 200
-    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **_kwargs(cluster))
+    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **_kwargs(cluster, one_wgmma=one_wgmma))
     if level == "lowered":
         run_pipeline(module, "default")
     ops = _operands(m, n, k, EPILOGUE, seed=n)
     _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
 
 
+@pytest.mark.parametrize("one_wgmma", [False, True])
 @pytest.mark.parametrize("cluster", [(1, 1), (2, 1)])
-def test_one_192_column_program_serves_every_m(cluster):
+def test_one_192_column_program_serves_every_m(cluster, one_wgmma):
     """A run-time M (the grid from it) at M = 8, 200, after the pipeline."""
     n, k = 200, 72
-    module = gemm_hopper_ws(None, n, k, epilogue=EPILOGUE, **_kwargs(cluster, persistent=2))
+    module = gemm_hopper_ws(None, n, k, epilogue=EPILOGUE, **_kwargs(cluster, persistent=2, one_wgmma=one_wgmma))
     run_pipeline(module, "default")
     for m in (8, 200):
         ops = _operands(m, n, k, EPILOGUE, seed=m)
