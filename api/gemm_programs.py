@@ -953,12 +953,12 @@ def gemm_hopper_ws(
 
         # with chunks the barriers come after all the stage buffers: each 8-byte barrier
         # between two 1024-byte-aligned buffers costs 1 KiB, which 4 x 48 + 32 KiB cannot spare
-        sa, sb = {}, {}
+        sa, sb, sbw = {}, {}, {}  # sbw: with one_wgmma, B's stage buffers (sb their chunks' tiles)
         for s in range(stages):
             sa[s] = p.alloc(g.SA, dtype).named(f"sa{s}")
             if one_wgmma:  # the chunks' B buffers: column tiles of the stage's one buffer, side by side
-                whole = p.alloc(g.smem(bk, bn, b_kmajor), dtype).named(f"sbw{s}")
-                sb[s] = [p.tile(whole, [g.c0, p.constant(c).named(f"ch{c}")], [bk, bc]).named(f"sb{s}")
+                sbw[s] = p.alloc(g.smem(bk, bn, b_kmajor), dtype).named(f"sbw{s}")
+                sb[s] = [p.tile(sbw[s], [g.c0, p.constant(c).named(f"ch{c}")], [bk, bc]).named(f"sb{s}")
                          for c in range(nch)]
             else:
                 sb[s] = [p.alloc(g.SB, dtype).named(f"sb{s}") for _ in range(nch)]
@@ -1414,13 +1414,17 @@ def gemm_hopper_ws(
                 at = ((g.bx * pn).named("bxp") + pc).named("bxp")
                 return (p.tile(g.A, [at, kt], [bm // parts, bk]).named(f"tap{s}"),
                         p.tile(sa[s], [pc, g.c0], [bm // parts, bk]).named(f"sap{s}"))
+            # with one_wgmma the part is a tile of the stage's whole B buffer (a TMA copy's
+            # shared side is one tile of an alloc), chunk `box`'s columns
+            bxc = p.constant(box).named(f"ch{box}") if s in sbw else g.c0
             if b_kmajor:  # B's rows of N (its shared buffer's outer mode)
                 at = ((g.bys[box] * pn).named("byp") + pc).named("byp")
+                col = ((bxc * pn).named("chp") + pc).named("chp") if s in sbw else pc
                 return (p.tile(g.B, [kt, at], [bk, bc // parts]).named(f"tbp{s}"),
-                        p.tile(sb[s][box], [g.c0, pc], [bk, bc // parts]).named(f"sbp{s}"))
+                        p.tile(sbw.get(s, sb[s][box]), [g.c0, col], [bk, bc // parts]).named(f"sbp{s}"))
             at = ((kt * pn).named("ktp") + pc).named("ktp")
             return (p.tile(g.B, [at, g.bys[box]], [bk // parts, bc]).named(f"tbp{s}"),
-                    p.tile(sb[s][box], [pc, g.c0], [bk // parts, bc]).named(f"sbp{s}"))
+                    p.tile(sbw.get(s, sb[s][box]), [pc, bxc], [bk // parts, bc]).named(f"sbp{s}"))
 
         def producer() -> None:
             kto = g.klast if stream_k else g.nk_main if pad else g.nk

@@ -24,53 +24,61 @@ TILE = next(c for c in gemm.CONFIGS if c.bn == 192)
 EPILOGUE = Epilogue(bias=True, activation="silu", residual=True)
 
 
-def _kwargs(cluster: tuple[int, int] = (1, 1), persistent: int = 4, one_wgmma: bool = False) -> dict:
+def _kwargs(cluster: tuple[int, int] = (1, 1), persistent: int = 4, variant: str = "") -> dict:
     """The configuration's generator keywords at 2 stages (the executor's time), over
-    `persistent` blocks; `one_wgmma`: the chunks' wgmma of a step as one (`:ow`)."""
-    c = dataclasses.replace(TILE, stages=2, cluster=cluster, one_wgmma=one_wgmma)
+    `persistent` blocks; `variant`: `ow` (the chunks' wgmma of a step as one,
+    `GemmConfig.one_wgmma`), `ow:bp` (and with a cluster, each block its part of every box)."""
+    flags = variant.split(":")
+    c = dataclasses.replace(TILE, stages=2, cluster=cluster, one_wgmma="ow" in flags,
+                            box_parts="bp" in flags and cluster != (1, 1))
     return {**c.kwargs(persistent), "persistent": persistent}
 
 
-@pytest.mark.parametrize("one_wgmma", [False, True])
 @pytest.mark.parametrize("level", ["layout", "lowered"])
-@pytest.mark.parametrize("cluster", [(1, 1), (2, 1)])
-def test_the_192_column_tile_at_odd_shapes(level, cluster, one_wgmma):
+@pytest.mark.parametrize("cluster,variant", [((1, 1), ""), ((2, 1), ""), ((1, 1), "ow"), ((2, 1), "ow"),
+                                             ((2, 1), "ow:bp")])
+def test_the_192_column_tile_at_odd_shapes(level, cluster, variant):
     """136 x 392 x 200: 2 block rows (the second 8 rows; in pairs: one pair), 3 block
     columns (the last 8 wide: one chunk of 8 columns, two wholly past N), 4 K steps of
-    64 (the last 8 deep), the epilogue; a static M. `one_wgmma`: lowered, each step's
-    three chunks are one wgmma.m64n192k16 a warpgroup."""
+    64 (the last 8 deep), the epilogue; a static M. `ow`: lowered, each step's three
+    chunks are one wgmma.m64n192k16 a warpgroup."""
     m, n, k = 136, 392, 200
-    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **_kwargs(cluster, one_wgmma=one_wgmma))
+    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **_kwargs(cluster, variant=variant))
     if level == "lowered":
         run_pipeline(module, "default")
+        wide = "wgmma.mma_async.sync.aligned.m64n192k16" in emit(module, "cuda")
+        assert wide == bool(variant)
     ops = _operands(m, n, k, EPILOGUE, seed=n)
     _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
 
 
-@pytest.mark.parametrize("one_wgmma", [False, True])
-@pytest.mark.parametrize("cluster", [(1, 1), (2, 1)])
-def test_one_192_column_program_serves_every_m(cluster, one_wgmma):
+@pytest.mark.parametrize("cluster,variant", [((1, 1), ""), ((2, 1), ""), ((2, 1), "ow:bp")])
+def test_one_192_column_program_serves_every_m(cluster, variant):
     """A run-time M (the grid from it) at M = 8, 200, after the pipeline."""
     n, k = 200, 72
-    module = gemm_hopper_ws(None, n, k, epilogue=EPILOGUE, **_kwargs(cluster, persistent=2, one_wgmma=one_wgmma))
+    module = gemm_hopper_ws(None, n, k, epilogue=EPILOGUE, **_kwargs(cluster, persistent=2, variant=variant))
     run_pipeline(module, "default")
     for m in (8, 200):
         ops = _operands(m, n, k, EPILOGUE, seed=m)
         _check(_run(module, m, n, EPILOGUE, ops), ops, EPILOGUE)
 
 
+@pytest.mark.parametrize("one_wgmma", [False, True])
 @pytest.mark.parametrize("cluster", [(1, 1), (2, 1)])
-def test_the_192_column_kernel_compiles_without_spills(cluster):
+def test_the_192_column_kernel_compiles_without_spills(cluster, one_wgmma):
     """3000 x 5000 x 7000's kernel (run-time M, 32-bit offsets, bias + SiLU + residual):
-    NVRTC + ptxas for sm_90a without spills."""
+    NVRTC + ptxas for sm_90a without spills; `one_wgmma`: one m64n192k16 a K step."""
     from tilec.runtime.nvrtc import resource_usage
 
-    config = dataclasses.replace(TILE, cluster=cluster, box_parts=cluster != (1, 1))  # 5 stages of 3 boxes
+    config = dataclasses.replace(TILE, cluster=cluster, box_parts=cluster != (1, 1),  # 5 stages of 3 boxes
+                                 one_wgmma=one_wgmma)
     key = gemm.MatmulKey(config, 5000, 7000, "bf16", EPILOGUE, 132, False, gemm.index_bits(3000, 5000, 7000, config))
     module = gemm.matmul_program(key)
     run_pipeline(module, "default")
     cuda = emit(module, "cuda")
-    assert cuda.count("wgmma.mma_async.sync.aligned.m64n64k16") > 0
+    n = 192 if one_wgmma else 64
+    assert cuda.count(f"wgmma.mma_async.sync.aligned.m64n{n}k16") > 0
+    assert cuda.count(f"wgmma.mma_async.sync.aligned.m64n{256 - n}k16") == 0
     (usage,) = resource_usage(compile_sm90_or_skip(cuda)).values()
     assert usage.spill_stores == 0 and usage.spill_loads == 0
 
