@@ -22,6 +22,17 @@ view's run-time base plus a constant (plus, with several warpgroups, a constant 
 warpgroup bit of the thread id); the base must be a known multiple of the swizzle's
 repeat (8 rows) and the buffer is aligned to it.
 
+One wgmma over several ops (`WgmmaLowering._run`). Consecutive `{async}` ops of one
+block on the same A, each accumulator one wgmma tile wide, whose B views are column
+tiles of one shared buffer that one descriptor reads side by side (at most 256 columns
+in all), are issued as one `wgmma.m64nNk16` a warpgroup and K step, N the sum of their
+columns (any widths, multiples of 8: 64 + 64 + 64, 128 + 64), their accumulators'
+registers that wgmma's fragment in column order; A is read from shared memory once
+instead of once an op. The later ops each commit an empty group, so `layout.mma_wait`
+counts the IR's groups, and since the work sits in the run's oldest group a wait
+retires it no later than the CPU reference executor does. `gemm_hopper_ws(one_wgmma=
+True)` writes its column chunks so.
+
 Asynchrony is in the IR. A synchronous op ends with `wgmma.wait_group 0`. An
 `{async}` one ends at its `commit_group`: its result is the wgmma's registers, in
 flight. `layout.mma_wait {pending = N}` is `wgmma.wait_group N` through which its
@@ -222,7 +233,8 @@ class WgmmaLowering(OpFamily):
         it, their B columns side by side: consecutive `{async}` version-3 ops of one block
         on the same A, each accumulator one wgmma tile wide (N = instrShape N) over the same
         warps and M, their B views of one shared buffer that one descriptor reads as the
-        columns of all in order (at most 256), none reading another's result. The wgmma
+        columns of all in order (at most 256; distinct addresses), none reading another's
+        result. The wgmma
         of the run are the first op's; the later ops commit an empty group each, so a
         `layout.mma_wait` counts groups as in the IR and retires the run's work no later
         than the executor's (the work is in the run's oldest group). Else `[op]`."""
@@ -296,8 +308,9 @@ class WgmmaLowering(OpFamily):
         """The byte addresses, relative to the first part's base, of the `rows x K`
         operand tile (K: 32 bytes of elements) at K step `kk` made of `parts` (view,
         origin: M of A or N of B, rows) one after the other, for the warpgroup whose tile
-        origin is `shift`: (addresses, fit_descriptor's answer); a string where the parts'
-        bases differ by a run-time amount."""
+        origin is `shift`: fit_descriptor's answer for them; a string where the parts'
+        bases differ by a run-time amount or several parts read one address (the same
+        columns twice: kept as separate wgmma)."""
         v0 = parts[0][0]
         eb = element_bytes(v0.elem)
         chunks = []
@@ -321,6 +334,8 @@ class WgmmaLowering(OpFamily):
                 off = off ^ (y >> v.swizzle.shift if v.swizzle.shift >= 0 else y << -v.swizzle.shift)
             chunks.append(off + base)
         addrs = eb * np.concatenate(chunks)
+        if len(parts) > 1 and np.unique(addrs).size != addrs.size:
+            return "the operand's parts overlap"
         return fit_descriptor(addrs, eb)
 
     def _operand(self, op: MmaOp, parts: list[tuple[View, int, int]], which: str, wg_offsets, kk: int):
