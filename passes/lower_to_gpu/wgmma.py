@@ -28,9 +28,11 @@ tiles of one shared buffer that one descriptor reads side by side (at most 256 c
 in all), are issued as one `wgmma.m64nNk16` a warpgroup and K step, N the sum of their
 columns (any widths, multiples of 8: 64 + 64 + 64, 128 + 64), their accumulators'
 registers that wgmma's fragment in column order; A is read from shared memory once
-instead of once an op. The later ops each commit an empty group, so `layout.mma_wait`
-counts the IR's groups, and since the work sits in the run's oldest group a wait
-retires it no later than the CPU reference executor does. `gemm_hopper_ws(one_wgmma=
+instead of once an op. The run is one group of the hardware's (ptxas makes an empty
+`commit_group` a wgmma of its own, so the later ops commit none), and a
+`layout.mma_wait {pending = N}` waits for the hardware's groups that lie wholly within
+the IR's N most recent (`_gpu_pending`): it retires every op's work no later than the
+CPU reference executor does. `gemm_hopper_ws(one_wgmma=
 True)` writes its column chunks so.
 
 Asynchrony is in the IR. A synchronous op ends with `wgmma.wait_group 0`. An
@@ -100,13 +102,15 @@ class WgmmaLowering(OpFamily):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self._issued: set[MmaOp] = set()
-        """Ops of a run (`_run`) whose wgmma the run's first op issued: each commits its
-        (empty) group only."""
+        self._runs: dict[MmaOp, int] = {}
+        """The ops of each run of several (`_run`) -> the run's length: its wgmma are the
+        first op's, one group."""
+        self._joins: dict[Operation, bool] = {}
+        """Per kernel (its outermost op), whether two `{async}` ops on one A follow each
+        other anywhere in it (`_may_join`)."""
 
     def lower(self, op: MmaOp) -> None:
-        if op in self._issued:  # its wgmma ran in its run's first op's: an empty group keeps the count
-            self.b.add(cuda_wgmma.WgmmaCommitGroupOp())
+        if self._runs.get(op, 1) > 1 and op.prev_op in self._runs:  # issued with the run's first op
             self.b.add(cuda.CommentOp("layout.mma: issued in the wgmma of the layout.mma before it"))
             return
         run = self._run(op)
@@ -205,7 +209,8 @@ class WgmmaLowering(OpFamily):
             self.b.add(comment)
             for x, acc in zip(run, accs):
                 self.values.set_registers(x.result, acc)
-            self._issued.update(run[1:])
+            if len(run) > 1:
+                self._runs.update((x, len(run)) for x in run)
             return
         self.values.set_registers(op.result, self._wait(0, [accs[0]])[0])
         self.b.add(comment)
@@ -234,10 +239,8 @@ class WgmmaLowering(OpFamily):
         on the same A, each accumulator one wgmma tile wide (N = instrShape N) over the same
         warps and M, their B views of one shared buffer that one descriptor reads as the
         columns of all in order (at most 256; distinct addresses), none reading another's
-        result. The wgmma
-        of the run are the first op's; the later ops commit an empty group each, so a
-        `layout.mma_wait` counts groups as in the IR and retires the run's work no later
-        than the executor's (the work is in the run's oldest group). Else `[op]`."""
+        result. The wgmma of the run are the first op's, one group (`_gpu_pending`
+        counts it so). Else `[op]`."""
         if not op.is_async or not isinstance(op.b.type, TensorViewType):
             return [op]
         first = self._accumulator(op)
@@ -280,11 +283,53 @@ class WgmmaLowering(OpFamily):
 
     def lower_wait(self, op: MmaWaitOp) -> None:
         """`wgmma.wait_group pending`, the operands' registers passing through it,
-        issued after every register of the `after` values."""
+        issued after every register of the `after` values (`pending` counted in the
+        wgmma's groups: `_gpu_pending`)."""
         after = [r for v in op.after for r in self.values.registers(v)]
-        outs = self._wait(op.pending_groups, [list(self.values.registers(v)) for v in op.values], after)
+        outs = self._wait(self._gpu_pending(op), [list(self.values.registers(v)) for v in op.values], after)
         for r, regs in zip(op.outs, outs):
             self.values.set_registers(r, regs)
+
+    def _gpu_pending(self, op: MmaWaitOp) -> int:
+        """The wait's `pending` in the hardware's groups: a run of several ops (`_run`) is
+        one group, so the N most recent groups of the IR may be fewer. Walking back
+        through the wait's block, the groups that lie wholly within the IR's `pending`
+        most recent ones are kept in flight, the rest retired (no later than in the IR).
+        Past the block's start the groups are taken one an op (as the IR counts them)
+        where no two async ops of the kernel on one A follow each other (no run can be
+        there), else none (retired: a stricter wait)."""
+        budget = op.pending_groups
+        kept = 0
+        prev = op.prev_op
+        while budget > 0 and prev is not None:
+            if isinstance(prev, MmaOp):
+                if not prev.is_async:  # it waited for every group (wait_group 0)
+                    return kept
+                size = self._runs.get(prev, 1)
+                if size > budget:
+                    return kept
+                budget -= size
+                kept += 1
+                for _ in range(size - 1):
+                    prev = prev.prev_op
+            elif prev.regions and any(isinstance(x, MmaOp) for r in prev.regions for x in r.walk()):
+                return kept  # groups committed inside a loop or branch: not counted here
+            prev = prev.prev_op
+        return kept + (0 if self._may_join(op) else budget)
+
+    def _may_join(self, op: Operation) -> bool:
+        """Whether the kernel of `op` has two `{async}` version-3 `layout.mma` on one A one
+        right after the other (a run `_run` may join)."""
+        root = op
+        while root.parent_op() is not None and root.parent_op().parent_op() is not None:
+            root = root.parent_op()
+        if root not in self._joins:
+            self._joins[root] = any(
+                isinstance(x, MmaOp) and x.is_async and isinstance(x.next_op, MmaOp) and x.next_op.is_async
+                and x.next_op.a is x.a
+                for x in root.walk()
+            )
+        return self._joins[root]
 
     def _wait(self, pending: int, accs: list[list[SSAValue]], after: list[SSAValue] = ()) -> list[list[SSAValue]]:
         """A `cuda.wgmma_wait_group pending` through which every register of `accs`

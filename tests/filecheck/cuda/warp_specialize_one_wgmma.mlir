@@ -4,9 +4,9 @@
 // the other on the same A, their B buffers the column tiles of the stage's one 64 x 192
 // buffer (`(64,(64,3)):(64,(1,4096))` under the 128-byte swizzle), then one
 // `layout.mma_wait {pending = 3}`. `lower-to-gpu` issues the three as one
-// `wgmma.m64n192k16` per K step (the B descriptor over the three tiles: LBO 8192), the
-// second and third ops each committing an empty group, so the wait counts the IR's
-// groups. The program is `gemm_hopper_ws(128, 384, 128, bm=64, bn=192, bk=64,
+// `wgmma.m64n192k16` per K step (the B descriptor over the three tiles: LBO 8192), one
+// group (the second and third ops commit none), so the wait's 3 groups of the IR are
+// the hardware's 1 (`wgmma.wait_group 1`: the previous step's retired). The program is `gemm_hopper_ws(128, 384, 128, bm=64, bn=192, bk=64,
 // stages=2, persistent=3, group=1, tma_epilogue=True, chunk=64, one_wgmma=True)`:
 // 4 tiles on 3 blocks.
 // RUN: tilec %s -p default -t cuda | filecheck %s
@@ -22,11 +22,9 @@
 // CHECK-NEXT:      : "l"(tilec_wgmma_desc_add(tilec_wgmma_desc(smem + 0, 0u, 1024u, 1u), 96u)), "l"(tilec_wgmma_desc_add(tilec_wgmma_desc(smem_1 + 0, 8192u, 1024u, 1u), 6144u))
 // CHECK:         wgmma.commit_group.sync.aligned;
 // CHECK-NEXT:    // layout.mma 64x64x64 (bf16): 4 wgmma.m64n192k16 per warpgroup (with the 2 layout.mma after it: their columns), A from smem; A K-major, swizzle 128B, LBO 0, SBO 1024; B MN-major, swizzle 128B, LBO 8192, SBO 1024; async: in flight until a layout.mma_wait
-// CHECK-NEXT:    wgmma.commit_group.sync.aligned;
 // CHECK-NEXT:    // layout.mma: issued in the wgmma of the layout.mma before it
-// CHECK-NEXT:    wgmma.commit_group.sync.aligned;
 // CHECK-NEXT:    // layout.mma: issued in the wgmma of the layout.mma before it
-// CHECK:         wgmma.wait_group.sync.aligned 3;
+// CHECK:         wgmma.wait_group.sync.aligned 1;
 // CHECK-NOT:     wgmma.mma_async.sync.aligned.m64n64k16
 // CHECK:       } else {  // warpgroup 1
 

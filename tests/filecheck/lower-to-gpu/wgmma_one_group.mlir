@@ -2,9 +2,8 @@
 // column tiles of one shared buffer, side by side (`WgmmaLowering._run`): one
 // wgmma.m64nNk16 a warpgroup and K step over all their columns (N = 128 + 64 = 192:
 // chunks of unequal widths), the accumulators' registers those of its fragment in
-// column order; the second op commits an empty group, so that `layout.mma_wait`'s
-// `pending` counts the IR's groups (the work sits in the oldest: retired no later than
-// the executor retires it). The same ops on two shared buffers (@separate_buffers:
+// column order, one group (the second op commits none: `layout.mma_wait`'s `pending`
+// is counted in the hardware's groups). The same ops on two shared buffers (@separate_buffers:
 // their distance is not known) stay two wgmma. Equivalent on the CPU reference executor.
 // RUN: tilec %s -p default -t cuda | filecheck %s
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
@@ -17,7 +16,6 @@
 // CHECK-NOT:   wgmma.mma_async
 // CHECK:       asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 // CHECK-NEXT:  // layout.mma 64x128x16 (bf16): 1 wgmma.m64n192k16 per warpgroup (with the 1 layout.mma after it: their columns), A from smem; {{.*}} B MN-major, swizzle 128B, LBO 2048, SBO 1024; async: in flight until a layout.mma_wait
-// CHECK-NEXT:  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 // CHECK-NEXT:  // layout.mma: issued in the wgmma of the layout.mma before it
 // the 96 registers of both accumulators (64 + 32) pass through the wait once:
 // CHECK-NEXT:  float w = d, {{.*}}, w_95 = d_95;
