@@ -151,3 +151,37 @@ def test_a_in_registers_compiles_without_spills():
 def test_a_in_registers_refuses_what_it_does_not_do(kw):
     with pytest.raises(ValueError, match="a_registers"):
         gemm_hopper_ws(136, 400, 256, a_registers=True, **{**_kwargs(), **kw})
+
+
+def test_one_wgmma_on_the_256_column_tile():
+    """`one_wgmma` on 128 x 256 in chunks of 128 (`128x256x64:4:c128:ow`): one
+    wgmma.m64n256k16 a K step, at the odd shape above after the pipeline."""
+    c = dataclasses.replace(gemm.CONFIGS[0], stages=2, one_wgmma=True)
+    m, n, k = 136, 392, 200
+    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **{**c.kwargs(3), "persistent": 3})
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    assert "wgmma.mma_async.sync.aligned.m64n256k16" in cuda and "m64n128k16" not in cuda
+    ops = _operands(m, n, k, EPILOGUE, seed=n)
+    _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
+
+
+@pytest.mark.parametrize("kw", [{"chunk": 0}, {"bn": 512, "chunk": 128}, {"pingpong": True, "chunk": 0}])
+def test_one_wgmma_refuses_what_it_does_not_do(kw):
+    """`one_wgmma` needs column chunks of at most 256 columns in all, no pingpong."""
+    with pytest.raises(ValueError, match="one_wgmma"):
+        gemm_hopper_ws(136, 400, 256, one_wgmma=True, **{**_kwargs(), **kw})
+
+
+def test_one_wgmma_is_named_ow():
+    """`:ow` in benchmarks/matmul_bench.py's names sets `GemmConfig.one_wgmma`."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    c = parse_config("128x192x64:5:c64:cl2:bp:ow")
+    assert c.one_wgmma and c.box_parts and c.cluster == (2, 1) and c.kwargs(132)["one_wgmma"]
+    assert parse_config("128x256x64:4:c128:ow").one_wgmma
+    assert not parse_config("128x192x64:5:c64:cl2:bp").one_wgmma
