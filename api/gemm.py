@@ -252,7 +252,10 @@ a tile, so its whole rounds are fewer tile-times where 128 x 256's last round is
 empty. In 5 stages (217 KiB: 200 KiB of ring in flight, as 128 x 256's 4 stages hold 192)
 it measured 0.97 of 128 x 256's throughput (H200, rag35: 3000 x 5000 x 7000 in pairs,
 box parts, 649 TFLOP/s queued / 583 per call against 614 / 555; in 4 stages 0.91: 618
-against 628, and 655 against 673 alone at 3000 x 5008 x 7008); 128 x 256 in chunks of 64
+against 628, and 655 against 673 alone at 3000 x 5008 x 7008; measured again by rag36, 7
+rounds: 580 / 629 against `128x256x64:4:c128:cl2`'s 550 / 579, 0.971 per call, 1.00 queued:
+kept at 0.97, as above 0.984 8192^3 would move to it unmeasured; one m64n192k16 a K step,
+`:ow`, ran even with the three m64n64k16); 128 x 256 in chunks of 64
 ran at 0.99 of chunks of 128 at 4000^3 (701 against 706 queued), so the ring's depth,
 not wgmma's N of 64, was the 4 stages' loss. The 128 x 128 pingpong measured 635 at 4096
 (0.85; 494 against 128 x 192's 520 queued at 2176^3); the 64-row tile (one consumer
