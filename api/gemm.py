@@ -145,7 +145,8 @@ class GemmConfig:
     """The column chunks' wgmma of a K step issued as one `wgmma.m64n{bn}k16` a warpgroup
     (`gemm_hopper_ws(one_wgmma=True)`, named `:ow`): A read from shared memory once a step
     instead of once a chunk; the accumulators, the epilogue and the C buffer stay the
-    chunks'. An option until measured."""
+    chunks'. An option: it measured even with the chunks' own wgmma on the H200 (rag36,
+    3000 x 5000 x 7000 in pairs: 575 / 625 TFLOP/s against 580 / 629; benchmarks/NOTES.md)."""
     cluster_split: bool = False
     """Swapped and split S <= 8 ways, one block a unit (`per_sm` 0): a tile's S units run as
     the blocks of one thread-block cluster and are summed through distributed shared memory
