@@ -144,6 +144,12 @@ class GemmConfig:
     """Each K step's A tile loaded once into registers (`ldmatrix`) for every column chunk's
     wgmma (`gemm_hopper_ws(a_registers=True)`, named `:ar`) instead of read from shared
     memory by each chunk's. An option until measured."""
+    one_wgmma: bool = False
+    """The column chunks' wgmma of a K step issued as one `wgmma.m64n{bn}k16` a warpgroup
+    (`gemm_hopper_ws(one_wgmma=True)`, named `:ow`): A read from shared memory once a step
+    instead of once a chunk; the accumulators, the epilogue and the C buffer stay the
+    chunks'. An option: it measured even with the chunks' own wgmma on the H200 (rag36,
+    3000 x 5000 x 7000 in pairs: 575 / 625 TFLOP/s against 580 / 629; benchmarks/NOTES.md)."""
     cluster_split: bool = False
     """Swapped and split S <= 8 ways, one block a unit (`per_sm` 0): a tile's S units run as
     the blocks of one thread-block cluster and are summed through distributed shared memory
@@ -201,6 +207,8 @@ class GemmConfig:
             kw["skip_padding"] = True
         if self.a_registers:
             kw["a_registers"] = True
+        if self.one_wgmma:
+            kw["one_wgmma"] = True
         return kw
 
     def _persistent(self, sms: int) -> int:
@@ -259,7 +267,10 @@ a tile, so its whole rounds are fewer tile-times where 128 x 256's last round is
 empty. In 5 stages (217 KiB: 200 KiB of ring in flight, as 128 x 256's 4 stages hold 192)
 it measured 0.97 of 128 x 256's throughput (H200, rag35: 3000 x 5000 x 7000 in pairs,
 box parts, 649 TFLOP/s queued / 583 per call against 614 / 555; in 4 stages 0.91: 618
-against 628, and 655 against 673 alone at 3000 x 5008 x 7008); 128 x 256 in chunks of 64
+against 628, and 655 against 673 alone at 3000 x 5008 x 7008; measured again by rag36, 7
+rounds: 580 / 629 against `128x256x64:4:c128:cl2`'s 550 / 579, 0.971 per call, 1.00 queued:
+kept at 0.97, as above 0.984 8192^3 would move to it unmeasured; one m64n192k16 a K step,
+`:ow`, ran even with the three m64n64k16); 128 x 256 in chunks of 64
 ran at 0.99 of chunks of 128 at 4000^3 (701 against 706 queued), so the ring's depth,
 not wgmma's N of 64, was the 4 stages' loss. The 128 x 128 pingpong measured 635 at 4096
 (0.85; 494 against 128 x 192's 520 queued at 2176^3); the 64-row tile (one consumer

@@ -258,7 +258,7 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         return NvmmaSharedLayout(sw, 8 * ebytes, transposed).composed([rows, cols])
 
     p = Program("gemm")
-    g = SimpleNamespace(p=p, mma=NvidiaMmaLayout(3, [mma_warps, 1], [64, bc, 32 // eb]), eb=eb,
+    g = SimpleNamespace(p=p, smem=smem, mma=NvidiaMmaLayout(3, [mma_warps, 1], [64, bc, 32 // eb]), eb=eb,
                         SA=smem(bm, bk), SB=smem(bk, bc, b_kmajor), SC=smem(bm, bc, ebytes=2), out=epilogue.out_dtype)
     ptrs = [p.pointer(name, t, align=16) for name, t in (("pa", dtype), ("pb", dtype), ("pc", epilogue.out_dtype))]
     views = [("A", (m, k), k), ("B", (k, n), n), ("C", (m, n), n)]
@@ -548,6 +548,7 @@ def gemm_hopper_ws(
     partials: int = 2, fma_promote: bool = False, stream_k: bool = False, cluster: tuple[int, int] = (1, 1),
     serial: bool = False, rounds: int = 1, cluster_split: bool = False, box_parts: bool = False,
     global_partials: bool = False, skip_padding: bool = False, a_registers: bool = False,
+    one_wgmma: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -689,6 +690,16 @@ def gemm_hopper_ws(
     the wgmma's A operand layout, `#layout.dot_op<opIdx = 0, kWidth = 2>`: `ldmatrix`),
     and every column chunk's wgmma takes A from them (`wgmma ... RS`) instead of reading
     it from shared memory again: 1 A read of the stage a step instead of one per chunk.
+
+    `one_wgmma` (column chunks, `bn` <= 256; not with pingpong, block scales or
+    `overlap_epilogue`): a stage's B is one shared buffer of `bk x bn` (the chunks' B
+    buffers its column tiles, one after the other, each still loaded by its own TMA),
+    and each K step issues every chunk's `layout.mma {async}` one after the other, then
+    waits once (`pending` = the chunks: the previous step's groups retired), so that
+    `lower-to-gpu` issues them as one `wgmma.m64n{bn}k16` a warpgroup (passes/lower_to_gpu/
+    wgmma.py, `_run`): A read from shared memory once a step instead of once a chunk,
+    as the accumulators, the epilogue and the C buffer stay the chunks' (128 x 192 in
+    chunks of 64: one m64n192k16 instead of three m64n64k16).
 
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
     run-time M the persistent grid is min(`persistent`, tiles) computed at launch.
@@ -892,6 +903,9 @@ def gemm_hopper_ws(
     if stream_k and (not persistent or split_k > 1 or block_scales or pingpong or overlap_epilogue):
         raise ValueError("gemm_hopper_ws: stream_k needs persistent, without split_k, block_scales, pingpong or "
                          "overlap_epilogue")
+    if one_wgmma and (nch < 2 or bn > 256 or pingpong or block_scales or overlap_epilogue or swap_ab):
+        raise ValueError(f"gemm_hopper_ws: one_wgmma needs column chunks of at most 256 columns in all, without "
+                         f"pingpong, block_scales, overlap_epilogue or swap_ab (got bn {bn}, {nch} chunks)")
     if a_registers and (block_scales or overlap_epilogue or swap_ab or dtype in FP8_DTYPES):
         raise ValueError("gemm_hopper_ws: a_registers is for 16-bit operands, not with block_scales, "
                          "overlap_epilogue or swap_ab")
@@ -953,10 +967,15 @@ def gemm_hopper_ws(
 
         # with chunks the barriers come after all the stage buffers: each 8-byte barrier
         # between two 1024-byte-aligned buffers costs 1 KiB, which 4 x 48 + 32 KiB cannot spare
-        sa, sb = {}, {}
+        sa, sb, sbw = {}, {}, {}  # sbw: with one_wgmma, B's stage buffers (sb their chunks' tiles)
         for s in range(stages):
             sa[s] = p.alloc(g.SA, dtype).named(f"sa{s}")
-            sb[s] = [p.alloc(g.SB, dtype).named(f"sb{s}") for _ in range(nch)]
+            if one_wgmma:  # the chunks' B buffers: column tiles of the stage's one buffer, side by side
+                sbw[s] = p.alloc(g.smem(bk, bn, b_kmajor), dtype).named(f"sbw{s}")
+                sb[s] = [p.tile(sbw[s], [g.c0, p.constant(c).named(f"ch{c}")], [bk, bc]).named(f"sb{s}")
+                         for c in range(nch)]
+            else:
+                sb[s] = [p.alloc(g.SB, dtype).named(f"sb{s}") for _ in range(nch)]
             if nch == 1 and not cluster_split:
                 barriers(s)
         # cluster_split: the unit's partial (N contiguous, `CLUSTER_SPLIT_PAD` between M's
@@ -1213,7 +1232,11 @@ def gemm_hopper_ws(
                         from tilec.dialects.mma import DotOperandLayout
 
                         src = p.load(sa[s], DotOperandLayout(0, g.mma, 2)).named(f"ar{s}")
-                    for a, b in zip(accs if s < steps else [], sb[s]):
+                    if one_wgmma and s < steps:  # every chunk's wgmma, then one wait: one wgmma (the docstring)
+                        ds = [p.mma(src, b, a, is_async=True).named(f"d{s + 1}") for a, b in zip(accs, sb[s])]
+                        for a, w in zip(accs, p.mma_wait(*ds, pending=nch)):
+                            a.assign(w.named(f"acc{s + 1}"))
+                    for a, b in zip(accs if s < steps and not one_wgmma else [], sb[s]):
                         if sync:
                             a.assign(p.mma(src, b, a).named(f"acc{s + 1}"))
                             continue
@@ -1445,13 +1468,17 @@ def gemm_hopper_ws(
                 at = ((g.bx * pn).named("bxp") + pc).named("bxp")
                 return (p.tile(g.A, [at, kt], [bm // parts, bk]).named(f"tap{s}"),
                         p.tile(sa[s], [pc, g.c0], [bm // parts, bk]).named(f"sap{s}"))
+            # with one_wgmma the part is a tile of the stage's whole B buffer (a TMA copy's
+            # shared side is one tile of an alloc), chunk `box`'s columns
+            bxc = p.constant(box).named(f"ch{box}") if s in sbw else g.c0
             if b_kmajor:  # B's rows of N (its shared buffer's outer mode)
                 at = ((g.bys[box] * pn).named("byp") + pc).named("byp")
+                col = ((bxc * pn).named("chp") + pc).named("chp") if s in sbw else pc
                 return (p.tile(g.B, [kt, at], [bk, bc // parts]).named(f"tbp{s}"),
-                        p.tile(sb[s][box], [g.c0, pc], [bk, bc // parts]).named(f"sbp{s}"))
+                        p.tile(sbw.get(s, sb[s][box]), [g.c0, col], [bk, bc // parts]).named(f"sbp{s}"))
             at = ((kt * pn).named("ktp") + pc).named("ktp")
             return (p.tile(g.B, [at, g.bys[box]], [bk // parts, bc]).named(f"tbp{s}"),
-                    p.tile(sb[s][box], [pc, g.c0], [bk // parts, bc]).named(f"sbp{s}"))
+                    p.tile(sbw.get(s, sb[s][box]), [pc, bxc], [bk // parts, bc]).named(f"sbp{s}"))
 
         def producer() -> None:
             kto = g.klast if stream_k else g.nk_main if pad else g.nk

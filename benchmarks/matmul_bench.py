@@ -455,7 +455,7 @@ def parse_config(name: str):
     `GemmConfig.cluster`; `cl1`: none), `bp` (with a cluster, each block its part of every
     shared box: `GemmConfig.box_parts`), `sp` (the steps of the last trip past K skipped:
     `GemmConfig.skip_padding`), `ar` (A through registers for every chunk's wgmma:
-    `GemmConfig.a_registers`), `g<G>` (grouped
+    `GemmConfig.a_registers`), `ow` (the chunks' wgmma of a step as one: `GemmConfig.one_wgmma`), `g<G>` (grouped
     order of G block rows, `GemmConfig.group`) (those four, `sk`, `sp` and `ar` also after a name of
     `CONFIGS`: `128x256x64:4:c128:ov:cpb`, `128x256x64:4:c128:cl2:g16`, `128x256x64:4:c128:sk`),
     `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
@@ -477,13 +477,13 @@ def parse_config(name: str):
         flags = name[len(c.name) + 1:].split(":")
         groups = [int(f[1:]) for f in flags if re.fullmatch(r"g\d+", f)]
         clusters = [_cluster(f) for f in flags if _cluster(f)]
-        if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "sk", "sp", "ar"}
+        if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "sk", "sp", "ar", "ow"}
                                                  or re.fullmatch(r"g\d+", f) or _cluster(f) for f in flags):
             cp = next((f[2:] for f in flags if f.startswith("cp")), "")
             return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp, stream_k="sk" in flags,
                                        cluster=clusters[-1] if clusters else (1, 1), box_parts="bp" in flags,
                                        group=groups[-1] if groups else c.group, skip_padding="sp" in flags,
-                                       a_registers="ar" in flags)
+                                       a_registers="ar" in flags, one_wgmma="ow" in flags)
     fp8, block = name.startswith(("f8:", "f8b:")), name.startswith("f8b:")
     head, stages, *flags = name.split(":", 1)[1].split(":") if fp8 else name.split(":")
     bm, bn, bk = (int(x) for x in head.split("x"))
@@ -517,6 +517,8 @@ def parse_config(name: str):
             kw["skip_padding"] = True
         elif f == "ar":
             kw["a_registers"] = True
+        elif f == "ow":
+            kw["one_wgmma"] = True
         elif m := re.fullmatch(r"g(\d+)", f):
             kw["group"] = int(m.group(1))
         elif m := re.fullmatch(r"r(\d+)", f):

@@ -381,12 +381,17 @@ class NvmmaSharedLayout:
         """(row dim, contiguous dim)."""
         return (1, 0) if self.transposed else (0, 1)
 
-    def shape_error(self, shape: Sequence[int]) -> str | None:
-        """Why the layout cannot hold a tensor of ``shape``, or None."""
+    def shape_error(self, shape: Sequence[int], linear: bool = True) -> str | None:
+        """Why the layout cannot hold a tensor of ``shape``, or None. Its linear form
+        (``linear``) needs extents that are powers of two; its CuTe form (`composed`)
+        only whole swizzle tiles (8 rows of `tile_cols`): a swizzled buffer of 3 tiles
+        across (a 192-column B stage of 64-column tiles) is the tiles one after the other."""
         if len(shape) != 2:
             return f"an NVMMA shared layout is rank 2, got shape {list(shape)}"
-        if not all(_is_pow2(s) for s in shape):
+        if linear and not all(_is_pow2(s) for s in shape):
             return f"shape {list(shape)} has an extent that is not a power of two"
+        if not all(type(s) is int and s > 0 for s in shape):
+            return f"shape {list(shape)} has an extent that is not a positive integer"
         if self.swizzle_bytes:
             row, col = self._dims()
             if shape[col] < self.tile_cols or shape[row] < 8:
@@ -394,6 +399,11 @@ class NvmmaSharedLayout:
                 return (
                     f"a {self.swizzle_bytes}-byte swizzle of {self.element_bits}-bit elements "
                     f"needs a shape of at least {want}, got {list(shape)}"
+                )
+            if shape[col] % self.tile_cols or shape[row] % 8:
+                return (
+                    f"a {self.swizzle_bytes}-byte swizzle of {self.element_bits}-bit elements needs whole tiles of "
+                    f"8 rows of {self.tile_cols} elements, got {list(shape)}"
                 )
         return None
 
@@ -424,7 +434,7 @@ class NvmmaSharedLayout:
     def composed(self, shape: Sequence[int]) -> ComposedLayout:
         """The same layout in CuTe form, ``Swizzle<B, M, 3> o 0 o layout`` in elements:
         coordinates ``(i, j)`` to element offsets."""
-        if (why := self.shape_error(shape)) is not None:
+        if (why := self.shape_error(shape, linear=False)) is not None:
             raise LayoutError(why)
         row, col = self._dims()
         rows, cols = shape[row], shape[col]

@@ -22,6 +22,19 @@ view's run-time base plus a constant (plus, with several warpgroups, a constant 
 warpgroup bit of the thread id); the base must be a known multiple of the swizzle's
 repeat (8 rows) and the buffer is aligned to it.
 
+One wgmma over several ops (`WgmmaLowering._run`). Consecutive `{async}` ops of one
+block on the same A, each accumulator one wgmma tile wide, whose B views are column
+tiles of one shared buffer that one descriptor reads side by side (at most 256 columns
+in all), are issued as one `wgmma.m64nNk16` a warpgroup and K step, N the sum of their
+columns (any widths, multiples of 8: 64 + 64 + 64, 128 + 64), their accumulators'
+registers that wgmma's fragment in column order; A is read from shared memory once
+instead of once an op. The run is one group of the hardware's (ptxas makes an empty
+`commit_group` a wgmma of its own, so the later ops commit none), and a
+`layout.mma_wait {pending = N}` waits for the hardware's groups that lie wholly within
+the IR's N most recent (`_gpu_pending`): it retires every op's work no later than the
+CPU reference executor does. `gemm_hopper_ws(one_wgmma=
+True)` writes its column chunks so.
+
 Asynchrony is in the IR. A synchronous op ends with `wgmma.wait_group 0`. An
 `{async}` one ends at its `commit_group`: its result is the wgmma's registers, in
 flight. `layout.mma_wait {pending = N}` is `wgmma.wait_group N` through which its
@@ -87,27 +100,30 @@ class WgmmaLowering(OpFamily):
     """The wgmma lowering of `layout.mma` (the mma family, mma.py, hands it version-3
     accumulators) and of `layout.mma_wait`."""
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._runs: dict[MmaOp, int] = {}
+        """The ops of each run of several (`_run`) -> the run's length: its wgmma are the
+        first op's, one group."""
+        self._joins: dict[Operation, bool] = {}
+        """Per kernel (its outermost op), whether two `{async}` ops on one A follow each
+        other anywhere in it (`_may_join`)."""
+
     def lower(self, op: MmaOp) -> None:
-        ct = op.acc.type
-        enc = ct.encoding
-        n_instr = enc.data.instr_shape[1]
-        lc = registers.linear(ct, op)
-        warps = lc.get_bases("warp")
-        if tuple(map(tuple, lc.get_bases("lane"))) != WARPGROUP_LANE_BASES or [tuple(w) for w in warps[:2]] != [
-            (16, 0),
-            (32, 0),
-        ]:
-            raise TilecError(f"lower-to-gpu: the accumulator layout {enc} is not wgmma's fragment on {ct}", op=op)
-        wg_offsets = _xor_table(warps[2:])  # warpgroup index -> its tile origin
-        rc = _lane0_table(lc)
-        tiles = sorted({(m - m % 64, n - n % n_instr) for m, n in rc})
+        if self._runs.get(op, 1) > 1 and op.prev_op in self._runs:  # issued with the run's first op
+            self.b.add(cuda.CommentOp("layout.mma: issued in the wgmma of the layout.mma before it"))
+            return
+        run = self._run(op)
+        pieces = [self._accumulator(x) for x in run]
+        tms = pieces[0][1]
+        wg_offsets = pieces[0][0]
         k_total = op.b.type.shape[0]
-        k_step = enc.data.instr_shape[2]  # 32 bytes of K: 16 for 16-bit operands, 32 for 8-bit
+        k_step = op.acc.type.encoding.data.instr_shape[2]  # 32 bytes of K: 16 for 16-bit operands, 32 for 8-bit
         a_regs = not isinstance(op.a.type, TensorViewType)
-        acc = list(self.values.registers(op.acc))
+        accs = [list(self.values.registers(x.acc)) for x in run]
         a_vals = self.values.registers(op.a) if a_regs else None
         ra = _lane0_table(registers.linear(op.a.type, op)) if a_regs else None
-        b_view: View = self.values.view(op.b)
+        b_views: list[View] = [self.values.view(x.b) for x in run]
         a_view: View | None = None if a_regs else self.values.view(op.a)
         b = self.b
         if self._needs_fence(op):
@@ -116,74 +132,204 @@ class WgmmaLowering(OpFamily):
         et = op.b.type.element_type
         count = 0
         descs: set[str] = set()
-        for tm, tn in tiles:
-            frag = [(r, c) for r, c in (wgmma_accumulator(0, i) for i in range(n_instr // 2))]
-            regs = []
-            for r, c in frag:
-                where = (tm + r, tn + c)
-                if where not in rc:
-                    raise TilecError(f"lower-to-gpu: the accumulator layout does not hold {where} in lane 0", op=op)
-                regs.append(rc[where])
-            vals = [acc[rs[0]] for rs in regs]
-            for kk in range(0, k_total, k_step):
-                b_idx, b_d, b_mn = self._operand(op, b_view, "b", wg_offsets, tn, kk, n_instr)
-                descs.add(f"B {self._describe(b_d, b_mn)}")
-                if a_regs:
-                    av = []
-                    for i in range(cuda_wgmma.WGMMA_RS_A):
-                        r, c = cuda.mma_sync_fragment("bf16", "a", 0, i)
-                        where = (tm + r, kk + c)
-                        if where not in ra:
+        widths = [p[3] for p in pieces]
+        n_instr = sum(widths) if len(run) > 1 else widths[0]
+        for tm in tms:
+            # the wgmma's registers: each op's tiles at `tm`, column by column (a run: one tile an op)
+            parts = []  # (op index, its tile's N origin, the tile's registers)
+            for j, (_, _, rc, w, tns) in enumerate(pieces):
+                for tn in tns:
+                    regs = []
+                    for r, c in (wgmma_accumulator(0, i) for i in range(w // 2)):
+                        where = (tm + r, tn + c)
+                        if where not in rc:
                             raise TilecError(
-                                f"lower-to-gpu: the A operand layout does not hold {where} in lane 0", op=op
+                                f"lower-to-gpu: the accumulator layout does not hold {where} in lane 0", op=run[j]
                             )
-                        av.append(a_vals[ra[where][0]])
-                    w = b.add(
-                        cuda_wgmma.WgmmaRsOp(b_view.mem, b.ssa(b_idx), av, vals, n_instr, self._desc_tuple(b_d), b_mn)
-                    )
-                else:
-                    a_idx, a_d, a_mn = self._operand(op, a_view, "a", wg_offsets, tm, kk, 64)
-                    descs.add(f"A {self._describe(a_d, a_mn)}")
-                    w = b.add(
-                        cuda_wgmma.WgmmaOp(
-                            a_view.mem,
-                            b.ssa(a_idx),
-                            b_view.mem,
-                            b.ssa(b_idx),
-                            vals,
-                            n_instr,
-                            self._desc_tuple(a_d),
-                            self._desc_tuple(b_d),
-                            a_mn,
-                            b_mn,
+                        regs.append(rc[where])
+                    parts.append((j, tn, regs))
+            groups = [parts] if len(run) > 1 else [[q] for q in parts]
+            for group in groups:
+                vals = [accs[j][rs[0]] for j, _, regs in group for rs in regs]
+                b_parts = [(b_views[j], tn, widths[j]) for j, tn, _ in group]
+                for kk in range(0, k_total, k_step):
+                    b_idx, b_d, b_mn = self._operand(op, b_parts, "b", wg_offsets, kk)
+                    descs.add(f"B {self._describe(b_d, b_mn)}")
+                    if a_regs:
+                        av = []
+                        for i in range(cuda_wgmma.WGMMA_RS_A):
+                            r, c = cuda.mma_sync_fragment("bf16", "a", 0, i)
+                            where = (tm + r, kk + c)
+                            if where not in ra:
+                                raise TilecError(
+                                    f"lower-to-gpu: the A operand layout does not hold {where} in lane 0", op=op
+                                )
+                            av.append(a_vals[ra[where][0]])
+                        w = b.add(
+                            cuda_wgmma.WgmmaRsOp(
+                                b_views[0].mem, b.ssa(b_idx), av, vals, n_instr, self._desc_tuple(b_d), b_mn
+                            )
                         )
-                    )
-                vals = list(w.results)
-                count += 1
-            for rs, v in zip(regs, vals):
-                for r in rs:
-                    acc[r] = v
+                    else:
+                        a_idx, a_d, a_mn = self._operand(op, [(a_view, tm, 64)], "a", wg_offsets, kk)
+                        descs.add(f"A {self._describe(a_d, a_mn)}")
+                        w = b.add(
+                            cuda_wgmma.WgmmaOp(
+                                a_view.mem,
+                                b.ssa(a_idx),
+                                b_views[0].mem,
+                                b.ssa(b_idx),
+                                vals,
+                                n_instr,
+                                self._desc_tuple(a_d),
+                                self._desc_tuple(b_d),
+                                a_mn,
+                                b_mn,
+                            )
+                        )
+                    vals = list(w.results)
+                    count += 1
+                at = iter(vals)
+                for j, _, regs in group:
+                    for rs in regs:
+                        v = next(at)
+                        for r in rs:
+                            accs[j][r] = v
         b.add(cuda_wgmma.WgmmaCommitGroupOp())
+        ct = op.acc.type
         comment = cuda.CommentOp(
             f"layout.mma {ct.get_shape()[0]}x{ct.get_shape()[1]}x{k_total} ({et}): {count} "
-            f"wgmma.m64n{n_instr}k{k_step} per warpgroup, A from {'registers' if a_regs else 'smem'}; "
+            f"wgmma.m64n{n_instr}k{k_step} per warpgroup"
+            + (f" (with the {len(run) - 1} layout.mma after it: their columns)" if len(run) > 1 else "")
+            + f", A from {'registers' if a_regs else 'smem'}; "
             + "; ".join(sorted(descs))
             + ("; async: in flight until a layout.mma_wait" if op.is_async else "")
         )
         if op.is_async:
             self.b.add(comment)
-            self.values.set_registers(op.result, acc)
+            for x, acc in zip(run, accs):
+                self.values.set_registers(x.result, acc)
+            if len(run) > 1:
+                self._runs.update((x, len(run)) for x in run)
             return
-        self.values.set_registers(op.result, self._wait(0, [acc])[0])
+        self.values.set_registers(op.result, self._wait(0, [accs[0]])[0])
         self.b.add(comment)
+
+    def _accumulator(self, op: MmaOp) -> tuple:
+        """(warpgroup tile origins, the M origins of lane 0's tiles, lane 0's registers by
+        coordinate, instrShape N, the N origins of its tiles) of `op`'s accumulator,
+        checked to be wgmma's fragment."""
+        ct = op.acc.type
+        enc = ct.encoding
+        lc = registers.linear(ct, op)
+        warps = lc.get_bases("warp")
+        if tuple(map(tuple, lc.get_bases("lane"))) != WARPGROUP_LANE_BASES or [tuple(w) for w in warps[:2]] != [
+            (16, 0),
+            (32, 0),
+        ]:
+            raise TilecError(f"lower-to-gpu: the accumulator layout {enc} is not wgmma's fragment on {ct}", op=op)
+        n_instr = enc.data.instr_shape[1]
+        rc = _lane0_table(lc)
+        tiles = sorted({(m - m % 64, n - n % n_instr) for m, n in rc})
+        return (_xor_table(warps[2:]), sorted({m for m, _ in tiles}), rc, n_instr, sorted({n for _, n in tiles}))
+
+    def _run(self, op: MmaOp) -> list[MmaOp]:
+        """`op` and the `layout.mma` after it that one wgmma a tile and K step issues with
+        it, their B columns side by side: consecutive `{async}` version-3 ops of one block
+        on the same A, each accumulator one wgmma tile wide (N = instrShape N) over the same
+        warps and M, their B views of one shared buffer that one descriptor reads as the
+        columns of all in order (at most 256; distinct addresses), none reading another's
+        result. The wgmma of the run are the first op's, one group (`_gpu_pending`
+        counts it so). Else `[op]`."""
+        if not op.is_async or not isinstance(op.b.type, TensorViewType):
+            return [op]
+        first = self._accumulator(op)
+        if len(first[4]) != 1:
+            return [op]
+        enc = op.acc.type.encoding.data
+        run, width = [op], first[3]
+        nxt = op.next_op
+        while (
+            isinstance(nxt, MmaOp)
+            and nxt.is_async
+            and nxt.a is op.a
+            and isinstance(nxt.b.type, TensorViewType)
+            and nxt.b.type.element_type == op.b.type.element_type
+            and nxt.b.type.shape[0] == op.b.type.shape[0]
+            and isinstance(nxt.acc.type, type(op.acc.type))
+            and isinstance(nxt.acc.type.encoding, type(op.acc.type.encoding))
+            and nxt.acc.type.encoding.data.version == 3
+            and nxt.acc.type.encoding.data.warps_per_cta == enc.warps_per_cta
+            and nxt.acc.type.encoding.data.instr_shape[::2] == enc.instr_shape[::2]
+            and nxt.acc.type.get_shape()[0] == op.acc.type.get_shape()[0]
+            and not any(isinstance(v.owner, MmaOp) and v.owner in run for v in nxt.operands)
+        ):
+            piece = self._accumulator(nxt)
+            if len(piece[4]) != 1 or piece[1] != first[1] or width + piece[3] > 256:
+                break
+            run.append(nxt)
+            width += piece[3]
+            nxt = nxt.next_op
+        while len(run) > 1:  # the longest prefix whose B columns one descriptor reads
+            parts = [(self.values.view(x.b), 0, self._accumulator(x)[3]) for x in run]
+            if all(
+                not isinstance(self._addresses(parts, "b", shift, kk), str)
+                for shift in first[0]
+                for kk in range(0, op.b.type.shape[0], enc.instr_shape[2])
+            ):
+                return run
+            run.pop()
+        return run
 
     def lower_wait(self, op: MmaWaitOp) -> None:
         """`wgmma.wait_group pending`, the operands' registers passing through it,
-        issued after every register of the `after` values."""
+        issued after every register of the `after` values (`pending` counted in the
+        wgmma's groups: `_gpu_pending`)."""
         after = [r for v in op.after for r in self.values.registers(v)]
-        outs = self._wait(op.pending_groups, [list(self.values.registers(v)) for v in op.values], after)
+        outs = self._wait(self._gpu_pending(op), [list(self.values.registers(v)) for v in op.values], after)
         for r, regs in zip(op.outs, outs):
             self.values.set_registers(r, regs)
+
+    def _gpu_pending(self, op: MmaWaitOp) -> int:
+        """The wait's `pending` in the hardware's groups: a run of several ops (`_run`) is
+        one group, so the N most recent groups of the IR may be fewer. Walking back
+        through the wait's block, the groups that lie wholly within the IR's `pending`
+        most recent ones are kept in flight, the rest retired (no later than in the IR).
+        Past the block's start the groups are taken one an op (as the IR counts them)
+        where no two async ops of the kernel on one A follow each other (no run can be
+        there), else none (retired: a stricter wait)."""
+        budget = op.pending_groups
+        kept = 0
+        prev = op.prev_op
+        while budget > 0 and prev is not None:
+            if isinstance(prev, MmaOp):
+                if not prev.is_async:  # it waited for every group (wait_group 0)
+                    return kept
+                size = self._runs.get(prev, 1)
+                if size > budget:
+                    return kept
+                budget -= size
+                kept += 1
+                for _ in range(size - 1):
+                    prev = prev.prev_op
+            elif prev.regions and any(isinstance(x, MmaOp) for r in prev.regions for x in r.walk()):
+                return kept  # groups committed inside a loop or branch: not counted here
+            prev = prev.prev_op
+        return kept + (0 if self._may_join(op) else budget)
+
+    def _may_join(self, op: Operation) -> bool:
+        """Whether the kernel of `op` has two `{async}` version-3 `layout.mma` on one A one
+        right after the other (a run `_run` may join)."""
+        root = op
+        while root.parent_op() is not None and root.parent_op().parent_op() is not None:
+            root = root.parent_op()
+        if root not in self._joins:
+            self._joins[root] = any(
+                isinstance(x, MmaOp) and x.is_async and isinstance(x.next_op, MmaOp) and x.next_op.is_async
+                and x.next_op.a is x.a
+                for x in root.walk()
+            )
+        return self._joins[root]
 
     def _wait(self, pending: int, accs: list[list[SSAValue]], after: list[SSAValue] = ()) -> list[list[SSAValue]]:
         """A `cuda.wgmma_wait_group pending` through which every register of `accs`
@@ -203,31 +349,57 @@ class WgmmaLowering(OpFamily):
         sw = f"swizzle {d.swizzle}B" if d.swizzle else "no swizzle"
         return f"{'MN' if mn else 'K'}-major, {sw}, LBO {d.lbo}, SBO {d.sbo}"
 
-    def _operand(self, op: MmaOp, v: View, which: str, wg_offsets, origin: int, kk: int, rows: int):
-        """(element index of the descriptor's start, descriptor, MN-major) of the
-        `rows x K` operand tile (K: 32 bytes of elements) at `origin` (M of A, N of B)
-        and K step `kk`, for this thread's warpgroup."""
-        eb = element_bytes(v.elem)
-        if eb not in (1, 2) or v.vec is not None or v.mask is not None:
-            raise TilecError(
-                f"lower-to-gpu: wgmma reads a smem view of 16- or 8-bit scalars without a mask ({which})", op=op
-            )
-        if not all(isinstance(s, int) and isinstance(d, int) for m in v.layout for s, d in m) or not isinstance(
-            v.swz_off, int
-        ):
-            raise TilecError(f"lower-to-gpu: wgmma needs the smem view of operand {which} to be static", op=op)
-        fits = []
-        for dm, dn in wg_offsets:
-            shift = dm if which == "a" else dn
+    def _addresses(self, parts: list[tuple[View, int, int]], which: str, shift, kk: int):
+        """The byte addresses, relative to the first part's base, of the `rows x K`
+        operand tile (K: 32 bytes of elements) at K step `kk` made of `parts` (view,
+        origin: M of A or N of B, rows) one after the other, for the warpgroup whose tile
+        origin is `shift`: fit_descriptor's answer for them; a string where the parts'
+        bases differ by a run-time amount or several parts read one address (the same
+        columns twice: kept as separate wgmma)."""
+        v0 = parts[0][0]
+        eb = element_bytes(v0.elem)
+        chunks = []
+        for v, origin, rows in parts:
+            if not all(isinstance(s, int) and isinstance(d, int) for m in v.layout for s, d in m) or not isinstance(
+                v.swz_off, int
+            ):
+                return "the operand's view is not static"
+            base = v.base - v0.base if isinstance(v.base, int) and isinstance(v0.base, int) else (
+                0 if v.base is v0.base else None)
+            if base is None or v.mem is not v0.mem:
+                return "the operand's parts lie in different buffers"
+            d = shift[0] if which == "a" else shift[1]
             r, k = np.meshgrid(np.arange(rows), np.arange(32 // eb), indexing="ij")
-            coords = (origin + shift + r, kk + k) if which == "a" else (kk + k, origin + shift + r)
+            coords = (origin + d + r, kk + k) if which == "a" else (kk + k, origin + d + r)
             off = np.full(r.shape, v.swz_off, np.int64)
-            for d, mode in enumerate(v.layout):
-                off = off + views.leaves_offset(mode, coords[d])
+            for dim, mode in enumerate(v.layout):
+                off = off + views.leaves_offset(mode, coords[dim])
             if v.swizzle is not None:
                 y = off & v.swizzle.yyy_msk
                 off = off ^ (y >> v.swizzle.shift if v.swizzle.shift >= 0 else y << -v.swizzle.shift)
-            fit = fit_descriptor(eb * off, eb)
+            chunks.append(off + base)
+        addrs = eb * np.concatenate(chunks)
+        if len(parts) > 1 and np.unique(addrs).size != addrs.size:
+            return "the operand's parts overlap"
+        return fit_descriptor(addrs, eb)
+
+    def _operand(self, op: MmaOp, parts: list[tuple[View, int, int]], which: str, wg_offsets, kk: int):
+        """(element index of the descriptor's start, descriptor, MN-major) of the operand
+        tile made of `parts` (`_addresses`) at K step `kk`, for this thread's warpgroup."""
+        v = parts[0][0]
+        eb = element_bytes(v.elem)
+        for pv, _, _ in parts:
+            if eb not in (1, 2) or pv.vec is not None or pv.mask is not None:
+                raise TilecError(
+                    f"lower-to-gpu: wgmma reads a smem view of 16- or 8-bit scalars without a mask ({which})", op=op
+                )
+            if not all(isinstance(s, int) and isinstance(d, int) for m in pv.layout for s, d in m) or not isinstance(
+                pv.swz_off, int
+            ):
+                raise TilecError(f"lower-to-gpu: wgmma needs the smem view of operand {which} to be static", op=op)
+        fits = []
+        for shift in wg_offsets:
+            fit = self._addresses(parts, which, shift, kk)
             if isinstance(fit, str):
                 what = "A (M x K)" if which == "a" else "B (K x N)"
                 raise TilecError(

@@ -245,6 +245,27 @@ def test_192_column_tile(cluster, m, n, k, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)
 
 
+@pytest.mark.parametrize(("index", "cluster"), [(1, (1, 1)), (1, (2, 1)), (0, (1, 1))])
+@pytest.mark.parametrize(("m", "n", "k"), [(3000, 5000, 7000), (300, 1096, 776), (1000, 392, 72)])
+def test_one_wgmma(index, cluster, m, n, k, monkeypatch):
+    """The column chunks' wgmma of a K step issued as one (`GemmConfig.one_wgmma`:
+    m64n192k16 on the 128 x 192 tile, alone or in pairs with box parts; m64n256k16 on
+    128 x 256), forced, the widest epilogue: the rule's 3000 x 5000 x 7000, rows 16 mod
+    32 bytes with block rows past M and a last block column of 136, a last column chunk
+    of 8 and one trip of K."""
+    torch = _torch()
+    from dataclasses import replace
+
+    from tilec import gemm
+
+    tile = gemm.CONFIGS[index]
+    config = replace(tile, cluster=cluster, one_wgmma=True, box_parts=cluster != (1, 1),
+                     name=f"{tile.name}:{gemm.cluster_name(cluster)}:ow")
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True)
+
+
 @pytest.mark.parametrize(("index", "cluster"), [(0, (1, 1)), (0, (2, 1)), (1, (2, 1))])
 @pytest.mark.parametrize(("m", "n", "k"), [(3000, 5000, 7000), (300, 1096, 840), (1000, 392, 72)])
 def test_skip_padding(index, cluster, m, n, k, monkeypatch):

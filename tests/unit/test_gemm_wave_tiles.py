@@ -24,50 +24,61 @@ TILE = next(c for c in gemm.CONFIGS if c.bn == 192)
 EPILOGUE = Epilogue(bias=True, activation="silu", residual=True)
 
 
-def _kwargs(cluster: tuple[int, int] = (1, 1), persistent: int = 4) -> dict:
+def _kwargs(cluster: tuple[int, int] = (1, 1), persistent: int = 4, variant: str = "") -> dict:
     """The configuration's generator keywords at 2 stages (the executor's time), over
-    `persistent` blocks."""
-    c = dataclasses.replace(TILE, stages=2, cluster=cluster)
+    `persistent` blocks; `variant`: `ow` (the chunks' wgmma of a step as one,
+    `GemmConfig.one_wgmma`), `ow:bp` (and with a cluster, each block its part of every box)."""
+    flags = variant.split(":")
+    c = dataclasses.replace(TILE, stages=2, cluster=cluster, one_wgmma="ow" in flags,
+                            box_parts="bp" in flags and cluster != (1, 1))
     return {**c.kwargs(persistent), "persistent": persistent}
 
 
 @pytest.mark.parametrize("level", ["layout", "lowered"])
-@pytest.mark.parametrize("cluster", [(1, 1), (2, 1)])
-def test_the_192_column_tile_at_odd_shapes(level, cluster):
+@pytest.mark.parametrize("cluster,variant", [((1, 1), ""), ((2, 1), ""), ((1, 1), "ow"), ((2, 1), "ow"),
+                                             ((2, 1), "ow:bp")])
+def test_the_192_column_tile_at_odd_shapes(level, cluster, variant):
     """136 x 392 x 200: 2 block rows (the second 8 rows; in pairs: one pair), 3 block
     columns (the last 8 wide: one chunk of 8 columns, two wholly past N), 4 K steps of
-    64 (the last 8 deep), the epilogue; a static M."""
+    64 (the last 8 deep), the epilogue; a static M. `ow`: lowered, each step's three
+    chunks are one wgmma.m64n192k16 a warpgroup."""
     m, n, k = 136, 392, 200
-    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **_kwargs(cluster))
+    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **_kwargs(cluster, variant=variant))
     if level == "lowered":
         run_pipeline(module, "default")
+        wide = "wgmma.mma_async.sync.aligned.m64n192k16" in emit(module, "cuda")
+        assert wide == bool(variant)
     ops = _operands(m, n, k, EPILOGUE, seed=n)
     _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
 
 
-@pytest.mark.parametrize("cluster", [(1, 1), (2, 1)])
-def test_one_192_column_program_serves_every_m(cluster):
+@pytest.mark.parametrize("cluster,variant", [((1, 1), ""), ((2, 1), ""), ((2, 1), "ow:bp")])
+def test_one_192_column_program_serves_every_m(cluster, variant):
     """A run-time M (the grid from it) at M = 8, 200, after the pipeline."""
     n, k = 200, 72
-    module = gemm_hopper_ws(None, n, k, epilogue=EPILOGUE, **_kwargs(cluster, persistent=2))
+    module = gemm_hopper_ws(None, n, k, epilogue=EPILOGUE, **_kwargs(cluster, persistent=2, variant=variant))
     run_pipeline(module, "default")
     for m in (8, 200):
         ops = _operands(m, n, k, EPILOGUE, seed=m)
         _check(_run(module, m, n, EPILOGUE, ops), ops, EPILOGUE)
 
 
+@pytest.mark.parametrize("one_wgmma", [False, True])
 @pytest.mark.parametrize("cluster", [(1, 1), (2, 1)])
-def test_the_192_column_kernel_compiles_without_spills(cluster):
+def test_the_192_column_kernel_compiles_without_spills(cluster, one_wgmma):
     """3000 x 5000 x 7000's kernel (run-time M, 32-bit offsets, bias + SiLU + residual):
-    NVRTC + ptxas for sm_90a without spills."""
+    NVRTC + ptxas for sm_90a without spills; `one_wgmma`: one m64n192k16 a K step."""
     from tilec.runtime.nvrtc import resource_usage
 
-    config = dataclasses.replace(TILE, cluster=cluster, box_parts=cluster != (1, 1))  # 5 stages of 3 boxes
+    config = dataclasses.replace(TILE, cluster=cluster, box_parts=cluster != (1, 1),  # 5 stages of 3 boxes
+                                 one_wgmma=one_wgmma)
     key = gemm.MatmulKey(config, 5000, 7000, "bf16", EPILOGUE, 132, False, gemm.index_bits(3000, 5000, 7000, config))
     module = gemm.matmul_program(key)
     run_pipeline(module, "default")
     cuda = emit(module, "cuda")
-    assert cuda.count("wgmma.mma_async.sync.aligned.m64n64k16") > 0
+    n = 192 if one_wgmma else 64
+    assert cuda.count(f"wgmma.mma_async.sync.aligned.m64n{n}k16") > 0
+    assert cuda.count(f"wgmma.mma_async.sync.aligned.m64n{256 - n}k16") == 0
     (usage,) = resource_usage(compile_sm90_or_skip(cuda)).values()
     assert usage.spill_stores == 0 and usage.spill_loads == 0
 
@@ -140,3 +151,37 @@ def test_a_in_registers_compiles_without_spills():
 def test_a_in_registers_refuses_what_it_does_not_do(kw):
     with pytest.raises(ValueError, match="a_registers"):
         gemm_hopper_ws(136, 400, 256, a_registers=True, **{**_kwargs(), **kw})
+
+
+def test_one_wgmma_on_the_256_column_tile():
+    """`one_wgmma` on 128 x 256 in chunks of 128 (`128x256x64:4:c128:ow`): one
+    wgmma.m64n256k16 a K step, at the odd shape above after the pipeline."""
+    c = dataclasses.replace(gemm.CONFIGS[0], stages=2, one_wgmma=True)
+    m, n, k = 136, 392, 200
+    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **{**c.kwargs(3), "persistent": 3})
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    assert "wgmma.mma_async.sync.aligned.m64n256k16" in cuda and "m64n128k16" not in cuda
+    ops = _operands(m, n, k, EPILOGUE, seed=n)
+    _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
+
+
+@pytest.mark.parametrize("kw", [{"chunk": 0}, {"bn": 512, "chunk": 128}, {"pingpong": True, "chunk": 0}])
+def test_one_wgmma_refuses_what_it_does_not_do(kw):
+    """`one_wgmma` needs column chunks of at most 256 columns in all, no pingpong."""
+    with pytest.raises(ValueError, match="one_wgmma"):
+        gemm_hopper_ws(136, 400, 256, one_wgmma=True, **{**_kwargs(), **kw})
+
+
+def test_one_wgmma_is_named_ow():
+    """`:ow` in benchmarks/matmul_bench.py's names sets `GemmConfig.one_wgmma`."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    c = parse_config("128x192x64:5:c64:cl2:bp:ow")
+    assert c.one_wgmma and c.box_parts and c.cluster == (2, 1) and c.kwargs(132)["one_wgmma"]
+    assert parse_config("128x256x64:4:c128:ow").one_wgmma
+    assert not parse_config("128x192x64:5:c64:cl2:bp").one_wgmma
