@@ -282,8 +282,9 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue, sms:
             repeat: int = 1) -> list[dict]:
     """`--shapes`' rows (the module docstring): per shape, the rule's configuration and
     each of `names`, then cuBLAS; TFLOP/s per call and queued; with `epilogue` (True:
-    ("silu",); or activations, each with the bias), each configuration's time with the
-    bias and each activation (and the cast) beside its plain one instead of cuBLAS's:
+    ("silu",); or activations, each with the bias; "bias": the bias alone), each
+    configuration's time with the bias and each activation (and the cast) beside its
+    plain one instead of cuBLAS's:
     a row per configuration and activation. Each is run and checked first; then timed
     `repeat` rounds, the configurations taking turns (`rotated`: the order rotated each
     round, so that a GPU slowing as it heats up weighs on all alike). Within a
@@ -312,15 +313,17 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue, sms:
         for label, config in variants:
             with forced(gemm, config):
                 for act in acts or [None]:
-                    kw = {"bias": bias, "activation": act} if act else {}
+                    kw = {"bias": bias, "activation": None if act == "bias" else act} if act else {}
                     c.fill_(float("nan"))
                     t0 = time.time()
                     tilec.matmul(a, b, out=c, **kw)
                     torch.cuda.synchronize()
                     shape_rows[label, act] = {"shape": f"{m}x{n}x{k}", "config": label,
-                                              **({"epilogue": f"bias+{act}"} if act else {}),
+                                              **({"epilogue": "bias" if act == "bias" else f"bias+{act}"}
+                                                 if act else {}),
                                               "first_call_s": time.time() - t0,
-                                              "ok": within_bound(c, a, b, bias if act else None, act)}
+                                              "ok": within_bound(c, a, b, bias if act else None,
+                                                                 None if act == "bias" else act)}
         if not acts:
             ct = torch.matmul(a, b)
             shape_rows["cuBLAS", None] = {"shape": f"{m}x{n}x{k}", "config": "cuBLAS", "ok": within_bound(ct, a, b)}
@@ -331,7 +334,8 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue, sms:
                 if label == "cuBLAS":
                     timed = {None: lambda: torch.matmul(a, b, out=ct)}  # noqa: B023 - run now
                 else:
-                    timed = {act: (lambda act=act: tilec.matmul(a, b, out=c, bias=bias, activation=act))
+                    timed = {act: (lambda act=act: tilec.matmul(a, b, out=c, bias=bias,
+                                                                activation=None if act == "bias" else act))
                              for act in acts}
                     timed[None] = lambda: tilec.matmul(a, b, out=c)  # noqa: B023 - run now
                 with forced(gemm, config):
@@ -804,8 +808,8 @@ def main(argv=None) -> int:
     ap.add_argument("--budget", type=float, default=1e9,
                     help="with --decode --configs: seconds after which no row or configuration starts")
     ap.add_argument("--epilogue", nargs="?", const="silu", default=None,
-                    help="with --shapes: bias + each activation (comma-separated; default silu) against plain "
-                         "instead of cuBLAS")
+                    help="with --shapes: bias + each activation (comma-separated; default silu; `bias`: the "
+                         "bias alone) against plain instead of cuBLAS")
     ap.add_argument("--repeat", type=int, default=1,
                     help="with --shapes: rounds of timing, the configurations taking turns (medians reported)")
     ap.add_argument("--json")
