@@ -159,12 +159,12 @@ func.func @small_block(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, alig
 }
 
 // Rows of odd length: no tile row starts aligned, so no vector is legal on either side
-// (and `tile` picks 256x128 tiles at 512 threads for such a transpose);
+// (and `tile` picks 128x128 tiles at 512 threads for such a transpose: 64 KiB);
 // each thread then holds one element per run and the 32 lanes of a warp read 32
 // consecutive elements (not 4 scalars each, 16 bytes apart).
 // CHECK-LABEL: func.func @odd_transpose
-// CHECK:         layout.load {{.*}} -> tensor<256x128xf32, #layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [16, 1], order = [1, 0]}>>
-// CHECK:         layout.convert_layout {{.*}} -> tensor<256x128xf32, #layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 16], order = [0, 1]}>>
+// CHECK:         layout.load {{.*}} -> tensor<128x128xf32, #layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [16, 1], order = [1, 0]}>>
+// CHECK:         layout.convert_layout {{.*}} -> tensor<128x128xf32, #layout.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 16], order = [0, 1]}>>
 func.func @odd_transpose(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr<f32, align 16>) {
   %a = layout.view %p : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1021,1027):(1027,1)>, gmem>
   %b = layout.view %q : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(1021,1027):(1,1021)>, gmem>
