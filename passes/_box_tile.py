@@ -854,6 +854,30 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 # an item (the reference executor computes them, and checks their width)
                 yield k.add(arith.MinUIOp(q, c(nq - 1))), (k.add(arith.MinUIOp(j, c(per - 1))) if per % lanes else j)
 
+    def chunks_by_residue(n: int, step: int, byte_addr: Callable[[SSAValue], SSAValue]) -> None:
+        """Phase 2 of a box whose destination run's byte p lies at a fixed offset per
+        period of `n` bytes (`span`, `cols`): chunk j + P (P = n / gcd(n, 16): 16 P bytes
+        are whole periods) lies `step` bytes on from chunk j. A thread takes the chunks
+        of one residue r mod P, lanes on consecutive chunks: its first chunk's 16 byte
+        addresses are computed once (`byte_addr(p)` of the run's byte p, given 16 periods
+        on so that p is non-negative), each chunk after adds `step` m to them (no
+        division, no wrap per byte)."""
+        per = n // gcd(n, CHUNK)
+        groups = threads // per
+        ds = dorig
+        de = k.addi(ds, dlen)
+        base = k.andi(ds, cm16)
+        with k.when(k.cmp("ult", tid, c(groups * per))):
+            r, m0 = k.remui(tid, c(per)), k.divui(tid, c(per))
+            # byte t of chunk r is byte 16 r - (ds mod 16) + t of the run (from -15)
+            p0 = k.addi(k.muli(r, c16), k.subi(c(CHUNK * n), k.andi(ds, c(15))))
+            first = [byte_addr(k.addi(p0, c(t))) for t in range(CHUNK)]
+            trips = k.divui(k.subi(k.addi(cd, c(per - 1)), r), c(per))
+            with k.loop(m0, trips, c(groups)) as m:
+                cs = k.addi(base, k.muli(k.addi(r, k.muli(m, c(per))), c16))
+                off = k.muli(m, c(step))
+                store_chunk(c(0), ds, de, cs, lambda: [k.addi(a, off) for a in first])
+
     if flavour == "rows":
         # rows: byte p of run q lies at slot p / n_D, byte q + n_W (p mod n_D), the
         # slot's residue mod 16 added; chunk j + n_D (16 n_D bytes on: 16 slots on,
@@ -904,30 +928,11 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     elif flavour == "span":
         # span: byte p of the destination run lies at s0 + P (p / n) + p mod n (n = n_W),
         # so chunk j + C (C = n / gcd(n, 16): 16 C bytes are R = 16 / gcd(n, 16) rows)
-        # lies R P bytes on from chunk j. A thread takes the chunks of one residue r mod
-        # C, lanes on consecutive chunks: the addresses of its first chunk's bytes are
-        # computed once, each chunk after adds R P m to them
-        g16 = gcd(nw, CHUNK)  # type: ignore[arg-type]
-        per, rows_on = nw // g16, CHUNK // g16  # type: ignore[operator]
-        groups = threads // per
-        ds = dorig
-        de = k.addi(ds, dlen)
-        base = k.andi(ds, cm16)
-        with k.when(k.cmp("ult", tid, c(groups * per))):
-            r, m0 = k.remui(tid, c(per)), k.divui(tid, c(per))
-            # byte t of chunk r is byte 16 r - (ds mod 16) + t of the run (from -15):
-            # taken 16 rows on (16 n bytes), so that the row is non-negative, then 16 back
-            p0 = k.addi(k.muli(r, c16), k.subi(c(CHUNK * nw), k.andi(ds, c(15))))  # type: ignore[operator]
-            first = []
-            for t in range(CHUNK):
-                pt = k.addi(p0, c(t))
-                row, col = k.divui(pt, c(nw)), k.remui(pt, c(nw))  # type: ignore[arg-type]
-                first.append(k.addi(k.addi(s0, k.muli(row, c(span_pitch))), k.subi(col, c(CHUNK * span_pitch))))  # type: ignore[operator]
-            trips = k.divui(k.subi(k.addi(cd, c(per - 1)), r), c(per))
-            with k.loop(m0, trips, c(groups)) as m:
-                cs = k.addi(base, k.muli(k.addi(r, k.muli(m, c(per))), c16))
-                off = k.muli(m, c(rows_on * span_pitch))  # type: ignore[operator]
-                store_chunk(c(0), ds, de, cs, lambda: [k.addi(a, off) for a in first])
+        # lies R P bytes on from chunk j; p is given 16 rows on, so 16 rows back
+        def span_byte(pt: SSAValue) -> SSAValue:
+            row, col = k.divui(pt, c(nw)), k.remui(pt, c(nw))  # type: ignore[arg-type]
+            return k.addi(k.addi(s0, k.muli(row, c(span_pitch))), k.subi(col, c(CHUNK * span_pitch)))  # type: ignore[operator]
+        chunks_by_residue(nw, CHUNK // gcd(nw, CHUNK) * span_pitch, span_byte)  # type: ignore[arg-type, operator]
     elif flavour != "cols" and spare:
         # flat, whole chunks: the chunks starting in [ds, ds + tk), and in the first block
         # the chunk holding the run's first byte; each written within its run's ends
@@ -951,30 +956,12 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     else:
         # cols: byte p of the run lies at slot(p mod n_D) + p / n_D, so chunk j + P
         # (P = n_D / gcd(n_D, 16): 16 P bytes are Q = 16 / gcd(n_D, 16) steps of W)
-        # lies Q bytes on from chunk j. A thread takes the chunks of one residue r
-        # mod P: the addresses of its first chunk's bytes are computed once, each
-        # chunk after adds Q m to them (no division, no wrap per byte)
-        g16 = gcd(nd, CHUNK)  # type: ignore[arg-type]
-        per, steps = nd // g16, CHUNK // g16  # type: ignore[operator]
-        groups = threads // per
-        ds = dorig
-        de = k.addi(ds, dlen)
-        base = k.andi(ds, cm16)
-        with k.when(k.cmp("ult", tid, c(groups * per))):
-            r, m0 = k.remui(tid, c(per)), k.divui(tid, c(per))
-            # byte t of chunk r is byte 16 r - (ds mod 16) + t of the run (from -15):
-            # taken 16 n_D on, so that p mod n_D and p / n_D - 16 are its slot and step
-            p0 = k.addi(k.muli(r, c16), k.subi(c(CHUNK * nd), k.andi(ds, c(15))))  # type: ignore[operator]
-            first = []
-            for t in range(CHUNK):
-                pt = k.addi(p0, c(t))
-                dd, tt = k.remui(pt, c(nd)), k.subi(k.divui(pt, c(nd)), c(CHUNK))  # type: ignore[arg-type]
-                first.append(k.addi(k.addi(k.muli(dd, pbc), k.andi(run_start(dd), c(15))), tt))
-            trips = k.divui(k.subi(k.addi(cd, c(per - 1)), r), c(per))
-            with k.loop(m0, trips, c(groups)) as m:
-                cs = k.addi(base, k.muli(k.addi(r, k.muli(m, c(per))), c16))
-                off = k.muli(m, c(steps))
-                store_chunk(c(0), ds, de, cs, lambda: [k.addi(a, off) for a in first])
+        # lies Q bytes on from chunk j; p is given 16 n_D on, so that p mod n_D and
+        # p / n_D - 16 are its slot and step
+        def cols_byte(pt: SSAValue) -> SSAValue:
+            dd, tt = k.remui(pt, c(nd)), k.subi(k.divui(pt, c(nd)), c(CHUNK))  # type: ignore[arg-type]
+            return k.addi(k.addi(k.muli(dd, pbc), k.andi(run_start(dd), c(15))), tt)
+        chunks_by_residue(nd, CHUNK // gcd(nd, CHUNK), cols_byte)  # type: ignore[arg-type, operator]
     ops = list(host_block.ops)
     for op in ops:
         op.detach()
