@@ -19,13 +19,14 @@ occupancy, and the five largest warp stalls (cycles per issued instruction).
 
 from __future__ import annotations
 
-import csv
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path[:0] = [os.path.join(ROOT, "benchmarks"), os.path.join(ROOT, "tests")]
+
+from ncu_gemm_fp8 import _number, read_raw  # noqa: E402  (ncu's raw CSV page, read one way)
 
 FIGURES = (
     ("gpu__time_duration.sum", "us", 1e-3, "{:.1f}"),
@@ -59,22 +60,6 @@ RATIOS = (
     ("sts wf/req", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "smsp__sass_inst_executed_op_shared_st.sum"),
 )
 """Ratios of the second line: (label, numerator, denominator)."""
-
-
-def _number(text) -> float | None:
-    try:
-        return float(str(text).replace(",", ""))
-    except ValueError:
-        return None
-
-
-def read_raw(lines: list[str]) -> list[dict]:
-    """The kernels' rows of ncu's `--csv --page raw` output (its header, a units row,
-    then one row a kernel; ncu's own lines, `==PROF==` ..., skipped)."""
-    body = [x for x in lines if x.startswith('"')]
-    if len(body) < 3:
-        return []
-    return list(csv.DictReader(body))[1:]
 
 
 def summary(rows: list[dict]) -> str:
