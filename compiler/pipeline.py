@@ -36,7 +36,7 @@ from .verify_cache import verify_op
 
 NAMED_PIPELINES: dict[str, str] = {
     "default": (
-        "expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,chunk-rows,pack-rows,"
+        "expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,coarsen-grid,distribute,chunk-rows,pack-rows,"
         "choose-warps,stash-rereads,sink-reductions,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,"
         "remove-layout-conversions,warp-specialize{marked=true},prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize,eliminate-barriers"
     ),

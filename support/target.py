@@ -63,6 +63,8 @@ class Target:
     flight to; 0: unknown."""
     threads_per_sm: int = 2048
     """The most threads resident on one multiprocessor (sm_80, sm_90: 2048)."""
+    max_blocks_per_sm: int = 32
+    """The most blocks resident on one multiprocessor (sm_80, sm_90: 32; sm_86: 16; sm_89: 24)."""
     smem_per_sm: int = 0
     """Bytes of shared memory of one multiprocessor, which its resident blocks share,
     each taking `SMEM_RESERVED_PER_BLOCK` of it besides its own (sm_80: 164 KiB, sm_86
@@ -126,8 +128,8 @@ bandwidths: the decode GEMMs' `tilec.gemm.decode_cost`)."""
 
 TARGETS = {
     "sm_80": Target("sm_80", 163 * KIB, _AMPERE, l2_bytes=40 * KIB * KIB, smem_per_sm=164 * KIB),
-    "sm_86": Target("sm_86", 99 * KIB, _AMPERE, threads_per_sm=1536, smem_per_sm=100 * KIB),
-    "sm_89": Target("sm_89", 99 * KIB, _AMPERE, threads_per_sm=1536, smem_per_sm=100 * KIB),
+    "sm_86": Target("sm_86", 99 * KIB, _AMPERE, threads_per_sm=1536, max_blocks_per_sm=16, smem_per_sm=100 * KIB),
+    "sm_89": Target("sm_89", 99 * KIB, _AMPERE, threads_per_sm=1536, max_blocks_per_sm=24, smem_per_sm=100 * KIB),
     "sm_90": Target("sm_90", 227 * KIB, _HOPPER, multiprocessors=132, l2_bytes=50 * KIB * KIB,
                     smem_per_sm=228 * KIB, **_HOPPER_RATES),
     "sm_90a": Target("sm_90a", 227 * KIB, _HOPPER | {"wgmma", "setmaxnreg"}, multiprocessors=132,
