@@ -11,6 +11,7 @@
 // CHECK-DAG: {{^}}  expand-iterators {{ *}}Rewrite tile iterators into index positions
 // CHECK-DAG: {{^}}  chunk-rows {{ *}}Turn a row-wise kernel whose row tile is longer than registers hold into a loop
 // CHECK-DAG: {{^}}  choose-warps {{ *}}Choose the threads of every `threads(auto)` launch
+// CHECK-DAG: {{^}}  coarsen-grid {{ *}}Let each block of a tiled launch take `k` consecutive tiles
 // CHECK-DAG: {{^}}  coalesce {{ *}}Choose the `#layout.blocked` layout of every `#layout.auto` tensor
 // CHECK-DAG: {{^}}  copy-strategy {{ *}}Choose the strategy of each whole-tensor `layout.copy`
 // CHECK-DAG: {{^}}  distribute {{ *}}Split each block-level `layout.copy`
@@ -28,5 +29,5 @@
 // CHECK-DAG: {{^}}  vectorize-pointers {{ *}}Give each `layout.ptr_load` / `layout.ptr_store` the widest vector
 // CHECK-DAG: {{^}}  vectorize-element-loops {{ *}}Make a loop over the elements of a thread's fragment a loop over vectors
 // CHECK: Named pipelines:
-// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,chunk-rows,pack-rows,choose-warps,stash-rereads,sink-reductions,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,warp-specialize{marked=true},prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize,eliminate-barriers
-// CHECK-NEXT: {{^}}  O2 {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,distribute,
+// CHECK-NEXT: {{^}}  default {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,coarsen-grid,distribute,chunk-rows,pack-rows,choose-warps,stash-rereads,sink-reductions,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,warp-specialize{marked=true},prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize,eliminate-barriers
+// CHECK-NEXT: {{^}}  O2 {{ *}}expand-iterators,copy-strategy,tile,order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,coarsen-grid,distribute,
