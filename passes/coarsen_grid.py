@@ -77,19 +77,25 @@ class CoarsenGridPass(ModulePass):
       min_waves=W     rounds of resident blocks the coarsened grid fills at least
                       (default `MIN_WAVES`, 2; 0 coarsens grids of any size, as
                       tests of small programs do).
+      margin=M        aim the ring at M x N bytes in flight (default 1).
+      max_stages=S    the deepest ring (default `MAX_COARSEN_STAGES`, 4).
+      max_tiles=K     the most tiles a block takes (default `TILES_PER_BLOCK`, 8).
     """
 
     name = "coarsen-grid"
 
     enabled: bool = True
     min_waves: int = MIN_WAVES
+    margin: int = 1
+    max_stages: int = MAX_COARSEN_STAGES
+    max_tiles: int = TILES_PER_BLOCK
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not self.enabled:
             return
         tgt = target_of(op)
         for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
-            plan = plan_launch(launch, tgt, self.min_waves)
+            plan = plan_launch(launch, tgt, self.min_waves, self.margin, self.max_stages, self.max_tiles)
             if plan is not None:
                 coarsen(launch, plan)
 
@@ -108,7 +114,8 @@ def resident(tgt: Target, threads: int, smem: int) -> int:
     return max(0, min(tgt.max_blocks_per_sm, tgt.threads_per_sm // threads, by_smem))
 
 
-def plan_launch(launch: LaunchOp, tgt: Target, min_waves: int = MIN_WAVES) -> Plan | None:
+def plan_launch(launch: LaunchOp, tgt: Target, min_waves: int = MIN_WAVES, margin: int = 1,
+                max_stages: int = MAX_COARSEN_STAGES, max_tiles: int = TILES_PER_BLOCK) -> Plan | None:
     """The tiles per block and stages for `launch` (the pass docstring), or None."""
     need = in_flight_per_sm(tgt)
     gx, gy, gz = (constant_index(v) for v in (launch.grid_x, launch.grid_y, launch.grid_z))
@@ -121,8 +128,9 @@ def plan_launch(launch: LaunchOp, tgt: Target, min_waves: int = MIN_WAVES) -> Pl
     threads = launch.num_threads
     if resident(tgt, threads, smem) * loads >= need:
         return None
+    need *= margin
     best = None
-    for s in range(2, MAX_COARSEN_STAGES + 1):
+    for s in range(2, max_stages + 1):
         if s * smem > tgt.smem_per_block:
             break
         held = (s - 1) * loads * resident(tgt, threads, s * smem)
@@ -134,7 +142,7 @@ def plan_launch(launch: LaunchOp, tgt: Target, min_waves: int = MIN_WAVES) -> Pl
         return None
     stages = best[0]
     fill = min_waves * tgt.multiprocessors * resident(tgt, threads, stages * smem)
-    k = next((k for k in range(min(TILES_PER_BLOCK, gx), 1, -1) if gx % k == 0 and gx // k * gy * gz >= fill), None)
+    k = next((k for k in range(min(max_tiles, gx), 1, -1) if gx % k == 0 and gx // k * gy * gz >= fill), None)
     return None if k is None else Plan(k, stages)
 
 
