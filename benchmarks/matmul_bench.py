@@ -48,7 +48,8 @@ shapes instead, with `--configs` each named configuration forced beside the rule
 kinds named: `--fp8 --shapes 4096,8192 --configs f8b:128x256x128:4:c128:part1` times
 the block-scaled rows only), per call and queued.
 
-`--shapes`: those shapes only (`MxNxK`, or `N` for N^3; B row-major), each timed with
+`--shapes`: those shapes only (`MxNxK`, or `N` for N^3; B row-major; `MxNxKt`: B = w.t(),
+K-major, as the model rows), each timed with
 the rule's configuration, with each of `--configs` (names of `tilec.gemm.CONFIGS`; a
 `:ov` suffix: the same with `overlap_epilogue`, `GemmConfig.overlap`; `:nov`: without;
 `:cpa`, `:cpb`, `:cpab`: A, B or both loaded by cp.async, `GemmConfig.cp_async`; a
@@ -300,14 +301,19 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue, sms:
 
     acts = [] if not epilogue else ["silu"] if epilogue is True else list(epilogue)
     rows = []
-    for m, n, k in shapes:
+    for m, n, k, *kmajor in shapes:
+        kmajor = bool(kmajor and kmajor[0])
         g = torch.Generator(device="cuda").manual_seed(m + n + k)
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
-        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
+        if kmajor:  # x @ w.t(), w (N, K) as torch.nn.Linear holds it
+            b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g).t()
+        else:
+            b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
         bias = torch.randn(n, device="cuda", dtype=torch.bfloat16, generator=g)
         c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
         flops = 2.0 * m * n * k
-        rule = gemm.choose_config(m, n, sms, k=k).name
+        rule = gemm.choose_config(m, n, sms, k=k, b_kmajor=kmajor).name
+        shape = f"{m}x{n}x{k}" + ("t" if kmajor else "")
         variants = [(f"rule ({rule})", None)] + [(name, parse_config(name)) for name in names]
         shape_rows = {}
         for label, config in variants:
@@ -318,7 +324,7 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue, sms:
                     t0 = time.time()
                     tilec.matmul(a, b, out=c, **kw)
                     torch.cuda.synchronize()
-                    shape_rows[label, act] = {"shape": f"{m}x{n}x{k}", "config": label,
+                    shape_rows[label, act] = {"shape": shape, "config": label,
                                               **({"epilogue": "bias" if act == "bias" else f"bias+{act}"}
                                                  if act else {}),
                                               "first_call_s": time.time() - t0,
@@ -326,7 +332,7 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue, sms:
                                                                  None if act == "bias" else act)}
         if not acts:
             ct = torch.matmul(a, b)
-            shape_rows["cuBLAS", None] = {"shape": f"{m}x{n}x{k}", "config": "cuBLAS", "ok": within_bound(ct, a, b)}
+            shape_rows["cuBLAS", None] = {"shape": shape, "config": "cuBLAS", "ok": within_bound(ct, a, b)}
             variants.append(("cuBLAS", None))
         samples: dict = {label: {} for label, _ in variants}
         for r in range(repeat):
@@ -357,6 +363,13 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue, sms:
                 rows.append(row)
                 print(_short(row), flush=True)
     return rows
+
+
+def shape_of(text: str) -> tuple[int, int, int, bool]:
+    """`--shapes`' `N`, `MxNxK` (B row-major) or `MxNxKt` (B = w.t(), w (N, K) row-major:
+    K-major, as the model table's rows take it) -> (M, N, K, B K-major)."""
+    kmajor = text.endswith("t")
+    return (*parse_size(text[:-1] if kmajor else text), kmajor)
 
 
 def _short(row: dict) -> str:
@@ -828,7 +841,7 @@ def main(argv=None) -> int:
         return 0 if all(r["tilec_ok"] for r in fp8) else 1
     if args.shapes and not args.decode:
         started = time.time()
-        rows = compare([parse_size(x) for x in args.shapes.split(",")], [x for x in args.configs.split(",") if x],
+        rows = compare([shape_of(x) for x in args.shapes.split(",")], [x for x in args.configs.split(",") if x],
                        args.epilogue.split(",") if args.epilogue else (), sms, args.repeat)
         table = compare_markdown(rows, f"tilec.matmul configurations, {dev} ({sms} SMs); {time.time() - started:.0f} s")
         write_outputs(args, dev, {"compare": rows}, table)
