@@ -9,17 +9,19 @@ block, cluster, registers, shared memory, duration, SM clock, tensor pipe, L2 an
 throughput and bytes, issue activity and the largest warp stalls.
 
     bash dev/device/ncu_gemm.sh 3000x5000x7000 rule cublas
-    bash dev/device/ncu_gemm.sh 8192x28672x4096t rule cublas       # t: B = w.t() (K-major)
+    bash dev/device/ncu_gemm.sh 3000x5000x7000 rule cublas 8192x28672x4096t rule cublas   # t: B = w.t()
 
-runs `ncu --clock-control none --profile-from-start off --csv --page raw --section
-SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section
-LaunchStats --metrics ... python3 dev/device/ncu_gemm.py SHAPE NAME ...` and reads its
+(several shapes in one process: each shape's names after it) runs `ncu --clock-control
+none --profile-from-start off --csv --page raw --section SpeedOfLight --section
+MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats --metrics ...
+python3 dev/device/ncu_gemm.py SHAPE NAME ...` and reads its
 CSV back with `python3 dev/device/ncu_gemm.py --summary < CSV`.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -92,35 +94,53 @@ def operands(shape: str):
     return a, b
 
 
-def profile(shape: str, names: list[str]) -> None:
+def groups(args: list[str]) -> list[tuple[str, list[str]]]:
+    """`SHAPE NAME ... [SHAPE NAME ...]` -> [(shape, names)]: a shape is `MxNxK[t]`."""
+    out: list[tuple[str, list[str]]] = []
+    for x in args:
+        if re.fullmatch(r"\d+x\d+x\d+t?", x):
+            out.append((x, []))
+        elif out:
+            out[-1][1].append(x)
+        else:
+            raise ValueError(f"ncu_gemm: a shape MxNxK[t] first, got {x!r}")
+    return out
+
+
+def profile(args: list[str]) -> None:
+    """Each group's GEMMs run twice and checked (a line each on stderr: `# SHAPE NAME
+    CONFIG ok`), then one launch of each, in order, between one profiler start and stop."""
     import torch
 
     import tilec
     from matmul_bench import forced, parse_config, within_bound
     from tilec import gemm
 
-    a, b = operands(shape)
-    c = torch.full((a.shape[0], b.shape[1]), float("nan"), device="cuda", dtype=torch.bfloat16)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
     calls = []
-    for name in names:
-        if name == "cublas":
-            calls.append((name, None, lambda: torch.matmul(a, b, out=c)))
-        else:
-            cfg = None if name == "rule" else parse_config(name)
-            calls.append((name, cfg, lambda: tilec.matmul(a, b, out=c)))
-    for name, cfg, fn in calls:
-        with forced(gemm, cfg):
-            c.fill_(float("nan"))
-            fn()
-            torch.cuda.synchronize()
-            ok = within_bound(c, a, b)
-            fn()
-            torch.cuda.synchronize()
-        rule = gemm.choose_config(a.shape[0], b.shape[1], torch.cuda.get_device_properties(0).multi_processor_count,
-                                  k=a.shape[1], b_kmajor=shape.endswith("t")).name if name == "rule" else ""
-        print(f"# {shape} {name} {rule} {'ok' if ok else 'FAIL'}", file=sys.stderr, flush=True)
+    for shape, names in groups(args):
+        a, b = operands(shape)
+        c = torch.full((a.shape[0], b.shape[1]), float("nan"), device="cuda", dtype=torch.bfloat16)
+        for name in names:
+            if name == "cublas":
+                fn = (lambda a=a, b=b, c=c: torch.matmul(a, b, out=c))
+                cfg = None
+            else:
+                fn = (lambda a=a, b=b, c=c: tilec.matmul(a, b, out=c))
+                cfg = None if name == "rule" else parse_config(name)
+            with forced(gemm, cfg):
+                c.fill_(float("nan"))
+                fn()
+                torch.cuda.synchronize()
+                ok = within_bound(c, a, b)
+                fn()
+                torch.cuda.synchronize()
+            rule = gemm.choose_config(a.shape[0], b.shape[1], sms, k=a.shape[1],
+                                      b_kmajor=shape.endswith("t")).name if name == "rule" else ""
+            print(f"# {shape} {name} {rule} {'ok' if ok else 'FAIL'}", file=sys.stderr, flush=True)
+            calls.append((cfg, fn))
     torch.cuda.cudart().cudaProfilerStart()
-    for _name, cfg, fn in calls:
+    for cfg, fn in calls:
         with forced(gemm, cfg):
             fn()
             torch.cuda.synchronize()
@@ -131,4 +151,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "--summary":
         print(summary(read_raw(sys.stdin.read().splitlines())) or "no kernel profiled")
     else:
-        profile(sys.argv[1], sys.argv[2:])
+        profile(sys.argv[1:])

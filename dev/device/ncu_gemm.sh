@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# Nsight Compute on bf16 GEMMs side by side at one shape (dev/device/ncu_gemm.py): each NAME
+# Nsight Compute on bf16 GEMMs side by side at a shape (or several) (dev/device/ncu_gemm.py): each NAME
 # (`rule`: tilec.matmul's configuration, `cublas`: torch.matmul, or a configuration's name)
 # run and checked, then one profiled launch each in one process; two lines a kernel (its
 # name; grid, cluster, registers, time, clock, tensor pipe, L2 and DRAM bytes, stalls).
 # Clocks left alone. The CSV stays in $OUT/ncu (default /tmp/out/ncu).
 #   bash dev/device/ncu_gemm.sh 3000x5000x7000 rule cublas
 #   bash dev/device/ncu_gemm.sh 8192x28672x4096t rule cublas     # t: B = w.t() (K-major)
+#   bash dev/device/ncu_gemm.sh 3000x5000x7000 rule cublas 8192x28672x4096t rule cublas   # one process
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/out}/ncu; mkdir -p "$out"
-shape=$1; shift
-f="$out/gemm_$(echo "$shape $*" | tr -c 'A-Za-z0-9_.\n-' '_')"
+f="$out/gemm_$(echo "$*" | tr -c 'A-Za-z0-9_.\n-' '_' | cut -c1-120)"
 metrics=$(python3 -c "import sys; sys.path.insert(0, 'dev/device'); import ncu_gemm; print(ncu_gemm.METRICS)")
 ncu --clock-control none --profile-from-start off --csv --page raw \
   --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats \
   --metrics "$metrics" \
-  python3 dev/device/ncu_gemm.py "$shape" "$@" > "$f.csv" 2> "$f.err" || { echo "ncu failed: $shape $*"; tail -3 "$f.err"; }
+  python3 dev/device/ncu_gemm.py "$@" > "$f.csv" 2> "$f.err" || { echo "ncu failed: $*"; tail -3 "$f.err"; }
 grep "^# " "$f.err"
 python3 dev/device/ncu_gemm.py --summary < "$f.csv"
