@@ -962,7 +962,7 @@ def main(argv=None) -> int:
     table = markdown(rows, epilogue, new_m,
                      f"tilec.matmul, bf16 -> bf16 (f32 accumulation), {dev} ({sms} SMs), {date}; "
                      f"{time.time() - started:.0f} s", fp8)
-    write_outputs(args, dev, {"rows": rows, "epilogue": epilogue, "new_m": new_m, "fp8": fp8}, table)
+    write_outputs(args, dev, {"rows": rows, "epilogue": epilogue, "new_m": new_m, "fp8": fp8, "in_turns": True}, table)
     print(table)
     fp8_ok = all(r["tilec_ok"] for r in fp8)
     return 0 if all(r["tilec_ok"] for r in rows) and epi_ok and fp8_ok and not any(x["compiled"] for x in new_m) else 1
