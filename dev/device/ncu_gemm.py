@@ -13,7 +13,7 @@ throughput and bytes, issue activity and the largest warp stalls.
 
 (several shapes in one process: each shape's names after it) runs `ncu --clock-control
 none --profile-from-start off --csv --page raw --section SpeedOfLight --section
-MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats --metrics ...
+WarpStateStats --section LaunchStats --metrics ...
 python3 dev/device/ncu_gemm.py SHAPE NAME ...` and reads its
 CSV back with `python3 dev/device/ncu_gemm.py --summary < CSV`.
 """
@@ -33,7 +33,8 @@ from ncu_gemm_fp8 import _number, read_raw  # noqa: E402 - this folder
 METRICS = ("dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,lts__t_sectors_srcunit_tex_op_read.sum,"
            "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed,"
            "sm__pipe_tensor_cycles_active.max.pct_of_peak_sustained_elapsed,"
-           "sm__cycles_active.avg,gpc__cycles_elapsed.max")
+           "sm__cycles_active.avg,gpc__cycles_elapsed.max,lts__t_sector_hit_rate.pct,"
+           "lts__throughput.avg.pct_of_peak_sustained_elapsed,gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed")
 """The metrics asked for beside the sections (ncu's `--metrics`)."""
 
 SHOWN = (

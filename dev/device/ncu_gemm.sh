@@ -13,7 +13,7 @@ out=${OUT:-/tmp/out}/ncu; mkdir -p "$out"
 f="$out/gemm_$(echo "$*" | tr -c 'A-Za-z0-9_.\n-' '_' | cut -c1-120)"
 metrics=$(python3 -c "import sys; sys.path.insert(0, 'dev/device'); import ncu_gemm; print(ncu_gemm.METRICS)")
 ncu --clock-control none --profile-from-start off --csv --page raw \
-  --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats \
+  --section SpeedOfLight --section WarpStateStats --section LaunchStats \
   --metrics "$metrics" \
   python3 dev/device/ncu_gemm.py "$@" > "$f.csv" 2> "$f.err" || { echo "ncu failed: $*"; tail -3 "$f.err"; }
 grep "^# " "$f.err"
