@@ -12,9 +12,14 @@ cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/out}/ncu; mkdir -p "$out"
 f="$out/gemm_$(echo "$*" | tr -c 'A-Za-z0-9_.\n-' '_' | cut -c1-120)"
 metrics=$(python3 -c "import sys; sys.path.insert(0, 'dev/device'); import ncu_gemm; print(ncu_gemm.METRICS)")
-ncu --clock-control none --profile-from-start off --csv --page raw \
-  --section SpeedOfLight --section WarpStateStats --section LaunchStats \
-  --metrics "$metrics" \
-  python3 dev/device/ncu_gemm.py "$@" > "$f.csv" 2> "$f.err" || { echo "ncu failed: $*"; tail -3 "$f.err"; }
+run() {  # ncu's extra arguments
+  ncu --clock-control none --profile-from-start off --csv --page raw \
+    --section SpeedOfLight --section WarpStateStats --section LaunchStats "$@" \
+    python3 dev/device/ncu_gemm.py $names > "$f.csv" 2> "$f.err" || { echo "ncu failed: $names"; tail -3 "$f.err"; }
+}
+names="$*"
+run --metrics "$metrics"
+# a metric this ncu does not know fails the whole run: again with the sections' own
+grep -qi "metric" "$f.err" "$f.csv" && ! grep -q '^"[0-9]' "$f.csv" && { echo "again without --metrics"; run; }
 grep "^# " "$f.err"
 python3 dev/device/ncu_gemm.py --summary < "$f.csv"
