@@ -48,6 +48,8 @@ SHOWN = (
     ("sm__pipe_tensor_cycles_active.max.pct_of_peak_sustained_elapsed", "tensormax%", 1),
     ("sm__cycles_active.avg", "smact_cyc", 1e-3),
     ("gpc__cycles_elapsed.max", "elapsed_cyc", 1e-3),
+    ("l1tex__throughput.avg.pct_of_peak_sustained_active", "l1%", 1),
+    ("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed", "lsu_wf%", 1),
     ("lts__throughput.avg.pct_of_peak_sustained_elapsed", "l2%", 1),
     ("lts__t_sector_hit_rate.pct", "l2hit%", 1),
     ("lts__t_bytes.sum", "l2MB", 1e-6),
