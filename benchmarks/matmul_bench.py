@@ -20,7 +20,9 @@ per call, torch.profiler) as "device" GB/s, and the host's time of one call.
 
 Every result is checked first, output poisoned with NaN, against float64 within the
 bound of docs/matmul.md (tilec's, cuBLAS's and Triton's alike). Times: the median of
-CUDA events around single calls (Triton: `do_bench`'s median), TFLOP/s = 2MNK / t;
+CUDA events around single calls, tilec's and cuBLAS's taking turns call by call
+(`per_call_in_turns`: both see the GPU equally warm; until session 37 each was timed
+alone, tilec's 20 calls then cuBLAS's) (Triton: `do_bench`'s median), TFLOP/s = 2MNK / t;
 for M <= 128 also GB/s of the bytes a GEMM must move (A, B, C). "first call" is
 tilec's first call of a shape's kernel (build, passes, NVRTC through the disk cache,
 launch); "kernels" is the kernels that shape's first call compiled, then in brackets
@@ -48,7 +50,8 @@ shapes instead, with `--configs` each named configuration forced beside the rule
 kinds named: `--fp8 --shapes 4096,8192 --configs f8b:128x256x128:4:c128:part1` times
 the block-scaled rows only), per call and queued.
 
-`--shapes`: those shapes only (`MxNxK`, or `N` for N^3; B row-major), each timed with
+`--shapes`: those shapes only (`MxNxK`, or `N` for N^3; B row-major; `MxNxKt`: B = w.t(),
+K-major, as the model rows), each timed with
 the rule's configuration, with each of `--configs` (names of `tilec.gemm.CONFIGS`; a
 `:ov` suffix: the same with `overlap_epilogue`, `GemmConfig.overlap`; `:nov`: without;
 `:cpa`, `:cpb`, `:cpab`: A, B or both loaded by cp.async, `GemmConfig.cp_async`; a
@@ -300,14 +303,19 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue, sms:
 
     acts = [] if not epilogue else ["silu"] if epilogue is True else list(epilogue)
     rows = []
-    for m, n, k in shapes:
+    for m, n, k, *kmajor in shapes:
+        kmajor = bool(kmajor and kmajor[0])
         g = torch.Generator(device="cuda").manual_seed(m + n + k)
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
-        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
+        if kmajor:  # x @ w.t(), w (N, K) as torch.nn.Linear holds it
+            b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g).t()
+        else:
+            b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
         bias = torch.randn(n, device="cuda", dtype=torch.bfloat16, generator=g)
         c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
         flops = 2.0 * m * n * k
-        rule = gemm.choose_config(m, n, sms, k=k).name
+        rule = gemm.choose_config(m, n, sms, k=k, b_kmajor=kmajor).name
+        shape = f"{m}x{n}x{k}" + ("t" if kmajor else "")
         variants = [(f"rule ({rule})", None)] + [(name, parse_config(name)) for name in names]
         shape_rows = {}
         for label, config in variants:
@@ -318,7 +326,7 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue, sms:
                     t0 = time.time()
                     tilec.matmul(a, b, out=c, **kw)
                     torch.cuda.synchronize()
-                    shape_rows[label, act] = {"shape": f"{m}x{n}x{k}", "config": label,
+                    shape_rows[label, act] = {"shape": shape, "config": label,
                                               **({"epilogue": "bias" if act == "bias" else f"bias+{act}"}
                                                  if act else {}),
                                               "first_call_s": time.time() - t0,
@@ -326,7 +334,7 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue, sms:
                                                                  None if act == "bias" else act)}
         if not acts:
             ct = torch.matmul(a, b)
-            shape_rows["cuBLAS", None] = {"shape": f"{m}x{n}x{k}", "config": "cuBLAS", "ok": within_bound(ct, a, b)}
+            shape_rows["cuBLAS", None] = {"shape": shape, "config": "cuBLAS", "ok": within_bound(ct, a, b)}
             variants.append(("cuBLAS", None))
         samples: dict = {label: {} for label, _ in variants}
         for r in range(repeat):
@@ -357,6 +365,13 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue, sms:
                 rows.append(row)
                 print(_short(row), flush=True)
     return rows
+
+
+def shape_of(text: str) -> tuple[int, int, int, bool]:
+    """`--shapes`' `N`, `MxNxK` (B row-major) or `MxNxKt` (B = w.t(), w (N, K) row-major:
+    K-major, as the model table's rows take it) -> (M, N, K, B K-major)."""
+    kmajor = text.endswith("t")
+    return (*parse_size(text[:-1] if kmajor else text), kmajor)
 
 
 def _short(row: dict) -> str:
@@ -828,7 +843,7 @@ def main(argv=None) -> int:
         return 0 if all(r["tilec_ok"] for r in fp8) else 1
     if args.shapes and not args.decode:
         started = time.time()
-        rows = compare([parse_size(x) for x in args.shapes.split(",")], [x for x in args.configs.split(",") if x],
+        rows = compare([shape_of(x) for x in args.shapes.split(",")], [x for x in args.configs.split(",") if x],
                        args.epilogue.split(",") if args.epilogue else (), sms, args.repeat)
         table = compare_markdown(rows, f"tilec.matmul configurations, {dev} ({sms} SMs); {time.time() - started:.0f} s")
         write_outputs(args, dev, {"compare": rows}, table)
@@ -868,11 +883,15 @@ def main(argv=None) -> int:
                "first_call_s": first, "kernels": len(gemm._kernels),
                "compiled": len(gemm._kernels) - before, "tilec_ok": within_bound(c, a, b)}
         flops, nbytes = 2.0 * m * n * k, 2.0 * (m * k + k * n + m * n)
-        t = median_ms(lambda: tilec.matmul(a, b, out=c))  # noqa: B023 - run now
-        row["tilec_tflops"], row["tilec_gbs"] = flops / t / 1e9, nbytes / t / 1e6
         ct = torch.matmul(a, b)
         row["cublas_ok"] = within_bound(ct, a, b)
-        t = median_ms(lambda: torch.matmul(a, b, out=ct))  # noqa: B023 - run now
+        # tilec's and cuBLAS's calls in turns, so that both meet the GPU as warm (a long
+        # GEMM heats it: timed one after the other, the second ran at other clocks)
+        times = per_call_in_turns({"tilec": lambda: tilec.matmul(a, b, out=c),  # noqa: B023 - run now
+                                   "cublas": lambda: torch.matmul(a, b, out=ct)})  # noqa: B023 - run now
+        t = times["tilec"]
+        row["tilec_tflops"], row["tilec_gbs"] = flops / t / 1e9, nbytes / t / 1e6
+        t = times["cublas"]
         row["cublas_tflops"], row["cublas_gbs"] = flops / t / 1e9, nbytes / t / 1e6
         if args.decode:
             def gbs(ms, nbytes=nbytes):
@@ -943,7 +962,7 @@ def main(argv=None) -> int:
     table = markdown(rows, epilogue, new_m,
                      f"tilec.matmul, bf16 -> bf16 (f32 accumulation), {dev} ({sms} SMs), {date}; "
                      f"{time.time() - started:.0f} s", fp8)
-    write_outputs(args, dev, {"rows": rows, "epilogue": epilogue, "new_m": new_m, "fp8": fp8}, table)
+    write_outputs(args, dev, {"rows": rows, "epilogue": epilogue, "new_m": new_m, "fp8": fp8, "in_turns": True}, table)
     print(table)
     fp8_ok = all(r["tilec_ok"] for r in fp8)
     return 0 if all(r["tilec_ok"] for r in rows) and epi_ok and fp8_ok and not any(x["compiled"] for x in new_m) else 1

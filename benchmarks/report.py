@@ -340,7 +340,9 @@ def matmul_section() -> str:
         "",
         f"{_run(d)}; `benchmarks/matmul_bench.py`: `tilec.matmul` (api/gemm.py, docs/matmul.md) at ragged",
         "shapes and the Llama-3-8B projections (`x @ w.t()`), beside cuBLAS (`torch.matmul`) and the",
-        "Triton tutorial's GEMM, one run; GB/s for the decode sizes (M <= 128); \"first call\" includes",
+        "Triton tutorial's GEMM, one run" + ("; tilec's and cuBLAS's calls timed in turns, call by call"
+                                              if d.get("in_turns") else "")
+        + "; GB/s for the decode sizes (M <= 128); \"first call\" includes",
         "the compile of a new configuration, \"kernels\" the kernels its first call compiled (all so far",
         "in brackets; runs before 2026-11-28 afternoon: all so far only).",
         "",

@@ -45,6 +45,14 @@ def test_forced_configuration_is_taken_inside_only():
     assert gemm.choose_config(3000, 5000, 132, k=7000) == rule
 
 
+def test_shapes_name_b_kmajor_with_a_t():
+    """`--shapes`' `MxNxKt`: B = w.t() (K-major), as the model table's rows; `MxNxK` and
+    `N` row-major."""
+    assert matmul_bench.shape_of("8192x28672x4096t") == (8192, 28672, 4096, True)
+    assert matmul_bench.shape_of("3000x5000x7000") == (3000, 5000, 7000, False)
+    assert matmul_bench.shape_of("4000") == (4000, 4000, 4000, False)
+
+
 def test_comparison_tables():
     rows = [{"shape": "3000x5000x7000", "config": "rule (x)", "tflops": 500.0, "tflops_queued": 520.0, "ok": True},
             {"shape": "3000x5000x7000", "config": "cuBLAS", "tflops": 700.0, "tflops_queued": 650.0, "ok": True}]

@@ -1,0 +1,157 @@
+"""Nsight Compute figures of bf16 GEMMs side by side (issue 39: what tilec's kernel at
+3000 x 5000 x 7000 and Llama's gate_up at M = 8192 does that cuBLAS's does not): at one
+shape, one launch of each named GEMM (`rule`: `tilec.matmul`'s own configuration;
+`cublas`: `torch.matmul`, whatever kernels it launches; else a configuration forced by
+name, benchmarks/matmul_bench.py's `parse_config`), each run twice and checked against
+float64 first, then all profiled between one `cudaProfilerStart` / `Stop`; then ncu's raw
+CSV summarised a line a kernel: its name (cuBLAS's names its tile and cluster), grid,
+block, cluster, registers, shared memory, duration, SM clock, tensor pipe, L2 and DRAM
+throughput and bytes, issue activity and the largest warp stalls.
+
+    bash dev/device/ncu_gemm.sh 3000x5000x7000 rule cublas
+    bash dev/device/ncu_gemm.sh 3000x5000x7000 rule cublas 8192x28672x4096t rule cublas   # t: B = w.t()
+
+(several shapes in one process: each shape's names after it) runs `ncu --clock-control
+none --profile-from-start off --csv --page raw --section SpeedOfLight --section
+WarpStateStats --section LaunchStats --metrics ...
+python3 dev/device/ncu_gemm.py SHAPE NAME ...` and reads its
+CSV back with `python3 dev/device/ncu_gemm.py --summary < CSV`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "benchmarks"))
+
+from ncu_gemm_fp8 import _number, read_raw  # noqa: E402 - this folder
+
+METRICS = ("dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,lts__t_sectors_srcunit_tex_op_read.sum,"
+           "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed,"
+           "sm__pipe_tensor_cycles_active.max.pct_of_peak_sustained_elapsed,"
+           "sm__cycles_active.avg,gpc__cycles_elapsed.max,lts__t_sector_hit_rate.pct,"
+           "lts__throughput.avg.pct_of_peak_sustained_elapsed,gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed")
+"""The metrics asked for beside the sections (ncu's `--metrics`)."""
+
+SHOWN = (
+    ("gpu__time_duration.sum", "us", 1e-3),
+    ("gpc__cycles_elapsed.avg.per_second", "GHz", 1e-9),
+    ("launch__grid_size", "grid", 1),
+    ("launch__block_size", "block", 1),
+    ("launch__registers_per_thread", "regs", 1),
+    ("launch__shared_mem_per_block_dynamic", "dsmem", 1),
+    ("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", "tensor%", 1),
+    ("sm__pipe_tensor_cycles_active.max.pct_of_peak_sustained_elapsed", "tensormax%", 1),
+    ("sm__cycles_active.avg", "smact_cyc", 1e-3),
+    ("gpc__cycles_elapsed.max", "elapsed_cyc", 1e-3),
+    ("l1tex__throughput.avg.pct_of_peak_sustained_active", "l1%", 1),
+    ("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed", "lsu_wf%", 1),
+    ("lts__throughput.avg.pct_of_peak_sustained_elapsed", "l2%", 1),
+    ("lts__t_sector_hit_rate.pct", "l2hit%", 1),
+    ("lts__t_bytes.sum", "l2MB", 1e-6),
+    ("lts__t_sectors_srcunit_tex_op_read.sum", "l2rdsecM", 1e-6),
+    ("dram__bytes_read.sum", "dramrdMB", 1e-6),
+    ("dram__bytes_write.sum", "dramwrMB", 1e-6),
+    ("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "dram%", 1),
+    ("smsp__issue_active.avg.per_cycle_active", "issue/clk", 1),
+)
+"""The figures printed, when ncu reported them: (metric, label, factor)."""
+
+
+def summary(rows: list[dict]) -> str:
+    """Per profiled kernel: its name (to 150 characters) on one line, then `SHOWN`'s
+    figures (and LaunchStats' cluster figures) and the six largest warp stalls (cycles per issued instruction)."""
+    lines = []
+    for r in rows:
+        vals = []
+        for metric, label, f in SHOWN:
+            v = _number(r.get(metric))
+            if v is not None:
+                vals.append(f"{label} {v * f:.4g}")
+        vals += [f"{k.split('__')[1]} {v}" for k, v in r.items() if k.startswith("launch__cluster") and v]
+        stalls = sorted(((k.split("stalled_")[1].split("_per")[0], _number(v)) for k, v in r.items()
+                         if k.startswith("smsp__average_warps_issue_stalled_") and k.endswith("per_issue_active.ratio")
+                         and _number(v) is not None), key=lambda x: -x[1])[:6]
+        lines.append(r.get("Kernel Name", "?")[:150])
+        lines.append("  " + ", ".join(vals) + " | stalls " + " ".join(f"{s} {v:.2f}" for s, v in stalls))
+    return "\n".join(lines)
+
+
+def operands(shape: str):
+    """A (M, K), B (K, N) bf16 on the GPU for `MxNxK` (B row-major) or `MxNxKt` (B the
+    transpose of a row-major (N, K), as `x @ w.t()`), random, seeded."""
+    import torch
+
+    kmajor = shape.endswith("t")
+    m, n, k = (int(x) for x in shape.rstrip("t").split("x"))
+    g = torch.Generator(device="cuda").manual_seed(m + n + k)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+    if kmajor:
+        b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g).t()
+    else:
+        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
+    return a, b
+
+
+def groups(args: list[str]) -> list[tuple[str, list[str]]]:
+    """`SHAPE NAME ... [SHAPE NAME ...]` -> [(shape, names)]: a shape is `MxNxK[t]`."""
+    out: list[tuple[str, list[str]]] = []
+    for x in args:
+        if re.fullmatch(r"\d+x\d+x\d+t?", x):
+            out.append((x, []))
+        elif out:
+            out[-1][1].append(x)
+        else:
+            raise ValueError(f"ncu_gemm: a shape MxNxK[t] first, got {x!r}")
+    return out
+
+
+def profile(args: list[str]) -> None:
+    """Each group's GEMMs run twice and checked (a line each on stderr: `# SHAPE NAME
+    CONFIG ok`), then one launch of each, in order, between one profiler start and stop."""
+    import torch
+
+    import tilec
+    from matmul_bench import forced, parse_config, within_bound
+    from tilec import gemm
+
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    calls = []
+    for shape, names in groups(args):
+        a, b = operands(shape)
+        c = torch.full((a.shape[0], b.shape[1]), float("nan"), device="cuda", dtype=torch.bfloat16)
+        for name in names:
+            if name == "cublas":
+                fn = (lambda a=a, b=b, c=c: torch.matmul(a, b, out=c))
+                cfg = None
+            else:
+                fn = (lambda a=a, b=b, c=c: tilec.matmul(a, b, out=c))
+                cfg = None if name == "rule" else parse_config(name)
+            with forced(gemm, cfg):
+                c.fill_(float("nan"))
+                fn()
+                torch.cuda.synchronize()
+                ok = within_bound(c, a, b)
+                fn()
+                torch.cuda.synchronize()
+            rule = gemm.choose_config(a.shape[0], b.shape[1], sms, k=a.shape[1],
+                                      b_kmajor=shape.endswith("t")).name if name == "rule" else ""
+            print(f"# {shape} {name} {rule} {'ok' if ok else 'FAIL'}", file=sys.stderr, flush=True)
+            calls.append((cfg, fn))
+    torch.cuda.cudart().cudaProfilerStart()
+    for cfg, fn in calls:
+        with forced(gemm, cfg):
+            fn()
+            torch.cuda.synchronize()
+    torch.cuda.cudart().cudaProfilerStop()
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--summary":
+        print(summary(read_raw(sys.stdin.read().splitlines())) or "no kernel profiled")
+    else:
+        profile(sys.argv[1:])
