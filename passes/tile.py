@@ -26,7 +26,7 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_ROUNDS, TILES_THREADS, box_index_bits,
+from ._box_tile import (BOX_DEPTH, BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_ROUNDS, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, box_flavour, copy_facts, tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
@@ -156,6 +156,10 @@ class TilePass(ModulePass):
                      those of its own steps; 16 the 16-byte chunks
                      starting in its range (a flat box 15 steps longer, a rows box one):
                      only the destination's ends cut a chunk.
+      box_depth=N    parts of a box's steps one block of a `box<flat|rows|span|cols>`
+                     copy takes in turn (1 to 8, default 1: `_box_tile.BOX_DEPTH`);
+                     past 1, through two boxes of `box_smem` bytes, the next part's
+                     phase-1 copies in flight during this part's phase 2.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
@@ -267,6 +271,7 @@ class TilePass(ModulePass):
     box_lanes: int | None = None
     box_grain: int | None = None
     box_pitch: int | None = None
+    box_depth: int = BOX_DEPTH
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int = TILES_GRAIN
@@ -298,6 +303,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_interleave={self.tiles_interleave} must be 0 or 1")
         if self.tiles_rounds not in (0, 1):
             raise TilecError(f"tile: tiles_rounds={self.tiles_rounds} must be 0 or 1")
+        if not 1 <= self.box_depth <= 8:
+            raise TilecError(f"tile: box_depth={self.box_depth} must be in [1, 8]")
         if not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):
@@ -512,7 +519,7 @@ class TilePass(ModulePass):
                           else tiles_interleaved(facts.src_bytes) and misfit is None)
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run,
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
-                         self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds))
+                         self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)
