@@ -245,6 +245,27 @@ def test_flat_boxes_owning_whole_chunks_match_numpy(routes, smem, nvrtc_availabl
         assert np.array_equal(base, want)
 
 
+@pytest.mark.parametrize("depth", [2, 3])
+def test_box_copies_in_parts_through_two_boxes_match_numpy(routes, depth, nvrtc_available):
+    # the `tile` option box_depth=N (a flat, rows, span or cols block takes N parts of
+    # a box's steps in turn through two boxes, part j + 1's cp.async in flight while part
+    # j's phase 2 reads the other box; the executor checks each read of a box against
+    # the cp.async still writing it), through copy_'s routes, a small box (many blocks,
+    # a last block with fewer parts than N): every destination element written once,
+    # exactly, nothing around it, for every flavour and both pointers' residues
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_depth=depth, box_smem=2048)
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    for src, base, view, _strategy in _cases(np.random.default_rng(depth)):
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=True)
+        assert np.array_equal(base, want)
+    sources = [e.kernel.source for e in kernels._entries.values()]
+    assert sources and all("tilec_cp_async<16>" in text and "smem[4096]" in text for text in sources)
+
+
 def test_box_copies_of_bool_and_uint8_match_numpy():
     rng = np.random.default_rng(3)
     for dtype in ("bool", "uint8"):
