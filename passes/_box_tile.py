@@ -58,6 +58,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+import math
 from math import gcd
 
 from xdsl.dialects import arith, scf, vector
@@ -503,20 +504,30 @@ def _block_coords(host: _Builder, k: _Builder, bid: SSAValue,
     out of registers (the int8 `tiles` transpose: 171 instructions a 16-byte chunk
     against 45 with constant counts, benchmarks/NOTES.md). A constant count the
     compiler divides by itself."""
-    coords, rest = [], bid
-    for i, (hc, kc) in enumerate(counts):
-        if i == len(counts) - 1:
-            coords.append(rest)
-            break
+    return _coords_of(host, k, counts)(bid)
+
+
+def _coords_of(host: _Builder, k: _Builder,
+               counts: list[tuple[Value, SSAValue]]) -> Callable[[SSAValue], list[SSAValue]]:
+    """`_block_coords` of any index below 2**31 of the same grid: the host's magic
+    multipliers computed once, here; each call divides in the kernel where it is made."""
+    magics = []
+    for hc, _ in counts[:-1]:
         magic = None
         if _static(hc) is None:
             ops: list[Operation] = []
             magic = fast_divisor(ops, host.val(hc))
             for op in ops:
                 host.add(op)
-        r, rest = k.divmod(rest, kc, magic)
-        coords.append(r)
-    return coords
+        magics.append(magic)
+
+    def coords_of(x: SSAValue) -> list[SSAValue]:
+        coords, rest = [], x
+        for (_, kc), magic in zip(counts[:-1], magics):
+            r, rest = k.divmod(rest, kc, magic)
+            coords.append(r)
+        return [*coords, rest]
+    return coords_of
 
 
 def _flat_view(host: _Builder, ptr: SSAValue, reach: Value, elem, smem: int) -> SSAValue:
@@ -644,32 +655,55 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     # the block's coordinates: chunks of K fastest, then the other modes, dst-fastest first
     grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d, kmode)]
     sk = _static(n_k)
-    gk_host = -(-sk // (t_rows * depth)) if sk is not None else host.add(arith.CeilDivUIOp(n_k, host.c(t_rows * depth)))
+    per_block = t_rows * max(depth, 1)  # a block's steps of K (persistent: a part's)
+    gk_host = -(-sk // per_block) if sk is not None else host.add(arith.CeilDivUIOp(n_k, host.c(per_block)))
     counts = [gk_host, *(extents[m] for m in grid)]
     blocks = host.val(counts[0])
     for x in counts[1:]:
         blocks = host.muli(blocks, host.val(x))
+    part_elems = -(-smem // CHUNK) * CHUNK  # (each box at a multiple of 16 bytes)
+    slots = 0
+    if depth == 0:
+        # persistent: at most the blocks the GPU holds at once, each taking the parts
+        # `bid`, `bid + G`, ... (G the grid); the launch asks its multiprocessors to hold
+        # that many (`tilec.min_blocks`: registers bounded so that they do)
+        tgt = target_of(copy)
+        per_sm = min(tgt.threads_per_sm // threads, tgt.resident_blocks(2 * part_elems)) if tgt.smem_per_sm else 0
+        slots = tgt.multiprocessors * per_sm
+        known = [_static(x) for x in counts]
+        if slots and None not in known:
+            blocks = host.c(min(math.prod(known), slots))  # type: ignore[arg-type]
+        elif slots:
+            blocks = host.add(arith.MinUIOp(blocks, host.c(slots)))
     one = host.c(1)
     launch = LaunchOp([blocks, one, one], threads)
+    if slots:
+        set_min_blocks(launch, per_sm)
     k = _Builder(launch.body.block)
     bid, tid = launch.block_ids[0], launch.thread_id
     c = k.c
     n = [k.val(x) for x in extents]
     tc = c(t_rows)
-    tb = tc if depth == 1 else c(t_rows * depth)  # a block's steps of K: `depth` parts of the box's
+    tb = tc if depth <= 1 else c(per_block)  # a block's steps of K: `depth` parts of the box's
     gk = k.add(arith.CeilDivUIOp(n[kmode], tb))
-    coords = _block_coords(host, k, bid, list(zip(counts, [gk, *(n[m] for m in grid)])))
-    origin0 = {kmode: k.muli(coords[0], tb), **dict(zip(grid, coords[1:]))}
+    kcounts = [gk, *(n[m] for m in grid)]
+    coords_of = _coords_of(host, k, list(zip(counts, kcounts)))
+
+    def origin_of(x: SSAValue, steps: SSAValue) -> dict[int, SSAValue]:
+        """The origin of grid unit `x` (a block, or a persistent block's part) in each
+        mode: `steps` steps of K a unit."""
+        coords = coords_of(x)
+        return {kmode: k.muli(coords[0], steps), **dict(zip(grid, coords[1:]))}
+
+    origin0 = origin_of(bid, tb) if depth else None
     # one box a part, two where a block takes its steps in parts (`depth`)
-    part_elems = -(-smem // CHUNK) * CHUNK  # (each box at a multiple of 16 bytes)
     boxes = None if depth == 1 else k.add(AllocOp(TensorViewType(elem, cute.make_layout((2 * part_elems,), (1,)),
                                                                  "smem")))
 
-    def part(kor: SSAValue, boff: SSAValue | None, phases: tuple[int, ...]) -> None:
+    def part(origin: dict[int, SSAValue], boff: SSAValue | None, phases: tuple[int, ...]) -> None:
         """The `phases` (1: the source into the box; 2: the box to the destination) of the
-        part whose steps of K start at `kor`, its box `boff` bytes into the allocation
-        (None: 0); with both, the wait and the barrier between them."""
-        origin = {**origin0, kmode: kor}
+        part at `origin` (each mode's first step), its box `boff` bytes into the
+        allocation (None: 0); with both, the wait and the barrier between them."""
 
         def boxed(x: SSAValue) -> SSAValue:
             return x if boff is None else k.addi(x, boff)
@@ -991,25 +1025,47 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 return boxed(k.addi(k.addi(k.muli(dd, pbc), k.andi(run_start(dd), c(15))), tt))
             chunks_by_residue(nd, CHUNK // gcd(nd, CHUNK), cols_byte)  # type: ignore[arg-type, operator]
 
+    def at_k(kor: SSAValue) -> dict[int, SSAValue]:
+        return {**origin0, kmode: kor}  # type: ignore[dict-item]
+
     if depth == 1:
-        part(origin0[kmode], None, (1, 2))
+        part(origin0, None, (1, 2))  # type: ignore[arg-type]
+    elif depth == 0:
+        # persistent (`slots` above): parts bid, bid + G, ... of all `total`, in turn
+        # through two boxes as below
+        total = kcounts[0]
+        for x in kcounts[1:]:
+            total = k.muli(total, x)
+        g = k.add(arith.MinUIOp(total, c(slots))) if slots else total
+        part(origin_of(bid, tc), None, (1,))
+        cbox = c(part_elems)
+        trips = k.add(arith.CeilDivUIOp(k.subi(total, bid), g))
+        with k.loop(c(0), trips, c(1)) as jt:
+            at = k.addi(bid, k.muli(jt, g))
+            if stage_async:
+                k.add(AsyncWaitOp(0))
+            k.add(BarrierOp())
+            nxt = k.addi(at, g)
+            with k.when(k.cmp("ult", nxt, total)):
+                part(origin_of(nxt, tc), k.muli(k.andi(k.addi(jt, c(1)), c(1)), cbox), (1,))
+            part(origin_of(at, tc), k.muli(k.andi(jt, c(1)), cbox), (2,))
     else:
         # `depth` parts of the block's steps in turn, two boxes: part j + 1's phase 1 (its
         # copies in flight) while part j's phase 2 reads the other box; one wait and one
         # barrier a part (the barrier also ends the reads of the box the next phase 1
         # overwrites)
-        part(origin0[kmode], None, (1,))
+        part(origin0, None, (1,))  # type: ignore[arg-type]
         cbox = c(part_elems)
         with k.loop(c(0), c(depth), c(1)) as jt:
-            kor = k.addi(origin0[kmode], k.muli(jt, tc))
+            kor = k.addi(origin0[kmode], k.muli(jt, tc))  # type: ignore[index]
             if stage_async:
                 k.add(AsyncWaitOp(0))
             k.add(BarrierOp())
             nxt = k.addi(kor, tc)
             with k.when(k.andi(k.cmp("ult", k.addi(jt, c(1)), c(depth)), k.cmp("ult", nxt, n[kmode]))):
-                part(nxt, k.muli(k.andi(k.addi(jt, c(1)), c(1)), cbox), (1,))
+                part(at_k(nxt), k.muli(k.andi(k.addi(jt, c(1)), c(1)), cbox), (1,))
             with k.when(k.cmp("ult", kor, n[kmode])):
-                part(kor, k.muli(k.andi(jt, c(1)), cbox), (2,))
+                part(at_k(kor), k.muli(k.andi(jt, c(1)), cbox), (2,))
     ops = list(host_block.ops)
     for op in ops:
         op.detach()

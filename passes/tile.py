@@ -159,7 +159,9 @@ class TilePass(ModulePass):
       box_depth=N    parts of a box's steps one block of a `box<flat|rows|span|cols>`
                      copy takes in turn (1 to 8, default 1: `_box_tile.BOX_DEPTH`);
                      past 1, through two boxes of `box_smem` bytes, the next part's
-                     phase-1 copies in flight during this part's phase 2.
+                     phase-1 copies in flight during this part's phase 2; 0,
+                     persistent blocks (as many as the Target's multiprocessors
+                     hold at once) taking every G-th part so, G the grid.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
@@ -303,8 +305,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_interleave={self.tiles_interleave} must be 0 or 1")
         if self.tiles_rounds not in (0, 1):
             raise TilecError(f"tile: tiles_rounds={self.tiles_rounds} must be 0 or 1")
-        if not 1 <= self.box_depth <= 8:
-            raise TilecError(f"tile: box_depth={self.box_depth} must be in [1, 8]")
+        if not 0 <= self.box_depth <= 8:
+            raise TilecError(f"tile: box_depth={self.box_depth} must be in [0, 8]")
         if not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):

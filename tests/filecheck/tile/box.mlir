@@ -16,6 +16,8 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=2}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3}' | filecheck %s --check-prefix=DEPTH
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=0}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy,tile{box_depth=0}' | filecheck %s --check-prefix=PERSIST
 // RUN: not tilec %s -p 'copy-strategy,tile{box_depth=9}' 2>&1 | filecheck %s --check-prefix=DEPTH-ERR
 // The tile pass lowers a copy of strategy box<flat|rows|cols> (chosen by copy-strategy)
 // to a launch that stages a box of the source in a shared allocation, 16-byte chunks
@@ -70,7 +72,20 @@
 // DEPTH:             scf.if
 // DEPTH-NOT:           layout.copy_chunk_async
 // DEPTH:               layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
-// DEPTH-ERR: tile: box_depth=9 must be in [1, 8]
+// DEPTH-ERR: tile: box_depth=9 must be in [0, 8]
+
+// box_depth=0: persistent blocks, at most the Target's multiprocessors (132 on sm_90)
+// times the blocks each holds (two boxes of 40 KiB: 2), asked of the compiler
+// (tilec.min_blocks); block b takes parts b, b + G, ... (G the grid) in turn; here
+// one part, one block (the grid a constant where the counts are).
+// PERSIST-LABEL: func.func @flat(
+// PERSIST:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256) attributes {tilec.min_blocks = 2 : i64
+// PERSIST:           %[[SLOTS:.*]] = arith.constant 264 : index
+// PERSIST:           arith.minui %{{.*}}, %[[SLOTS]] : index
+// PERSIST:           layout.alloc : !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
+// PERSIST:           scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// PERSIST:             layout.async_wait {pending = 0 : i64}
+// PERSIST-NEXT:        layout.barrier
 
 // LANES-LABEL: func.func @flat
 // LANES:         %[[C31:.*]] = arith.constant 31 : index
