@@ -187,11 +187,23 @@ def tiles_smem(e: int) -> int:
     return 75 * 1024 if e == 1 else 64 * 1024 if e == 2 else BOX_SMEM
 
 
-def box_smem_of(flavour: str, e: int, asked: int | None) -> int:
+def box_smem_of(flavour: str, e: int, asked: int | None, depth: int | None = None) -> int:
     """Bytes of the box of a `flavour` box copy of `e`-byte elements: `asked` (the `tile`
-    pass's `box_smem`), else `tiles_smem(e)` for `tiles` and `BOX_SMEM` for the others;
-    the one rule of the `tile` pass and of `tilec.copy_`'s plan (its index width)."""
-    return asked or (tiles_smem(e) if flavour == "tiles" else BOX_SMEM)
+    pass's `box_smem`), else `tiles_smem(e)` for `tiles`, `BOX_SMEM` for the others in
+    one part (`box_depth_of(flavour, depth)` 1) and `BOX_PART_SMEM` in parts (a block
+    then holds two boxes); the one rule of the `tile` pass and of `tilec.copy_`'s plan
+    (its index width)."""
+    if asked:
+        return asked
+    if flavour == "tiles":
+        return tiles_smem(e)
+    return BOX_SMEM if box_depth_of(flavour, depth) == 1 else BOX_PART_SMEM
+
+
+def box_depth_of(flavour: str, asked: int | None) -> int:
+    """The parts a block of a `flavour` box copy takes (`BOX_DEPTH`): `asked` (the `tile`
+    pass's `box_depth`), else the flavour's default."""
+    return asked if asked is not None else BOX_DEPTH.get(flavour, 1)
 
 
 def tiles_phase2(e: int) -> tuple[int, int]:
@@ -249,13 +261,19 @@ the others wait); 16 (default), the 16-byte chunks that start in its range (and 
 first block the chunk holding the run's first byte), the box staging one step more
 (`n_D` >= 16 bytes). Measured on the H200 (box rows int8 37 x 17 in 1691 steps, the
 Program path, 2026-11-30): 0.727 of cudaMemcpy with 0, 0.899 with 16."""
-BOX_DEPTH = 1
+BOX_DEPTH = {"flat": 1, "rows": 1, "span": 1, "cols": 1}
 """How many parts of a box's steps one block of a `flat`, `rows`, `span` or `cols` box
 copy takes in turn (the `tile` option `box_depth`): 1, one box, its phase 1 (the loads),
 a wait and a barrier, then its phase 2 (the stores), so that a block's loads are idle
 while it stores; N > 1, N consecutive boxes' steps through two boxes (twice the shared
 memory a block, the grid N times smaller along K), part j + 1's `cp.async` copies issued
-before part j's phase 2 reads the other box. Not yet measured on a GPU: 1."""
+before part j's phase 2 reads the other box; 0, persistent blocks (as many as the
+Target's multiprocessors hold at once, `tilec.min_blocks` asked), block `b` taking parts
+`b`, `b + G`, ... (G the grid) so. Per flavour; not yet measured on a GPU: 1."""
+BOX_PART_SMEM = 20480
+"""Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
+1) where the `tile` pass's `box_smem` is not given: half of `BOX_SMEM`, the shared memory
+of a block the same as in one part."""
 BOX_STAGES = ("async", "registers")
 """How phase 1 moves a source run's whole chunks into the box: `async`, one
 `layout.copy_chunk_async` each (`cp.async`: global to shared memory without a
@@ -612,14 +630,14 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
     says (None: the flavour's `BOX_LANES`), a `flat` or `rows` block's destination chunks
     as `grain` says (None: `BOX_GRAIN` for `flat`, `ROWS_GRAIN` for `rows`), a `rows` box's slots as `pitch_step` says (`rows_slots`),
-    a block's steps in `depth` parts of a box each (None: `BOX_DEPTH`); the
+    a block's steps in `depth` parts of a box each (None: `box_depth_of`'s); the
     caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds)
     stage_async = stage == "async"
-    depth = BOX_DEPTH if depth is None else depth
+    depth = box_depth_of(flavour, depth)
     lanes = BOX_LANES.get(flavour, 0) if lanes is None else lanes
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes

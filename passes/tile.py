@@ -26,7 +26,7 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_DEPTH, BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_ROUNDS, TILES_THREADS, box_index_bits,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_ROUNDS, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, box_flavour, copy_facts, tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
@@ -157,9 +157,10 @@ class TilePass(ModulePass):
                      starting in its range (a flat box 15 steps longer, a rows box one):
                      only the destination's ends cut a chunk.
       box_depth=N    parts of a box's steps one block of a `box<flat|rows|span|cols>`
-                     copy takes in turn (1 to 8, default 1: `_box_tile.BOX_DEPTH`);
-                     past 1, through two boxes of `box_smem` bytes, the next part's
-                     phase-1 copies in flight during this part's phase 2; 0,
+                     copy takes in turn (0 to 8, default per flavour:
+                     `_box_tile.BOX_DEPTH`); past 1, through two boxes of
+                     `box_smem` bytes (default `BOX_PART_SMEM`: 20480), the next
+                     part's phase-1 copies in flight during this part's phase 2; 0,
                      persistent blocks (as many as the Target's multiprocessors
                      hold at once) taking every G-th part so, G the grid.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
@@ -273,7 +274,7 @@ class TilePass(ModulePass):
     box_lanes: int | None = None
     box_grain: int | None = None
     box_pitch: int | None = None
-    box_depth: int = BOX_DEPTH
+    box_depth: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int = TILES_GRAIN
@@ -305,7 +306,7 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_interleave={self.tiles_interleave} must be 0 or 1")
         if self.tiles_rounds not in (0, 1):
             raise TilecError(f"tile: tiles_rounds={self.tiles_rounds} must be 0 or 1")
-        if not 0 <= self.box_depth <= 8:
+        if self.box_depth is not None and not 0 <= self.box_depth <= 8:
             raise TilecError(f"tile: box_depth={self.box_depth} must be in [0, 8]")
         if not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
@@ -493,7 +494,7 @@ class TilePass(ModulePass):
         flavour = copy.strategy.flavour  # type: ignore[union-attr]
         # any element size the flavour fits (`copy-strategy`'s `tiles_bytes` is a choice)
         # the box: the option's, else the strategy's default (a `tiles` box: `tiles_smem`)
-        smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem)
+        smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem, self.box_depth)
         run = self.tiles_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
         if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8) != flavour or (
                 flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, self.tiles_grain) is None):

@@ -75,14 +75,14 @@
 // DEPTH-ERR: tile: box_depth=9 must be in [0, 8]
 
 // box_depth=0: persistent blocks, at most the Target's multiprocessors (132 on sm_90)
-// times the blocks each holds (two boxes of 40 KiB: 2), asked of the compiler
-// (tilec.min_blocks); block b takes parts b, b + G, ... (G the grid) in turn; here
-// one part, one block (the grid a constant where the counts are).
+// times the blocks each holds (two boxes of BOX_PART_SMEM, 20 KiB: 5), asked of the
+// compiler (tilec.min_blocks); block b takes parts b, b + G, ... (G the grid) in turn;
+// here one part, one block (the grid a constant where the counts are).
 // PERSIST-LABEL: func.func @flat(
-// PERSIST:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256) attributes {tilec.min_blocks = 2 : i64
-// PERSIST:           %[[SLOTS:.*]] = arith.constant 264 : index
+// PERSIST:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256) attributes {tilec.min_blocks = 5 : i64
+// PERSIST:           %[[SLOTS:.*]] = arith.constant 660 : index
 // PERSIST:           arith.minui %{{.*}}, %[[SLOTS]] : index
-// PERSIST:           layout.alloc : !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
+// PERSIST:           layout.alloc : !layout.tensor<i8, #layout.cute<(40960):(1)>, smem>
 // PERSIST:           scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // PERSIST:             layout.async_wait {pending = 0 : i64}
 // PERSIST-NEXT:        layout.barrier
