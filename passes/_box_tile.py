@@ -261,7 +261,7 @@ the others wait); 16 (default), the 16-byte chunks that start in its range (and 
 first block the chunk holding the run's first byte), the box staging one step more
 (`n_D` >= 16 bytes). Measured on the H200 (box rows int8 37 x 17 in 1691 steps, the
 Program path, 2026-11-30): 0.727 of cudaMemcpy with 0, 0.899 with 16."""
-BOX_DEPTH = {"flat": 1, "rows": 1, "span": 1, "cols": 1}
+BOX_DEPTH = {"flat": 2, "rows": 1, "span": 1, "cols": 1}
 """How many parts of a box's steps one block of a `flat`, `rows`, `span` or `cols` box
 copy takes in turn (the `tile` option `box_depth`): 1, one box, its phase 1 (the loads),
 a wait and a barrier, then its phase 2 (the stores), so that a block's loads are idle
@@ -269,11 +269,19 @@ while it stores; N > 1, N consecutive boxes' steps through two boxes (twice the 
 memory a block, the grid N times smaller along K), part j + 1's `cp.async` copies issued
 before part j's phase 2 reads the other box; 0, persistent blocks (as many as the
 Target's multiprocessors hold at once, `tilec.min_blocks` asked), block `b` taking parts
-`b`, `b + G`, ... (G the grid) so. Per flavour; not yet measured on a GPU: 1."""
-BOX_PART_SMEM = 20480
+`b`, `b + G`, ... (G the grid) so. Per flavour, as measured on the H200 (2026-11-30,
+the Program path, ratio to cudaMemcpy, benchmarks/NOTES.md): box flat bool 19 x
+38647519 0.861 in one part of 40 KiB, **0.881 in 2 parts of 40 KiB** (2 blocks a
+multiprocessor), 0.843 / 0.793 / 0.772 in 2 / 4 / 8 parts of 20 KiB, persistent 0.737 /
+0.753 / 0.788 with parts of 16 / 20 / 32 KiB; box rows int8 37 x 17 in 1691 steps 0.887
+in one part, 0.78 in 2 of 40 KiB, 0.71 to 0.81 in parts of 20 KiB, persistent 0.61 to
+0.74; rows of 5 at a pitch of 7 (`span`) 0.768 in one part, 0.751 in 4 of 20 KiB, 0.707
+persistent. The smaller the parts, the slower, whatever the overlap: flat 2, the others
+1."""
+BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
-1) where the `tile` pass's `box_smem` is not given: half of `BOX_SMEM`, the shared memory
-of a block the same as in one part."""
+1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
+multiprocessor), as measured (`BOX_DEPTH`: parts of 20 KiB, five blocks, were slower)."""
 BOX_STAGES = ("async", "registers")
 """How phase 1 moves a source run's whole chunks into the box: `async`, one
 `layout.copy_chunk_async` each (`cp.async`: global to shared memory without a
