@@ -75,14 +75,14 @@
 // DEPTH-ERR: tile: box_depth=9 must be in [0, 8]
 
 // box_depth=0: persistent blocks, at most the Target's multiprocessors (132 on sm_90)
-// times the blocks each holds (two boxes of BOX_PART_SMEM, 20 KiB: 5), asked of the
+// times the blocks each holds (two boxes of BOX_PART_SMEM, 40 KiB: 2), asked of the
 // compiler (tilec.min_blocks); block b takes parts b, b + G, ... (G the grid) in turn;
 // here one part, one block (the grid a constant where the counts are).
 // PERSIST-LABEL: func.func @flat(
-// PERSIST:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256) attributes {tilec.min_blocks = 5 : i64
-// PERSIST:           %[[SLOTS:.*]] = arith.constant 660 : index
+// PERSIST:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256) attributes {tilec.min_blocks = 2 : i64
+// PERSIST:           %[[SLOTS:.*]] = arith.constant 264 : index
 // PERSIST:           arith.minui %{{.*}}, %[[SLOTS]] : index
-// PERSIST:           layout.alloc : !layout.tensor<i8, #layout.cute<(40960):(1)>, smem>
+// PERSIST:           layout.alloc : !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
 // PERSIST:           scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // PERSIST:             layout.async_wait {pending = 0 : i64}
 // PERSIST-NEXT:        layout.barrier
@@ -117,20 +117,23 @@
 // REG-LABEL: func.func @flat
 // REG-NOT:       layout.copy_chunk_async
 // REG:           layout.read %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem> -> vector<16xi8>
-// REG:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(40960):(1)>, smem>
+// REG:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
 // REG-NOT:       layout.async_wait
 // REG:           layout.barrier
 
+// A flat block takes two parts of 40 KiB boxes (box_depth=2 for flat by default: two
+// boxes, one allocation).
 // CHECK-LABEL: func.func @flat
 // CHECK:         layout.view %{{.*}} : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256)
-// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(40960):(1)>, smem>
+// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
 // CHECK:           scf.for
 // CHECK-NOT:         layout.read %{{.*}}[%{{.*}}] {width = 16 : i64}
-// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>, !layout.tensor<i8, #layout.cute<(40960):(1)>, smem>
-// CHECK:           layout.async_wait {pending = 0 : i64}
-// CHECK-NEXT:      layout.barrier
+// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>, !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
 // CHECK:           scf.for
+// CHECK:             layout.async_wait {pending = 0 : i64}
+// CHECK-NEXT:        layout.barrier
+// CHECK:             scf.for
 // CHECK:             vector.insert
 // CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>
 // CHECK-NOT:     layout.copy
