@@ -277,7 +277,8 @@ multiprocessor), 0.843 / 0.793 / 0.772 in 2 / 4 / 8 parts of 20 KiB, persistent 
 in one part, 0.78 in 2 of 40 KiB, 0.71 to 0.81 in parts of 20 KiB, persistent 0.61 to
 0.74; rows of 5 at a pitch of 7 (`span`) 0.768 in one part, 0.751 in 4 of 20 KiB, 0.707
 persistent. The smaller the parts, the slower, whatever the overlap: flat 2, the others
-1."""
+1. Second run: flat 0.856 in one part, 0.875 in 2 (copy_ 0.875), 0.842 in 4, 0.869 in 2 at
+512 threads, 0.863 in 2 of 48 KiB; rows 0.905 in one part, 0.802 in 2, 0.785 in 3."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
