@@ -34,7 +34,7 @@ SETTINGS = ("auto", "always", "never")
 ROUTE_NAMES = ("gather", "realign", "box")
 
 TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tiles_grain", "tiles_stage",
-                "tiles_interleave", "tiles_rounds", "box_lanes", "box_grain", "box_pitch")
+                "tiles_interleave", "tiles_rounds", "box_lanes", "box_grain", "box_pitch", "box_depth")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -49,7 +49,9 @@ interleaved, `tiles_interleave=`, default `passes/_box_tile.tiles_interleaved`, 
 its tiles are spread over whole rounds, `tiles_rounds=`, default `TILES_ROUNDS`; where a `box<flat>` or `box<rows>`
 phase 2 puts a warp's lanes, `box_lanes=`, default per flavour `passes/_box_tile.BOX_LANES`, and
 which destination chunks a `box<flat>` or `box<rows>` block writes, `box_grain=`, default `BOX_GRAIN` / `ROWS_GRAIN`, and
-where a `box<rows>` box places its slots, `box_pitch=`, default `passes/_box_tile.ROWS_PITCH_STEP`): benchmarks and experiments compare
+where a `box<rows>` box places its slots, `box_pitch=`, default `passes/_box_tile.ROWS_PITCH_STEP`; in how
+many parts of a box a `box<flat|rows|span|cols>` block takes its steps, `box_depth=`, default
+`passes/_box_tile.BOX_DEPTH`): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""
@@ -72,6 +74,7 @@ class Routes:
     box_lanes: int | None = None
     box_grain: int | None = None
     box_pitch: int | None = None
+    box_depth: int | None = None
     tiles_interleave: int | None = None
     tiles_rounds: int | None = None
 

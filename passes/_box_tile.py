@@ -58,6 +58,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+import math
 from math import gcd
 
 from xdsl.dialects import arith, scf, vector
@@ -186,11 +187,23 @@ def tiles_smem(e: int) -> int:
     return 75 * 1024 if e == 1 else 64 * 1024 if e == 2 else BOX_SMEM
 
 
-def box_smem_of(flavour: str, e: int, asked: int | None) -> int:
+def box_smem_of(flavour: str, e: int, asked: int | None, depth: int | None = None) -> int:
     """Bytes of the box of a `flavour` box copy of `e`-byte elements: `asked` (the `tile`
-    pass's `box_smem`), else `tiles_smem(e)` for `tiles` and `BOX_SMEM` for the others;
-    the one rule of the `tile` pass and of `tilec.copy_`'s plan (its index width)."""
-    return asked or (tiles_smem(e) if flavour == "tiles" else BOX_SMEM)
+    pass's `box_smem`), else `tiles_smem(e)` for `tiles`, `BOX_SMEM` for the others in
+    one part (`box_depth_of(flavour, depth)` 1) and `BOX_PART_SMEM` in parts (a block
+    then holds two boxes); the one rule of the `tile` pass and of `tilec.copy_`'s plan
+    (its index width)."""
+    if asked:
+        return asked
+    if flavour == "tiles":
+        return tiles_smem(e)
+    return BOX_SMEM if box_depth_of(flavour, depth) == 1 else BOX_PART_SMEM
+
+
+def box_depth_of(flavour: str, asked: int | None) -> int:
+    """The parts a block of a `flavour` box copy takes (`BOX_DEPTH`): `asked` (the `tile`
+    pass's `box_depth`), else the flavour's default."""
+    return asked if asked is not None else BOX_DEPTH.get(flavour, 1)
 
 
 def tiles_phase2(e: int) -> tuple[int, int]:
@@ -248,6 +261,28 @@ the others wait); 16 (default), the 16-byte chunks that start in its range (and 
 first block the chunk holding the run's first byte), the box staging one step more
 (`n_D` >= 16 bytes). Measured on the H200 (box rows int8 37 x 17 in 1691 steps, the
 Program path, 2026-11-30): 0.727 of cudaMemcpy with 0, 0.899 with 16."""
+BOX_DEPTH = {"flat": 2, "rows": 1, "span": 1, "cols": 1}
+"""How many parts of a box's steps one block of a `flat`, `rows`, `span` or `cols` box
+copy takes in turn (the `tile` option `box_depth`): 1, one box, its phase 1 (the loads),
+a wait and a barrier, then its phase 2 (the stores), so that a block's loads are idle
+while it stores; N > 1, N consecutive boxes' steps through two boxes (twice the shared
+memory a block, the grid N times smaller along K), part j + 1's `cp.async` copies issued
+before part j's phase 2 reads the other box; 0, persistent blocks (as many as the
+Target's multiprocessors hold at once, `tilec.min_blocks` asked), block `b` taking parts
+`b`, `b + G`, ... (G the grid) so. Per flavour, as measured on the H200 (2026-11-30,
+the Program path, ratio to cudaMemcpy, benchmarks/NOTES.md): box flat bool 19 x
+38647519 0.861 in one part of 40 KiB, **0.881 in 2 parts of 40 KiB** (2 blocks a
+multiprocessor), 0.843 / 0.793 / 0.772 in 2 / 4 / 8 parts of 20 KiB, persistent 0.737 /
+0.753 / 0.788 with parts of 16 / 20 / 32 KiB; box rows int8 37 x 17 in 1691 steps 0.887
+in one part, 0.78 in 2 of 40 KiB, 0.71 to 0.81 in parts of 20 KiB, persistent 0.61 to
+0.74; rows of 5 at a pitch of 7 (`span`) 0.768 in one part, 0.751 in 4 of 20 KiB, 0.707
+persistent. The smaller the parts, the slower, whatever the overlap: flat 2, the others
+1. Second run: flat 0.856 in one part, 0.875 in 2 (copy_ 0.875), 0.842 in 4, 0.869 in 2 at
+512 threads, 0.863 in 2 of 48 KiB; rows 0.905 in one part, 0.802 in 2, 0.785 in 3."""
+BOX_PART_SMEM = BOX_SMEM
+"""Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
+1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
+multiprocessor), as measured (`BOX_DEPTH`: parts of 20 KiB, five blocks, were slower)."""
 BOX_STAGES = ("async", "registers")
 """How phase 1 moves a source run's whole chunks into the box: `async`, one
 `layout.copy_chunk_async` each (`cp.async`: global to shared memory without a
@@ -496,20 +531,30 @@ def _block_coords(host: _Builder, k: _Builder, bid: SSAValue,
     out of registers (the int8 `tiles` transpose: 171 instructions a 16-byte chunk
     against 45 with constant counts, benchmarks/NOTES.md). A constant count the
     compiler divides by itself."""
-    coords, rest = [], bid
-    for i, (hc, kc) in enumerate(counts):
-        if i == len(counts) - 1:
-            coords.append(rest)
-            break
+    return _coords_of(host, k, counts)(bid)
+
+
+def _coords_of(host: _Builder, k: _Builder,
+               counts: list[tuple[Value, SSAValue]]) -> Callable[[SSAValue], list[SSAValue]]:
+    """`_block_coords` of any index below 2**31 of the same grid: the host's magic
+    multipliers computed once, here; each call divides in the kernel where it is made."""
+    magics = []
+    for hc, _ in counts[:-1]:
         magic = None
         if _static(hc) is None:
             ops: list[Operation] = []
             magic = fast_divisor(ops, host.val(hc))
             for op in ops:
                 host.add(op)
-        r, rest = k.divmod(rest, kc, magic)
-        coords.append(r)
-    return coords
+        magics.append(magic)
+
+    def coords_of(x: SSAValue) -> list[SSAValue]:
+        coords, rest = [], x
+        for (_, kc), magic in zip(counts[:-1], magics):
+            r, rest = k.divmod(rest, kc, magic)
+            coords.append(r)
+        return [*coords, rest]
+    return coords_of
 
 
 def _flat_view(host: _Builder, ptr: SSAValue, reach: Value, elem, smem: int) -> SSAValue:
@@ -588,18 +633,20 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_stage: int = TILES_STAGE, tiles_depth: int = TILES_DEPTH,
                tiles_blocks: int | None = None, tiles_interleave: bool = False, lanes: int | None = None,
                grain: int | None = None, pitch_step: int | None = None,
-               tiles_rounds: bool = TILES_ROUNDS) -> list[Operation]:
+               tiles_rounds: bool = TILES_ROUNDS, depth: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
     says (None: the flavour's `BOX_LANES`), a `flat` or `rows` block's destination chunks
-    as `grain` says (None: `BOX_GRAIN` for `flat`, `ROWS_GRAIN` for `rows`), a `rows` box's slots as `pitch_step` says (`rows_slots`); the
+    as `grain` says (None: `BOX_GRAIN` for `flat`, `ROWS_GRAIN` for `rows`), a `rows` box's slots as `pitch_step` says (`rows_slots`),
+    a block's steps in `depth` parts of a box each (None: `box_depth_of`'s); the
     caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds)
     stage_async = stage == "async"
+    depth = box_depth_of(flavour, depth)
     lanes = BOX_LANES.get(flavour, 0) if lanes is None else lanes
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
@@ -635,333 +682,417 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     # the block's coordinates: chunks of K fastest, then the other modes, dst-fastest first
     grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d, kmode)]
     sk = _static(n_k)
-    gk_host = -(-sk // t_rows) if sk is not None else host.add(arith.CeilDivUIOp(n_k, host.c(t_rows)))
+    per_block = t_rows * max(depth, 1)  # a block's steps of K (persistent: a part's)
+    gk_host = -(-sk // per_block) if sk is not None else host.add(arith.CeilDivUIOp(n_k, host.c(per_block)))
     counts = [gk_host, *(extents[m] for m in grid)]
     blocks = host.val(counts[0])
     for x in counts[1:]:
         blocks = host.muli(blocks, host.val(x))
+    part_elems = -(-smem // CHUNK) * CHUNK  # (each box at a multiple of 16 bytes)
+    slots = 0
+    if depth == 0:
+        # persistent: at most the blocks the GPU holds at once, each taking the parts
+        # `bid`, `bid + G`, ... (G the grid); the launch asks its multiprocessors to hold
+        # that many (`tilec.min_blocks`: registers bounded so that they do)
+        tgt = target_of(copy)
+        per_sm = min(tgt.threads_per_sm // threads, tgt.resident_blocks(2 * part_elems)) if tgt.smem_per_sm else 0
+        slots = tgt.multiprocessors * per_sm
+        known = [_static(x) for x in counts]
+        if slots and None not in known:
+            blocks = host.c(min(math.prod(known), slots))  # type: ignore[arg-type]
+        elif slots:
+            blocks = host.add(arith.MinUIOp(blocks, host.c(slots)))
     one = host.c(1)
     launch = LaunchOp([blocks, one, one], threads)
+    if slots:
+        set_min_blocks(launch, per_sm)
     k = _Builder(launch.body.block)
     bid, tid = launch.block_ids[0], launch.thread_id
     c = k.c
     n = [k.val(x) for x in extents]
     tc = c(t_rows)
-    gk = k.add(arith.CeilDivUIOp(n[kmode], tc))
-    coords = _block_coords(host, k, bid, list(zip(counts, [gk, *(n[m] for m in grid)])))
-    origin = {kmode: k.muli(coords[0], tc), **dict(zip(grid, coords[1:]))}
+    tb = tc if depth <= 1 else c(per_block)  # a block's steps of K: `depth` parts of the box's
+    gk = k.add(arith.CeilDivUIOp(n[kmode], tb))
+    kcounts = [gk, *(n[m] for m in grid)]
+    coords_of = _coords_of(host, k, list(zip(counts, kcounts)))
 
-    def stride(view: str, m: int) -> SSAValue | None:
-        s = modes[m].src_stride if view == "s" else modes[m].dst_stride
-        return None if _static(s) == 0 else k.val(s)
+    def origin_of(x: SSAValue, steps: SSAValue) -> dict[int, SSAValue]:
+        """The origin of grid unit `x` (a block, or a persistent block's part) in each
+        mode: `steps` steps of K a unit."""
+        coords = coords_of(x)
+        return {kmode: k.muli(coords[0], steps), **dict(zip(grid, coords[1:]))}
 
-    def orig(view: str, mis: Value) -> SSAValue:
-        acc = k.val(mis)
-        for m, o in origin.items():
-            st = stride(view, m)
-            if st is not None:
-                acc = k.addi(acc, k.muli(o, st))
-        return acc
+    origin0 = origin_of(bid, tb) if depth else None
+    # one box a part, two where a block takes its steps in parts (`depth`)
+    boxes = None if depth == 1 else k.add(AllocOp(TensorViewType(elem, cute.make_layout((2 * part_elems,), (1,)),
+                                                                 "smem")))
 
-    sorig, dorig = orig("s", smis), orig("d", dmis)
-    tk = k.add(arith.MinUIOp(tc, k.subi(n[kmode], origin[kmode])))
-    k_origin = origin[kmode]  # (phase 1 names its slots' origins `origin`)
-    box = k.add(AllocOp(TensorViewType(elem, cute.make_layout((smem,), (1,)), "smem")))
-    c16, cm16, cthreads = c(CHUNK), c(-CHUNK), c(threads)
+    def part(origin: dict[int, SSAValue], boff: SSAValue | None, phases: tuple[int, ...]) -> None:
+        """The `phases` (1: the source into the box; 2: the box to the destination) of the
+        part at `origin` (each mode's first step), its box `boff` bytes into the
+        allocation (None: 0); with both, the wait and the barrier between them."""
 
-    def stepped(base: SSAValue, i: SSAValue, s: SSAValue | None) -> SSAValue:
-        return base if s is None else k.addi(base, k.muli(i, s))
+        def boxed(x: SSAValue) -> SSAValue:
+            return x if boff is None else k.addi(x, boff)
 
-    # the source runs: count, length and start (module doc)
-    if flavour == "flat":
-        # the steps staged: the block's own, and `spare` more where the source has them
-        staged = tk if not spare else k.add(arith.MinUIOp(c(t_rows + spare), k.subi(n[kmode], k_origin)))
-        runs, slen = c(1), k.muli(c(nw), staged)  # type: ignore[arg-type]
-        run_start: Callable[[SSAValue], SSAValue] = lambda r: sorig  # noqa: E731
-    elif flavour == "span":
-        # from the first row's start to the last row's end
-        runs, slen = c(1), k.addi(k.muli(c(span_pitch), k.subi(tk, c(1))), c(nw))  # type: ignore[arg-type]
-        run_start = lambda r: sorig  # noqa: E731
-    elif flavour == "rows":
-        # the block's steps, and with `grain` one more where the source has it
-        runs = tk if not rows_spare else k.add(arith.MinUIOp(c(t_rows + 1), k.subi(n[kmode], k_origin)))
-        slen = c(nw * nd)  # type: ignore[operator]
-        ssk = stride("s", kmode)
-        run_start = lambda r: stepped(sorig, r, ssk)  # noqa: E731
-    else:
-        runs, slen = c(nd), tk  # type: ignore[arg-type]
-        ssd = stride("s", d)
-        run_start = lambda r: stepped(sorig, r, ssd)  # noqa: E731
-    pbc = c(pb)
-    s0 = k.andi(sorig, c(15))
-    if step >= 0:
-        ssk16 = c(sigma % 16) if sigma is not None else k.andi(k.val(modes[kmode].src_stride), c(15))
-        pitch = c(rows_pitch(nw * nd, sigma % 16, step)) if sigma is not None else k.addi(c(pb + CHUNK * step), ssk16)  # type: ignore[operator]
-        if table is not None:
-            ds16 = k.andi(k.val(modes[w].dst_stride), c(15))
-            pitch = k.addi(pitch, k.muli(c(CHUNK), _rows_step(k, table, ssk16, ds16)))
+        def stride(view: str, m: int) -> SSAValue | None:
+            s = modes[m].src_stride if view == "s" else modes[m].dst_stride
+            return None if _static(s) == 0 else k.val(s)
 
-    def slot_at(r: SSAValue) -> SSAValue:
-        """Where byte 0 of source run `r` lies in a `rows` box."""
-        if step >= 0:
-            return k.addi(s0, k.muli(r, pitch))
-        return k.addi(k.muli(r, pbc), k.andi(run_start(r), c(15)))
+        def orig(view: str, mis: Value) -> SSAValue:
+            acc = k.val(mis)
+            for m, o in origin.items():
+                st = stride(view, m)
+                if st is not None:
+                    acc = k.addi(acc, k.muli(o, st))
+            return acc
 
-    # phase 1: each source run's aligned chunks into its congruent slot (module doc):
-    # groups of `group` threads take a run each; a group's threads take the run's
-    # aligned chunks `UNROLL` at a time (`stage`: a cp.async each, or all reads before
-    # the writes), then the rest one at a time: every chunk that covers a byte of the
-    # run and lies inside the source view (its bytes around the run land in the slot's
-    # spare room, unread); the bytes past the view's last whole chunk are a pass of
-    # their own (16 lanes per run), while the cp.asyncs are in flight; one wait for
-    # them all before the barrier
-    group = threads if flavour != "rows" else 32
-    cg = c(group)
-    if group == threads:
-        r_lb, lane, r_step = c(0), tid, c(1)
-    else:
-        r_lb, lane, r_step = k.divui(tid, cg), k.remui(tid, cg), c(threads // group)
+        sorig, dorig = orig("s", smis), orig("d", dmis)
+        tk = k.add(arith.MinUIOp(tc, k.subi(n[kmode], origin[kmode])))
+        k_origin = origin[kmode]  # (phase 1 names its slots' origins `origin`)
+        box = boxes if boxes is not None else k.add(AllocOp(TensorViewType(elem, cute.make_layout((smem,), (1,)),
+                                                                           "smem")))
+        c16, cm16, cthreads = c(CHUNK), c(-CHUNK), c(threads)
 
-    # a chunk of the source view lies wholly inside it below `lim` (its reach rounded
-    # down to 16 bytes): such chunks are copied whole, bytes around the run included
-    lim = k.andi(k.val(sreach), cm16)
+        def stepped(base: SSAValue, i: SSAValue, s: SSAValue | None) -> SSAValue:
+            return base if s is None else k.addi(base, k.muli(i, s))
 
-    def run_ends(r: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
-        """(start, end, the end of the run's whole chunks, the slot's origin): the
-        aligned chunks from `start & -16` up to the third cover the run, and byte `a`
-        of run `r` lies at `a - origin` in the box."""
-        st = run_start(r)
-        end = k.addi(st, slen)
-        hi = k.add(arith.MinSIOp(k.andi(k.addi(end, c(CHUNK - 1)), cm16), lim))
-        origin = (k.subi(st, slot_at(r)) if step >= 0
-                  else k.subi(k.andi(st, cm16), k.muli(r, pbc)))
-        return st, end, hi, origin
-
-    with k.loop(r_lb, runs, r_step) as r:
-        st, end, hi, origin = run_ends(r)
-        lo = k.andi(st, cm16)
-        nf = k.divui(k.add(arith.MaxSIOp(k.subi(hi, lo), c(0))), c16)
-        per = UNROLL * group
-        kmain = k.divui(nf, c(per))
-
-        def chunk(j: SSAValue) -> tuple[SSAValue, SSAValue]:
-            g = k.addi(lo, k.muli(j, c16))
-            return g, k.subi(g, origin)
-
-        def stage(chunks: list[tuple[SSAValue, SSAValue]]) -> None:
-            """The chunks (source index, slot index) into the box: cp.async each, or all
-            read into registers before their writes."""
-            if stage_async:
-                for g, slot in chunks:
-                    k.add(CopyChunkAsyncOp(src, [k.aligned(g)], box, [k.aligned(slot)], CHUNK))
-                return
-            vals = [k.add(ReadOp(src, [k.aligned(g)], width=CHUNK)) for g, _ in chunks]
-            for v, (_, slot) in zip(vals, chunks):
-                k.add(WriteOp(v, box, [k.aligned(slot)], width=CHUNK))
-
-        with k.loop(c(0), kmain, c(1)) as it:
-            first = k.addi(k.muli(it, c(per)), lane)
-            stage([chunk(k.addi(first, c(u * group))) for u in range(UNROLL)])
-        with k.loop(k.addi(k.muli(kmain, c(per)), lane), nf, cg) as j:
-            stage([chunk(j)])
-    # the bytes of a run past `lim` (at most 15: the view's last chunk), one at a time;
-    # only a block whose last run ends past `lim` has any (run starts grow with `r`,
-    # the strides being non-negative, and every run is `slen` long), so the others
-    # skip the pass on one block-uniform test
-    _, last_end, _, _ = run_ends(k.subi(runs, c(1)))
-    with k.when(k.cmp("sgt", last_end, lim)):
-        with k.loop(tid, k.muli(runs, c16), cthreads) as idx:
-            r, b = k.divui(idx, c16), k.remui(idx, c16)
-            st, end, hi, origin = run_ends(r)
-            a = k.addi(k.add(arith.MaxSIOp(hi, st)), b)
-            with k.when(k.cmp("slt", a, end)):
-                x = k.add(ReadOp(src, [a]))
-                k.add(WriteOp(x, box, [k.subi(a, origin)]))
-    if stage_async:
-        k.add(AsyncWaitOp(0))
-    k.add(BarrierOp())
-
-    # phase 2: aligned 16-byte chunks of the destination runs
-    if flavour == "cols":
-        druns, dlen = c(1), k.muli(c(nd), tk)  # type: ignore[arg-type]
-    elif flavour == "span":
-        druns, dlen = c(1), k.muli(c(nw), tk)  # type: ignore[arg-type]
-    else:
-        druns, dlen = c(nw), (tk if flavour == "flat" else k.muli(c(nd), tk))  # type: ignore[arg-type]
-    dsw = stride("d", w)
-
-    def box_addr(q: SSAValue, p: SSAValue) -> SSAValue:
-        """Where byte `p` of destination run `q` lies in the box."""
+        # the source runs: count, length and start (module doc)
         if flavour == "flat":
-            return k.addi(k.addi(k.andi(sorig, c(15)), q), k.muli(c(nw), p))  # type: ignore[arg-type]
-        if flavour == "span":
-            # signed, as below
-            row, col = k.add(arith.DivSIOp(p, c(nw))), k.add(arith.RemSIOp(p, c(nw)))  # type: ignore[arg-type]
-            return k.addi(k.addi(s0, k.muli(row, c(span_pitch))), col)  # type: ignore[arg-type]
-        # signed: a lane whose chunk lies outside the run computes a negative p it never uses
-        kk, dd = k.add(arith.DivSIOp(p, c(nd))), k.add(arith.RemSIOp(p, c(nd)))  # type: ignore[arg-type]
-        if flavour == "rows":
-            return k.addi(slot_at(kk), k.addi(q, k.muli(c(nw), dd)))  # type: ignore[arg-type]
-        r, i = dd, kk
-        return k.addi(k.addi(k.muli(r, pbc), k.andi(run_start(r), c(15))), i)
+            # the steps staged: the block's own, and `spare` more where the source has them
+            staged = tk if not spare else k.add(arith.MinUIOp(c(t_rows + spare), k.subi(n[kmode], k_origin)))
+            runs, slen = c(1), k.muli(c(nw), staged)  # type: ignore[arg-type]
+            run_start: Callable[[SSAValue], SSAValue] = lambda r: sorig  # noqa: E731
+        elif flavour == "span":
+            # from the first row's start to the last row's end
+            runs, slen = c(1), k.addi(k.muli(c(span_pitch), k.subi(tk, c(1))), c(nw))  # type: ignore[arg-type]
+            run_start = lambda r: sorig  # noqa: E731
+        elif flavour == "rows":
+            # the block's steps, and with `grain` one more where the source has it
+            runs = tk if not rows_spare else k.add(arith.MinUIOp(c(t_rows + 1), k.subi(n[kmode], k_origin)))
+            slen = c(nw * nd)  # type: ignore[operator]
+            ssk = stride("s", kmode)
+            run_start = lambda r: stepped(sorig, r, ssk)  # noqa: E731
+        else:
+            runs, slen = c(nd), tk  # type: ignore[arg-type]
+            ssd = stride("s", d)
+            run_start = lambda r: stepped(sorig, r, ssd)  # noqa: E731
+        pbc = c(pb)
+        s0 = k.andi(sorig, c(15))
+        if step >= 0:
+            ssk16 = c(sigma % 16) if sigma is not None else k.andi(k.val(modes[kmode].src_stride), c(15))
+            pitch = c(rows_pitch(nw * nd, sigma % 16, step)) if sigma is not None else k.addi(c(pb + CHUNK * step), ssk16)  # type: ignore[operator]
+            if table is not None:
+                ds16 = k.andi(k.val(modes[w].dst_stride), c(15))
+                pitch = k.addi(pitch, k.muli(c(CHUNK), _rows_step(k, table, ssk16, ds16)))
 
-    def chunk_addrs(q: SSAValue, p0: SSAValue) -> list[SSAValue]:
-        """Where bytes `p0` .. `p0 + 15` of destination run `q` lie in the box (`flat`):
-        stepped from the first, `n_W` apart."""
-        a0 = box_addr(q, p0)
-        return [a0, *(k.addi(a0, c(nw * t)) for t in range(1, CHUNK))]  # type: ignore[operator]
+        def slot_at(r: SSAValue) -> SSAValue:
+            """Where byte 0 of source run `r` lies in a `rows` box."""
+            if step >= 0:
+                return boxed(k.addi(s0, k.muli(r, pitch)))
+            return boxed(k.addi(k.muli(r, pbc), k.andi(run_start(r), c(15))))
 
-    # the chunks a destination run may touch, for a whole box (T steps of K; a chunk
-    # of a shorter last box past its run's end stores nothing): a constant, so that
-    # the loop index splits into run and chunk without a division at run time
-    full_len = t_rows * {"flat": 1, "span": nw}.get(flavour, nd)  # type: ignore[operator]
-    cd = c((full_len + 2 * CHUNK - 2) // CHUNK)
-    vt = VectorType(elem, [CHUNK])
+        if 1 in phases:
+            # phase 1: each source run's aligned chunks into its congruent slot (module doc):
+            # groups of `group` threads take a run each; a group's threads take the run's
+            # aligned chunks `UNROLL` at a time (`stage`: a cp.async each, or all reads before
+            # the writes), then the rest one at a time: every chunk that covers a byte of the
+            # run and lies inside the source view (its bytes around the run land in the slot's
+            # spare room, unread); the bytes past the view's last whole chunk are a pass of
+            # their own (16 lanes per run), while the cp.asyncs are in flight; one wait for
+            # them all before the barrier
+            group = threads if flavour != "rows" else 32
+            cg = c(group)
+            if group == threads:
+                r_lb, lane, r_step = c(0), tid, c(1)
+            else:
+                r_lb, lane, r_step = k.divui(tid, cg), k.remui(tid, cg), c(threads // group)
 
-    def store_chunk(q: SSAValue, ds: SSAValue, de: SSAValue, cs: SSAValue,
-                    addrs: Callable[[], list[SSAValue]]) -> None:
-        """The destination chunk at `cs` of run `q` (`ds` .. `de`), if it starts inside
-        the run (`_Builder.store_chunk`, the run its own bounds)."""
-        with k.when(k.cmp("slt", cs, de)):
-            k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, ds, de, cs, addrs)
+            # a chunk of the source view lies wholly inside it below `lim` (its reach rounded
+            # down to 16 bytes): such chunks are copied whole, bytes around the run included
+            lim = k.andi(k.val(sreach), cm16)
 
-    @contextmanager
-    def work_items(nq: int, per: int) -> Iterator[tuple[SSAValue, SSAValue]]:
-        """The body of phase 2's loop over the `nq x per` work items (destination run q,
-        item j of the run) a thread takes: with `lanes` 0, items `tid`, `tid + threads`,
-        ... of the row-major order; with N lanes, the warp's lane `l` takes item
-        `(g / njg) (32 / N) + l / N`, `(g mod njg) N + l mod N` of each warp unit `g`
-        (`njg` = ceil(per / N) units along the items), the items past `nq` runs skipped."""
-        if not lanes:
-            with k.loop(tid, c(nq * per), cthreads) as idx:
-                q = k.divui(idx, c(per))
-                yield q, (k.remui(idx, c(per)) if flavour == "rows" else k.subi(idx, k.muli(q, cd)))
+            def run_ends(r: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
+                """(start, end, the end of the run's whole chunks, the slot's origin): the
+                aligned chunks from `start & -16` up to the third cover the run, and byte `a`
+                of run `r` lies at `a - origin` in the box."""
+                st = run_start(r)
+                end = k.addi(st, slen)
+                hi = k.add(arith.MinSIOp(k.andi(k.addi(end, c(CHUNK - 1)), cm16), lim))
+                origin = (k.subi(st, slot_at(r)) if step >= 0
+                          else k.subi(k.andi(st, cm16), boxed(k.muli(r, pbc))))
+                return st, end, hi, origin
+
+            with k.loop(r_lb, runs, r_step) as r:
+                st, end, hi, origin = run_ends(r)
+                lo = k.andi(st, cm16)
+                nf = k.divui(k.add(arith.MaxSIOp(k.subi(hi, lo), c(0))), c16)
+                per = UNROLL * group
+                kmain = k.divui(nf, c(per))
+
+                def chunk(j: SSAValue) -> tuple[SSAValue, SSAValue]:
+                    g = k.addi(lo, k.muli(j, c16))
+                    return g, k.subi(g, origin)
+
+                def stage(chunks: list[tuple[SSAValue, SSAValue]]) -> None:
+                    """The chunks (source index, slot index) into the box: cp.async each, or all
+                    read into registers before their writes."""
+                    if stage_async:
+                        for g, slot in chunks:
+                            k.add(CopyChunkAsyncOp(src, [k.aligned(g)], box, [k.aligned(slot)], CHUNK))
+                        return
+                    vals = [k.add(ReadOp(src, [k.aligned(g)], width=CHUNK)) for g, _ in chunks]
+                    for v, (_, slot) in zip(vals, chunks):
+                        k.add(WriteOp(v, box, [k.aligned(slot)], width=CHUNK))
+
+                with k.loop(c(0), kmain, c(1)) as it:
+                    first = k.addi(k.muli(it, c(per)), lane)
+                    stage([chunk(k.addi(first, c(u * group))) for u in range(UNROLL)])
+                with k.loop(k.addi(k.muli(kmain, c(per)), lane), nf, cg) as j:
+                    stage([chunk(j)])
+            # the bytes of a run past `lim` (at most 15: the view's last chunk), one at a time;
+            # only a block whose last run ends past `lim` has any (run starts grow with `r`,
+            # the strides being non-negative, and every run is `slen` long), so the others
+            # skip the pass on one block-uniform test
+            _, last_end, _, _ = run_ends(k.subi(runs, c(1)))
+            with k.when(k.cmp("sgt", last_end, lim)):
+                with k.loop(tid, k.muli(runs, c16), cthreads) as idx:
+                    r, b = k.divui(idx, c16), k.remui(idx, c16)
+                    st, end, hi, origin = run_ends(r)
+                    a = k.addi(k.add(arith.MaxSIOp(hi, st)), b)
+                    with k.when(k.cmp("slt", a, end)):
+                        x = k.add(ReadOp(src, [a]))
+                        k.add(WriteOp(x, box, [k.subi(a, origin)]))
+        if 1 in phases and 2 in phases:
+            if stage_async:
+                k.add(AsyncWaitOp(0))
+            k.add(BarrierOp())
+        if 2 not in phases:
             return
-        groups = 32 // lanes
-        njg = -(-per // lanes)
-        units = -(-nq // groups) * njg
-        lane = k.andi(tid, c(31))
-        q_lo, j_lo = k.divui(lane, c(lanes)), k.remui(lane, c(lanes))
-        with k.loop(tid, c(units * 32), cthreads) as idx:
-            g = k.divui(idx, c(32))
-            q = k.addi(k.muli(k.divui(g, c(njg)), c(groups)), q_lo)
-            j = k.addi(k.muli(k.remui(g, c(njg)), c(lanes)), j_lo)
-            inside = k.cmp("ult", q, c(nq))
-            if per % lanes:
-                inside = k.andi(inside, k.cmp("ult", j, c(per)))
-            with k.when(inside):
-                # clamped (a no-op where inside): a skipped item's values stay those of
-                # an item (the reference executor computes them, and checks their width)
-                yield k.add(arith.MinUIOp(q, c(nq - 1))), (k.add(arith.MinUIOp(j, c(per - 1))) if per % lanes else j)
 
-    def chunks_by_residue(n: int, step: int, byte_addr: Callable[[SSAValue], SSAValue]) -> None:
-        """Phase 2 of a box whose destination run's byte p lies at a fixed offset per
-        period of `n` bytes (`span`, `cols`): chunk j + P (P = n / gcd(n, 16): 16 P bytes
-        are whole periods) lies `step` bytes on from chunk j. A thread takes the chunks
-        of one residue r mod P, lanes on consecutive chunks: its first chunk's 16 byte
-        addresses are computed once (`byte_addr(p)` of the run's byte p, given 16 periods
-        on so that p is non-negative), each chunk after adds `step` m to them (no
-        division, no wrap per byte)."""
-        per = n // gcd(n, CHUNK)
-        groups = threads // per
-        ds = dorig
-        de = k.addi(ds, dlen)
-        base = k.andi(ds, cm16)
-        with k.when(k.cmp("ult", tid, c(groups * per))):
-            r, m0 = k.remui(tid, c(per)), k.divui(tid, c(per))
-            # byte t of chunk r is byte 16 r - (ds mod 16) + t of the run (from -15)
-            p0 = k.addi(k.muli(r, c16), k.subi(c(CHUNK * n), k.andi(ds, c(15))))
-            first = [byte_addr(k.addi(p0, c(t))) for t in range(CHUNK)]
-            trips = k.divui(k.subi(k.addi(cd, c(per - 1)), r), c(per))
-            with k.loop(m0, trips, c(groups)) as m:
-                cs = k.addi(base, k.muli(k.addi(r, k.muli(m, c(per))), c16))
-                off = k.muli(m, c(step))
-                store_chunk(c(0), ds, de, cs, lambda: [k.addi(a, off) for a in first])
+        # phase 2: aligned 16-byte chunks of the destination runs
+        if flavour == "cols":
+            druns, dlen = c(1), k.muli(c(nd), tk)  # type: ignore[arg-type]
+        elif flavour == "span":
+            druns, dlen = c(1), k.muli(c(nw), tk)  # type: ignore[arg-type]
+        else:
+            druns, dlen = c(nw), (tk if flavour == "flat" else k.muli(c(nd), tk))  # type: ignore[arg-type]
+        dsw = stride("d", w)
 
-    if flavour == "rows":
-        # rows: byte p of run q lies at slot p / n_D, byte q + n_W (p mod n_D), the
-        # slot's residue mod 16 added; chunk j + n_D (16 n_D bytes on: 16 slots on,
-        # the same p mod n_D, and a residue 16 ss_K apart, the same mod 16) lies 16 PB
-        # further. A thread takes the chunks of one (run q, residue j mod n_D): the
-        # addresses of its first chunk's bytes are computed once (taken 16 n_D on, so
-        # that a chunk starting before the run has non-negative slots), each chunk
-        # after adds 16 PB m to them
-        trips = (full_len + 2 * CHUNK - 2) // CHUNK
-        per = nd  # type: ignore[assignment]
-        with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
-            ds = stepped(dorig, q, dsw)
+        def box_addr(q: SSAValue, p: SSAValue) -> SSAValue:
+            """Where byte `p` of destination run `q` lies in the box."""
+            if flavour == "flat":
+                return boxed(k.addi(k.addi(k.andi(sorig, c(15)), q), k.muli(c(nw), p)))  # type: ignore[arg-type]
+            if flavour == "span":
+                # signed, as below
+                row, col = k.add(arith.DivSIOp(p, c(nw))), k.add(arith.RemSIOp(p, c(nw)))  # type: ignore[arg-type]
+                return boxed(k.addi(k.addi(s0, k.muli(row, c(span_pitch))), col))  # type: ignore[arg-type]
+            # signed: a lane whose chunk lies outside the run computes a negative p it never uses
+            kk, dd = k.add(arith.DivSIOp(p, c(nd))), k.add(arith.RemSIOp(p, c(nd)))  # type: ignore[arg-type]
+            if flavour == "rows":
+                return k.addi(slot_at(kk), k.addi(q, k.muli(c(nw), dd)))  # type: ignore[arg-type]
+            r, i = dd, kk
+            return boxed(k.addi(k.addi(k.muli(r, pbc), k.andi(run_start(r), c(15))), i))
+
+        def chunk_addrs(q: SSAValue, p0: SSAValue) -> list[SSAValue]:
+            """Where bytes `p0` .. `p0 + 15` of destination run `q` lie in the box (`flat`):
+            stepped from the first, `n_W` apart."""
+            a0 = box_addr(q, p0)
+            return [a0, *(k.addi(a0, c(nw * t)) for t in range(1, CHUNK))]  # type: ignore[operator]
+
+        # the chunks a destination run may touch, for a whole box (T steps of K; a chunk
+        # of a shorter last box past its run's end stores nothing): a constant, so that
+        # the loop index splits into run and chunk without a division at run time
+        full_len = t_rows * {"flat": 1, "span": nw}.get(flavour, nd)  # type: ignore[operator]
+        cd = c((full_len + 2 * CHUNK - 2) // CHUNK)
+        vt = VectorType(elem, [CHUNK])
+
+        def store_chunk(q: SSAValue, ds: SSAValue, de: SSAValue, cs: SSAValue,
+                        addrs: Callable[[], list[SSAValue]]) -> None:
+            """The destination chunk at `cs` of run `q` (`ds` .. `de`), if it starts inside
+            the run (`_Builder.store_chunk`, the run its own bounds)."""
+            with k.when(k.cmp("slt", cs, de)):
+                k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, ds, de, cs, addrs)
+
+        @contextmanager
+        def work_items(nq: int, per: int) -> Iterator[tuple[SSAValue, SSAValue]]:
+            """The body of phase 2's loop over the `nq x per` work items (destination run q,
+            item j of the run) a thread takes: with `lanes` 0, items `tid`, `tid + threads`,
+            ... of the row-major order; with N lanes, the warp's lane `l` takes item
+            `(g / njg) (32 / N) + l / N`, `(g mod njg) N + l mod N` of each warp unit `g`
+            (`njg` = ceil(per / N) units along the items), the items past `nq` runs skipped."""
+            if not lanes:
+                with k.loop(tid, c(nq * per), cthreads) as idx:
+                    q = k.divui(idx, c(per))
+                    yield q, (k.remui(idx, c(per)) if flavour == "rows" else k.subi(idx, k.muli(q, cd)))
+                return
+            groups = 32 // lanes
+            njg = -(-per // lanes)
+            units = -(-nq // groups) * njg
+            lane = k.andi(tid, c(31))
+            q_lo, j_lo = k.divui(lane, c(lanes)), k.remui(lane, c(lanes))
+            with k.loop(tid, c(units * 32), cthreads) as idx:
+                g = k.divui(idx, c(32))
+                q = k.addi(k.muli(k.divui(g, c(njg)), c(groups)), q_lo)
+                j = k.addi(k.muli(k.remui(g, c(njg)), c(lanes)), j_lo)
+                inside = k.cmp("ult", q, c(nq))
+                if per % lanes:
+                    inside = k.andi(inside, k.cmp("ult", j, c(per)))
+                with k.when(inside):
+                    # clamped (a no-op where inside): a skipped item's values stay those of
+                    # an item (the reference executor computes them, and checks their width)
+                    yield k.add(arith.MinUIOp(q, c(nq - 1))), (k.add(arith.MinUIOp(j, c(per - 1))) if per % lanes else j)
+
+        def chunks_by_residue(n: int, step: int, byte_addr: Callable[[SSAValue], SSAValue]) -> None:
+            """Phase 2 of a box whose destination run's byte p lies at a fixed offset per
+            period of `n` bytes (`span`, `cols`): chunk j + P (P = n / gcd(n, 16): 16 P bytes
+            are whole periods) lies `step` bytes on from chunk j. A thread takes the chunks
+            of one residue r mod P, lanes on consecutive chunks: its first chunk's 16 byte
+            addresses are computed once (`byte_addr(p)` of the run's byte p, given 16 periods
+            on so that p is non-negative), each chunk after adds `step` m to them (no
+            division, no wrap per byte)."""
+            per = n // gcd(n, CHUNK)
+            groups = threads // per
+            ds = dorig
             de = k.addi(ds, dlen)
             base = k.andi(ds, cm16)
-            # byte t of chunk j is byte 16 j - (ds mod 16) + t of the run (from -15):
-            # step p0 / n_D, byte q + n_W (p0 mod n_D + t) of its slot while p0 mod n_D
-            # + t < n_D, then of the next step's slot (n_D >= 16: at most one step on),
-            # so the 16 addresses are two slots' bases plus n_W t
-            p0 = k.addi(k.muli(j, c16), k.subi(c(CHUNK * nd), k.andi(ds, c(15))))  # type: ignore[operator]
-            kk, dd = k.divui(p0, c(nd)), k.remui(p0, c(nd))  # type: ignore[arg-type]
-            kk1 = k.addi(kk, c(1))
-            # 16 slots on: 16 pitches (either layout: the slots' residues repeat every 16)
-            slots16 = c(CHUNK * pb) if step < 0 else k.muli(c(CHUNK), pitch)
-            here = k.subi(k.addi(slot_at(kk), k.addi(q, k.muli(c(nw), dd))), slots16)  # type: ignore[arg-type]
-            on = k.subi(k.addi(slot_at(kk1), k.addi(q, k.muli(c(nw), dd))),  # type: ignore[arg-type]
-                        k.addi(slots16, c(nw * nd)))  # type: ignore[operator]
-            left = k.subi(c(nd), dd)  # type: ignore[arg-type]
-            first = [k.addi(k.add(arith.SelectOp(k.cmp("ult", c(t), left), here, on)), c(nw * t))  # type: ignore[operator]
-                     for t in range(CHUNK)]
-            if rows_spare:
-                # whole chunks: those starting in [ds, de), and in the first block the one
-                # holding the run's first byte; each written within its destination row
-                # (`k_origin` steps before ds, n_K steps long), the bytes up to 15 past de
-                # from the step staged past the block's
-                row_lo = k.subi(ds, k.muli(k_origin, c(nd)))  # type: ignore[arg-type]
-                row_hi = k.addi(row_lo, k.muli(n[kmode], c(nd)))  # type: ignore[arg-type]
-                first_block = k.cmp("eq", k_origin, c(0))
-            with k.loop(c(0), k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per)), c(1)) as m:
-                cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
-                off = k.muli(m, slots16)
-                if not rows_spare:
-                    store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
-                else:
-                    owned = k.andi(k.cmp("slt", cs, de), k.add(arith.OrIOp(k.cmp("sge", cs, ds), first_block)))
-                    with k.when(owned):
-                        k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, row_hi, cs,
-                                      lambda: [k.addi(a, off) for a in first])
-    elif flavour == "span":
-        # span: byte p of the destination run lies at s0 + P (p / n) + p mod n (n = n_W),
-        # so chunk j + C (C = n / gcd(n, 16): 16 C bytes are R = 16 / gcd(n, 16) rows)
-        # lies R P bytes on from chunk j; p is given 16 rows on, so 16 rows back
-        def span_byte(pt: SSAValue) -> SSAValue:
-            row, col = k.divui(pt, c(nw)), k.remui(pt, c(nw))  # type: ignore[arg-type]
-            return k.addi(k.addi(s0, k.muli(row, c(span_pitch))), k.subi(col, c(CHUNK * span_pitch)))  # type: ignore[operator]
-        chunks_by_residue(nw, CHUNK // gcd(nw, CHUNK) * span_pitch, span_byte)  # type: ignore[arg-type, operator]
-    elif flavour != "cols" and spare:
-        # flat, whole chunks: the chunks starting in [ds, ds + tk), and in the first block
-        # the chunk holding the run's first byte; each written within its run's ends
-        # (the destination row: `origin` steps before ds, n_K long)
-        first_block = k.cmp("eq", k_origin, c(0))
-        with work_items(nw, (full_len + 2 * CHUNK - 2) // CHUNK) as (q, ci):  # type: ignore[arg-type]
-            ds = stepped(dorig, q, dsw)
-            cs = k.addi(k.andi(ds, cm16), k.muli(ci, c16))
-            row_lo = k.subi(ds, k_origin)
-            owned = k.andi(k.cmp("slt", cs, k.addi(ds, dlen)),
-                           k.add(arith.OrIOp(k.cmp("sge", cs, ds), k.andi(first_block, k.cmp("eq", ci, c(0))))))
-            with k.when(owned):
-                k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, k.addi(row_lo, n[kmode]), cs,
-                              lambda: chunk_addrs(q, k.subi(cs, ds)))
-    elif flavour != "cols":
-        with work_items(nw, (full_len + 2 * CHUNK - 2) // CHUNK) as (q, ci):  # type: ignore[arg-type]
-            ci16 = k.muli(ci, c16)
-            ds = stepped(dorig, q, dsw)
-            cs = k.addi(k.andi(ds, cm16), ci16)
-            store_chunk(q, ds, k.addi(ds, dlen), cs, lambda: chunk_addrs(q, k.subi(cs, ds)))
+            with k.when(k.cmp("ult", tid, c(groups * per))):
+                r, m0 = k.remui(tid, c(per)), k.divui(tid, c(per))
+                # byte t of chunk r is byte 16 r - (ds mod 16) + t of the run (from -15)
+                p0 = k.addi(k.muli(r, c16), k.subi(c(CHUNK * n), k.andi(ds, c(15))))
+                first = [byte_addr(k.addi(p0, c(t))) for t in range(CHUNK)]
+                trips = k.divui(k.subi(k.addi(cd, c(per - 1)), r), c(per))
+                with k.loop(m0, trips, c(groups)) as m:
+                    cs = k.addi(base, k.muli(k.addi(r, k.muli(m, c(per))), c16))
+                    off = k.muli(m, c(step))
+                    store_chunk(c(0), ds, de, cs, lambda: [k.addi(a, off) for a in first])
+
+        if flavour == "rows":
+            # rows: byte p of run q lies at slot p / n_D, byte q + n_W (p mod n_D), the
+            # slot's residue mod 16 added; chunk j + n_D (16 n_D bytes on: 16 slots on,
+            # the same p mod n_D, and a residue 16 ss_K apart, the same mod 16) lies 16 PB
+            # further. A thread takes the chunks of one (run q, residue j mod n_D): the
+            # addresses of its first chunk's bytes are computed once (taken 16 n_D on, so
+            # that a chunk starting before the run has non-negative slots), each chunk
+            # after adds 16 PB m to them
+            trips = (full_len + 2 * CHUNK - 2) // CHUNK
+            per = nd  # type: ignore[assignment]
+            with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
+                ds = stepped(dorig, q, dsw)
+                de = k.addi(ds, dlen)
+                base = k.andi(ds, cm16)
+                # byte t of chunk j is byte 16 j - (ds mod 16) + t of the run (from -15):
+                # step p0 / n_D, byte q + n_W (p0 mod n_D + t) of its slot while p0 mod n_D
+                # + t < n_D, then of the next step's slot (n_D >= 16: at most one step on),
+                # so the 16 addresses are two slots' bases plus n_W t
+                p0 = k.addi(k.muli(j, c16), k.subi(c(CHUNK * nd), k.andi(ds, c(15))))  # type: ignore[operator]
+                kk, dd = k.divui(p0, c(nd)), k.remui(p0, c(nd))  # type: ignore[arg-type]
+                kk1 = k.addi(kk, c(1))
+                # 16 slots on: 16 pitches (either layout: the slots' residues repeat every 16)
+                slots16 = c(CHUNK * pb) if step < 0 else k.muli(c(CHUNK), pitch)
+                here = k.subi(k.addi(slot_at(kk), k.addi(q, k.muli(c(nw), dd))), slots16)  # type: ignore[arg-type]
+                on = k.subi(k.addi(slot_at(kk1), k.addi(q, k.muli(c(nw), dd))),  # type: ignore[arg-type]
+                            k.addi(slots16, c(nw * nd)))  # type: ignore[operator]
+                left = k.subi(c(nd), dd)  # type: ignore[arg-type]
+                first = [k.addi(k.add(arith.SelectOp(k.cmp("ult", c(t), left), here, on)), c(nw * t))  # type: ignore[operator]
+                         for t in range(CHUNK)]
+                if rows_spare:
+                    # whole chunks: those starting in [ds, de), and in the first block the one
+                    # holding the run's first byte; each written within its destination row
+                    # (`k_origin` steps before ds, n_K steps long), the bytes up to 15 past de
+                    # from the step staged past the block's
+                    row_lo = k.subi(ds, k.muli(k_origin, c(nd)))  # type: ignore[arg-type]
+                    row_hi = k.addi(row_lo, k.muli(n[kmode], c(nd)))  # type: ignore[arg-type]
+                    first_block = k.cmp("eq", k_origin, c(0))
+                with k.loop(c(0), k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per)), c(1)) as m:
+                    cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
+                    off = k.muli(m, slots16)
+                    if not rows_spare:
+                        store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
+                    else:
+                        owned = k.andi(k.cmp("slt", cs, de), k.add(arith.OrIOp(k.cmp("sge", cs, ds), first_block)))
+                        with k.when(owned):
+                            k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, row_hi, cs,
+                                          lambda: [k.addi(a, off) for a in first])
+        elif flavour == "span":
+            # span: byte p of the destination run lies at s0 + P (p / n) + p mod n (n = n_W),
+            # so chunk j + C (C = n / gcd(n, 16): 16 C bytes are R = 16 / gcd(n, 16) rows)
+            # lies R P bytes on from chunk j; p is given 16 rows on, so 16 rows back
+            def span_byte(pt: SSAValue) -> SSAValue:
+                row, col = k.divui(pt, c(nw)), k.remui(pt, c(nw))  # type: ignore[arg-type]
+                return boxed(k.addi(k.addi(s0, k.muli(row, c(span_pitch))), k.subi(col, c(CHUNK * span_pitch))))  # type: ignore[operator]
+            chunks_by_residue(nw, CHUNK // gcd(nw, CHUNK) * span_pitch, span_byte)  # type: ignore[arg-type, operator]
+        elif flavour != "cols" and spare:
+            # flat, whole chunks: the chunks starting in [ds, ds + tk), and in the first block
+            # the chunk holding the run's first byte; each written within its run's ends
+            # (the destination row: `origin` steps before ds, n_K long)
+            first_block = k.cmp("eq", k_origin, c(0))
+            with work_items(nw, (full_len + 2 * CHUNK - 2) // CHUNK) as (q, ci):  # type: ignore[arg-type]
+                ds = stepped(dorig, q, dsw)
+                cs = k.addi(k.andi(ds, cm16), k.muli(ci, c16))
+                row_lo = k.subi(ds, k_origin)
+                owned = k.andi(k.cmp("slt", cs, k.addi(ds, dlen)),
+                               k.add(arith.OrIOp(k.cmp("sge", cs, ds), k.andi(first_block, k.cmp("eq", ci, c(0))))))
+                with k.when(owned):
+                    k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, k.addi(row_lo, n[kmode]), cs,
+                                  lambda: chunk_addrs(q, k.subi(cs, ds)))
+        elif flavour != "cols":
+            with work_items(nw, (full_len + 2 * CHUNK - 2) // CHUNK) as (q, ci):  # type: ignore[arg-type]
+                ci16 = k.muli(ci, c16)
+                ds = stepped(dorig, q, dsw)
+                cs = k.addi(k.andi(ds, cm16), ci16)
+                store_chunk(q, ds, k.addi(ds, dlen), cs, lambda: chunk_addrs(q, k.subi(cs, ds)))
+        else:
+            # cols: byte p of the run lies at slot(p mod n_D) + p / n_D, so chunk j + P
+            # (P = n_D / gcd(n_D, 16): 16 P bytes are Q = 16 / gcd(n_D, 16) steps of W)
+            # lies Q bytes on from chunk j; p is given 16 n_D on, so that p mod n_D and
+            # p / n_D - 16 are its slot and step
+            def cols_byte(pt: SSAValue) -> SSAValue:
+                dd, tt = k.remui(pt, c(nd)), k.subi(k.divui(pt, c(nd)), c(CHUNK))  # type: ignore[arg-type]
+                return boxed(k.addi(k.addi(k.muli(dd, pbc), k.andi(run_start(dd), c(15))), tt))
+            chunks_by_residue(nd, CHUNK // gcd(nd, CHUNK), cols_byte)  # type: ignore[arg-type, operator]
+
+    def at_k(kor: SSAValue) -> dict[int, SSAValue]:
+        return {**origin0, kmode: kor}  # type: ignore[dict-item]
+
+    if depth == 1:
+        part(origin0, None, (1, 2))  # type: ignore[arg-type]
+    elif depth == 0:
+        # persistent (`slots` above): parts bid, bid + G, ... of all `total`, in turn
+        # through two boxes as below
+        total = kcounts[0]
+        for x in kcounts[1:]:
+            total = k.muli(total, x)
+        g = k.add(arith.MinUIOp(total, c(slots))) if slots else total
+        part(origin_of(bid, tc), None, (1,))
+        cbox = c(part_elems)
+        trips = k.add(arith.CeilDivUIOp(k.subi(total, bid), g))
+        with k.loop(c(0), trips, c(1)) as jt:
+            at = k.addi(bid, k.muli(jt, g))
+            if stage_async:
+                k.add(AsyncWaitOp(0))
+            k.add(BarrierOp())
+            nxt = k.addi(at, g)
+            with k.when(k.cmp("ult", nxt, total)):
+                part(origin_of(nxt, tc), k.muli(k.andi(k.addi(jt, c(1)), c(1)), cbox), (1,))
+            part(origin_of(at, tc), k.muli(k.andi(jt, c(1)), cbox), (2,))
     else:
-        # cols: byte p of the run lies at slot(p mod n_D) + p / n_D, so chunk j + P
-        # (P = n_D / gcd(n_D, 16): 16 P bytes are Q = 16 / gcd(n_D, 16) steps of W)
-        # lies Q bytes on from chunk j; p is given 16 n_D on, so that p mod n_D and
-        # p / n_D - 16 are its slot and step
-        def cols_byte(pt: SSAValue) -> SSAValue:
-            dd, tt = k.remui(pt, c(nd)), k.subi(k.divui(pt, c(nd)), c(CHUNK))  # type: ignore[arg-type]
-            return k.addi(k.addi(k.muli(dd, pbc), k.andi(run_start(dd), c(15))), tt)
-        chunks_by_residue(nd, CHUNK // gcd(nd, CHUNK), cols_byte)  # type: ignore[arg-type, operator]
+        # `depth` parts of the block's steps in turn, two boxes: part j + 1's phase 1 (its
+        # copies in flight) while part j's phase 2 reads the other box; one wait and one
+        # barrier a part (the barrier also ends the reads of the box the next phase 1
+        # overwrites)
+        part(origin0, None, (1,))  # type: ignore[arg-type]
+        cbox = c(part_elems)
+        with k.loop(c(0), c(depth), c(1)) as jt:
+            kor = k.addi(origin0[kmode], k.muli(jt, tc))  # type: ignore[index]
+            if stage_async:
+                k.add(AsyncWaitOp(0))
+            k.add(BarrierOp())
+            nxt = k.addi(kor, tc)
+            with k.when(k.andi(k.cmp("ult", k.addi(jt, c(1)), c(depth)), k.cmp("ult", nxt, n[kmode]))):
+                part(at_k(nxt), k.muli(k.andi(k.addi(jt, c(1)), c(1)), cbox), (1,))
+            with k.when(k.cmp("ult", kor, n[kmode])):
+                part(at_k(kor), k.muli(k.andi(jt, c(1)), cbox), (2,))
     ops = list(host_block.ops)
     for op in ops:
         op.detach()

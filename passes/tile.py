@@ -156,6 +156,13 @@ class TilePass(ModulePass):
                      those of its own steps; 16 the 16-byte chunks
                      starting in its range (a flat box 15 steps longer, a rows box one):
                      only the destination's ends cut a chunk.
+      box_depth=N    parts of a box's steps one block of a `box<flat|rows|span|cols>`
+                     copy takes in turn (0 to 8, default per flavour:
+                     `_box_tile.BOX_DEPTH`); past 1, through two boxes of
+                     `box_smem` bytes (default `BOX_PART_SMEM`: 20480), the next
+                     part's phase-1 copies in flight during this part's phase 2; 0,
+                     persistent blocks (as many as the Target's multiprocessors
+                     hold at once) taking every G-th part so, G the grid.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
@@ -267,6 +274,7 @@ class TilePass(ModulePass):
     box_lanes: int | None = None
     box_grain: int | None = None
     box_pitch: int | None = None
+    box_depth: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int = TILES_GRAIN
@@ -298,6 +306,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_interleave={self.tiles_interleave} must be 0 or 1")
         if self.tiles_rounds not in (0, 1):
             raise TilecError(f"tile: tiles_rounds={self.tiles_rounds} must be 0 or 1")
+        if self.box_depth is not None and not 0 <= self.box_depth <= 8:
+            raise TilecError(f"tile: box_depth={self.box_depth} must be in [0, 8]")
         if not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):
@@ -484,7 +494,7 @@ class TilePass(ModulePass):
         flavour = copy.strategy.flavour  # type: ignore[union-attr]
         # any element size the flavour fits (`copy-strategy`'s `tiles_bytes` is a choice)
         # the box: the option's, else the strategy's default (a `tiles` box: `tiles_smem`)
-        smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem)
+        smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem, self.box_depth)
         run = self.tiles_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
         if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8) != flavour or (
                 flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, self.tiles_grain) is None):
@@ -512,7 +522,7 @@ class TilePass(ModulePass):
                           else tiles_interleaved(facts.src_bytes) and misfit is None)
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run,
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
-                         self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds))
+                         self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)

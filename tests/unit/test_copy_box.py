@@ -245,6 +245,52 @@ def test_flat_boxes_owning_whole_chunks_match_numpy(routes, smem, nvrtc_availabl
         assert np.array_equal(base, want)
 
 
+@pytest.mark.parametrize("depth", [2, 3])
+def test_box_copies_in_parts_through_two_boxes_match_numpy(routes, depth, nvrtc_available):
+    # the `tile` option box_depth=N (a flat, rows, span or cols block takes N parts of
+    # a box's steps in turn through two boxes, part j + 1's cp.async in flight while part
+    # j's phase 2 reads the other box; the executor checks each read of a box against
+    # the cp.async still writing it), through copy_'s routes, a small box (many blocks,
+    # a last block with fewer parts than N): every destination element written once,
+    # exactly, nothing around it, for every flavour and both pointers' residues
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_depth=depth, box_smem=2048)
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    for src, base, view, _strategy in _cases(np.random.default_rng(depth)):
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=True)
+        assert np.array_equal(base, want)
+    sources = [e.kernel.source for e in kernels._entries.values()]
+    assert sources and all("tilec_cp_async<16>" in text and "smem[4096]" in text for text in sources)
+
+
+def test_persistent_box_blocks_match_numpy(monkeypatch, routes, nvrtc_available):
+    # box_depth=0: persistent blocks (as many as the Target's multiprocessors hold at
+    # once), block b taking parts b, b + G, ... through two boxes; on a Target of one
+    # multiprocessor (8 blocks of 256 threads) every block takes several parts, some
+    # one more than others: every destination element written once, exactly
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    import dataclasses
+
+    from tilec.passes import _box_tile
+    from tilec.support.target import target
+
+    one_sm = dataclasses.replace(target("sm_90"), multiprocessors=1)
+    monkeypatch.setattr(_box_tile, "target_of", lambda op: one_sm)
+    routes(box_depth=0, box_smem=2048)
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    for src, base, view, _strategy in _cases(np.random.default_rng(11)):
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=True)
+        assert np.array_equal(base, want)
+    sources = [e.kernel.source for e in kernels._entries.values()]
+    assert sources and all("smem[4096]" in text and "__launch_bounds__(256, 8)" in text for text in sources)
+
+
 def test_box_copies_of_bool_and_uint8_match_numpy():
     rng = np.random.default_rng(3)
     for dtype in ("bool", "uint8"):

@@ -13,6 +13,12 @@
 // RUN: not tilec %s -p 'copy-strategy,tile{box_lanes=3}' 2>&1 | filecheck %s --check-prefix=LANES-ERR
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_grain=16}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: not tilec %s -p 'copy-strategy,tile{box_grain=8}' 2>&1 | filecheck %s --check-prefix=GRAIN-ERR
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=2}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3}' | filecheck %s --check-prefix=DEPTH
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=0}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy,tile{box_depth=0}' | filecheck %s --check-prefix=PERSIST
+// RUN: not tilec %s -p 'copy-strategy,tile{box_depth=9}' 2>&1 | filecheck %s --check-prefix=DEPTH-ERR
 // The tile pass lowers a copy of strategy box<flat|rows|cols> (chosen by copy-strategy)
 // to a launch that stages a box of the source in a shared allocation, 16-byte chunks
 // into slots congruent to the source modulo 16, then writes each aligned 16-byte chunk
@@ -47,6 +53,40 @@
 // box_lanes=8: phase 2's lanes in groups of 8 on one destination run's chunks, 4 runs
 // a warp: lane l takes run (g / 46) 4 + l / 8 and chunk (g mod 46) 8 + l mod 8 of warp
 // unit g (7 runs of 367 chunks: 2 x 46 units), the items past them skipped.
+// box_depth=3: a block takes 3 parts of a box's steps through two boxes (one
+// allocation of 2 x 1024 bytes): part 0's phase 1, then per part one wait and one
+// barrier, the next part's phase 1 (its cp.async in flight) and this part's phase 2.
+// DEPTH-LABEL: func.func @flat(
+// DEPTH:         layout.launch
+// DEPTH:           layout.alloc : !layout.tensor<i8, #layout.cute<(2048):(1)>, smem>
+// DEPTH:           layout.copy_chunk_async
+// DEPTH-NOT:       layout.barrier
+// DEPTH:           %[[DEPTH:.*]] = arith.constant 3 : index
+// DEPTH:           scf.for %[[J:.*]] = %{{.*}} to %[[DEPTH]] step %{{.*}} {
+// DEPTH-NEXT:        arith.muli %[[J]]
+// DEPTH-NEXT:        arith.addi
+// DEPTH-NEXT:        layout.async_wait {pending = 0 : i64}
+// DEPTH-NEXT:        layout.barrier
+// DEPTH:             scf.if
+// DEPTH:               layout.copy_chunk_async
+// DEPTH:             scf.if
+// DEPTH-NOT:           layout.copy_chunk_async
+// DEPTH:               layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+// DEPTH-ERR: tile: box_depth=9 must be in [0, 8]
+
+// box_depth=0: persistent blocks, at most the Target's multiprocessors (132 on sm_90)
+// times the blocks each holds (two boxes of BOX_PART_SMEM, 40 KiB: 2), asked of the
+// compiler (tilec.min_blocks); block b takes parts b, b + G, ... (G the grid) in turn;
+// here one part, one block (the grid a constant where the counts are).
+// PERSIST-LABEL: func.func @flat(
+// PERSIST:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256) attributes {tilec.min_blocks = 2 : i64
+// PERSIST:           %[[SLOTS:.*]] = arith.constant 264 : index
+// PERSIST:           arith.minui %{{.*}}, %[[SLOTS]] : index
+// PERSIST:           layout.alloc : !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
+// PERSIST:           scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// PERSIST:             layout.async_wait {pending = 0 : i64}
+// PERSIST-NEXT:        layout.barrier
+
 // LANES-LABEL: func.func @flat
 // LANES:         %[[C31:.*]] = arith.constant 31 : index
 // LANES-NEXT:    %[[LANE:.*]] = arith.andi %{{.*}}, %[[C31]] : index
@@ -77,20 +117,23 @@
 // REG-LABEL: func.func @flat
 // REG-NOT:       layout.copy_chunk_async
 // REG:           layout.read %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem> -> vector<16xi8>
-// REG:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(40960):(1)>, smem>
+// REG:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
 // REG-NOT:       layout.async_wait
 // REG:           layout.barrier
 
+// A flat block takes two parts of 40 KiB boxes (box_depth=2 for flat by default: two
+// boxes, one allocation).
 // CHECK-LABEL: func.func @flat
 // CHECK:         layout.view %{{.*}} : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256)
-// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(40960):(1)>, smem>
+// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
 // CHECK:           scf.for
 // CHECK-NOT:         layout.read %{{.*}}[%{{.*}}] {width = 16 : i64}
-// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>, !layout.tensor<i8, #layout.cute<(40960):(1)>, smem>
-// CHECK:           layout.async_wait {pending = 0 : i64}
-// CHECK-NEXT:      layout.barrier
+// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>, !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
 // CHECK:           scf.for
+// CHECK:             layout.async_wait {pending = 0 : i64}
+// CHECK-NEXT:        layout.barrier
+// CHECK:             scf.for
 // CHECK:             vector.insert
 // CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>
 // CHECK-NOT:     layout.copy
