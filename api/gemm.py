@@ -160,7 +160,26 @@ class GemmConfig:
     (mostly L2) instead of shared memory, whose bytes the ring takes instead
     (`gemm_hopper_ws(global_partials=True)`; named `:gp`, `cluster_splits`)."""
 
+    pdl: bool = False
+    """Programmatic dependent launch (`gemm_hopper_ws(pdl=True)`, named `:pdl`): the kernel
+    lets the stream's next kernel start its blocks early and waits for the previous one
+    before anything touches global memory; launched with the attribute. An option until
+    measured (`PDL`)."""
+    pdl_weight: bool = False
+    """With `pdl`: the weight's first ring of stages loaded before the wait for the previous
+    kernel (`gemm_hopper_ws(pdl_weight=True)`, named `:pdlw`): the weight must not be
+    written by the kernels before it on the stream. An option until measured."""
+
     def kwargs(self, sms: int) -> dict[str, Any]:
+        """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl` and `pdl_weight`."""
+        kw = self._kwargs(sms)
+        if self.pdl:
+            kw["pdl"] = True
+        if self.pdl_weight:
+            kw["pdl_weight"] = True
+        return kw
+
+    def _kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
         over `sms * per_sm`, or one block a unit where `per_sm` is 0)."""
         if self.swap_ab:
