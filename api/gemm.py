@@ -491,6 +491,15 @@ kernel no faster (dec36: QKV at M = 128 22.0 against 19.5 whole, O 15.6 against 
 pairs): the shared tiles' last blocks sum after everything else, at a third of the fill's
 rate, and that tail takes more than the balance saves (`decode_cost` says 19.1)."""
 
+PDL = False
+"""Whether the decode rule's configuration launches as a programmatic dependent
+(`GemmConfig.pdl`, named `:pdl`: `griddepcontrol`, the launch attribute; the kernel's
+launch, start and barriers' initialisation under the previous kernel's tail, nothing of
+it touching global memory before that kernel completes). Not yet: being measured
+(benchmarks/NOTES.md, dec37). `GemmConfig.pdl_weight` (the weight's first stages loaded
+before the wait) needs the caller's promise that no earlier kernel on the stream writes
+the weight, and stays an option."""
+
 SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K
 step (`swap_config`)."""
@@ -914,7 +923,8 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     candidates.append(taken)
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
     # ties to a swap (no tile rows past M), then to fewer bytes into shared memory, then to the earlier
-    return min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
+    best = min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
+    return dataclasses.replace(best, pdl=True, name=f"{best.name}:pdl") if PDL else best
 
 
 def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, k: int | None = None,

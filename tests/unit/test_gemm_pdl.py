@@ -139,3 +139,17 @@ def test_a_programmatic_launch_goes_through_cuLaunchKernelEx(monkeypatch):
     launch = raw_launch.RawLaunch((132,), (384,), 200000, ["u64", "i64"], [None, 7], programmatic=True)
     launch(0xF00, 0x55, 0x10000)
     assert seen == [(0xF00, (132, 1, 1), (384, 1, 1), 200000, 0x55, 1, 6, 1, 0x10000, None)]
+
+
+def test_the_decode_rule_takes_pdl_where_the_option_says(monkeypatch):
+    """`gemm.PDL` (off): the decode rule's pick launched as a dependent (`:pdl`), the same
+    configuration otherwise; never the weight first (`pdl_weight`: the caller's promise)."""
+    plain = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)
+    assert not plain.pdl
+    monkeypatch.setattr(gemm, "PDL", True)
+    gemm._decode_config.cache_clear()
+    try:
+        got = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)
+    finally:
+        gemm._decode_config.cache_clear()
+    assert got == dataclasses.replace(plain, pdl=True, name=f"{plain.name}:pdl") and not got.pdl_weight
