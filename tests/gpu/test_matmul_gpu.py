@@ -582,26 +582,30 @@ def test_cached_fp8_calls_keep_their_number_scales():
     assert torch.equal(first.float() * 2, other.float())  # another scale: another entry, a power of two exact
 
 
-@pytest.mark.parametrize("weight", [False, True])
-@pytest.mark.parametrize(("m", "n"), [(16, 2048), (128, 1024)])
-def test_programmatic_dependent_launch_in_a_chain(m, n, weight, monkeypatch):
+@pytest.mark.parametrize(("m", "n", "kind", "weight"), [
+    (16, 2048, "swap", False), (16, 2048, "swap", True), (128, 1024, "swap", True), (128, 4096, "csplit", True)])
+def test_programmatic_dependent_launch_in_a_chain(m, n, kind, weight, monkeypatch):
     """`GemmConfig.pdl` (and `pdl_weight`: the weight's first stages before the wait): 12
     layers queued back to back, each reading the previous layer's output and writing
     the buffer the layer before it read (two buffers in turn), launched as programmatic
     dependents: the same bits as the same kernels without PDL, the first layer within
-    the bound against float64."""
+    the bound against float64. `kind`: the swapped kernel, persistent, or split twice
+    in clusters of two (`csplit`)."""
     torch = _torch()
     from dataclasses import replace
 
     from tilec import gemm
 
     k = n
+    swap = gemm.swap_config(m)
+    if kind == "csplit":
+        swap = next(c for c in gemm.cluster_splits(swap, k) if c.split_k == 2 and not c.global_partials)
     g = torch.Generator(device="cuda").manual_seed(m + n)
     ws = [(torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g) / 32).t() for _ in range(12)]
     x0 = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
     outs = {}
     for pdl in (False, True):
-        config = replace(gemm.swap_config(m), pdl=pdl, pdl_weight=weight and pdl)
+        config = replace(swap, pdl=pdl, pdl_weight=weight and pdl)
         monkeypatch.setattr(gemm, "_decode_config", lambda *args, c=config: c)
         monkeypatch.setattr(gemm, "_fast", {})
         bufs = [x0.clone(), torch.full_like(x0, float("nan"))]
