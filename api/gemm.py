@@ -170,13 +170,20 @@ class GemmConfig:
     kernel (`gemm_hopper_ws(pdl_weight=True)`, named `:pdlw`): the weight must not be
     written by the kernels before it on the stream. An option until measured."""
 
+    l2_ahead: int = 0
+    """Swapped: the producer asks L2 for the weight's rows of the trip this many trips
+    ahead (`gemm_hopper_ws(l2_ahead=D)`, named `:l2p<D>`). An option until measured."""
+
     def kwargs(self, sms: int) -> dict[str, Any]:
-        """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl` and `pdl_weight`."""
+        """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight` and
+        `l2_ahead`."""
         kw = self._kwargs(sms)
         if self.pdl:
             kw["pdl"] = True
         if self.pdl_weight:
             kw["pdl_weight"] = True
+        if self.l2_ahead:
+            kw["l2_ahead"] = self.l2_ahead
         return kw
 
     def _kwargs(self, sms: int) -> dict[str, Any]:

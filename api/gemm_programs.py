@@ -548,7 +548,7 @@ def gemm_hopper_ws(
     partials: int = 2, fma_promote: bool = False, stream_k: bool = False, cluster: tuple[int, int] = (1, 1),
     serial: bool = False, rounds: int = 1, cluster_split: bool = False, box_parts: bool = False,
     global_partials: bool = False, skip_padding: bool = False, a_registers: bool = False,
-    one_wgmma: bool = False, pdl: bool = False, pdl_weight: bool = False,
+    one_wgmma: bool = False, pdl: bool = False, pdl_weight: bool = False, l2_ahead: int = 0,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -866,6 +866,13 @@ def gemm_hopper_ws(
     operand's, the consumers at the start of their role: the weight's first stages are
     in flight under the previous kernel's tail. It needs the weight not written by the
     kernels before this one on the stream (a model's weights: constants).
+
+    `l2_ahead` = D (swapped, not stream-K or clusters): after each trip's loads the
+    producer asks L2 for the unit's weight rows of the trip D trips later
+    (`layout.prefetch`, `cp.async.bulk.prefetch.L2`: a row of `stages * bk` elements
+    each), so that trip's TMA loads find them in L2: the weight's bytes in flight are
+    then not bounded by the ring's shared memory (a multiprocessor's fill at M = 128,
+    its ring's bytes over DRAM's latency), the ring's by L2's latency instead.
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
@@ -916,6 +923,8 @@ def gemm_hopper_ws(
         raise ValueError("gemm_hopper_ws: global_partials needs cluster_split")
     if pdl_weight and (not pdl or cp_async or cluster != (1, 1)):
         raise ValueError("gemm_hopper_ws: pdl_weight needs pdl, without cp_async or cluster")
+    if l2_ahead < 0 or (l2_ahead and (not swap_ab or stream_k or cluster != (1, 1))):
+        raise ValueError(f"gemm_hopper_ws: l2_ahead >= 0 trips, swapped, without stream_k or cluster (got {l2_ahead})")
     if stream_k and (not persistent or split_k > 1 or block_scales or pingpong or overlap_epilogue):
         raise ValueError("gemm_hopper_ws: stream_k needs persistent, without split_k, block_scales, pingpong or "
                          "overlap_epilogue")
@@ -1496,11 +1505,30 @@ def gemm_hopper_ws(
             return (p.tile(g.B, [at, g.bys[box]], [bk // parts, bc]).named(f"tbp{s}"),
                     p.tile(sbw.get(s, sb[s][box]), [pc, bxc], [bk // parts, bc]).named(f"sbp{s}"))
 
+        def prefetch_ahead(i) -> None:
+            """`l2_ahead`: the weight's rows of the unit (A's, swapped) over the K steps of
+            the trip `l2_ahead` trips after the one from step `i`, asked of L2 (one
+            `layout.prefetch` a row of `stages * bk` elements: thread 0 of the producer;
+            nothing where the row's span leaves the weight)."""
+            from tilec.dialects.layout import PrefetchOp
+
+            kt = i if split_k == 1 else (i + g.kbase).named("kpre")
+            tk = (p.divui(kt, g.cs) + p.constant(l2_ahead).named("ahead")).named("tkpre")
+            # only trips that start inside K (the last one's span clipped by the tile's mask)
+            with p.if_((tk < p.constant(_cdiv(k, stages * bk)).named("ktrips")).named("inside")):
+                row0 = (g.bx * p.constant(bm).named("bmrows")).named("row0")
+                for r in range(bm):
+                    row = row0 if r == 0 else (row0 + p.constant(r).named(f"r{r}")).named("prow")
+                    view = p.tile(g.A, [row, tk], [1, stages * bk]).named("wrow")
+                    p.insert(PrefetchOp(view.ssa))
+
         def producer() -> None:
             kto = g.klast if stream_k else g.nk_main if pad else g.nk
             with p.range(g.kfirst if stream_k else g.c0, kto, g.cs) as i:
                 i.named("i")
                 producer_trip(i, stages)
+                if l2_ahead:
+                    prefetch_ahead(i)
             if pad:  # the last trip, its steps past K skipped
                 producer_trip(g.nk_main, stages - pad)
 

@@ -468,7 +468,8 @@ def parse_config(name: str):
     tile's splits as the blocks of a cluster, summed through distributed shared memory:
     `GemmConfig.cluster_split`; `gp`: its partials through global memory,
     `GemmConfig.global_partials`), `pdl` / `pdlw` (programmatic dependent launch; `pdlw`: the
-    weight's first stages loaded before the wait, `GemmConfig.pdl`, `GemmConfig.pdl_weight`), separated by
+    weight's first stages loaded before the wait, `GemmConfig.pdl`, `GemmConfig.pdl_weight`), `l2p<D>` (swapped: the weight's rows D trips ahead
+    asked of L2, `GemmConfig.l2_ahead`), separated by
     colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
@@ -528,6 +529,8 @@ def parse_config(name: str):
             kw["one_wgmma"] = True
         elif f in ("pdl", "pdlw"):
             kw["pdl"], kw["pdl_weight"] = True, f == "pdlw" or kw.get("pdl_weight", False)
+        elif m := re.fullmatch(r"l2p(\d+)", f):
+            kw["l2_ahead"] = int(m.group(1))
         elif m := re.fullmatch(r"g(\d+)", f):
             kw["group"] = int(m.group(1))
         elif m := re.fullmatch(r"r(\d+)", f):
@@ -545,7 +548,7 @@ def parse_config(name: str):
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ov, nov, cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, sp, ar, pdl, pdlw, part1 or fma")
+                             "cpab, cl<CM>[x<CN>], bp, sp, ar, pdl, pdlw, l2p<D>, part1 or fma")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)
