@@ -5,15 +5,17 @@ Llama-3-8B's four projections at M tokens (QKV 6144 x 4096, O 4096 x 4096, gate_
 4096, down 4096 x 14336; weights K-major as `torch.nn.Linear` holds them, 436 MB a layer)
 in order, `layers` layers of weights in turn (past L2), captured in one CUDA graph of
 `reps` layers and timed by its replays (the median of 10): the decode rule's picks as
-they are (`rule`), launched as programmatic dependents (`pdl`: `gemm.PDL`), and with the
-weight's first stages loaded before the wait (`pdlw`: `GemmConfig.pdl_weight`), beside
+they are (`rule`), launched as programmatic dependents (`pdl`: `GemmConfig.pdl`), with the
+weight's first stages loaded before the wait (`pdlw`: `GemmConfig.pdl_weight`), with the
+weight's rows asked of L2 D trips ahead (`l2p<D>`: `GemmConfig.l2_ahead`), or flags of these
+joined by `+` (`pdl+l2p2`), beside
 cuBLAS's chain (torch.matmul) and cudaMemcpy of the weights' bytes. Each GEMM reads
 the activations the chain's data flow gives it (h -> QKV, a -> O -> h2 -> gate_up, d ->
 down -> h) and every variant's outputs are compared with the `rule` variant's, bit for
 bit (same kernels, same order of sums). Also per variant one layer's time between two
 events, launched from the host (the launches not hidden by a graph).
 
-    python3 dev/experiments/pdl_chain.py --tokens 16,128 [--layers 2] [--reps 8]
+    python3 dev/experiments/pdl_chain.py --tokens 16,128 [--layers 2] [--reps 8] [--variants rule,pdl,pdlw,cublas]
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     g = torch.Generator(device="cuda").manual_seed(37)
-    weights = [{name: torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g) / 64
+    weights = [{name: torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g) / k ** 0.5
                 for name, n, k in SHAPES} for _ in range(args.layers)]
     wbytes = sum(2 * n * k for _, n, k in SHAPES)
     src = [torch.empty(wbytes // 4, device="cuda", dtype=torch.bfloat16) for _ in range(args.layers)]
@@ -55,9 +57,20 @@ def main(argv=None) -> int:
     print(f"layer: {wbytes / 1e6:.0f} MB of weights; memcpy of them {memcpy_us:.1f} us", flush=True)
     original = gemm._decode_config
 
-    def weight_first(*a, **kw):
-        c = original(*a, **kw)
-        return dataclasses.replace(c, pdl=True, pdl_weight=True, name=f"{c.name}:pdlw")
+    def flagged(variant: str):
+        """The decode rule's pick with the variant's flags (`pdl`, `pdlw`, `l2p<D>`, joined by `+`)."""
+        flags = variant.split("+")
+
+        def pick(*a, **kw):
+            c = original(*a, **kw)
+            for f in flags:
+                if f in ("pdl", "pdlw"):
+                    c = dataclasses.replace(c, pdl=True, pdl_weight=f == "pdlw" or c.pdl_weight)
+                elif f.startswith("l2p") and c.swap_ab:
+                    c = dataclasses.replace(c, l2_ahead=int(f[3:]))
+            return dataclasses.replace(c, name=f"{c.name}:{':'.join(flags)}")
+
+        return pick
 
     failed = False
     for m in (int(x) for x in args.tokens.split(",")):
@@ -72,8 +85,7 @@ def main(argv=None) -> int:
         buf = {**acts, **outs}
         reference = None
         for variant in args.variants.split(","):
-            gemm.PDL = variant == "pdl"
-            gemm._decode_config = weight_first if variant == "pdlw" else original
+            gemm._decode_config = original if variant in ("rule", "cublas") else flagged(variant)
             original.cache_clear()
             gemm.forget_cached_calls()
 
@@ -116,7 +128,6 @@ def main(argv=None) -> int:
             except Exception as ex:  # noqa: BLE001 - report and go on
                 failed = True
                 print(f"M={m} {variant}: {type(ex).__name__}: {str(ex)[:300]}", flush=True)
-    gemm.PDL = False
     gemm._decode_config = original
     return 1 if failed else 0
 
