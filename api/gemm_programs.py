@@ -867,7 +867,8 @@ def gemm_hopper_ws(
     in flight under the previous kernel's tail. It needs the weight not written by the
     kernels before this one on the stream (a model's weights: constants).
 
-    `l2_ahead` = D (swapped, not stream-K or clusters): after each trip's loads the
+    `l2_ahead` = D (swapped, not stream-K; in clusters of cm x 1, where each block loads
+    its own weight rows): after each trip's loads the
     producer asks L2 for the unit's weight rows of the trip D trips later
     (`layout.prefetch`, `cp.async.bulk.prefetch.L2`: a row of `stages * bk` elements
     each), so that trip's TMA loads find them in L2: the weight's bytes in flight are
@@ -923,8 +924,9 @@ def gemm_hopper_ws(
         raise ValueError("gemm_hopper_ws: global_partials needs cluster_split")
     if pdl_weight and (not pdl or cp_async or cluster != (1, 1)):
         raise ValueError("gemm_hopper_ws: pdl_weight needs pdl, without cp_async or cluster")
-    if l2_ahead < 0 or (l2_ahead and (not swap_ab or stream_k or cluster != (1, 1))):
-        raise ValueError(f"gemm_hopper_ws: l2_ahead >= 0 trips, swapped, without stream_k or cluster (got {l2_ahead})")
+    if l2_ahead < 0 or (l2_ahead and (not swap_ab or stream_k or cluster[1] != 1)):
+        raise ValueError(f"gemm_hopper_ws: l2_ahead >= 0 trips, swapped, without stream_k, each block loading its "
+                         f"own weight rows (cluster (cm, 1)) (got {l2_ahead}, cluster {cluster})")
     if stream_k and (not persistent or split_k > 1 or block_scales or pingpong or overlap_epilogue):
         raise ValueError("gemm_hopper_ws: stream_k needs persistent, without split_k, block_scales, pingpong or "
                          "overlap_epilogue")

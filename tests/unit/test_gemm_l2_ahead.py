@@ -2,7 +2,8 @@
 the unit's weight rows of the trip D trips later (`layout.prefetch`, one a row of
 `stages * bk` elements, only trips that start inside K). On the reference executor (the
 prefetch reads and changes nothing) after the default pipeline against float64, output
-poisoned, unsplit and split, persistent blocks walking several units; the CUDA of the
+poisoned, unsplit and split, persistent blocks walking several units, pairs sharing A^T;
+the CUDA of the
 rule's QKV kernel at M = 128 has 64 bulk prefetches of 1 KiB a trip, guarded by the trip
 count, and compiles without spills; what cannot take it is refused."""
 
@@ -32,6 +33,17 @@ def test_l2_ahead_against_float64(split, ahead, ms):
         _check(_run(module, m, n, EP, ops, b_kmajor=True, split_k=split), ops, EP)
 
 
+@pytest.mark.parametrize("n", [200, 264])
+def test_l2_ahead_in_pairs_sharing_a_t(n):
+    """Pairs sharing A^T by multicast (`cluster=(2, 1)`): each block asks L2 for its own rows."""
+    k, m = 1000, 5
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True,
+                            persistent=4, cluster=(2, 1), epilogue=EP, l2_ahead=2)
+    run_pipeline(module, "default")
+    ops = _operands(m, n, k, EP, seed=n)
+    _check(_run(module, m, n, EP, ops, b_kmajor=True), ops, EP)
+
+
 def test_the_kernel_prefetches_the_weight_rows_ahead():
     config = dataclasses.replace(gemm.swap_config(128), l2_ahead=2)
     assert config.kwargs(132)["l2_ahead"] == 2
@@ -52,3 +64,6 @@ def test_what_cannot_take_it_is_refused():
         gemm_hopper_ws(264, 264, 328, bm=64, bn=128, bk=64, stages=4, persistent=4, l2_ahead=1)
     with pytest.raises(ValueError, match="l2_ahead"):
         gemm_hopper_ws(None, 200, 1000, bm=64, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True, l2_ahead=-1)
+    with pytest.raises(ValueError, match="l2_ahead"):
+        gemm_hopper_ws(None, 200, 1000, bm=64, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True, persistent=4,
+                       cluster=(1, 2), l2_ahead=1)
