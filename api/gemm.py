@@ -164,7 +164,7 @@ class GemmConfig:
     """Programmatic dependent launch (`gemm_hopper_ws(pdl=True)`, named `:pdl`): the kernel
     lets the stream's next kernel start its blocks early and waits for the previous one
     before anything touches global memory; launched with the attribute. An option until
-    measured (`PDL`)."""
+    measured (`PDL`; H200, QKV at M = 128 queued 18.9 us against 19.9)."""
     pdl_weight: bool = False
     """With `pdl`: the weight's first ring of stages loaded before the wait for the previous
     kernel (`gemm_hopper_ws(pdl_weight=True)`, named `:pdlw`): the weight must not be
@@ -172,7 +172,8 @@ class GemmConfig:
 
     l2_ahead: int = 0
     """Swapped: the producer asks L2 for the weight's rows of the trip this many trips
-    ahead (`gemm_hopper_ws(l2_ahead=D)`, named `:l2p<D>`). An option until measured."""
+    ahead (`gemm_hopper_ws(l2_ahead=D)`, named `:l2p<D>`). An option: measured twice as
+    slow on the H200 (QKV at M = 128 35.9 us with D = 2 against 19.9; benchmarks/NOTES.md)."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight` and
@@ -502,10 +503,11 @@ PDL = False
 """Whether the decode rule's configuration launches as a programmatic dependent
 (`GemmConfig.pdl`, named `:pdl`: `griddepcontrol`, the launch attribute; the kernel's
 launch, start and barriers' initialisation under the previous kernel's tail, nothing of
-it touching global memory before that kernel completes). Not yet: being measured
-(benchmarks/NOTES.md, dec37). `GemmConfig.pdl_weight` (the weight's first stages loaded
-before the wait) needs the caller's promise that no earlier kernel on the stream writes
-the weight, and stays an option."""
+it touching global memory before that kernel completes). Off until measured at more than
+M = 128: H200 (benchmarks/NOTES.md, dec37), queued in CUDA graphs, QKV at M = 128 18.9 us
+against 19.9, O 12.2 against 12.9. `GemmConfig.pdl_weight` (the weight's first stages
+loaded before the wait: 18.6 and 12.5, even) needs the caller's promise that no earlier
+kernel on the stream writes the weight, and stays an option."""
 
 SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K

@@ -873,7 +873,8 @@ def gemm_hopper_ws(
     (`layout.prefetch`, `cp.async.bulk.prefetch.L2`: a row of `stages * bk` elements
     each), so that trip's TMA loads find them in L2: the weight's bytes in flight are
     then not bounded by the ring's shared memory (a multiprocessor's fill at M = 128,
-    its ring's bytes over DRAM's latency), the ring's by L2's latency instead.
+    its ring's bytes over DRAM's latency), the ring's by L2's latency instead. Measured
+    twice as slow on the H200 (64 prefetches of 1 KiB a trip; benchmarks/NOTES.md, dec37).
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
