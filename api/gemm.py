@@ -503,9 +503,10 @@ PDL = False
 """Whether the decode rule's configuration launches as a programmatic dependent
 (`GemmConfig.pdl`, named `:pdl`: `griddepcontrol`, the launch attribute; the kernel's
 launch, start and barriers' initialisation under the previous kernel's tail, nothing of
-it touching global memory before that kernel completes). Off until measured at more than
-M = 128: H200 (benchmarks/NOTES.md, dec37), queued in CUDA graphs, QKV at M = 128 18.9 us
-against 19.9, O 12.2 against 12.9. `GemmConfig.pdl_weight` (the weight's first stages
+it touching global memory before that kernel completes). Off: H200 (benchmarks/NOTES.md,
+dec37), queued in CUDA graphs, QKV at M = 128 18.9 us against 19.9, O 12.2 against 12.9,
+O and down at M = 16 and 64 1.0-1.3 us faster, QKV at M = 64 1.7 slower, and Llama's four
+projections back to back at M = 16 21% slower (139.4 us a layer against 115.1). `GemmConfig.pdl_weight` (the weight's first stages
 loaded before the wait: 18.6 and 12.5, even) needs the caller's promise that no earlier
 kernel on the stream writes the weight, and stays an option."""
 
