@@ -160,7 +160,34 @@ class GemmConfig:
     (mostly L2) instead of shared memory, whose bytes the ring takes instead
     (`gemm_hopper_ws(global_partials=True)`; named `:gp`, `cluster_splits`)."""
 
+    pdl: bool = False
+    """Programmatic dependent launch (`gemm_hopper_ws(pdl=True)`, named `:pdl`): the kernel
+    lets the stream's next kernel start its blocks early and waits for the previous one
+    before anything touches global memory; launched with the attribute. An option until
+    measured (`PDL`; H200, QKV at M = 128 queued 18.9 us against 19.9)."""
+    pdl_weight: bool = False
+    """With `pdl`: the weight's first ring of stages loaded before the wait for the previous
+    kernel (`gemm_hopper_ws(pdl_weight=True)`, named `:pdlw`): the weight must not be
+    written by the kernels before it on the stream. An option until measured."""
+
+    l2_ahead: int = 0
+    """Swapped: the producer asks L2 for the weight's rows of the trip this many trips
+    ahead (`gemm_hopper_ws(l2_ahead=D)`, named `:l2p<D>`). An option: measured twice as
+    slow on the H200 (QKV at M = 128 35.9 us with D = 2 against 19.9; benchmarks/NOTES.md)."""
+
     def kwargs(self, sms: int) -> dict[str, Any]:
+        """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight` and
+        `l2_ahead`."""
+        kw = self._kwargs(sms)
+        if self.pdl:
+            kw["pdl"] = True
+        if self.pdl_weight:
+            kw["pdl_weight"] = True
+        if self.l2_ahead:
+            kw["l2_ahead"] = self.l2_ahead
+        return kw
+
+    def _kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments, persistent over `sms` blocks (swapped:
         over `sms * per_sm`, or one block a unit where `per_sm` is 0)."""
         if self.swap_ab:
@@ -471,6 +498,17 @@ at M = 128 15.7 against 15.0 split twice, QKV at M = 128 21.5 against 19.8; summ
 kernel no faster (dec36: QKV at M = 128 22.0 against 19.5 whole, O 15.6 against 12.7 in
 pairs): the shared tiles' last blocks sum after everything else, at a third of the fill's
 rate, and that tail takes more than the balance saves (`decode_cost` says 19.1)."""
+
+PDL = False
+"""Whether the decode rule's configuration launches as a programmatic dependent
+(`GemmConfig.pdl`, named `:pdl`: `griddepcontrol`, the launch attribute; the kernel's
+launch, start and barriers' initialisation under the previous kernel's tail, nothing of
+it touching global memory before that kernel completes). Off: H200 (benchmarks/NOTES.md,
+dec37), queued in CUDA graphs, QKV at M = 128 18.9 us against 19.9, O 12.2 against 12.9,
+O and down at M = 16 and 64 1.0-1.3 us faster, QKV at M = 64 1.7 slower, and Llama's four
+projections back to back at M = 16 21% slower (139.4 us a layer against 115.1). `GemmConfig.pdl_weight` (the weight's first stages
+loaded before the wait: 18.6 and 12.5, even) needs the caller's promise that no earlier
+kernel on the stream writes the weight, and stays an option."""
 
 SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K
@@ -895,7 +933,8 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     candidates.append(taken)
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
     # ties to a swap (no tile rows past M), then to fewer bytes into shared memory, then to the earlier
-    return min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
+    best = min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
+    return dataclasses.replace(best, pdl=True, name=f"{best.name}:pdl") if PDL else best
 
 
 def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, k: int | None = None,

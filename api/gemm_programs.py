@@ -548,7 +548,7 @@ def gemm_hopper_ws(
     partials: int = 2, fma_promote: bool = False, stream_k: bool = False, cluster: tuple[int, int] = (1, 1),
     serial: bool = False, rounds: int = 1, cluster_split: bool = False, box_parts: bool = False,
     global_partials: bool = False, skip_padding: bool = False, a_registers: bool = False,
-    one_wgmma: bool = False,
+    one_wgmma: bool = False, pdl: bool = False, pdl_weight: bool = False, l2_ahead: int = 0,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -852,6 +852,29 @@ def gemm_hopper_ws(
     walks the same segments, each its own tile of the group, so the multicast loads and
     the "empty" barriers' arrivals are as without stream-K; each block writes its own
     slots, and the fixup sums a tile's partials from the blocks of its rank.
+
+    `pdl` (programmatic dependent launch, dialects/layout_tma.py): every thread runs
+    `griddep_launch_dependents` after the barriers' initialisation (the stream's next
+    kernel, launched as a dependent, may then place its blocks on the multiprocessors
+    this grid leaves free or frees) and `griddep_wait` before the roles, so nothing of
+    this kernel reads or writes global memory before the previous kernel has completed;
+    the runtime launches the kernel with the attribute (`KernelInfo.programmatic`). What
+    it overlaps: the launch, the blocks' start and the barriers' initialisation with the
+    previous kernel's tail. `pdl_weight` (with `pdl`; not with cp_async or clusters): the
+    producer waits instead in the block's first trip, after the loads of the weight's
+    boxes of all the ring's stages (B's; swapped, A's = B^T) and before the small
+    operand's, the consumers at the start of their role: the weight's first stages are
+    in flight under the previous kernel's tail. It needs the weight not written by the
+    kernels before this one on the stream (a model's weights: constants).
+
+    `l2_ahead` = D (swapped, not stream-K; in clusters of cm x 1, where each block loads
+    its own weight rows): after each trip's loads the
+    producer asks L2 for the unit's weight rows of the trip D trips later
+    (`layout.prefetch`, `cp.async.bulk.prefetch.L2`: a row of `stages * bk` elements
+    each), so that trip's TMA loads find them in L2: the weight's bytes in flight are
+    then not bounded by the ring's shared memory (a multiprocessor's fill at M = 128,
+    its ring's bytes over DRAM's latency), the ring's by L2's latency instead. Measured
+    twice as slow on the H200 (64 prefetches of 1 KiB a trip; benchmarks/NOTES.md, dec37).
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
@@ -900,6 +923,11 @@ def gemm_hopper_ws(
                          f"{split_k}, bm {bm})")
     if global_partials and not cluster_split:
         raise ValueError("gemm_hopper_ws: global_partials needs cluster_split")
+    if pdl_weight and (not pdl or cp_async or cluster != (1, 1)):
+        raise ValueError("gemm_hopper_ws: pdl_weight needs pdl, without cp_async or cluster")
+    if l2_ahead < 0 or (l2_ahead and (not swap_ab or stream_k or cluster[1] != 1)):
+        raise ValueError(f"gemm_hopper_ws: l2_ahead >= 0 trips, swapped, without stream_k, each block loading its "
+                         f"own weight rows (cluster (cm, 1)) (got {l2_ahead}, cluster {cluster})")
     if stream_k and (not persistent or split_k > 1 or block_scales or pingpong or overlap_epilogue):
         raise ValueError("gemm_hopper_ws: stream_k needs persistent, without split_k, block_scales, pingpong or "
                          "overlap_epilogue")
@@ -1480,21 +1508,78 @@ def gemm_hopper_ws(
             return (p.tile(g.B, [at, g.bys[box]], [bk // parts, bc]).named(f"tbp{s}"),
                     p.tile(sbw.get(s, sb[s][box]), [pc, bxc], [bk // parts, bc]).named(f"sbp{s}"))
 
+        def prefetch_ahead(i) -> None:
+            """`l2_ahead`: the weight's rows of the unit (A's, swapped) over the K steps of
+            the trip `l2_ahead` trips after the one from step `i`, asked of L2 (one
+            `layout.prefetch` a row of `stages * bk` elements: thread 0 of the producer;
+            nothing where the row's span leaves the weight)."""
+            from tilec.dialects.layout import PrefetchOp
+
+            kt = i if split_k == 1 else (i + g.kbase).named("kpre")
+            tk = (p.divui(kt, g.cs) + p.constant(l2_ahead).named("ahead")).named("tkpre")
+            # only trips that start inside K (the last one's span clipped by the tile's mask)
+            with p.if_((tk < p.constant(_cdiv(k, stages * bk)).named("ktrips")).named("inside")):
+                row0 = (g.bx * p.constant(bm).named("bmrows")).named("row0")
+                for r in range(bm):
+                    row = row0 if r == 0 else (row0 + p.constant(r).named(f"r{r}")).named("prow")
+                    view = p.tile(g.A, [row, tk], [1, stages * bk]).named("wrow")
+                    p.insert(PrefetchOp(view.ssa))
+
         def producer() -> None:
             kto = g.klast if stream_k else g.nk_main if pad else g.nk
             with p.range(g.kfirst if stream_k else g.c0, kto, g.cs) as i:
                 i.named("i")
                 producer_trip(i, stages)
+                if l2_ahead:
+                    prefetch_ahead(i)
             if pad:  # the last trip, its steps past K skipped
                 producer_trip(g.nk_main, stages - pad)
 
         def producer_trip(i, steps: int) -> None:
             """A trip of the producer's loop from step `i`: its first `steps` steps load
             their stage; the rest (past K, `skip_padding`) only wait for their stage and
-            arrive on its "full" barrier, expecting no bytes."""
+            arrive on its "full" barrier, expecting no bytes. With `pdl_weight`, the
+            block's first trip loads the weight's boxes of all its stages, then waits for
+            the previous kernel (`griddep_wait`), then loads the small operand's."""
             rnd = p.divui(kall(i), g.cs).named("round")
             first = rnd.eq(g.c0).named("first")
             ephase = p.remui((rnd - g.c1).named("prev"), g.c2).named("ephase")
+            if pdl_weight:
+                then, otherwise = p.if_else(first)
+                with then:
+                    _weight_first_trip(i, steps)
+                with otherwise:
+                    _trip(i, steps, first, ephase)
+                return
+            _trip(i, steps, first, ephase)
+
+        def _weight_first_trip(i, steps: int) -> None:
+            """`pdl_weight`'s first trip of a block (`producer_trip`): no stage to wait for."""
+            loads = []
+            for s in range(steps):
+                kt = (i + o[s]).named(f"kt{s}")
+                if split_k > 1:
+                    kt = (kt + g.kbase).named(f"ks{s}")
+                p.mbarrier_arrive(full[s], tx=g.eb * (bm + bn) * bk)
+                ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
+                tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
+                loads.append((ta, tbs, s))
+                if swap_ab:  # the weight: A swapped (B^T), else B
+                    p.tma_load(ta, sa[s], full[s])
+                else:
+                    for tb, b in zip(tbs, sb[s]):
+                        p.tma_load(tb, b, full[s])
+            for s in range(steps, stages):
+                p.mbarrier_arrive(full[s])
+            p.griddep_wait()
+            for ta, tbs, s in loads:
+                if swap_ab:
+                    for tb, b in zip(tbs, sb[s]):
+                        p.tma_load(tb, b, full[s])
+                else:
+                    p.tma_load(ta, sa[s], full[s])
+
+        def _trip(i, steps: int, first, ephase) -> None:
             for s in range(stages):
                 kt = (i + o[s]).named(f"kt{s}")
                 if split_k > 1:
@@ -1525,10 +1610,16 @@ def gemm_hopper_ws(
                 for tb, b in zip(tbs, sb[s]):
                     (p.cp_async_load if "b" in cp_async else p.tma_load)(tb, b, full[s])
 
+        if pdl:  # the stream's next kernel may start its blocks; this one waits for the previous
+            p.griddep_launch_dependents()
+            if not pdl_weight:
+                p.griddep_wait()
         roles = p.warp_specialize([1, 1, 1] if pingpong else [wgs, 1])
         for c, role in enumerate(roles[:-1]):
             with role:
                 p.setmaxnreg("inc", consumer_regs)
+                if pdl_weight:  # (the producer waits in its first trip, after the weight's loads)
+                    p.griddep_wait()
                 g.zero = p.full([bm, bc], 0.0, "f32", g.mma, dense=True).named("zero")
                 if block_scales:  # the scales of the carried partials before a tile's first trip
                     from tilec.dialects.distributed import SliceLayout

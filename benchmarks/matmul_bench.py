@@ -482,7 +482,9 @@ def parse_config(name: str):
     summed in the kernel / by a second launch: `GemmConfig.serial`), `csplit` / `nocsplit` (a
     tile's splits as the blocks of a cluster, summed through distributed shared memory:
     `GemmConfig.cluster_split`; `gp`: its partials through global memory,
-    `GemmConfig.global_partials`), separated by
+    `GemmConfig.global_partials`), `pdl` / `pdlw` (programmatic dependent launch; `pdlw`: the
+    weight's first stages loaded before the wait, `GemmConfig.pdl`, `GemmConfig.pdl_weight`), `l2p<D>` (swapped: the weight's rows D trips ahead
+    asked of L2, `GemmConfig.l2_ahead`), separated by
     colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
@@ -496,13 +498,15 @@ def parse_config(name: str):
         flags = name[len(c.name) + 1:].split(":")
         groups = [int(f[1:]) for f in flags if re.fullmatch(r"g\d+", f)]
         clusters = [_cluster(f) for f in flags if _cluster(f)]
-        if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "sk", "sp", "ar", "ow"}
+        if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "sk", "sp", "ar", "ow",
+                                                       "pdl", "pdlw"}
                                                  or re.fullmatch(r"g\d+", f) or _cluster(f) for f in flags):
             cp = next((f[2:] for f in flags if f.startswith("cp")), "")
             return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp, stream_k="sk" in flags,
                                        cluster=clusters[-1] if clusters else (1, 1), box_parts="bp" in flags,
                                        group=groups[-1] if groups else c.group, skip_padding="sp" in flags,
-                                       a_registers="ar" in flags, one_wgmma="ow" in flags)
+                                       a_registers="ar" in flags, one_wgmma="ow" in flags,
+                                       pdl="pdl" in flags or "pdlw" in flags, pdl_weight="pdlw" in flags)
     fp8, block = name.startswith(("f8:", "f8b:")), name.startswith("f8b:")
     head, stages, *flags = name.split(":", 1)[1].split(":") if fp8 else name.split(":")
     bm, bn, bk = (int(x) for x in head.split("x"))
@@ -538,6 +542,10 @@ def parse_config(name: str):
             kw["a_registers"] = True
         elif f == "ow":
             kw["one_wgmma"] = True
+        elif f in ("pdl", "pdlw"):
+            kw["pdl"], kw["pdl_weight"] = True, f == "pdlw" or kw.get("pdl_weight", False)
+        elif m := re.fullmatch(r"l2p(\d+)", f):
+            kw["l2_ahead"] = int(m.group(1))
         elif m := re.fullmatch(r"g(\d+)", f):
             kw["group"] = int(m.group(1))
         elif m := re.fullmatch(r"r(\d+)", f):
@@ -555,7 +563,7 @@ def parse_config(name: str):
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ov, nov, cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, sp, ar, part1 or fma")
+                             "cpab, cl<CM>[x<CN>], bp, sp, ar, pdl, pdlw, l2p<D>, part1 or fma")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)

@@ -126,6 +126,23 @@ class GpuBuilding:
         """
         self.insert(lt.ClusterSyncOp())  # type: ignore[attr-defined]
 
+    def griddep_wait(self) -> None:
+        """`layout.griddep_wait`: wait until the kernels this launch depends on (programmatic
+        dependent launch) have completed, their memory visible; before reading what an
+        earlier kernel wrote or writing what it reads or writes.
+
+            p.griddep_wait()
+        """
+        self.insert(lt.GridDepWaitOp())  # type: ignore[attr-defined]
+
+    def griddep_launch_dependents(self) -> None:
+        """`layout.griddep_launch_dependents`: the stream's next kernel (a programmatic
+        dependent) may start its blocks once every block has run this or exited.
+
+            p.griddep_launch_dependents()
+        """
+        self.insert(lt.GridDepLaunchOp())  # type: ignore[attr-defined]
+
     def mbarrier_wait(self, bar: Any, phase: Any) -> None:
         """`layout.mbarrier_wait`: wait until phase `phase` (0 or 1, an index) of `bar` completes.
 

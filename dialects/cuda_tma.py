@@ -38,6 +38,12 @@ In a kernel of thread-block clusters (`tilec.cluster_dims`):
                                                                     mbarrier.arrive.shared::cluster
     cuda.tma_load %s, %map, %bar[%x, %y] {multicast = 3 : i64} ...  ... .multicast::cluster, ctaMask
     %p = cuda.map_shared_rank %s on %cta : memref<...> -> memref<...> mapa.u64 (generic ld / st through it)
+
+Programmatic dependent launch (the kernel then launched with the attribute "programmatic
+stream serialization", `KernelInfo.programmatic`):
+
+    cuda.griddep_wait                                               griddepcontrol.wait
+    cuda.griddep_launch_dependents                                  griddepcontrol.launch_dependents
 """
 
 from __future__ import annotations
@@ -420,7 +426,37 @@ class MapSharedRankOp(IRDLOperation):
                                   f"{self.mem.type}")
 
 
+@irdl_op_definition
+class GridDepWaitOp(IRDLOperation):
+    """`griddepcontrol.wait`: this thread waits until the grids this one depends on
+    (programmatic dependent launch) have completed and their memory is visible; at once
+    where the kernel was not launched as a dependent."""
+
+    name = "cuda.griddep_wait"
+    traits = traits_def(Synchronizes())
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+@irdl_op_definition
+class GridDepLaunchOp(IRDLOperation):
+    """`griddepcontrol.launch_dependents`: the stream's next grid, launched as a
+    programmatic dependent, may be scheduled once every block of this one has run it
+    or exited (a hint: it orders no memory)."""
+
+    name = "cuda.griddep_launch_dependents"
+    traits = traits_def(Synchronizes())
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
 CUDA_TMA_OPS = [
+    GridDepWaitOp,
+    GridDepLaunchOp,
     ClusterRankOp,
     ClusterSyncOp,
     MapSharedRankOp,

@@ -74,6 +74,24 @@ other's barriers and shared buffers:
   block of rank `cta` (distributed shared memory, `mapa`): loads and stores through it
   reach the peer's buffer, ordered against the peer's accesses by `cluster_sync`.
 
+Programmatic dependent launch (sm_90; PTX `griddepcontrol`), for a kernel launched
+after another on one stream with the launch attribute "programmatic stream
+serialization" (the runtime sets it on every kernel that holds these ops,
+`KernelInfo.programmatic`): the later kernel's blocks may start before the earlier
+kernel ends, and
+
+- `griddep_wait` waits (each thread that runs it) until every kernel this one depends
+  on has completed and its memory operations are visible: a thread must run it
+  before it reads what an earlier kernel wrote or writes what an earlier kernel reads
+  or writes. Launched without the attribute (or first on its stream) it returns at once.
+- `griddep_launch_dependents` lets the stream's next kernel (launched with the
+  attribute) start its blocks once every block of this one has run it or exited: a
+  hint, no ordering of memory (the next kernel's `griddep_wait` still waits for all of
+  this one). Block-collective here: every thread of the block runs it.
+
+Both are ordering points for the compiler (no memory access moves across them) and
+no-ops for the CPU reference executor, which runs one kernel at a time.
+
 The global side is a `layout.tile` of a `layout.view` of a pointer (or the view
 itself) and the shared side a `layout.alloc`; `tma_plan` says whether TMA can copy
 them (dialects/tma.py: 16-byte aligned base and strides, box extents <= 256, the
@@ -121,6 +139,8 @@ __all__ = [
     "TMA_OPS",
     "ClusterRankOp",
     "ClusterSyncOp",
+    "GridDepLaunchOp",
+    "GridDepWaitOp",
     "MBarrierArrayOp",
     "MBarrierArrayType",
     "MBarrierAtOp",
@@ -794,6 +814,44 @@ class TmaStoreWaitOp(IRDLOperation):
         _check(0 <= p <= 7, f"tma_store_wait pending must be in [0, 7], got {p}")
 
 
-TMA_OPS = [ClusterRankOp, ClusterSyncOp, PeerViewOp, MBarrierInitOp, MBarrierArrayOp, MBarrierAtOp, MBarrierArriveOp,
+@irdl_op_definition
+class GridDepWaitOp(IRDLOperation):
+    """Programmatic dependent launch's wait (PTX `griddepcontrol.wait`, the module doc):
+    the thread waits until the kernels this launch depends on have completed and their
+    memory is visible (at once where the kernel was not launched as a dependent).
+
+        layout.griddep_wait"""
+
+    name = "layout.griddep_wait"
+    traits = traits_def(Synchronizes())
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+    def verify_(self) -> None:
+        _in_launch(self)
+
+
+@irdl_op_definition
+class GridDepLaunchOp(IRDLOperation):
+    """Programmatic dependent launch's trigger (PTX `griddepcontrol.launch_dependents`,
+    the module doc): once every block has run it (or exited), the stream's next kernel,
+    launched as a dependent, may start its blocks. Block-collective; orders no memory.
+
+        layout.griddep_launch_dependents"""
+
+    name = "layout.griddep_launch_dependents"
+    traits = traits_def(Synchronizes())
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+    def verify_(self) -> None:
+        _in_launch(self)
+
+
+TMA_OPS = [GridDepWaitOp, GridDepLaunchOp, ClusterRankOp, ClusterSyncOp, PeerViewOp, MBarrierInitOp, MBarrierArrayOp, MBarrierAtOp, MBarrierArriveOp,
            MBarrierWaitOp, MBarrierInvalOp, CpAsyncLoadOp, TmaLoadOp, TmaStoreOp, TmaStoreWaitOp]
 TMA_TYPES = [MBarrierType, MBarrierArrayType]

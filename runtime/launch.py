@@ -556,7 +556,7 @@ class PreparedCall:
                     types.append("bytes")
                     fixed.append(arg if isinstance(arg, bytes) else np.asarray(arg).tobytes())
             shared = launch.dynamic_shared_bytes + info.dynamic_smem_bytes
-            packed = raw_launch.RawLaunch(launch.grid, launch.block, shared, types, fixed)
+            packed = raw_launch.RawLaunch(launch.grid, launch.block, shared, types, fixed, info.programmatic)
             self.calls.append((packed, kernel._function(launch.kernel).ptr, tuple(picks)))
 
     def __call__(self, stream: int, pointers: Sequence[int]) -> None:

@@ -118,10 +118,30 @@ def load_functions(cubin: bytes, kernels: dict[str, tuple[str, int]]) -> dict[st
 
 
 class _LaunchConfig(ctypes.Structure):
-    """CUDA's `CUlaunchConfig` (no launch attributes: a kernel's cluster dims are compiled in)."""
+    """CUDA's `CUlaunchConfig` (a kernel's cluster dims are compiled in; `attrs`: the
+    programmatic launch's `_LaunchAttribute`)."""
 
     _fields_ = [("grid", _U * 3), ("block", _U * 3), ("shared", _U), ("stream", _P), ("attrs", _P),
                 ("nattrs", _U)]
+
+
+class _LaunchAttribute(ctypes.Structure):
+    """CUDA's `CUlaunchAttribute`: an id, padding to 8 bytes, a 64-byte value union."""
+
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("value", ctypes.c_int * 16)]
+
+
+_PROGRAMMATIC_STREAM_SERIALIZATION = 6  # CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+
+
+def _launch_ex() -> Any:
+    """`cuLaunchKernelEx` (config, function, params, extra) through ctypes."""
+    if "cuLaunchKernelEx" not in _calls:
+        if _library() is None:
+            raise TilecError("no CUDA driver library (libcuda.so.1) to launch a programmatic dependent with")
+        _calls["cuLaunchKernelEx"] = driver.declare(driver.libcuda(), "cuLaunchKernelEx",
+                                                    [ctypes.POINTER(_LaunchConfig), _P, _P, _P])
+    return _calls["cuLaunchKernelEx"]
 
 
 _CLUSTER_PROBE = "tilec_cluster_probe"
@@ -239,7 +259,10 @@ class RawLaunch:
     given as its bytes, any type; `map` for a tensor map whose address a call sets);
     `values` holds the fixed ones, `None` for the integer slots a call fills and a
     `MapSlot` for each `map`, in order. A call passes the free slots' values (pointers
-    both) in order."""
+    both) in order. `programmatic`: launched through `cuLaunchKernelEx` with the
+    attribute "programmatic stream serialization" (programmatic dependent launch: the
+    kernel's blocks may start before the stream's previous kernel has finished, its
+    `griddepcontrol.wait` waiting for it; `KernelInfo.programmatic`)."""
 
     def __init__(
         self,
@@ -248,9 +271,16 @@ class RawLaunch:
         shared_mem: int,
         types: Sequence[str],
         values: Sequence[int | None],
+        programmatic: bool = False,
     ):
         self.grid, self.block = _dims3(grid), _dims3(block)
         self.shared_mem = int(shared_mem)
+        self.programmatic = programmatic
+        if programmatic:
+            self._attr = _LaunchAttribute(_PROGRAMMATIC_STREAM_SERIALIZATION)
+            self._attr.value[0] = 1
+            self._config = _LaunchConfig((_U * 3)(*self.grid), (_U * 3)(*self.block), self.shared_mem, None,
+                                         ctypes.addressof(self._attr), 1)
         self._cells: list[Any] = []
         self._free = []
         addresses = []
@@ -273,11 +303,17 @@ class RawLaunch:
     def __call__(self, function: int, stream: int, *slots: int) -> None:
         """Launch `function` (a CUfunction handle) on `stream` (a CUstream handle, 0
         for the legacy default stream) with `slots` in the `None` places."""
-        launch = _kernel_launch()
         g, b = self.grid, self.block
+        launch = _launch_ex() if self.programmatic else _kernel_launch()
         with self._lock:
             for cell, v in zip(self._free, slots):
                 cell.value = v
+            if self.programmatic:
+                self._config.stream = stream
+                err = launch(ctypes.byref(self._config), function, self._params_ptr, None)
+                if err:
+                    raise _launch_failed(err, g, b)
+                return
             try:
                 err = launch(function, g[0], g[1], g[2], b[0], b[1], b[2], self.shared_mem, stream, self._params_ptr, 0)
             except DriverError as e:
@@ -290,8 +326,9 @@ class RawLaunch:
         slots (a copy's two pointers), as a closure over its cells: about 0.3 us less
         host time a call than `__call__`, which the cached `tilec.copy_` path spends
         on every launch."""
-        if len(self._free) != 2:
-            raise ValueError(f"pair_launcher needs 2 free slots, this launch has {len(self._free)}")
+        if len(self._free) != 2 or self.programmatic:
+            raise ValueError(f"pair_launcher needs 2 free slots and no programmatic launch, this launch has "
+                             f"{len(self._free)}")
         launch = _kernel_launch()
         first_cell, second_cell = self._free
         g0, g1, g2 = self.grid

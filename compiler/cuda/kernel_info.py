@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 
 from tilec.dialects import cuda, cuda_atomic
-from tilec.dialects.cuda_tma import TensorMapType
+from tilec.dialects.cuda_tma import GridDepLaunchOp, GridDepWaitOp, TensorMapType
 from tilec.dialects.cuda import memory_space_number
 from tilec.support.diagnostics import TilecError
 from tilec.support.index_width import promised_index_bits
@@ -80,6 +80,11 @@ class KernelInfo:
     cluster_dims: int | None = None
     """The blocks per thread-block cluster along x (`tilec.cluster_dims`: CUDA's
     `__cluster_dims__(C, 1, 1)`; the grid's x must be a multiple), None: no clusters."""
+    programmatic: bool = False
+    """Whether the kernel holds programmatic dependent launch's ops (`cuda.griddep_wait`,
+    `cuda.griddep_launch_dependents`): the runtime then launches it with the attribute
+    "programmatic stream serialization" (`cuLaunchKernelEx`), so its blocks may start
+    while the stream's previous kernel finishes (runtime/raw_launch.py)."""
 
 
 
@@ -296,6 +301,7 @@ def kernel_info(gpu_module: gpu.ModuleOp, kernel: gpu.FuncOp) -> KernelInfo:
         dynamic_smem_bytes=shared if shared > tgt.static_smem_limit else 0,
         min_blocks=min_blocks(kernel),
         cluster_dims=cluster_dims(kernel),
+        programmatic=any(isinstance(o, GridDepWaitOp | GridDepLaunchOp) for o in kernel.walk()),
     )
 
 

@@ -127,6 +127,14 @@ class TmaEmitter(EmitterBase):
         self.helpers.update(("mbarrier", "mbarrier_cluster"))
         self.line("tilec_cluster_sync();")
 
+    @emits(cuda_tma.GridDepWaitOp)
+    def emit_griddep_wait(self, op: cuda_tma.GridDepWaitOp):
+        self.line('asm volatile("griddepcontrol.wait;" ::: "memory");')
+
+    @emits(cuda_tma.GridDepLaunchOp)
+    def emit_griddep_launch(self, op: cuda_tma.GridDepLaunchOp):
+        self.line('asm volatile("griddepcontrol.launch_dependents;" ::: "memory");')
+
     @emits(cuda_tma.MapSharedRankOp)
     def emit_map_shared_rank(self, op: cuda_tma.MapSharedRankOp):
         t = self.buffer(op.mem, op)

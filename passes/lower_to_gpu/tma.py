@@ -30,6 +30,8 @@ result visible to the block:
 - `cluster_rank` / `cluster_sync`: `cuda.cluster_rank` / `cuda.cluster_sync` (every
   thread); `mbarrier_arrive on %cta` and `tma_load {multicast}` as above, their
   `cuda` ops carrying the rank and the mask.
+- `griddep_wait` / `griddep_launch_dependents`: `cuda.griddep_wait` /
+  `cuda.griddep_launch_dependents` (every thread that reaches them).
 
 The shared buffer of a TMA copy is aligned to what the copy engine and the swizzle
 need (`TmaGeometry.smem_align`: 128 bytes, 1024 with a 128-byte swizzle), set on its
@@ -186,6 +188,14 @@ class TmaLowering(OpFamily):
     @lowers(layout_tma.ClusterSyncOp)
     def op_cluster_sync(self, op: layout_tma.ClusterSyncOp):
         self.b.add(cuda_tma.ClusterSyncOp())
+
+    @lowers(layout_tma.GridDepWaitOp)
+    def op_griddep_wait(self, op: layout_tma.GridDepWaitOp):
+        self.b.add(cuda_tma.GridDepWaitOp())
+
+    @lowers(layout_tma.GridDepLaunchOp)
+    def op_griddep_launch(self, op: layout_tma.GridDepLaunchOp):
+        self.b.add(cuda_tma.GridDepLaunchOp())
 
     @lowers(layout_tma.PeerViewOp)
     def op_peer_view(self, op: layout_tma.PeerViewOp):

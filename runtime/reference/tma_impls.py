@@ -578,6 +578,22 @@ class TmaFunctions(InterpreterFunctions):
         grid = _gpu_grid(interp, op)
         return (grid.cluster_rank(grid.block_of).astype(np.int64),)
 
+    @impl(layout_tma.GridDepWaitOp)
+    def run_griddep_wait(self, interp: ReferenceInterpreter, op: layout_tma.GridDepWaitOp, args):
+        return ()  # one kernel at a time: every earlier kernel has completed
+
+    @impl(layout_tma.GridDepLaunchOp)
+    def run_griddep_launch(self, interp: ReferenceInterpreter, op: layout_tma.GridDepLaunchOp, args):
+        return ()  # a scheduling hint: no ordering of memory
+
+    @impl(cuda_tma.GridDepWaitOp)
+    def run_gpu_griddep_wait(self, interp: ReferenceInterpreter, op: cuda_tma.GridDepWaitOp, args):
+        return ()
+
+    @impl(cuda_tma.GridDepLaunchOp)
+    def run_gpu_griddep_launch(self, interp: ReferenceInterpreter, op: cuda_tma.GridDepLaunchOp, args):
+        return ()
+
     @impl(layout_tma.ClusterSyncOp)
     def run_cluster_sync(self, interp: ReferenceInterpreter, op: layout_tma.ClusterSyncOp, args):
         cluster_sync(interp, op, _gpu_grid(interp, op))

@@ -76,3 +76,17 @@ def test_variants_apply_to_the_rule_s_swap_only():
     assert matmul_bench.variant("+p2", qkv128) is False
     assert matmul_bench.variant("+p1", gemm.choose_config(128, 28672, 132, k=4096)) is False  # B row-major: no swap
     assert matmul_bench.variant("64x32x64:8:swapAB", qkv128).bn == 32
+
+
+def test_pdl_and_l2_ahead_flags():
+    """`pdl` / `pdlw` (programmatic dependent launch; the weight's first stages before the
+    wait) and `l2p<D>` (the weight's rows D trips ahead in L2), after a swapped name and
+    after a name of `CONFIGS`; the rule's name with `:pdl` parses back to the rule's
+    configuration where `gemm.PDL` puts it on."""
+    c = matmul_bench.parse_config("64x128x128:4:swapAB:p1:pdlw:l2p2")
+    assert (c.pdl, c.pdl_weight, c.l2_ahead, c.per_sm) == (True, True, 2, 1)
+    c = matmul_bench.parse_config("128x256x64:4:c128:pdl")
+    assert (c.pdl, c.pdl_weight, c.chunk) == (True, False, 128)
+    rule = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)
+    pdl = matmul_bench.parse_config(f"{rule.name}:pdl")
+    assert pdl == dataclasses.replace(rule, pdl=True, name=f"{rule.name}:pdl")
