@@ -25,8 +25,8 @@ SEEDS = 8
 SCALE = 8
 
 
-@pytest.mark.parametrize("seed", range(SEEDS))
 @pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("seed", range(SEEDS))  # each seed of every family before the next seed
 def test_box_copies_of_session_36_on_the_gpu(family, seed):
     import cupy as cp
     from helpers.canonical_copies import key_strategy
