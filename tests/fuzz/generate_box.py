@@ -6,8 +6,8 @@ executor (tests/fuzz/test_box_copies.py) and the GPU (tests/gpu/test_box_copies_
   (`box<span>`: a span of rows staged by 16-byte `cp.async`, chunks gathered from it);
 * `rows`: a `W x D` transpose of 1-byte elements inside steps of another mode (`box<rows>`),
   gaps on both sides, with a forced slot step (`box_pitch`: -1, 0..7, or the bank model's
-  step looked up from copy_'s run-time strides), `box_grain=16` (the default) or 1, a small
-  box or the default one;
+  step looked up from copy_'s run-time strides), `box_grain=16` (the default) or 0 (each
+  run's cut chunks byte by byte), a small box or the default one;
 * `rounds`: odd transposes of 1-, 2- and 4-byte elements by `box<tiles>` with
   `tiles_rounds=1` (tiles along D spread over whole rounds, computed on the host);
 * `misaligned`: odd transposes of 4- and 8-byte elements by the tiled kernel's 64 KiB
@@ -125,7 +125,7 @@ def draw_rows(rng: random.Random, scale: int = 1) -> BoxCopy:
     gap_a, gap_b = rng.choice([0, 0, rng.randrange(1, 30)]), rng.choice([0, rng.randrange(1, 300)])
     src = (w * d + gap_a, 1, a * (w * d + gap_a) + gap_b, w)
     dst = _compact(shape, [rng.choice([0, rng.randrange(1, 9)]), rng.choice([0, rng.randrange(1, 9)]), 0, 0])
-    routes = {"box_pitch": rng.choice([None, None, -1, 0, 1, 2, 3, 5, 7]), "box_grain": rng.choice([None, None, 1]),
+    routes = {"box_pitch": rng.choice([None, None, -1, 0, 1, 2, 3, 5, 7]), "box_grain": rng.choice([None, None, 0]),
               "box_smem": rng.choice([None] + [s for s in (2048, 4096) if 2 * _slot(w * d) <= s])}
     return BoxCopy("rows", rng.choice(["int8", "uint8"]), shape, rng.randrange(16), src, rng.randrange(16), dst,
                    {k: v for k, v in routes.items() if v is not None}, "box<rows>")

@@ -69,7 +69,7 @@ def test_the_draws_reach_every_option():
     assert {len(c.shape) for c in draws["span"]} == {2, 3}
     assert {c.routes.get("box_smem") for c in draws["span"]} == {None, 2048, 4096, 8192}
     assert {c.routes.get("box_pitch") for c in draws["rows"]} == {None, -1, 0, 1, 2, 3, 5, 7}
-    assert {c.routes.get("box_grain") for c in draws["rows"]} == {None, 1}
+    assert {c.routes.get("box_grain") for c in draws["rows"]} == {None, 0}
     assert {np.dtype(c.dtype).itemsize for c in draws["rounds"]} == {1, 2, 4}
     assert {(c.dtype, c.routes.get("box")) for c in draws["misaligned"]} == \
         {("float32", "never"), ("float64", None), ("int64", None)}
