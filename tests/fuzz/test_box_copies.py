@@ -42,7 +42,8 @@ def check_copy(c, seed: int) -> None:
     src_flat, dst_flat = c.buffers(seed)
     want = c.expected(src_flat, dst_flat)
     with forced_routes(**c.routes):
-        got_strategy = key_strategy(plan_copy(_operand(c.dst_of(dst_flat), None), _operand(c.src_of(src_flat), None)).key)
+        plan = plan_copy(_operand(c.dst_of(dst_flat), None), _operand(c.src_of(src_flat), None))
+        got_strategy = key_strategy(plan.key)
         assert got_strategy == c.strategy, f"{c}: the rule chose {got_strategy}"
         kernels = CopyKernels(arch="sm_90", disk=False)
         for compiled in (False, True):  # the program as written, then the compiled kernel

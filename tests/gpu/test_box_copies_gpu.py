@@ -41,7 +41,8 @@ def test_box_copies_of_session_36_on_the_gpu(family, seed):
     want = c.expected(src_flat, dst_flat)
     src_dev = cp.asarray(src_flat)
     with forced_routes(**c.routes):
-        strategy = key_strategy(plan_copy(_operand(c.dst_of(dst_flat.copy()), None), _operand(c.src_of(src_flat), None)).key)
+        plan = plan_copy(_operand(c.dst_of(dst_flat.copy()), None), _operand(c.src_of(src_flat), None))
+        strategy = key_strategy(plan.key)
         assert strategy == c.strategy, f"{c}: the rule chose {strategy}"
         for call in range(2):
             dst_dev = cp.asarray(dst_flat)
