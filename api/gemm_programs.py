@@ -281,6 +281,11 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     pctr = p.pointer("pctr", "i32", align=4) if serial else None
     g.m = p.index("m") if m is None else None
     g.swap = swap_ab
+    # N a multiple of the column chunks but not of the tile: the last block column's chunks past
+    # N are whole tiles past the end, so N's extent is a run-time value (a constant) in the views
+    # the chunks tile by plain loads and stores (the vectors; C and Res where M is static: with a
+    # run-time M their tiles are masked already), and those tiles masked
+    ncols = p.constant(n).named("npast") if not swap_ab and n % bn and not n % bc else None
     for ptr, (name, shape, stride) in zip(ptrs, views):
         if swap_ab and name in ("A", "B", "C", "Res"):  # C^T = B^T A^T
             lay, dyn = {"A": (f"({k},?):(1,{k})", [g.m]), "B": (f"({n},{k}):({k},1)", []),
@@ -289,13 +294,17 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
             continue
         if shape is None:  # a vector of `stride` elements; a scale: one element seen N times
             lay = f"({n}):(0)" if name.startswith("Scale") else f"({stride}):(1)"
-            setattr(g, name, p.view(ptr, lay).named(name))
+            if ncols is not None:
+                lay = "(?):(0)" if name.startswith("Scale") else "(?):(1)"
+            setattr(g, name, p.view(ptr, lay, dynamic=[] if ncols is None else [ncols]).named(name))
             continue
         if name == "B" and b_kmajor:
             g.B = p.view(ptr, f"({k},{n}):(1,{k})").named("B")
             continue
         r, c = shape
         dyn = [g.m] if r is None else []
+        if ncols is not None and r is not None and name in ("C", "Res"):
+            c, dyn = "?", [ncols]
         setattr(g, name, p.view(ptr, f"({'?' if r is None else r},{c}):({stride},1)", dynamic=dyn).named(name))
     if pw is not None and slots and not swap_ab:  # stream-K's partials, each bm x bn row-major (as C)
         g.WS = p.view(pw, f"({bm},{bn},{slots}):({bn},1,{bm * bn})").named("WS")
@@ -1152,7 +1161,9 @@ def gemm_hopper_ws(
                 n0, step = (g.bx, bm) if swap_ab else (g.bys[c], bc)
                 nb = n0 if step == SCALE_BLOCK else p.divui(
                     (n0 * p.constant(step).named("bcc")).named("col0"), p.constant(SCALE_BLOCK).named("sbk"))
-                if cn > 1 and not swap_ab:  # a cluster's block columns may lie wholly past N (storing nothing)
+                # a cluster's block columns, or the last block column's chunks (N a multiple of the
+                # chunk, not of the tile), may lie wholly past N (storing nothing)
+                if (cn > 1 or (nch > 1 and n % bn)) and not swap_ab:
                     nb = p.minui(nb, p.constant(_cdiv(n, SCALE_BLOCK) - 1).named("nblast")).named("nbc")
                 held.append(g.ScaleB[nb, kb].named(f"sbv{s}"))
             return held

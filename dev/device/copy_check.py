@@ -9,7 +9,8 @@ SPEC is DTYPE:SHAPE:SRC_STRIDES[:+SRC_OFFSET][:NAME=VALUE ...], extents and stri
 elements joined by `x`: dst is a contiguous array of SHAPE, src a strided view of SHAPE
 with SRC_STRIDES into a buffer of its own, SRC_OFFSET elements in (a pointer off its
 16-byte alignment); each NAME=VALUE a tuning value of `copy_routes.TUNING_NAMES` forced
-for the copies (`copy_routes.forced_routes`; an integer, or `box_stage`'s word). E.g.
+for the copies (`copy_routes.forced_routes`; an integer, or `box_stage`'s word), or a
+route's setting (`box=never`: the tiled kernel of a copy the box would take). E.g.
 `int8:1000x1001:1x1000` (dst (1000, 1001) from the transpose of a contiguous (1001,
 1000) array: `box<tiles>`), `int8:1000x1001:1x1000:+5`,
 `int8:999x1001:1x999:+3:tiles_interleave=1:tiles_stage=16` (the interleaved slots, off
@@ -41,19 +42,21 @@ def parse(spec: str) -> tuple[str, tuple[int, ...], tuple[int, ...], int]:
 
 
 def tuning(spec: str) -> dict[str, int | str]:
-    """The NAME=VALUE tuning values of SPEC (module doc), checked against
-    `copy_routes.TUNING_NAMES`."""
-    from tilec.copy_routes import TUNING_NAMES
+    """The NAME=VALUE tuning values and route settings of SPEC (module doc), checked
+    against `copy_routes.TUNING_NAMES` and `ROUTE_NAMES` (`box=never`: a route's
+    setting, one of `SETTINGS`)."""
+    from tilec.copy_routes import ROUTE_NAMES, SETTINGS, TUNING_NAMES
 
     out: dict[str, int | str] = {}
     for item in spec.split(":")[3:]:
         if item.startswith("+"):
             continue
         name, eq, value = item.partition("=")
-        if not eq or name not in TUNING_NAMES:
+        if not eq or name not in TUNING_NAMES + ROUTE_NAMES or (name in ROUTE_NAMES and value not in SETTINGS):
             raise SystemExit(f"copy_check: {spec}: {item!r} is not NAME=VALUE with NAME one of "
-                             f"{', '.join(TUNING_NAMES)}")
-        out[name] = int(value) if value.lstrip("-").isdigit() else value
+                             f"{', '.join(TUNING_NAMES)} or a route ({', '.join(ROUTE_NAMES)}) set to one of "
+                             f"{', '.join(SETTINGS)}")
+        out[name] = value if name in ROUTE_NAMES else int(value) if value.lstrip("-").isdigit() else value
     return out
 
 

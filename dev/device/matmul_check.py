@@ -15,7 +15,9 @@ but tilec's and a fill), each call's output is poisoned with NaN first, and the 
 is computed on the host, so that the sanitizer sees tilec's kernels alone. `--calls N`
 (default 2) calls it N times on the same operands: serial split-K's counters must be
 back at 0 for the second call. Prints one line; exits 1 where a result is outside the
-bound. `--compile-only` (no GPU): builds the kernel of the call's `MatmulKey` (132
+bound. `--bias`: with a bias of exactly N elements (bf16, drawn on the host; run with
+`PYTORCH_NO_CUDA_MEMORY_CACHING=1` under memcheck so that the bias is an allocation of
+its own, whose end memcheck knows). `--compile-only` (no GPU): builds the kernel of the call's `MatmulKey` (132
 multiprocessors) and compiles it with NVRTC for sm_90a, printing its registers.
 """
 
@@ -51,7 +53,7 @@ def compile_only(cfg, m: int, n: int, k: int) -> int:
     return 0
 
 
-def run(cfg, m: int, n: int, k: int, calls: int) -> int:
+def run(cfg, m: int, n: int, k: int, calls: int, bias: bool = False) -> int:
     import torch
     from matmul_bench import forced, within_bound
 
@@ -68,13 +70,15 @@ def run(cfg, m: int, n: int, k: int, calls: int) -> int:
         b_host = torch.randn(k, n, generator=g).to(torch.bfloat16)
         b = b_host.cuda()
     a = a_host.cuda()
+    bias_host = torch.randn(n, generator=g).to(torch.bfloat16) if bias else None
+    bias_dev = bias_host.cuda() if bias else None
     ok = True
     with forced(gemm, cfg):
         for call in range(calls):
             out = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
-            gemm.matmul(a, b, out=out)
+            gemm.matmul(a, b, bias=bias_dev, out=out)
             torch.cuda.synchronize()
-            good = within_bound(out.cpu(), a_host, b_host)
+            good = within_bound(out.cpu(), a_host, b_host, bias_host)
             ok &= good
             print(f"matmul_check: {cfg.name} {m}x{n}x{k} call {call + 1}: {'ok' if good else 'OUTSIDE THE BOUND'}")
     return 0 if ok else 1
@@ -119,12 +123,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("shape", help="MxNxK")
     ap.add_argument("--calls", type=int, default=2)
     ap.add_argument("--compile-only", action="store_true")
+    ap.add_argument("--bias", action="store_true", help="a bias of N elements (not with FP8 configurations)")
     args = ap.parse_args(argv)
     from matmul_bench import parse_config
 
     cfg = parse_config(args.config)
     m, n, k = (int(x) for x in args.shape.split("x"))
-    return compile_only(cfg, m, n, k) if args.compile_only else run(cfg, m, n, k, args.calls)
+    return compile_only(cfg, m, n, k) if args.compile_only else run(cfg, m, n, k, args.calls, args.bias)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,161 @@
+"""Random copies of session 36's box and tile paths (issue #10), for the CPU reference
+executor (tests/fuzz/test_box_copies.py) and the GPU (tests/gpu/test_box_copies_gpu.py):
+
+* `span`: 1-byte rows of `n` (not a power of two, under 16) at a static source pitch
+  `n < P < n + 16`, maybe under a grid mode with a gap in the source and padded dst rows
+  (`box<span>`: a span of rows staged by 16-byte `cp.async`, chunks gathered from it);
+* `rows`: a `W x D` transpose of 1-byte elements inside steps of another mode (`box<rows>`),
+  gaps on both sides, with a forced slot step (`box_pitch`: -1, 0..7, or the bank model's
+  step looked up from copy_'s run-time strides), `box_grain=16` (the default) or 0 (each
+  run's cut chunks byte by byte), a small box or the default one;
+* `rounds`: odd transposes of 1-, 2- and 4-byte elements by `box<tiles>` with
+  `tiles_rounds=1` (tiles along D spread over whole rounds, computed on the host);
+* `misaligned`: odd transposes of 4- and 8-byte elements by the tiled kernel's 64 KiB
+  misaligned tile (f32 with `box=never`, f64 by the rule).
+
+Each draw is a `BoxCopy`: the source a strided view into a flat buffer of its own at an
+element offset (a pointer off its 16-byte alignment), the destination a strided view into
+a poisoned buffer; the routes forced; the strategy the rule must choose. `scale` > 1
+draws larger extents (the GPU's)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+
+FAMILIES = ("span", "rows", "rounds", "misaligned")
+
+
+@dataclass(frozen=True)
+class BoxCopy:
+    family: str
+    dtype: str
+    shape: tuple[int, ...]
+    src_offset: int
+    src_strides: tuple[int, ...]  # elements
+    dst_offset: int
+    dst_strides: tuple[int, ...]
+    routes: dict = field(default_factory=dict)
+    strategy: str = ""
+
+    def _len(self, offset: int, strides) -> int:
+        return offset + 1 + sum((n - 1) * s for n, s in zip(self.shape, strides)) + 17
+
+    @property
+    def src_len(self) -> int:
+        return self._len(self.src_offset, self.src_strides)
+
+    @property
+    def dst_len(self) -> int:
+        return self._len(self.dst_offset, self.dst_strides)
+
+    def view(self, flat, offset: int, strides, xp=np):
+        item = np.dtype(self.dtype).itemsize
+        return xp.lib.stride_tricks.as_strided(flat[offset:], self.shape, [s * item for s in strides])
+
+    def src_of(self, flat, xp=np):
+        return self.view(flat, self.src_offset, self.src_strides, xp)
+
+    def dst_of(self, flat, xp=np):
+        return self.view(flat, self.dst_offset, self.dst_strides, xp)
+
+    def buffers(self, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        """(the source's flat buffer of random values, the destination's poisoned)."""
+        rng = np.random.default_rng(seed)
+        kind = np.dtype(self.dtype).kind
+        src = rng.integers(-100, 100, self.src_len).astype(self.dtype) if kind in "iu" else \
+            rng.standard_normal(self.src_len).astype(self.dtype)
+        dst = np.full(self.dst_len, 0x5A if kind in "iu" else np.nan, self.dtype)
+        return src, dst
+
+    def expected(self, src_flat: np.ndarray, dst_flat: np.ndarray) -> np.ndarray:
+        want = dst_flat.copy()
+        self.dst_of(want)[...] = self.src_of(src_flat)
+        return want
+
+    def __str__(self) -> str:
+        routes = ":".join(f"{k}={v}" for k, v in self.routes.items())
+        return (f"{self.family} {self.dtype} {self.shape} src +{self.src_offset} {self.src_strides} "
+                f"dst +{self.dst_offset} {self.dst_strides}{' ' + routes if routes else ''} ({self.strategy})")
+
+
+def _compact(shape, pads=None) -> tuple[int, ...]:
+    """Row-major strides of `shape`, each mode but the last padded by `pads[k]` elements."""
+    pads = pads or [0] * len(shape)
+    out, step = [], 1
+    for n, p in zip(reversed(shape), reversed(pads)):
+        out.insert(0, step)
+        step = step * n + p
+    return tuple(out)
+
+
+def draw_span(rng: random.Random, scale: int = 1) -> BoxCopy:
+    n = rng.choice([3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15])
+    pitch = n + rng.randrange(1, 16)
+    rows = rng.randrange(33, 700 * scale)
+    dtype = rng.choice(["int8", "uint8"])
+    routes = {"box_smem": rng.choice([None, 2048, 4096, 8192])}
+    if rng.random() < 0.4:  # a grid mode: a gap after each source span, padded dst rows of rows
+        g = rng.randrange(2, 4)
+        shape = (g, rows, n)
+        src = (rows * pitch + rng.randrange(0, 40), pitch, 1)
+        dst = (rows * n + rng.randrange(0, 10), n, 1)
+    else:
+        shape, src, dst = (rows, n), (pitch, 1), (n, 1)
+    return BoxCopy("span", dtype, shape, rng.randrange(16), src, rng.randrange(16), dst,
+                   {k: v for k, v in routes.items() if v is not None}, "box<span>")
+
+
+def _slot(run: int) -> int:
+    """A box slot's bytes for a run of `run` bytes (up to 15 before it, whole chunks): a
+    `rows` box takes a copy whose box holds two."""
+    return (run + 30) // 16 * 16
+
+
+def draw_rows(rng: random.Random, scale: int = 1) -> BoxCopy:
+    """dst (A, W, B, D) from src [B][A][D][W]: a W x D transpose in steps of B."""
+    while True:
+        w, d = rng.randrange(3, 48), rng.randrange(16, 48)
+        if not (w & (w - 1) == 0 and d & (d - 1) == 0):
+            break
+    a, b = rng.randrange(2, 5), rng.randrange(2, 40 * scale)  # A = 1 and no gap: a flat copy
+    shape = (a, w, b, d)
+    gap_a, gap_b = rng.choice([0, 0, rng.randrange(1, 30)]), rng.choice([0, rng.randrange(1, 300)])
+    src = (w * d + gap_a, 1, a * (w * d + gap_a) + gap_b, w)
+    dst = _compact(shape, [rng.choice([0, rng.randrange(1, 9)]), rng.choice([0, rng.randrange(1, 9)]), 0, 0])
+    routes = {"box_pitch": rng.choice([None, None, -1, 0, 1, 2, 3, 5, 7]), "box_grain": rng.choice([None, None, 0]),
+              "box_smem": rng.choice([None] + [s for s in (2048, 4096) if 2 * _slot(w * d) <= s])}
+    return BoxCopy("rows", rng.choice(["int8", "uint8"]), shape, rng.randrange(16), src, rng.randrange(16), dst,
+                   {k: v for k, v in routes.items() if v is not None}, "box<rows>")
+
+
+def _odd_transpose(rng: random.Random, dtypes, scale: int, family: str, routes: dict, strategy: str) -> BoxCopy:
+    """dst (c, r) from the transpose of a contiguous (r, c) source, one or both of r, c
+    odd (rows off 16 bytes), maybe padded dst rows."""
+    dtype = rng.choice(dtypes)
+    r, c = rng.randrange(65, 260 * scale, 2) + rng.choice([0, 1]), rng.randrange(65, 200 * scale, 2) + 1
+    dst = (r + rng.choice([0, 0, rng.randrange(1, 7)]), 1)
+    return BoxCopy(family, dtype, (c, r), rng.randrange(16), (1, c), rng.randrange(16), dst, routes, strategy)
+
+
+def draw_rounds(rng: random.Random, scale: int = 1) -> BoxCopy:
+    routes = {"tiles_rounds": 1}
+    smem = rng.choice([None, 8192, 16384, 65536])
+    if smem:
+        routes["box_smem"] = smem
+    return _odd_transpose(rng, ["int8", "uint8", "int16", "float16", "float32"], scale, "rounds", routes, "box<tiles>")
+
+
+def draw_misaligned(rng: random.Random, scale: int = 1) -> BoxCopy:
+    dtype = rng.choice(["float32", "float64", "int64"])
+    routes = {"box": "never"} if dtype == "float32" else {}
+    return _odd_transpose(rng, [dtype], scale, "misaligned", routes, "tiled")
+
+
+DRAW = {"span": draw_span, "rows": draw_rows, "rounds": draw_rounds, "misaligned": draw_misaligned}
+
+
+def draw(family: str, seed: int, scale: int = 1) -> BoxCopy:
+    return DRAW[family](random.Random(seed), scale)

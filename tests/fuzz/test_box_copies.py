@@ -1,0 +1,76 @@
+"""Random copies of session 36's box and tile paths on the CPU (issue #10; the draws:
+tests/fuzz/generate_box.py; their GPU side: tests/gpu/test_box_copies_gpu.py):
+`box<span>` (rows of 1 byte shorter than 16 at a static pitch), `box<rows>` at every
+forced slot step (`box_pitch`) and grain (`box_grain`), `box<tiles>` spread over whole
+rounds (`tiles_rounds=1`) and the tiled kernel's 64 KiB misaligned tile. Each copy is
+planned as `tilec.copy_` plans it (the rule must choose the family's strategy under the
+routes forced), then run twice on the reference executor -- the whole-tensor program as
+written and the kernel compiled for sm_90 (the GPU-level code after the default
+pipeline) -- and compared with NumPy bit for bit, the destination's buffer poisoned and
+every byte around the view checked.
+
+Seeds are fixed (hypothesis derandomized); TILEC_FUZZ_EXAMPLES=N for N copies a test."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, os.path.dirname(__file__))
+from generate_box import FAMILIES, draw  # noqa: E402
+from harness import budget  # noqa: E402
+
+FUZZ = settings(max_examples=budget(6), derandomize=True, deadline=None, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+                phases=[Phase.generate])
+"""Seeds drawn, none shrunk (a seed is the whole input: a failure prints it)."""
+
+
+def check_copy(c, seed: int) -> None:
+    from helpers.canonical_copies import key_strategy
+
+    from tilec.copy_cpu import _operand, copy_numpy
+    from tilec.copy_kernels import CopyKernels
+    from tilec.copy_plan import plan_copy
+    from tilec.copy_routes import forced_routes
+
+    src_flat, dst_flat = c.buffers(seed)
+    want = c.expected(src_flat, dst_flat)
+    with forced_routes(**c.routes):
+        plan = plan_copy(_operand(c.dst_of(dst_flat), None), _operand(c.src_of(src_flat), None))
+        got_strategy = key_strategy(plan.key)
+        assert got_strategy == c.strategy, f"{c}: the rule chose {got_strategy}"
+        kernels = CopyKernels(arch="sm_90", disk=False)
+        for compiled in (False, True):  # the program as written, then the compiled kernel
+            got = dst_flat.copy()
+            copy_numpy(c.dst_of(got), c.src_of(src_flat), kernels=kernels if compiled else None, compiled=compiled)
+            assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), f"{c}, compiled={compiled}"
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@FUZZ
+@given(seed=st.integers(0, 2**32 - 1))
+def test_box_copies_of_session_36_match_numpy(family, seed, nvrtc_available):
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    check_copy(draw(family, seed), seed)
+
+
+def test_the_draws_reach_every_option():
+    """The generator draws each family's forms: span copies with and without a grid
+    mode at several box sizes, every forced slot step of `rows` and both grains, rounds
+    of 1-, 2- and 4-byte elements, the misaligned tile of f32 (box=never) and of 8-byte
+    elements."""
+    draws = {f: [draw(f, s) for s in range(200)] for f in FAMILIES}
+    assert {len(c.shape) for c in draws["span"]} == {2, 3}
+    assert {c.routes.get("box_smem") for c in draws["span"]} == {None, 2048, 4096, 8192}
+    assert {c.routes.get("box_pitch") for c in draws["rows"]} == {None, -1, 0, 1, 2, 3, 5, 7}
+    assert {c.routes.get("box_grain") for c in draws["rows"]} == {None, 0}
+    assert {np.dtype(c.dtype).itemsize for c in draws["rounds"]} == {1, 2, 4}
+    assert {(c.dtype, c.routes.get("box")) for c in draws["misaligned"]} == \
+        {("float32", "never"), ("float64", None), ("int64", None)}

@@ -1,0 +1,52 @@
+"""On an H100/H200: the fuzz corpus's copies of session 36's box and tile paths
+(tests/fuzz/generate_box.py; their CPU side is tests/fuzz/test_box_copies.py) through
+`tilec.copy_` on CuPy arrays, at larger extents than the executor's: `box<span>`,
+`box<rows>` at forced slot steps and grains (the default step looked up in the kernel
+from the run-time strides), `box<tiles>` spread over whole rounds (`tiles_rounds=1`,
+computed on the host from the run-time extents) and the 64 KiB misaligned tile. The
+source a strided view at an element offset, the destination's buffer poisoned, every
+byte of it compared with NumPy (nothing around the view written); each copy twice
+(the second through the cached launcher)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
+from generate_box import FAMILIES, draw  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+SEEDS = 8
+SCALE = 8
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("seed", range(SEEDS))  # each seed of every family before the next seed
+def test_box_copies_of_session_36_on_the_gpu(family, seed):
+    import cupy as cp
+    from helpers.canonical_copies import key_strategy
+
+    import tilec
+    from tilec.copy_cpu import _operand
+    from tilec.copy_plan import plan_copy
+    from tilec.copy_routes import forced_routes
+
+    c = draw(family, 1000 + seed, SCALE)
+    src_flat, dst_flat = c.buffers(seed)
+    want = c.expected(src_flat, dst_flat)
+    src_dev = cp.asarray(src_flat)
+    with forced_routes(**c.routes):
+        plan = plan_copy(_operand(c.dst_of(dst_flat.copy()), None), _operand(c.src_of(src_flat), None))
+        strategy = key_strategy(plan.key)
+        assert strategy == c.strategy, f"{c}: the rule chose {strategy}"
+        for call in range(2):
+            dst_dev = cp.asarray(dst_flat)
+            tilec.copy_(c.dst_of(dst_dev, cp), c.src_of(src_dev, cp))
+            cp.cuda.Device().synchronize()
+            got = cp.asnumpy(dst_dev)
+            assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), f"{c}, call {call + 1}"
