@@ -102,11 +102,12 @@ def profile(name: str, size: int) -> None:
         torch.cuda.cudart().cudaProfilerStop()
 
 
-def hot_instructions(lines: list[str], top: int = 10) -> str:
+def hot_instructions(lines: list[str], top: int = 16) -> str:
     """The `top` SASS instructions of ncu's `--page source --csv --print-source sass`
     page (a report with the SourceCounters section) that the warp-state sampler caught
     most, one a line: the share of all samples, the instruction (its opcode and first
-    operands), and its two largest stall reasons where the page breaks them down."""
+    operands), and its two largest stall reasons where the page breaks them down; then
+    the samples by opcode (shares of all) with their three largest stall reasons."""
     body = [x for x in lines if x.startswith('"')]
     # the page starts with the kernel's name ("Kernel Name","gemm_kernel"), then the header
     # of the instructions' table (H200, 2026-11-30): the table from its header on
@@ -128,6 +129,19 @@ def hot_instructions(lines: list[str], top: int = 10) -> str:
         reasons = sorted(((_number(r.get(c)) or 0.0, c.replace("stall_", "")) for c in stall_cols), reverse=True)[:2]
         text = " ".join(r.get(src_col, "").split())[:44]
         out.append(f"{100 * v / total:4.1f}% {text}" + "".join(f" [{n} {x:.0f}]" for x, n in reasons if x))
+    # by opcode (the first word, predicate dropped): the share of samples and the two largest stall reasons
+    ops: dict = {}
+    for v, r in vals:
+        words = [w for w in " ".join(r.get(src_col, "").split()).split() if not w.startswith("@")]
+        op = words[0].split(".")[0] if words else "?"
+        share, stalls = ops.setdefault(op, [0.0, {}])
+        ops[op][0] = share + v
+        for c in stall_cols:
+            stalls[c.replace("stall_", "")] = stalls.get(c.replace("stall_", ""), 0.0) + (_number(r.get(c)) or 0.0)
+    out.append("by opcode:")
+    for op, (v, stalls) in sorted(ops.items(), key=lambda x: -x[1][0])[:12]:
+        reasons = sorted(((x, n) for n, x in stalls.items()), reverse=True)[:3]
+        out.append(f"{100 * v / total:4.1f}% {op}" + "".join(f" [{n} {100 * x / total:.1f}%]" for x, n in reasons if x))
     return "\n".join(out)
 
 
