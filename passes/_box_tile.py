@@ -178,13 +178,14 @@ def tiles_interleave_misfit(e: int, run: int, threads: int, lanes: int, stage: i
 
 def tiles_smem(e: int) -> int:
     """Bytes of a `tiles` box of `e`-byte elements (the `tile` pass's where its
-    `box_smem` is not given): 75 KiB for 1-byte elements, 64 KiB for 2-byte ones,
+    `box_smem` is not given): 86 KiB for 1-byte elements, 64 KiB for 2-byte ones,
     `BOX_SMEM` (40 KiB) for wider. Measured on the H200 (8191 x 8209 transposes, the
     Program path, two blocks of 512 a multiprocessor, benchmarks/NOTES.md): int8 0.79 ->
     0.80 of cudaMemcpy from 40 to 64 KiB, 0.815 at 75 KiB, 0.792 at 99.6 KiB and 0.773
-    at 111 KiB; f16 0.89 -> 0.93 from 40 to 64 KiB; f32 0.90 -> 0.68 (its 40 registers
+    at 111 KiB in one run; 86 KiB against 75 in two others 0.833 / 0.817 (odd36) and
+    0.820 / 0.810 (odd37); f16 0.89 -> 0.93 from 40 to 64 KiB; f32 0.90 -> 0.68 (its 40 registers
     hold three blocks of 67 KiB boxes)."""
-    return 75 * 1024 if e == 1 else 64 * 1024 if e == 2 else BOX_SMEM
+    return 86 * 1024 if e == 1 else 64 * 1024 if e == 2 else BOX_SMEM
 
 
 def box_smem_of(flavour: str, e: int, asked: int | None, depth: int | None = None) -> int:

@@ -86,13 +86,13 @@
 // INTER:         layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
 // INTER:         layout.async_wait {pending = 0 : i64}
 // INTER-NEXT:    layout.barrier
-// INTER:         layout.read %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(76447):(1)>, smem> -> vector<16xi8>
+// INTER:         layout.read %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(88047):(1)>, smem> -> vector<16xi8>
 // INTER:         cuda.byte_perm %{{.*}}, %{{.*}}, 20800 : i32
 // INTER:         layout.barrier
-// INTER:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(76447):(1)>, smem>
+// INTER:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(88047):(1)>, smem>
 // INTER:         layout.barrier
 // INTER:         cuda.opaque
-// INTER:         layout.read %{{.*}}[%{{.*}}] {width = 4 : i64} : !layout.tensor<i8, #layout.cute<(76447):(1)>, smem> -> vector<4xi8>
+// INTER:         layout.read %{{.*}}[%{{.*}}] {width = 4 : i64} : !layout.tensor<i8, #layout.cute<(88047):(1)>, smem> -> vector<4xi8>
 // INTER:         cuda.byte_perm
 // INTER:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(39300):(1)>, gmem>
 // INTER-LABEL: func.func @odd_i8_misaligned
@@ -100,8 +100,8 @@
 
 // tiles_rounds=1 (an option, off by default): the tiles along the destination's contiguous
 // mode are spread over whole rounds of the blocks the GPU holds at once (sm_90: 132
-// multiprocessors, 2 blocks of 512 each: 264). 131 x 300 int8: 2 tiles along W; the 75 KiB
-// box's 512 steps of D would make 1 tile along D, one round of 2 blocks; spread, ceil(300 /
+// multiprocessors, 2 blocks of 512 each: 264). 131 x 300 int8: 2 tiles along W; the 86 KiB
+// box's 592 steps of D would make 1 tile along D, one round of 2 blocks; spread, ceil(300 /
 // 132) rounded up to a chunk (16 steps) a tile, 19 tiles. Run-time extents: the same on
 // the host (R = ceil(F G / 264), K = max(F, R 264 / G), Dt = 16 ceil(ceil(n / K) / 16)),
 // the kernel taking the tile's steps and the count as arguments. tiles_rounds=0 (the
@@ -139,7 +139,7 @@
 
 // CHECK-LABEL: func.func @odd_int8
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
-// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(76447):(1)>, smem>
+// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(88047):(1)>, smem>
 // CHECK:           scf.for
 // CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
 // CHECK:           layout.async_wait {pending = 0 : i64}
@@ -149,11 +149,11 @@
 // CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // CHECK-NOT:     layout.copy
 // With phase 2's lanes along a row (tiles_lanes=8) and whole sectors (tiles_grain=32):
-// 2 blocks a multiprocessor asked, the box (75 KiB for 1-byte elements: `tiles_smem`) 31 runs past a 496-run tile, the slots 16
+// 2 blocks a multiprocessor asked, the box (86 KiB for 1-byte elements: `tiles_smem`) 31 runs past a 576-run tile, the slots 16
 // bytes further every 16 slots.
 // LANES-LABEL: func.func @odd_int8
 // LANES:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512) attributes {tilec.min_blocks = 2 : i64
-// LANES:           layout.alloc : !layout.tensor<i8, #layout.cute<(76447):(1)>, smem>
+// LANES:           layout.alloc : !layout.tensor<i8, #layout.cute<(88047):(1)>, smem>
 // LANES:           layout.barrier
 // LANES:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // Phase 1 by 4-byte cp.async (tiles_stage=4), each slot 4 bytes further every 16.
