@@ -431,11 +431,11 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     )
     # the tile pass's rule on the copy's own numbers (a Program of static views gets
     # the same width from it)
-    e = ITEMSIZE[key.src_dtype]
+    e, ed = ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype]
     smem = box_smem_of(flavour, e, current_routes().box_smem)
-    bits = box_index_bits(_numbers_facts(bkey, ns, ss, ds, smis // e, dmis // e), smem)
+    bits = box_index_bits(_numbers_facts(bkey, ns, ss, ds, smis // e, dmis // ed), smem)
     bkey = replace(bkey, index_bits=bits or 64)
-    return CopyPlan(bkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, (smis // e, dmis // e))
+    return CopyPlan(bkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, (smis // e, dmis // ed))
 
 
 def plan_facts(plan: CopyPlan):

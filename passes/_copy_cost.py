@@ -570,6 +570,12 @@ lanes along a destination row, `_box_tile.tiles_phase2`): int8 0.77 of cudaMemcp
 0.54 and 0.78 (its every access one element); f64 stays tiled (0.91 against the box's
 0.79) (benchmarks/NOTES.md). The strategy itself takes elements up to
 8 bytes."""
+TILES_CONVERT_BYTES = 2
+"""Largest source element the `tiles` box takes in a converting copy (phase 2 converts
+each element it reads from the box before the destination's 16-byte store): where the
+tiled copy's misaligned tile cannot fill its byte budget (`tile.misaligned_tile_fills`:
+1- and 2-byte elements take the short-mode tile, every access one element). Measured on
+the H200 (benchmarks/NOTES.md, strided37): see the section of 2026-11-30."""
 TILES_RUN_BYTES = 128
 """Bytes of a `tiles` box's source runs of 1-byte elements (`tiles_run_bytes`)."""
 TILES_RUN_WIDE_BYTES = 256
@@ -587,18 +593,21 @@ def tiles_run_bytes(e: int) -> int:
     return TILES_RUN_BYTES if e == 1 else TILES_RUN_WIDE_BYTES
 
 
-def tiles_shape(e: int, smem: int, run: int | None = None, grain: int = CHUNK_BYTES) -> tuple[int, int, int] | None:
-    """(Wt, Dt, PB) of a `tiles` box of `e`-byte elements in `smem` bytes, in elements:
+def tiles_shape(e: int, smem: int, run: int | None = None, grain: int = CHUNK_BYTES,
+                dst_e: int | None = None) -> tuple[int, int, int] | None:
+    """(Wt, Dt, PB) of a `tiles` box of `e`-byte source elements (`dst_e`-byte
+    destination ones where it converts; default `e`) in `smem` bytes, in elements:
     `Wt` steps of `W` (a source run of `run` bytes, a multiple of 16; default
     `tiles_run_bytes(e)`), `Dt` steps of `D` (a
-    multiple of the `16 / e` elements of a chunk), the slot pitch `PB`; the box holds
-    `Dt + grain / e - 1` source runs (a destination grain of `grain` bytes, a multiple
-    of 16, starting in the tile's range reads up to `grain / e - 1` runs past it). None
+    multiple of the elements of a chunk, `16 / e` and `16 / dst_e`), the slot pitch `PB`; the box holds
+    `Dt + grain / dst_e - 1` source runs (a destination grain of `grain` bytes, a multiple
+    of 16, starting in the tile's range reads up to `grain / dst_e - 1` runs past it). None
     where not one chunk's rows fit."""
-    v = CHUNK_BYTES // e
+    ed = dst_e or e
+    v = CHUNK_BYTES // min(e, ed)
     run = run or tiles_run_bytes(e)
     pb = box_pitch(run)
-    dt = (smem // pb - (grain // e - 1)) // v * v
+    dt = (smem // pb - (grain // ed - 1)) // v * v
     return (run // e, dt, pb // e) if dt >= v else None
 
 
@@ -632,14 +641,20 @@ def tiles_in_rounds(fewest: int, groups: int, slots: int) -> int:
 
 def _tiles(facts: CopyFacts, smem: int, most: int) -> bool:
     """Whether the `tiles` box takes a copy whose `W` and `D` are both long (not known
-    at most `SMALL_EXTENT`; module doc): elements of `TILES_ELEMENT_BYTES`, both pointers allowing 16-byte
+    at most `SMALL_EXTENT`; module doc): elements of `TILES_ELEMENT_BYTES`, or a
+    converting copy of source elements of at most `TILES_CONVERT_BYTES` (and `most`)
+    into elements of up to 8 bytes, both pointers allowing 16-byte
     vectors once aligned down (a misalignment stated, or aligned to 16), and the tiled
     copy unable to move 16-byte vectors on both sides (`vector_aligned`)."""
-    if facts.src_bytes != facts.dst_bytes or facts.src_bytes > min(most, 8):
+    if facts.converts:
+        if facts.src_bytes > min(most, TILES_CONVERT_BYTES) or facts.dst_bytes > 8:
+            return False
+    elif facts.src_bytes != facts.dst_bytes or facts.src_bytes > min(most, 8):
         return False
     if (facts.src_mis is None and facts.src_align % CHUNK_BYTES) or (facts.dst_mis is None and facts.dst_align % CHUNK_BYTES):
         return False
-    return not vector_aligned(facts, CHUNK_BYTES) and tiles_shape(facts.src_bytes, smem) is not None
+    return (not vector_aligned(facts, CHUNK_BYTES)
+            and tiles_shape(facts.src_bytes, smem, dst_e=facts.dst_bytes) is not None)
 
 
 def span_rows(pitch: int, smem: int) -> int:
@@ -671,7 +686,7 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
     """"flat", "rows", "cols" or "tiles" where the box strategy takes the copy (module
     doc), else None. `smem`: the shared memory of one box; `tiles_bytes`: the largest
     element `tiles` takes."""
-    if facts.rank < 2 or facts.converts:
+    if facts.rank < 2:
         return None
     if any(_static(m.src_stride) == 0 for m in facts.modes):
         return None  # a broadcasting source: the gather strategy's
@@ -680,13 +695,15 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
     d = facts.rank - 1
     w = next((k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1), None)
     if w == d and _static(facts.modes[d].dst_stride) == 1:
-        return "span" if _span(facts, smem) else None
+        return "span" if not facts.converts and _span(facts, smem) else None
     if w is None or w == d or _static(facts.modes[d].dst_stride) != 1:
         return None
     mw, md = facts.modes[w], facts.modes[d]
     nw, nd = _short(mw), _short(md)
     if all(m.bound is None or m.bound > SMALL_EXTENT for m in (mw, md)):
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
+    if facts.converts:
+        return None  # only `tiles` converts (phase 2, element by element)
     if facts.src_bytes != 1 or facts.dst_bytes != 1:
         return None
     if nw is None:

@@ -487,25 +487,30 @@ class TilePass(ModulePass):
         smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem)
         run = self.tiles_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
         if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8) != flavour or (
-                flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, self.tiles_grain) is None):
+                flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, self.tiles_grain,
+                                                   facts.dst_bytes) is None):
             raise TilecError(
-                f"tile: a copy of strategy {copy.strategy_name} is a transpose without conversion that "
+                f"tile: a copy of strategy {copy.strategy_name} is a transpose (converting only as box<tiles>) that "
                 f"the box rule takes as {flavour} with a box of {smem} bytes (tiles_run={run}) "
                 "(passes/_copy_cost.box_flavour), between two `layout.view`s of pointers", op=copy)
         threads = self.threads or (TILES_THREADS if flavour == "tiles" else BOX_THREADS)
         if threads < 32 or threads % 32:
             raise TilecError(f"tile: a box copy takes threads that are a multiple of 32; got threads={threads}",
                              op=copy)
-        grain = max(self.tiles_grain, 16) // facts.src_bytes
+        grain = max(self.tiles_grain, 16) // facts.dst_bytes
         lanes, stage = tiles_phase2(facts.src_bytes)
         lanes = lanes if self.tiles_lanes is None else self.tiles_lanes
         stage = stage if self.tiles_stage is None else self.tiles_stage
+        if flavour == "tiles" and facts.converts and not lanes:
+            raise TilecError("tile: a converting box<tiles> copy takes its phase-2 lanes along a destination "
+                             "row; got tiles_lanes=0", op=copy)
         if flavour == "tiles" and lanes and (threads // lanes) % grain:
             raise TilecError(f"tile: tiles_lanes={lanes} takes threads a multiple of {lanes} x "
                              f"{grain}; got threads={threads}", op=copy)
         interleave = False
         if flavour == "tiles":
-            misfit = tiles_interleave_misfit(facts.src_bytes, run, threads, lanes, stage, self.tiles_depth)
+            misfit = ("a converting copy" if facts.converts
+                      else tiles_interleave_misfit(facts.src_bytes, run, threads, lanes, stage, self.tiles_depth))
             if self.tiles_interleave and misfit:
                 raise TilecError(f"tile: tiles_interleave=1 does not fit {misfit}", op=copy)
             interleave = (bool(self.tiles_interleave) if self.tiles_interleave is not None
