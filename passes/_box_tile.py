@@ -1010,6 +1010,16 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
       is written once: by the tile whose range holds its chunk's start, or the row's
       first tile for the chunk before the row's start.
 
+    A converting copy (`copy.convert`, `_copy_cost.TILES_CONVERT_BYTES`): the box holds
+    source elements (`V = 16 / E` a source chunk: phase 1 and the slots' congruence as
+    above); phase 2 writes destination chunks of `V_d = 16 / E_d` elements, each from
+    `V_d` consecutive slots, every element converted as it is read
+    (`_convert_ops.scalar_conversion_ops`), a 16-byte vector of the destination's
+    elements stored; the tile's `Dt` a multiple of both chunks, its grains of `G / E_d`
+    elements, the slots moved every `V_d` of them. Lanes along a row only (`lanes_along`
+    > 0: a thread's chunks `N V_d` slots apart, at least 16, so a multiple of `V`, start
+    at its first chunk's residues), not interleaved.
+
     With `grain` (`TILES_GRAIN`) G bytes past 16, "chunk" above reads "grain" for what
     a tile owns: it writes the chunks of the G-byte grains starting in its range, from
     `Dt + G / E - 1` source runs.

@@ -52,7 +52,9 @@ shared memory `box_smem` (`BOX_SMEM`). It is asked before the gather rule.
 
 `box<tiles>` takes copies whose `W` and `D` are both long (neither known at most
 `SMALL_EXTENT`), of one element size of at most `tiles_bytes` (`TILES_BYTES`, 4)
-without conversion, where the tiled kernel cannot move 16-byte vectors on both sides
+without conversion, or converting source elements of 1 or 2 bytes
+(`TILES_CONVERT_BYTES`) into elements of up to 8 (its phase 2 converts each element
+before the destination's 16-byte store), where the tiled kernel cannot move 16-byte vectors on both sides
 (`vector_aligned`: a row pitch or a pointer not a multiple of 16 bytes, the odd
 transposes, whose every access is then one element) and both pointers allow them once
 aligned down (a misalignment stated, or aligned to 16); a box is a tile of both modes

@@ -119,7 +119,8 @@ class TilePass(ModulePass):
     write the destination in aligned 16-byte vectors gathered from it
     (passes/_box_tile.py); `box<tiles>` the same with a tile of both long contiguous
     modes a box, the destination's aligned chunks owned by the tile their start lies in
-    (`_box_tile.tiles_launch`). Where the function promises no index width (`tilec.index_bits`)
+    (`_box_tile.tiles_launch`; a converting one converts each element it reads from the
+    box before the destination's store). Where the function promises no index width (`tilec.index_bits`)
     and a strategy's rule shows from the facts that every index value fits in 32 bits
     (every extent and stride static, each misalignment static or bounded: `mis % c` or
     `mis & c` of a constant, `_copy_cost.value_bound`; `_gather_tile.static_index_bits`,
