@@ -1080,7 +1080,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         raise ValueError("a converting tiles box takes lanes along a destination row, not interleaved")
     ge = grain // ed  # a grain's elements
     sv = max(chunk_stage // e, 1)  # a phase-1 chunk's elements
-    wt, dt, pb = tiles_shape(e, smem, run, grain, ed)  # type: ignore[misc]
+    md = facts.modes[d]
+    wt, dt, pb = tiles_shape(e, smem, run, grain, ed, md.bound if md.exact else None)  # type: ignore[misc]
     modes = facts.modes
     elem = copy.source.type.element_type
     delem = copy.dest.type.element_type

@@ -595,8 +595,29 @@ def tiles_run_bytes(e: int) -> int:
     return TILES_RUN_BYTES if e == 1 else TILES_RUN_WIDE_BYTES
 
 
+TILES_FIT_D = True
+"""Whether a `tiles` box whose `D` is known exactly and shorter than the box's default
+tile (`tiles_shape`'s `n_d`) takes `D` whole and gives the rest of its shared memory to
+longer source runs (up to `TILES_LONGEST_RUN_BYTES`): the strided set's case 00, uint8
+rows of 186 bytes in a box of 512 steps, otherwise fills 39% of its box (H200: 0.36 of
+cudaMemcpy on fef884f; measured, benchmarks/NOTES.md, strided37)."""
+TILES_LONGEST_RUN_BYTES = 512
+"""The longest source run (bytes) a `tiles` box of a short `D` takes (`TILES_FIT_D`)."""
+
+
+def tiles_fit_runs(e: int, smem: int, dt: int, ge: int, most: int = TILES_LONGEST_RUN_BYTES) -> int:
+    """The longest source run (bytes, a multiple of 16, at most `most`) of `e`-byte
+    elements whose `dt + ge - 1` slots fit `smem` bytes with the slots' shift (up to 16
+    bytes every few slots: 2 elements a slot) and two chunks to spare; 0 where none."""
+    slots = dt + ge - 1
+    run = most // 16 * 16
+    while run >= 16 and slots * (box_pitch(run) + 2 * e) + 2 * CHUNK_BYTES > smem:
+        run -= 16
+    return max(run, 0)
+
+
 def tiles_shape(e: int, smem: int, run: int | None = None, grain: int = CHUNK_BYTES,
-                dst_e: int | None = None) -> tuple[int, int, int] | None:
+                dst_e: int | None = None, n_d: int | None = None) -> tuple[int, int, int] | None:
     """(Wt, Dt, PB) of a `tiles` box of `e`-byte source elements (`dst_e`-byte
     destination ones where it converts; default `e`) in `smem` bytes, in elements:
     `Wt` steps of `W` (a source run of `run` bytes, a multiple of 16; default
@@ -604,12 +625,22 @@ def tiles_shape(e: int, smem: int, run: int | None = None, grain: int = CHUNK_BY
     multiple of the elements of a chunk, `16 / e` and `16 / dst_e`), the slot pitch `PB`; the box holds
     `Dt + grain / dst_e - 1` source runs (a destination grain of `grain` bytes, a multiple
     of 16, starting in the tile's range reads up to `grain / dst_e - 1` runs past it). None
-    where not one chunk's rows fit."""
+    where not one chunk's rows fit.
+
+    `n_d`: `D`'s extent where known exactly; where `run` is not given, `TILES_FIT_D`
+    holds and `n_d` is shorter than that `Dt`, `Dt` is `n_d` rounded up to a chunk and
+    the runs the longest that fit (`tiles_fit_runs`), when longer than the default."""
     ed = dst_e or e
     v = CHUNK_BYTES // min(e, ed)
+    fit = run is None and TILES_FIT_D and n_d is not None
     run = run or tiles_run_bytes(e)
     pb = box_pitch(run)
     dt = (smem // pb - (grain // ed - 1)) // v * v
+    if fit and dt > -(-n_d // v) * v:  # type: ignore[operator]
+        short = -(-n_d // v) * v  # type: ignore[operator]
+        longer = tiles_fit_runs(e, smem, short, grain // ed)
+        if longer > run:
+            return longer // e, short, box_pitch(longer) // e
     return (run // e, dt, pb // e) if dt >= v else None
 
 
