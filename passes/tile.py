@@ -516,8 +516,10 @@ class TilePass(ModulePass):
                 raise TilecError(f"tile: tiles_interleave=1 does not fit {misfit}", op=copy)
             interleave = (bool(self.tiles_interleave) if self.tiles_interleave is not None
                           else tiles_interleaved(facts.src_bytes) and misfit is None)
-        # the runs asked, else (not interleaved) the box's own (`tiles_shape`: a short D's fit)
-        ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if interleave else self.tiles_run,
+        # the runs asked, else (one tile a block, not interleaved, not spread over
+        # rounds) the box's own (`tiles_shape`: a short D's fit)
+        fixed = interleave or self.tiles_depth > 1 or bool(self.tiles_rounds)
+        ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else self.tiles_run,
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds))
         if _promised_bits(copy) is None:
