@@ -53,7 +53,8 @@ shared memory `box_smem` (`BOX_SMEM`). It is asked before the gather rule.
 `box<tiles>` takes copies whose `W` and `D` are both long (neither known at most
 `SMALL_EXTENT`), of one element size of at most `tiles_bytes` (`TILES_BYTES`, 4)
 without conversion, or converting source elements of 1 or 2 bytes
-(`TILES_CONVERT_BYTES`) into elements of up to 8 (its phase 2 converts each element
+(`TILES_CONVERT_BYTES`) into elements at most twice as wide (`TILES_CONVERT_WIDENING`;
+its phase 2 converts each element
 before the destination's 16-byte store), where the tiled kernel cannot move 16-byte vectors on both sides
 (`vector_aligned`: a row pitch or a pointer not a multiple of 16 bytes, the odd
 transposes, whose every access is then one element) and both pointers allow them once
@@ -576,8 +577,15 @@ TILES_CONVERT_BYTES = 2
 """Largest source element the `tiles` box takes in a converting copy (phase 2 converts
 each element it reads from the box before the destination's 16-byte store): where the
 tiled copy's misaligned tile cannot fill its byte budget (`tile.misaligned_tile_fills`:
-1- and 2-byte elements take the short-mode tile, every access one element). Measured on
-the H200 (benchmarks/NOTES.md, strided37): see the section of 2026-11-30."""
+1- and 2-byte elements take the short-mode tile, every access one element)."""
+TILES_CONVERT_WIDENING = 2
+"""Most times its source element's size a converting `tiles` box's destination element
+may be (`TILES_CONVERT_BYTES`). Measured on the H200 (8191 x 8209 transposes through
+`tilec.copy_`, benchmarks/NOTES.md, strided37; ratio to cudaMemcpy, box / tiled):
+uint8 -> int16 0.735 / 0.645, int16 -> int8 0.793 / 0.761, float16 -> float32 0.851 /
+0.827, the strided set's case 23 (bool -> int16) 0.715 / 0.589; but int8 -> float32
+0.640 / 0.798: a destination chunk of 4 elements takes 4 shared reads and conversions
+for 4 source bytes, where the tiled kernel stores 4 bytes an access."""
 TILES_RUN_BYTES = 128
 """Bytes of a `tiles` box's source runs of 1-byte elements (`tiles_run_bytes`)."""
 TILES_RUN_WIDE_BYTES = 256
@@ -599,8 +607,10 @@ TILES_FIT_D = True
 """Whether a `tiles` box whose `D` is known exactly and shorter than the box's default
 tile (`tiles_shape`'s `n_d`) takes `D` whole and gives the rest of its shared memory to
 longer source runs (up to `TILES_LONGEST_RUN_BYTES`): the strided set's case 00, uint8
-rows of 186 bytes in a box of 512 steps, otherwise fills 39% of its box (H200: 0.36 of
-cudaMemcpy on fef884f; measured, benchmarks/NOTES.md, strided37)."""
+rows of 186 bytes in a box of 512 steps, otherwise fills 39% of its box. Measured on the
+H200 (benchmarks/NOTES.md, strided37; ratio to cudaMemcpy, one run): case 00 0.419 (D
+whole, runs of 352 bytes) against 0.365 (512 x 128); runs of 288 at 256 threads 0.419,
+144 at 512 0.387, a 32 KiB box at 256 threads 0.410; the tiled kernel 0.322."""
 TILES_LONGEST_RUN_BYTES = 512
 """The longest source run (bytes) a `tiles` box of a short `D` takes (`TILES_FIT_D`)."""
 
@@ -676,11 +686,15 @@ def _tiles(facts: CopyFacts, smem: int, most: int) -> bool:
     """Whether the `tiles` box takes a copy whose `W` and `D` are both long (not known
     at most `SMALL_EXTENT`; module doc): elements of `TILES_ELEMENT_BYTES`, or a
     converting copy of source elements of at most `TILES_CONVERT_BYTES` (and `most`)
-    into elements of up to 8 bytes, both pointers allowing 16-byte
+    into elements of at most `TILES_CONVERT_WIDENING` times their size (every size
+    where `most` is 8: the `tile` pass's check of a written strategy, and an A/B), both pointers allowing 16-byte
     vectors once aligned down (a misalignment stated, or aligned to 16), and the tiled
     copy unable to move 16-byte vectors on both sides (`vector_aligned`)."""
     if facts.converts:
-        if facts.src_bytes > min(most, TILES_CONVERT_BYTES) or facts.dst_bytes > 8:
+        if most >= 8:  # every size the strategy takes (the `tile` pass's check; an A/B)
+            if max(facts.src_bytes, facts.dst_bytes) > 8:
+                return False
+        elif facts.src_bytes > min(most, TILES_CONVERT_BYTES) or facts.dst_bytes > TILES_CONVERT_WIDENING * facts.src_bytes:
             return False
     elif facts.src_bytes != facts.dst_bytes or facts.src_bytes > min(most, 8):
         return False

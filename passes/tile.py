@@ -505,6 +505,11 @@ class TilePass(ModulePass):
         if flavour == "tiles" and facts.converts and not lanes:
             raise TilecError("tile: a converting box<tiles> copy takes its phase-2 lanes along a destination "
                              "row; got tiles_lanes=0", op=copy)
+        if flavour == "tiles" and facts.converts and (lanes * (16 // facts.dst_bytes)) % (16 // facts.src_bytes):
+            raise TilecError(f"tile: a converting box<tiles> copy of {facts.src_bytes}-byte into "
+                             f"{facts.dst_bytes}-byte elements takes tiles_lanes a multiple of "
+                             f"{facts.dst_bytes // facts.src_bytes} (its lanes' chunks a source chunk apart); "
+                             f"got tiles_lanes={lanes}", op=copy)
         if flavour == "tiles" and lanes and (threads // lanes) % grain:
             raise TilecError(f"tile: tiles_lanes={lanes} takes threads a multiple of {lanes} x "
                              f"{grain}; got threads={threads}", op=copy)

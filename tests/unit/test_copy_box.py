@@ -353,9 +353,10 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stag
 
 def _converting_tiles_cases(rng):
     """(src, dst base, dst view of the base) of converting `box<tiles>` copies: 1- and
-    2-byte source elements into 1- to 8-byte ones (widening, narrowing, to and from
-    floats and bool), rows of every residue mod 16 bytes, pointers offset on both sides,
-    a grid mode into padded dst rows."""
+    2-byte source elements into elements at most twice as wide (widening, narrowing, to
+    and from floats and bool), rows of every residue mod 16 bytes, pointers offset on
+    both sides, a grid mode into padded dst rows. (Wider destinations, the kernel the
+    rule does not take: tests/filecheck/tile/box_tiles_convert.mlir.)"""
 
     def rand(shape, dtype):
         if dtype == "bool":
@@ -364,9 +365,9 @@ def _converting_tiles_cases(rng):
 
     out = []
     for sd, dd, (r, c), so, do in (("bool", "int16", (300, 131), 0, 0), ("uint8", "int16", (97, 213), 3, 5),
-                                   ("int8", "float32", (150, 97), 15, 9), ("int16", "int8", (203, 171), 1, 3),
-                                   ("float16", "float32", (150, 97), 1, 3), ("bool", "float64", (97, 131), 2, 1),
-                                   ("float16", "bool", (97, 131), 2, 1), ("int8", "int64", (131, 77), 5, 1)):
+                                   ("uint8", "float16", (150, 97), 15, 9), ("int16", "int8", (203, 171), 1, 3),
+                                   ("float16", "float32", (150, 97), 1, 3), ("int8", "float16", (97, 131), 2, 1),
+                                   ("float16", "bool", (97, 131), 2, 1), ("int16", "int32", (131, 77), 5, 1)):
         flat = rand(so + r * c + 9, sd)
         src = flat[so : so + r * c].reshape(r, c).T
         base = np.full(r * c + 40, 77, dd)
@@ -404,16 +405,20 @@ def test_converting_tiles_box_copies_match_numpy(routes, smem, lanes, grain, sta
         sources = [e.kernel.source for e in kernels._entries.values()]
         assert any("reinterpret_cast<i16x8*>(dst" in text for text in sources)
         assert any("reinterpret_cast<f32x4*>(dst" in text for text in sources)
+        assert any("reinterpret_cast<i32x4*>(dst" in text for text in sources)
 
 
 def test_converting_tiles_box_takes_narrow_sources_only():
-    """The rule (`_copy_cost.TILES_CONVERT_BYTES`): a converting odd transpose of 1- or
-    2-byte source elements takes `box<tiles>`; of 4-byte ones the tiled kernel (its
-    misaligned tile fills its byte budget, `tile.misaligned_tile_fills`); a converting
-    box with lanes on consecutive rows is refused (its chunk steps need lanes along a
-    row)."""
+    """The rule (`_copy_cost.TILES_CONVERT_BYTES`, `TILES_CONVERT_WIDENING`): a converting
+    odd transpose of 1- or 2-byte source elements into elements at most twice as wide
+    takes `box<tiles>`; wider destinations (int8 -> float32: H200 0.64 boxed, 0.80 tiled)
+    and 4-byte sources (their misaligned tile fills its byte budget,
+    `tile.misaligned_tile_fills`) the tiled kernel."""
     assert key_strategy(_plan((131, 300), (131, 300), (1, 131), "int16", "uint8").key) == "box<tiles>"
     assert key_strategy(_plan((131, 300), (131, 300), (1, 131), "float32", "float16").key) == "box<tiles>"
+    assert key_strategy(_plan((131, 300), (131, 300), (1, 131), "int8", "int16").key) == "box<tiles>"
+    assert key_strategy(_plan((131, 300), (131, 300), (1, 131), "float32", "int8").key) == "tiled"
+    assert key_strategy(_plan((131, 300), (131, 300), (1, 131), "float64", "float16").key) == "tiled"
     assert key_strategy(_plan((131, 300), (131, 300), (1, 131), "float64", "float32").key) == "tiled"
     assert key_strategy(_plan((131, 300), (131, 300), (1, 131), "bfloat16", "float32").key) == "tiled"
 

@@ -5,6 +5,7 @@
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_lanes=0}' 2>&1 | filecheck %s --check-prefix=LANESOPT
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_lanes=4}' 2>&1 | filecheck %s --check-prefix=LANES4
 // A converting transpose of 1- or 2-byte source elements (`_copy_cost.TILES_CONVERT_BYTES`)
 // takes box<tiles>: phase 1 stages source runs as for a copy without conversion (16-byte
 // cp.async of source elements), phase 2 reads the 16 / E_dst source elements of each
@@ -14,6 +15,7 @@
 // EQ: @bool_to_int16: equivalent after
 // EQ: @f16_to_f32_misaligned: equivalent after
 // EQ: @int16_to_int8: equivalent after
+// EQ: @uint8_to_f64_written: equivalent after
 
 // bool -> int16, a 300 x 131 transpose (case 23's kind): 8 int16 a destination chunk,
 // each element widened (extui) from its box byte.
@@ -63,4 +65,18 @@ func.func @int16_to_int8(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i8,
   func.return
 }
 
+// uint8 -> f64 (8 times as wide: the rule leaves it to the tiled kernel,
+// `_copy_cost.TILES_CONVERT_WIDENING`), the strategy written by the program: 2 f64 a
+// destination chunk, each from its box byte (uitofp).
+// CHECK-LABEL: func.func @uint8_to_f64_written
+// CHECK:         arith.uitofp %{{.*}} : i8 to f64
+// CHECK:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 2 : i64} : vector<2xf64>
+func.func @uint8_to_f64_written(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<f64, align 16>) {
+  %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,77):(1,131)>, gmem>
+  %b = layout.view %dst : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(131,77):(77,1)>, gmem>
+  layout.copy %a, %b {convert = "uint8->float64", strategy = #layout.copy_strategy<box<tiles>>} : !layout.tensor<i8, #layout.cute<(131,77):(1,131)>, gmem>, !layout.tensor<f64, #layout.cute<(131,77):(77,1)>, gmem>
+  func.return
+}
+
 // LANESOPT: a converting box<tiles> copy takes its phase-2 lanes along a destination row; got tiles_lanes=0
+// LANES4: a converting box<tiles> copy of 1-byte into 8-byte elements takes tiles_lanes a multiple of 8 (its lanes' chunks a source chunk apart); got tiles_lanes=4
