@@ -120,7 +120,9 @@ class TilePass(ModulePass):
     (passes/_box_tile.py); `box<tiles>` the same with a tile of both long contiguous
     modes a box, the destination's aligned chunks owned by the tile their start lies in
     (`_box_tile.tiles_launch`; a converting one converts each element it reads from the
-    box before the destination's store). Where the function promises no index width (`tilec.index_bits`)
+    box before the destination's store; a destination contiguous mode known shorter
+    than the box's tile is taken whole, the rest of the box to longer source runs,
+    `_copy_cost.TILES_FIT_D`). Where the function promises no index width (`tilec.index_bits`)
     and a strategy's rule shows from the facts that every index value fits in 32 bits
     (every extent and stride static, each misalignment static or bounded: `mis % c` or
     `mis & c` of a constant, `_copy_cost.value_bound`; `_gather_tile.static_index_bits`,
