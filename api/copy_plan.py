@@ -431,11 +431,31 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     )
     # the tile pass's rule on the copy's own numbers (a Program of static views gets
     # the same width from it)
-    e = ITEMSIZE[key.src_dtype]
+    e, ed = ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype]
     smem = box_smem_of(flavour, e, current_routes().box_smem, current_routes().box_depth)
-    bits = box_index_bits(_numbers_facts(bkey, ns, ss, ds, smis // e, dmis // e), smem)
+    if flavour == "tiles" and _tiles_fit_d(e, ed, smem, ns[-1]):
+        # D shorter than the box's tile: stated exactly, the box takes it whole and
+        # longer runs (passes/_copy_cost.tiles_shape, `TILES_FIT_D`), as for a Program's
+        # static extent
+        bkey = replace(bkey, small_extents=bkey.small_extents[:-1] + (ns[-1],),
+                       exact_extents=bkey.exact_extents[:-1] + (True,))
+    bits = box_index_bits(_numbers_facts(bkey, ns, ss, ds, smis // e, dmis // ed), smem)
     bkey = replace(bkey, index_bits=bits or 64)
-    return CopyPlan(bkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, (smis // e, dmis // e))
+    return CopyPlan(bkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, (smis // e, dmis // ed))
+
+
+def _tiles_fit_d(e: int, ed: int, smem: int, nd: int) -> bool:
+    """Whether a `box<tiles>` copy's `D` of `nd` elements is shorter than the box's
+    default tile and the box fits it with longer runs (passes/_copy_cost.tiles_shape
+    with `n_d`, `TILES_FIT_D`), under the routes' grain."""
+    from tilec.passes._box_tile import TILES_GRAIN
+    from tilec.passes._copy_cost import TILES_FIT_D, tiles_shape
+
+    if not TILES_FIT_D:
+        return False
+    grain = current_routes().tiles_grain or TILES_GRAIN
+    base, fit = tiles_shape(e, smem, None, grain, ed), tiles_shape(e, smem, None, grain, ed, nd)
+    return base is not None and fit is not None and fit != base
 
 
 def plan_facts(plan: CopyPlan):

@@ -965,12 +965,13 @@ class CopyOp(IRDLOperation):
                    "copy strategy box is a whole-tensor copy between global views, outside any launch")
             sizes = {element_bytes(self.source.type.element_type), element_bytes(self.dest.type.element_type)}
             if self.strategy.flavour == "tiles":  # type: ignore[union-attr]
-                _check(len(sizes) == 1 and sizes <= {1, 2, 4, 8},
-                       "copy strategy box<tiles> copies elements of 1, 2, 4 or 8 bytes, the same in both views")
-            else:
-                _check(sizes == {1}, "copy strategy box copies 1-byte elements")
+                _check((len(sizes) == 1 or self.convert is not None) and sizes <= {1, 2, 4, 8},
+                       "copy strategy box<tiles> copies elements of 1, 2, 4 or 8 bytes, the same in both views "
+                       "unless it converts")
+                return  # its phase 2 converts each element (passes/_box_tile.tiles_launch)
+            _check(sizes == {1}, "copy strategy box copies 1-byte elements")
         _check(self.convert is None or kind == "simt",
-               f"copy strategy {kind} moves bytes as they are: a converting copy is simt")
+               f"copy strategy {kind} moves bytes as they are: a converting copy is simt or box<tiles>")
 
 
 @irdl_op_definition

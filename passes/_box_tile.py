@@ -73,6 +73,7 @@ from tilec.dialects.layout_attrs import TensorViewType
 from tilec.dialects.layout_ptr import MultipleOfOp
 from tilec.support.launch_bounds import set_min_blocks
 
+from ._convert_ops import scalar_conversion_ops
 from ._gather_tile import fast_divisor
 from tilec.support.target import target_of
 
@@ -426,17 +427,19 @@ class _Builder:
 
     def store_chunk(self, box: SSAValue, dst: SSAValue, vt: VectorType, cw: SSAValue, width: int,
                     box_addr: Callable[[SSAValue, SSAValue], SSAValue], q: SSAValue, ds: SSAValue,
-                    lo: SSAValue, hi: SSAValue, cs: SSAValue, addrs: Callable[[], list[SSAValue]]) -> None:
+                    lo: SSAValue, hi: SSAValue, cs: SSAValue, addrs: Callable[[], list[SSAValue]],
+                    convert: str | None = None) -> None:
         """Destination chunk `cs` (`width` elements, `cw` that constant) of run `q`
         starting at `ds`, whose destination row lies between `lo` and `hi`: one `vt`
         vector of the box elements at `addrs()` where the row holds the chunk whole, else
         its elements inside the row one at a time (`box_addr(q, p)`: element p of run q
-        in the box)."""
+        in the box); each element converted as `convert` says where given (the box
+        holds source elements, `vt` is of the destination's)."""
         full = self.andi(self.cmp("sge", cs, lo), self.cmp("sle", self.addi(cs, cw), hi))
         with self.when(full, otherwise=True) as to_else:
             vec = None
             for t, at in enumerate(addrs()):
-                x = self.add(ReadOp(box, [at]))
+                x = self.converted(self.add(ReadOp(box, [at])), convert)
                 vec = (self.add(vector.BroadcastOp(x, vt)) if t == 0
                        else self.add(vector.InsertOp(x, vec, [t], vt)))
             self.add(WriteOp(vec, dst, [self.aligned(cs, width)], width=width))
@@ -444,8 +447,18 @@ class _Builder:
             with self.loop(self.c(0), cw, self.c(1)) as b:
                 a = self.addi(cs, b)
                 with self.when(self.andi(self.cmp("sge", a, lo), self.cmp("slt", a, hi))):
-                    x = self.add(ReadOp(box, [box_addr(q, self.subi(a, ds))]))
+                    x = self.converted(self.add(ReadOp(box, [box_addr(q, self.subi(a, ds))])), convert)
                     self.add(WriteOp(x, dst, [a]))
+
+    def converted(self, x: SSAValue, convert: str | None) -> SSAValue:
+        """`x` converted as `convert` ("SRC->DST", `_convert_ops.scalar_conversion_ops`)
+        says, `x` itself where None."""
+        if convert is None:
+            return x
+        ops, y = scalar_conversion_ops(x, convert)
+        for op in ops:
+            self.add(op)
+        return y
 
     def if_value(self, cond: SSAValue, then: Callable[[], SSAValue], other: Callable[[], SSAValue]) -> SSAValue:
         """`then()` where `cond` holds, else `other()` (an `scf.if` with one result: only
@@ -586,11 +599,12 @@ def _reach(host: _Builder, mis: Value, extents: list[Value], strides: list[Value
     return acc
 
 
-def _host_views(facts: CopyFacts, elem, smem: int):
+def _host_views(facts: CopyFacts, elem, smem: int, dst_elem=None):
     """The host block of a box launch and what both kernels' host parts start from:
     `(block, its builder, the modes' extents, the source's and destination's
     misalignments, the source's reach, the flat source and destination views)` (the
-    views over the aligned-down bases where the facts have them, `_flat_view`)."""
+    views over the aligned-down bases where the facts have them, `_flat_view`; the
+    destination's of `dst_elem` where given, a converting copy's)."""
     modes = facts.modes
     host_block = Block()
     host = _Builder(host_block)
@@ -599,7 +613,7 @@ def _host_views(facts: CopyFacts, elem, smem: int):
     dptr, dmis = (facts.dst_base, facts.dst_mis) if facts.dst_base is not None else (facts.dst_ptr, 0)
     sreach = _reach(host, smis, extents, [m.src_stride for m in modes])
     src = _flat_view(host, sptr, sreach, elem, smem)
-    dst = _flat_view(host, dptr, _reach(host, dmis, extents, [m.dst_stride for m in modes]), elem, smem)
+    dst = _flat_view(host, dptr, _reach(host, dmis, extents, [m.dst_stride for m in modes]), dst_elem or elem, smem)
     return host_block, host, extents, smis, dmis, sreach, src, dst
 
 
@@ -1128,6 +1142,16 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
       is written once: by the tile whose range holds its chunk's start, or the row's
       first tile for the chunk before the row's start.
 
+    A converting copy (`copy.convert`, `_copy_cost.TILES_CONVERT_BYTES`): the box holds
+    source elements (`V = 16 / E` a source chunk: phase 1 and the slots' congruence as
+    above); phase 2 writes destination chunks of `V_d = 16 / E_d` elements, each from
+    `V_d` consecutive slots, every element converted as it is read
+    (`_convert_ops.scalar_conversion_ops`), a 16-byte vector of the destination's
+    elements stored; the tile's `Dt` a multiple of both chunks, its grains of `G / E_d`
+    elements, the slots moved every `V_d` of them. Lanes along a row only (`lanes_along`
+    > 0: a thread's chunks `N V_d` slots apart, at least 16, so a multiple of `V`, start
+    at its first chunk's residues), not interleaved.
+
     With `grain` (`TILES_GRAIN`) G bytes past 16, "chunk" above reads "grain" for what
     a tile owns: it writes the chunks of the G-byte grains starting in its range, from
     `Dt + G / E - 1` source runs.
@@ -1179,14 +1203,21 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     stage_async = stage == "async"
     d = facts.rank - 1
     w = next(k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1)
-    e = facts.src_bytes
-    v = CHUNK // e
-    ge = grain // e  # a grain's elements
+    e, ed = facts.src_bytes, facts.dst_bytes
+    v = CHUNK // e  # a source chunk's elements (the slots' congruence)
+    vd = CHUNK // ed  # a destination chunk's elements
+    vm = max(v, vd)
+    convert = copy.convert.data if copy.convert is not None else None
+    if convert is not None and (not lanes_along or interleave):
+        raise ValueError("a converting tiles box takes lanes along a destination row, not interleaved")
+    ge = grain // ed  # a grain's elements
     sv = max(chunk_stage // e, 1)  # a phase-1 chunk's elements
-    wt, dt, pb = tiles_shape(e, smem, run, grain)  # type: ignore[misc]
+    md = facts.modes[d]
+    wt, dt, pb = tiles_shape(e, smem, run, grain, ed, md.bound if md.exact else None)  # type: ignore[misc]
     modes = facts.modes
     elem = copy.source.type.element_type
-    host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
+    delem = copy.dest.type.element_type
+    host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem, delem)
     def tiles_of(x: Value, t: Value) -> Value:
         sx, st = _static(x), _static(t)
         if sx is not None and st is not None:
@@ -1194,7 +1225,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         return host.add(arith.CeilDivUIOp(host.val(x), host.val(t)))
 
     swz = lanes_along > 0
-    box_elems = (dt + ge - 1) * (pb + (1 if swz else 0)) + (2 * v if swz else 0)
+    box_elems = (dt + ge - 1) * (pb + (-(-sv // vd) if swz else 0)) + (2 * v if swz else 0)
     box_elems = -(-box_elems // v) * v if depth > 1 else box_elems
     # the block's coordinates: tiles of D fastest, then of W, then the other modes
     grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d)]
@@ -1210,13 +1241,13 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         fewest = tiles_of(extents[d], dt)
         if isinstance(fewest, int) and isinstance(groups, int):
             spread = tiles_in_rounds(fewest, groups, slots)
-            dtv = -(-(-(-_static(extents[d]) // spread)) // v) * v
+            dtv = -(-(-(-_static(extents[d]) // spread)) // vm) * vm
         else:  # `tiles_in_rounds` on the host: R = ceil(F G / S), max(F, R S / G)
             g = host.add(arith.MaxUIOp(host.val(groups), host.c(1)))
             r = host.add(arith.CeilDivUIOp(host.muli(host.val(fewest), g), host.c(slots)))
             spread = host.add(arith.MaxUIOp(host.val(fewest), host.divui(host.muli(r, host.c(slots)), g)))
             per = host.add(arith.CeilDivUIOp(host.val(extents[d]), spread))
-            dtv = host.muli(host.add(arith.CeilDivUIOp(per, host.c(v))), host.c(v))
+            dtv = host.muli(host.add(arith.CeilDivUIOp(per, host.c(vm))), host.c(vm))
     counts = [tiles_of(extents[d], dtv if depth == 1 else dt * depth), tiles_w, *(extents[m] for m in grid)]
     blocks = host.val(counts[0])
     for x in counts[1:]:
@@ -1230,6 +1261,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     c = k.c
     n = [k.val(x) for x in extents]
     cv, cmv, cv1 = c(v), c(-v), c(v - 1)
+    cvd, cmvd = (cv, cmv) if vd == v else (c(vd), c(-vd))
     dtk = k.val(dtv) if depth == 1 else c(dt * depth)  # the steps of D of a block
     kd = k.add(arith.CeilDivUIOp(n[d], dtk)) if isinstance(dtv, int) else counts[0]
     kw = k.add(arith.CeilDivUIOp(n[w], c(wt)))
@@ -1254,7 +1286,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     ch = sv if stage_async else v
     cpr = (wt + ch - 1) // ch + 1
     vt = VectorType(elem, [v])
-    cpd = dt // v + ge // v  # chunks from `first` to `end`: (Dt + G - 1 + V - 1) / V at most
+    vtd = VectorType(delem, [vd])
+    cpd = dt // vd + ge // vd  # chunks from `first` to `end`: (Dt + G - 1 + V - 1) / V at most
 
     class Tile:
         """The values of the block's tile starting at `od` along D whose box starts at
@@ -1272,11 +1305,12 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
 
         def slot_base(self, r: SSAValue) -> SSAValue:
             """Where slot `r` starts in the box: `r PB`, and where the lanes run along a
-            destination row 16 bytes more every `V` slots (slots `V` apart, `V PB` bytes,
-            a multiple of 128, would be in one bank)."""
+            destination row 16 bytes more every `V_d` slots (slots `V_d` apart, `V_d PB`
+            bytes, a multiple of 128, would be in one bank; `V_d` the destination chunk's
+            elements)."""
             at = k.muli(r, pbc)
             if swz:
-                at = k.addi(at, k.muli(k.divui(k.addi(r, cv), cv), c(sv)))  # r >= 1 - V
+                at = k.addi(at, k.muli(k.divui(k.addi(r, cvd), cvd), c(sv)))  # r >= 1 - V_d
             return at if self.boff is None else k.addi(at, self.boff)
 
         def run_start(self, r: SSAValue) -> SSAValue:
@@ -1403,7 +1437,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                         addrs: Callable[[], list[SSAValue]]) -> None:
             """Destination chunk `cs` of run `q` (starting at `ds`, the row between `rs`
             and `re`): `_Builder.store_chunk` with `v`-element chunks."""
-            k.store_chunk(box, dst, vt, cv, v, t.box_addr, q, ds, rs, re, cs, addrs)
+            k.store_chunk(box, dst, vtd, cvd, vd, t.box_addr, q, ds, rs, re, cs, addrs, convert)
 
         first_tile = k.cmp("eq", od, c(0))
 
@@ -1414,9 +1448,9 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             ds = k.addi(dorig, k.muli(q, dsw))
             rs = k.subi(ds, od)
             re = k.addi(rs, n[d])
-            first = k.add(arith.SelectOp(first_tile, k.andi(rs, cmv), k.andi(k.addi(ds, c(ge - 1)), c(-ge))))
+            first = k.add(arith.SelectOp(first_tile, k.andi(rs, cmvd), k.andi(k.addi(ds, c(ge - 1)), c(-ge))))
             end = k.addi(ds, td)
-            if ge > v:
+            if ge > vd:
                 end = k.andi(k.addi(end, c(ge - 1)), c(-ge))
             return ds, rs, re, first, end
 
@@ -1431,15 +1465,17 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                 q0 = k.divui(tid, c(per))
                 ci0 = k.remui(tid, c(per))
                 ds0, _, _, first0, _ = row(q0)
-                r00 = k.addi(k.subi(first0, ds0), k.muli(ci0, cv))
-                base = [k.kept(t.box_addr(q0, k.addi(r00, c(e_)))) for e_ in range(v)]
+                r00 = k.addi(k.subi(first0, ds0), k.muli(ci0, cvd))
+                base = [k.kept(t.box_addr(q0, k.addi(r00, c(e_)))) for e_ in range(vd)]
                 with k.loop(q0, tw, c(qs)) as q:
                     ds, rs, re, first, end = row(q)
                     dq = k.subi(q, q0)
                     with k.loop(ci0, c(cpd), c(per)) as ci:
-                        cs = k.addi(first, k.muli(ci, cv))
+                        cs = k.addi(first, k.muli(ci, cvd))
                         with k.when(k.cmp("slt", cs, end)):
-                            step = k.addi(dq, k.muli(k.subi(ci, ci0), c(v * pb + sv)))  # slot_base(r + V)
+                            # slot_base(r + V_d); run r + per V_d starts at run r's residue
+                            # mod V (per V_d ss_D, at least 16 elements, a multiple of V)
+                            step = k.addi(dq, k.muli(k.subi(ci, ci0), c(vd * pb + sv)))
                             store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base])
         else:
             # the lanes: `P` consecutive `q` (a warp's lanes on consecutive destination runs),

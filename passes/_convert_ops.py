@@ -60,3 +60,39 @@ def conversion_ops(value: SSAValue, convert: str) -> tuple[list[Operation], SSAV
             ops.append(cmp)
         value = cmp.results[0]
     return ops, value
+
+
+_SCALAR_CASTS = {
+    "extsi": arith.ExtSIOp,
+    "extui": arith.ExtUIOp,
+    "trunci": arith.TruncIOp,
+    "sitofp": arith.SIToFPOp,
+    "uitofp": arith.UIToFPOp,
+    "fptosi": arith.FPToSIOp,
+    "extf": arith.ExtFOp,
+    "truncf": arith.TruncFOp,
+}
+
+
+def scalar_conversion_ops(value: SSAValue, convert: str) -> tuple[list[Operation], SSAValue]:
+    """The ops of `conversion_ops` for one scalar element inside a kernel (a box
+    kernel's phase 2 converts each element it reads from shared memory before it puts
+    it into the destination's vector): the same chain of steps as `arith` ops on
+    scalars, and the converted value (`value` itself when the bits stay)."""
+    src, dst = parse_convert(convert)
+    ops: list[Operation] = []
+    for step, name in conversion_steps(src, dst):
+        if step == "nonzero":
+            e = value.type
+            if isinstance(e, IntegerType):
+                zero = arith.ConstantOp(IntegerAttr(0, e))
+                cmp = arith.CmpiOp(value, zero.result, "ne")
+            else:
+                zero = arith.ConstantOp(FloatAttr(0.0, e))
+                cmp = arith.CmpfOp(value, zero.result, "une")
+            ops += [zero, cmp]
+        else:
+            cmp = _SCALAR_CASTS[step](value, _TYPES[name])
+            ops.append(cmp)
+        value = cmp.results[0]
+    return ops, value

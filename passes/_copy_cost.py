@@ -52,7 +52,10 @@ shared memory `box_smem` (`BOX_SMEM`). It is asked before the gather rule.
 
 `box<tiles>` takes copies whose `W` and `D` are both long (neither known at most
 `SMALL_EXTENT`), of one element size of at most `tiles_bytes` (`TILES_BYTES`, 4)
-without conversion, where the tiled kernel cannot move 16-byte vectors on both sides
+without conversion, or converting source elements of 1 or 2 bytes
+(`TILES_CONVERT_BYTES`) into elements at most twice as wide (`TILES_CONVERT_WIDENING`;
+its phase 2 converts each element
+before the destination's 16-byte store), where the tiled kernel cannot move 16-byte vectors on both sides
 (`vector_aligned`: a row pitch or a pointer not a multiple of 16 bytes, the odd
 transposes, whose every access is then one element) and both pointers allow them once
 aligned down (a misalignment stated, or aligned to 16); a box is a tile of both modes
@@ -570,6 +573,19 @@ lanes along a destination row, `_box_tile.tiles_phase2`): int8 0.77 of cudaMemcp
 0.54 and 0.78 (its every access one element); f64 stays tiled (0.91 against the box's
 0.79) (benchmarks/NOTES.md). The strategy itself takes elements up to
 8 bytes."""
+TILES_CONVERT_BYTES = 2
+"""Largest source element the `tiles` box takes in a converting copy (phase 2 converts
+each element it reads from the box before the destination's 16-byte store): where the
+tiled copy's misaligned tile cannot fill its byte budget (`tile.misaligned_tile_fills`:
+1- and 2-byte elements take the short-mode tile, every access one element)."""
+TILES_CONVERT_WIDENING = 2
+"""Most times its source element's size a converting `tiles` box's destination element
+may be (`TILES_CONVERT_BYTES`). Measured on the H200 (8191 x 8209 transposes through
+`tilec.copy_`, benchmarks/NOTES.md, strided37; ratio to cudaMemcpy, box / tiled):
+uint8 -> int16 0.735 / 0.645, int16 -> int8 0.793 / 0.761, float16 -> float32 0.851 /
+0.827, the strided set's case 23 (bool -> int16) 0.715 / 0.589; but int8 -> float32
+0.640 / 0.798: a destination chunk of 4 elements takes 4 shared reads and conversions
+for 4 source bytes, where the tiled kernel stores 4 bytes an access."""
 TILES_RUN_BYTES = 128
 """Bytes of a `tiles` box's source runs of 1-byte elements (`tiles_run_bytes`)."""
 TILES_RUN_WIDE_BYTES = 256
@@ -587,18 +603,54 @@ def tiles_run_bytes(e: int) -> int:
     return TILES_RUN_BYTES if e == 1 else TILES_RUN_WIDE_BYTES
 
 
-def tiles_shape(e: int, smem: int, run: int | None = None, grain: int = CHUNK_BYTES) -> tuple[int, int, int] | None:
-    """(Wt, Dt, PB) of a `tiles` box of `e`-byte elements in `smem` bytes, in elements:
+TILES_FIT_D = True
+"""Whether a `tiles` box whose `D` is known exactly and shorter than the box's default
+tile (`tiles_shape`'s `n_d`) takes `D` whole and gives the rest of its shared memory to
+longer source runs (up to `TILES_LONGEST_RUN_BYTES`): the strided set's case 00, uint8
+rows of 186 bytes in a box of 512 steps, otherwise fills 39% of its box. Measured on the
+H200 (benchmarks/NOTES.md, strided37; ratio to cudaMemcpy, one run): case 00 0.419 (D
+whole, runs of 352 bytes) against 0.365 (512 x 128); runs of 288 at 256 threads 0.419,
+144 at 512 0.387, a 32 KiB box at 256 threads 0.410; the tiled kernel 0.322."""
+TILES_LONGEST_RUN_BYTES = 512
+"""The longest source run (bytes) a `tiles` box of a short `D` takes (`TILES_FIT_D`)."""
+
+
+def tiles_fit_runs(e: int, smem: int, dt: int, ge: int, most: int = TILES_LONGEST_RUN_BYTES) -> int:
+    """The longest source run (bytes, a multiple of 16, at most `most`) of `e`-byte
+    elements whose `dt + ge - 1` slots fit `smem` bytes with the slots' shift (up to 16
+    bytes every few slots: 2 elements a slot) and two chunks to spare; 0 where none."""
+    slots = dt + ge - 1
+    run = most // 16 * 16
+    while run >= 16 and slots * (box_pitch(run) + 2 * e) + 2 * CHUNK_BYTES > smem:
+        run -= 16
+    return max(run, 0)
+
+
+def tiles_shape(e: int, smem: int, run: int | None = None, grain: int = CHUNK_BYTES,
+                dst_e: int | None = None, n_d: int | None = None) -> tuple[int, int, int] | None:
+    """(Wt, Dt, PB) of a `tiles` box of `e`-byte source elements (`dst_e`-byte
+    destination ones where it converts; default `e`) in `smem` bytes, in elements:
     `Wt` steps of `W` (a source run of `run` bytes, a multiple of 16; default
     `tiles_run_bytes(e)`), `Dt` steps of `D` (a
-    multiple of the `16 / e` elements of a chunk), the slot pitch `PB`; the box holds
-    `Dt + grain / e - 1` source runs (a destination grain of `grain` bytes, a multiple
-    of 16, starting in the tile's range reads up to `grain / e - 1` runs past it). None
-    where not one chunk's rows fit."""
-    v = CHUNK_BYTES // e
+    multiple of the elements of a chunk, `16 / e` and `16 / dst_e`), the slot pitch `PB`; the box holds
+    `Dt + grain / dst_e - 1` source runs (a destination grain of `grain` bytes, a multiple
+    of 16, starting in the tile's range reads up to `grain / dst_e - 1` runs past it). None
+    where not one chunk's rows fit.
+
+    `n_d`: `D`'s extent where known exactly; where `run` is not given, `TILES_FIT_D`
+    holds and `n_d` is shorter than that `Dt`, `Dt` is `n_d` rounded up to a chunk and
+    the runs the longest that fit (`tiles_fit_runs`), when longer than the default."""
+    ed = dst_e or e
+    v = CHUNK_BYTES // min(e, ed)
+    fit = run is None and TILES_FIT_D and n_d is not None
     run = run or tiles_run_bytes(e)
     pb = box_pitch(run)
-    dt = (smem // pb - (grain // e - 1)) // v * v
+    dt = (smem // pb - (grain // ed - 1)) // v * v
+    if fit and dt > -(-n_d // v) * v:  # type: ignore[operator]
+        short = -(-n_d // v) * v  # type: ignore[operator]
+        longer = tiles_fit_runs(e, smem, short, grain // ed)
+        if longer > run:
+            return longer // e, short, box_pitch(longer) // e
     return (run // e, dt, pb // e) if dt >= v else None
 
 
@@ -632,14 +684,24 @@ def tiles_in_rounds(fewest: int, groups: int, slots: int) -> int:
 
 def _tiles(facts: CopyFacts, smem: int, most: int) -> bool:
     """Whether the `tiles` box takes a copy whose `W` and `D` are both long (not known
-    at most `SMALL_EXTENT`; module doc): elements of `TILES_ELEMENT_BYTES`, both pointers allowing 16-byte
+    at most `SMALL_EXTENT`; module doc): elements of `TILES_ELEMENT_BYTES`, or a
+    converting copy of source elements of at most `TILES_CONVERT_BYTES` (and `most`)
+    into elements of at most `TILES_CONVERT_WIDENING` times their size (every size
+    where `most` is 8: the `tile` pass's check of a written strategy, and an A/B), both pointers allowing 16-byte
     vectors once aligned down (a misalignment stated, or aligned to 16), and the tiled
     copy unable to move 16-byte vectors on both sides (`vector_aligned`)."""
-    if facts.src_bytes != facts.dst_bytes or facts.src_bytes > min(most, 8):
+    if facts.converts:
+        if most >= 8:  # every size the strategy takes (the `tile` pass's check; an A/B)
+            if max(facts.src_bytes, facts.dst_bytes) > 8:
+                return False
+        elif facts.src_bytes > min(most, TILES_CONVERT_BYTES) or facts.dst_bytes > TILES_CONVERT_WIDENING * facts.src_bytes:
+            return False
+    elif facts.src_bytes != facts.dst_bytes or facts.src_bytes > min(most, 8):
         return False
     if (facts.src_mis is None and facts.src_align % CHUNK_BYTES) or (facts.dst_mis is None and facts.dst_align % CHUNK_BYTES):
         return False
-    return not vector_aligned(facts, CHUNK_BYTES) and tiles_shape(facts.src_bytes, smem) is not None
+    return (not vector_aligned(facts, CHUNK_BYTES)
+            and tiles_shape(facts.src_bytes, smem, dst_e=facts.dst_bytes) is not None)
 
 
 def span_rows(pitch: int, smem: int) -> int:
@@ -671,7 +733,7 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
     """"flat", "rows", "cols" or "tiles" where the box strategy takes the copy (module
     doc), else None. `smem`: the shared memory of one box; `tiles_bytes`: the largest
     element `tiles` takes."""
-    if facts.rank < 2 or facts.converts:
+    if facts.rank < 2:
         return None
     if any(_static(m.src_stride) == 0 for m in facts.modes):
         return None  # a broadcasting source: the gather strategy's
@@ -680,13 +742,15 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
     d = facts.rank - 1
     w = next((k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1), None)
     if w == d and _static(facts.modes[d].dst_stride) == 1:
-        return "span" if _span(facts, smem) else None
+        return "span" if not facts.converts and _span(facts, smem) else None
     if w is None or w == d or _static(facts.modes[d].dst_stride) != 1:
         return None
     mw, md = facts.modes[w], facts.modes[d]
     nw, nd = _short(mw), _short(md)
     if all(m.bound is None or m.bound > SMALL_EXTENT for m in (mw, md)):
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
+    if facts.converts:
+        return None  # only `tiles` converts (phase 2, element by element)
     if facts.src_bytes != 1 or facts.dst_bytes != 1:
         return None
     if nw is None:

@@ -119,7 +119,10 @@ class TilePass(ModulePass):
     write the destination in aligned 16-byte vectors gathered from it
     (passes/_box_tile.py); `box<tiles>` the same with a tile of both long contiguous
     modes a box, the destination's aligned chunks owned by the tile their start lies in
-    (`_box_tile.tiles_launch`). Where the function promises no index width (`tilec.index_bits`)
+    (`_box_tile.tiles_launch`; a converting one converts each element it reads from the
+    box before the destination's store; a destination contiguous mode known shorter
+    than the box's tile is taken whole, the rest of the box to longer source runs,
+    `_copy_cost.TILES_FIT_D`). Where the function promises no index width (`tilec.index_bits`)
     and a strategy's rule shows from the facts that every index value fits in 32 bits
     (every extent and stride static, each misalignment static or bounded: `mis % c` or
     `mis & c` of a constant, `_copy_cost.value_bound`; `_gather_tile.static_index_bits`,
@@ -497,30 +500,43 @@ class TilePass(ModulePass):
         smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem, self.box_depth)
         run = self.tiles_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
         if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8) != flavour or (
-                flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, self.tiles_grain) is None):
+                flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, self.tiles_grain,
+                                                   facts.dst_bytes) is None):
             raise TilecError(
-                f"tile: a copy of strategy {copy.strategy_name} is a transpose without conversion that "
+                f"tile: a copy of strategy {copy.strategy_name} is a transpose (converting only as box<tiles>) that "
                 f"the box rule takes as {flavour} with a box of {smem} bytes (tiles_run={run}) "
                 "(passes/_copy_cost.box_flavour), between two `layout.view`s of pointers", op=copy)
         threads = self.threads or (TILES_THREADS if flavour == "tiles" else BOX_THREADS)
         if threads < 32 or threads % 32:
             raise TilecError(f"tile: a box copy takes threads that are a multiple of 32; got threads={threads}",
                              op=copy)
-        grain = max(self.tiles_grain, 16) // facts.src_bytes
+        grain = max(self.tiles_grain, 16) // facts.dst_bytes
         lanes, stage = tiles_phase2(facts.src_bytes)
         lanes = lanes if self.tiles_lanes is None else self.tiles_lanes
         stage = stage if self.tiles_stage is None else self.tiles_stage
+        if flavour == "tiles" and facts.converts and not lanes:
+            raise TilecError("tile: a converting box<tiles> copy takes its phase-2 lanes along a destination "
+                             "row; got tiles_lanes=0", op=copy)
+        if flavour == "tiles" and facts.converts and (lanes * (16 // facts.dst_bytes)) % (16 // facts.src_bytes):
+            raise TilecError(f"tile: a converting box<tiles> copy of {facts.src_bytes}-byte into "
+                             f"{facts.dst_bytes}-byte elements takes tiles_lanes a multiple of "
+                             f"{facts.dst_bytes // facts.src_bytes} (its lanes' chunks a source chunk apart); "
+                             f"got tiles_lanes={lanes}", op=copy)
         if flavour == "tiles" and lanes and (threads // lanes) % grain:
             raise TilecError(f"tile: tiles_lanes={lanes} takes threads a multiple of {lanes} x "
                              f"{grain}; got threads={threads}", op=copy)
         interleave = False
         if flavour == "tiles":
-            misfit = tiles_interleave_misfit(facts.src_bytes, run, threads, lanes, stage, self.tiles_depth)
+            misfit = ("a converting copy" if facts.converts
+                      else tiles_interleave_misfit(facts.src_bytes, run, threads, lanes, stage, self.tiles_depth))
             if self.tiles_interleave and misfit:
                 raise TilecError(f"tile: tiles_interleave=1 does not fit {misfit}", op=copy)
             interleave = (bool(self.tiles_interleave) if self.tiles_interleave is not None
                           else tiles_interleaved(facts.src_bytes) and misfit is None)
-        ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run,
+        # the runs asked, else (one tile a block, not interleaved, not spread over
+        # rounds) the box's own (`tiles_shape`: a short D's fit)
+        fixed = interleave or self.tiles_depth > 1 or bool(self.tiles_rounds)
+        ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else self.tiles_run,
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth)
         if _promised_bits(copy) is None:

@@ -1,5 +1,6 @@
 """Nsight Compute figures of one canonical copy (issue 35: what bounds the odd transposes):
-the first case of tests/helpers/canonical_copies.py whose name contains NAME, through
+the first case of tests/helpers/canonical_copies.py whose name contains NAME (or
+`strided:N`, case N of benchmarks/strided_copy_bench.py's generated set), through
 `tilec.copy_` or, with a `canonical_copy_bench.py` variant (`tile{box_smem=76800}`; '' the
 default pipeline), the Program of the same views through that pipeline; one launch
 profiled between `cudaProfilerStart`/`Stop` after two warm-up calls (neither the compile
@@ -93,6 +94,12 @@ def call_of(name: str, variant: str | None):
     from canonical_copy_bench import (_make, _operand, _program_kernel, cases, variant_pipeline)
     from tilec.copy_plan import plan_copy
 
+    if name.startswith("strided:"):  # case N of the generated strided set, through copy_
+        import strided_copy_bench as sb
+
+        scase = sb.generate_cases(0, 48, 64, 1024)[int(name.split(":")[1])]
+        src, _, dst = sb._make(torch, scase, torch.Generator(device="cuda").manual_seed(0))
+        return lambda: tilec.copy_(dst, src)
     case = next((c for c in cases(False) if name in c.name), None)
     if case is None:
         raise SystemExit(f"no canonical copy named like {name!r}")

@@ -9,6 +9,7 @@ A variant is `name=SPEC`, SPEC a comma-separated list of
     `realign_threads:256`, ...), in force while the variant compiles and runs, and
   - `NN:t0.t1...` (a case number and a tile): the `tile` pass given that tile
     (`tile{tile=...}`) for case NN, and `NN@T` its threads (`tile{threads=T}`),
+    `NN/OPT=V` any other `tile` option for case NN (`00/tiles_run=288`),
   - `on:NN.MM...`: the cases its routes apply to (default: every case).
 Each variant compiles with a fresh `CopyKernels(disk=False)`. A case a variant names
 no tile or threads for, and that its routes do not apply to, is not run again under
@@ -28,16 +29,26 @@ sys.path.insert(0, os.path.join(here, "..", "..", "benchmarks"))
 
 def parse_variant(spec: str) -> tuple[str, dict, dict, dict, set | None]:
     """(name, routes, tiles by case, threads by case, the cases the routes apply to or
-    None: all) of `name=SPEC` (module doc)."""
+    None: all) of `name=SPEC` (module doc); a tile `NN/OPT=V` option goes into
+    threads by case as `(T or None, {OPT: V, ...})`."""
     name, _, body = spec.partition("=")
     on: set | None = None
     routes: dict = {}
     tiles: dict = {}
     threads: dict = {}
     for item in (x for x in body.split(",") if x):
+        if "/" in item:
+            case, opt = item.split("/")
+            t, extra = threads.get(int(case), (None, {})) if isinstance(threads.get(int(case)), tuple) else \
+                (threads.get(int(case)), {})
+            k, v = opt.split("=")
+            extra[k] = v
+            threads[int(case)] = (t, extra)
+            continue
         if "@" in item:
             case, t = item.split("@")
-            threads[int(case)] = int(t)
+            old = threads.get(int(case))
+            threads[int(case)] = (int(t), old[1]) if isinstance(old, tuple) else int(t)
             continue
         k, v = item.split(":")
         if k == "on":
@@ -49,15 +60,20 @@ def parse_variant(spec: str) -> tuple[str, dict, dict, dict, set | None]:
     return name, routes, tiles, threads, on
 
 
-def pipeline_of(tile: tuple[int, ...] | None, threads: int | None) -> str:
-    """The default pipeline with the `tile` pass given `tile` and `threads`."""
+def pipeline_of(tile: tuple[int, ...] | None, threads) -> str:
+    """The default pipeline with the `tile` pass given `tile` and `threads` (an int, or
+    `(threads or None, {option: value})`)."""
     from tilec.compiler.pipeline import expand_pipeline
 
     opts = []
+    extra: dict = {}
+    if isinstance(threads, tuple):
+        threads, extra = threads
     if tile:
         opts.append("tile=" + ",".join(map(str, tile)))
     if threads:
         opts.append(f"threads={threads}")
+    opts += [f"{k}={v}" for k, v in extra.items()]
     if not opts:
         return "default"
     return ",".join(f"tile{{{' '.join(opts)}}}" if p == "tile" else p for p in expand_pipeline("default").split(","))

@@ -336,11 +336,13 @@ def test_strided_set_patterns_in_small_match_torch_bit_for_bit():
         # against the gather's 0.023 on the H200)
         ("int8", "int8", lambda d: _random(torch, d, (21, 7, 12, 5, 31, 19), gen, True).permute(5, 2, 4, 1, 3, 0),
          None, "tiled"),
+        # converting transposes of 1- and 2-byte source elements, both contiguous modes long
+        # (23): the converting box<tiles> (`_copy_cost.TILES_CONVERT_BYTES`)
         ("float16", "bfloat16", lambda d: _random(torch, d, (42, 3, 5, 7, 181), gen, True).permute(4, 2, 3, 0, 1),
-         None, "tiled"),
+         None, "box<tiles>"),
         # 30: columns of 19 bools from a flat (n, 19): the box's cols flavour
         ("bool", "bool", lambda d: _random(torch, d, (19, 100003), gen, True).t(), None, "box<cols>"),
-        ("bool", "int16", lambda d: _random(torch, d, (1700, 2850), gen, True).t(), None, "tiled"),
+        ("bool", "int16", lambda d: _random(torch, d, (1700, 2850), gen, True).t(), None, "box<tiles>"),
         ("int16", "int16", lambda d: _random(torch, d, (1, 41440), gen, True), (45, 41440), "gather"),
         ("bfloat16", "bfloat16", lambda d: _random(torch, d, (1, 5, 1, 1123), gen, True), (3, 5, 7, 1123), "gather"),
         # 20: rows of 259 bytes broadcast from one row (a padded row of 65-512: gathered)

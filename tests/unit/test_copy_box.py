@@ -397,6 +397,78 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stag
                    for text in sources)
 
 
+def _converting_tiles_cases(rng):
+    """(src, dst base, dst view of the base) of converting `box<tiles>` copies: 1- and
+    2-byte source elements into elements at most twice as wide (widening, narrowing, to
+    and from floats and bool), rows of every residue mod 16 bytes, pointers offset on
+    both sides, a grid mode into padded dst rows. (Wider destinations, the kernel the
+    rule does not take: tests/filecheck/tile/box_tiles_convert.mlir.)"""
+
+    def rand(shape, dtype):
+        if dtype == "bool":
+            return rng.integers(0, 2, size=shape).astype(bool)
+        return rng.integers(-100, 100, size=shape).astype(dtype)
+
+    out = []
+    for sd, dd, (r, c), so, do in (("bool", "int16", (300, 131), 0, 0), ("uint8", "int16", (97, 213), 3, 5),
+                                   ("uint8", "float16", (150, 97), 15, 9), ("int16", "int8", (203, 171), 1, 3),
+                                   ("float16", "float32", (150, 97), 1, 3), ("int8", "float16", (97, 131), 2, 1),
+                                   ("float16", "bool", (97, 131), 2, 1), ("int16", "int32", (131, 77), 5, 1)):
+        flat = rand(so + r * c + 9, sd)
+        src = flat[so : so + r * c].reshape(r, c).T
+        base = np.full(r * c + 40, 77, dd)
+        out.append((src, base, lambda b, do=do, r=r, c=c: b[do : do + r * c].reshape(c, r)))
+    src = rand((3, 150, 97), "uint8").transpose(0, 2, 1)
+    base = np.full((3, 97, 157), 77, np.int16)
+    out.append((src, base, lambda b: b[:, :, 2:152]))
+    return out
+
+
+@pytest.mark.parametrize("smem, lanes, grain, stage", [
+    (None, None, None, None), (16384, None, None, None), (16384, 16, None, None), (BOX_SMEM, None, 32, None),
+    (16384, None, None, 4)])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_converting_tiles_box_copies_match_numpy(routes, smem, lanes, grain, stage, compiled, nvrtc_available):
+    """A converting `box<tiles>` (phase 2 converts each element it reads from the box
+    before the destination's 16-byte store; `_copy_cost.TILES_CONVERT_BYTES`): every
+    destination element written once, converted as PyTorch (NumPy) converts it, nothing
+    around it, with several tiles along both long modes (a small box), 16 lanes a row,
+    whole-sector grains and 4-byte phase-1 chunks; compiled, 16-byte vector stores of
+    the destination's elements."""
+    if compiled and not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_smem=smem, tiles_lanes=lanes, tiles_grain=grain, tiles_stage=stage)
+    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
+    from tilec.copy_cpu import _operand
+
+    for src, base, view in _converting_tiles_cases(np.random.default_rng(smem or 3)):
+        assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>"
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=compiled)
+        assert np.array_equal(base, want), (src.dtype, base.dtype)
+    if compiled:
+        sources = [e.kernel.source for e in kernels._entries.values()]
+        assert any("reinterpret_cast<i16x8*>(dst" in text for text in sources)
+        assert any("reinterpret_cast<f32x4*>(dst" in text for text in sources)
+        assert any("reinterpret_cast<i32x4*>(dst" in text for text in sources)
+
+
+def test_converting_tiles_box_takes_narrow_sources_only():
+    """The rule (`_copy_cost.TILES_CONVERT_BYTES`, `TILES_CONVERT_WIDENING`): a converting
+    odd transpose of 1- or 2-byte source elements into elements at most twice as wide
+    takes `box<tiles>`; wider destinations (int8 -> float32: H200 0.64 boxed, 0.80 tiled)
+    and 4-byte sources (their misaligned tile fills its byte budget,
+    `tile.misaligned_tile_fills`) the tiled kernel."""
+    assert key_strategy(_plan((131, 300), (131, 300), (1, 131), "int16", "uint8").key) == "box<tiles>"
+    assert key_strategy(_plan((131, 300), (131, 300), (1, 131), "float32", "float16").key) == "box<tiles>"
+    assert key_strategy(_plan((131, 300), (131, 300), (1, 131), "int8", "int16").key) == "box<tiles>"
+    assert key_strategy(_plan((131, 300), (131, 300), (1, 131), "float32", "int8").key) == "tiled"
+    assert key_strategy(_plan((131, 300), (131, 300), (1, 131), "float64", "float16").key) == "tiled"
+    assert key_strategy(_plan((131, 300), (131, 300), (1, 131), "float64", "float32").key) == "tiled"
+    assert key_strategy(_plan((131, 300), (131, 300), (1, 131), "bfloat16", "float32").key) == "tiled"
+
+
 @pytest.mark.parametrize("smem, lanes", [(None, 8), (8192, 8), (8192, 4), (None, 4)])
 @pytest.mark.parametrize("compiled", [False, True])
 def test_tiles_box_interleaved_copies_match_numpy(routes, smem, lanes, compiled, nvrtc_available):

@@ -10,6 +10,9 @@ from __future__ import annotations
 from helpers.canonical_copies import CANONICAL, copy_choice
 
 from tilec.copy_plan import Operand, plan_copy
+from tilec.copy_routes import forced_routes
+from tilec.passes._box_tile import TILES_GRAIN, tiles_smem
+from tilec.passes._copy_cost import tiles_shape
 
 DST = 1 << 30
 SRC = 1 << 34
@@ -35,16 +38,51 @@ def permuted(dtype: str, base: tuple[int, ...], perm: tuple[int, ...], dst_dtype
 
 def test_narrow_misaligned_transpose_takes_the_short_mode_tile():
     """Case 23, bool -> int16 16998 x 28506 transposed (rows of 28506 int16: 57012 bytes,
-    not a multiple of 16): 1-byte source elements, so the misaligned 128 KiB tile would
-    hold 32 KiB at one block a multiprocessor (`tile.misaligned_tile_fills`); the
-    short-mode tile instead: source runs of a warp's 32 elements, the rest of 16 KiB to
-    the destination's runs, at 256 threads (H200: 512 x 64 at 512 threads 0.39 of
-    cudaMemcpy, 32 x 128 and 32 x 256 at 256 threads 0.61)."""
+    not a multiple of 16), where the box does not take it (`box=never`): 1-byte source
+    elements, so the misaligned 128 KiB tile would hold 32 KiB at one block a
+    multiprocessor (`tile.misaligned_tile_fills`); the short-mode tile instead: source
+    runs of a warp's 32 elements, the rest of 16 KiB to the destination's runs, at 256
+    threads (H200: 512 x 64 at 512 threads 0.39 of cudaMemcpy, 32 x 128 and 32 x 256 at
+    256 threads 0.61)."""
+    with forced_routes(box="never"):
+        dst, src = permuted("bool", (16998, 28506), (1, 0), "int16")
+        assert copy_choice(plan_copy(dst, src)) == ("tiled", (32, 512), 256)
+        # its mirror of 2-byte elements: 8192 of them, the same runs of 32
+        dst, src = permuted("int16", (16998, 28506), (1, 0), "int32")
+        assert copy_choice(plan_copy(dst, src)) == ("tiled", (32, 256), 256)
+
+
+def test_narrow_converting_transpose_takes_the_converting_box():
+    """Case 23 takes `box<tiles>`, its phase 2 converting each element
+    (`_copy_cost.TILES_CONVERT_BYTES`: source elements of 1 or 2 bytes, where the tiled
+    copy's every access is one element; the destination's at most twice as wide,
+    `TILES_CONVERT_WIDENING`): H200 0.715 of cudaMemcpy against the tiled kernel's 0.589
+    (32 x 512, `box=never`) in one run. Of 4-byte source elements the tiled copy's
+    misaligned tile (it fills its byte budget)."""
     dst, src = permuted("bool", (16998, 28506), (1, 0), "int16")
-    assert copy_choice(plan_copy(dst, src)) == ("tiled", (32, 512), 256)
-    # its mirror of 2-byte elements: 8192 of them, the same runs of 32
+    assert copy_choice(plan_copy(dst, src)) == ("box<tiles>", None, 512)
     dst, src = permuted("int16", (16998, 28506), (1, 0), "int32")
-    assert copy_choice(plan_copy(dst, src)) == ("tiled", (32, 256), 256)
+    assert copy_choice(plan_copy(dst, src)) == ("box<tiles>", None, 512)
+    dst, src = permuted("float32", (16998, 28506), (1, 0), "float64")
+    assert copy_choice(plan_copy(dst, src))[0] == "tiled"
+
+
+def test_a_short_d_box_takes_d_whole_and_longer_runs():
+    """Case 00, uint8 (186, 3, 230, 4, 275) permuted (4, 2, 1, 3, 0): `box<tiles>` with a
+    destination contiguous mode of 186 steps, a third of the 75 KiB box's 512-step tile;
+    `tilec.copy_` states it exactly and the box takes it whole (192 steps) with runs of
+    352 bytes (W's 275 in one tile) instead of 128 (`_copy_cost.TILES_FIT_D`): H200
+    0.419 of cudaMemcpy against 0.365 for the 512 x 128 box in one run (runs of 288 at
+    256 threads 0.419, a 32 KiB box at 256 threads 0.410; tiled 0.322). A long D keeps
+    the box's tile."""
+    dst, src = permuted("uint8", (186, 3, 230, 4, 275), (4, 2, 1, 3, 0), "uint8")
+    plan = plan_copy(dst, src)
+    assert copy_choice(plan) == ("box<tiles>", None, 512)
+    assert plan.key.small_extents[-1] == 186 and plan.key.exact_extents[-1]
+    assert tiles_shape(1, tiles_smem(1), None, TILES_GRAIN, 1, 186) == (352, 192, 368)
+    assert tiles_shape(1, tiles_smem(1), None, TILES_GRAIN, 1, 8209) == tiles_shape(1, tiles_smem(1)) == (128, 512, 144)
+    dst, src = permuted("uint8", (8209, 8191), (1, 0), "uint8")
+    assert not plan_copy(dst, src).key.exact_extents[-1]
 
 
 def test_wide_misaligned_transposes_keep_the_misaligned_tile():

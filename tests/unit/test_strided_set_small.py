@@ -53,9 +53,9 @@ CASES = [
     # (src dtype, dst dtype, base shape, permutation, dst shape (a broadcast), strategy)
     ("int8", "int8", (6, 37, 9, 19, 17), (2, 4, 0, 1, 3), None, "box<rows>"),
     ("int8", "int8", (21, 7, 12, 5, 31, 19), (5, 2, 4, 1, 3, 0), None, "tiled"),
-    ("float16", "bfloat16", (42, 3, 5, 7, 181), (4, 2, 3, 0, 1), None, "tiled"),
+    ("float16", "bfloat16", (42, 3, 5, 7, 181), (4, 2, 3, 0, 1), None, "box<tiles>"),  # converting
     ("bool", "bool", (19, 100003), (1, 0), None, "box<cols>"),
-    ("bool", "int16", (1700, 2850), (1, 0), None, "tiled"),
+    ("bool", "int16", (1700, 2850), (1, 0), None, "box<tiles>"),  # case 23: converting
     ("int16", "int16", (1, 41440), None, (45, 41440), "gather"),
     ("bfloat16", "bfloat16", (1, 5, 1, 1123), None, (3, 5, 7, 1123), "gather"),
     ("uint8", "uint8", (1, 259), None, (450, 259), "gather"),  # case 20: a padded row of 65-512

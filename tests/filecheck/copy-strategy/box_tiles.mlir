@@ -17,6 +17,9 @@
 // EQ: @odd_f64: equivalent after
 // EQ: @aligned_int8: equivalent after
 // EQ: @unaligned_pointer: equivalent after
+// EQ: @convert_uint8_int16: equivalent after
+// EQ: @convert_f32_f64: equivalent after
+// EQ: @convert_int8_f32: equivalent after
 
 // A 300 x 131 int8 transpose: rows of 131 and 300 bytes.
 // CHECK-LABEL: func.func @odd_int8
@@ -89,5 +92,48 @@ func.func @unaligned_pointer(%src: !layout.ptr<i8>, %dst: !layout.ptr<i8, align 
   %a = layout.view %src : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(131,300):(1,131)>, gmem>
   %b = layout.view %dst : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,300):(300,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(131,300):(1,131)>, gmem>, !layout.tensor<i8, #layout.cute<(131,300):(300,1)>, gmem>
+  func.return
+}
+
+// A converting transpose of 1-byte source elements (uint8 -> int16): box<tiles>, its
+// phase 2 converting each element (`_copy_cost.TILES_CONVERT_BYTES`: sources of 1 or 2
+// bytes).
+// CHECK-LABEL: func.func @convert_uint8_int16
+// CHECK:         layout.copy %{{.*}}, %{{.*}} {convert = "uint8->int16", strategy = #layout.copy_strategy<box<tiles>>}
+// TWO-LABEL: func.func @convert_uint8_int16
+// TWO:           layout.copy %{{.*}}, %{{.*}} {convert = "uint8->int16", strategy = #layout.copy_strategy<box<tiles>>}
+// NEVER-LABEL: func.func @convert_uint8_int16
+// NEVER-NOT:     strategy
+func.func @convert_uint8_int16(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i16, align 16>) attributes {tilec.args = {src = 0 : index, dst = 0 : index}} {
+  %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,300):(1,131)>, gmem>
+  %b = layout.view %dst : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(131,300):(300,1)>, gmem>
+  layout.copy %a, %b {convert = "uint8->int16"} : !layout.tensor<i8, #layout.cute<(131,300):(1,131)>, gmem>, !layout.tensor<i16, #layout.cute<(131,300):(300,1)>, gmem>
+  func.return
+}
+
+// A converting transpose of 4-byte source elements (f32 -> f64): the tiled copy's (its
+// misaligned tile fills its byte budget); tiles_bytes=8 asks every size the strategy
+// takes (an A/B).
+// CHECK-LABEL: func.func @convert_f32_f64
+// CHECK-NOT:     strategy
+// WIDE-LABEL: func.func @convert_f32_f64
+// WIDE:          layout.copy %{{.*}}, %{{.*}} {convert = "float32->float64", strategy = #layout.copy_strategy<box<tiles>>}
+func.func @convert_f32_f64(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f64, align 16>) attributes {tilec.args = {src = 0 : index, dst = 0 : index}} {
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(77,131):(1,77)>, gmem>
+  %b = layout.view %dst : !layout.ptr<f64, align 16> -> !layout.tensor<f64, #layout.cute<(77,131):(131,1)>, gmem>
+  layout.copy %a, %b {convert = "float32->float64"} : !layout.tensor<f32, #layout.cute<(77,131):(1,77)>, gmem>, !layout.tensor<f64, #layout.cute<(77,131):(131,1)>, gmem>
+  func.return
+}
+
+// A converting transpose into elements more than twice as wide (int8 -> f32): the tiled
+// copy's (`_copy_cost.TILES_CONVERT_WIDENING`).
+// CHECK-LABEL: func.func @convert_int8_f32
+// CHECK-NOT:     strategy
+// WIDE-LABEL: func.func @convert_int8_f32
+// WIDE:          layout.copy %{{.*}}, %{{.*}} {convert = "int8->float32", strategy = #layout.copy_strategy<box<tiles>>}
+func.func @convert_int8_f32(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<f32, align 16>) attributes {tilec.args = {src = 0 : index, dst = 0 : index}} {
+  %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,300):(1,131)>, gmem>
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(131,300):(300,1)>, gmem>
+  layout.copy %a, %b {convert = "int8->float32"} : !layout.tensor<i8, #layout.cute<(131,300):(1,131)>, gmem>, !layout.tensor<f32, #layout.cute<(131,300):(300,1)>, gmem>
   func.return
 }

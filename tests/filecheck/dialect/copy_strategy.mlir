@@ -59,7 +59,7 @@ func.func @async_shared_to_global(%s: !S, %g: !G) {
 !G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
 !H = !layout.tensor<f16, #layout.cute<(16,16):(16,1)>, smem>
 func.func @tma_converting(%g: !G, %h: !H) {
-  // expected-error @+1 {{copy strategy tma moves bytes as they are: a converting copy is simt}}
+  // expected-error @+1 {{copy strategy tma moves bytes as they are: a converting copy is simt or box<tiles>}}
   layout.copy %g, %h {strategy = #layout.copy_strategy<tma>, convert = "float32->float16"} : !G, !H
   func.return
 }
@@ -125,7 +125,7 @@ func.func @realign_in_a_launch(%a: !G, %b: !G) {
 !G = !layout.tensor<f32, #layout.cute<(16,16):(16,1)>, gmem>
 !H = !layout.tensor<f16, #layout.cute<(16,16):(16,1)>, gmem>
 func.func @realign_converting(%g: !G, %h: !H) {
-  // expected-error @+1 {{copy strategy realign moves bytes as they are: a converting copy is simt}}
+  // expected-error @+1 {{copy strategy realign moves bytes as they are: a converting copy is simt or box<tiles>}}
   layout.copy %g, %h {strategy = #layout.copy_strategy<realign>, convert = "float32->float16"} : !G, !H
   func.return
 }

@@ -72,7 +72,7 @@
 // DEPTH:           scf.if
 // DEPTH:             cuda.opaque
 // DEPTH:             layout.write %{{.*}} {width = 4 : i64} : vector<4xf32>
-// FIT: error: 'layout.copy': tile: a copy of strategy box<tiles> is a transpose without conversion that the box rule takes as tiles with a box of 8192 bytes (tiles_run=1024)
+// FIT: error: 'layout.copy': tile: a copy of strategy box<tiles> is a transpose (converting only as box<tiles>) that the box rule takes as tiles with a box of 8192 bytes (tiles_run=1024)
 
 // tiles_interleave=1 (an option, off by default): after phase 1 and a barrier, each
 // thread reads the 16-byte chunks of its pieces of the slots, keeps each byte from chunk
@@ -104,8 +104,9 @@
 // box's 592 steps of D would make 1 tile along D, one round of 2 blocks; spread, ceil(300 /
 // 132) rounded up to a chunk (16 steps) a tile, 19 tiles. Run-time extents: the same on
 // the host (R = ceil(F G / 264), K = max(F, R 264 / G), Dt = 16 ceil(ceil(n / K) / 16)),
-// the kernel taking the tile's steps and the count as arguments. tiles_rounds=0 (the
-// default): the box's steps, 1 x 2 blocks.
+// the kernel taking the tile's steps and the count as arguments (the box's own runs: no
+// fit of a short D with rounds). tiles_rounds=0 (the default): D's 300 steps whole and
+// runs of 256 bytes (`_copy_cost.TILES_FIT_D`), 1 x 1 blocks.
 // ROUNDSOPT: tiles_rounds=2 must be 0 or 1
 // ROUNDS-LABEL: func.func @odd_int8
 // ROUNDS:         %[[KD:.*]] = arith.constant 19 : index
@@ -124,7 +125,7 @@
 // ROUNDS:           arith.muli %{{.*}}, %[[DT]] : index
 // ROUNDS0-LABEL: func.func @odd_int8
 // ROUNDS0:         %[[KD:.*]] = arith.constant 1 : index
-// ROUNDS0-NEXT:    %[[KW:.*]] = arith.constant 2 : index
+// ROUNDS0-NEXT:    %[[KW:.*]] = arith.constant 1 : index
 // ROUNDS0-NEXT:    %[[G:.*]] = arith.muli %[[KD]], %[[KW]] : index
 // ROUNDS0:         layout.launch grid(%[[G]], %{{.*}}, %{{.*}}) threads(512)
 // ROUNDS0-LABEL: func.func @odd_i8_misaligned
@@ -137,9 +138,12 @@
 // CUDA-NEXT:    __syncthreads();
 // CUDA:         reinterpret_cast<i8x16*>(
 
+// D (300 steps, static) shorter than the 86 KiB box's 592-step tile (`_copy_cost.TILES_FIT_D`):
+// the tile takes D whole (304 steps) and runs of 256 bytes (W's 131 in one tile), the
+// box's slots 272 bytes apart, 87119 bytes with their shifts.
 // CHECK-LABEL: func.func @odd_int8
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
-// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(88047):(1)>, smem>
+// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(87119):(1)>, smem>
 // CHECK:           scf.for
 // CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
 // CHECK:           layout.async_wait {pending = 0 : i64}
@@ -149,11 +153,11 @@
 // CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // CHECK-NOT:     layout.copy
 // With phase 2's lanes along a row (tiles_lanes=8) and whole sectors (tiles_grain=32):
-// 2 blocks a multiprocessor asked, the box (86 KiB for 1-byte elements: `tiles_smem`) 31 runs past a 576-run tile, the slots 16
-// bytes further every 16 slots.
+// 2 blocks a multiprocessor asked, the box (86 KiB for 1-byte elements: `tiles_smem`) 31 runs past a 304-run tile
+// (D whole), the slots 16 bytes further every 16 slots.
 // LANES-LABEL: func.func @odd_int8
 // LANES:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512) attributes {tilec.min_blocks = 2 : i64
-// LANES:           layout.alloc : !layout.tensor<i8, #layout.cute<(88047):(1)>, smem>
+// LANES:           layout.alloc : !layout.tensor<i8, #layout.cute<(86127):(1)>, smem>
 // LANES:           layout.barrier
 // LANES:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // Phase 1 by 4-byte cp.async (tiles_stage=4), each slot 4 bytes further every 16.
@@ -186,7 +190,8 @@ func.func @odd_i8_misaligned(%s0: !layout.ptr<i8, align 16>, %d0: !layout.ptr<i8
 // CHECK-LABEL: func.func @grid_int16
 // CHECK:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xi16>
 // LANES-LABEL: func.func @grid_int16
-// LANES:           layout.alloc : !layout.tensor<i16, #layout.cute<(32759):(1)>, smem>
+// (D's 150 steps whole: a 152-step tile, runs of 184 elements)
+// LANES:           layout.alloc : !layout.tensor<i16, #layout.cute<(32247):(1)>, smem>
 // LANES:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xi16>
 func.func @grid_int16(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i16, align 16>) {
   %a = layout.view %src : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(3,97,150):(14550,1,97)>, gmem>
