@@ -69,18 +69,18 @@ def test_narrow_converting_transpose_takes_the_converting_box():
 
 def test_a_short_d_box_takes_d_whole_and_longer_runs():
     """Case 00, uint8 (186, 3, 230, 4, 275) permuted (4, 2, 1, 3, 0): `box<tiles>` with a
-    destination contiguous mode of 186 steps, a third of the 75 KiB box's 512-step tile;
-    `tilec.copy_` states it exactly and the box takes it whole (192 steps) with runs of
-    352 bytes (W's 275 in one tile) instead of 128 (`_copy_cost.TILES_FIT_D`): H200
-    0.419 of cudaMemcpy against 0.365 for the 512 x 128 box in one run (runs of 288 at
-    256 threads 0.419, a 32 KiB box at 256 threads 0.410; tiled 0.322). A long D keeps
-    the box's tile."""
+    destination contiguous mode of 186 steps, under a third of the 86 KiB box's 592-step
+    tile; `tilec.copy_` states it exactly and the box takes it whole (192 steps) with runs
+    of 400 bytes (W's 275 in one tile) instead of 128 (`_copy_cost.TILES_FIT_D`). Measured
+    with the 75 KiB box (runs of 352, W's 275 whole as here): H200 0.419 of cudaMemcpy
+    against 0.365 for the 512 x 128 box in one run (runs of 288 at 256 threads 0.419, a 32
+    KiB box at 256 threads 0.410; tiled 0.322). A long D keeps the box's tile."""
     dst, src = permuted("uint8", (186, 3, 230, 4, 275), (4, 2, 1, 3, 0), "uint8")
     plan = plan_copy(dst, src)
     assert copy_choice(plan) == ("box<tiles>", None, 512)
     assert plan.key.small_extents[-1] == 186 and plan.key.exact_extents[-1]
-    assert tiles_shape(1, tiles_smem(1), None, TILES_GRAIN, 1, 186) == (352, 192, 368)
-    assert tiles_shape(1, tiles_smem(1), None, TILES_GRAIN, 1, 8209) == tiles_shape(1, tiles_smem(1)) == (128, 512, 144)
+    assert tiles_shape(1, tiles_smem(1), None, TILES_GRAIN, 1, 186) == (400, 192, 416)
+    assert tiles_shape(1, tiles_smem(1), None, TILES_GRAIN, 1, 8209) == tiles_shape(1, tiles_smem(1)) == (128, 592, 144)
     dst, src = permuted("uint8", (8209, 8191), (1, 0), "uint8")
     assert not plan_copy(dst, src).key.exact_extents[-1]
 
