@@ -497,6 +497,8 @@ BUILDER_METHODS = {
     "layout.cluster_rank": "KernelBuilding.cluster_rank", "layout.cluster_sync": "KernelBuilding.cluster_sync",
     "layout.peer_view": "KernelBuilding.peer_view",
     "layout.atomic_add": "KernelBuilding.atomic_add", "layout.fence": "KernelBuilding.fence",
+    "layout.griddep_wait": "KernelBuilding.griddep_wait",
+    "layout.griddep_launch_dependents": "KernelBuilding.griddep_launch_dependents",
 }
 """Each `layout` op and the builder method that makes it (class.method)."""
 

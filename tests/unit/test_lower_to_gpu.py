@@ -85,7 +85,7 @@ def _expected(name: str, fn: str, inp: dict) -> dict:
         return {}
     src = inp["src"]
     dst = inp["dst"].copy()
-    if name in ("memcpy_2d", "mojo_copy", "copy_async", "shuffle", "ldmatrix", "stmatrix_sm80", "tma"):
+    if name in ("memcpy_2d", "mojo_copy", "copy_async", "shuffle", "ldmatrix", "stmatrix_sm80", "tma", "griddep"):
         return {"dst": src.copy()}
     if name == "cp_async_load":  # @edges: the masked tiles copy the 200 x 136 tensor; @box: tile (x + 1, y) to (x, y)
         if fn == "edges":
