@@ -5,12 +5,14 @@ registers through `cuda.opaque`: passes/_box_tile.py).
 
     python3 dev/device/copy_check.py SPEC [--calls N] [--compile-only]
 
-SPEC is DTYPE:SHAPE:SRC_STRIDES[:+SRC_OFFSET][:NAME=VALUE ...], extents and strides in
+SPEC is DTYPE:SHAPE:SRC_STRIDES[:+SRC_OFFSET][:to=DTYPE][:NAME=VALUE ...], extents and strides in
 elements joined by `x`: dst is a contiguous array of SHAPE, src a strided view of SHAPE
 with SRC_STRIDES into a buffer of its own, SRC_OFFSET elements in (a pointer off its
 16-byte alignment); each NAME=VALUE a tuning value of `copy_routes.TUNING_NAMES` forced
 for the copies (`copy_routes.forced_routes`; an integer, or `box_stage`'s word), or a
-route's setting (`box=never`: the tiled kernel of a copy the box would take). E.g.
+route's setting (`box=never`: the tiled kernel of a copy the box would take); `to=DTYPE`
+makes dst of another element type (a converting copy, e.g. `bool:1000x1001:1x1000:to=int16`:
+the converting `box<tiles>`). E.g.
 `int8:1000x1001:1x1000` (dst (1000, 1001) from the transpose of a contiguous (1001,
 1000) array: `box<tiles>`), `int8:1000x1001:1x1000:+5`,
 `int8:999x1001:1x999:+3:tiles_interleave=1:tiles_stage=16` (the interleaved slots, off
@@ -49,7 +51,7 @@ def tuning(spec: str) -> dict[str, int | str]:
 
     out: dict[str, int | str] = {}
     for item in spec.split(":")[3:]:
-        if item.startswith("+"):
+        if item.startswith("+") or item.startswith("to="):
             continue
         name, eq, value = item.partition("=")
         if not eq or name not in TUNING_NAMES + ROUTE_NAMES or (name in ROUTE_NAMES and value not in SETTINGS):
@@ -60,7 +62,13 @@ def tuning(spec: str) -> dict[str, int | str]:
     return out
 
 
-def strategy_and_source(dtype: str, shape, strides, offset: int) -> tuple[str, str]:
+def dst_dtype(spec: str) -> str:
+    """dst's element type: `to=DTYPE` of SPEC, else the source's."""
+    items = spec.split(":")
+    return next((i[3:] for i in items[3:] if i.startswith("to=")), items[0])
+
+
+def strategy_and_source(dtype: str, shape, strides, offset: int, to: str | None = None) -> tuple[str, str]:
     """The `copy-strategy` pass's choice for this copy and the CUDA of its kernel."""
     from tilec.compiler.pipeline import expand_pipeline, parse_module, run_pipeline
     from tilec.compiling import compile_program
@@ -74,7 +82,7 @@ def strategy_and_source(dtype: str, shape, strides, offset: int) -> tuple[str, s
     for n in reversed(shape):
         dst_strides.insert(0, step)
         step *= n
-    plan = plan_copy(Operand(1 << 20, dtype, shape, tuple(dst_strides)),
+    plan = plan_copy(Operand(1 << 20, to or dtype, shape, tuple(dst_strides)),
                      Operand((2 << 20) + offset * itemsize, dtype, shape, strides))
     pipeline = kernel_pipeline(plan.key, "default")
     module = parse_module(copy_program(plan.key))
@@ -91,7 +99,7 @@ def compile_only(spec: str) -> int:
     from tilec.runtime.nvrtc import resource_usage
 
     with forced_routes(**tuning(spec)):
-        strategy, kernel = strategy_and_source(*parse(spec))
+        strategy, kernel = strategy_and_source(*parse(spec), dst_dtype(spec))
     usage = resource_usage(kernel.compile("sm_90a"))
     regs = ", ".join(f"{r.registers} registers, {r.spill_stores} spill stores" for r in usage.values())
     opaque = 'asm volatile("" : "+' in kernel.source
@@ -116,10 +124,12 @@ def run(spec: str, calls: int) -> int:
     host = np.lib.stride_tricks.as_strided(base[offset:], shape, [s * itemsize for s in strides])
     dev_base = cp.asarray(base)
     src = cp.lib.stride_tricks.as_strided(dev_base[offset:], shape, [s * itemsize for s in strides])
-    dst = cp.empty(shape, dtype)
+    to = dst_dtype(spec)
+    host = host.astype(to)
+    dst = cp.empty(shape, to)
     ok = True
     for call in range(calls):
-        dst.fill(0x5A if np.dtype(dtype).kind in "iub" else np.nan)
+        dst.fill(0x5A if np.dtype(to).kind in "iub" else np.nan)
         with forced_routes(**tuning(spec)):
             tilec.copy_(dst, src)
         cp.cuda.Device().synchronize()

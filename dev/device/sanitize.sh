@@ -7,12 +7,14 @@
 # (tests/fuzz/generate_mbarrier.py: TMA rings on mbarrier arrays and warp-specialised
 # producer/consumer pipelines), thread-block cluster rings (tests/fuzz/generate_cluster.py)
 # serial split-K counter programs (tests/fuzz/generate_atomic.py) and sums of partials across a
-# cluster through distributed shared memory (tests/fuzz/generate_dsmem.py), for the GEMMs named
+# cluster through distributed shared memory (tests/fuzz/generate_dsmem.py), shared-memory round
+# trips coarsened by `coarsen-grid` (tests/fuzz/generate_coarsen.py; some around the griddep ops,
+# launched as programmatic dependents), for the GEMMs named
 # by --gemm and for `tilec.matmul` with the configurations named by --matmul. One summary
 # line per run, a table at the end; exits 1 if any run reports an error (or fails).
 #
 #   device run (carry .whl): bash dev/device/sanitize.sh [--count N] [--seed S] [--mbarrier N]
-#                            [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--tools "memcheck racecheck synccheck"]
+#                            [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--coarsen N] [--tools "memcheck racecheck synccheck"]
 #                            [--gemm "CONFIG ..."] [--gemm-shape MxNxK] [--no-examples]
 #                            [--matmul "CONFIG@MxNxK ..."] [--copy "DTYPE:SHAPE:STRIDES[:+O][:NAME=V] ..."] [--budget S]
 #                            [--attention "D:causal|full:BxHxHKVxSQxSKV[:P[:pingpong]] ..."] [--generate-only]
@@ -30,7 +32,11 @@
 #   cluster_syncs); --epilogue N: N random epilogue kernels (tests/fuzz/generate_compute.py:
 #   silu_tanh / gelu_tanh / tanh with `fastmath<afn>` or not, or a division by a random divisor, grouped
 #   by `cuda.div_approx_group` where afn and its proven range allow; a row index kept by `cuda.opaque`),
-#   those calling tanh.approx.f32 or dividing (`// gpu-check: no`) run without --check. Each default (count + 3) / 4.
+#   those calling tanh.approx.f32 or dividing (`// gpu-check: no`) run without --check; --coarsen N: N
+#   shared-memory round trips of random element sizes, tiles and grids through the default pipeline
+#   with `coarsen-grid{min_waves=0 ...}` (blocks take k tiles in a pipelined loop), some with
+#   `layout.griddep_wait` / `griddep_launch_dependents` (a launch through cuLaunchKernelEx). Each
+#   default (count + 3) / 4.
 #
 # --matmul runs `tilec.matmul` (dev/device/matmul_check.py: operands drawn on the host, the
 # result checked on the host against docs/matmul.md's bound, two calls on the same operands)
@@ -92,7 +98,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 count=10; seed=0; tools="memcheck racecheck synccheck"; gemm=""; gemm_shape=256x256x256; examples=1; attention=""
-mbarrier=""; cluster=""; atomic=""; dsmem=""; epilogue=""; matmul=""; copies=""; generate_only=0; budget=""; began=$(date +%s)
+mbarrier=""; cluster=""; atomic=""; dsmem=""; epilogue=""; coarsen=""; matmul=""; copies=""; generate_only=0; budget=""; began=$(date +%s)
 while [ $# -gt 0 ]; do
   case "$1" in
     --count) count=$2; shift 2 ;;
@@ -107,11 +113,12 @@ while [ $# -gt 0 ]; do
     --atomic) atomic=$2; shift 2 ;;
     --dsmem) dsmem=$2; shift 2 ;;
     --epilogue) epilogue=$2; shift 2 ;;
+    --coarsen) coarsen=$2; shift 2 ;;
     --matmul) matmul=$2; shift 2 ;;
     --copy) copies=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
     --generate-only) generate_only=1; shift ;;
-    *) echo "usage: $0 [--count N] [--seed S] [--mbarrier N] [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--matmul 'CONFIG@MxNxK ...'] [--copy 'DTYPE:SHAPE:STRIDES ...'] [--budget S] [--no-examples] [--attention 'SPEC ...'] [--generate-only]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--count N] [--seed S] [--mbarrier N] [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--coarsen N] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--matmul 'CONFIG@MxNxK ...'] [--copy 'DTYPE:SHAPE:STRIDES ...'] [--budget S] [--no-examples] [--attention 'SPEC ...'] [--generate-only]" >&2; exit 2 ;;
   esac
 done
 [ -z "$mbarrier" ] && mbarrier=$(( (count + 1) / 2 ))
@@ -119,6 +126,7 @@ done
 [ -z "$atomic" ] && atomic=$(( (count + 3) / 4 ))
 [ -z "$dsmem" ] && dsmem=$(( (count + 3) / 4 ))
 [ -z "$epilogue" ] && epilogue=$(( (count + 3) / 4 ))
+[ -z "$coarsen" ] && coarsen=$(( (count + 3) / 4 ))
 
 if ls .whl/*.whl >/dev/null 2>&1; then
   source dev/device/install.sh
@@ -145,19 +153,19 @@ rm -rf "$gen"; mkdir -p "$gen"
 inputs=()
 declare -A pipe=()
 [ "$examples" = 1 ] && inputs+=(examples/*.mlir)
-if [ "$count" -gt 0 ] || [ "$mbarrier" -gt 0 ] || [ "$cluster" -gt 0 ] || [ "$atomic" -gt 0 ] || [ "$dsmem" -gt 0 ] || [ "$epilogue" -gt 0 ]; then
+if [ "$count" -gt 0 ] || [ "$mbarrier" -gt 0 ] || [ "$cluster" -gt 0 ] || [ "$atomic" -gt 0 ] || [ "$dsmem" -gt 0 ] || [ "$epilogue" -gt 0 ] || [ "$coarsen" -gt 0 ]; then
   # and per 4 copies a funnel-shift kernel (layout.funnel_shift, the realign kernel's op) and
   # a chunk kernel (layout.copy_chunk_async, the box kernels' staging; cache hints; layout.prefetch)
   python3 -m tests.fuzz.generate --count "$count" --funnel $(( (count + 3) / 4 )) --chunks $(( (count + 3) / 4 )) \
-    --mbarrier "$mbarrier" --cluster "$cluster" --atomic "$atomic" --dsmem "$dsmem" --epilogue "$epilogue" \
+    --mbarrier "$mbarrier" --cluster "$cluster" --atomic "$atomic" --dsmem "$dsmem" --epilogue "$epilogue" --coarsen "$coarsen" \
     --seed "$seed" --out "$gen" > "$OUT/sanitize/programs.txt" \
     || { echo "sanitize: the program generator failed" >&2; exit 2; }
   shopt -s nullglob
   inputs+=("$gen"/prog_*.mlir "$gen"/funnel_*.mlir "$gen"/chunks_*.mlir "$gen"/mbarrier_*.mlir)
-  inputs+=("$gen"/cluster_*.mlir "$gen"/atomic_*.mlir "$gen"/dsmem_*.mlir "$gen"/epilogue_*.mlir)
+  inputs+=("$gen"/cluster_*.mlir "$gen"/atomic_*.mlir "$gen"/dsmem_*.mlir "$gen"/epilogue_*.mlir "$gen"/coarsen_*.mlir)
   # a generated program other than a copy runs its own pipeline (its first line: `// pipeline: P`;
   # the plain loops' rolled software pipeline, CSE before or after the default passes)
-  for f in "$gen"/mbarrier_*.mlir "$gen"/cluster_*.mlir "$gen"/atomic_*.mlir "$gen"/dsmem_*.mlir "$gen"/epilogue_*.mlir; do
+  for f in "$gen"/mbarrier_*.mlir "$gen"/cluster_*.mlir "$gen"/atomic_*.mlir "$gen"/dsmem_*.mlir "$gen"/epilogue_*.mlir "$gen"/coarsen_*.mlir; do
     pipe["$f"]=$(sed -n '1s|^// pipeline: ||p' "$f")
   done
   shopt -u nullglob
@@ -324,7 +332,7 @@ done
 echo
 echo "program                      tool       status  exit  errors hazards  time"
 printf '%s\n' "${results[@]}" | tee "$OUT/sanitize/summary.txt"
-echo "programs: ${#inputs[@]} ($count random, $mbarrier mbarrier, $cluster cluster, $atomic atomic, $dsmem dsmem, $epilogue epilogue, seed $seed; examples: $examples; GEMMs: $i; matmul: $(wc -w <<< "$matmul"); copies: $(wc -w <<< "$copies")); logs in $OUT/sanitize"
+echo "programs: ${#inputs[@]} ($count random, $mbarrier mbarrier, $cluster cluster, $atomic atomic, $dsmem dsmem, $epilogue epilogue, $coarsen coarsen, seed $seed; examples: $examples; GEMMs: $i; matmul: $(wc -w <<< "$matmul"); copies: $(wc -w <<< "$copies")); logs in $OUT/sanitize"
 if [ $failed -ne 0 ]; then
   echo "sanitize: FAILED (see the ERRORS/FAIL lines above)"
   exit 1

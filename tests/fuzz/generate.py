@@ -28,7 +28,9 @@ DIR/atomic_000.mlir ...), with `--dsmem N` N sums of partials across a cluster t
 distributed shared memory (tests/fuzz/generate_dsmem.py, DIR/dsmem_000.mlir ...), with
 `--epilogue N` N epilogue kernels around `math.tanh` or a division with `fastmath<afn>` and `cuda.opaque`
 (tests/fuzz/generate_compute.py, DIR/epilogue_000.mlir ...; `// gpu-check: no` on those
-whose result `--run gpu --check` cannot bound), and prints one line per file: `PATH PIPELINE`. Only the
+whose result `--run gpu --check` cannot bound), with `--coarsen N` N shared-memory round trips
+for `coarsen-grid` (small grids coarsened: `min_waves=0`), some around the griddep ops
+(tests/fuzz/generate_coarsen.py, DIR/coarsen_000.mlir ...), and prints one line per file: `PATH PIPELINE`. Only the
 standard library and tilec are used, so the generator also runs where hypothesis is
 not installed (the GPU machine).
 """
@@ -553,12 +555,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dsmem", type=int, default=0,
                     help="valid sums through distributed shared memory to write as well (dsmem_NNN.mlir, "
                          "generate_dsmem.py)")
+    ap.add_argument("--coarsen", type=int, default=0,
+                    help="shared-memory round trips for coarsen-grid (some with griddep ops) to write as well "
+                         "(coarsen_NNN.mlir, generate_coarsen.py)")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from generate_atomic import random_split_k_kernel
     from generate_cluster import random_cluster_kernel
+    from generate_coarsen import random_coarsen_kernel
     from generate_compute import random_epilogue_kernel
     from generate_dsmem import random_dsmem_kernel
     from generate_mbarrier import random_mbarrier_kernel
@@ -573,6 +579,7 @@ def main(argv: list[str] | None = None) -> int:
         ("atomic", args.atomic, random_split_k_kernel, random.Random(f"atomic{args.seed}")),
         ("dsmem", args.dsmem, random_dsmem_kernel, random.Random(f"dsmem{args.seed}")),
         ("epilogue", args.epilogue, random_epilogue_kernel, random.Random(f"epilogue{args.seed}")),
+        ("coarsen", args.coarsen, random_coarsen_kernel, random.Random(f"coarsen{args.seed}")),
     ):
         for i in range(count):
             prog = make(rng)

@@ -1,4 +1,4 @@
-"""Random copies of session 36's box and tile paths (issue #10), for the CPU reference
+"""Random copies of session 36's and 37's box and tile paths (issue #10), for the CPU reference
 executor (tests/fuzz/test_box_copies.py) and the GPU (tests/gpu/test_box_copies_gpu.py):
 
 * `span`: 1-byte rows of `n` (not a power of two, under 16) at a static source pitch
@@ -13,6 +13,19 @@ executor (tests/fuzz/test_box_copies.py) and the GPU (tests/gpu/test_box_copies_
 * `misaligned`: odd transposes of 4- and 8-byte elements by the tiled kernel's 64 KiB
   misaligned tile (f32 with `box=never`, f64 by the rule).
 
+Session 37's paths (`SESSION_37`):
+
+* `depth`: `box<flat|rows|span|cols>` in parts through two boxes (`box_depth` 2 to 4, or 0:
+  persistent blocks, maybe compiled for a Target of one multiprocessor, `one_sm`, so that
+  each block walks many parts), small boxes (many parts, a last block with fewer);
+* `convert`: odd transposes that convert, 1- and 2-byte sources into elements at most twice
+  as wide (the converting `box<tiles>`: bool, uint8, int8, int16, float16 into int16, int8,
+  float16, float32, int32, bool), maybe a grid mode into padded destination rows, random
+  lanes, grains, phase-1 chunks and box sizes;
+* `shortd`: odd transposes whose destination-contiguous `D` is shorter than the box's
+  default tile (`_copy_cost.TILES_FIT_D`: `D` taken whole, longer source runs), copied or
+  converted, maybe under a grid mode.
+
 Each draw is a `BoxCopy`: the source a strided view into a flat buffer of its own at an
 element offset (a pointer off its 16-byte alignment), the destination a strided view into
 a poisoned buffer; the routes forced; the strategy the rule must choose. `scale` > 1
@@ -26,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 FAMILIES = ("span", "rows", "rounds", "misaligned")
+SESSION_37 = ("depth", "convert", "shortd")
 
 
 @dataclass(frozen=True)
@@ -39,6 +53,12 @@ class BoxCopy:
     dst_strides: tuple[int, ...]
     routes: dict = field(default_factory=dict)
     strategy: str = ""
+    dst_dtype: str = ""  # "": the source's (no conversion)
+    one_sm: bool = False  # compile for a Target of one multiprocessor (persistent boxes)
+
+    @property
+    def out_dtype(self) -> str:
+        return self.dst_dtype or self.dtype
 
     def _len(self, offset: int, strides) -> int:
         return offset + 1 + sum((n - 1) * s for n, s in zip(self.shape, strides)) + 17
@@ -52,7 +72,7 @@ class BoxCopy:
         return self._len(self.dst_offset, self.dst_strides)
 
     def view(self, flat, offset: int, strides, xp=np):
-        item = np.dtype(self.dtype).itemsize
+        item = flat.dtype.itemsize
         return xp.lib.stride_tricks.as_strided(flat[offset:], self.shape, [s * item for s in strides])
 
     def src_of(self, flat, xp=np):
@@ -64,10 +84,12 @@ class BoxCopy:
     def buffers(self, seed: int) -> tuple[np.ndarray, np.ndarray]:
         """(the source's flat buffer of random values, the destination's poisoned)."""
         rng = np.random.default_rng(seed)
-        kind = np.dtype(self.dtype).kind
-        src = rng.integers(-100, 100, self.src_len).astype(self.dtype) if kind in "iu" else \
-            rng.standard_normal(self.src_len).astype(self.dtype)
-        dst = np.full(self.dst_len, 0x5A if kind in "iu" else np.nan, self.dtype)
+        kind, out = np.dtype(self.dtype).kind, np.dtype(self.out_dtype).kind
+        src = rng.integers(0, 2, self.src_len).astype(bool) if kind == "b" else \
+            rng.integers(-100, 100, self.src_len).astype(self.dtype) if kind in "iu" else \
+            (rng.standard_normal(self.src_len) * 50).astype(self.dtype)
+        poison = True if out == "b" else 0x5A if out in "iu" else np.nan
+        dst = np.full(self.dst_len, poison, self.out_dtype)
         return src, dst
 
     def expected(self, src_flat: np.ndarray, dst_flat: np.ndarray) -> np.ndarray:
@@ -77,8 +99,10 @@ class BoxCopy:
 
     def __str__(self) -> str:
         routes = ":".join(f"{k}={v}" for k, v in self.routes.items())
-        return (f"{self.family} {self.dtype} {self.shape} src +{self.src_offset} {self.src_strides} "
-                f"dst +{self.dst_offset} {self.dst_strides}{' ' + routes if routes else ''} ({self.strategy})")
+        to = f"->{self.dst_dtype}" if self.dst_dtype else ""
+        return (f"{self.family} {self.dtype}{to} {self.shape} src +{self.src_offset} {self.src_strides} "
+                f"dst +{self.dst_offset} {self.dst_strides}{' ' + routes if routes else ''}"
+                f"{' one_sm' if self.one_sm else ''} ({self.strategy})")
 
 
 def _compact(shape, pads=None) -> tuple[int, ...]:
@@ -154,7 +178,74 @@ def draw_misaligned(rng: random.Random, scale: int = 1) -> BoxCopy:
     return _odd_transpose(rng, [dtype], scale, "misaligned", routes, "tiled")
 
 
-DRAW = {"span": draw_span, "rows": draw_rows, "rounds": draw_rounds, "misaligned": draw_misaligned}
+def draw_depth(rng: random.Random, scale: int = 1) -> BoxCopy:
+    """A flat, rows, span or cols box copy in parts through two boxes."""
+    flavour = rng.choice(["flat", "rows", "span", "cols"])
+    depth = rng.choice([0, 2, 3, 4])
+    dtype = rng.choice(["int8", "uint8"])
+    if flavour == "flat":  # (D, W) from the transpose of a flat (W, D), maybe padded dst rows
+        d, w = rng.choice([5, 7, 11, 19, 23]), rng.randrange(200, 2000 * scale)
+        c = BoxCopy("depth", dtype, (d, w), rng.randrange(16), (1, d), rng.randrange(16),
+                    (w + rng.choice([0, 0, rng.randrange(1, 9)]), 1), {}, "box<flat>")
+    elif flavour == "cols":  # (W, D) rows of D from D source rows of W
+        d, w = rng.choice([5, 12, 24, 37]), rng.randrange(300, 3000 * scale)
+        c = BoxCopy("depth", dtype, (w, d), rng.randrange(16), (1, w), rng.randrange(16), (d, 1), {}, "box<cols>")
+    else:
+        base = (draw_rows if flavour == "rows" else draw_span)(rng, scale)
+        c = BoxCopy("depth", base.dtype, base.shape, base.src_offset, base.src_strides, base.dst_offset,
+                    base.dst_strides, {}, base.strategy)
+    smem = rng.choice([2048, 4096]) if flavour != "rows" else max(2048, 2 * _slot(c.shape[1] * c.shape[3]))
+    return BoxCopy(c.family, c.dtype, c.shape, c.src_offset, c.src_strides, c.dst_offset, c.dst_strides,
+                   {"box_depth": depth, "box_smem": smem}, c.strategy, one_sm=depth == 0 and rng.random() < 0.5)
+
+
+CONVERSIONS = (("bool", "int16"), ("uint8", "int16"), ("uint8", "float16"), ("int8", "float16"),
+               ("int8", "int16"), ("int16", "int8"), ("int16", "int32"), ("float16", "float32"),
+               ("float16", "bool"), ("uint8", "int8"), ("int16", "float16"))
+"""(source, destination) element types of converting odd transposes: 1- and 2-byte sources
+into elements at most twice as wide (`_copy_cost.TILES_CONVERT_BYTES`, `TILES_CONVERT_WIDENING`)."""
+
+
+def _tiles_routes(rng: random.Random) -> dict:
+    routes = {"box_smem": rng.choice([None, None, 16384, 32768]), "tiles_lanes": rng.choice([None, None, 16]),
+              "tiles_grain": rng.choice([None, None, 32]), "tiles_stage": rng.choice([None, None, 4])}
+    return {k: v for k, v in routes.items() if v is not None}
+
+
+def draw_convert(rng: random.Random, scale: int = 1) -> BoxCopy:
+    """dst (c, r) (or (g, c, r) under a grid mode) converted from the transpose of a
+    contiguous (r, c) source."""
+    src_t, dst_t = rng.choice(CONVERSIONS)
+    c = _odd_transpose(rng, [src_t], scale, "convert", _tiles_routes(rng), "box<tiles>")
+    if rng.random() < 0.3:  # a grid mode: g sources one after another, padded dst rows
+        g, (cc, r) = rng.randrange(2, 4), c.shape
+        pad = rng.randrange(0, 9)
+        c = BoxCopy("convert", src_t, (g, cc, r), c.src_offset, (r * cc + rng.randrange(0, 20), 1, cc),
+                    c.dst_offset, (cc * (r + pad), r + pad, 1), c.routes, c.strategy)
+    return BoxCopy(c.family, c.dtype, c.shape, c.src_offset, c.src_strides, c.dst_offset, c.dst_strides,
+                   c.routes, c.strategy, dst_dtype=dst_t)
+
+
+def draw_shortd(rng: random.Random, scale: int = 1) -> BoxCopy:
+    """dst (c, d) from the transpose of a contiguous (d, c) source, `d` (the destination's
+    contiguous mode `D`) odd and short (the box takes it whole); copied or converted; maybe
+    under a grid mode (g, c, d) from g sources (d, c) one after another."""
+    src_t, dst_t = rng.choice([("int8", ""), ("uint8", ""), ("int16", ""), ("float16", "")] + list(CONVERSIONS[:5]))
+    d = rng.randrange(65, 190, 2)  # longer than `SMALL_EXTENT` (the gather takes those)
+    cols = rng.randrange(300, 900 * scale) | 1
+    routes = {k: v for k, v in {"tiles_lanes": rng.choice([None, None, 16])}.items() if v is not None}
+    if rng.random() < 0.4:
+        g = rng.randrange(2, 4)
+        shape, src = (g, cols, d), (d * cols + rng.randrange(0, 20), 1, cols)
+        dst = (cols * d, d, 1)
+    else:
+        shape, src, dst = (cols, d), (1, cols), (d, 1)
+    return BoxCopy("shortd", src_t, shape, rng.randrange(16), src, rng.randrange(16), dst, routes, "box<tiles>",
+                   dst_dtype=dst_t)
+
+
+DRAW = {"span": draw_span, "rows": draw_rows, "rounds": draw_rounds, "misaligned": draw_misaligned,
+        "depth": draw_depth, "convert": draw_convert, "shortd": draw_shortd}
 
 
 def draw(family: str, seed: int, scale: int = 1) -> BoxCopy:

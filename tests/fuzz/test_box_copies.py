@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
-from generate_box import FAMILIES, draw  # noqa: E402
+from generate_box import CONVERSIONS, FAMILIES, SESSION_37, draw  # noqa: E402
 from harness import budget  # noqa: E402
 
 FUZZ = settings(max_examples=budget(6), derandomize=True, deadline=None, database=None,
@@ -32,6 +32,23 @@ FUZZ = settings(max_examples=budget(6), derandomize=True, deadline=None, databas
 
 
 def check_copy(c, seed: int) -> None:
+    """Plan `c` as copy_ plans it (the rule must choose `c.strategy`), run the program and
+    the compiled kernel on the executor, compare every byte of the destination's buffer."""
+    import contextlib
+    import dataclasses
+
+    from tilec.passes import _box_tile
+    from tilec.support.target import target
+
+    with contextlib.ExitStack() as stack:
+        if c.one_sm:  # persistent boxes on a Target of one multiprocessor: blocks walk many parts
+            mp = stack.enter_context(pytest.MonkeyPatch.context())
+            one_sm = dataclasses.replace(target("sm_90"), multiprocessors=1)
+            mp.setattr(_box_tile, "target_of", lambda op: one_sm)
+        _check_copy(c, seed)
+
+
+def _check_copy(c, seed: int) -> None:
     from helpers.canonical_copies import key_strategy
 
     from tilec.copy_cpu import _operand, copy_numpy
@@ -45,6 +62,8 @@ def check_copy(c, seed: int) -> None:
         plan = plan_copy(_operand(c.dst_of(dst_flat), None), _operand(c.src_of(src_flat), None))
         got_strategy = key_strategy(plan.key)
         assert got_strategy == c.strategy, f"{c}: the rule chose {got_strategy}"
+        if c.family == "shortd":  # D stated exactly: the box takes it whole (TILES_FIT_D)
+            assert plan.key.exact_extents[-1], f"{c}: D not taken whole"
         kernels = CopyKernels(arch="sm_90", disk=False)
         for compiled in (False, True):  # the program as written, then the compiled kernel
             got = dst_flat.copy()
@@ -59,6 +78,30 @@ def test_box_copies_of_session_36_match_numpy(family, seed, nvrtc_available):
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
     check_copy(draw(family, seed), seed)
+
+
+@pytest.mark.parametrize("family", SESSION_37)
+@FUZZ
+@given(seed=st.integers(0, 2**32 - 1))
+def test_box_copies_of_session_37_match_numpy(family, seed, nvrtc_available):
+    """Box kernels in parts through two boxes (`box_depth`, persistent blocks), the
+    converting `box<tiles>` and a short exact `D` taken whole (generate_box.SESSION_37)."""
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    check_copy(draw(family, seed), seed)
+
+
+def test_the_draws_of_session_37_reach_every_option():
+    """Every flavour of box in parts at every depth (0 persistent, on one multiprocessor or
+    the Target's), every conversion of the converting box with and without a grid mode,
+    short `D`s copied and converted."""
+    draws = {f: [draw(f, s) for s in range(300)] for f in SESSION_37}
+    assert {(c.strategy, c.routes["box_depth"]) for c in draws["depth"]} == \
+        {(f"box<{f}>", d) for f in ("flat", "rows", "span", "cols") for d in (0, 2, 3, 4)}
+    assert {c.one_sm for c in draws["depth"] if c.routes["box_depth"] == 0} == {False, True}
+    assert {(c.dtype, c.dst_dtype) for c in draws["convert"]} == set(CONVERSIONS)
+    assert {len(c.shape) for c in draws["convert"]} == {2, 3} == {len(c.shape) for c in draws["shortd"]}
+    assert {bool(c.dst_dtype) for c in draws["shortd"]} == {False, True}
 
 
 def test_the_draws_reach_every_option():

@@ -44,6 +44,7 @@ from generate_atomic import draw_split_k, random_split_k_kernel
 from generate_atomic import defects_of as split_k_defects
 from generate_cluster import draw_cluster, random_cluster_kernel
 from generate_cluster import defects_of as cluster_defects
+from generate_coarsen import GRID_X, TYPES, draw_coarsen, plan_of, random_coarsen_kernel
 from generate_compute import draw_epilogue, random_epilogue_kernel
 from generate_dsmem import draw_dsmem, random_dsmem_kernel
 from generate_dsmem import defects_of as dsmem_defects
@@ -306,6 +307,69 @@ def test_whole_pipeline_preserves_random_cluster_sums(seed):
     assert ('asm volatile("" : "+' in cuda) == ("peer=kept" in prog.summary), prog.summary  # cuda.opaque
 
 
+@settings(VALID, max_examples=budget(12))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_coarsened_round_trips_match_numpy(seed):
+    """Shared-memory round trips for `coarsen-grid` (generate_coarsen.random_coarsen_kernel:
+    every element size, ragged tensors, padded pitches, row- or column-major buffers, one
+    or two pairs, grids whose x is prime, small or divisible, with or without `tma`, random
+    `margin` / `max_stages` / `max_tiles`, some around the griddep ops): the pass does what
+    `plan_launch` planned (grid x divided by k, the loop marked with S stages; a launch it
+    leaves unchanged), the whole pipeline is equivalent on the CPU, NVRTC compiles the CUDA
+    (`griddepcontrol` where the program has the ops), and the destinations are NumPy's
+    copy of the sources bit for bit, nothing else written."""
+    import numpy as np
+    from xdsl.dialects import scf
+
+    import tilec
+    from tilec.compiler.pipeline import run_pipeline
+    from tilec.dialects.layout import LaunchOp
+    from tilec.passes._pipeline_plan import STAGES_ATTR
+    from tilec.passes._analysis import constant_index
+    from tilec.runtime.reference import random_inputs, run
+
+    prog = random_coarsen_kernel(random.Random(seed))
+    spec = prog.spec
+    plan, after = plan_of(spec)
+    launch = next(o for o in after.walk() if isinstance(o, LaunchOp))
+    loops = [o for o in launch.walk() if isinstance(o, scf.ForOp) and STAGES_ATTR in o.attributes]
+    if plan is None:
+        assert constant_index(launch.grid_x) == spec.grid[0] and not loops, prog.summary
+    else:
+        assert constant_index(launch.grid_x) == spec.grid[0] // plan.tiles, (prog.summary, plan)
+        assert [o.attributes[STAGES_ATTR].value.data for o in loops] == [plan.stages], (prog.summary, plan)
+    assert plan is None or not spec.griddep, "a body with griddep ops is not straight tile work"
+    cuda = _check_mbarrier_program(prog)
+    assert ("griddepcontrol.wait" in cuda) == bool(spec.griddep), prog.summary
+    module = tilec.parse(prog.text)
+    run_pipeline(module, prog.pipeline)
+    inputs = random_inputs(module, seed=seed)
+    got = run(module, {k: v.copy() for k, v in inputs.items()})
+    (m, n) = spec.extents
+    for i in range(spec.pairs):
+        a, b = inputs[f"a{i}"], inputs[f"b{i}"]
+        want = b.copy()
+        rows = np.arange(m)[:, None]
+        want[rows * spec.dst_pitch + np.arange(n)] = a[rows * spec.src_pitch + np.arange(n)]
+        assert np.array_equal(got[f"b{i}"].view(np.uint8), want.view(np.uint8)), (prog.summary, i)
+
+
+def test_coarsen_generator_draws_every_form():
+    """Every element size, grids the pass coarsens and grids it leaves (prime x, tma,
+    griddep), both buffer orders, one and two pairs, each griddep placement."""
+    import dataclasses
+
+    spec = [draw_coarsen(random.Random(s)) for s in range(300)]
+    assert {s.dtype for s in spec} == set(TYPES) and {s.grid[0] for s in spec} == set(GRID_X)
+    assert {(s.tma, s.smem_col_major, s.pairs, s.griddep) for s in spec} >= \
+        {(t, c, p, g) for t in (False, True) for c in (False, True) for p in (1, 2) for g in ("", "first", "last")} - \
+        {(True, True, 2, "first"), (True, True, 2, "last")}
+    plans = [plan_of(dataclasses.replace(s, tma=False, griddep="")) for s in spec[:40]]
+    assert any(p is None for p, _ in plans) and any(p is not None for p, _ in plans)
+    # (2 stages hold one tile ahead, no more than one tile a block: never planned)
+    assert {p.stages for p, _ in plans if p} >= {3, 4} and {p.tiles for p, _ in plans if p} >= {2, 4, 8}
+
+
 def _check_mbarrier_program(prog) -> str:
     out = run_tilec(["-p", prog.pipeline, "--check-equivalence"], prog.text, timeout=90)
     check_outcome(out)
@@ -404,7 +468,7 @@ def test_generator_is_reproducible_and_writes_files(tmp_path):
     a = [random_copy_program(random.Random(7)).text for _ in range(2)]
     assert a[0] == a[1]
     assert main(["--count", "3", "--out", str(tmp_path), "--seed", "5", "--funnel", "2", "--mbarrier", "2",
-                 "--cluster", "1", "--atomic", "1", "--dsmem", "1", "--epilogue", "1"]) == 0
+                 "--cluster", "1", "--atomic", "1", "--dsmem", "1", "--epilogue", "1", "--coarsen", "1"]) == 0
     files = sorted(tmp_path.glob("prog_*.mlir"))
     assert len(files) == 3
     alone = tmp_path / "alone"
@@ -414,7 +478,8 @@ def test_generator_is_reproducible_and_writes_files(tmp_path):
     files += sorted(tmp_path.glob("mbarrier_*.mlir"))
     files += sorted(tmp_path.glob("cluster_*.mlir")) + sorted(tmp_path.glob("atomic_*.mlir"))
     files += sorted(tmp_path.glob("dsmem_*.mlir")) + sorted(tmp_path.glob("epilogue_*.mlir"))
-    assert len(files) == 11
+    files += sorted(tmp_path.glob("coarsen_*.mlir"))
+    assert len(files) == 12
     for f in files:
         out = run_tilec([str(f)])
         assert out.rc == 0, out.describe()

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
-from generate_box import FAMILIES, draw  # noqa: E402
+from generate_box import FAMILIES, SESSION_37, draw  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -28,15 +28,42 @@ SCALE = 8
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("seed", range(SEEDS))  # each seed of every family before the next seed
 def test_box_copies_of_session_36_on_the_gpu(family, seed):
+    _check_on_the_gpu(draw(family, 1000 + seed, SCALE), seed)
+
+
+@pytest.mark.parametrize("family", SESSION_37)
+@pytest.mark.parametrize("seed", range(SEEDS))
+def test_box_copies_of_session_37_on_the_gpu(family, seed):
+    """Box kernels in parts through two boxes (`box_depth`; persistent blocks, some
+    compiled for one multiprocessor so that each walks many parts), the converting
+    `box<tiles>` and a short exact `D` taken whole."""
+    c = draw(family, 2000 + seed, SCALE)
+    if not c.one_sm:
+        _check_on_the_gpu(c, seed)
+        return
+    import dataclasses
+
+    from tilec.passes import _box_tile
+    from tilec.support.target import target
+
+    one_sm = dataclasses.replace(target("sm_90"), multiprocessors=1)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_box_tile, "target_of", lambda op: one_sm)
+        _check_on_the_gpu(c, seed, fresh=True)
+
+
+def _check_on_the_gpu(c, seed: int, fresh: bool = False) -> None:
     import cupy as cp
     from helpers.canonical_copies import key_strategy
 
-    import tilec
     from tilec.copy_cpu import _operand
+    from tilec.copy_kernels import CopyKernels
     from tilec.copy_plan import plan_copy
     from tilec.copy_routes import forced_routes
+    from tilec.tensor_copy import copy_
 
-    c = draw(family, 1000 + seed, SCALE)
+    # `fresh`: kernels of their own (compiled for the patched Target), not copy_'s cache
+    kernels = CopyKernels(disk=False) if fresh else None
     src_flat, dst_flat = c.buffers(seed)
     want = c.expected(src_flat, dst_flat)
     src_dev = cp.asarray(src_flat)
@@ -46,7 +73,7 @@ def test_box_copies_of_session_36_on_the_gpu(family, seed):
         assert strategy == c.strategy, f"{c}: the rule chose {strategy}"
         for call in range(2):
             dst_dev = cp.asarray(dst_flat)
-            tilec.copy_(c.dst_of(dst_dev, cp), c.src_of(src_dev, cp))
+            copy_(c.dst_of(dst_dev, cp), c.src_of(src_dev, cp), kernels=kernels)
             cp.cuda.Device().synchronize()
             got = cp.asnumpy(dst_dev)
             assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), f"{c}, call {call + 1}"

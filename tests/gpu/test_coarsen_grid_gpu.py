@@ -31,3 +31,22 @@ def test_coarsened_round_trip_exact(m, n, t):
     kernel(cp.asarray(x), dst)
     cp.cuda.Device().synchronize()
     assert np.array_equal(cp.asnumpy(dst).view(np.uint32), x.view(np.uint32))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", range(16))
+def test_random_coarsened_round_trips_on_the_gpu(seed):
+    """The fuzz corpus's round trips for `coarsen-grid` (tests/fuzz/generate_coarsen.py:
+    every element size, ragged tensors, grids whose x is prime or small, random ring
+    depths and tiles a block, some around the griddep ops, launched as programmatic
+    dependents) through `tilec --run gpu --check`: the GPU's result equal to the CPU
+    reference executor's (which tests/fuzz/test_valid_programs.py checks against NumPy)."""
+    import random
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
+    from generate_coarsen import random_coarsen_kernel
+    from harness import run_tilec
+
+    prog = random_coarsen_kernel(random.Random(seed))
+    out = run_tilec(["-p", prog.pipeline, "--run", "gpu", "--check"], prog.text, timeout=120)
+    assert out.rc == 0, f"{prog.summary}\n{out.describe()}"
