@@ -689,7 +689,15 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         # pitch the step (or the table, in the row of a known source step) allows
         most = step if table is None else max(max(row) for row in (
             table if sigma is None else [table[sigma % 16]]))  # type: ignore[index]
-        t_rows = rows_runs(nw * nd, smem, rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, most))  # type: ignore[operator]
+        fit = rows_runs(nw * nd, smem, rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, most))  # type: ignore[operator]
+        if fit > rows_spare:
+            t_rows = fit
+        else:
+            # a box of about two runs (`box_smem` forced small, or a forced step) holds
+            # one slot at this pitch, no step of K a block: its slots at multiples of
+            # 16 bytes (step -1), of which the rule's box holds two
+            # (`_copy_cost.box_flavour`)
+            step, table, sigma = -1, None, None
     t_rows -= rows_spare
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)

@@ -563,3 +563,32 @@ def test_copy_and_program_spread_the_odd_transpose_alike(routes):
     assert 416 in launch.args and 20 in launch.args
     theirs = tilec.compile(program_of(p), pipeline, arch="sm_90").source
     assert "tilec_ceildivu((unsigned int)8191, (unsigned int)416)" in theirs
+
+
+@pytest.mark.parametrize("pitch", [None, 3, 7])
+@pytest.mark.parametrize("depth", [None, 0, 2])
+def test_rows_box_of_two_runs_takes_a_step_of_k(routes, pitch, depth, nvrtc_available):
+    # a `rows` box of exactly two slots of the least pitch (`box_smem` forced to
+    # 2 x 1456 bytes for runs of 45 x 32 = 1440): the rule takes it (two slots fit), and
+    # at the bank model's or a forced pitch step the box held one slot at the worst
+    # pitch, one less for the grain: 0 steps of K a block, a division by zero in the
+    # kernel (found by tests/fuzz/test_box_copies.py, family `depth`, seed 78); the
+    # kernel now places its slots at multiples of 16 bytes (step -1) there
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_smem=2912, box_pitch=pitch, box_depth=depth)
+    rng = np.random.default_rng(78)
+    flat = rng.integers(-128, 128, size=13 + 29 * 5836, dtype=np.int8)
+    src = np.lib.stride_tricks.as_strided(flat[13:], (4, 45, 29, 32), (1440, 1, 5836, 45))
+    base = np.full(10 + 4 * 41760 + 8, 0x5A, np.int8)
+
+    def view(b):
+        return np.lib.stride_tricks.as_strided(b[10:], (4, 45, 29, 32), (41760, 928, 32, 1))
+
+    from tilec.copy_cpu import _operand
+
+    assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<rows>"
+    want = base.copy()
+    view(want)[...] = src
+    copy_numpy(view(base), src, kernels=CopyKernels(arch="sm_90", disk=False), compiled=True)
+    assert np.array_equal(base, want)
