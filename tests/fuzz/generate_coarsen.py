@@ -142,7 +142,9 @@ def random_coarsen_kernel(rng: random.Random) -> CoarsenProgram:
     import tilec
 
     spec = draw_coarsen(rng)
-    return CoarsenProgram(tilec.emit(build(spec).module, "mlir"), spec.pipeline, spec.summary, spec)
+    plan, _ = plan_of(spec)
+    what = f"coarsened: {plan.tiles} tiles a block, {plan.stages} stages" if plan else "left by coarsen-grid"
+    return CoarsenProgram(tilec.emit(build(spec).module, "mlir"), spec.pipeline, f"{spec.summary}; {what}", spec)
 
 
 def plan_of(spec: Coarsen):
