@@ -1,8 +1,10 @@
-"""Random copies of session 36's box and tile paths on the CPU (issue #10; the draws:
+"""Random copies of session 36's and 37's box and tile paths on the CPU (issue #10; the draws:
 tests/fuzz/generate_box.py; their GPU side: tests/gpu/test_box_copies_gpu.py):
 `box<span>` (rows of 1 byte shorter than 16 at a static pitch), `box<rows>` at every
 forced slot step (`box_pitch`) and grain (`box_grain`), `box<tiles>` spread over whole
-rounds (`tiles_rounds=1`) and the tiled kernel's 64 KiB misaligned tile. Each copy is
+rounds (`tiles_rounds=1`) and the tiled kernel's 64 KiB misaligned tile; box kernels in
+parts through two boxes (`box_depth`, persistent blocks), the converting `box<tiles>` and
+a short exact `D` taken whole. Each copy is
 planned as `tilec.copy_` plans it (the rule must choose the family's strategy under the
 routes forced), then run twice on the reference executor -- the whole-tensor program as
 written and the kernel compiled for sm_90 (the GPU-level code after the default

@@ -1,4 +1,4 @@
-"""On an H100/H200: the fuzz corpus's copies of session 36's box and tile paths
+"""On an H100/H200: the fuzz corpus's copies of session 36's and 37's box and tile paths
 (tests/fuzz/generate_box.py; their CPU side is tests/fuzz/test_box_copies.py) through
 `tilec.copy_` on CuPy arrays, at larger extents than the executor's: `box<span>`,
 `box<rows>` at forced slot steps and grains (the default step looked up in the kernel
