@@ -693,8 +693,10 @@ class TmaFunctions(InterpreterFunctions):
         s, g = _view(op, args[0]), _view(op, args[1])
         acc, gkeys, skeys, valid = _tile_copy(op, grid, blocks, g, s)
         rows = np.broadcast_to(acc.actors[:, None], gkeys.shape)
-        values = load(op, grid, s, acc.actors, skeys)
-        store(op, grid, g, rows[valid], gkeys[valid], values[valid])
+        # the box's elements past the tensor are not stored (clipped), so not read: a masked
+        # load before it may have left them unwritten
+        values = load(op, grid, s, rows[valid], skeys[valid])
+        store(op, grid, g, rows[valid], gkeys[valid], values)
         bulk = _bulk(grid)
         for i, b in enumerate(blocks):
             bulk.add(int(b), s.storage, skeys[i])
@@ -823,9 +825,9 @@ class TmaFunctions(InterpreterFunctions):
         gkeys, valid, soff = _box(op, grid, tmap, tids, coords)
         skeys = _shared_keys(op, grid, src, tids, soff + op.element_offset)
         rows = np.broadcast_to(tids[:, None], skeys.shape)
-        values = load(op, grid, src.storage, tids, skeys)
+        values = load(op, grid, src.storage, rows[valid], skeys[valid])  # (clipped elements: not read)
         gst = _mem(op, tmap.buffer).storage
-        store(op, grid, gst, rows[valid], gkeys[valid], values[valid])
+        store(op, grid, gst, rows[valid], gkeys[valid], values)
         bulk = _bulk(grid)
         for i, t in enumerate(tids):
             bulk.add(_thread_group(grid, int(t)), src.storage, skeys[i])
