@@ -10,7 +10,7 @@ copied into the destination's tile), of every element size (1, 2, 4, 8 bytes, FP
 whose extents no tile divides (the last block row and column masked), row pitches padded on
 either side, the shared buffer row- or column-major (a transposing buffer), 32 to 256
 threads, and a grid whose x extent is prime (no divisor up to `max_tiles`: the pass leaves
-it), small (2, 3) or has divisors up to 24. The pipeline is the default one with
+it), small (2, 3) or has divisors up to 24, walking the tile columns or the tile rows. The pipeline is the default one with
 `coarsen-grid{min_waves=0 ...}` (small grids are coarsened: the pass's own default asks for
 two rounds of resident blocks) and random `margin`, `max_stages`, `max_tiles`, without
 `tma` in most draws (the round trip by `cp.async`, as copy_bench's) or with it (the copies
@@ -58,6 +58,7 @@ class Coarsen:
     max_stages: int
     max_tiles: int
     griddep: str  # "", "first" (launch_dependents after the wait), "last" (at the end)
+    rows_along_x: bool = False  # block x walks the tile rows (coordinates [bx, by]), else the columns
 
     @property
     def pipeline(self) -> str:
@@ -73,7 +74,8 @@ class Coarsen:
     def summary(self) -> str:
         (t0, t1), (gx, gy), (m, n) = self.tile, self.grid, self.extents
         return (f"{self.dtype} {m}x{n} pitches {self.src_pitch}/{self.dst_pitch}, tiles {t0}x{t1} "
-                f"{'col' if self.smem_col_major else 'row'}-major in smem, grid {gx}x{gy}, {self.pairs} pair(s), "
+                f"{'col' if self.smem_col_major else 'row'}-major in smem, grid {gx}x{gy} (x along "
+                f"{'rows' if self.rows_along_x else 'columns'}), {self.pairs} pair(s), "
                 f"{self.threads} threads, {'tma' if self.tma else 'cp.async'}, margin={self.margin} "
                 f"max_stages={self.max_stages} max_tiles={self.max_tiles}"
                 f"{', griddep ' + self.griddep if self.griddep else ''}")
@@ -100,13 +102,15 @@ def draw_coarsen(rng: random.Random) -> Coarsen:
         gx, gy = rng.choice(GRID_X), rng.randint(1, 4)
         if t0 * t1 * e <= 4096 and gx * t1 * gy * t0 <= MAX_ELEMENTS:
             break
-    m = gy * t0 - rng.randrange(min(t0, 3)) if rng.random() < 0.6 else gy * t0
-    n = gx * t1 - rng.randrange(min(t1, 7)) if rng.random() < 0.6 else gx * t1
+    along_rows = rng.random() < 0.3
+    br, bc = (gx, gy) if along_rows else (gy, gx)
+    m = br * t0 - rng.randrange(min(t0, 3)) if rng.random() < 0.6 else br * t0
+    n = bc * t1 - rng.randrange(min(t1, 7)) if rng.random() < 0.6 else bc * t1
     threads = rng.choice([t for t in (32, 64, 128, 256) if t <= max(32, t0 * t1)])
     return Coarsen(dtype, (t0, t1), (gx, gy), (m, n), n + rng.choice([0, 0, rng.randrange(1, 9)]),
                    n + rng.choice([0, 0, rng.randrange(1, 9)]), rng.random() < 0.3, rng.choice([1, 1, 2]), threads,
                    rng.random() < 0.2, rng.choice([1, 1, 2, 3]), rng.choice([2, 3, 4, 4, 6]),
-                   rng.choice([2, 4, 8, 8, 16]), rng.choice(["", "", "first", "last"]))
+                   rng.choice([2, 4, 8, 8, 16]), rng.choice(["", "", "first", "last"]), along_rows)
 
 
 def build(spec: Coarsen):
@@ -121,6 +125,7 @@ def build(spec: Coarsen):
              for i in range(spec.pairs)]
     smem = f"({t0},{t1}):(1,{t0})" if spec.smem_col_major else f"({t0},{t1}):({t1},1)"
     with p.launch(grid=(p.constant(gx), p.constant(gy), p.constant(1)), threads=spec.threads) as k:
+        coords = [k.bx, k.by] if spec.rows_along_x else [k.by, k.bx]
         if spec.griddep:
             p.griddep_wait()
             if spec.griddep == "first":
@@ -128,11 +133,11 @@ def build(spec: Coarsen):
         bufs = []
         for a, _ in pairs:
             buf = p.alloc(smem, spec.dtype, "smem")
-            p.copy(p.tile(a, [k.by, k.bx], [t0, t1]), buf)
+            p.copy(p.tile(a, coords, [t0, t1]), buf)
             bufs.append(buf)
         p.barrier()
         for buf, (_, b) in zip(bufs, pairs):
-            p.copy(buf, p.tile(b, [k.by, k.bx], [t0, t1]))
+            p.copy(buf, p.tile(b, coords, [t0, t1]))
         if spec.griddep == "last":
             p.griddep_launch_dependents()
     return p
@@ -142,16 +147,18 @@ def random_coarsen_kernel(rng: random.Random) -> CoarsenProgram:
     import tilec
 
     spec = draw_coarsen(rng)
-    plan, _ = plan_of(spec)
+    plan, _, _ = plan_of(spec)
     what = f"coarsened: {plan.tiles} tiles a block, {plan.stages} stages" if plan else "left by coarsen-grid"
     return CoarsenProgram(tilec.emit(build(spec).module, "mlir"), spec.pipeline, f"{spec.summary}; {what}", spec)
 
 
 def plan_of(spec: Coarsen):
     """`coarsen_grid.plan_launch`'s plan for the program's launch after the pipeline's
-    passes before `coarsen-grid` (None: the pass leaves it), and the module after the
-    pipeline up to and including `coarsen-grid`."""
+    passes before `coarsen-grid` (None: the pass leaves it), the launch's grid x then
+    (`order-grid` may have swapped x and y), and the module after the pipeline up to and
+    including `coarsen-grid`."""
     from tilec.compiler.pipeline import run_pipeline
+    from tilec.passes._analysis import constant_index
     from tilec.dialects.layout import LaunchOp
     from tilec.passes.coarsen_grid import plan_launch
     from tilec.support.target import target_of
@@ -161,5 +168,6 @@ def plan_of(spec: Coarsen):
     run_pipeline(module, before.rstrip(","))
     launch = next(o for o in module.walk() if isinstance(o, LaunchOp))
     plan = plan_launch(launch, target_of(module), 0, spec.margin, spec.max_stages, spec.max_tiles)
+    grid_x = constant_index(launch.grid_x)
     run_pipeline(module, "coarsen-grid{" + rest.split("}")[0] + "}")
-    return plan, module
+    return plan, grid_x, module

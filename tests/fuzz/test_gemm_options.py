@@ -1,4 +1,4 @@
-"""Random GEMMs of session 36's options on the CPU reference executor (issue #10), at
+"""Random GEMMs of session 36's and 37's options on the CPU reference executor (issue #10), at
 random ragged shapes (block rows and columns past M and N, K past its steps), output
 and workspace poisoned, the executor's race, barrier and multicast checks on:
 
@@ -14,7 +14,14 @@ and workspace poisoned, the executor's race, barrier and multicast checks on:
   N (the last pair's second tile past N), K and blocks (ranges across tile boundaries,
   tiles in 2 to 8 segments); the in-kernel sum the same bits as the fixup launch's and
   as a second call on the counters the first left (all zero), pairs the same bits as
-  the units alone, within the bound of float64.
+  the units alone, within the bound of float64;
+* session 37's programmatic dependent launch (`:pdl`, `:pdlw`: `griddep_launch_dependents`
+  after the barriers' initialisation, `griddep_wait` before the roles or in the producer's
+  first trip after the weight's loads) and the weight's rows asked of L2 trips ahead
+  (`l2_ahead`, swapped): plain, swapped, persistent or not, a run-time or static M; the
+  same bits as the kernel without the option (the executor runs one kernel at a time: the
+  ops order nothing it sees, and must not move a load or a barrier), the CUDA with
+  `griddepcontrol` / `cp.async.bulk.prefetch.L2`.
 
 Seeds are fixed (hypothesis derandomized); TILEC_FUZZ_EXAMPLES=N for N GEMMs a test."""
 
@@ -181,6 +188,54 @@ def test_swapped_pairs_and_stream_k_sums(seed):
         f"{what}: the calls' bits differ"
 
 
+# ------------------------------------------------- programmatic dependent launch, L2 ahead
+
+
+def draw_launch_options(rng: random.Random) -> dict:
+    swap = rng.random() < 0.6
+    option = rng.choice(["pdl", "pdlw", "l2p"] if swap else ["pdl", "pdlw"])
+    if swap:
+        bm, bn = rng.choice([(64, 16), (64, 32), (128, 16)])
+        m, n = rng.randrange(1, 2 * bn + 1), 8 * rng.randrange(bm // 8 + 1, 5 * bm // 8)
+    else:
+        bm, bn = rng.choice([(64, 64), (128, 64), (128, 128)])
+        m, n = rng.randrange(8, 300), 8 * rng.randrange(2, bn // 4 + 5)
+    k = 8 * rng.randrange(9, 100)
+    kw = {"bm": bm, "bn": bn, "bk": 64, "stages": rng.choice([2, 3]), "b_kmajor": swap, "swap_ab": swap,
+          "persistent": rng.choice([0, 0, 2, 3]), "epilogue": rng.choice(EPILOGUES)}
+    extra = {"pdl": {"pdl": True}, "pdlw": {"pdl": True, "pdl_weight": True},
+             "l2p": {"l2_ahead": rng.choice([1, 2, 3])}}[option]
+    return {"option": option, "m": m, "n": n, "k": k, "dynamic_m": swap or rng.random() < 0.5,
+            "level": rng.choice(["layout", "lowered"]), "kw": kw, "extra": extra}
+
+
+@FUZZ
+@given(seed=st.integers(0, 2**32 - 1))
+def test_launch_options_keep_the_bits(seed):
+    d = draw_launch_options(random.Random(seed))
+    m, n, k, kw = d["m"], d["n"], d["k"], d["kw"]
+    ep, swap = kw["epilogue"], kw["swap_ab"]
+    what = f"seed {seed}: {d['option']} {m} x {n} x {k}, {d['level']}, M {'run-time' if d['dynamic_m'] else 'static'}, {kw} {d['extra']}"
+    ops = _operands(m, n, k, ep, seed % 1000)
+    got = []
+    for extra in (d["extra"], {}):
+        try:
+            module = gemm_hopper_ws(None if d["dynamic_m"] else m, n, k, **kw, **extra)
+        except ValueError as e:  # a combination the generator refuses: the draw is wrong
+            raise AssertionError(f"{what}: {e}") from e
+        if d["level"] == "lowered" or extra:
+            run_pipeline(module, "default")
+        if extra:
+            cuda = emit(module, "cuda")
+            want = "cp.async.bulk.prefetch.L2" if d["option"] == "l2p" else "griddepcontrol.wait"
+            assert want in cuda, what
+        if extra and d["level"] == "layout":  # the option at layout level: built again, not lowered
+            module = gemm_hopper_ws(None if d["dynamic_m"] else m, n, k, **kw, **extra)
+        got.append(np.asarray(run(module, _inputs(m, n, ops, ep, swap, d["dynamic_m"]))["pc"]))
+        _within_bound(_values(got[-1], ep.out_dtype).reshape(m, n), ops, ep, f"{what}, {extra}")
+    assert np.array_equal(got[0].view(np.uint16), got[1].view(np.uint16)), f"{what}: the option changed C's bits"
+
+
 def test_the_draws_reach_every_form():
     ow = [draw_one_wgmma(random.Random(s)) for s in range(200)]
     assert {(d["kw"]["bn"], d["kw"]["chunk"]) for d in ow} == {(128, 64), (192, 64), (256, 64), (256, 128)}
@@ -189,6 +244,10 @@ def test_the_draws_reach_every_form():
     sw = [draw_swapped(random.Random(s)) for s in range(200)]
     assert {d["form"] for d in sw} == {"sk:ser", "cl2", "cl2:sk:ser"}
     assert {d["level"] for d in sw} == {"layout", "lowered"}
+    lo = [draw_launch_options(random.Random(s)) for s in range(200)]
+    assert {(d["option"], d["kw"]["swap_ab"]) for d in lo} == {("pdl", True), ("pdlw", True), ("l2p", True),
+                                                               ("pdl", False), ("pdlw", False)}
+    assert {d["kw"]["persistent"] > 0 for d in lo} == {True, False}
 
 
 @pytest.mark.parametrize("seed", [0])

@@ -330,13 +330,13 @@ def test_coarsened_round_trips_match_numpy(seed):
 
     prog = random_coarsen_kernel(random.Random(seed))
     spec = prog.spec
-    plan, after = plan_of(spec)
+    plan, grid_x, after = plan_of(spec)
     launch = next(o for o in after.walk() if isinstance(o, LaunchOp))
     loops = [o for o in launch.walk() if isinstance(o, scf.ForOp) and STAGES_ATTR in o.attributes]
     if plan is None:
-        assert constant_index(launch.grid_x) == spec.grid[0] and not loops, prog.summary
+        assert constant_index(launch.grid_x) == grid_x and not loops, prog.summary
     else:
-        assert constant_index(launch.grid_x) == spec.grid[0] // plan.tiles, (prog.summary, plan)
+        assert constant_index(launch.grid_x) == grid_x // plan.tiles, (prog.summary, plan)
         assert [o.attributes[STAGES_ATTR].value.data for o in loops] == [plan.stages], (prog.summary, plan)
     assert plan is None or not spec.griddep, "a body with griddep ops is not straight tile work"
     cuda = _check_mbarrier_program(prog)
@@ -361,13 +361,14 @@ def test_coarsen_generator_draws_every_form():
 
     spec = [draw_coarsen(random.Random(s)) for s in range(300)]
     assert {s.dtype for s in spec} == set(TYPES) and {s.grid[0] for s in spec} == set(GRID_X)
+    assert {s.rows_along_x for s in spec} == {False, True}
     assert {(s.tma, s.smem_col_major, s.pairs, s.griddep) for s in spec} >= \
         {(t, c, p, g) for t in (False, True) for c in (False, True) for p in (1, 2) for g in ("", "first", "last")} - \
         {(True, True, 2, "first"), (True, True, 2, "last")}
     plans = [plan_of(dataclasses.replace(s, tma=False, griddep="")) for s in spec[:40]]
-    assert any(p is None for p, _ in plans) and any(p is not None for p, _ in plans)
+    assert any(p is None for p, _, _ in plans) and any(p is not None for p, _, _ in plans)
     # (2 stages hold one tile ahead, no more than one tile a block: never planned)
-    assert {p.stages for p, _ in plans if p} >= {3, 4} and {p.tiles for p, _ in plans if p} >= {2, 4, 8}
+    assert {p.stages for p, _, _ in plans if p} >= {3, 4} and {p.tiles for p, _, _ in plans if p} >= {2, 4, 8}
 
 
 def _check_mbarrier_program(prog) -> str:
