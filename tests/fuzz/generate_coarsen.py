@@ -10,7 +10,8 @@ copied into the destination's tile), of every element size (1, 2, 4, 8 bytes, FP
 whose extents no tile divides (the last block row and column masked), row pitches padded on
 either side, the shared buffer row- or column-major (a transposing buffer), 32 to 256
 threads, and a grid whose x extent is prime (no divisor up to `max_tiles`: the pass leaves
-it), small (2, 3) or has divisors up to 24, walking the tile columns or the tile rows. The pipeline is the default one with
+it), small (2, 3) or has divisors up to 24, walking the tile columns or the tile rows, and
+in some a batch of 2 or 3 matrices along block z. The pipeline is the default one with
 `coarsen-grid{min_waves=0 ...}` (small grids are coarsened: the pass's own default asks for
 two rounds of resident blocks) and random `margin`, `max_stages`, `max_tiles`, without
 `tma` in most draws (the round trip by `cp.async`, as copy_bench's) or with it (the copies
@@ -28,7 +29,7 @@ bit. Everything drawn comes from the `random.Random` passed in."""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 TYPES = ("i8", "f8E4M3FN", "f16", "bf16", "f32", "i32", "f64", "i64")
 BYTES = {"i8": 1, "f8E4M3FN": 1, "f16": 2, "bf16": 2, "f32": 4, "i32": 4, "f64": 8, "i64": 8}
@@ -59,6 +60,14 @@ class Coarsen:
     max_tiles: int
     griddep: str  # "", "first" (launch_dependents after the wait), "last" (at the end)
     rows_along_x: bool = False  # block x walks the tile rows (coordinates [bx, by]), else the columns
+    batch: int = 1  # > 1: that many m x n matrices along block z (`batch_strides` apart)
+
+    @property
+    def batch_strides(self) -> tuple[int, int]:
+        """Elements between the batch's matrices in the sources and the destinations: a gap
+        of 3 elements after each source matrix, none after the destinations'."""
+        m = self.extents[0]
+        return m * self.src_pitch + 3, m * self.dst_pitch
 
     @property
     def pipeline(self) -> str:
@@ -75,7 +84,8 @@ class Coarsen:
         (t0, t1), (gx, gy), (m, n) = self.tile, self.grid, self.extents
         return (f"{self.dtype} {m}x{n} pitches {self.src_pitch}/{self.dst_pitch}, tiles {t0}x{t1} "
                 f"{'col' if self.smem_col_major else 'row'}-major in smem, grid {gx}x{gy} (x along "
-                f"{'rows' if self.rows_along_x else 'columns'}), {self.pairs} pair(s), "
+                f"{'rows' if self.rows_along_x else 'columns'}{f', {self.batch} along z' if self.batch > 1 else ''}), "
+                f"{self.pairs} pair(s), "
                 f"{self.threads} threads, {'tma' if self.tma else 'cp.async'}, margin={self.margin} "
                 f"max_stages={self.max_stages} max_tiles={self.max_tiles}"
                 f"{', griddep ' + self.griddep if self.griddep else ''}")
@@ -107,10 +117,12 @@ def draw_coarsen(rng: random.Random) -> Coarsen:
     m = br * t0 - rng.randrange(min(t0, 3)) if rng.random() < 0.6 else br * t0
     n = bc * t1 - rng.randrange(min(t1, 7)) if rng.random() < 0.6 else bc * t1
     threads = rng.choice([t for t in (32, 64, 128, 256) if t <= max(32, t0 * t1)])
-    return Coarsen(dtype, (t0, t1), (gx, gy), (m, n), n + rng.choice([0, 0, rng.randrange(1, 9)]),
+    c = Coarsen(dtype, (t0, t1), (gx, gy), (m, n), n + rng.choice([0, 0, rng.randrange(1, 9)]),
                    n + rng.choice([0, 0, rng.randrange(1, 9)]), rng.random() < 0.3, rng.choice([1, 1, 2]), threads,
                    rng.random() < 0.2, rng.choice([1, 1, 2, 3]), rng.choice([2, 3, 4, 4, 6]),
                    rng.choice([2, 4, 8, 8, 16]), rng.choice(["", "", "first", "last"]), along_rows)
+    batch = rng.choice([b for b in (1, 1, 1, 2, 3) if b * gx * t1 * gy * t0 <= MAX_ELEMENTS])
+    return replace(c, batch=batch)
 
 
 def build(spec: Coarsen):
@@ -120,12 +132,20 @@ def build(spec: Coarsen):
 
     (t0, t1), (gx, gy), (m, n) = spec.tile, spec.grid, spec.extents
     p = tilec.Program("coarsen")
-    pairs = [(p.view(p.pointer(f"a{i}", spec.dtype, align=16), f"({m},{n}):({spec.src_pitch},1)"),
-              p.view(p.pointer(f"b{i}", spec.dtype, align=16), f"({m},{n}):({spec.dst_pitch},1)"))
+    (sb, db), z = spec.batch_strides, spec.batch
+    lay = (lambda pitch, bs: f"({z},{m},{n}):({bs},{pitch},1)") if z > 1 else (lambda pitch, bs: f"({m},{n}):({pitch},1)")
+    pairs = [(p.view(p.pointer(f"a{i}", spec.dtype, align=16), lay(spec.src_pitch, sb)),
+              p.view(p.pointer(f"b{i}", spec.dtype, align=16), lay(spec.dst_pitch, db)))
              for i in range(spec.pairs)]
     smem = f"({t0},{t1}):(1,{t0})" if spec.smem_col_major else f"({t0},{t1}):({t1},1)"
-    with p.launch(grid=(p.constant(gx), p.constant(gy), p.constant(1)), threads=spec.threads) as k:
+    tile = [t0, t1]
+    if z > 1:
+        smem = f"(1,{t0},{t1}):({t0 * t1},1,{t0})" if spec.smem_col_major else f"(1,{t0},{t1}):({t0 * t1},{t1},1)"
+        tile = [1, t0, t1]
+    with p.launch(grid=(p.constant(gx), p.constant(gy), p.constant(z)), threads=spec.threads) as k:
         coords = [k.bx, k.by] if spec.rows_along_x else [k.by, k.bx]
+        if z > 1:
+            coords = [k.bz, *coords]
         if spec.griddep:
             p.griddep_wait()
             if spec.griddep == "first":
@@ -133,11 +153,11 @@ def build(spec: Coarsen):
         bufs = []
         for a, _ in pairs:
             buf = p.alloc(smem, spec.dtype, "smem")
-            p.copy(p.tile(a, coords, [t0, t1]), buf)
+            p.copy(p.tile(a, coords, tile), buf)
             bufs.append(buf)
         p.barrier()
         for buf, (_, b) in zip(bufs, pairs):
-            p.copy(buf, p.tile(b, coords, [t0, t1]))
+            p.copy(buf, p.tile(b, coords, tile))
         if spec.griddep == "last":
             p.griddep_launch_dependents()
     return p

@@ -345,12 +345,12 @@ def test_coarsened_round_trips_match_numpy(seed):
     run_pipeline(module, prog.pipeline)
     inputs = random_inputs(module, seed=seed)
     got = run(module, {k: v.copy() for k, v in inputs.items()})
-    (m, n) = spec.extents
+    (m, n), (sb, db) = spec.extents, spec.batch_strides
+    z, rows = np.arange(spec.batch)[:, None, None], np.arange(m)[:, None]
     for i in range(spec.pairs):
         a, b = inputs[f"a{i}"], inputs[f"b{i}"]
         want = b.copy()
-        rows = np.arange(m)[:, None]
-        want[rows * spec.dst_pitch + np.arange(n)] = a[rows * spec.src_pitch + np.arange(n)]
+        want[z * db + rows * spec.dst_pitch + np.arange(n)] = a[z * sb + rows * spec.src_pitch + np.arange(n)]
         assert np.array_equal(got[f"b{i}"].view(np.uint8), want.view(np.uint8)), (prog.summary, i)
 
 
@@ -361,7 +361,7 @@ def test_coarsen_generator_draws_every_form():
 
     spec = [draw_coarsen(random.Random(s)) for s in range(300)]
     assert {s.dtype for s in spec} == set(TYPES) and {s.grid[0] for s in spec} == set(GRID_X)
-    assert {s.rows_along_x for s in spec} == {False, True}
+    assert {s.rows_along_x for s in spec} == {False, True} and {s.batch for s in spec} == {1, 2, 3}
     assert {(s.tma, s.smem_col_major, s.pairs, s.griddep) for s in spec} >= \
         {(t, c, p, g) for t in (False, True) for c in (False, True) for p in (1, 2) for g in ("", "first", "last")} - \
         {(True, True, 2, "first"), (True, True, 2, "last")}
