@@ -689,7 +689,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         # pitch the step (or the table, in the row of a known source step) allows
         most = step if table is None else max(max(row) for row in (
             table if sigma is None else [table[sigma % 16]]))  # type: ignore[index]
-        fit = rows_runs(nw * nd, smem, rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, most))  # type: ignore[operator]
+        worst = rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, most)  # type: ignore[operator]
+        fit = rows_runs(nw * nd, smem, worst)  # type: ignore[operator]
         if fit > rows_spare:
             t_rows = fit
         else:

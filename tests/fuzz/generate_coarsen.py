@@ -133,7 +133,10 @@ def build(spec: Coarsen):
     (t0, t1), (gx, gy), (m, n) = spec.tile, spec.grid, spec.extents
     p = tilec.Program("coarsen")
     (sb, db), z = spec.batch_strides, spec.batch
-    lay = (lambda pitch, bs: f"({z},{m},{n}):({bs},{pitch},1)") if z > 1 else (lambda pitch, bs: f"({m},{n}):({pitch},1)")
+
+    def lay(pitch: int, bs: int) -> str:
+        return f"({z},{m},{n}):({bs},{pitch},1)" if z > 1 else f"({m},{n}):({pitch},1)"
+
     pairs = [(p.view(p.pointer(f"a{i}", spec.dtype, align=16), lay(spec.src_pitch, sb)),
               p.view(p.pointer(f"b{i}", spec.dtype, align=16), lay(spec.dst_pitch, db)))
              for i in range(spec.pairs)]

@@ -215,7 +215,8 @@ def test_launch_options_keep_the_bits(seed):
     d = draw_launch_options(random.Random(seed))
     m, n, k, kw = d["m"], d["n"], d["k"], d["kw"]
     ep, swap = kw["epilogue"], kw["swap_ab"]
-    what = f"seed {seed}: {d['option']} {m} x {n} x {k}, {d['level']}, M {'run-time' if d['dynamic_m'] else 'static'}, {kw} {d['extra']}"
+    what = (f"seed {seed}: {d['option']} {m} x {n} x {k}, {d['level']}, "
+            f"M {'run-time' if d['dynamic_m'] else 'static'}, {kw} {d['extra']}")
     ops = _operands(m, n, k, ep, seed % 1000)
     got = []
     for extra in (d["extra"], {}):
