@@ -56,7 +56,7 @@ from typing import Any
 
 from tilec.dialects.dtypes import DTYPES
 from tilec.gemm_programs import (ACTIVATIONS, CLUSTER_SPLIT_PAD, FP8_DTYPES, INPUT_DTYPES, MAX_CLUSTER_SPLIT,
-                                 OUT_DTYPES, SCALE_BLOCK, Epilogue, gemm_hopper_ws)
+                                 OUT_DTYPES, SCALE_BLOCK, Epilogue, barriers_fit, gemm_hopper_ws)
 from tilec.matmul_launch import CALLS_KEPT, OPERANDS, MatmulLauncher, structure
 from tilec.runtime import raw_launch
 from tilec.support.diagnostics import TilecError
@@ -80,6 +80,9 @@ class GemmConfig:
     chunk: int = 0
     pingpong: bool = False
     group: int = 8
+    handover: str = "drain"
+    """Pingpong: when a consumer gives the other its turn at the ring (`gemm_hopper_ws(handover=)`;
+    names `:ppi` "issue", `:ppl` "loop" in benchmarks/matmul_bench.py). An option until measured."""
     split_k: int = 1
     operand_bytes: int = 2
     """Bytes of an element of A and B (1: the 8-bit floats of `FP8_CONFIGS`)."""
@@ -212,6 +215,8 @@ class GemmConfig:
             kw["chunk"] = self.chunk
         if self.pingpong:
             kw["pingpong"] = True
+            if self.handover != "drain":
+                kw["handover"] = self.handover
         if self.overlap:
             kw["overlap_epilogue"] = True
         if self.block_scales:
@@ -274,7 +279,9 @@ class GemmConfig:
         if self.cluster_split:
             partial = 0 if self.global_partials else (self.bm + CLUSTER_SPLIT_PAD) * self.bn * 4
             return ring + partial + 16 * 2 * self.stages
-        barriers = 1024 if self.chunk else 1024 * self.stages
+        inline = not self.chunk and barriers_fit(self.bm, self.bn, self.bk, self.stages, self.operand_bytes,
+                                                 not (self.swap_ab or self.split_k > 1), self.pingpong)
+        barriers = 1024 * self.stages if inline else 1024
         if self.swap_ab or self.split_k > 1:  # no C buffer: C is stored from the registers
             return ring + barriers
         return ring + barriers + (2 if self.pingpong else 1) * self.bm * (self.chunk or self.bn) * 2

@@ -618,7 +618,10 @@ def gemm_hopper_ws(
     after the K loop (which waits for all its wgmma; the measured kernel), "issue"
     in the K loop's last step right after its last `layout.mma` is issued (the
     other's first wgmma then issues under this one's drain, as CUTLASS's consumer
-    arrives after issuing its MMAs). With `tma_epilogue` each consumer has its own
+    arrives after issuing its MMAs; the last step of every trip then waits for its
+    wgmma), "loop" right after the K loop, before its wait for the wgmma still in
+    flight (the last step's: CUTLASS's arrival between `mma` and `mma_tail`, with no
+    wait added to the loop). With `tma_epilogue` each consumer has its own
     C buffer (its TMA store meets its own threads only).
 
     `chunk` = bc < bn: the block's `bn` columns in `bn / bc` column chunks, each with
@@ -964,8 +967,8 @@ def gemm_hopper_ws(
                          f"without pingpong, split_k, "
                          f"cp_async or overlap_epilogue (got cluster {cluster}, persistent "
                          f"{persistent}, {stages} stages, {nch} chunks)")
-    if handover not in ("drain", "issue"):
-        raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
+    if handover not in ("drain", "issue", "loop"):
+        raise ValueError(f"gemm_hopper_ws: handover is 'drain', 'issue' or 'loop', got {handover!r}")
     wgs = 2 if pingpong else bm // 64
     at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
     if producer_regs is None:  # issuing cp.async of both operands holds more addresses
@@ -1003,7 +1006,9 @@ def gemm_hopper_ws(
             empty[s] = p.mbarrier_init(1 if pingpong else wgs * (cm + cn - 1)).named(f"empty{s}")
 
         # with chunks the barriers come after all the stage buffers: each 8-byte barrier
-        # between two 1024-byte-aligned buffers costs 1 KiB, which 4 x 48 + 32 KiB cannot spare
+        # between two 1024-byte-aligned buffers costs 1 KiB, which 4 x 48 + 32 KiB cannot spare;
+        # so do they where the kilobytes would not fit (5 stages of 128 x 128 x 64 and two C buffers)
+        inline = nch == 1 and not cluster_split and barriers_fit(bm, bn, bk, stages, g.eb, tma_epilogue, pingpong)
         sa, sb, sbw = {}, {}, {}  # sbw: with one_wgmma, B's stage buffers (sb their chunks' tiles)
         for s in range(stages):
             sa[s] = p.alloc(g.SA, dtype).named(f"sa{s}")
@@ -1013,13 +1018,13 @@ def gemm_hopper_ws(
                          for c in range(nch)]
             else:
                 sb[s] = [p.alloc(g.SB, dtype).named(f"sb{s}") for _ in range(nch)]
-            if nch == 1 and not cluster_split:
+            if inline:
                 barriers(s)
         # cluster_split: the unit's partial (N contiguous, `CLUSTER_SPLIT_PAD` between M's
         # columns), the barriers after it
         mine = (p.alloc(f"({bm},{bc}):(1,{bm + CLUSTER_SPLIT_PAD})", "f32").named("partial")
                 if cluster_split and not global_partials else None)
-        for s in range(stages if nch > 1 or cluster_split else 0):
+        for s in range(0 if inline else stages):
             barriers(s)
         names = ["sc0", "sc1"] if pingpong else ["sc"]
         scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue else [None] * len(names)
@@ -1318,6 +1323,8 @@ def gemm_hopper_ws(
                 # the last step's partials (with one partial, each step was promoted in its trip)
                 promote(accs, carry[nch:2 * nch], carry[2 * nch:])
             elif not block_scales:
+                if turn is not None and handover == "loop":  # past its last wait on a "full" barrier, its last
+                    p.mbarrier_arrive(turns[1 - turn])  # wgmma in flight: the other's first issue under their drain
                 accs = p.mma_wait(*(a.named("inflight") for a in accs), pending=0)
                 # the loop waited for all its wgmma: the tile's last stage is free (unless the
                 # loop had no trip: `first_round` handed its stages back)
@@ -1662,6 +1669,21 @@ def gemm_hopper_ws(
         else:
             _split_k_reduce(fix, m, n, split_k, epilogue)
     return p.module
+
+
+SMEM_SM90 = 227 * 1024
+"""The dynamic shared memory a block of sm_90 may take (`Target.smem_per_block`)."""
+
+
+def barriers_fit(bm: int, bn: int, bk: int, stages: int, eb: int, tma_epilogue: bool, pingpong: bool) -> bool:
+    """Whether a ring of `stages` whole (unchunked) `bm x bn x bk` stages of `eb`-byte
+    elements, its C buffers (two with pingpong) and a kilobyte a stage for the stage's
+    barriers between its 1024-byte-aligned buffers fit `SMEM_SM90`: `gemm_hopper_ws`
+    then allocates each stage's barriers after its buffers, else all after the ring
+    and the C buffers (one kilobyte in all)."""
+    ring = stages * (bm + bn) * bk * eb
+    cbuf = (2 if pingpong else 1) * bm * bn * 2 if tma_epilogue else 0
+    return ring + cbuf + 1024 * stages <= SMEM_SM90
 
 
 CLUSTER_SIZES = (1, 2, 4)

@@ -18,7 +18,7 @@ from helpers.nvrtc import compile_sm90_or_skip
 
 from tilec.compiler.pipeline import emit, run_pipeline
 from tilec.dialects.dtypes import bf16_to_f32, f32_to_bf16
-from tilec.gemm_programs import Epilogue, gemm_hopper, gemm_hopper_ws
+from tilec.gemm_programs import Epilogue, barriers_fit, gemm_hopper, gemm_hopper_ws
 from tilec.gemm import CONFIGS, MatmulKey, choose_config, matmul_program
 from tilec.runtime.reference import run
 from tilec.support.diagnostics import TilecError
@@ -274,6 +274,24 @@ def test_every_configuration_compiles(config):
     c = choose_config(1, 4096, 132, k=4096) if config == "split-K" else next(c for c in CONFIGS if c.name == config)
     ep = Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")
     module = matmul_program(MatmulKey(c, 4096, 4096, "bf16", ep, 132, b_kmajor=c is CONFIGS[0]))
+    run_pipeline(module, "default")
+    compile_sm90_or_skip(emit(module, "cuda"))
+
+
+@pytest.mark.parametrize("stages, inline", [(4, True), (5, False)])
+def test_pingpong_barriers_after_the_buffers_where_between_them_they_would_not_fit(stages, inline):
+    """The pingpong 128 x 128 x 64's ring and two 32 KiB C buffers: in 4 stages each
+    stage's barriers lie between its 1024-byte-aligned buffers (a kilobyte each); in 5
+    (160 + 64 KiB) those kilobytes would pass 227 KiB, so the barriers come after all
+    the buffers, as with column chunks, and `smem_bytes` counts one kilobyte for them."""
+    c = dataclasses.replace(next(c for c in CONFIGS if c.pingpong), stages=stages, name=f"128x128x64:{stages}:pp")
+    assert barriers_fit(128, 128, 64, stages, 2, True, True) is inline
+    assert c.smem_bytes() == stages * 32768 + 2 * 32768 + 1024 * (stages if inline else 1)
+    assert c.smem_bytes() <= target("sm_90a").smem_per_block
+    module = matmul_program(MatmulKey(c, 4096, 4096, "bf16", Epilogue(bias=True, activation="silu"), 132))
+    text = str(module)
+    first_barrier, last_stage = text.index("layout.mbarrier_init"), text.index(f"%sa{stages - 1} =")
+    assert (first_barrier < last_stage) is inline
     run_pipeline(module, "default")
     compile_sm90_or_skip(emit(module, "cuda"))
 

@@ -411,11 +411,11 @@ and 3rd tile, consumer 1 its 2nd, through one 2-stage ring (4 K steps a tile).""
     ],
     ids=["grouped-tma", "register-epilogue", "bk32-odd-tiles", "more-blocks-than-tiles"],
 )
-@pytest.mark.parametrize("handover", ["drain", "issue"])
+@pytest.mark.parametrize("handover", ["drain", "issue", "loop"])
 def test_pingpong_schedules_match_numpy(kw, level, handover):
     """The pingpong schedule (two consumer warpgroups on alternate tiles, their K loops
-    taking turns at the ring, the turn given after the K loop or after its last wgmma
-    is issued) computes C = A @ B on the reference executor, before and after
+    taking turns at the ring, the turn given after the K loop's wgmma drain, after its
+    last wgmma is issued, or after the loop before its drain) computes C = A @ B on the reference executor, before and after
     `default`: 3 or 2 tiles a block (consumer 1 with one fewer than consumer 0, or
     none), 1 or 0 (more blocks than tiles)."""
     kw = {"bk": 64, "stages": 2, **kw}
@@ -427,7 +427,7 @@ def test_pingpong_schedules_match_numpy(kw, level, handover):
 def test_pingpong_needs_persistent_tiles():
     with pytest.raises(ValueError, match="pingpong schedule needs persistent tiles"):
         _ws(256, 256, 256, pingpong=True)
-    with pytest.raises(ValueError, match="handover is 'drain' or 'issue'"):
+    with pytest.raises(ValueError, match="handover is 'drain', 'issue' or 'loop'"):
         _ws(256, 256, 256, persistent=2, pingpong=True, handover="early")
 
 
@@ -445,6 +445,10 @@ PINGPONG_ISSUE = _ws(
     pingpong=True,
     handover="issue",
 )
+
+
+PINGPONG_LOOP = _ws(192, 128, 256, bm=64, bn=64, bk=64, stages=2, persistent=2, group=2, tma_epilogue=True,
+                    pingpong=True, handover="loop")
 
 
 def _consumer_1_takes_no_turn(m):
@@ -474,12 +478,24 @@ def _turn_in_the_first_step(m):
         _set_int(o, "value", 0)
 
 
+def _consumer_0_hands_over_before_its_last_wait(m):
+    # handover "loop" with the turn given before the K loop instead of after it: consumer
+    # 1's waits on the "full" barriers run ahead of consumer 0's and see its phases
+    (arrive,) = _ops(m, "layout.mbarrier_arrive", "turn1")
+    loop = arrive.prev_op
+    assert loop.name == "scf.for"
+    arrive.detach()
+    loop.parent_block().insert_op_before(arrive, loop)
+
+
 PINGPONG_MISUSE = {
     "consumer 1 does not wait for its turn": (PINGPONG, _consumer_1_takes_no_turn,
                                               "already has all its 1 arrivals and has not been seen complete by a wait"),
     "consumer 0 never gives the turn": (PINGPONG, _consumer_0_keeps_the_turn, "the wait would never return"),
     "turn given in the K loop's first step": (PINGPONG_ISSUE, _turn_in_the_first_step,
                                               "already has all its 1 arrivals and has not been seen complete by a wait"),
+    "turn given before the K loop": (PINGPONG_LOOP, _consumer_0_hands_over_before_its_last_wait,
+                                     "already has all its 1 arrivals and has not been seen complete by a wait"),
 }
 
 
@@ -499,11 +515,12 @@ def test_pingpong_turn_misuse_is_reported(name, level):
     assert fragment in str(info.value), str(info.value)
 
 
-@pytest.mark.parametrize("handover", ["drain", "issue"])
+@pytest.mark.parametrize("handover", ["drain", "issue", "loop"])
 def test_pingpong_equivalent_and_compiles(handover):
     """The pingpong program is equivalent after `default`; its CUDA has three regions
     of one warpgroup, each consumer's TMA store meeting at its own named barrier."""
-    after = assert_pass_preserves(PINGPONG if handover == "drain" else PINGPONG_ISSUE, "default", seeds=(0,))
+    after = assert_pass_preserves({"drain": PINGPONG, "issue": PINGPONG_ISSUE, "loop": PINGPONG_LOOP}[handover],
+                                  "default", seeds=(0,))
     cuda = emit(after, "cuda")
     assert "if (threadIdx.x < 128) {  // warpgroup 0" in cuda
     assert "} else if (threadIdx.x < 256) {  // warpgroup 1" in cuda
