@@ -83,6 +83,10 @@ class GemmConfig:
     handover: str = "drain"
     """Pingpong: when a consumer gives the other its turn at the ring (`gemm_hopper_ws(handover=)`;
     names `:ppi` "issue", `:ppl` "loop" in benchmarks/matmul_bench.py). An option until measured."""
+    one_c: bool = False
+    """Pingpong: the two consumers' epilogues take turns at one C buffer
+    (`gemm_hopper_ws(one_c_buffer=True)`, named `:oc`), which leaves room for 6 stages of
+    128 x 128 x 64. An option until measured."""
     split_k: int = 1
     operand_bytes: int = 2
     """Bytes of an element of A and B (1: the 8-bit floats of `FP8_CONFIGS`)."""
@@ -217,6 +221,8 @@ class GemmConfig:
             kw["pingpong"] = True
             if self.handover != "drain":
                 kw["handover"] = self.handover
+            if self.one_c:
+                kw["one_c_buffer"] = True
         if self.overlap:
             kw["overlap_epilogue"] = True
         if self.block_scales:
@@ -279,12 +285,13 @@ class GemmConfig:
         if self.cluster_split:
             partial = 0 if self.global_partials else (self.bm + CLUSTER_SPLIT_PAD) * self.bn * 4
             return ring + partial + 16 * 2 * self.stages
+        cbufs = 2 if self.pingpong and not self.one_c else 1
         inline = not self.chunk and barriers_fit(self.bm, self.bn, self.bk, self.stages, self.operand_bytes,
-                                                 not (self.swap_ab or self.split_k > 1), self.pingpong)
+                                                 0 if self.swap_ab or self.split_k > 1 else cbufs)
         barriers = 1024 * self.stages if inline else 1024
         if self.swap_ab or self.split_k > 1:  # no C buffer: C is stored from the registers
             return ring + barriers
-        return ring + barriers + (2 if self.pingpong else 1) * self.bm * (self.chunk or self.bn) * 2
+        return ring + barriers + cbufs * self.bm * (self.chunk or self.bn) * 2
 
 
 CONFIGS = (

@@ -558,6 +558,7 @@ def gemm_hopper_ws(
     serial: bool = False, rounds: int = 1, cluster_split: bool = False, box_parts: bool = False,
     global_partials: bool = False, skip_padding: bool = False, a_registers: bool = False,
     one_wgmma: bool = False, pdl: bool = False, pdl_weight: bool = False, l2_ahead: int = 0,
+    one_c_buffer: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -702,6 +703,15 @@ def gemm_hopper_ws(
     the wgmma's A operand layout, `#layout.dot_op<opIdx = 0, kWidth = 2>`: `ldmatrix`),
     and every column chunk's wgmma takes A from them (`wgmma ... RS`) instead of reading
     it from shared memory again: 1 A read of the stage a step instead of one per chunk.
+
+    `one_c_buffer` (pingpong with `tma_epilogue`): the two consumers share one C buffer
+    instead of one each, their epilogues in turn through two "cfree" mbarriers: consumer
+    c waits on cfree[c] before writing the buffer (for the other's previous tile's TMA
+    store to have read it; not on the block's first tile), and after its last TMA store
+    of the tile waits for that store to have read the buffer and arrives on cfree[1 - c]
+    (the phases are the turns'). The other consumer's K loop runs meanwhile; 6 stages of
+    128 x 128 x 64 (192 KiB) fit beside the one 32 KiB buffer (with two, 4 stages, or 5
+    with the barriers after the buffers).
 
     `one_wgmma` (column chunks, `bn` <= 256; not with pingpong, block scales or
     `overlap_epilogue`): a stage's B is one shared buffer of `bk x bn` (the chunks' B
@@ -901,6 +911,8 @@ def gemm_hopper_ws(
     if split_k > 1 and (not (persistent or swap_ab) or pingpong or tma_epilogue or chunk):
         raise ValueError("gemm_hopper_ws: split_k needs persistent (or swapped) tiles and no pingpong, TMA epilogue "
                          "or chunks")
+    if one_c_buffer and not (pingpong and tma_epilogue):
+        raise ValueError("gemm_hopper_ws: one_c_buffer needs pingpong and tma_epilogue")
     if pingpong and not persistent:
         raise ValueError("gemm_hopper_ws: the pingpong schedule needs persistent tiles (persistent > 0)")
     if swap_ab and (m is not None or not b_kmajor or group > 1 or pingpong or chunk or tma_epilogue):
@@ -1008,7 +1020,8 @@ def gemm_hopper_ws(
         # with chunks the barriers come after all the stage buffers: each 8-byte barrier
         # between two 1024-byte-aligned buffers costs 1 KiB, which 4 x 48 + 32 KiB cannot spare;
         # so do they where the kilobytes would not fit (5 stages of 128 x 128 x 64 and two C buffers)
-        inline = nch == 1 and not cluster_split and barriers_fit(bm, bn, bk, stages, g.eb, tma_epilogue, pingpong)
+        cbufs = (1 if one_c_buffer or not pingpong else 2) if tma_epilogue else 0
+        inline = nch == 1 and not cluster_split and barriers_fit(bm, bn, bk, stages, g.eb, cbufs)
         sa, sb, sbw = {}, {}, {}  # sbw: with one_wgmma, B's stage buffers (sb their chunks' tiles)
         for s in range(stages):
             sa[s] = p.alloc(g.SA, dtype).named(f"sa{s}")
@@ -1026,9 +1039,12 @@ def gemm_hopper_ws(
                 if cluster_split and not global_partials else None)
         for s in range(0 if inline else stages):
             barriers(s)
-        names = ["sc0", "sc1"] if pingpong else ["sc"]
+        names = ["sc0", "sc1"] if pingpong and not one_c_buffer else ["sc"]
         scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue else [None] * len(names)
+        if one_c_buffer:  # both consumers' C buffer is the one
+            scs = scs * 2
         turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
+        cfree = [p.mbarrier_init(1).named(f"cfree{c}") for c in (0, 1)] if one_c_buffer else []
         # stream-K summed in the kernel: the arrival's old value, from thread 0 to the consumers
         arrival = p.alloc("(1):(1)", "i32").named("arrival") if stream_k and serial else None
         if size > 1:  # the peers' barriers initialised before any block reaches them
@@ -1237,11 +1253,15 @@ def gemm_hopper_ws(
                 # barrier, so this one's waits (a round later in each stage) see the
                 # next phase, not one already completed
                 q = p.divui(g.j, g.c2).named("q")
-                if turn == 0:
-                    with p.if_(q.ne(g.c0).named("myturn")):
-                        p.mbarrier_wait(turns[0], p.remui((q - g.c1).named("qprev"), g.c2).named("tphase"))
-                else:
-                    p.mbarrier_wait(turns[1], p.remui(q, g.c2).named("tphase"))
+
+                def my_turn(bar) -> None:  # the other's arrival of its previous tile on `bar`
+                    if turn == 0:
+                        with p.if_(q.ne(g.c0).named("myturn")):
+                            p.mbarrier_wait(bar, p.remui((q - g.c1).named("qprev"), g.c2).named("tphase"))
+                    else:
+                        p.mbarrier_wait(bar, p.remui(q, g.c2).named("tphase"))
+
+                my_turn(turns[turn])
             # the epilogue's vectors (bias, scales) of the first chunk, loaded before the
             # K loop: their latency hides under it instead of starting the epilogue (the
             # other chunks' loads issue at its start and land under the first chunk's
@@ -1360,8 +1380,13 @@ def gemm_hopper_ws(
                 # in the next tile while its wgmma run, make ptxas wait for them first
                 held[0].assign((accs[-1] + 0.0).named("held"))
                 accs, vecs = accs[:-1], vecs[:-1]
+            if one_c_buffer:  # the other consumer's previous tile's TMA store has read the one C buffer
+                my_turn(cfree[turn])
             for a, by, vec in zip(accs, g.bys, vecs):
                 store_chunk(sc, a, g.bx, by, vec)
+            if one_c_buffer:  # this tile's store has read it: the other's turn at the buffer
+                p.tma_store_wait(0)
+                p.mbarrier_arrive(cfree[1 - turn])
 
         def serial_fixup(sc) -> None:
             """`serial`'s arrival and, in the last unit of a tile, its sum (the docstring),
@@ -1675,15 +1700,14 @@ SMEM_SM90 = 227 * 1024
 """The dynamic shared memory a block of sm_90 may take (`Target.smem_per_block`)."""
 
 
-def barriers_fit(bm: int, bn: int, bk: int, stages: int, eb: int, tma_epilogue: bool, pingpong: bool) -> bool:
+def barriers_fit(bm: int, bn: int, bk: int, stages: int, eb: int, cbufs: int) -> bool:
     """Whether a ring of `stages` whole (unchunked) `bm x bn x bk` stages of `eb`-byte
-    elements, its C buffers (two with pingpong) and a kilobyte a stage for the stage's
+    elements, `cbufs` C buffers and a kilobyte a stage for the stage's
     barriers between its 1024-byte-aligned buffers fit `SMEM_SM90`: `gemm_hopper_ws`
     then allocates each stage's barriers after its buffers, else all after the ring
     and the C buffers (one kilobyte in all)."""
     ring = stages * (bm + bn) * bk * eb
-    cbuf = (2 if pingpong else 1) * bm * bn * 2 if tma_epilogue else 0
-    return ring + cbuf + 1024 * stages <= SMEM_SM90
+    return ring + cbufs * bm * bn * 2 + 1024 * stages <= SMEM_SM90
 
 
 CLUSTER_SIZES = (1, 2, 4)

@@ -278,20 +278,24 @@ def test_every_configuration_compiles(config):
     compile_sm90_or_skip(emit(module, "cuda"))
 
 
-@pytest.mark.parametrize("stages, inline", [(4, True), (5, False)])
-def test_pingpong_barriers_after_the_buffers_where_between_them_they_would_not_fit(stages, inline):
-    """The pingpong 128 x 128 x 64's ring and two 32 KiB C buffers: in 4 stages each
-    stage's barriers lie between its 1024-byte-aligned buffers (a kilobyte each); in 5
-    (160 + 64 KiB) those kilobytes would pass 227 KiB, so the barriers come after all
-    the buffers, as with column chunks, and `smem_bytes` counts one kilobyte for them."""
-    c = dataclasses.replace(next(c for c in CONFIGS if c.pingpong), stages=stages, name=f"128x128x64:{stages}:pp")
-    assert barriers_fit(128, 128, 64, stages, 2, True, True) is inline
-    assert c.smem_bytes() == stages * 32768 + 2 * 32768 + 1024 * (stages if inline else 1)
+@pytest.mark.parametrize("stages, one_c, inline", [(4, False, True), (5, False, False), (6, True, False)])
+def test_pingpong_barriers_after_the_buffers_where_between_them_they_would_not_fit(stages, one_c, inline):
+    """The pingpong 128 x 128 x 64's ring and its 32 KiB C buffers (two, or one shared,
+    `one_c`): in 4 stages each stage's barriers lie between its 1024-byte-aligned buffers
+    (a kilobyte each); in 5 with two C buffers (160 + 64 KiB) or 6 with one (192 + 32)
+    those kilobytes would pass 227 KiB, so the barriers come after all the buffers, as
+    with column chunks, and `smem_bytes` counts one kilobyte for them."""
+    c = dataclasses.replace(next(c for c in CONFIGS if c.pingpong), stages=stages, one_c=one_c,
+                            name=f"128x128x64:{stages}:pp" + (":oc" if one_c else ""))
+    cbufs = 1 if one_c else 2
+    assert barriers_fit(128, 128, 64, stages, 2, cbufs) is inline
+    assert c.smem_bytes() == stages * 32768 + cbufs * 32768 + 1024 * (stages if inline else 1)
     assert c.smem_bytes() <= target("sm_90a").smem_per_block
     module = matmul_program(MatmulKey(c, 4096, 4096, "bf16", Epilogue(bias=True, activation="silu"), 132))
     text = str(module)
     first_barrier, last_stage = text.index("layout.mbarrier_init"), text.index(f"%sa{stages - 1} =")
     assert (first_barrier < last_stage) is inline
+    assert text.count("layout.alloc") == stages * 2 + cbufs
     run_pipeline(module, "default")
     compile_sm90_or_skip(emit(module, "cuda"))
 

@@ -408,8 +408,9 @@ and 3rd tile, consumer 1 its 2nd, through one 2-stage ring (4 K steps a tile).""
         {"persistent": 2},
         {"persistent": 4, "tma_epilogue": True, "bk": 32, "stages": 4},
         {"persistent": 9, "group": 2, "tma_epilogue": True},
+        {"persistent": 2, "group": 2, "tma_epilogue": True, "one_c_buffer": True},
     ],
-    ids=["grouped-tma", "register-epilogue", "bk32-odd-tiles", "more-blocks-than-tiles"],
+    ids=["grouped-tma", "register-epilogue", "bk32-odd-tiles", "more-blocks-than-tiles", "one-c-buffer"],
 )
 @pytest.mark.parametrize("handover", ["drain", "issue", "loop"])
 def test_pingpong_schedules_match_numpy(kw, level, handover):
@@ -488,6 +489,18 @@ def _consumer_0_hands_over_before_its_last_wait(m):
     loop.parent_block().insert_op_before(arrive, loop)
 
 
+PINGPONG_ONE_C = _ws(192, 128, 256, bm=64, bn=64, bk=64, stages=2, persistent=2, group=2, tma_epilogue=True,
+                     pingpong=True, handover="loop", one_c_buffer=True)
+
+
+def _consumer_1_writes_c_without_its_turn(m):
+    # one C buffer: consumer 1 writes it without waiting for consumer 0's TMA store to
+    # have read it; consumer 0's next arrival on cfree1 then finds its phase unseen
+    # (the executor does not model another region's store still reading the buffer)
+    (wait,) = _ops(m, "layout.mbarrier_wait", "cfree1", "tphase")
+    _erase([wait])
+
+
 PINGPONG_MISUSE = {
     "consumer 1 does not wait for its turn": (PINGPONG, _consumer_1_takes_no_turn,
                                               "already has all its 1 arrivals and has not been seen complete by a wait"),
@@ -496,6 +509,8 @@ PINGPONG_MISUSE = {
                                               "already has all its 1 arrivals and has not been seen complete by a wait"),
     "turn given before the K loop": (PINGPONG_LOOP, _consumer_0_hands_over_before_its_last_wait,
                                      "already has all its 1 arrivals and has not been seen complete by a wait"),
+    "one C buffer written out of turn": (PINGPONG_ONE_C, _consumer_1_writes_c_without_its_turn,
+                                         "already has all its 1 arrivals and has not been seen complete by a wait"),
 }
 
 
@@ -676,3 +691,24 @@ def test_wait_phase_is_the_running_threads():
     run(_phase_program(False), {"x": np.zeros(1, np.float32)})
     with pytest.raises(ExecutionError, match="the phase differs between the threads of a block"):
         run(_phase_program(True), {"x": np.zeros(1, np.float32)})
+
+
+def test_pingpong_one_c_buffer_equivalent_and_compiles():
+    """Pingpong with one C buffer for both consumers (`one_c_buffer`): equivalent after
+    `default`; one C buffer allocated, the two "cfree" barriers waited on and arrived at
+    in the consumers' epilogues; NVRTC compiles it without spills."""
+    assert str(PINGPONG_ONE_C).count("layout.alloc") == str(PINGPONG_LOOP).count("layout.alloc") - 1
+    assert len(_ops(PINGPONG_ONE_C, "layout.mbarrier_wait", "cfree[01]")) == 2
+    assert len(_ops(PINGPONG_ONE_C, "layout.mbarrier_arrive", "cfree[01]")) == 2
+    after = assert_pass_preserves(PINGPONG_ONE_C, "default", seeds=(0,))
+    from tilec.runtime.nvrtc import resource_usage
+
+    (usage,) = resource_usage(compile_sm90_or_skip(emit(after, "cuda"))).values()
+    assert usage.spill_stores == 0
+
+
+def test_one_c_buffer_needs_pingpong_and_the_tma_epilogue():
+    with pytest.raises(ValueError, match="one_c_buffer needs pingpong and tma_epilogue"):
+        _ws(256, 256, 256, persistent=2, tma_epilogue=True, one_c_buffer=True)
+    with pytest.raises(ValueError, match="one_c_buffer needs pingpong and tma_epilogue"):
+        _ws(256, 256, 256, persistent=2, pingpong=True, one_c_buffer=True)
