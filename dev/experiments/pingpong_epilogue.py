@@ -41,7 +41,10 @@ def main() -> None:
     ap.add_argument("--variants", default=DEFAULT)
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--budget", type=float, default=1e9, help="seconds of timing after which no round starts")
+    ap.add_argument("--deadline", type=float, default=1e9,
+                    help="seconds after the start past which no variant is compiled and no round starts")
     args = ap.parse_args()
+    start = time.time()
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     for shape in args.shapes.split(","):
         m, n, k = (int(x) for x in shape.split("x"))
@@ -53,6 +56,9 @@ def main() -> None:
         rule = gemm.choose_config(m, n, sms, k=k)
         fns, configs = {}, {}
         for v in args.variants.split(","):
+            if time.time() - start > args.deadline * 0.7:
+                print(f"{shape} {v}: left out (deadline)", flush=True)
+                continue
             name, act = v.split("/")
             configs[v] = parse_config(name) if name else None
             kw = {} if act == "plain" else {"bias": bias, "activation": None if act == "bias" else act}
@@ -72,7 +78,7 @@ def main() -> None:
         per, queued = {v: [] for v in fns}, {v: [] for v in fns}
         t0, done = time.time(), 0
         for r in range(args.rounds):
-            if time.time() - t0 > args.budget:
+            if time.time() - t0 > args.budget or (done and time.time() - start > args.deadline):
                 break
             done += 1
             for v in rotated(list(fns), r):
