@@ -416,7 +416,8 @@ and 3rd tile, consumer 1 its 2nd, through one 2-stage ring (4 K steps a tile).""
 def test_pingpong_schedules_match_numpy(kw, level, handover):
     """The pingpong schedule (two consumer warpgroups on alternate tiles, their K loops
     taking turns at the ring, the turn given after the K loop's wgmma drain, after its
-    last wgmma is issued, or after the loop before its drain) computes C = A @ B on the reference executor, before and after
+    last wgmma is issued, or after the loop before its drain) computes C = A @ B on the
+    reference executor, before and after
     `default`: 3 or 2 tiles a block (consumer 1 with one fewer than consumer 0, or
     none), 1 or 0 (more blocks than tiles)."""
     kw = {"bk": 64, "stages": 2, **kw}
