@@ -83,6 +83,11 @@ class GemmConfig:
     handover: str = "drain"
     """Pingpong: when a consumer gives the other its turn at the ring (`gemm_hopper_ws(handover=)`;
     names `:ppi` "issue", `:ppl` "loop" in benchmarks/matmul_bench.py). An option until measured."""
+    stagger: int = 0
+    """The cooperative tile's two consumer warpgroups in regions of their own, each storing
+    its 64 rows, the second run ahead of the first by up to this many K steps
+    (`gemm_hopper_ws(stagger=)`, named `:st<L>`): each one's epilogue under the other's
+    wgmma. An option until measured."""
     one_c: bool = False
     """Pingpong: the two consumers' epilogues take turns at one C buffer
     (`gemm_hopper_ws(one_c_buffer=True)`, named `:oc`), which leaves room for 6 stages of
@@ -225,6 +230,8 @@ class GemmConfig:
                 kw["one_c_buffer"] = True
         if self.overlap:
             kw["overlap_epilogue"] = True
+        if self.stagger:
+            kw["stagger"] = self.stagger
         if self.block_scales:
             kw["block_scales"] = True
             if self.partials != 2:

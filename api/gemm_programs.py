@@ -558,7 +558,7 @@ def gemm_hopper_ws(
     serial: bool = False, rounds: int = 1, cluster_split: bool = False, box_parts: bool = False,
     global_partials: bool = False, skip_padding: bool = False, a_registers: bool = False,
     one_wgmma: bool = False, pdl: bool = False, pdl_weight: bool = False, l2_ahead: int = 0,
-    one_c_buffer: bool = False,
+    one_c_buffer: bool = False, stagger: int = 0,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -712,6 +712,18 @@ def gemm_hopper_ws(
     (the phases are the turns'). The other consumer's K loop runs meanwhile; 6 stages of
     128 x 128 x 64 (192 KiB) fit beside the one 32 KiB buffer (with two, 4 stages, or 5
     with the barriers after the buffers).
+
+    `stagger` = L > 0 (`bm` 128; persistent; not with pingpong, split-K, stream-K, block
+    scales, clusters, `overlap_epilogue`, `swap_ab`, `cp_async`, `one_wgmma`, `a_registers`
+    or `skip_padding`; L < `stages` - 1): the cooperative tile in two consumer regions of
+    one warpgroup each (`warp_specialize warpgroups(1, 1, 1)`), consumer h computing rows
+    64 h .. 64 h + 63 of every tile (its A rows a `layout.tile` of the stage's A buffer)
+    and storing them itself (its own C buffer of 64 x bc, its TMA store meeting its own
+    threads), so the two warpgroups never meet: consumer 1 runs ahead of consumer 0 (as
+    far as the ring lets it: consumer 0 waits, before the block's first tile, for
+    consumer 1's first trip of the ring, L of its steps at least), and each one's
+    epilogue (SiLU's MUFU work) runs while the other's wgmma still run, instead of both
+    at once with the tensor cores idle. Each stage's "empty" barrier counts both.
 
     `one_wgmma` (column chunks, `bn` <= 256; not with pingpong, block scales or
     `overlap_epilogue`): a stage's B is one shared buffer of `bk x bn` (the chunks' B
@@ -911,6 +923,12 @@ def gemm_hopper_ws(
     if split_k > 1 and (not (persistent or swap_ab) or pingpong or tma_epilogue or chunk):
         raise ValueError("gemm_hopper_ws: split_k needs persistent (or swapped) tiles and no pingpong, TMA epilogue "
                          "or chunks")
+    if stagger and (bm != 128 or pingpong or not persistent or split_k > 1 or stream_k or block_scales
+                    or cluster != (1, 1) or overlap_epilogue or swap_ab or cp_async or one_wgmma or a_registers
+                    or skip_padding or not 0 < stagger < stages - 1):
+        raise ValueError(f"gemm_hopper_ws: stagger needs bm 128, persistent tiles, 0 < stagger < stages - 1, "
+                         f"without pingpong, split_k, stream_k, block_scales, clusters, overlap_epilogue, swap_ab, "
+                         f"cp_async, one_wgmma, a_registers or skip_padding (got {stagger}, bm {bm}, {stages} stages)")
     if one_c_buffer and not (pingpong and tma_epilogue):
         raise ValueError("gemm_hopper_ws: one_c_buffer needs pingpong and tma_epilogue")
     if pingpong and not persistent:
@@ -981,7 +999,7 @@ def gemm_hopper_ws(
                          f"{persistent}, {stages} stages, {nch} chunks)")
     if handover not in ("drain", "issue", "loop"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain', 'issue' or 'loop', got {handover!r}")
-    wgs = 2 if pingpong else bm // 64
+    wgs = 2 if pingpong or stagger else bm // 64
     at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
     if producer_regs is None:  # issuing cp.async of both operands holds more addresses
         producer_regs = PRODUCER_REGS_CP_ASYNC if len(set(cp_async)) == 2 else PRODUCER_REGS
@@ -994,10 +1012,14 @@ def gemm_hopper_ws(
             "setmaxnreg inc would wait forever"
         )
     nprog = persistent if m is None or split_k > 1 or size > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
-    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k,
+    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong or stagger else bm // 16, dtype, epilogue, b_kmajor,
+                 split_k,
                  block_scales, swap_ab, 2 * persistent if stream_k else 0, serial, rounds,
                  cluster_split and not global_partials)
     p = g.p
+    rows = bm // 2 if stagger else bm  # the rows of C a consumer region computes a tile
+    if stagger:  # each consumer's C buffer: its 64 rows
+        g.SC = g.smem(rows, bc, ebytes=2)
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages * rounds))}
     o[0] = g.c0
     # the steps of the last trip wholly past K, skipped (`skip_padding`): the K loops stop a
@@ -1039,12 +1061,13 @@ def gemm_hopper_ws(
                 if cluster_split and not global_partials else None)
         for s in range(0 if inline else stages):
             barriers(s)
-        names = ["sc0", "sc1"] if pingpong and not one_c_buffer else ["sc"]
+        names = ["sc0", "sc1"] if (pingpong and not one_c_buffer) or stagger else ["sc"]
         scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue else [None] * len(names)
         if one_c_buffer:  # both consumers' C buffer is the one
             scs = scs * 2
         turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
         cfree = [p.mbarrier_init(1).named(f"cfree{c}") for c in (0, 1)] if one_c_buffer else []
+        lag = p.mbarrier_init(1).named("lag") if stagger else None  # consumer 1's first trip, for consumer 0
         # stream-K summed in the kernel: the arrival's old value, from thread 0 to the consumers
         arrival = p.alloc("(1):(1)", "i32").named("arrival") if stream_k and serial else None
         if size > 1:  # the peers' barriers initialised before any block reaches them
@@ -1247,7 +1270,13 @@ def gemm_hopper_ws(
                         release(s)
                     promote(accs[c:c + 1], [part], [held[0], held[1 + c]])
 
-        def consumer(sc, turn: int | None = None) -> None:
+        def consumer(sc, turn: int | None = None, half: int | None = None) -> None:
+            bxr = g.bx  # the tile's row in units of the consumer's rows
+            if half is not None:
+                bxr = (g.bx * g.c2 + (g.c1 if half else g.c0)).named("bxh")
+                if half == 0:  # consumer 1 ahead: its first trip of the ring before this one's first step
+                    with p.if_(g.j.eq(g.c0).named("firsttile")):
+                        p.mbarrier_wait(lag, g.c0)
             if turn is not None:
                 # the other consumer's K loop has passed its last wait on each "full"
                 # barrier, so this one's waits (a round later in each stage) see the
@@ -1271,7 +1300,7 @@ def gemm_hopper_ws(
             accs = [Value(p, g.zero.ssa) for _ in range(nch)]
             if overlap_epilogue:  # the first round's wgmma, the previous tile's last chunk under them
                 accs = first_round(sc)
-            vecs = [epilogue.vectors(g, g.bx, by, bm, bc) if split_k == 1 and not block_scales and c == 0 else None
+            vecs = [epilogue.vectors(g, bxr, by, rows, bc) if split_k == 1 and not block_scales and c == 0 else None
                     for c, by in enumerate(g.bys)]
             carry = accs
             if block_scales and partials == 2:  # and the last step's partials and scales, promoted in the next trip
@@ -1292,6 +1321,8 @@ def gemm_hopper_ws(
                     # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
                     sync = s == stages - 1 and turn is not None and handover == "issue"
                     src = sa[s]
+                    if half is not None:  # the consumer's rows of the stage's A
+                        src = p.tile(sa[s], [g.c1 if half else g.c0, g.c0], [rows, bk]).named(f"sah{s}")
                     if a_registers and s < steps:  # A once into registers for every chunk's wgmma
                         from tilec.dialects.mma import DotOperandLayout
 
@@ -1331,6 +1362,9 @@ def gemm_hopper_ws(
                 else:
                     # the previous trip's last stage is handed back here (`first_round` hands its own)
                     plain_trip(phase, i.ne(kfrom).named("later"), stages)
+                if half == 1:  # the block's first trip issued: consumer 0 may start
+                    with p.if_((g.j.eq(g.c0).named("firsttile") & i.eq(kfrom).named("firsttrip")).named("lead")):
+                        p.mbarrier_arrive(lag)
                 if turn is not None and handover == "issue":
                     # the K loop's last wait on a full barrier is past: the other consumer's turn
                     lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
@@ -1383,7 +1417,7 @@ def gemm_hopper_ws(
             if one_c_buffer:  # the other consumer's previous tile's TMA store has read the one C buffer
                 my_turn(cfree[turn])
             for a, by, vec in zip(accs, g.bys, vecs):
-                store_chunk(sc, a, g.bx, by, vec)
+                store_chunk(sc, a, bxr, by, vec, rows)
             if one_c_buffer:  # this tile's store has read it: the other's turn at the buffer
                 p.tma_store_wait(0)
                 p.mbarrier_arrive(cfree[1 - turn])
@@ -1469,12 +1503,12 @@ def gemm_hopper_ws(
                 _stream_k_sum(fix, t0, b0, b1, tm, tn, bm, bn, wgs, epilogue, swap_ab,
                               (csize, g.crank) if size > 1 else None)
 
-        def store_chunk(sc, a, bx, by, vec) -> None:
-            """The epilogue of the chunk (`bx`, `by`) of C from its accumulator `a` (its
-            vectors `vec`, or None: loaded here), stored from the registers or through
-            the C buffer `sc` with the TMA."""
-            h = epilogue.apply(g, a, bx, by, bm, bc, vectors=vec)
-            tc = p.tile(g.C, [bx, by], [bm, bc]).named("tc")
+        def store_chunk(sc, a, bx, by, vec, rows: int = bm) -> None:
+            """The epilogue of the chunk (`bx`, `by`) of C (in tiles of `rows` x bc) from its
+            accumulator `a` (its vectors `vec`, or None: loaded here), stored from the
+            registers or through the C buffer `sc` with the TMA."""
+            h = epilogue.apply(g, a, bx, by, rows, bc, vectors=vec)
+            tc = p.tile(g.C, [bx, by], [rows, bc]).named("tc")
             if tma_epilogue:  # the previous tile's (chunk's) TMA store has read sc
                 p.tma_store_wait(0)
                 p.store(h, sc)
@@ -1657,13 +1691,13 @@ def gemm_hopper_ws(
             p.griddep_launch_dependents()
             if not pdl_weight:
                 p.griddep_wait()
-        roles = p.warp_specialize([1, 1, 1] if pingpong else [wgs, 1])
+        roles = p.warp_specialize([1, 1, 1] if pingpong or stagger else [wgs, 1])
         for c, role in enumerate(roles[:-1]):
             with role:
                 p.setmaxnreg("inc", consumer_regs)
                 if pdl_weight:  # (the producer waits in its first trip, after the weight's loads)
                     p.griddep_wait()
-                g.zero = p.full([bm, bc], 0.0, "f32", g.mma, dense=True).named("zero")
+                g.zero = p.full([rows, bc], 0.0, "f32", g.mma, dense=True).named("zero")
                 if block_scales:  # the scales of the carried partials before a tile's first trip
                     from tilec.dialects.distributed import SliceLayout
 
@@ -1671,7 +1705,8 @@ def gemm_hopper_ws(
                     g.sb0 = p.constant(0.0, "f32").named("sbv0")
                 if overlap_epilogue:
                     held[:] = [Value(p, g.zero.ssa)]
-                tiles(lambda c=c: consumer(scs[c], c if pingpong else None), c if pingpong else None, held)
+                tiles(lambda c=c: consumer(scs[c], c if pingpong else None, c if stagger else None),
+                      c if pingpong else None, held)
                 if overlap_epilogue:  # the block's last tile's last chunk (every block has a tile)
                     tlast = (g.pid + (p.divui((g.ntiles - g.c1).named("tmax") - g.pid, g.nprog).named("jlast")
                                       * g.nprog).named("jstep")).named("tlast")

@@ -713,3 +713,47 @@ def test_one_c_buffer_needs_pingpong_and_the_tma_epilogue():
         _ws(256, 256, 256, persistent=2, tma_epilogue=True, one_c_buffer=True)
     with pytest.raises(ValueError, match="one_c_buffer needs pingpong and tma_epilogue"):
         _ws(256, 256, 256, persistent=2, pingpong=True, one_c_buffer=True)
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+@pytest.mark.parametrize("kw", [{"tma_epilogue": True, "chunk": 64}, {"tma_epilogue": False}],
+                         ids=["chunks-tma", "register-epilogue"])
+def test_staggered_consumers_match_numpy(kw, level):
+    """The cooperative 128-row tile in two consumer regions of one warpgroup, each its 64
+    rows and its own epilogue (`stagger`; consumer 0 waits for consumer 1's first trip of
+    the ring): C = A @ B on the reference executor, before and after `default`; 4 tiles
+    on 2 blocks, 2 trips of the 4-stage ring each."""
+    src = _ws(256, 256, 512, bm=128, bn=128, bk=64, stages=4, persistent=2, group=1, stagger=2, **kw)
+    assert "layout.warp_specialize warpgroups(1, 1, 1)" in str(src)
+    _check_gemm(src, 256, 256, 512, level)
+
+
+def test_stagger_needs_the_cooperative_128_row_tile():
+    with pytest.raises(ValueError, match="stagger needs bm 128"):
+        _ws(256, 256, 256, bm=64, persistent=2, stagger=1)
+    with pytest.raises(ValueError, match="stagger needs bm 128"):
+        _ws(256, 256, 512, bm=128, bn=128, persistent=2, stages=4, stagger=3)
+
+
+def test_staggered_consumer_0_without_the_lead_is_reported():
+    """Consumer 1 never signals its first trip (`stagger`'s "lag" barrier): consumer 0's
+    wait never returns, which the executor reports (a hang on the GPU)."""
+    m = _ws(256, 256, 512, bm=128, bn=128, bk=64, stages=4, persistent=2, group=1, stagger=2, tma_epilogue=True)
+    _erase(_ops(m, "layout.mbarrier_arrive", "lag"))
+    with pytest.raises(ExecutionError) as info:
+        run(m, random_inputs(m, 0))
+    assert "the wait would never return" in str(info.value), str(info.value)
+
+
+def test_staggered_consumers_equivalent_and_compile():
+    """`stagger`: equivalent after `default`; each consumer's TMA store meets its own
+    128 threads; NVRTC compiles it without spills."""
+    m = _ws(256, 256, 512, bm=128, bn=256, bk=64, stages=4, persistent=2, group=1, stagger=2, tma_epilogue=True,
+            chunk=128)
+    after = assert_pass_preserves(m, "default", seeds=(0,))
+    cuda = emit(after, "cuda")
+    assert "bar.sync 1, 256" not in cuda and 'asm volatile("bar.sync 1, 128;" ::: "memory");' in cuda
+    from tilec.runtime.nvrtc import resource_usage
+
+    (usage,) = resource_usage(compile_sm90_or_skip(cuda)).values()
+    assert usage.spill_stores == 0
