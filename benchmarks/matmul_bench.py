@@ -468,8 +468,8 @@ def parse_config(name: str):
     consumers' K loop, `GemmConfig.rounds`) then any of `swapAB`,
     `splitK<S>`, `p<P>` (a swapped grid persistent over P blocks a multiprocessor),
     `c<C>` (column chunks), `pp` (pingpong; `ppi` / `ppl`: its turn handed over at issue / after
-    the K loop, `GemmConfig.handover`; `oc`: one C buffer for both, `GemmConfig.one_c`), `st<L>` (the cooperative tile's consumers
-    in turns L steps apart, `GemmConfig.stagger`), `ov` /
+    the K loop, `GemmConfig.handover`; `oc`: one C buffer for both, `GemmConfig.one_c`), `st<L>`
+    (the cooperative tile's consumers in turns L steps apart, `GemmConfig.stagger`), `ov` /
     `nov` (with / without the overlapped epilogue, `gemm_hopper_ws(overlap_epilogue=True)`), `cpa` /
     `cpb` / `cpab` (A, B or
     both loaded by cp.async, `gemm_hopper_ws(cp_async=...)`; without: the TMA), `cl<CM>` /
@@ -570,8 +570,8 @@ def parse_config(name: str):
             stages = m.group(1)
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
-                             "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, st<L>, ov, "
-                             "nov, "
+                             "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, "
+                             "st<L>, ov, nov, "
                              "cpa, cpb, "
                              "cpab, cl<CM>[x<CN>], bp, sp, ar, pdl, pdlw, l2p<D>, part1 or fma")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
