@@ -719,9 +719,10 @@ def gemm_hopper_ws(
     one warpgroup each (`warp_specialize warpgroups(1, 1, 1)`), consumer h computing rows
     64 h .. 64 h + 63 of every tile (its A rows a `layout.tile` of the stage's A buffer)
     and storing them itself (its own C buffer of 64 x bc, its TMA store meeting its own
-    threads), so the two warpgroups never meet: consumer 1 runs ahead of consumer 0 (as
-    far as the ring lets it: consumer 0 waits, before the block's first tile, for
-    consumer 1's first trip of the ring, L of its steps at least), and each one's
+    threads), so the two warpgroups never meet: consumer 1 runs L K steps ahead of
+    consumer 0 (consumer 0 waits, before the block's first tile, on a "lag" mbarrier that
+    consumer 1 arrives at once its L-th step's wgmma are issued; from there the lag
+    keeps itself: each consumer's epilogue lets the other run alone), and each one's
     epilogue (SiLU's MUFU work) runs while the other's wgmma still run, instead of both
     at once with the tensor cores idle. Each stage's "empty" barrier counts both.
 
@@ -1311,11 +1312,13 @@ def gemm_hopper_ws(
                 kto = g.nk_main
             trip = g.cs if rounds == 1 else p.constant(stages * rounds).named("ctrip")
 
-            def plain_trip(phase, later, steps: int) -> None:
+            def plain_trip(phase, later, steps: int, lead=None) -> None:
                 """A trip of the K loop without block scales: `steps` steps (the rest, past
                 K, wait for their stage and hand it back), each stage handed back a step
                 later; the previous trip's last stage at the first step where `later`
-                (a Value, or a Python bool where the trip's place is known)."""
+                (a Value, or a Python bool where the trip's place is known). `lead`
+                (`stagger` L, consumer 1): where it holds, the arrival on "lag" after
+                the trip's L-th step is issued."""
                 for s in range(stages):
                     p.mbarrier_wait(full[s], phase)
                     # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
@@ -1337,6 +1340,9 @@ def gemm_hopper_ws(
                             continue
                         d = p.mma(src, b, a, is_async=True).named(f"d{s + 1}")
                         a.assign(p.mma_wait(d, pending=1)[0].named(f"acc{s + 1}"))
+                    if lead is not None and s == stagger - 1:  # consumer 0 may start (`stagger`)
+                        with p.if_(lead):
+                            p.mbarrier_arrive(lag)
                     if s == steps:  # the last step's wgmma have read its stage before it is handed back
                         for a, w in zip(accs, p.mma_wait(*(a.named("inflight") for a in accs), pending=0)):
                             a.assign(w)
@@ -1361,10 +1367,10 @@ def gemm_hopper_ws(
                                                              g.c2).named(f"phase{r}") for r in range(1, rounds)])
                 else:
                     # the previous trip's last stage is handed back here (`first_round` hands its own)
-                    plain_trip(phase, i.ne(kfrom).named("later"), stages)
-                if half == 1:  # the block's first trip issued: consumer 0 may start
-                    with p.if_((g.j.eq(g.c0).named("firsttile") & i.eq(kfrom).named("firsttrip")).named("lead")):
-                        p.mbarrier_arrive(lag)
+                    lead = None
+                    if half == 1:  # the block's first trip: its L-th step lets consumer 0 start
+                        lead = (g.j.eq(g.c0).named("firsttile") & i.eq(kfrom).named("firsttrip")).named("lead")
+                    plain_trip(phase, i.ne(kfrom).named("later"), stages, lead)
                 if turn is not None and handover == "issue":
                     # the K loop's last wait on a full barrier is past: the other consumer's turn
                     lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
