@@ -82,16 +82,22 @@ class GemmConfig:
     group: int = 8
     handover: str = "drain"
     """Pingpong: when a consumer gives the other its turn at the ring (`gemm_hopper_ws(handover=)`;
-    names `:ppi` "issue", `:ppl` "loop" in benchmarks/matmul_bench.py). An option until measured."""
+    names `:ppi` "issue", `:ppl` "loop" in benchmarks/matmul_bench.py). An option: `128x128x64:5:ppl`
+    measured +3.6% queued over the rule's plain kernel at 8192 x 28672 x 4096 on the H200, the
+    4-stage `:pp` +3.0% (benchmarks/NOTES.md, epi38)."""
     stagger: int = 0
     """The cooperative tile's two consumer warpgroups in regions of their own, each storing
     its 64 rows, the second run ahead of the first by up to this many K steps
     (`gemm_hopper_ws(stagger=)`, named `:st<L>`): each one's epilogue under the other's
-    wgmma. An option until measured."""
+    wgmma. An option: its plain kernel ran as the rule's at 8192 x 28672 x 4096 on the H200
+    (Nsight 2389 against 2402 us), its bias + SiLU not measured cheaper than the rule's
+    (L = 1 +0.9% per call / +2.8% queued, L = 2 +1.5% / +4.0%, the rule's +2.6% / +2.4%
+    over the plain kernel in the same run; benchmarks/NOTES.md, epi38)."""
     one_c: bool = False
     """Pingpong: the two consumers' epilogues take turns at one C buffer
     (`gemm_hopper_ws(one_c_buffer=True)`, named `:oc`), which leaves room for 6 stages of
-    128 x 128 x 64. An option until measured."""
+    128 x 128 x 64. An option: `128x128x64:6:ppl:oc` measured +5.5% queued over the rule's plain
+    kernel at 8192 x 28672 x 4096 on the H200, slower than 4 stages (benchmarks/NOTES.md, epi38)."""
     split_k: int = 1
     operand_bytes: int = 2
     """Bytes of an element of A and B (1: the 8-bit floats of `FP8_CONFIGS`)."""
