@@ -118,6 +118,23 @@ def test_epilogue_after_the_pipeline():
         _check(_run(module, m, n, ep, ops), ops, ep)
 
 
+@pytest.mark.parametrize("kw", [{"stagger": 2, "chunk": 64}, {"stagger": 1},
+                                {"pingpong": True, "handover": "loop", "one_c_buffer": True}],
+                         ids=["staggered-chunks", "staggered", "pingpong-one-c-buffer"])
+def test_staggered_and_pingpong_epilogues_with_a_run_time_m(kw):
+    """The staggered cooperative tile (`stagger`: consumer 1's 64 rows of the last block
+    row all past M = 72) and pingpong with one C buffer, with a run-time M and the widest
+    epilogue (bias, SiLU, residual, f16), 72 x 136 x 200 on the reference executor after
+    `default`: 4 K steps of 64 in 4 stages (the last one past K)."""
+    ep = Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")
+    m, n, k = 72, 136, 200
+    module = gemm_hopper_ws(None, n, k, bm=128, bn=128, bk=64, stages=4, persistent=2, tma_epilogue=True,
+                            epilogue=ep, **kw)
+    run_pipeline(module, "default")
+    ops = _operands(m, n, k, ep, seed=3)
+    _check(_run(module, m, n, ep, ops), ops, ep)
+
+
 def test_one_program_serves_every_m():
     """One module with a run-time M, run at M = 1, 64, 130: the grid and the tensor
     maps come from M."""
