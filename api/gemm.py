@@ -56,7 +56,7 @@ from typing import Any
 
 from tilec.dialects.dtypes import DTYPES
 from tilec.gemm_programs import (ACTIVATIONS, CLUSTER_SPLIT_PAD, FP8_DTYPES, INPUT_DTYPES, MAX_CLUSTER_SPLIT,
-                                 OUT_DTYPES, SCALE_BLOCK, Epilogue, gemm_hopper_ws)
+                                 OUT_DTYPES, SCALE_BLOCK, Epilogue, barriers_fit, gemm_hopper_ws)
 from tilec.matmul_launch import CALLS_KEPT, OPERANDS, MatmulLauncher, structure
 from tilec.runtime import raw_launch
 from tilec.support.diagnostics import TilecError
@@ -80,6 +80,24 @@ class GemmConfig:
     chunk: int = 0
     pingpong: bool = False
     group: int = 8
+    handover: str = "drain"
+    """Pingpong: when a consumer gives the other its turn at the ring (`gemm_hopper_ws(handover=)`;
+    names `:ppi` "issue", `:ppl` "loop" in benchmarks/matmul_bench.py). An option: `128x128x64:5:ppl`
+    measured +3.6% queued over the rule's plain kernel at 8192 x 28672 x 4096 on the H200, the
+    4-stage `:pp` +3.0% (benchmarks/NOTES.md, epi38)."""
+    stagger: int = 0
+    """The cooperative tile's two consumer warpgroups in regions of their own, each storing
+    its 64 rows, the second run ahead of the first by up to this many K steps
+    (`gemm_hopper_ws(stagger=)`, named `:st<L>`): each one's epilogue under the other's
+    wgmma. An option: its plain kernel ran as the rule's at 8192 x 28672 x 4096 on the H200
+    (Nsight 2389 against 2402 us), its bias + SiLU not measured cheaper than the rule's
+    (L = 1 +0.9% per call / +2.8% queued, L = 2 +1.5% / +4.0%, the rule's +2.6% / +2.4%
+    over the plain kernel in the same run; benchmarks/NOTES.md, epi38)."""
+    one_c: bool = False
+    """Pingpong: the two consumers' epilogues take turns at one C buffer
+    (`gemm_hopper_ws(one_c_buffer=True)`, named `:oc`), which leaves room for 6 stages of
+    128 x 128 x 64. An option: `128x128x64:6:ppl:oc` measured +5.5% queued over the rule's plain
+    kernel at 8192 x 28672 x 4096 on the H200, slower than 4 stages (benchmarks/NOTES.md, epi38)."""
     split_k: int = 1
     operand_bytes: int = 2
     """Bytes of an element of A and B (1: the 8-bit floats of `FP8_CONFIGS`)."""
@@ -212,8 +230,14 @@ class GemmConfig:
             kw["chunk"] = self.chunk
         if self.pingpong:
             kw["pingpong"] = True
+            if self.handover != "drain":
+                kw["handover"] = self.handover
+            if self.one_c:
+                kw["one_c_buffer"] = True
         if self.overlap:
             kw["overlap_epilogue"] = True
+        if self.stagger:
+            kw["stagger"] = self.stagger
         if self.block_scales:
             kw["block_scales"] = True
             if self.partials != 2:
@@ -274,10 +298,13 @@ class GemmConfig:
         if self.cluster_split:
             partial = 0 if self.global_partials else (self.bm + CLUSTER_SPLIT_PAD) * self.bn * 4
             return ring + partial + 16 * 2 * self.stages
-        barriers = 1024 if self.chunk else 1024 * self.stages
+        cbufs = 2 if self.pingpong and not self.one_c else 1
+        inline = not self.chunk and barriers_fit(self.bm, self.bn, self.bk, self.stages, self.operand_bytes,
+                                                 0 if self.swap_ab or self.split_k > 1 else cbufs)
+        barriers = 1024 * self.stages if inline else 1024
         if self.swap_ab or self.split_k > 1:  # no C buffer: C is stored from the registers
             return ring + barriers
-        return ring + barriers + (2 if self.pingpong else 1) * self.bm * (self.chunk or self.bn) * 2
+        return ring + barriers + cbufs * self.bm * (self.chunk or self.bn) * 2
 
 
 CONFIGS = (

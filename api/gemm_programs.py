@@ -558,6 +558,7 @@ def gemm_hopper_ws(
     serial: bool = False, rounds: int = 1, cluster_split: bool = False, box_parts: bool = False,
     global_partials: bool = False, skip_padding: bool = False, a_registers: bool = False,
     one_wgmma: bool = False, pdl: bool = False, pdl_weight: bool = False, l2_ahead: int = 0,
+    one_c_buffer: bool = False, stagger: int = 0,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -618,7 +619,10 @@ def gemm_hopper_ws(
     after the K loop (which waits for all its wgmma; the measured kernel), "issue"
     in the K loop's last step right after its last `layout.mma` is issued (the
     other's first wgmma then issues under this one's drain, as CUTLASS's consumer
-    arrives after issuing its MMAs). With `tma_epilogue` each consumer has its own
+    arrives after issuing its MMAs; the last step of every trip then waits for its
+    wgmma), "loop" right after the K loop, before its wait for the wgmma still in
+    flight (the last step's: CUTLASS's arrival between `mma` and `mma_tail`, with no
+    wait added to the loop). With `tma_epilogue` each consumer has its own
     C buffer (its TMA store meets its own threads only).
 
     `chunk` = bc < bn: the block's `bn` columns in `bn / bc` column chunks, each with
@@ -699,6 +703,28 @@ def gemm_hopper_ws(
     the wgmma's A operand layout, `#layout.dot_op<opIdx = 0, kWidth = 2>`: `ldmatrix`),
     and every column chunk's wgmma takes A from them (`wgmma ... RS`) instead of reading
     it from shared memory again: 1 A read of the stage a step instead of one per chunk.
+
+    `one_c_buffer` (pingpong with `tma_epilogue`): the two consumers share one C buffer
+    instead of one each, their epilogues in turn through two "cfree" mbarriers: consumer
+    c waits on cfree[c] before writing the buffer (for the other's previous tile's TMA
+    store to have read it; not on the block's first tile), and after its last TMA store
+    of the tile waits for that store to have read the buffer and arrives on cfree[1 - c]
+    (the phases are the turns'). The other consumer's K loop runs meanwhile; 6 stages of
+    128 x 128 x 64 (192 KiB) fit beside the one 32 KiB buffer (with two, 4 stages, or 5
+    with the barriers after the buffers).
+
+    `stagger` = L > 0 (`bm` 128; persistent; not with pingpong, split-K, stream-K, block
+    scales, clusters, `overlap_epilogue`, `swap_ab`, `cp_async`, `one_wgmma`, `a_registers`
+    or `skip_padding`; L < `stages` - 1): the cooperative tile in two consumer regions of
+    one warpgroup each (`warp_specialize warpgroups(1, 1, 1)`), consumer h computing rows
+    64 h .. 64 h + 63 of every tile (its A rows a `layout.tile` of the stage's A buffer)
+    and storing them itself (its own C buffer of 64 x bc, its TMA store meeting its own
+    threads), so the two warpgroups never meet: consumer 1 runs L K steps ahead of
+    consumer 0 (consumer 0 waits, before the block's first tile, on a "lag" mbarrier that
+    consumer 1 arrives at once its L-th step's wgmma are issued; from there the lag
+    keeps itself: each consumer's epilogue lets the other run alone), and each one's
+    epilogue (SiLU's MUFU work) runs while the other's wgmma still run, instead of both
+    at once with the tensor cores idle. Each stage's "empty" barrier counts both.
 
     `one_wgmma` (column chunks, `bn` <= 256; not with pingpong, block scales or
     `overlap_epilogue`): a stage's B is one shared buffer of `bk x bn` (the chunks' B
@@ -898,6 +924,14 @@ def gemm_hopper_ws(
     if split_k > 1 and (not (persistent or swap_ab) or pingpong or tma_epilogue or chunk):
         raise ValueError("gemm_hopper_ws: split_k needs persistent (or swapped) tiles and no pingpong, TMA epilogue "
                          "or chunks")
+    if stagger and (bm != 128 or pingpong or not persistent or split_k > 1 or stream_k or block_scales
+                    or cluster != (1, 1) or overlap_epilogue or swap_ab or cp_async or one_wgmma or a_registers
+                    or skip_padding or not 0 < stagger < stages - 1):
+        raise ValueError(f"gemm_hopper_ws: stagger needs bm 128, persistent tiles, 0 < stagger < stages - 1, "
+                         f"without pingpong, split_k, stream_k, block_scales, clusters, overlap_epilogue, swap_ab, "
+                         f"cp_async, one_wgmma, a_registers or skip_padding (got {stagger}, bm {bm}, {stages} stages)")
+    if one_c_buffer and not (pingpong and tma_epilogue):
+        raise ValueError("gemm_hopper_ws: one_c_buffer needs pingpong and tma_epilogue")
     if pingpong and not persistent:
         raise ValueError("gemm_hopper_ws: the pingpong schedule needs persistent tiles (persistent > 0)")
     if swap_ab and (m is not None or not b_kmajor or group > 1 or pingpong or chunk or tma_epilogue):
@@ -964,9 +998,9 @@ def gemm_hopper_ws(
                          f"without pingpong, split_k, "
                          f"cp_async or overlap_epilogue (got cluster {cluster}, persistent "
                          f"{persistent}, {stages} stages, {nch} chunks)")
-    if handover not in ("drain", "issue"):
-        raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
-    wgs = 2 if pingpong else bm // 64
+    if handover not in ("drain", "issue", "loop"):
+        raise ValueError(f"gemm_hopper_ws: handover is 'drain', 'issue' or 'loop', got {handover!r}")
+    wgs = 2 if pingpong or stagger else bm // 64
     at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
     if producer_regs is None:  # issuing cp.async of both operands holds more addresses
         producer_regs = PRODUCER_REGS_CP_ASYNC if len(set(cp_async)) == 2 else PRODUCER_REGS
@@ -979,10 +1013,14 @@ def gemm_hopper_ws(
             "setmaxnreg inc would wait forever"
         )
     nprog = persistent if m is None or split_k > 1 or size > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
-    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k,
+    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong or stagger else bm // 16, dtype, epilogue, b_kmajor,
+                 split_k,
                  block_scales, swap_ab, 2 * persistent if stream_k else 0, serial, rounds,
                  cluster_split and not global_partials)
     p = g.p
+    rows = bm // 2 if stagger else bm  # the rows of C a consumer region computes a tile
+    if stagger:  # each consumer's C buffer: its 64 rows
+        g.SC = g.smem(rows, bc, ebytes=2)
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages * rounds))}
     o[0] = g.c0
     # the steps of the last trip wholly past K, skipped (`skip_padding`): the K loops stop a
@@ -1003,7 +1041,10 @@ def gemm_hopper_ws(
             empty[s] = p.mbarrier_init(1 if pingpong else wgs * (cm + cn - 1)).named(f"empty{s}")
 
         # with chunks the barriers come after all the stage buffers: each 8-byte barrier
-        # between two 1024-byte-aligned buffers costs 1 KiB, which 4 x 48 + 32 KiB cannot spare
+        # between two 1024-byte-aligned buffers costs 1 KiB, which 4 x 48 + 32 KiB cannot spare;
+        # so do they where the kilobytes would not fit (5 stages of 128 x 128 x 64 and two C buffers)
+        cbufs = (1 if one_c_buffer or not pingpong else 2) if tma_epilogue else 0
+        inline = nch == 1 and not cluster_split and barriers_fit(bm, bn, bk, stages, g.eb, cbufs)
         sa, sb, sbw = {}, {}, {}  # sbw: with one_wgmma, B's stage buffers (sb their chunks' tiles)
         for s in range(stages):
             sa[s] = p.alloc(g.SA, dtype).named(f"sa{s}")
@@ -1013,17 +1054,21 @@ def gemm_hopper_ws(
                          for c in range(nch)]
             else:
                 sb[s] = [p.alloc(g.SB, dtype).named(f"sb{s}") for _ in range(nch)]
-            if nch == 1 and not cluster_split:
+            if inline:
                 barriers(s)
         # cluster_split: the unit's partial (N contiguous, `CLUSTER_SPLIT_PAD` between M's
         # columns), the barriers after it
         mine = (p.alloc(f"({bm},{bc}):(1,{bm + CLUSTER_SPLIT_PAD})", "f32").named("partial")
                 if cluster_split and not global_partials else None)
-        for s in range(stages if nch > 1 or cluster_split else 0):
+        for s in range(0 if inline else stages):
             barriers(s)
-        names = ["sc0", "sc1"] if pingpong else ["sc"]
+        names = ["sc0", "sc1"] if (pingpong and not one_c_buffer) or stagger else ["sc"]
         scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue else [None] * len(names)
+        if one_c_buffer:  # both consumers' C buffer is the one
+            scs = scs * 2
         turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
+        cfree = [p.mbarrier_init(1).named(f"cfree{c}") for c in (0, 1)] if one_c_buffer else []
+        lag = p.mbarrier_init(1).named("lag") if stagger else None  # consumer 1's first trip, for consumer 0
         # stream-K summed in the kernel: the arrival's old value, from thread 0 to the consumers
         arrival = p.alloc("(1):(1)", "i32").named("arrival") if stream_k and serial else None
         if size > 1:  # the peers' barriers initialised before any block reaches them
@@ -1226,17 +1271,27 @@ def gemm_hopper_ws(
                         release(s)
                     promote(accs[c:c + 1], [part], [held[0], held[1 + c]])
 
-        def consumer(sc, turn: int | None = None) -> None:
+        def consumer(sc, turn: int | None = None, half: int | None = None) -> None:
+            bxr = g.bx  # the tile's row in units of the consumer's rows
+            if half is not None:
+                bxr = (g.bx * g.c2 + (g.c1 if half else g.c0)).named("bxh")
+                if half == 0:  # consumer 1 ahead: its first trip of the ring before this one's first step
+                    with p.if_(g.j.eq(g.c0).named("firsttile")):
+                        p.mbarrier_wait(lag, g.c0)
             if turn is not None:
                 # the other consumer's K loop has passed its last wait on each "full"
                 # barrier, so this one's waits (a round later in each stage) see the
                 # next phase, not one already completed
                 q = p.divui(g.j, g.c2).named("q")
-                if turn == 0:
-                    with p.if_(q.ne(g.c0).named("myturn")):
-                        p.mbarrier_wait(turns[0], p.remui((q - g.c1).named("qprev"), g.c2).named("tphase"))
-                else:
-                    p.mbarrier_wait(turns[1], p.remui(q, g.c2).named("tphase"))
+
+                def my_turn(bar) -> None:  # the other's arrival of its previous tile on `bar`
+                    if turn == 0:
+                        with p.if_(q.ne(g.c0).named("myturn")):
+                            p.mbarrier_wait(bar, p.remui((q - g.c1).named("qprev"), g.c2).named("tphase"))
+                    else:
+                        p.mbarrier_wait(bar, p.remui(q, g.c2).named("tphase"))
+
+                my_turn(turns[turn])
             # the epilogue's vectors (bias, scales) of the first chunk, loaded before the
             # K loop: their latency hides under it instead of starting the epilogue (the
             # other chunks' loads issue at its start and land under the first chunk's
@@ -1246,7 +1301,7 @@ def gemm_hopper_ws(
             accs = [Value(p, g.zero.ssa) for _ in range(nch)]
             if overlap_epilogue:  # the first round's wgmma, the previous tile's last chunk under them
                 accs = first_round(sc)
-            vecs = [epilogue.vectors(g, g.bx, by, bm, bc) if split_k == 1 and not block_scales and c == 0 else None
+            vecs = [epilogue.vectors(g, bxr, by, rows, bc) if split_k == 1 and not block_scales and c == 0 else None
                     for c, by in enumerate(g.bys)]
             carry = accs
             if block_scales and partials == 2:  # and the last step's partials and scales, promoted in the next trip
@@ -1257,16 +1312,20 @@ def gemm_hopper_ws(
                 kto = g.nk_main
             trip = g.cs if rounds == 1 else p.constant(stages * rounds).named("ctrip")
 
-            def plain_trip(phase, later, steps: int) -> None:
+            def plain_trip(phase, later, steps: int, lead=None) -> None:
                 """A trip of the K loop without block scales: `steps` steps (the rest, past
                 K, wait for their stage and hand it back), each stage handed back a step
                 later; the previous trip's last stage at the first step where `later`
-                (a Value, or a Python bool where the trip's place is known)."""
+                (a Value, or a Python bool where the trip's place is known). `lead`
+                (`stagger` L, consumer 1): where it holds, the arrival on "lag" after
+                the trip's L-th step is issued."""
                 for s in range(stages):
                     p.mbarrier_wait(full[s], phase)
                     # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
                     sync = s == stages - 1 and turn is not None and handover == "issue"
                     src = sa[s]
+                    if half is not None:  # the consumer's rows of the stage's A
+                        src = p.tile(sa[s], [g.c1 if half else g.c0, g.c0], [rows, bk]).named(f"sah{s}")
                     if a_registers and s < steps:  # A once into registers for every chunk's wgmma
                         from tilec.dialects.mma import DotOperandLayout
 
@@ -1281,6 +1340,9 @@ def gemm_hopper_ws(
                             continue
                         d = p.mma(src, b, a, is_async=True).named(f"d{s + 1}")
                         a.assign(p.mma_wait(d, pending=1)[0].named(f"acc{s + 1}"))
+                    if lead is not None and s == stagger - 1:  # consumer 0 may start (`stagger`)
+                        with p.if_(lead):
+                            p.mbarrier_arrive(lag)
                     if s == steps:  # the last step's wgmma have read its stage before it is handed back
                         for a, w in zip(accs, p.mma_wait(*(a.named("inflight") for a in accs), pending=0)):
                             a.assign(w)
@@ -1305,7 +1367,10 @@ def gemm_hopper_ws(
                                                              g.c2).named(f"phase{r}") for r in range(1, rounds)])
                 else:
                     # the previous trip's last stage is handed back here (`first_round` hands its own)
-                    plain_trip(phase, i.ne(kfrom).named("later"), stages)
+                    lead = None
+                    if half == 1:  # the block's first trip: its L-th step lets consumer 0 start
+                        lead = (g.j.eq(g.c0).named("firsttile") & i.eq(kfrom).named("firsttrip")).named("lead")
+                    plain_trip(phase, i.ne(kfrom).named("later"), stages, lead)
                 if turn is not None and handover == "issue":
                     # the K loop's last wait on a full barrier is past: the other consumer's turn
                     lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
@@ -1318,6 +1383,8 @@ def gemm_hopper_ws(
                 # the last step's partials (with one partial, each step was promoted in its trip)
                 promote(accs, carry[nch:2 * nch], carry[2 * nch:])
             elif not block_scales:
+                if turn is not None and handover == "loop":  # past its last wait on a "full" barrier, its last
+                    p.mbarrier_arrive(turns[1 - turn])  # wgmma in flight: the other's first issue under their drain
                 accs = p.mma_wait(*(a.named("inflight") for a in accs), pending=0)
                 # the loop waited for all its wgmma: the tile's last stage is free (unless the
                 # loop had no trip: `first_round` handed its stages back)
@@ -1353,8 +1420,13 @@ def gemm_hopper_ws(
                 # in the next tile while its wgmma run, make ptxas wait for them first
                 held[0].assign((accs[-1] + 0.0).named("held"))
                 accs, vecs = accs[:-1], vecs[:-1]
+            if one_c_buffer:  # the other consumer's previous tile's TMA store has read the one C buffer
+                my_turn(cfree[turn])
             for a, by, vec in zip(accs, g.bys, vecs):
-                store_chunk(sc, a, g.bx, by, vec)
+                store_chunk(sc, a, bxr, by, vec, rows)
+            if one_c_buffer:  # this tile's store has read it: the other's turn at the buffer
+                p.tma_store_wait(0)
+                p.mbarrier_arrive(cfree[1 - turn])
 
         def serial_fixup(sc) -> None:
             """`serial`'s arrival and, in the last unit of a tile, its sum (the docstring),
@@ -1437,12 +1509,12 @@ def gemm_hopper_ws(
                 _stream_k_sum(fix, t0, b0, b1, tm, tn, bm, bn, wgs, epilogue, swap_ab,
                               (csize, g.crank) if size > 1 else None)
 
-        def store_chunk(sc, a, bx, by, vec) -> None:
-            """The epilogue of the chunk (`bx`, `by`) of C from its accumulator `a` (its
-            vectors `vec`, or None: loaded here), stored from the registers or through
-            the C buffer `sc` with the TMA."""
-            h = epilogue.apply(g, a, bx, by, bm, bc, vectors=vec)
-            tc = p.tile(g.C, [bx, by], [bm, bc]).named("tc")
+        def store_chunk(sc, a, bx, by, vec, rows: int = bm) -> None:
+            """The epilogue of the chunk (`bx`, `by`) of C (in tiles of `rows` x bc) from its
+            accumulator `a` (its vectors `vec`, or None: loaded here), stored from the
+            registers or through the C buffer `sc` with the TMA."""
+            h = epilogue.apply(g, a, bx, by, rows, bc, vectors=vec)
+            tc = p.tile(g.C, [bx, by], [rows, bc]).named("tc")
             if tma_epilogue:  # the previous tile's (chunk's) TMA store has read sc
                 p.tma_store_wait(0)
                 p.store(h, sc)
@@ -1625,13 +1697,13 @@ def gemm_hopper_ws(
             p.griddep_launch_dependents()
             if not pdl_weight:
                 p.griddep_wait()
-        roles = p.warp_specialize([1, 1, 1] if pingpong else [wgs, 1])
+        roles = p.warp_specialize([1, 1, 1] if pingpong or stagger else [wgs, 1])
         for c, role in enumerate(roles[:-1]):
             with role:
                 p.setmaxnreg("inc", consumer_regs)
                 if pdl_weight:  # (the producer waits in its first trip, after the weight's loads)
                     p.griddep_wait()
-                g.zero = p.full([bm, bc], 0.0, "f32", g.mma, dense=True).named("zero")
+                g.zero = p.full([rows, bc], 0.0, "f32", g.mma, dense=True).named("zero")
                 if block_scales:  # the scales of the carried partials before a tile's first trip
                     from tilec.dialects.distributed import SliceLayout
 
@@ -1639,7 +1711,8 @@ def gemm_hopper_ws(
                     g.sb0 = p.constant(0.0, "f32").named("sbv0")
                 if overlap_epilogue:
                     held[:] = [Value(p, g.zero.ssa)]
-                tiles(lambda c=c: consumer(scs[c], c if pingpong else None), c if pingpong else None, held)
+                tiles(lambda c=c: consumer(scs[c], c if pingpong else None, c if stagger else None),
+                      c if pingpong else None, held)
                 if overlap_epilogue:  # the block's last tile's last chunk (every block has a tile)
                     tlast = (g.pid + (p.divui((g.ntiles - g.c1).named("tmax") - g.pid, g.nprog).named("jlast")
                                       * g.nprog).named("jstep")).named("tlast")
@@ -1662,6 +1735,20 @@ def gemm_hopper_ws(
         else:
             _split_k_reduce(fix, m, n, split_k, epilogue)
     return p.module
+
+
+SMEM_SM90 = 227 * 1024
+"""The dynamic shared memory a block of sm_90 may take (`Target.smem_per_block`)."""
+
+
+def barriers_fit(bm: int, bn: int, bk: int, stages: int, eb: int, cbufs: int) -> bool:
+    """Whether a ring of `stages` whole (unchunked) `bm x bn x bk` stages of `eb`-byte
+    elements, `cbufs` C buffers and a kilobyte a stage for the stage's
+    barriers between its 1024-byte-aligned buffers fit `SMEM_SM90`: `gemm_hopper_ws`
+    then allocates each stage's barriers after its buffers, else all after the ring
+    and the C buffers (one kilobyte in all)."""
+    ring = stages * (bm + bn) * bk * eb
+    return ring + cbufs * bm * bn * 2 + 1024 * stages <= SMEM_SM90
 
 
 CLUSTER_SIZES = (1, 2, 4)

@@ -467,8 +467,11 @@ def parse_config(name: str):
     promotion as one fma, `GemmConfig.fma_promote`; `r<N>`: N rounds of the ring a trip of the
     consumers' K loop, `GemmConfig.rounds`) then any of `swapAB`,
     `splitK<S>`, `p<P>` (a swapped grid persistent over P blocks a multiprocessor),
-    `c<C>` (column chunks), `pp` (pingpong), `ov` / `nov` (with / without the overlapped
-    epilogue, `gemm_hopper_ws(overlap_epilogue=True)`), `cpa` / `cpb` / `cpab` (A, B or
+    `c<C>` (column chunks), `pp` (pingpong; `ppi` / `ppl`: its turn handed over at issue / after
+    the K loop, `GemmConfig.handover`; `oc`: one C buffer for both, `GemmConfig.one_c`), `st<L>`
+    (the cooperative tile's consumers in turns L steps apart, `GemmConfig.stagger`), `ov` /
+    `nov` (with / without the overlapped epilogue, `gemm_hopper_ws(overlap_epilogue=True)`), `cpa` /
+    `cpb` / `cpab` (A, B or
     both loaded by cp.async, `gemm_hopper_ws(cp_async=...)`; without: the TMA), `cl<CM>` /
     `cl<CM>x<CN>` (clusters of CM block rows sharing B by CN block columns sharing A,
     `GemmConfig.cluster`; `cl1`: none), `bp` (with a cluster, each block its part of every
@@ -518,8 +521,13 @@ def parse_config(name: str):
             kw["fma_promote"] = True
         elif f == "swapAB":
             kw["swap_ab"] = True
-        elif f == "pp":
+        elif f == "oc":
+            kw["one_c"] = True
+        elif m := re.fullmatch(r"st(\d+)", f):
+            kw["stagger"] = int(m.group(1))
+        elif f in ("pp", "ppi", "ppl"):
             kw["pingpong"] = True
+            kw["handover"] = {"pp": "drain", "ppi": "issue", "ppl": "loop"}[f]
         elif f == "sk":
             kw["stream_k"] = True
         elif f in ("ser", "noser"):
@@ -562,7 +570,9 @@ def parse_config(name: str):
             stages = m.group(1)
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
-                             "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ov, nov, cpa, cpb, "
+                             "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, "
+                             "st<L>, ov, nov, "
+                             "cpa, cpb, "
                              "cpab, cl<CM>[x<CN>], bp, sp, ar, pdl, pdlw, l2p<D>, part1 or fma")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,

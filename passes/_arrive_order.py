@@ -17,8 +17,12 @@ pipelines release them: they need no meeting.
 
 The walk is backwards from the arrive through its block, round a loop's back edge (the
 loop body after the arrive, run by the previous iteration) and out into the enclosing
-blocks up to the launch or the warp_specialize region; a nested op that holds an access
-anywhere counts as one (conservative)."""
+blocks up to the launch or the warp_specialize region. An `scf.if` on the way is walked
+into: backwards through each branch, it is a meeting where every branch meets after its
+last access, passes the walk on (to the ops before it) where no branch holds an
+unordered access (a branch that meets, or holds nothing, or is absent), and is an access
+where some branch holds one after its last meeting. Any other nested op that holds an
+access anywhere counts as one (conservative)."""
 
 from __future__ import annotations
 
@@ -60,11 +64,26 @@ def _holds_access(op: Operation) -> bool:
     return any(_shared_generic_access(o) for o in op.walk())
 
 
+def _branches(op: scf.IfOp) -> bool | None:
+    """An `scf.if` walked backwards (module docstring): True where some branch has an
+    access after its last meeting, False where every branch meets (an absent else never
+    does), else None (the walk goes on before it)."""
+    found = [_scan(list(r.block.ops)) if r.blocks else None for r in op.regions]
+    if any(f is True for f in found):
+        return True
+    return False if all(f is False for f in found) else None
+
+
 def _scan(ops: list[Operation]) -> bool | None:
     """Walking `ops` backwards: True at an access, False at a meeting, None if neither."""
     for o in reversed(ops):
         if _meets(o):
             return False
+        if isinstance(o, scf.IfOp):
+            found = _branches(o)
+            if found is not None:
+                return found
+            continue
         if _holds_access(o):
             return True
     return None

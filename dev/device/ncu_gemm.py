@@ -2,7 +2,8 @@
 3000 x 5000 x 7000 and Llama's gate_up at M = 8192 does that cuBLAS's does not): at one
 shape, one launch of each named GEMM (`rule`: `tilec.matmul`'s own configuration;
 `cublas`: `torch.matmul`, whatever kernels it launches; else a configuration forced by
-name, benchmarks/matmul_bench.py's `parse_config`), each run twice and checked against
+name, benchmarks/matmul_bench.py's `parse_config`; `NAME/ACT`: with a bias and the
+activation ACT, `NAME/bias` the bias alone), each run twice and checked against
 float64 first, then all profiled between one `cudaProfilerStart` / `Stop`; then ncu's raw
 CSV summarised a line a kernel: its name (cuBLAS's names its tile and cluster), grid,
 block, cluster, registers, shared memory, duration, SM clock, tensor pipe, L2 and DRAM
@@ -124,23 +125,27 @@ def profile(args: list[str]) -> None:
     for shape, names in groups(args):
         a, b = operands(shape)
         c = torch.full((a.shape[0], b.shape[1]), float("nan"), device="cuda", dtype=torch.bfloat16)
-        for name in names:
+        bias = torch.randn(b.shape[1], device="cuda", dtype=torch.bfloat16,
+                           generator=torch.Generator(device="cuda").manual_seed(7))
+        for full in names:
+            name, _, act = full.partition("/")  # NAME/ACT: with the bias and the activation ACT (`bias`: none)
+            kw = {"bias": bias, "activation": None if act == "bias" else act} if act else {}
             if name == "cublas":
                 fn = (lambda a=a, b=b, c=c: torch.matmul(a, b, out=c))
                 cfg = None
             else:
-                fn = (lambda a=a, b=b, c=c: tilec.matmul(a, b, out=c))
+                fn = (lambda a=a, b=b, c=c, kw=kw: tilec.matmul(a, b, out=c, **kw))
                 cfg = None if name == "rule" else parse_config(name)
             with forced(gemm, cfg):
                 c.fill_(float("nan"))
                 fn()
                 torch.cuda.synchronize()
-                ok = within_bound(c, a, b)
+                ok = within_bound(c, a, b, kw.get("bias"), kw.get("activation"))
                 fn()
                 torch.cuda.synchronize()
             rule = gemm.choose_config(a.shape[0], b.shape[1], sms, k=a.shape[1],
                                       b_kmajor=shape.endswith("t")).name if name == "rule" else ""
-            print(f"# {shape} {name} {rule} {'ok' if ok else 'FAIL'}", file=sys.stderr, flush=True)
+            print(f"# {shape} {full} {rule} {'ok' if ok else 'FAIL'}", file=sys.stderr, flush=True)
             calls.append((cfg, fn))
     torch.cuda.cudart().cudaProfilerStart()
     for cfg, fn in calls:

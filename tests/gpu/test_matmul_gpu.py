@@ -285,6 +285,29 @@ def test_skip_padding(index, cluster, m, n, k, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)
 
 
+@pytest.mark.parametrize("name", ["128x256x64:4:c128:st2", "128x128x64:5:ppl", "128x128x64:6:ppl:oc"])
+@pytest.mark.parametrize(("m", "n", "k"), [(3000, 5000, 7000), (300, 1096, 776), (1000, 392, 72)])
+def test_staggered_and_pingpong_epilogues(name, m, n, k, monkeypatch):
+    """The cooperative tile's consumers staggered (`GemmConfig.stagger`: each its 64 rows
+    and its own epilogue) and the pingpong tile in 5 stages (the barriers after the
+    buffers) or 6 with one C buffer (`GemmConfig.one_c`), the turn given after the K
+    loop, forced, the widest epilogue: block rows past M (consumer 1's 64 rows of the
+    last one all past it at M = 3000 and 300), a last block column of 136, one trip of K."""
+    torch = _torch()
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    config = parse_config(name)
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True)
+
+
 def test_resident_clusters_fit_the_multiprocessors():
     """`cuOccupancyMaxActiveClusters` of the clustered tile's shape: every cluster size
     runs at least one cluster, no more clusters than the multiprocessors hold, and no

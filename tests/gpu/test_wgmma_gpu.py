@@ -163,6 +163,11 @@ def test_hopper_ws_gemm_example():
         {"persistent": 10, "group": 3, "tma_epilogue": True, "bk": 64, "stages": 4, "chunk": 128},
         {"persistent": 10, "tma_epilogue": True, "bk": 64, "stages": 2, "chunk": 64},
         {"persistent": 10, "group": 3, "bk": 64, "stages": 4, "chunk": 128},
+        {"persistent": 10, "group": 3, "tma_epilogue": True, "bm": 128, "bn": 128, "stages": 5, "pingpong": True,
+         "handover": "loop"},
+        {"persistent": 10, "group": 3, "tma_epilogue": True, "bm": 128, "bn": 128, "stages": 6, "pingpong": True,
+         "handover": "loop", "one_c_buffer": True},
+        {"persistent": 10, "group": 3, "tma_epilogue": True, "bk": 64, "stages": 4, "chunk": 128, "stagger": 2},
     ],
     ids=[
         "persistent-grouped-tma",
@@ -176,6 +181,9 @@ def test_hopper_ws_gemm_example():
         "chunks-of-128-tma",
         "chunks-of-64-tma",
         "chunks-of-128-registers",
+        "pingpong-128x128-5-stages-handover-loop",
+        "pingpong-128x128-6-stages-one-c-buffer",
+        "staggered-consumers-chunks-of-128-tma",
     ],
 )
 def test_hopper_ws_gemm_schedules(kw):

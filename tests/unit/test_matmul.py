@@ -18,7 +18,7 @@ from helpers.nvrtc import compile_sm90_or_skip
 
 from tilec.compiler.pipeline import emit, run_pipeline
 from tilec.dialects.dtypes import bf16_to_f32, f32_to_bf16
-from tilec.gemm_programs import Epilogue, gemm_hopper, gemm_hopper_ws
+from tilec.gemm_programs import Epilogue, barriers_fit, gemm_hopper, gemm_hopper_ws
 from tilec.gemm import CONFIGS, MatmulKey, choose_config, matmul_program
 from tilec.runtime.reference import run
 from tilec.support.diagnostics import TilecError
@@ -116,6 +116,23 @@ def test_epilogue_after_the_pipeline():
                                   **{**SMALL, "bn": 128})):
         run_pipeline(module, "default")
         _check(_run(module, m, n, ep, ops), ops, ep)
+
+
+@pytest.mark.parametrize("kw", [{"stagger": 2, "chunk": 64}, {"stagger": 1},
+                                {"pingpong": True, "handover": "loop", "one_c_buffer": True}],
+                         ids=["staggered-chunks", "staggered", "pingpong-one-c-buffer"])
+def test_staggered_and_pingpong_epilogues_with_a_run_time_m(kw):
+    """The staggered cooperative tile (`stagger`: consumer 1's 64 rows of the last block
+    row all past M = 72) and pingpong with one C buffer, with a run-time M and the widest
+    epilogue (bias, SiLU, residual, f16), 72 x 136 x 200 on the reference executor after
+    `default`: 4 K steps of 64 in 4 stages (the last one past K)."""
+    ep = Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")
+    m, n, k = 72, 136, 200
+    module = gemm_hopper_ws(None, n, k, bm=128, bn=128, bk=64, stages=4, persistent=2, tma_epilogue=True,
+                            epilogue=ep, **kw)
+    run_pipeline(module, "default")
+    ops = _operands(m, n, k, ep, seed=3)
+    _check(_run(module, m, n, ep, ops), ops, ep)
 
 
 def test_one_program_serves_every_m():
@@ -274,6 +291,28 @@ def test_every_configuration_compiles(config):
     c = choose_config(1, 4096, 132, k=4096) if config == "split-K" else next(c for c in CONFIGS if c.name == config)
     ep = Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")
     module = matmul_program(MatmulKey(c, 4096, 4096, "bf16", ep, 132, b_kmajor=c is CONFIGS[0]))
+    run_pipeline(module, "default")
+    compile_sm90_or_skip(emit(module, "cuda"))
+
+
+@pytest.mark.parametrize("stages, one_c, inline", [(4, False, True), (5, False, False), (6, True, False)])
+def test_pingpong_barriers_after_the_buffers_where_between_them_they_would_not_fit(stages, one_c, inline):
+    """The pingpong 128 x 128 x 64's ring and its 32 KiB C buffers (two, or one shared,
+    `one_c`): in 4 stages each stage's barriers lie between its 1024-byte-aligned buffers
+    (a kilobyte each); in 5 with two C buffers (160 + 64 KiB) or 6 with one (192 + 32)
+    those kilobytes would pass 227 KiB, so the barriers come after all the buffers, as
+    with column chunks, and `smem_bytes` counts one kilobyte for them."""
+    c = dataclasses.replace(next(c for c in CONFIGS if c.pingpong), stages=stages, one_c=one_c,
+                            name=f"128x128x64:{stages}:pp" + (":oc" if one_c else ""))
+    cbufs = 1 if one_c else 2
+    assert barriers_fit(128, 128, 64, stages, 2, cbufs) is inline
+    assert c.smem_bytes() == stages * 32768 + cbufs * 32768 + 1024 * (stages if inline else 1)
+    assert c.smem_bytes() <= target("sm_90a").smem_per_block
+    module = matmul_program(MatmulKey(c, 4096, 4096, "bf16", Epilogue(bias=True, activation="silu"), 132))
+    text = str(module)
+    first_barrier, last_stage = text.index("layout.mbarrier_init"), text.index(f"%sa{stages - 1} =")
+    assert (first_barrier < last_stage) is inline
+    assert text.count("layout.alloc") == stages * 2 + cbufs
     run_pipeline(module, "default")
     compile_sm90_or_skip(emit(module, "cuda"))
 

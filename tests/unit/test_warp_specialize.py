@@ -408,14 +408,16 @@ and 3rd tile, consumer 1 its 2nd, through one 2-stage ring (4 K steps a tile).""
         {"persistent": 2},
         {"persistent": 4, "tma_epilogue": True, "bk": 32, "stages": 4},
         {"persistent": 9, "group": 2, "tma_epilogue": True},
+        {"persistent": 2, "group": 2, "tma_epilogue": True, "one_c_buffer": True},
     ],
-    ids=["grouped-tma", "register-epilogue", "bk32-odd-tiles", "more-blocks-than-tiles"],
+    ids=["grouped-tma", "register-epilogue", "bk32-odd-tiles", "more-blocks-than-tiles", "one-c-buffer"],
 )
-@pytest.mark.parametrize("handover", ["drain", "issue"])
+@pytest.mark.parametrize("handover", ["drain", "issue", "loop"])
 def test_pingpong_schedules_match_numpy(kw, level, handover):
     """The pingpong schedule (two consumer warpgroups on alternate tiles, their K loops
-    taking turns at the ring, the turn given after the K loop or after its last wgmma
-    is issued) computes C = A @ B on the reference executor, before and after
+    taking turns at the ring, the turn given after the K loop's wgmma drain, after its
+    last wgmma is issued, or after the loop before its drain) computes C = A @ B on the
+    reference executor, before and after
     `default`: 3 or 2 tiles a block (consumer 1 with one fewer than consumer 0, or
     none), 1 or 0 (more blocks than tiles)."""
     kw = {"bk": 64, "stages": 2, **kw}
@@ -427,7 +429,7 @@ def test_pingpong_schedules_match_numpy(kw, level, handover):
 def test_pingpong_needs_persistent_tiles():
     with pytest.raises(ValueError, match="pingpong schedule needs persistent tiles"):
         _ws(256, 256, 256, pingpong=True)
-    with pytest.raises(ValueError, match="handover is 'drain' or 'issue'"):
+    with pytest.raises(ValueError, match="handover is 'drain', 'issue' or 'loop'"):
         _ws(256, 256, 256, persistent=2, pingpong=True, handover="early")
 
 
@@ -445,6 +447,10 @@ PINGPONG_ISSUE = _ws(
     pingpong=True,
     handover="issue",
 )
+
+
+PINGPONG_LOOP = _ws(192, 128, 256, bm=64, bn=64, bk=64, stages=2, persistent=2, group=2, tma_epilogue=True,
+                    pingpong=True, handover="loop")
 
 
 def _consumer_1_takes_no_turn(m):
@@ -474,12 +480,38 @@ def _turn_in_the_first_step(m):
         _set_int(o, "value", 0)
 
 
+def _consumer_0_hands_over_before_its_last_wait(m):
+    # handover "loop" with the turn given before the K loop instead of after it: consumer
+    # 1's waits on the "full" barriers run ahead of consumer 0's and see its phases
+    (arrive,) = _ops(m, "layout.mbarrier_arrive", "turn1")
+    loop = arrive.prev_op
+    assert loop.name == "scf.for"
+    arrive.detach()
+    loop.parent_block().insert_op_before(arrive, loop)
+
+
+PINGPONG_ONE_C = _ws(192, 128, 256, bm=64, bn=64, bk=64, stages=2, persistent=2, group=2, tma_epilogue=True,
+                     pingpong=True, handover="loop", one_c_buffer=True)
+
+
+def _consumer_1_writes_c_without_its_turn(m):
+    # one C buffer: consumer 1 writes it without waiting for consumer 0's TMA store to
+    # have read it; consumer 0's next arrival on cfree1 then finds its phase unseen
+    # (the executor does not model another region's store still reading the buffer)
+    (wait,) = _ops(m, "layout.mbarrier_wait", "cfree1", "tphase")
+    _erase([wait])
+
+
 PINGPONG_MISUSE = {
     "consumer 1 does not wait for its turn": (PINGPONG, _consumer_1_takes_no_turn,
                                               "already has all its 1 arrivals and has not been seen complete by a wait"),
     "consumer 0 never gives the turn": (PINGPONG, _consumer_0_keeps_the_turn, "the wait would never return"),
     "turn given in the K loop's first step": (PINGPONG_ISSUE, _turn_in_the_first_step,
                                               "already has all its 1 arrivals and has not been seen complete by a wait"),
+    "turn given before the K loop": (PINGPONG_LOOP, _consumer_0_hands_over_before_its_last_wait,
+                                     "already has all its 1 arrivals and has not been seen complete by a wait"),
+    "one C buffer written out of turn": (PINGPONG_ONE_C, _consumer_1_writes_c_without_its_turn,
+                                         "already has all its 1 arrivals and has not been seen complete by a wait"),
 }
 
 
@@ -499,11 +531,12 @@ def test_pingpong_turn_misuse_is_reported(name, level):
     assert fragment in str(info.value), str(info.value)
 
 
-@pytest.mark.parametrize("handover", ["drain", "issue"])
+@pytest.mark.parametrize("handover", ["drain", "issue", "loop"])
 def test_pingpong_equivalent_and_compiles(handover):
     """The pingpong program is equivalent after `default`; its CUDA has three regions
     of one warpgroup, each consumer's TMA store meeting at its own named barrier."""
-    after = assert_pass_preserves(PINGPONG if handover == "drain" else PINGPONG_ISSUE, "default", seeds=(0,))
+    after = assert_pass_preserves({"drain": PINGPONG, "issue": PINGPONG_ISSUE, "loop": PINGPONG_LOOP}[handover],
+                                  "default", seeds=(0,))
     cuda = emit(after, "cuda")
     assert "if (threadIdx.x < 128) {  // warpgroup 0" in cuda
     assert "} else if (threadIdx.x < 256) {  // warpgroup 1" in cuda
@@ -659,3 +692,68 @@ def test_wait_phase_is_the_running_threads():
     run(_phase_program(False), {"x": np.zeros(1, np.float32)})
     with pytest.raises(ExecutionError, match="the phase differs between the threads of a block"):
         run(_phase_program(True), {"x": np.zeros(1, np.float32)})
+
+
+def test_pingpong_one_c_buffer_equivalent_and_compiles():
+    """Pingpong with one C buffer for both consumers (`one_c_buffer`): equivalent after
+    `default`; one C buffer allocated, the two "cfree" barriers waited on and arrived at
+    in the consumers' epilogues; NVRTC compiles it without spills."""
+    assert str(PINGPONG_ONE_C).count("layout.alloc") == str(PINGPONG_LOOP).count("layout.alloc") - 1
+    assert len(_ops(PINGPONG_ONE_C, "layout.mbarrier_wait", "cfree[01]")) == 2
+    assert len(_ops(PINGPONG_ONE_C, "layout.mbarrier_arrive", "cfree[01]")) == 2
+    after = assert_pass_preserves(PINGPONG_ONE_C, "default", seeds=(0,))
+    from tilec.runtime.nvrtc import resource_usage
+
+    (usage,) = resource_usage(compile_sm90_or_skip(emit(after, "cuda"))).values()
+    assert usage.spill_stores == 0
+
+
+def test_one_c_buffer_needs_pingpong_and_the_tma_epilogue():
+    with pytest.raises(ValueError, match="one_c_buffer needs pingpong and tma_epilogue"):
+        _ws(256, 256, 256, persistent=2, tma_epilogue=True, one_c_buffer=True)
+    with pytest.raises(ValueError, match="one_c_buffer needs pingpong and tma_epilogue"):
+        _ws(256, 256, 256, persistent=2, pingpong=True, one_c_buffer=True)
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+@pytest.mark.parametrize("kw", [{"tma_epilogue": True, "chunk": 64}, {"tma_epilogue": False}],
+                         ids=["chunks-tma", "register-epilogue"])
+def test_staggered_consumers_match_numpy(kw, level):
+    """The cooperative 128-row tile in two consumer regions of one warpgroup, each its 64
+    rows and its own epilogue (`stagger`; consumer 0 waits for consumer 1's first trip of
+    the ring): C = A @ B on the reference executor, before and after `default`; 4 tiles
+    on 2 blocks, 2 trips of the 4-stage ring each."""
+    src = _ws(256, 256, 512, bm=128, bn=128, bk=64, stages=4, persistent=2, group=1, stagger=2, **kw)
+    assert "layout.warp_specialize warpgroups(1, 1, 1)" in str(src)
+    _check_gemm(src, 256, 256, 512, level)
+
+
+def test_stagger_needs_the_cooperative_128_row_tile():
+    with pytest.raises(ValueError, match="stagger needs bm 128"):
+        _ws(256, 256, 256, bm=64, persistent=2, stagger=1)
+    with pytest.raises(ValueError, match="stagger needs bm 128"):
+        _ws(256, 256, 512, bm=128, bn=128, persistent=2, stages=4, stagger=3)
+
+
+def test_staggered_consumer_0_without_the_lead_is_reported():
+    """Consumer 1 never signals its first trip (`stagger`'s "lag" barrier): consumer 0's
+    wait never returns, which the executor reports (a hang on the GPU)."""
+    m = _ws(256, 256, 512, bm=128, bn=128, bk=64, stages=4, persistent=2, group=1, stagger=2, tma_epilogue=True)
+    _erase(_ops(m, "layout.mbarrier_arrive", "lag"))
+    with pytest.raises(ExecutionError) as info:
+        run(m, random_inputs(m, 0))
+    assert "the wait would never return" in str(info.value), str(info.value)
+
+
+def test_staggered_consumers_equivalent_and_compile():
+    """`stagger`: equivalent after `default`; each consumer's TMA store meets its own
+    128 threads; NVRTC compiles it without spills."""
+    m = _ws(256, 256, 512, bm=128, bn=256, bk=64, stages=4, persistent=2, group=1, stagger=2, tma_epilogue=True,
+            chunk=128)
+    after = assert_pass_preserves(m, "default", seeds=(0,))
+    cuda = emit(after, "cuda")
+    assert "bar.sync 1, 256" not in cuda and 'asm volatile("bar.sync 1, 128;" ::: "memory");' in cuda
+    from tilec.runtime.nvrtc import resource_usage
+
+    (usage,) = resource_usage(compile_sm90_or_skip(cuda)).values()
+    assert usage.spill_stores == 0
