@@ -150,6 +150,11 @@ class GemmConfig:
     instead of once a chunk; the accumulators, the epilogue and the C buffer stay the
     chunks'. An option: it measured even with the chunks' own wgmma on the H200 (rag36,
     3000 x 5000 x 7000 in pairs: 575 / 625 TFLOP/s against 580 / 629; benchmarks/NOTES.md)."""
+    consumer_rows: int = 64
+    """The rows of the tile each consumer warpgroup owns (`gemm_hopper_ws(consumer_rows=)`, named
+    `:w128`): 64, `bm / 64` consumer warpgroups; 128, `bm / 128` of them, each issuing a K step's
+    wgmma for each of its two m64 row blocks (cuBLAS's 256 x 160 and 256 x 128 in two consumer
+    warpgroups). An option until measured."""
     cluster_split: bool = False
     """Swapped and split S <= 8 ways, one block a unit (`per_sm` 0): a tile's S units run as
     the blocks of one thread-block cluster and are summed through distributed shared memory
@@ -236,6 +241,8 @@ class GemmConfig:
             kw["a_registers"] = True
         if self.one_wgmma:
             kw["one_wgmma"] = True
+        if self.consumer_rows != 64:
+            kw["consumer_rows"] = self.consumer_rows
         return kw
 
     def _persistent(self, sms: int) -> int:

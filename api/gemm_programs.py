@@ -253,8 +253,10 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         raise TilecError("GEMM operands of 8-bit floats: B must be K-major (b_kmajor; wgmma reads 8-bit operands K-major)")
     eb = 1 if fp8 else 2
 
-    def smem(rows: int, cols: int, transposed: bool = False, ebytes: int = eb):
-        sw = min(128, (rows if transposed else cols) * ebytes)
+    def smem(rows: int, cols: int, transposed: bool = False, ebytes: int = eb, width: int = 0):
+        # `width`: the swizzle of a buffer of that many columns (a row-major buffer of column
+        # chunks, each its own swizzle's panels)
+        sw = min(128, (rows if transposed else width or cols) * ebytes)
         return NvmmaSharedLayout(sw, 8 * ebytes, transposed).composed([rows, cols])
 
     p = Program("gemm")
@@ -558,6 +560,7 @@ def gemm_hopper_ws(
     serial: bool = False, rounds: int = 1, cluster_split: bool = False, box_parts: bool = False,
     global_partials: bool = False, skip_padding: bool = False, a_registers: bool = False,
     one_wgmma: bool = False, pdl: bool = False, pdl_weight: bool = False, l2_ahead: int = 0,
+    consumer_rows: int = 64,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -889,9 +892,17 @@ def gemm_hopper_ws(
     from tilec.dialects.layout_roles import WARPGROUP
 
     bc = chunk or bn
-    if bn % bc or bc % (8 if swap_ab else 64):  # swapped: M's columns, any wgmma N
-        raise ValueError(f"gemm_hopper_ws: chunk ({chunk}) must divide bn ({bn}) and be a multiple of 64")
+    # swapped: M's columns, any wgmma N; one wgmma a step: chunks of 32 (a 64-byte swizzle)
+    if bn % bc or bc % (8 if swap_ab else 32 if one_wgmma else 64):
+        raise ValueError(f"gemm_hopper_ws: chunk ({chunk}) must divide bn ({bn}) and be a multiple of 64 "
+                         f"(of 32 with one_wgmma)")
     nch = bn // bc
+    if consumer_rows not in (64, 128) or bm % consumer_rows or (consumer_rows > 64 and (
+            pingpong or swap_ab or block_scales or split_k > 1 or stream_k or overlap_epilogue or a_registers
+            or cp_async or not persistent or not tma_epilogue)):
+        raise ValueError(f"gemm_hopper_ws: consumer_rows is 64 or 128 dividing bm, and 128 only with persistent "
+                         f"tiles and the TMA epilogue, without pingpong, swap_ab, block_scales, split_k, "
+                         f"stream_k, overlap_epilogue, a_registers or cp_async (got {consumer_rows}, bm {bm})")
     _check_shape("gemm_hopper_ws", m, n, k, bm, stages, dtype)
     if persistent < 0 or group < 1:
         raise ValueError(f"gemm_hopper_ws: persistent ({persistent}) >= 0, group ({group}) >= 1")
@@ -966,7 +977,7 @@ def gemm_hopper_ws(
                          f"{persistent}, {stages} stages, {nch} chunks)")
     if handover not in ("drain", "issue"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain' or 'issue', got {handover!r}")
-    wgs = 2 if pingpong else bm // 64
+    wgs = 2 if pingpong else bm // consumer_rows
     at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
     if producer_regs is None:  # issuing cp.async of both operands holds more addresses
         producer_regs = PRODUCER_REGS_CP_ASYNC if len(set(cp_async)) == 2 else PRODUCER_REGS
@@ -979,7 +990,7 @@ def gemm_hopper_ws(
             "setmaxnreg inc would wait forever"
         )
     nprog = persistent if m is None or split_k > 1 or size > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
-    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k,
+    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else 4 * wgs, dtype, epilogue, b_kmajor, split_k,
                  block_scales, swap_ab, 2 * persistent if stream_k else 0, serial, rounds,
                  cluster_split and not global_partials)
     p = g.p
@@ -1008,7 +1019,7 @@ def gemm_hopper_ws(
         for s in range(stages):
             sa[s] = p.alloc(g.SA, dtype).named(f"sa{s}")
             if one_wgmma:  # the chunks' B buffers: column tiles of the stage's one buffer, side by side
-                sbw[s] = p.alloc(g.smem(bk, bn, b_kmajor), dtype).named(f"sbw{s}")
+                sbw[s] = p.alloc(g.smem(bk, bn, b_kmajor, width=bc), dtype).named(f"sbw{s}")
                 sb[s] = [p.tile(sbw[s], [g.c0, p.constant(c).named(f"ch{c}")], [bk, bc]).named(f"sb{s}")
                          for c in range(nch)]
             else:
