@@ -154,7 +154,10 @@ class GemmConfig:
     """The rows of the tile each consumer warpgroup owns (`gemm_hopper_ws(consumer_rows=)`, named
     `:w128`): 64, `bm / 64` consumer warpgroups; 128, `bm / 128` of them, each issuing a K step's
     wgmma for each of its two m64 row blocks (cuBLAS's 256 x 160 and 256 x 128 in two consumer
-    warpgroups). An option until measured."""
+    warpgroups). An option: even with the rule on the H200 (wg38, one run: 3000 x 5000 x 7000
+    `256x160x64:4:c32:ow:w128:cl1x2:bp:sp` 612 / 644 TFLOP/s against the rule's 603 / 643, 20%
+    fewer L2 bytes but 1% fewer cycles; gate_up M = 8192 and 4000^3 within the noise;
+    benchmarks/NOTES.md)."""
     cluster_split: bool = False
     """Swapped and split S <= 8 ways, one block a unit (`per_sm` 0): a tile's S units run as
     the blocks of one thread-block cluster and are summed through distributed shared memory

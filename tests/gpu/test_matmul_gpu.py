@@ -266,16 +266,21 @@ def test_one_wgmma(index, cluster, m, n, k, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)
 
 
-@pytest.mark.parametrize(("bn", "chunk", "stages", "cluster"), [(160, 32, 4, (1, 1)), (160, 32, 4, (1, 2)),
-                                                              (160, 32, 4, (2, 1)), (128, 64, 4, (1, 2)),
-                                                              (192, 64, 3, (1, 2))])
-@pytest.mark.parametrize(("m", "n", "k", "kmajor"), [(3000, 5000, 7000, False), (300, 1096, 776, False),
-                                                      (1000, 392, 72, True)])
-def test_128_row_consumer_warpgroups(bn, chunk, stages, cluster, m, n, k, kmajor, monkeypatch):
+W128_CASES = [(160, 32, 4, (1, 2), shape) for shape in [(3000, 5000, 7000, False), (300, 1096, 776, False),
+                                                        (1000, 392, 72, True)]] + [
+    (bn, chunk, stages, cluster, shape) for bn, chunk, stages, cluster in [(160, 32, 4, (1, 1)), (160, 32, 4, (2, 1)),
+                                                                           (128, 64, 4, (1, 2)), (192, 64, 3, (1, 2))]
+    for shape in [(300, 1096, 776, False), (1000, 392, 72, True)]]
+
+
+@pytest.mark.parametrize(("bn", "chunk", "stages", "cluster", "shape"), W128_CASES)
+def test_128_row_consumer_warpgroups(bn, chunk, stages, cluster, shape, monkeypatch):
     """Two consumer warpgroups of 128 rows each on 256-row tiles (`GemmConfig.consumer_rows`,
     `:w128`), the chunks' wgmma of a step as one (m64n160k16 from chunks of 32), forced,
     alone or in pairs with box parts, the widest epilogue (256 x 192: bias alone, its
-    registers): the ragged 3000 x 5000 x 7000, block rows past M, one trip of K."""
+    registers): the ragged 3000 x 5000 x 7000 (256 x 160 in pairs sharing A, as measured),
+    block rows past M, one trip of K with B K-major."""
+    m, n, k, kmajor = shape
     torch = _torch()
     from tilec import gemm
 
