@@ -158,6 +158,11 @@ class GemmConfig:
     `256x160x64:4:c32:ow:w128:cl1x2:bp:sp` 612 / 644 TFLOP/s against the rule's 603 / 643, 20%
     fewer L2 bytes but 1% fewer cycles; gate_up M = 8192 and 4000^3 within the noise;
     benchmarks/NOTES.md)."""
+    half_stores: bool = False
+    """With `consumer_rows` 128 on 256 rows: each column chunk's C stored as its two row halves
+    through two C buffers of 128 rows (`gemm_hopper_ws(half_stores=True)`, named `:hs`), one
+    half's shared-memory writes under the other's TMA store, in the bytes of one chunk's buffer.
+    An option until measured."""
     cluster_split: bool = False
     """Swapped and split S <= 8 ways, one block a unit (`per_sm` 0): a tile's S units run as
     the blocks of one thread-block cluster and are summed through distributed shared memory
@@ -246,6 +251,8 @@ class GemmConfig:
             kw["one_wgmma"] = True
         if self.consumer_rows != 64:
             kw["consumer_rows"] = self.consumer_rows
+        if self.half_stores:
+            kw["half_stores"] = True
         return kw
 
     def _persistent(self, sms: int) -> int:

@@ -4,8 +4,9 @@ each issuing a K step's wgmma for both of its m64 row blocks; 160 columns as chu
 32 issued as one m64n160k16 (`one_wgmma`, a 64-byte swizzle). On the reference
 executor at odd shapes against float64, after the default pipeline, output poisoned
 (block rows and columns past M and N, K past its steps, a run-time M, bias + SiLU +
-residual, alone and in pairs sharing A or B); NVRTC + ptxas without spills at 3000 x
-5000 x 7000 and gate_up's 8192 x 28672 x 4096; the refusals."""
+residual, alone and in pairs sharing A or B); C's chunks stored as row halves through two
+buffers (`half_stores`); NVRTC + ptxas without spills at 3000 x 5000 x 7000 and gate_up's
+8192 x 28672 x 4096; the refusals."""
 
 from __future__ import annotations
 
@@ -56,11 +57,31 @@ def test_128_row_consumers_at_odd_shapes(config, cluster, wide):
     _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
 
 
-def test_one_program_serves_every_m_with_b_kmajor():
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+@pytest.mark.parametrize("cluster", [(1, 1), (1, 2)])
+def test_half_stores_at_odd_shapes(level, cluster):
+    """`half_stores`: 392 x 344 x 136 (a second block row of 136 rows: its second half wholly
+    past M, its first half 8 rows), every chunk's halves split with no data moving (the
+    renaming of registers), two TMA stores a chunk; before and after the pipeline."""
+    m, n, k = 392, 344, 136
+    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, half_stores=True, **_kwargs(W160, cluster))
+    if level == "lowered":
+        run_pipeline(module, "default")
+        cuda = emit(module, "cuda")
+        assert cuda.count("convert_layout in registers: a renaming of registers") == 5
+        assert "stmatrix" in cuda
+    ops = _operands(m, n, k, EPILOGUE, seed=m)
+    _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
+
+
+@pytest.mark.parametrize("half", [False, True])
+def test_one_program_serves_every_m_with_b_kmajor(half):
     """A run-time M (the grid from it) at M = 8, 200, 392 (a row block of 64 in the
-    second warpgroup's first), B K-major (a torch.nn.Linear weight), pairs sharing A."""
-    n, k = 184, 72
-    module = gemm_hopper_ws(None, n, k, epilogue=EPILOGUE, b_kmajor=True, **_kwargs(W160, (1, 2), persistent=2))
+    second warpgroup's first), B K-major (a torch.nn.Linear weight), pairs sharing A;
+    `half`: C's chunks as row halves (`half_stores`), 3 K steps in trips of 2 (the 4th skipped)."""
+    n, k = 184, 136 if half else 72
+    module = gemm_hopper_ws(None, n, k, epilogue=EPILOGUE, b_kmajor=True, half_stores=half, skip_padding=half,
+                            **_kwargs(W160, (1, 2), persistent=2))
     assert _wgmma(module) == {"m64n160k16"}
     for m in (8, 200, 392):
         ops = _operands(m, n, k, EPILOGUE, seed=m)
@@ -69,6 +90,7 @@ def test_one_program_serves_every_m_with_b_kmajor():
 
 @pytest.mark.parametrize("shape,name,epilogue", [
     ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:cl1x2:bp", EPILOGUE),
+    ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:cl1x2:bp:sp:hs", EPILOGUE),
     ((8192, 28672, 4096, True), "256x160x64:4:c32:ow:w128:cl1x2:bp", EPILOGUE),
     ((8192, 28672, 4096, True), "256x192x64:3:c64:ow:w128:cl1x2:bp", Epilogue()),
 ])
@@ -102,6 +124,15 @@ def test_the_128_row_kernels_compile_without_spills(shape, name, epilogue):
 def test_128_row_consumers_refuse_what_they_do_not_do(kw):
     with pytest.raises(ValueError, match="consumer_rows"):
         gemm_hopper_ws(264, 392, 136, **{**_kwargs(W128), **kw})
+
+
+@pytest.mark.parametrize("kw", [{}, {"consumer_rows": 64, "bm": 128}])
+def test_half_stores_need_128_row_consumers_on_256_rows(kw):
+    args = {**_kwargs(W128), "half_stores": True, **kw}
+    if not kw:
+        args["consumer_rows"] = 64
+    with pytest.raises(ValueError, match="half_stores"):
+        gemm_hopper_ws(264, 392, 136, **args)
 
 
 def test_chunks_of_32_need_one_wgmma():
