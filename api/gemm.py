@@ -168,6 +168,19 @@ class GemmConfig:
     instead of once a chunk; the accumulators, the epilogue and the C buffer stay the
     chunks'. An option: it measured even with the chunks' own wgmma on the H200 (rag36,
     3000 x 5000 x 7000 in pairs: 575 / 625 TFLOP/s against 580 / 629; benchmarks/NOTES.md)."""
+    consumer_rows: int = 64
+    """The rows of the tile each consumer warpgroup owns (`gemm_hopper_ws(consumer_rows=)`, named
+    `:w128`): 64, `bm / 64` consumer warpgroups; 128, `bm / 128` of them, each issuing a K step's
+    wgmma for each of its two m64 row blocks (cuBLAS's 256 x 160 and 256 x 128 in two consumer
+    warpgroups). An option: even with the rule on the H200 (wg38, one run: 3000 x 5000 x 7000
+    `256x160x64:4:c32:ow:w128:cl1x2:bp:sp` 612 / 644 TFLOP/s against the rule's 603 / 643, 20%
+    fewer L2 bytes but 1% fewer cycles; gate_up M = 8192 and 4000^3 within the noise;
+    benchmarks/NOTES.md)."""
+    half_stores: bool = False
+    """With `consumer_rows` 128 on 256 rows: each column chunk's C stored as its two row halves
+    through two C buffers of 128 rows (`gemm_hopper_ws(half_stores=True)`, named `:hs`), one
+    half's shared-memory writes under the other's TMA store, in the bytes of one chunk's buffer.
+    An option until measured."""
     cluster_split: bool = False
     """Swapped and split S <= 8 ways, one block a unit (`per_sm` 0): a tile's S units run as
     the blocks of one thread-block cluster and are summed through distributed shared memory
@@ -260,6 +273,10 @@ class GemmConfig:
             kw["a_registers"] = True
         if self.one_wgmma:
             kw["one_wgmma"] = True
+        if self.consumer_rows != 64:
+            kw["consumer_rows"] = self.consumer_rows
+        if self.half_stores:
+            kw["half_stores"] = True
         return kw
 
     def _persistent(self, sms: int) -> int:

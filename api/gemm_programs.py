@@ -253,8 +253,10 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
         raise TilecError("GEMM operands of 8-bit floats: B must be K-major (b_kmajor; wgmma reads 8-bit operands K-major)")
     eb = 1 if fp8 else 2
 
-    def smem(rows: int, cols: int, transposed: bool = False, ebytes: int = eb):
-        sw = min(128, (rows if transposed else cols) * ebytes)
+    def smem(rows: int, cols: int, transposed: bool = False, ebytes: int = eb, width: int = 0):
+        # `width`: the swizzle of a buffer of that many columns (a row-major buffer of column
+        # chunks, each its own swizzle's panels)
+        sw = min(128, (rows if transposed else width or cols) * ebytes)
         return NvmmaSharedLayout(sw, 8 * ebytes, transposed).composed([rows, cols])
 
     p = Program("gemm")
@@ -558,7 +560,7 @@ def gemm_hopper_ws(
     serial: bool = False, rounds: int = 1, cluster_split: bool = False, box_parts: bool = False,
     global_partials: bool = False, skip_padding: bool = False, a_registers: bool = False,
     one_wgmma: bool = False, pdl: bool = False, pdl_weight: bool = False, l2_ahead: int = 0,
-    one_c_buffer: bool = False, stagger: int = 0,
+    one_c_buffer: bool = False, stagger: int = 0, consumer_rows: int = 64, half_stores: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -735,6 +737,21 @@ def gemm_hopper_ws(
     wgmma.py, `_run`): A read from shared memory once a step instead of once a chunk,
     as the accumulators, the epilogue and the C buffer stay the chunks' (128 x 192 in
     chunks of 64: one m64n192k16 instead of three m64n64k16).
+    With `one_wgmma` the chunks may be 32 columns (a 64-byte swizzle for their B panels
+    and the C buffer): 160 columns are five chunks of 32, one m64n160k16.
+
+    `consumer_rows` = 128 (persistent, TMA epilogue; not with pingpong, swap_ab, block
+    scales, split-K, stream-K, `overlap_epilogue`, `a_registers` or cp_async): `bm / 128`
+    consumer warpgroups of 128 rows each instead of `bm / 64` of 64 (cuBLAS's 256 x 160 in
+    two warpgroups). The accumulator layout is the same `#layout.nvidia_mma` over their
+    warps, on twice the rows a warp: each warpgroup holds two m64 row blocks (rows 0-63 and
+    128-191, 64-127 and 192-255 of 256), and each `layout.mma` lowers to one wgmma a row
+    block (one commit group). `half_stores` (with it, on 256 rows): each column chunk's C is
+    stored as its two row halves (the accumulator's top row bit is a register bit: split
+    with no data moving, `_row_halves`) through two C buffers of 128 rows, each half written
+    once the TMA store before the previous one has read its buffer (`tma_store_wait {pending
+    = 1}`), so one half's `stmatrix` runs under the other's store, in the bytes of one
+    chunk's buffer.
 
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
     run-time M the persistent grid is min(`persistent`, tiles) computed at launch.
@@ -915,9 +932,20 @@ def gemm_hopper_ws(
     from tilec.dialects.layout_roles import WARPGROUP
 
     bc = chunk or bn
-    if bn % bc or bc % (8 if swap_ab else 64):  # swapped: M's columns, any wgmma N
-        raise ValueError(f"gemm_hopper_ws: chunk ({chunk}) must divide bn ({bn}) and be a multiple of 64")
+    # swapped: M's columns, any wgmma N; one wgmma a step: chunks of 32 (a 64-byte swizzle)
+    if bn % bc or bc % (8 if swap_ab else 32 if one_wgmma else 64):
+        raise ValueError(f"gemm_hopper_ws: chunk ({chunk}) must divide bn ({bn}) and be a multiple of 64 "
+                         f"(of 32 with one_wgmma)")
     nch = bn // bc
+    if consumer_rows not in (64, 128) or bm % consumer_rows or (consumer_rows > 64 and (
+            pingpong or stagger or swap_ab or block_scales or split_k > 1 or stream_k or overlap_epilogue
+            or a_registers or cp_async or not persistent or not tma_epilogue)):
+        raise ValueError(f"gemm_hopper_ws: consumer_rows is 64 or 128 dividing bm, and 128 only with persistent "
+                         f"tiles and the TMA epilogue, without pingpong, stagger, swap_ab, block_scales, split_k, "
+                         f"stream_k, overlap_epilogue, a_registers or cp_async (got {consumer_rows}, bm {bm})")
+    if half_stores and (consumer_rows != 128 or bm != 256):
+        raise ValueError(f"gemm_hopper_ws: half_stores needs consumer_rows 128 on 256 rows (got {consumer_rows}, "
+                         f"bm {bm})")
     _check_shape("gemm_hopper_ws", m, n, k, bm, stages, dtype)
     if persistent < 0 or group < 1:
         raise ValueError(f"gemm_hopper_ws: persistent ({persistent}) >= 0, group ({group}) >= 1")
@@ -1000,7 +1028,7 @@ def gemm_hopper_ws(
                          f"{persistent}, {stages} stages, {nch} chunks)")
     if handover not in ("drain", "issue", "loop"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain', 'issue' or 'loop', got {handover!r}")
-    wgs = 2 if pingpong or stagger else bm // 64
+    wgs = 2 if pingpong or stagger else bm // consumer_rows
     at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
     if producer_regs is None:  # issuing cp.async of both operands holds more addresses
         producer_regs = PRODUCER_REGS_CP_ASYNC if len(set(cp_async)) == 2 else PRODUCER_REGS
@@ -1013,7 +1041,7 @@ def gemm_hopper_ws(
             "setmaxnreg inc would wait forever"
         )
     nprog = persistent if m is None or split_k > 1 or size > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
-    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong or stagger else bm // 16, dtype, epilogue, b_kmajor,
+    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong or stagger else 4 * wgs, dtype, epilogue, b_kmajor,
                  split_k,
                  block_scales, swap_ab, 2 * persistent if stream_k else 0, serial, rounds,
                  cluster_split and not global_partials)
@@ -1049,7 +1077,7 @@ def gemm_hopper_ws(
         for s in range(stages):
             sa[s] = p.alloc(g.SA, dtype).named(f"sa{s}")
             if one_wgmma:  # the chunks' B buffers: column tiles of the stage's one buffer, side by side
-                sbw[s] = p.alloc(g.smem(bk, bn, b_kmajor), dtype).named(f"sbw{s}")
+                sbw[s] = p.alloc(g.smem(bk, bn, b_kmajor, width=bc), dtype).named(f"sbw{s}")
                 sb[s] = [p.tile(sbw[s], [g.c0, p.constant(c).named(f"ch{c}")], [bk, bc]).named(f"sb{s}")
                          for c in range(nch)]
             else:
@@ -1063,9 +1091,12 @@ def gemm_hopper_ws(
         for s in range(0 if inline else stages):
             barriers(s)
         names = ["sc0", "sc1"] if (pingpong and not one_c_buffer) or stagger else ["sc"]
-        scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue else [None] * len(names)
+        scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue and not half_stores else [
+            None] * len(names)
         if one_c_buffer:  # both consumers' C buffer is the one
             scs = scs * 2
+        if half_stores:  # two C buffers of a chunk's row halves, the bytes of one chunk's
+            scs = [[p.alloc(g.smem(bm // 2, bc, ebytes=2), epilogue.out_dtype).named(f"sch{j}") for j in (0, 1)]]
         turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
         cfree = [p.mbarrier_init(1).named(f"cfree{c}") for c in (0, 1)] if one_c_buffer else []
         lag = p.mbarrier_init(1).named("lag") if stagger else None  # consumer 1's first trip, for consumer 0
@@ -1514,6 +1545,13 @@ def gemm_hopper_ws(
             accumulator `a` (its vectors `vec`, or None: loaded here), stored from the
             registers or through the C buffer `sc` with the TMA."""
             h = epilogue.apply(g, a, bx, by, rows, bc, vectors=vec)
+            if half_stores:  # each row half through its buffer, written once the store before the last read it
+                for j, part in enumerate(_row_halves(p, h, rows, bc, g.mma)):
+                    p.tma_store_wait(1)
+                    p.store(part.named(f"half{j}"), sc[j])
+                    row = ((bx * g.c2).named("hrow") + (g.c1 if j else g.c0)).named("hrow")
+                    p.tma_store(sc[j], p.tile(g.C, [row, by], [rows // 2, bc]).named("tch"))
+                return
             tc = p.tile(g.C, [bx, by], [rows, bc]).named("tc")
             if tma_epilogue:  # the previous tile's (chunk's) TMA store has read sc
                 p.tma_store_wait(0)
@@ -1749,6 +1787,30 @@ def barriers_fit(bm: int, bn: int, bk: int, stages: int, eb: int, cbufs: int) ->
     and the C buffers (one kilobyte in all)."""
     ring = stages * (bm + bn) * bk * eb
     return ring + cbufs * bm * bn * 2 + 1024 * stages <= SMEM_SM90
+
+
+def _row_halves(p, h, rows: int, cols: int, mma) -> tuple:
+    """The two row halves (`rows / 2 x cols` each, in `mma`) of `h` (`rows x cols` in `mma`,
+    whose top row bit is a register bit: `gemm_hopper_ws(consumer_rows=128)`'s accumulator),
+    with no data moving: the registers renamed so that bit is register bit 0
+    (`layout.convert_layout` to a `#layout.linear`), then `reshape` to 2 x rows / 2 x cols,
+    `permute` to rows / 2 x cols x 2 and `split`."""
+    from tilec.compiler.builder_types import encoding_attr
+    from tilec.dialects.layout_attrs import LinearBases, LinearLayoutAttr, to_linear
+
+    half = rows // 2
+    full = to_linear(encoding_attr(mma), [rows, cols])
+    regs = [tuple(b) for b in full.get_bases("register")]
+    regs = [(half, 0)] + [b for b in regs if b != (half, 0)]
+    lanes, warps = ([tuple(b) for b in full.get_bases(d)] for d in ("lane", "warp"))
+
+    def linear(f):
+        return LinearLayoutAttr(LinearBases(tuple(map(f, regs)), tuple(map(f, lanes)), tuple(map(f, warps)), ()))
+
+    x = p.convert_layout(h, linear(lambda b: b)).named("renamed")
+    x = p.reshape(x, [2, half, cols], linear(lambda b: (b[0] // half, b[0] % half, b[1]))).named("stacked")
+    x = p.permute(x, [1, 2, 0], linear(lambda b: (b[0] % half, b[1], b[0] // half))).named("paired")
+    return p.split(x, mma)
 
 
 CLUSTER_SIZES = (1, 2, 4)

@@ -477,7 +477,9 @@ def parse_config(name: str):
     `GemmConfig.cluster`; `cl1`: none), `bp` (with a cluster, each block its part of every
     shared box: `GemmConfig.box_parts`), `sp` (the steps of the last trip past K skipped:
     `GemmConfig.skip_padding`), `ar` (A through registers for every chunk's wgmma:
-    `GemmConfig.a_registers`), `ow` (the chunks' wgmma of a step as one: `GemmConfig.one_wgmma`), `g<G>` (grouped
+    `GemmConfig.a_registers`), `ow` (the chunks' wgmma of a step as one: `GemmConfig.one_wgmma`), `w128` (each
+    consumer warpgroup 128 rows of the tile: `GemmConfig.consumer_rows`), `hs` (with it, C's chunks
+    stored as row halves through two buffers: `GemmConfig.half_stores`), `g<G>` (grouped
     order of G block rows, `GemmConfig.group`) (those four, `sk`, `sp` and `ar` also after a name of
     `CONFIGS`: `128x256x64:4:c128:ov:cpb`, `128x256x64:4:c128:cl2:g16`, `128x256x64:4:c128:sk`),
     `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
@@ -502,14 +504,16 @@ def parse_config(name: str):
         groups = [int(f[1:]) for f in flags if re.fullmatch(r"g\d+", f)]
         clusters = [_cluster(f) for f in flags if _cluster(f)]
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "sk", "sp", "ar", "ow",
-                                                       "pdl", "pdlw"}
+                                                       "pdl", "pdlw", "w128", "hs"}
                                                  or re.fullmatch(r"g\d+", f) or _cluster(f) for f in flags):
             cp = next((f[2:] for f in flags if f.startswith("cp")), "")
             return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp, stream_k="sk" in flags,
                                        cluster=clusters[-1] if clusters else (1, 1), box_parts="bp" in flags,
                                        group=groups[-1] if groups else c.group, skip_padding="sp" in flags,
                                        a_registers="ar" in flags, one_wgmma="ow" in flags,
-                                       pdl="pdl" in flags or "pdlw" in flags, pdl_weight="pdlw" in flags)
+                                       pdl="pdl" in flags or "pdlw" in flags, pdl_weight="pdlw" in flags,
+                                       consumer_rows=128 if "w128" in flags else c.consumer_rows,
+                                       half_stores="hs" in flags)
     fp8, block = name.startswith(("f8:", "f8b:")), name.startswith("f8b:")
     head, stages, *flags = name.split(":", 1)[1].split(":") if fp8 else name.split(":")
     bm, bn, bk = (int(x) for x in head.split("x"))
@@ -550,6 +554,10 @@ def parse_config(name: str):
             kw["a_registers"] = True
         elif f == "ow":
             kw["one_wgmma"] = True
+        elif f == "w128":
+            kw["consumer_rows"] = 128
+        elif f == "hs":
+            kw["half_stores"] = True
         elif f in ("pdl", "pdlw"):
             kw["pdl"], kw["pdl_weight"] = True, f == "pdlw" or kw.get("pdl_weight", False)
         elif m := re.fullmatch(r"l2p(\d+)", f):
@@ -571,9 +579,8 @@ def parse_config(name: str):
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, "
-                             "st<L>, ov, nov, "
-                             "cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, sp, ar, pdl, pdlw, l2p<D>, part1 or fma")
+                             "st<L>, ov, nov, cpa, cpb, "
+                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, pdl, pdlw, l2p<D>, part1 or fma")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)

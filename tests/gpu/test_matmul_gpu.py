@@ -266,6 +266,38 @@ def test_one_wgmma(index, cluster, m, n, k, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)
 
 
+W128_CASES = [(160, 32, 4, (1, 2), shape) for shape in [(3000, 5000, 7000, False), (300, 1096, 776, False),
+                                                        (1000, 392, 72, True)]] + [
+    (bn, chunk, stages, cluster, shape) for bn, chunk, stages, cluster in [(160, 32, 4, (1, 1)), (160, 32, 4, (2, 1)),
+                                                                           (128, 64, 4, (1, 2)), (192, 64, 3, (1, 2)),
+                                                                           (160, 32, 4, "hs")]
+    for shape in [(300, 1096, 776, False), (1000, 392, 72, True)]]
+
+
+@pytest.mark.parametrize(("bn", "chunk", "stages", "cluster", "shape"), W128_CASES)
+def test_128_row_consumer_warpgroups(bn, chunk, stages, cluster, shape, monkeypatch):
+    """Two consumer warpgroups of 128 rows each on 256-row tiles (`GemmConfig.consumer_rows`,
+    `:w128`), the chunks' wgmma of a step as one (m64n160k16 from chunks of 32), forced,
+    alone or in pairs with box parts, the widest epilogue (256 x 192: bias alone, its
+    registers): the ragged 3000 x 5000 x 7000 (256 x 160 in pairs sharing A, as measured),
+    block rows past M, one trip of K with B K-major; "hs": in pairs sharing A with C's chunks
+    stored as row halves (`GemmConfig.half_stores`) and the steps past K skipped."""
+    m, n, k, kmajor = shape
+    half = cluster == "hs"
+    cluster = (1, 2) if half else cluster
+    torch = _torch()
+    from tilec import gemm
+
+    config = gemm.GemmConfig(f"256x{bn}x64:{stages}:c{chunk}:ow:w128:{gemm.cluster_name(cluster)}:bp"
+                             + (":sp:hs" if half else ""), 256, bn, 64,
+                             stages, efficiency=0.0, chunk=chunk, one_wgmma=True, consumer_rows=128,
+                             cluster=cluster, box_parts=cluster != (1, 1), half_stores=half, skip_padding=half)
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    wide = bn < 192
+    _check(torch, m, n, k, bias=True, activation="silu" if wide else None, residual=wide, b_kmajor=kmajor)
+
+
 @pytest.mark.parametrize(("index", "cluster"), [(0, (1, 1)), (0, (2, 1)), (1, (2, 1))])
 @pytest.mark.parametrize(("m", "n", "k"), [(3000, 5000, 7000), (300, 1096, 840), (1000, 392, 72)])
 def test_skip_padding(index, cluster, m, n, k, monkeypatch):
