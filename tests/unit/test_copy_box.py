@@ -397,6 +397,69 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stag
                    for text in sources)
 
 
+@pytest.mark.parametrize("smem, step", [(8192, 2), (8192, 4), (8192, 0), (None, 0), (BOX_SMEM, 8)])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_tiles_box_row_steps_match_numpy(routes, smem, step, compiled, nvrtc_available):
+    """`box<tiles>` with a warp's phase-2 rows `S` apart (`tiles_row_step`: 2, 4, 8, or 0,
+    the pitches' rule: `tiles_row_step_of`, computed in copy_'s kernel from its run-time
+    steps): every destination element written once, exactly, nothing around it, for
+    1-, 2- and 4-byte elements (their rows of every residue mod 16 bytes)."""
+    if compiled and not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_smem=smem, tiles_row_step=step)
+    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
+    from tilec.copy_cpu import _operand
+
+    for src, base, view in _tiles_cases(np.random.default_rng(step + 11)):
+        assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>"
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=compiled)
+        assert np.array_equal(base, want), (src.dtype, src.shape)
+
+
+def _tiles_load_wavefronts(step: int, src_step: int, dst_step: int, od: int = 1680, ow: int = 640) -> float:
+    """Mean shared-memory wavefronts of a phase-2 byte load of the int8 `box<tiles>` (8
+    lanes along a row, 16-byte phase-1 chunks, slots of 144 bytes moved 16 bytes every
+    16: `tiles_launch`'s `slot_base`), 16 warps of 512 threads, a warp's 4 rows `step`
+    apart (`tiles_launch`'s `phase2_row`): per load the most distinct 32-bit words one
+    bank serves (dev/experiments/tiles_banks.py's model)."""
+    out = []
+    for wid in range(16):
+        for t in range(16):
+            words: dict[int, set[int]] = {}
+            for lane in range(32):
+                kq, ci = lane // 8, lane % 8
+                q = (wid // step) * 4 * step + wid % step + step * kq
+                r = (-((ow + q) * dst_step + od)) % 16 + 16 * ci + t
+                a = r * 144 + (r + 16) // 16 * 16 + ((od + r) * src_step + ow) % 16 + q
+                words.setdefault(a // 4 % 32, set()).add(a // 4)
+            out.append(max(len(x) for x in words.values()))
+    return sum(out) / len(out)
+
+
+def test_tiles_row_step_rule_reads_without_bank_conflicts():
+    """`tiles_row_step_of`: the rows apart that make a warp's byte loads conflict-free
+    where any does (`m = 1 - P_s P_d mod 16` not a multiple of 8): one wavefront a load,
+    on every residue pair of the steps; the 8191 x 8209 transpose (m = 2) at rows 2
+    apart, against 2.0 at consecutive rows; other element sizes, lanes or chunks: 1."""
+    from tilec.passes._box_tile import tiles_row_step_of
+
+    assert tiles_row_step_of(1, 8, 16, 512, 8209, 8191) == 2
+    assert _tiles_load_wavefronts(1, 8209, 8191) == 2.0 and _tiles_load_wavefronts(2, 8209, 8191) == 1.0
+    for ps in range(16):
+        for pd in range(16):
+            s = tiles_row_step_of(1, 8, 16, 512, 8192 + ps, 4096 + pd)
+            if (1 - ps * pd) % 8:
+                assert _tiles_load_wavefronts(s, 8192 + ps, 4096 + pd) == 1.0, (ps, pd, s)
+            else:
+                assert s == 1
+    assert tiles_row_step_of(1, 8, 16, 512, None, 8191) == 0  # in the kernel
+    assert tiles_row_step_of(2, 16, 8, 512, 8209, 8191) == 1
+    assert tiles_row_step_of(1, 16, 16, 512, 8209, 8191) == 1
+    assert tiles_row_step_of(1, 8, 16, 32, 8209, 8191) == 1  # one warp
+
+
 def _converting_tiles_cases(rng):
     """(src, dst base, dst view of the base) of converting `box<tiles>` copies: 1- and
     2-byte source elements into elements at most twice as wide (widening, narrowing, to
