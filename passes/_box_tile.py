@@ -188,7 +188,7 @@ def tiles_interleave_misfit(e: int, run: int, threads: int, lanes: int, stage: i
 def tiles_row_step_of(e: int, lanes: int, stage: int, threads: int, src_step: int | None,
                       dst_step: int | None) -> int:
     """The rows apart of a warp's phase-2 lanes (`TILES_ROW_STEP` 0) in a `tiles` box of
-    1-byte elements, 8 lanes along a row and 16-byte phase-1 chunks, where the source's
+    1-byte elements (not converting: `tiles_launch` takes 1 for those), 8 lanes along a row and 16-byte phase-1 chunks, where the source's
     step along `D` (`P_s`) and the destination's row pitch (`P_d`) are known: lane
     `(row k, chunk ci)` of load `t` reads byte `q_k` of slot `r = a(q_k) + 16 ci + t`
     (`a(q) = -(q P_d + c) mod 16`: row q's chunk grid), at `slot_base(r) + res(r) + q_k`
@@ -1550,8 +1550,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
 
         step = row_step
         if step == 0:
-            step = tiles_row_step_of(e, per, chunk_stage, threads, _static(modes[d].src_stride),
-                                     _static(modes[w].dst_stride))
+            step = 1 if convert is not None else tiles_row_step_of(
+                e, per, chunk_stage, threads, _static(modes[d].src_stride), _static(modes[w].dst_stride))
         if step:
             return spread(step)
         # run-time steps: m = 1 - P_s P_d (mod 16); S = 1 (m = 4 mod 8 or 0 mod 8),

@@ -397,25 +397,29 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stag
                    for text in sources)
 
 
-@pytest.mark.parametrize("smem, step", [(8192, 2), (8192, 4), (8192, 0), (None, 0), (BOX_SMEM, 8)])
+@pytest.mark.parametrize("smem, step", [(8192, 2), (8192, 4), (8192, 0), (None, 0), (None, 2), (BOX_SMEM, 8)])
 @pytest.mark.parametrize("compiled", [False, True])
 def test_tiles_box_row_steps_match_numpy(routes, smem, step, compiled, nvrtc_available):
     """`box<tiles>` with a warp's phase-2 rows `S` apart (`tiles_row_step`: 2, 4, 8, or 0,
     the pitches' rule: `tiles_row_step_of`, computed in copy_'s kernel from its run-time
     steps): every destination element written once, exactly, nothing around it, for
-    1-, 2- and 4-byte elements (their rows of every residue mod 16 bytes)."""
+    1-, 2- and 4-byte elements (their rows of every residue mod 16 bytes) and converting
+    copies."""
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_smem=smem, tiles_row_step=step)
     kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
     from tilec.copy_cpu import _operand
 
-    for src, base, view in _tiles_cases(np.random.default_rng(step + 11)):
+    cases = _tiles_cases(np.random.default_rng(step + 11))
+    if smem is None:  # converting ones too (the rule takes 1 for them)
+        cases += _converting_tiles_cases(np.random.default_rng(step + 12))
+    for src, base, view in cases:
         assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>"
         want = base.copy()
         view(want)[...] = src
         copy_numpy(view(base), src, kernels=kernels, compiled=compiled)
-        assert np.array_equal(base, want), (src.dtype, src.shape)
+        assert np.array_equal(base, want), (src.dtype, base.dtype, src.shape)
 
 
 def _tiles_load_wavefronts(step: int, src_step: int, dst_step: int, od: int = 1680, ow: int = 640) -> float:
