@@ -225,7 +225,8 @@ func.func @odd_f64(%src: !layout.ptr<f64, align 16>, %dst: !layout.ptr<f64, alig
 // mod 32 / 8); 0, the rule from the pitches' residues (`tiles_row_step_of`: m = 1 - P_s
 // P_d mod 16). @odd_int8: P_s = 131, P_d = 300, m = 13 (odd): S = 4, rows 16 a group of 4
 // warps. @odd_i8_misaligned: run-time steps, m computed in the kernel, the rows of S = 1,
-// 2 and 4 selected by its bits.
+// 2 and 4 selected by its bits; phase 2 twice, its loads rotated by the row lane where m
+// = 0 mod 8 (box_tiles_rows.mlir) and not, under the kernel's test of m.
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_row_step=0}' | filecheck %s --check-prefix=ROWSTEP
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_row_step=0}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_row_step=2}' --check-equivalence | filecheck %s --check-prefix=EQ
@@ -251,3 +252,9 @@ func.func @odd_f64(%src: !layout.ptr<f64, align 16>, %dst: !layout.ptr<f64, alig
 // ROWSTEP:         %[[TWO:.*]] = arith.cmpi ne
 // ROWSTEP-NEXT:    %[[Q2:.*]] = arith.select %[[TWO]], %{{.*}}, %{{.*}} : index
 // ROWSTEP-NEXT:    %{{.*}} = arith.select %[[ODD]], %{{.*}}, %[[Q2]] : index
+// ROWSTEP:         %[[M8:.*]] = arith.cmpi eq
+// ROWSTEP-NEXT:    scf.if %[[M8]] {
+// ROWSTEP:           vector.bitcast %{{.*}} : vector<16xi8> to vector<4xi32>
+// ROWSTEP:         } else {
+// ROWSTEP-NOT:       vector.bitcast
+// ROWSTEP:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
