@@ -122,13 +122,21 @@ through two boxes, tile j + 1's phase-1 copies in flight while tile j's phase 2 
 the other box (twice the shared memory a block, the grid N times smaller along D). Not
 yet measured on a GPU: off."""
 
-TILES_ROW_STEP = 1
+TILES_ROW_STEP = 0
 """How far apart the destination rows of one warp's phase-2 store are in a `tiles` box
 with lanes along a row (the `tile` option `tiles_row_step`): S, a warp's `32 / lanes`
 rows `S` apart (warp `w`, row lane `k`: row `(w / S) (32 / lanes) S + w mod S + S k`,
 the block's first `threads / lanes` rows in another order); 0, `tiles_row_step_of`'s
-rule from the pitches (bank-conflict-free where one is). 1: consecutive rows, the
-order before the rule (not yet measured on a GPU: off)."""
+rule from the pitches (bank-conflict-free where one is), the default. Measured on the
+H200 (int8 8191 x 8209, Nsight Compute, one launch each, benchmarks/NOTES.md): rows 2
+apart (the rule's) 44.2 us, 1.14 shared wavefronts a load, against 46.9 us and 2.15 at
+consecutive rows (copy_'s kernel, about 2% slower than the Program's in every run)."""
+
+TILES_ROTATE = False
+"""Whether a `tiles` box whose row rule finds no row step (`tiles_row_step_of`: m = 0
+mod 8, every square odd int8 transpose) rotates its phase-2 loads by row lane (the
+`tile` option `tiles_rotate`; with `tiles_row_step=0`): conflict-free in the model (4
+wavefronts a load otherwise), 8 selects a chunk more; not yet measured on a GPU: off."""
 
 TILES_ROUNDS = False
 """Whether a `tiles` box spreads its tiles along `D` over whole rounds of the blocks the
@@ -689,19 +697,21 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_blocks: int | None = None, tiles_interleave: bool = False, lanes: int | None = None,
                grain: int | None = None, pitch_step: int | None = None,
                tiles_rounds: bool = TILES_ROUNDS, depth: int | None = None,
-               tiles_row_step: int = TILES_ROW_STEP) -> list[Operation]:
+               tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = TILES_ROTATE) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
     says (None: the flavour's `BOX_LANES`), a `flat` or `rows` block's destination chunks
     as `grain` says (None: `BOX_GRAIN` for `flat`, `ROWS_GRAIN` for `rows`), a `rows` box's slots as `pitch_step` says (`rows_slots`),
     a block's steps in `depth` parts of a box each (None: `box_depth_of`'s), a `tiles`
-    box's phase-2 rows as `tiles_row_step` says (`TILES_ROW_STEP`); the
+    box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
+    `TILES_ROTATE`); the
     caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
-                            tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step)
+                            tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
+                            tiles_rotate)
     stage_async = stage == "async"
     depth = box_depth_of(flavour, depth)
     lanes = BOX_LANES.get(flavour, 0) if lanes is None else lanes
@@ -1162,7 +1172,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  grain: int = TILES_GRAIN, chunk_stage: int = TILES_STAGE,
                  depth: int = TILES_DEPTH, blocks_per_sm: int | None = None,
                  interleave: bool = False, rounds: bool = TILES_ROUNDS,
-                 row_step: int = TILES_ROW_STEP) -> list[Operation]:
+                 row_step: int = TILES_ROW_STEP, rotate: bool = TILES_ROTATE) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1223,7 +1233,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     `lanes_along` (`TILES_LANES`): 0, the lanes of a warp on consecutive destination
     runs `q`, a thread's chunks of one run `G` apart; N > 0, N lanes on N consecutive
     chunks of one run (a warp's `32 / N` runs `row_step` apart, `TILES_ROW_STEP`; 0:
-    `tiles_row_step_of`'s, computed in the kernel where the steps are run-time values),
+    `tiles_row_step_of`'s, computed in the kernel where the steps are run-time values;
+    with `rotate`, `TILES_ROTATE`, the rule's rotated loads where it finds no step),
     a thread's runs `threads / N` apart (its slots the same for each:
     `threads / N` is a multiple of `G / E`, so every run it takes starts at one residue
     mod `G / E`), slot `r` moved by `chunk_stage floor(r / V + 1)` bytes (the N lanes'
@@ -1589,12 +1600,12 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             wid, kq = k.divui(tid, c(32)), k.divui(k.remui(tid, c(32)), c(per))
             return k.addi(k.addi(k.muli(k.divui(wid, c(s_)), c(rows * s_)), k.remui(wid, c(s_))), k.muli(kq, c(s_)))
 
-        step, rotate = row_step, False
+        step, turn = row_step, False
         if step == 0:
-            step, rotate = (1, False) if convert is not None else tiles_row_step_of(
+            step, turn = (1, False) if convert is not None else tiles_row_step_of(
                 e, per, chunk_stage, threads, _static(modes[d].src_stride), _static(modes[w].dst_stride))
         if step:
-            return spread(step), (lane_row() if rotate else None), None
+            return spread(step), (lane_row() if turn and rotate else None), None
         # run-time steps: m = 1 - P_s P_d (mod 16); S = 1 (m = 4 mod 8 or 0 mod 8),
         # 2 (m = 2 mod 4), 4 (m odd), the rotation where m = 0 (mod 8), as `tiles_row_step_of`
         m = k.andi(k.subi(c(1), k.muli(ssd, dsw)), c(15))
@@ -1604,6 +1615,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         odd = k.cmp("ne", k.andi(m, c(1)), c(0))
         two = k.cmp("ne", k.andi(m, c(2)), c(0))
         q = k.add(arith.SelectOp(odd, q4, k.add(arith.SelectOp(two, q2, q1))))
+        if not rotate:
+            return q, None, None
         return q, lane_row(), k.cmp("eq", k.andi(m, c(7)), c(0))
 
     def phase2_interleaved(t: Tile, row, first_tile: SSAValue) -> None:

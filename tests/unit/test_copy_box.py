@@ -402,12 +402,13 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stag
 def test_tiles_box_row_steps_match_numpy(routes, smem, step, compiled, nvrtc_available):
     """`box<tiles>` with a warp's phase-2 rows `S` apart (`tiles_row_step`: 2, 4, 8, or 0,
     the pitches' rule: `tiles_row_step_of`, computed in copy_'s kernel from its run-time
-    steps): every destination element written once, exactly, nothing around it, for
+    steps; with the default box, the rotated loads of `tiles_rotate=1` where the rule
+    finds no step: the square cases): every destination element written once, exactly, nothing around it, for
     1-, 2- and 4-byte elements (their rows of every residue mod 16 bytes) and converting
     copies."""
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    routes(box_smem=smem, tiles_row_step=step)
+    routes(box_smem=smem, tiles_row_step=step, tiles_rotate=1 if step == 0 and smem is None else None)
     kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
     from tilec.copy_cpu import _operand
 
