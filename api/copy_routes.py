@@ -34,7 +34,8 @@ SETTINGS = ("auto", "always", "never")
 ROUTE_NAMES = ("gather", "realign", "box")
 
 TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tiles_grain", "tiles_stage",
-                "tiles_interleave", "tiles_rounds", "box_lanes", "box_grain", "box_pitch", "box_depth")
+                "tiles_interleave", "tiles_rounds", "tiles_row_step", "tiles_rotate", "box_lanes", "box_grain", "box_pitch",
+                "box_depth")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -46,7 +47,9 @@ the `tile` pass's option `tiles_lanes=`, default `passes/_box_tile.TILES_LANES`,
 destination grain its blocks own, `tiles_grain=`, default `TILES_GRAIN`, and its phase-1
 chunks' bytes, `tiles_stage=`, default `TILES_STAGE`, and whether its slots are
 interleaved, `tiles_interleave=`, default `passes/_box_tile.tiles_interleaved`, and whether
-its tiles are spread over whole rounds, `tiles_rounds=`, default `TILES_ROUNDS`; where a `box<flat>` or `box<rows>`
+its tiles are spread over whole rounds, `tiles_rounds=`, default `TILES_ROUNDS`, and how far apart a warp's
+phase-2 rows are, `tiles_row_step=`, default `TILES_ROW_STEP`, and whether its loads rotate where the rule finds
+no step, `tiles_rotate=`, default `TILES_ROTATE`; where a `box<flat>` or `box<rows>`
 phase 2 puts a warp's lanes, `box_lanes=`, default per flavour `passes/_box_tile.BOX_LANES`, and
 which destination chunks a `box<flat>` or `box<rows>` block writes, `box_grain=`, default `BOX_GRAIN` / `ROWS_GRAIN`, and
 where a `box<rows>` box places its slots, `box_pitch=`, default `passes/_box_tile.ROWS_PITCH_STEP`; in how
@@ -77,6 +80,8 @@ class Routes:
     box_depth: int | None = None
     tiles_interleave: int | None = None
     tiles_rounds: int | None = None
+    tiles_row_step: int | None = None
+    tiles_rotate: int | None = None
 
     def tuning(self) -> dict:
         """The tuning values set (not None), by name."""

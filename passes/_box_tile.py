@@ -122,6 +122,22 @@ through two boxes, tile j + 1's phase-1 copies in flight while tile j's phase 2 
 the other box (twice the shared memory a block, the grid N times smaller along D). Not
 yet measured on a GPU: off."""
 
+TILES_ROW_STEP = 0
+"""How far apart the destination rows of one warp's phase-2 store are in a `tiles` box
+with lanes along a row (the `tile` option `tiles_row_step`): S, a warp's `32 / lanes`
+rows `S` apart (warp `w`, row lane `k`: row `(w / S) (32 / lanes) S + w mod S + S k`,
+the block's first `threads / lanes` rows in another order); 0, `tiles_row_step_of`'s
+rule from the pitches (bank-conflict-free where one is), the default. Measured on the
+H200 (int8 8191 x 8209, Nsight Compute, one launch each, benchmarks/NOTES.md): rows 2
+apart (the rule's) 44.2 us, 1.14 shared wavefronts a load, against 46.9 us and 2.15 at
+consecutive rows (copy_'s kernel, about 2% slower than the Program's in every run)."""
+
+TILES_ROTATE = False
+"""Whether a `tiles` box whose row rule finds no row step (`tiles_row_step_of`: m = 0
+mod 8, every square odd int8 transpose) rotates its phase-2 loads by row lane (the
+`tile` option `tiles_rotate`; with `tiles_row_step=0`): conflict-free in the model (4
+wavefronts a load otherwise), 8 selects a chunk more; not yet measured on a GPU: off."""
+
 TILES_ROUNDS = False
 """Whether a `tiles` box spreads its tiles along `D` over whole rounds of the blocks the
 GPU runs at once (the `tile` option `tiles_rounds`; `_copy_cost.tiles_in_rounds`): the
@@ -175,6 +191,34 @@ def tiles_interleave_misfit(e: int, run: int, threads: int, lanes: int, stage: i
                 f"{lanes} threads, {32 // lanes} groups a warp)")
     return None
 
+
+
+def tiles_row_step_of(e: int, lanes: int, stage: int, threads: int, src_step: int | None,
+                      dst_step: int | None) -> tuple[int, bool]:
+    """The rows apart of a warp's phase-2 lanes (`TILES_ROW_STEP` 0) in a `tiles` box of
+    1-byte elements (not converting: `tiles_launch` takes 1 for those), 8 lanes along a row and 16-byte phase-1 chunks, where the source's
+    step along `D` (`P_s`) and the destination's row pitch (`P_d`) are known: lane
+    `(row k, chunk ci)` of load `t` reads byte `q_k` of slot `r = a(q_k) + 16 ci + t`
+    (`a(q) = -(q P_d + c) mod 16`: row q's chunk grid), at `slot_base(r) + res(r) + q_k`
+    (`res(r) = (r P_s + c') mod 16`); `slot_base` is a multiple of 16 whose 16-byte bank
+    group takes 8 values over a row's 8 chunks, so the warp is conflict-free where its 4
+    rows fall in 4 different banks of a group: `(res(r) + q) mod 16 = m q + C(t)` with
+    `m = 1 - P_s P_d (mod 16)`, so rows `S` apart with `S m = 4 or 12 (mod 16)`: S = 1
+    where `m = 4 (mod 8)`, 2 where `m = 2 (mod 4)`, 4 where m is odd (8191 x 8209: m = 2,
+    S = 2, 1.0 wavefront a load against 2.0 at S = 1). Where `m = 0 (mod 8)` (every square
+    odd transpose: 4.0 wavefronts a load at any S) no S is, but `P_s` is odd there, so row
+    lane k reading element `(t + 4 k) mod 16` of its chunk at load t (its 4 words rotated
+    by k, put back by selects before the store) moves its byte by `4 k P_s` (mod 16): a
+    quarter of its own (S = 1). Returns (S, rotate); (0, False) where the steps are
+    run-time values (the kernel computes both: `tiles_launch`); (1, False) elsewhere
+    (other element sizes, lanes or chunks, or warps not a multiple of S)."""
+    if e != 1 or lanes != 8 or stage != CHUNK:
+        return 1, False
+    if src_step is None or dst_step is None:
+        return 0, False  # at run time
+    m = (1 - src_step * dst_step) % 16
+    s = 1 if m % 8 == 4 else 2 if m % 4 == 2 else 4 if m % 2 else 1
+    return (s if (threads // 32) % s == 0 else 1), m % 8 == 0
 
 
 def tiles_smem(e: int) -> int:
@@ -428,10 +472,12 @@ class _Builder:
     def store_chunk(self, box: SSAValue, dst: SSAValue, vt: VectorType, cw: SSAValue, width: int,
                     box_addr: Callable[[SSAValue, SSAValue], SSAValue], q: SSAValue, ds: SSAValue,
                     lo: SSAValue, hi: SSAValue, cs: SSAValue, addrs: Callable[[], list[SSAValue]],
-                    convert: str | None = None) -> None:
+                    convert: str | None = None,
+                    fix: Callable[[SSAValue], SSAValue] | None = None) -> None:
         """Destination chunk `cs` (`width` elements, `cw` that constant) of run `q`
         starting at `ds`, whose destination row lies between `lo` and `hi`: one `vt`
-        vector of the box elements at `addrs()` where the row holds the chunk whole, else
+        vector of the box elements at `addrs()` where the row holds the chunk whole (put
+        in order by `fix` where given: `addrs()` in another), else
         its elements inside the row one at a time (`box_addr(q, p)`: element p of run q
         in the box); each element converted as `convert` says where given (the box
         holds source elements, `vt` is of the destination's)."""
@@ -442,6 +488,8 @@ class _Builder:
                 x = self.converted(self.add(ReadOp(box, [at])), convert)
                 vec = (self.add(vector.BroadcastOp(x, vt)) if t == 0
                        else self.add(vector.InsertOp(x, vec, [t], vt)))
+            if fix is not None:
+                vec = fix(vec)
             self.add(WriteOp(vec, dst, [self.aligned(cs, width)], width=width))
             to_else()
             with self.loop(self.c(0), cw, self.c(1)) as b:
@@ -648,18 +696,22 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_stage: int = TILES_STAGE, tiles_depth: int = TILES_DEPTH,
                tiles_blocks: int | None = None, tiles_interleave: bool = False, lanes: int | None = None,
                grain: int | None = None, pitch_step: int | None = None,
-               tiles_rounds: bool = TILES_ROUNDS, depth: int | None = None) -> list[Operation]:
+               tiles_rounds: bool = TILES_ROUNDS, depth: int | None = None,
+               tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = TILES_ROTATE) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
     says (None: the flavour's `BOX_LANES`), a `flat` or `rows` block's destination chunks
     as `grain` says (None: `BOX_GRAIN` for `flat`, `ROWS_GRAIN` for `rows`), a `rows` box's slots as `pitch_step` says (`rows_slots`),
-    a block's steps in `depth` parts of a box each (None: `box_depth_of`'s); the
+    a block's steps in `depth` parts of a box each (None: `box_depth_of`'s), a `tiles`
+    box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
+    `TILES_ROTATE`); the
     caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
-                            tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds)
+                            tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
+                            tiles_rotate)
     stage_async = stage == "async"
     depth = box_depth_of(flavour, depth)
     lanes = BOX_LANES.get(flavour, 0) if lanes is None else lanes
@@ -1128,7 +1180,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  stage: str = "async", run: int | None = None, lanes_along: int = TILES_LANES,
                  grain: int = TILES_GRAIN, chunk_stage: int = TILES_STAGE,
                  depth: int = TILES_DEPTH, blocks_per_sm: int | None = None,
-                 interleave: bool = False, rounds: bool = TILES_ROUNDS) -> list[Operation]:
+                 interleave: bool = False, rounds: bool = TILES_ROUNDS,
+                 row_step: int = TILES_ROW_STEP, rotate: bool = TILES_ROTATE) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1188,7 +1241,10 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
 
     `lanes_along` (`TILES_LANES`): 0, the lanes of a warp on consecutive destination
     runs `q`, a thread's chunks of one run `G` apart; N > 0, N lanes on N consecutive
-    chunks of one run, a thread's runs `threads / N` apart (its slots the same for each:
+    chunks of one run (a warp's `32 / N` runs `row_step` apart, `TILES_ROW_STEP`; 0:
+    `tiles_row_step_of`'s, computed in the kernel where the steps are run-time values;
+    with `rotate`, `TILES_ROTATE`, the rule's rotated loads where it finds no step),
+    a thread's runs `threads / N` apart (its slots the same for each:
     `threads / N` is a multiple of `G / E`, so every run it takes starts at one residue
     mod `G / E`), slot `r` moved by `chunk_stage floor(r / V + 1)` bytes (the N lanes'
     slots, `V` apart, `V PB` bytes: a multiple of 128, in one bank where unmoved; moved by
@@ -1443,10 +1499,10 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         od, dorig, td = t.od, t.dorig, t.td
 
         def store_chunk(q: SSAValue, ds: SSAValue, rs: SSAValue, re: SSAValue, cs: SSAValue,
-                        addrs: Callable[[], list[SSAValue]]) -> None:
+                        addrs: Callable[[], list[SSAValue]], fix=None) -> None:
             """Destination chunk `cs` of run `q` (starting at `ds`, the row between `rs`
             and `re`): `_Builder.store_chunk` with `v`-element chunks."""
-            k.store_chunk(box, dst, vtd, cvd, vd, t.box_addr, q, ds, rs, re, cs, addrs, convert)
+            k.store_chunk(box, dst, vtd, cvd, vd, t.box_addr, q, ds, rs, re, cs, addrs, convert, fix)
 
         first_tile = k.cmp("eq", od, c(0))
 
@@ -1471,21 +1527,48 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             per = lanes_along
             qs = threads // per
             with k.when(k.cmp("ult", tid, c(qs * per))):
-                q0 = k.divui(tid, c(per))
-                ci0 = k.remui(tid, c(per))
-                ds0, _, _, first0, _ = row(q0)
-                r00 = k.addi(k.subi(first0, ds0), k.muli(ci0, cvd))
-                base = [k.kept(t.box_addr(q0, k.addi(r00, c(e_)))) for e_ in range(vd)]
-                with k.loop(q0, tw, c(qs)) as q:
-                    ds, rs, re, first, end = row(q)
-                    dq = k.subi(q, q0)
-                    with k.loop(ci0, c(cpd), c(per)) as ci:
-                        cs = k.addi(first, k.muli(ci, cvd))
-                        with k.when(k.cmp("slt", cs, end)):
-                            # slot_base(r + V_d); run r + per V_d starts at run r's residue
-                            # mod V (per V_d ss_D, at least 16 elements, a multiple of V)
-                            step = k.addi(dq, k.muli(k.subi(ci, ci0), c(vd * pb + sv)))
-                            store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base])
+                q0, rot, when_rot = phase2_row(per)
+
+                def lanes_body(rot: SSAValue | None) -> None:
+                    ci0 = k.remui(tid, c(per))
+                    ds0, _, _, first0, _ = row(q0)
+                    r00 = k.addi(k.subi(first0, ds0), k.muli(ci0, cvd))
+                    if rot is None:
+                        base = [k.kept(t.box_addr(q0, k.addi(r00, c(e_)))) for e_ in range(vd)]
+                        fix = None
+                    else:
+                        # load t reads element (t + 4 rot) mod 16: word j of the loaded chunk is
+                        # word (j + rot) mod 4 of the destination's; put back by two selects a word
+                        base = [k.kept(t.box_addr(q0, k.addi(r00, k.andi(k.addi(c(e_), k.muli(rot, c(4))), c(15)))))
+                                for e_ in range(vd)]
+                        by1 = k.cmp("ne", k.andi(rot, c(1)), c(0))
+                        by2 = k.cmp("ne", k.andi(rot, c(2)), c(0))
+
+                        def fix(vec: SSAValue) -> SSAValue:
+                            i32 = IntegerType(32)
+                            wv = k.add(vector.BitcastOp(vec, VectorType(i32, [4])))
+                            ws = [k.add(vector.ExtractOp(wv, [i], i32)) for i in range(4)]
+                            ws = [k.add(arith.SelectOp(by1, ws[(j - 1) % 4], ws[j])) for j in range(4)]
+                            ws = [k.add(arith.SelectOp(by2, ws[(j - 2) % 4], ws[j])) for j in range(4)]
+                            return k.add(vector.BitcastOp(_words_vector(k, ws), vtd))
+                    with k.loop(q0, tw, c(qs)) as q:
+                        ds, rs, re, first, end = row(q)
+                        dq = k.subi(q, q0)
+                        with k.loop(ci0, c(cpd), c(per)) as ci:
+                            cs = k.addi(first, k.muli(ci, cvd))
+                            with k.when(k.cmp("slt", cs, end)):
+                                # slot_base(r + V_d); run r + per V_d starts at run r's residue
+                                # mod V (per V_d ss_D, at least 16 elements, a multiple of V)
+                                step = k.addi(dq, k.muli(k.subi(ci, ci0), c(vd * pb + sv)))
+                                store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base], fix)
+
+                if when_rot is None:
+                    lanes_body(rot)
+                else:  # run-time steps: the rotated loads only in the blocks whose steps ask them
+                    with k.when(when_rot, otherwise=True) as to_else:
+                        lanes_body(rot)
+                        to_else()
+                        lanes_body(None)
         else:
             # the lanes: `P` consecutive `q` (a warp's lanes on consecutive destination runs),
             # `G` groups of them on chunks `G` apart; run `r + G V` starts at the residue mod V
@@ -1504,6 +1587,46 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                         with k.when(k.cmp("slt", cs, end)):
                             step = k.muli(k.subi(ci, ci0), c(v * pb))
                             store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base])
+
+    def phase2_row(per: int) -> tuple[SSAValue, SSAValue | None, SSAValue | None]:
+        """(first run, rotation, when) of thread `tid` in phase 2 with `per` lanes along a
+        run: `tid / per` (`row_step` 1), else the warp's `32 / per` runs `S` apart
+        (`TILES_ROW_STEP`), S `tiles_row_step_of`'s where `row_step` is 0: known, or
+        from the steps' residues in the kernel (a select of the runs of S = 1, 2, 4);
+        the rotation (None: none), the words by which the thread's chunk loads are
+        rotated where the rule says so (its row lane), `when` None where that is known,
+        else the kernel's test of the steps (m = 0 mod 8): phase 2 is built twice, rotated
+        and not, under it."""
+        rows = 32 // per
+        warps = threads // 32
+
+        def lane_row() -> SSAValue:
+            return k.divui(k.remui(tid, c(32)), c(per))
+
+        def spread(s_: int) -> SSAValue:
+            if s_ == 1:
+                return k.divui(tid, c(per))
+            wid, kq = k.divui(tid, c(32)), k.divui(k.remui(tid, c(32)), c(per))
+            return k.addi(k.addi(k.muli(k.divui(wid, c(s_)), c(rows * s_)), k.remui(wid, c(s_))), k.muli(kq, c(s_)))
+
+        step, turn = row_step, False
+        if step == 0:
+            step, turn = (1, False) if convert is not None else tiles_row_step_of(
+                e, per, chunk_stage, threads, _static(modes[d].src_stride), _static(modes[w].dst_stride))
+        if step:
+            return spread(step), (lane_row() if turn and rotate else None), None
+        # run-time steps: m = 1 - P_s P_d (mod 16); S = 1 (m = 4 mod 8 or 0 mod 8),
+        # 2 (m = 2 mod 4), 4 (m odd), the rotation where m = 0 (mod 8), as `tiles_row_step_of`
+        m = k.andi(k.subi(c(1), k.muli(ssd, dsw)), c(15))
+        q1 = spread(1)
+        q2 = spread(2) if warps % 2 == 0 else q1
+        q4 = spread(4) if warps % 4 == 0 else q1
+        odd = k.cmp("ne", k.andi(m, c(1)), c(0))
+        two = k.cmp("ne", k.andi(m, c(2)), c(0))
+        q = k.add(arith.SelectOp(odd, q4, k.add(arith.SelectOp(two, q2, q1))))
+        if not rotate:
+            return q, None, None
+        return q, lane_row(), k.cmp("eq", k.andi(m, c(7)), c(0))
 
     def phase2_interleaved(t: Tile, row, first_tile: SSAValue) -> None:
         """Phase 2 from interleaved slots (function doc): thread `(group, ci0)` takes word

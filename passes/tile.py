@@ -26,7 +26,9 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_ROUNDS, TILES_THREADS, box_index_bits,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_ROTATE, TILES_ROUNDS, TILES_ROW_STEP,
+                        TILES_THREADS,
+                        box_index_bits,
                         box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, box_flavour, copy_facts, tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
@@ -200,6 +202,15 @@ class TilePass(ModulePass):
                      elements where it fits (`tiles_interleave_misfit`: 16-byte phase-1
                      chunks, lanes along a row, depth 1, runs a multiple of 64 bytes,
                      threads spread evenly over the run's row groups).
+      tiles_row_step=S  how far apart the destination rows of a warp's phase-2 store
+                     in a `box<tiles>` copy with lanes along a row are: 0 (the default:
+                     `TILES_ROW_STEP`), the rule from the pitches' residues
+                     (`tiles_row_step_of`: rows whose byte loads fall in different
+                     shared-memory banks; 1 for other than 1-byte elements); 1, 2, 4
+                     or 8 (the warps a multiple of it) forced.
+      tiles_rotate=R whether, with tiles_row_step=0, a `box<tiles>` copy whose rule
+                     finds no row step (square odd int8 transposes) rotates its
+                     phase-2 loads by row lane (1) or not (0, default: `TILES_ROTATE`).
       tiles_rounds=R whether a `box<tiles>` copy spreads its tiles along the
                      destination's contiguous mode over whole rounds of the blocks the
                      GPU holds at once (1: `_copy_cost.tiles_in_rounds`; each tile then
@@ -286,6 +297,8 @@ class TilePass(ModulePass):
     tiles_blocks: int | None = None
     tiles_interleave: int | None = None
     tiles_rounds: int = int(TILES_ROUNDS)
+    tiles_row_step: int = TILES_ROW_STEP
+    tiles_rotate: int = int(TILES_ROTATE)
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -309,6 +322,10 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_interleave={self.tiles_interleave} must be 0 or 1")
         if self.tiles_rounds not in (0, 1):
             raise TilecError(f"tile: tiles_rounds={self.tiles_rounds} must be 0 or 1")
+        if self.tiles_row_step not in (0, 1, 2, 4, 8):
+            raise TilecError(f"tile: tiles_row_step={self.tiles_row_step} must be 0, 1, 2, 4 or 8")
+        if self.tiles_rotate not in (0, 1):
+            raise TilecError(f"tile: tiles_rotate={self.tiles_rotate} must be 0 or 1")
         if self.box_depth is not None and not 0 <= self.box_depth <= 8:
             raise TilecError(f"tile: box_depth={self.box_depth} must be in [0, 8]")
         if not 1 <= self.tiles_depth <= 8:
@@ -525,6 +542,9 @@ class TilePass(ModulePass):
         if flavour == "tiles" and lanes and (threads // lanes) % grain:
             raise TilecError(f"tile: tiles_lanes={lanes} takes threads a multiple of {lanes} x "
                              f"{grain}; got threads={threads}", op=copy)
+        if flavour == "tiles" and self.tiles_row_step > 1 and (not lanes or (threads // 32) % self.tiles_row_step):
+            raise TilecError(f"tile: tiles_row_step={self.tiles_row_step} takes lanes along a row and warps a "
+                             f"multiple of it; got tiles_lanes={lanes}, threads={threads}", op=copy)
         interleave = False
         if flavour == "tiles":
             misfit = ("a converting copy" if facts.converts
@@ -538,7 +558,8 @@ class TilePass(ModulePass):
         fixed = interleave or self.tiles_depth > 1 or bool(self.tiles_rounds)
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else self.tiles_run,
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
-                         self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth)
+                         self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
+                         self.tiles_row_step, bool(self.tiles_rotate))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)

@@ -8,6 +8,7 @@ distinct words one bank serves. Checked against Nsight Compute on the H200: the 
 int8 8191 x 8209 transpose models 3.94, measured 3.97 (8.40 M wavefronts for 2.11 M loads).
 
     python3 dev/experiments/tiles_banks.py     # the odd transposes and 12 random shapes
+                                               # (and the int8 row rule's rows)
 
 `interleaved` models the interleaved slots (`tiles_interleave=1`): phase 1b's 16-byte
 reads of the raw slots and writes of the interleaved ones (8 lanes a wavefront at best:
@@ -20,11 +21,13 @@ import numpy as np
 
 
 def wavefronts(e: int, lanes: int, stage: int = 16, pitch: int = 144, src_pitch: int = 8209, dst_pitch: int = 8191,
-               od: int = 1680, ow: int = 640, warps: int = 8) -> float:
+               od: int = 1680, ow: int = 640, warps: int = 8, step: int = 1, rotate: bool = False) -> float:
     """Mean wavefronts a load: `e`-byte elements, `lanes` lanes along a row (0: on 32
     rows, the lanes' chunk `tid / Wt`), phase-1 chunks of `stage` bytes, slot pitch
     `pitch` bytes, the tile at `(ow, od)` of a transpose whose source rows are
-    `src_pitch` elements apart and destination rows `dst_pitch`."""
+    `src_pitch` elements apart and destination rows `dst_pitch`; with lanes along a row,
+    a warp's rows `step` apart and row lane k's loads rotated by `4 k` elements where
+    `rotate` (`tile{tiles_row_step, tiles_rotate}`, `_box_tile.tiles_row_step_of`)."""
     v, pb, wt = 16 // e, pitch // e, 128 // e
     sv = max(stage // e, 1)
 
@@ -38,7 +41,10 @@ def wavefronts(e: int, lanes: int, stage: int = 16, pitch: int = 144, src_pitch:
             for lane in range(32):
                 tid = warp * 32 + lane
                 q, ci = (tid // lanes, tid % lanes) if lanes else (tid % wt, tid // wt)
-                r = (-((ow + q) * dst_pitch + od)) % v + ci * v + t
+                kq = lane // lanes if lanes else 0
+                if lanes:
+                    q = (warp // step) * (32 // lanes) * step + warp % step + step * kq
+                r = (-((ow + q) * dst_pitch + od)) % v + ci * v + (t + 4 * kq * rotate) % v
                 w = (slot_base(r) + ((od + r) * src_pitch + ow) % v + q) * e // 4
                 words.setdefault(w % 32, set()).add(w)
             out.append(max(len(s) for s in words.values()))
@@ -110,6 +116,13 @@ def main() -> None:
             one = wavefronts(e, lanes, stage)
             mean = np.mean([wavefronts(e, lanes, stage, src_pitch=a, dst_pitch=b) for a, b in shapes])
             print(f"  lanes={lanes:2d} stage={stage:2d}: {one:.2f} / {mean:.2f}")
+    from tilec.passes._box_tile import tiles_row_step_of
+
+    for a, b in [(8209, 8191), (8191, 8191)] + shapes[1:4]:
+        s, rot = tiles_row_step_of(1, 8, 16, 512, a, b)
+        print(f"E=1 lanes=8 {b}x{a}: consecutive rows {wavefronts(1, 8, src_pitch=a, dst_pitch=b):.2f}, "
+              f"the rule (rows {s} apart{', rotated' if rot else ''}) "
+              f"{wavefronts(1, 8, src_pitch=a, dst_pitch=b, step=s, rotate=rot):.2f}")
     for e in (1, 2):
         for lanes in (4, 8, 16):
             one = interleaved(e, lanes)

@@ -11,7 +11,10 @@ executor (tests/fuzz/test_box_copies.py) and the GPU (tests/gpu/test_box_copies_
 * `rounds`: odd transposes of 1-, 2- and 4-byte elements by `box<tiles>` with
   `tiles_rounds=1` (tiles along D spread over whole rounds, computed on the host);
 * `misaligned`: odd transposes of 4- and 8-byte elements by the tiled kernel's 64 KiB
-  misaligned tile (f32 with `box=never`, f64 by the rule).
+  misaligned tile (f32 with `box=never`, f64 by the rule);
+* `row_rule`: odd 1-byte transposes by `box<tiles>`, square ones among them (the row rule
+  finds no step there), with the phase-2 rows by the rule (the default), forced 1, 2 or 4
+  apart (`tiles_row_step`), or the rule's rotated loads (`tiles_rotate=1`).
 
 Session 37's paths (`SESSION_37`):
 
@@ -38,7 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-FAMILIES = ("span", "rows", "rounds", "misaligned")
+FAMILIES = ("span", "rows", "rounds", "misaligned", "row_rule")
 SESSION_37 = ("depth", "convert", "shortd")
 
 
@@ -244,8 +247,25 @@ def draw_shortd(rng: random.Random, scale: int = 1) -> BoxCopy:
                    dst_dtype=dst_t)
 
 
+def draw_row_rule(rng: random.Random, scale: int = 1) -> BoxCopy:
+    routes: dict = {}
+    step = rng.choice([None, None, 1, 2, 4, "rotate"])
+    if step == "rotate":
+        routes["tiles_rotate"] = 1
+    elif step is not None:
+        routes["tiles_row_step"] = step
+    smem = rng.choice([None, 8192, 16384])
+    if smem:
+        routes["box_smem"] = smem
+    c = _odd_transpose(rng, ["int8", "uint8"], scale, "row_rule", routes, "box<tiles>")
+    if rng.random() < 0.4:  # square: r = c (odd), dst rows unpadded
+        n = c.shape[0]
+        c = BoxCopy("row_rule", c.dtype, (n, n), c.src_offset, (1, n), c.dst_offset, (n, 1), routes, "box<tiles>")
+    return c
+
+
 DRAW = {"span": draw_span, "rows": draw_rows, "rounds": draw_rounds, "misaligned": draw_misaligned,
-        "depth": draw_depth, "convert": draw_convert, "shortd": draw_shortd}
+        "row_rule": draw_row_rule, "depth": draw_depth, "convert": draw_convert, "shortd": draw_shortd}
 
 
 def draw(family: str, seed: int, scale: int = 1) -> BoxCopy:

@@ -2,7 +2,8 @@
 tests/fuzz/generate_box.py; their GPU side: tests/gpu/test_box_copies_gpu.py):
 `box<span>` (rows of 1 byte shorter than 16 at a static pitch), `box<rows>` at every
 forced slot step (`box_pitch`) and grain (`box_grain`), `box<tiles>` spread over whole
-rounds (`tiles_rounds=1`) and the tiled kernel's 64 KiB misaligned tile; box kernels in
+rounds (`tiles_rounds=1`), the tiled kernel's 64 KiB misaligned tile, and `box<tiles>`'s
+phase-2 rows (the row rule, forced steps, rotated loads: `row_rule`); box kernels in
 parts through two boxes (`box_depth`, persistent blocks), the converting `box<tiles>` and
 a short exact `D` taken whole. Each copy is
 planned as `tilec.copy_` plans it (the rule must choose the family's strategy under the
@@ -110,7 +111,7 @@ def test_the_draws_reach_every_option():
     """The generator draws each family's forms: span copies with and without a grid
     mode at several box sizes, every forced slot step of `rows` and both grains, rounds
     of 1-, 2- and 4-byte elements, the misaligned tile of f32 (box=never) and of 8-byte
-    elements."""
+    elements, the row rule's forms on square and other odd transposes."""
     draws = {f: [draw(f, s) for s in range(200)] for f in FAMILIES}
     assert {len(c.shape) for c in draws["span"]} == {2, 3}
     assert {c.routes.get("box_smem") for c in draws["span"]} == {None, 2048, 4096, 8192}
@@ -119,3 +120,6 @@ def test_the_draws_reach_every_option():
     assert {np.dtype(c.dtype).itemsize for c in draws["rounds"]} == {1, 2, 4}
     assert {(c.dtype, c.routes.get("box")) for c in draws["misaligned"]} == \
         {("float32", "never"), ("float64", None), ("int64", None)}
+    assert {(c.routes.get("tiles_row_step"), c.routes.get("tiles_rotate")) for c in draws["row_rule"]} == \
+        {(None, None), (1, None), (2, None), (4, None), (None, 1)}
+    assert {c.shape[0] == c.shape[1] for c in draws["row_rule"]} == {True, False}

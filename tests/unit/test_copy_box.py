@@ -397,6 +397,82 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stag
                    for text in sources)
 
 
+@pytest.mark.parametrize("smem, step", [(8192, 2), (8192, 4), (8192, 0), (None, 0), (None, 2), (BOX_SMEM, 8)])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_tiles_box_row_steps_match_numpy(routes, smem, step, compiled, nvrtc_available):
+    """`box<tiles>` with a warp's phase-2 rows `S` apart (`tiles_row_step`: 2, 4, 8, or 0,
+    the pitches' rule: `tiles_row_step_of`, computed in copy_'s kernel from its run-time
+    steps; with the default box, the rotated loads of `tiles_rotate=1` where the rule
+    finds no step: the square cases): every destination element written once, exactly, nothing around it, for
+    1-, 2- and 4-byte elements (their rows of every residue mod 16 bytes) and converting
+    copies."""
+    if compiled and not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_smem=smem, tiles_row_step=step, tiles_rotate=1 if step == 0 and smem is None else None)
+    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
+    from tilec.copy_cpu import _operand
+
+    rng = np.random.default_rng(step + 11)
+    cases = _tiles_cases(rng)
+    for n, so, do in ((131, 0, 0), (97, 3, 5)):  # square: m = 0 mod 8, the rule's rotated loads
+        flat = rng.integers(-100, 100, size=so + n * n + 9).astype(np.int8)
+        cases.append((flat[so : so + n * n].reshape(n, n).T, np.full(n * n + 40, 77, np.int8),
+                      lambda b, do=do, n=n: b[do : do + n * n].reshape(n, n)))
+    if smem is None:  # converting ones too (the rule takes 1 for them)
+        cases += _converting_tiles_cases(np.random.default_rng(step + 12))
+    for src, base, view in cases:
+        assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>"
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=compiled)
+        assert np.array_equal(base, want), (src.dtype, base.dtype, src.shape)
+
+
+def _tiles_load_wavefronts(step: int, src_step: int, dst_step: int, rotate: bool = False, od: int = 1680,
+                           ow: int = 640) -> float:
+    """Mean shared-memory wavefronts of a phase-2 byte load of the int8 `box<tiles>` (8
+    lanes along a row, 16-byte phase-1 chunks, slots of 144 bytes moved 16 bytes every
+    16: `tiles_launch`'s `slot_base`), 16 warps of 512 threads, a warp's 4 rows `step`
+    apart (`tiles_launch`'s `phase2_row`), row lane k's loads rotated by 4 k elements
+    where `rotate`: per load the most distinct 32-bit words one bank serves
+    (dev/experiments/tiles_banks.py's model)."""
+    out = []
+    for wid in range(16):
+        for t in range(16):
+            words: dict[int, set[int]] = {}
+            for lane in range(32):
+                kq, ci = lane // 8, lane % 8
+                q = (wid // step) * 4 * step + wid % step + step * kq
+                r = (-((ow + q) * dst_step + od)) % 16 + 16 * ci + (t + 4 * kq * rotate) % 16
+                a = r * 144 + (r + 16) // 16 * 16 + ((od + r) * src_step + ow) % 16 + q
+                words.setdefault(a // 4 % 32, set()).add(a // 4)
+            out.append(max(len(x) for x in words.values()))
+    return sum(out) / len(out)
+
+
+def test_tiles_row_step_rule_reads_without_bank_conflicts():
+    """`tiles_row_step_of`: the rows apart (and where `m = 1 - P_s P_d mod 16` is a
+    multiple of 8, every square odd transpose among them, the rotated loads) that make a
+    warp's byte loads conflict-free: one wavefront a load, on every residue pair of the
+    steps; the 8191 x 8209 transpose (m = 2) at rows 2 apart against 2.0 at consecutive
+    rows, 8191 x 8191 rotated against 4.0; other element sizes, lanes or chunks: 1."""
+    from tilec.passes._box_tile import tiles_row_step_of
+
+    assert tiles_row_step_of(1, 8, 16, 512, 8209, 8191) == (2, False)
+    assert _tiles_load_wavefronts(1, 8209, 8191) == 2.0 and _tiles_load_wavefronts(2, 8209, 8191) == 1.0
+    assert tiles_row_step_of(1, 8, 16, 512, 8191, 8191) == (1, True)
+    assert _tiles_load_wavefronts(1, 8191, 8191) == 4.0 and _tiles_load_wavefronts(1, 8191, 8191, True) == 1.0
+    for ps in range(16):
+        for pd in range(16):
+            s, rotate = tiles_row_step_of(1, 8, 16, 512, 8192 + ps, 4096 + pd)
+            assert rotate == ((1 - ps * pd) % 8 == 0)
+            assert _tiles_load_wavefronts(s, 8192 + ps, 4096 + pd, rotate) == 1.0, (ps, pd, s, rotate)
+    assert tiles_row_step_of(1, 8, 16, 512, None, 8191) == (0, False)  # in the kernel
+    assert tiles_row_step_of(2, 16, 8, 512, 8209, 8191) == (1, False)
+    assert tiles_row_step_of(1, 16, 16, 512, 8209, 8191) == (1, False)
+    assert tiles_row_step_of(1, 8, 16, 32, 8209, 8191) == (1, False)  # one warp
+
+
 def _converting_tiles_cases(rng):
     """(src, dst base, dst view of the base) of converting `box<tiles>` copies: 1- and
     2-byte source elements into elements at most twice as wide (widening, narrowing, to

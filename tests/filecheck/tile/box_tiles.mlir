@@ -219,3 +219,50 @@ func.func @odd_f64(%src: !layout.ptr<f64, align 16>, %dst: !layout.ptr<f64, alig
   layout.copy %a, %b : !layout.tensor<f64, #layout.cute<(67,75):(1,67)>, gmem>, !layout.tensor<f64, #layout.cute<(67,75):(75,1)>, gmem>
   func.return
 }
+
+// tiles_row_step=S: a warp's 4 phase-2 rows (8 lanes a row) S apart, thread tid's first
+// row (w / S) 4 S + w mod S + S k (w = tid / 32, k = tid mod 32 / 8); 0 (the default),
+// the rule from the pitches' residues (`tiles_row_step_of`: m = 1 - P_s P_d mod 16); 1,
+// consecutive rows (tid / 8). @odd_int8: P_s = 131, P_d = 300, m = 13 (odd): S = 4, rows 16 a group of 4
+// warps. @odd_i8_misaligned: run-time steps, m computed in the kernel, the rows of S = 1,
+// 2 and 4 selected by its bits; phase 2 twice, its loads rotated by the row lane where m
+// = 0 mod 8 (box_tiles_rows.mlir) and not, under the kernel's test of m.
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_row_step=0 tiles_rotate=1}' | filecheck %s --check-prefix=ROWSTEP
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_row_step=1}' | filecheck %s --check-prefix=ROWSTEP1
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_row_step=0 tiles_rotate=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_row_step=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_row_step=2}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=256 tiles_row_step=8}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_row_step=3}' 2>&1 | filecheck %s --check-prefix=ROWSTEPOPT
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_row_step=2 tiles_lanes=0}' 2>&1 | filecheck %s --check-prefix=ROWSTEPLANES
+// ROWSTEPOPT: tiles_row_step=3 must be 0, 1, 2, 4 or 8
+// ROWSTEPLANES: tiles_row_step=2 takes lanes along a row and warps a multiple of it; got tiles_lanes=0, threads=512
+// ROWSTEP1-LABEL: func.func @odd_int8
+// ROWSTEP1:         layout.barrier
+// ROWSTEP1:         %[[C8:.*]] = arith.constant 8 : index
+// ROWSTEP1-NEXT:    %{{.*}} = arith.divui %{{.*}}, %[[C8]] : index
+// ROWSTEP1-NEXT:    %{{.*}} = arith.constant 8 : index
+// ROWSTEP1-NEXT:    %{{.*}} = arith.remui
+// ROWSTEP-LABEL: func.func @odd_int8
+// ROWSTEP:         layout.barrier
+// ROWSTEP:         %[[W:.*]] = arith.divui %{{.*}}, %{{.*}} : index
+// ROWSTEP:         %[[K:.*]] = arith.divui %{{.*}}, %{{.*}} : index
+// ROWSTEP-NEXT:    %[[C4:.*]] = arith.constant 4 : index
+// ROWSTEP-NEXT:    %[[G:.*]] = arith.divui %[[W]], %[[C4]] : index
+// ROWSTEP-NEXT:    %[[C16:.*]] = arith.constant 16 : index
+// ROWSTEP-NEXT:    %{{.*}} = arith.muli %[[G]], %[[C16]] : index
+// ROWSTEP-LABEL: func.func @odd_i8_misaligned
+// ROWSTEP:         layout.barrier
+// ROWSTEP:         %[[P:.*]] = arith.muli %m, %n : index
+// ROWSTEP-NEXT:    %[[M:.*]] = arith.subi %{{.*}}, %[[P]] : index
+// ROWSTEP:         %[[R:.*]] = arith.andi %[[M]], %{{.*}} : index
+// ROWSTEP:         %[[ODD:.*]] = arith.cmpi ne
+// ROWSTEP:         %[[TWO:.*]] = arith.cmpi ne
+// ROWSTEP-NEXT:    %[[Q2:.*]] = arith.select %[[TWO]], %{{.*}}, %{{.*}} : index
+// ROWSTEP-NEXT:    %{{.*}} = arith.select %[[ODD]], %{{.*}}, %[[Q2]] : index
+// ROWSTEP:         %[[M8:.*]] = arith.cmpi eq
+// ROWSTEP-NEXT:    scf.if %[[M8]] {
+// ROWSTEP:           vector.bitcast %{{.*}} : vector<16xi8> to vector<4xi32>
+// ROWSTEP:         } else {
+// ROWSTEP-NOT:       vector.bitcast
+// ROWSTEP:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>

@@ -1,0 +1,38 @@
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1}' | filecheck %s
+// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s --check-prefix=PLAIN
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_rotate=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_rotate=2}' 2>&1 | filecheck %s --check-prefix=OPT
+// A box<tiles> copy's phase-2 rows by the pitches' rule (the default, tiles_row_step=0,
+// passes/_box_tile.tiles_row_step_of): a square odd int8 transpose (131 x 131: m = 1 -
+// 131 * 131 = 8 mod 16, no row step spreads the byte loads over the banks) keeps
+// consecutive rows; with tiles_rotate=1 (an option, off by default: not measured) it
+// rotates row lane k's loads by 4 k elements (k = tid mod 32 / 8:
+// slot r00 + (e + 4 k) mod 16 for element e), the loaded chunk's words put back by two
+// selects each (by bit 0 and bit 1 of k) before the 16-byte store.
+
+// EQ: @square_int8: equivalent after
+// OPT: tiles_rotate=2 must be 0 or 1
+// PLAIN-LABEL: func.func @square_int8
+// PLAIN-NOT:     vector.bitcast
+// PLAIN:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+// CHECK-LABEL: func.func @square_int8
+// CHECK:         layout.barrier
+// CHECK:         %[[L:.*]] = arith.remui %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:    %{{.*}} = arith.constant 8 : index
+// CHECK-NEXT:    %[[K:.*]] = arith.divui %[[L]], %{{.*}} : index
+// CHECK:         %[[K4:.*]] = arith.muli %[[K]], %{{.*}} : index
+// CHECK-NEXT:    %{{.*}} = arith.addi %{{.*}}, %[[K4]] : index
+// CHECK:         %[[B1:.*]] = arith.cmpi ne
+// CHECK:         %[[B2:.*]] = arith.cmpi ne
+// CHECK:         vector.bitcast %{{.*}} : vector<16xi8> to vector<4xi32>
+// CHECK-COUNT-4: arith.select %[[B1]]
+// CHECK-COUNT-4: arith.select %[[B2]]
+// CHECK:         vector.bitcast %{{.*}} : vector<4xi32> to vector<16xi8>
+// CHECK:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+func.func @square_int8(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
+  %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,131):(1,131)>, gmem>
+  %b = layout.view %dst : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,131):(131,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(131,131):(1,131)>, gmem>, !layout.tensor<i8, #layout.cute<(131,131):(131,1)>, gmem>
+  func.return
+}
