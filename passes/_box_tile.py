@@ -71,6 +71,8 @@ from tilec.dialects.layout import AllocOp, AsyncWaitOp, BarrierOp, CopyOp, Launc
 from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
 from tilec.dialects.layout_attrs import TensorViewType
 from tilec.dialects.layout_ptr import MultipleOfOp
+from tilec.dialects.layout_tma import CpAsyncArriveOp, MBarrierArrayOp, MBarrierAtOp, MBarrierWaitOp
+from tilec.support.diagnostics import TilecError
 from tilec.support.launch_bounds import set_min_blocks
 
 from ._convert_ops import scalar_conversion_ops
@@ -281,6 +283,14 @@ in one part, 0.78 in 2 of 40 KiB, 0.71 to 0.81 in parts of 20 KiB, persistent 0.
 persistent. The smaller the parts, the slower, whatever the overlap: flat 2, the others
 1. Second run: flat 0.856 in one part, 0.875 in 2 (copy_ 0.875), 0.842 in 4, 0.869 in 2 at
 512 threads, 0.863 in 2 of 48 KiB; rows 0.905 in one part, 0.802 in 2, 0.785 in 3."""
+BOX_RING = 0
+"""How a `flat`, `rows`, `span` or `cols` box copy whose block takes its steps in parts
+(`BOX_DEPTH` past 1) waits for them (the `tile` option `box_ring`): 0 (default), two
+boxes, every thread's `cp.async` copies waited at once (`cp.async.wait_group 0`), so
+that at most one part is in flight while the other is written; S (2 to 8), a ring of S
+boxes, each with an mbarrier that every thread arrives on once its copies into the box
+land (`layout.cp_async_arrive`), so that S - 1 parts are in flight while one is written
+(a block's bytes in flight S - 1 boxes, not one). Not yet measured: off."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
@@ -648,20 +658,26 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_stage: int = TILES_STAGE, tiles_depth: int = TILES_DEPTH,
                tiles_blocks: int | None = None, tiles_interleave: bool = False, lanes: int | None = None,
                grain: int | None = None, pitch_step: int | None = None,
-               tiles_rounds: bool = TILES_ROUNDS, depth: int | None = None) -> list[Operation]:
+               tiles_rounds: bool = TILES_ROUNDS, depth: int | None = None,
+               ring: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
     says (None: the flavour's `BOX_LANES`), a `flat` or `rows` block's destination chunks
     as `grain` says (None: `BOX_GRAIN` for `flat`, `ROWS_GRAIN` for `rows`), a `rows` box's slots as `pitch_step` says (`rows_slots`),
-    a block's steps in `depth` parts of a box each (None: `box_depth_of`'s); the
-    caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
+    a block's steps in `depth` parts of a box each (None: `box_depth_of`'s) through
+    two boxes or a ring of `ring` (None: `BOX_RING`); the caller puts them in the
+    copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds)
     stage_async = stage == "async"
     depth = box_depth_of(flavour, depth)
+    ring = BOX_RING if ring is None else ring
+    if ring and (depth < 2 or not stage_async):
+        raise TilecError(f"tile: a ring of {ring} boxes takes a block's steps in parts (box_depth >= 2, got {depth}) "
+                         f"staged by cp.async (got {stage})")
     lanes = BOX_LANES.get(flavour, 0) if lanes is None else lanes
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
@@ -739,7 +755,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
     origin0 = origin_of(bid, tb) if depth else None
     # one box a part, two where a block takes its steps in parts (`depth`)
-    boxes = None if depth == 1 else k.add(AllocOp(TensorViewType(elem, cute.make_layout((2 * part_elems,), (1,)),
+    nboxes = ring or 2
+    boxes = None if depth == 1 else k.add(AllocOp(TensorViewType(elem, cute.make_layout((nboxes * part_elems,), (1,)),
                                                                  "smem")))
 
     def part(origin: dict[int, SSAValue], boff: SSAValue | None, phases: tuple[int, ...]) -> None:
@@ -1091,6 +1108,39 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             with k.when(k.cmp("ult", nxt, total)):
                 part(origin_of(nxt, tc), k.muli(k.andi(k.addi(jt, c(1)), c(1)), cbox), (1,))
             part(origin_of(at, tc), k.muli(k.andi(jt, c(1)), cbox), (2,))
+    elif ring:
+        # `depth` parts of the block's steps in turn through a ring of `ring` boxes, box
+        # j mod ring with its own mbarrier: every thread arrives on it once its copies
+        # of part j have landed (`cp_async_arrive`), so that parts j + 1 .. j + ring - 1
+        # stay in flight while part j's phase 2 reads its box; the barrier after phase 2
+        # frees the box that the next trip's phase 1 fills
+        bars = k.add(MBarrierArrayOp(threads, ring))
+        cbox = c(part_elems)
+
+        def issue(jp: SSAValue, st: SSAValue) -> None:
+            """Part `jp`'s phase 1 into box `st` (where the part holds steps of K), and
+            the block's arrivals on the box's barrier."""
+            kor = k.addi(origin0[kmode], k.muli(jp, tc))  # type: ignore[index]
+            with k.when(k.cmp("ult", kor, n[kmode])):
+                part(at_k(kor), k.muli(st, cbox), (1,))
+            k.add(CpAsyncArriveOp(k.add(MBarrierAtOp(bars, st))))
+
+        for p in range(min(ring - 1, depth)):
+            issue(c(p), c(p))
+        # (the bytes past the view's last whole chunk are plain writes, which the barriers
+        # do not order: part 0's are read before any phase 2's barrier)
+        k.add(BarrierOp())
+        with k.loop(c(0), c(depth), c(1)) as jt:
+            if ring - 1 < depth:
+                nxt = k.addi(jt, c(ring - 1))
+                with k.when(k.cmp("ult", nxt, c(depth))):
+                    issue(nxt, k.remui(nxt, c(ring)))
+            st = k.remui(jt, c(ring))
+            k.add(MBarrierWaitOp(k.add(MBarrierAtOp(bars, st)), k.andi(k.divui(jt, c(ring)), c(1))))
+            kor = k.addi(origin0[kmode], k.muli(jt, tc))  # type: ignore[index]
+            with k.when(k.cmp("ult", kor, n[kmode])):
+                part(at_k(kor), k.muli(st, cbox), (2,))
+            k.add(BarrierOp())
     else:
         # `depth` parts of the block's steps in turn, two boxes: part j + 1's phase 1 (its
         # copies in flight) while part j's phase 2 reads the other box; one wait and one

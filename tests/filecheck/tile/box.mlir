@@ -19,6 +19,12 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=0}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy,tile{box_depth=0}' | filecheck %s --check-prefix=PERSIST
 // RUN: not tilec %s -p 'copy-strategy,tile{box_depth=9}' 2>&1 | filecheck %s --check-prefix=DEPTH-ERR
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=4 box_ring=2}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=2 box_ring=4}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3 box_ring=3}' | filecheck %s --check-prefix=RING
+// RUN: not tilec %s -p 'copy-strategy,tile{box_ring=9}' 2>&1 | filecheck %s --check-prefix=RING-ERR
+// RUN: not tilec %s -p 'copy-strategy,tile{box_depth=1 box_ring=3}' 2>&1 | filecheck %s --check-prefix=RING-DEPTH
 // The tile pass lowers a copy of strategy box<flat|rows|cols> (chosen by copy-strategy)
 // to a launch that stages a box of the source in a shared allocation, 16-byte chunks
 // into slots congruent to the source modulo 16, then writes each aligned 16-byte chunk
@@ -73,6 +79,41 @@
 // DEPTH-NOT:           layout.copy_chunk_async
 // DEPTH:               layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // DEPTH-ERR: tile: box_depth=9 must be in [0, 8]
+
+// box_ring=3: a block takes 3 parts through a ring of 3 boxes (one allocation of 3 x
+// 1024 bytes), each with an mbarrier counting the block's 64 threads: parts 0 and 1
+// issued (each thread's cp.async, then its arrival once they land), a barrier (part
+// 0's bytes past the view's last chunk are plain writes); then per part, the part 2
+// on issued into the box the last trip read, the wait on this part's barrier (phase
+// j / 3 mod 2), its phase 2 and a barrier. No cp.async.wait_group.
+// RING-LABEL: func.func @flat(
+// RING:         layout.launch
+// RING:           layout.alloc : !layout.tensor<i8, #layout.cute<(3072):(1)>, smem>
+// RING-NEXT:      %[[BARS:.*]] = layout.mbarrier_array {count = 64 : i64, stages = 3 : i64}
+// RING-NOT:       layout.async_wait
+// RING:           layout.copy_chunk_async
+// RING:           %[[B0:.*]] = layout.mbarrier_at %[[BARS]][%{{.*}}] : !layout.mbarriers<3>
+// RING-NEXT:      layout.cp_async_arrive %[[B0]]
+// RING:           layout.copy_chunk_async
+// RING:           %[[B1:.*]] = layout.mbarrier_at %[[BARS]][%{{.*}}] : !layout.mbarriers<3>
+// RING-NEXT:      layout.cp_async_arrive %[[B1]]
+// RING-NEXT:      layout.barrier
+// RING:           scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// RING:             scf.if
+// RING:               layout.copy_chunk_async
+// RING:               layout.cp_async_arrive
+// RING:             %[[ST:.*]] = arith.remui %[[J]], %{{.*}} : index
+// RING-NEXT:        %[[B:.*]] = layout.mbarrier_at %[[BARS]][%[[ST]]] : !layout.mbarriers<3>
+// RING:             %[[Q:.*]] = arith.divui %[[J]], %{{.*}} : index
+// RING:             %[[PH:.*]] = arith.andi %[[Q]], %{{.*}} : index
+// RING:             layout.mbarrier_wait %[[B]], %[[PH]]
+// RING:               layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+// RING:             layout.barrier
+// RING-NEXT:      }
+// RING-NOT:       layout.async_wait
+// RING-LABEL: func.func @flat_misaligned
+// RING-ERR: tile: box_ring=9 must be 0 or in [2, 8]
+// RING-DEPTH: tile: a ring of 3 boxes takes a block's steps in parts (box_depth >= 2, got 1)
 
 // box_depth=0: persistent blocks, at most the Target's multiprocessors (132 on sm_90)
 // times the blocks each holds (two boxes of BOX_PART_SMEM, 40 KiB: 2), asked of the
