@@ -62,11 +62,11 @@ import math
 from math import gcd
 
 from xdsl.dialects import arith, scf, vector
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerType, VectorType, i64
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, VectorType, i64
 from xdsl.ir import Block, Operation, SSAValue
 
 from tilec.dialects import cute
-from tilec.dialects.cuda import BytePermOp, OpaqueOp
+from tilec.dialects.cuda import UNROLL_ATTR, BytePermOp, OpaqueOp
 from tilec.dialects.layout import AllocOp, AsyncWaitOp, BarrierOp, CopyOp, LaunchOp, ViewOp
 from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
 from tilec.dialects.layout_attrs import TensorViewType
@@ -1125,22 +1125,24 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 part(at_k(kor), k.muli(st, cbox), (1,))
             k.add(CpAsyncArriveOp(k.add(MBarrierAtOp(bars, st))))
 
-        for p in range(min(ring - 1, depth)):
-            issue(c(p), c(p))
-        # (the bytes past the view's last whole chunk are plain writes, which the barriers
-        # do not order: part 0's are read before any phase 2's barrier)
-        k.add(BarrierOp())
-        with k.loop(c(0), c(depth), c(1)) as jt:
-            if ring - 1 < depth:
-                nxt = k.addi(jt, c(ring - 1))
-                with k.when(k.cmp("ult", nxt, c(depth))):
-                    issue(nxt, k.remui(nxt, c(ring)))
-            st = k.remui(jt, c(ring))
-            k.add(MBarrierWaitOp(k.add(MBarrierAtOp(bars, st)), k.andi(k.divui(jt, c(ring)), c(1))))
-            kor = k.addi(origin0[kmode], k.muli(jt, tc))  # type: ignore[index]
-            with k.when(k.cmp("ult", kor, n[kmode])):
-                part(at_k(kor), k.muli(st, cbox), (2,))
+        # one loop of depth + ring - 1 trips, phase 1 and phase 2 once each in its body
+        # (one copy of their code): trip t issues part t and reads part t - ring + 1; a
+        # barrier ends every trip (the bytes past the view's last whole chunk are plain
+        # writes, which the mbarriers do not order)
+        with k.loop(c(0), c(depth + ring - 1), c(1)) as jt:
+            with k.when(k.cmp("ult", jt, c(depth))):
+                issue(jt, k.remui(jt, c(ring)))
+            with k.when(k.cmp("uge", jt, c(ring - 1))):
+                jc = k.subi(jt, c(ring - 1))
+                st = k.remui(jc, c(ring))
+                k.add(MBarrierWaitOp(k.add(MBarrierAtOp(bars, st)), k.andi(k.divui(jc, c(ring)), c(1))))
+                kor = k.addi(origin0[kmode], k.muli(jc, tc))  # type: ignore[index]
+                with k.when(k.cmp("ult", kor, n[kmode])):
+                    part(at_k(kor), k.muli(st, cbox), (2,))
             k.add(BarrierOp())
+        ring_loop = k.block.last_op
+        assert isinstance(ring_loop, scf.ForOp)
+        ring_loop.attributes[UNROLL_ATTR] = IntegerAttr(1, i64)  # rolled: the phases' code once
     else:
         # `depth` parts of the block's steps in turn, two boxes: part j + 1's phase 1 (its
         # copies in flight) while part j's phase 2 reads the other box; one wait and one

@@ -81,35 +81,35 @@
 // DEPTH-ERR: tile: box_depth=9 must be in [0, 8]
 
 // box_ring=3: a block takes 3 parts through a ring of 3 boxes (one allocation of 3 x
-// 1024 bytes), each with an mbarrier counting the block's 64 threads: parts 0 and 1
-// issued (each thread's cp.async, then its arrival once they land), a barrier (part
-// 0's bytes past the view's last chunk are plain writes); then per part, the part 2
-// on issued into the box the last trip read, the wait on this part's barrier (phase
-// j / 3 mod 2), its phase 2 and a barrier. No cp.async.wait_group.
+// 1024 bytes), each with an mbarrier counting the block's 64 threads, in one rolled
+// loop of 3 + 2 trips: trip t issues part t into box t mod 3 (each thread's cp.async,
+// then its arrival once they land) and, from trip 2, waits on part t - 2's barrier
+// (phase (t - 2) / 3 mod 2) and writes it; a barrier ends each trip. No
+// cp.async.wait_group: two parts stay in flight while one is written.
 // RING-LABEL: func.func @flat(
 // RING:         layout.launch
 // RING:           layout.alloc : !layout.tensor<i8, #layout.cute<(3072):(1)>, smem>
 // RING-NEXT:      %[[BARS:.*]] = layout.mbarrier_array {count = 64 : i64, stages = 3 : i64}
 // RING-NOT:       layout.async_wait
-// RING:           layout.copy_chunk_async
-// RING:           %[[B0:.*]] = layout.mbarrier_at %[[BARS]][%{{.*}}] : !layout.mbarriers<3>
-// RING-NEXT:      layout.cp_async_arrive %[[B0]]
-// RING:           layout.copy_chunk_async
-// RING:           %[[B1:.*]] = layout.mbarrier_at %[[BARS]][%{{.*}}] : !layout.mbarriers<3>
-// RING-NEXT:      layout.cp_async_arrive %[[B1]]
-// RING-NEXT:      layout.barrier
-// RING:           scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// RING:           %[[TRIPS:.*]] = arith.constant 5 : index
+// RING:           scf.for %[[T:.*]] = %{{.*}} to %[[TRIPS]] step %{{.*}} {
+// RING:             arith.cmpi ult, %[[T]], %{{.*}} : index
 // RING:             scf.if
-// RING:               layout.copy_chunk_async
-// RING:               layout.cp_async_arrive
-// RING:             %[[ST:.*]] = arith.remui %[[J]], %{{.*}} : index
-// RING-NEXT:        %[[B:.*]] = layout.mbarrier_at %[[BARS]][%[[ST]]] : !layout.mbarriers<3>
-// RING:             %[[Q:.*]] = arith.divui %[[J]], %{{.*}} : index
-// RING:             %[[PH:.*]] = arith.andi %[[Q]], %{{.*}} : index
-// RING:             layout.mbarrier_wait %[[B]], %[[PH]]
-// RING:               layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+// RING:               %[[ST:.*]] = arith.remui %[[T]], %{{.*}} : index
+// RING:                 layout.copy_chunk_async
+// RING:               %[[B0:.*]] = layout.mbarrier_at %[[BARS]][%[[ST]]] : !layout.mbarriers<3>
+// RING-NEXT:          layout.cp_async_arrive %[[B0]]
+// RING:             arith.cmpi uge, %[[T]], %{{.*}} : index
+// RING:             scf.if
+// RING:               %[[J:.*]] = arith.subi %[[T]], %{{.*}} : index
+// RING:               %[[ST2:.*]] = arith.remui %[[J]], %{{.*}} : index
+// RING-NEXT:          %[[B:.*]] = layout.mbarrier_at %[[BARS]][%[[ST2]]] : !layout.mbarriers<3>
+// RING:               %[[Q:.*]] = arith.divui %[[J]], %{{.*}} : index
+// RING:               %[[PH:.*]] = arith.andi %[[Q]], %{{.*}} : index
+// RING:               layout.mbarrier_wait %[[B]], %[[PH]]
+// RING:                   layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // RING:             layout.barrier
-// RING-NEXT:      }
+// RING-NEXT:      } {tilec.unroll = 1 : i64}
 // RING-NOT:       layout.async_wait
 // RING-LABEL: func.func @flat_misaligned
 // RING-ERR: tile: box_ring=9 must be 0 or in [2, 8]
