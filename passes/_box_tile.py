@@ -283,14 +283,23 @@ in one part, 0.78 in 2 of 40 KiB, 0.71 to 0.81 in parts of 20 KiB, persistent 0.
 persistent. The smaller the parts, the slower, whatever the overlap: flat 2, the others
 1. Second run: flat 0.856 in one part, 0.875 in 2 (copy_ 0.875), 0.842 in 4, 0.869 in 2 at
 512 threads, 0.863 in 2 of 48 KiB; rows 0.905 in one part, 0.802 in 2, 0.785 in 3."""
-BOX_RING = 0
+BOX_RING = {"flat": 2}
 """How a `flat`, `rows`, `span` or `cols` box copy whose block takes its steps in parts
-(`BOX_DEPTH` past 1) waits for them (the `tile` option `box_ring`): 0 (default), two
-boxes, every thread's `cp.async` copies waited at once (`cp.async.wait_group 0`), so
-that at most one part is in flight while the other is written; S (2 to 8), a ring of S
-boxes, each with an mbarrier that every thread arrives on once its copies into the box
-land (`layout.cp_async_arrive`), so that S - 1 parts are in flight while one is written
-(a block's bytes in flight S - 1 boxes, not one). Not yet measured: off."""
+(`BOX_DEPTH` past 1, staged by `cp.async`) waits for them, per flavour (the `tile`
+option `box_ring`): 0, two boxes, every thread's `cp.async` copies waited at once
+(`cp.async.wait_group 0`), the next part's phase 1 issued before this part's phase 2
+(twice in the code: a prologue's and the loop's); S (2 to 8), a ring of S boxes, each
+with an mbarrier that every thread arrives on once its copies into the box land
+(`layout.cp_async_arrive`), in one rolled loop (phase 1 and phase 2 once in the code),
+so that S - 1 parts are in flight while one is written. Measured on the H200
+(2026-11-30, box flat bool 19 x 38647519, the Program path, ratio to cudaMemcpy,
+benchmarks/NOTES.md): two boxes of 40 KiB in 2 parts 0.877, **a ring of 2 of 40 KiB
+0.884** (the same schedule: 672 SASS instructions against 1440); a ring of 3 boxes of
+32 KiB in 3 parts 0.864, of 24 KiB in 4 parts (3 blocks a multiprocessor) 0.824, of
+14 KiB in 6 parts (5 blocks) 0.795, of 4 boxes of 16 KiB in 8 parts 0.809: more bytes in
+flight is slower, not faster (Nsight: the shared-memory pipe's throttle and short
+scoreboard stalls grow with the warps; DRAM reads are not what waits). Rows and span in
+a ring of 3: 0.789 / 0.713 and 0.705 / 0.721 against 0.899 and 0.772 in one part."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
@@ -666,7 +675,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     says (None: the flavour's `BOX_LANES`), a `flat` or `rows` block's destination chunks
     as `grain` says (None: `BOX_GRAIN` for `flat`, `ROWS_GRAIN` for `rows`), a `rows` box's slots as `pitch_step` says (`rows_slots`),
     a block's steps in `depth` parts of a box each (None: `box_depth_of`'s) through
-    two boxes or a ring of `ring` (None: `BOX_RING`); the caller puts them in the
+    two boxes or a ring of `ring` (None: the flavour's `BOX_RING`); the caller puts them in the
     copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
@@ -674,7 +683,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds)
     stage_async = stage == "async"
     depth = box_depth_of(flavour, depth)
-    ring = BOX_RING if ring is None else ring
+    if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
+        ring = BOX_RING.get(flavour, 0) if depth >= 2 and stage_async else 0
     if ring and (depth < 2 or not stage_async):
         raise TilecError(f"tile: a ring of {ring} boxes takes a block's steps in parts (box_depth >= 2, got {depth}) "
                          f"staged by cp.async (got {stage})")

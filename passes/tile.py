@@ -166,11 +166,12 @@ class TilePass(ModulePass):
                      part's phase-1 copies in flight during this part's phase 2; 0,
                      persistent blocks (as many as the Target's multiprocessors
                      hold at once) taking every G-th part so, G the grid.
-      box_ring=S     with `box_depth` past 1: 0 (default, `_box_tile.BOX_RING`) two
-                     boxes, every copy waited at once; S in 2..8 a ring of S boxes
-                     of `box_smem` bytes, each waited on its own mbarrier
-                     (`layout.cp_async_arrive`): S - 1 parts in flight while one
-                     is written.
+      box_ring=S     with `box_depth` past 1: 0 two boxes, every copy waited at
+                     once; S in 2..8 a ring of S boxes of `box_smem` bytes, each
+                     waited on its own mbarrier (`layout.cp_async_arrive`), one
+                     rolled loop: S - 1 parts in flight while one is written.
+                     Default per flavour (`_box_tile.BOX_RING`): 2 for `flat`, as
+                     measured (more boxes were slower).
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default

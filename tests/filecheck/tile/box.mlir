@@ -15,7 +15,8 @@
 // RUN: not tilec %s -p 'copy-strategy,tile{box_grain=8}' 2>&1 | filecheck %s --check-prefix=GRAIN-ERR
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=2}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
-// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3}' | filecheck %s --check-prefix=DEPTH
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3 box_ring=0}' | filecheck %s --check-prefix=DEPTH
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3 box_ring=0}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=0}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy,tile{box_depth=0}' | filecheck %s --check-prefix=PERSIST
 // RUN: not tilec %s -p 'copy-strategy,tile{box_depth=9}' 2>&1 | filecheck %s --check-prefix=DEPTH-ERR
@@ -59,7 +60,7 @@
 // box_lanes=8: phase 2's lanes in groups of 8 on one destination run's chunks, 4 runs
 // a warp: lane l takes run (g / 46) 4 + l / 8 and chunk (g mod 46) 8 + l mod 8 of warp
 // unit g (7 runs of 367 chunks: 2 x 46 units), the items past them skipped.
-// box_depth=3: a block takes 3 parts of a box's steps through two boxes (one
+// box_depth=3 box_ring=0: a block takes 3 parts of a box's steps through two boxes (one
 // allocation of 2 x 1024 bytes): part 0's phase 1, then per part one wait and one
 // barrier, the next part's phase 1 (its cp.async in flight) and this part's phase 2.
 // DEPTH-LABEL: func.func @flat(
@@ -147,12 +148,18 @@
 // LANES-LABEL: func.func @flat_misaligned
 
 // Phase 1 stages whole source chunks with cp.async (box_stage=async, the default),
-// waited for once before the barrier; box_stage=registers reads them into registers
-// and writes them to the box.
+// each thread arriving on its box's mbarrier once they land (flat's ring of two boxes;
+// the one-part flavours wait for them once before the barrier); box_stage=registers
+// reads them into registers and writes them to the box.
 // CUDA-LABEL: // kernel flat_kernels::flat_kernel: 32-bit indices
 // CUDA-LABEL: flat_kernel(
+// CUDA:         #pragma unroll 1
 // CUDA:         tilec_cp_async<16>(
 // CUDA:         tilec_cp_async_commit();
+// CUDA:         tilec_cp_async_mbarrier_arrive(
+// CUDA:         tilec_mbarrier_wait(
+// CUDA-LABEL: // kernel rows_kernels::rows_kernel
+// CUDA:         tilec_cp_async<16>(
 // CUDA:         tilec_cp_async_wait<0>();
 // CUDA-NEXT:    __syncthreads();
 // REG-LABEL: func.func @flat
@@ -162,21 +169,24 @@
 // REG-NOT:       layout.async_wait
 // REG:           layout.barrier
 
-// A flat block takes two parts of 40 KiB boxes (box_depth=2 for flat by default: two
-// boxes, one allocation).
+// A flat block takes two parts of 40 KiB boxes through a ring of two (box_depth=2 and
+// box_ring=2 for flat by default: one allocation, a barrier each): one rolled loop of 3
+// trips, each issuing a part's cp.async and its arrivals, then waiting on the part
+// before and writing it.
 // CHECK-LABEL: func.func @flat
 // CHECK:         layout.view %{{.*}} : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256)
 // CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
+// CHECK-NEXT:      layout.mbarrier_array {count = 256 : i64, stages = 2 : i64}
 // CHECK:           scf.for
 // CHECK-NOT:         layout.read %{{.*}}[%{{.*}}] {width = 16 : i64}
-// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>, !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
-// CHECK:           scf.for
-// CHECK:             layout.async_wait {pending = 0 : i64}
-// CHECK-NEXT:        layout.barrier
-// CHECK:             scf.for
-// CHECK:             vector.insert
-// CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>
+// CHECK:               layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>, !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
+// CHECK:             layout.cp_async_arrive
+// CHECK:             layout.mbarrier_wait
+// CHECK:               vector.insert
+// CHECK:               layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>
+// CHECK:             layout.barrier
+// CHECK-NEXT:      } {tilec.unroll = 1 : i64}
 // CHECK-NOT:     layout.copy
 func.func @flat(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
   %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(7,300):(1,7)>, gmem>
