@@ -23,9 +23,9 @@
 
 !G = !layout.tensor<i8, #layout.cute<(1024):(1)>, gmem>
 !S = !layout.tensor<i8, #layout.cute<(1024):(1)>, smem>
-func.func @ring(%a: !layout.ptr<i8, align 16>, %b: !layout.ptr<i8, align 16>) {
-  %0 = layout.view %a : !layout.ptr<i8, align 16> -> !G
-  %1 = layout.view %b : !layout.ptr<i8, align 16> -> !G
+func.func @ring(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
+  %0 = layout.view %src : !layout.ptr<i8, align 16> -> !G
+  %1 = layout.view %dst : !layout.ptr<i8, align 16> -> !G
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c16 = arith.constant 16 : index
