@@ -179,6 +179,17 @@ class GpuBuilding:
         """
         self.insert(lt.CpAsyncLoadOp(src.ssa, dst.ssa, bar.ssa))  # type: ignore[attr-defined]
 
+    def cp_async_arrive(self, bar: Any) -> None:
+        """`layout.cp_async_arrive`: every thread of the block arrives once on `bar`
+        when its earlier `copy_chunk_async` copies land (`bar`'s count: the block's
+        threads); read their chunks after an `mbarrier_wait` on that phase.
+
+            p.copy_chunk_async(g, [i], s, [j], width=16)
+            p.cp_async_arrive(bar)
+            p.mbarrier_wait(bar, 0)
+        """
+        self.insert(lt.CpAsyncArriveOp(bar.ssa))  # type: ignore[attr-defined]
+
     def tma_store(self, src: Any, dst: Any) -> None:
         """`layout.tma_store`: a TMA copy of the shared view `src` to the global tile `dst`
         (wait for it with `tma_store_wait`).

@@ -150,6 +150,7 @@ __all__ = [
     "MBarrierType",
     "MBarrierWaitOp",
     "PeerViewOp",
+    "CpAsyncArriveOp",
     "CpAsyncLoadOp",
     "TmaLoadOp",
     "TmaPlan",
@@ -757,6 +758,42 @@ class CpAsyncLoadOp(IRDLOperation):
                f"cp_async_load copies {s.cute_layout.size()} elements into {d.cute_layout.size()}")
 
 
+@irdl_op_definition
+class CpAsyncArriveOp(IRDLOperation):
+    """One arrival of every thread of the block (block-collective) on the current phase
+    of `bar`, each made once that thread's `layout.copy_chunk_async` copies issued
+    before it have landed (`cp.async.mbarrier.arrive.noinc`): `bar`'s count includes
+    one arrival per thread of the block, and its phase expects no bytes of these
+    copies. The copies' chunks may be read after an `mbarrier_wait` on that phase (by
+    any thread of the block), not before; no `layout.async_wait` covers them. A ring
+    of shared buffers waited a buffer at a time (CUTLASS's `cp_async` pipelines on
+    mbarriers): the copies of later buffers stay in flight while one is read.
+
+        layout.cp_async_arrive %bar"""
+
+    name = "layout.cp_async_arrive"
+    traits = traits_def(Synchronizes())
+    bar = operand_def(MBarrierType)
+    assembly_format = "$bar attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, bar: SSAValue):
+        super().__init__(operands=[bar])
+
+    def verify_(self) -> None:
+        launch = _in_launch(self)
+        open_threads = getattr(launch, "open_threads", None) is not None
+        n = None if open_threads else getattr(getattr(getattr(launch, "threads", None), "value", None), "data", None)
+        init = self.bar.owner
+        if isinstance(init, MBarrierAtOp):
+            init = init.bars.owner
+        count = getattr(init, "count", None)
+        if isinstance(n, int) and isinstance(init, MBarrierInitOp | MBarrierArrayOp) and count is not None:
+            c = count.value.data
+            _check(c >= n, f"cp_async_arrive makes one arrival per thread of the block ({n}), "
+                           f"but the mbarrier counts {c}")
+
+
 def _leaf(mode) -> tuple:
     """(extent, stride) of a mode of one leaf; (None, None) otherwise."""
     from .views import _flat
@@ -853,5 +890,5 @@ class GridDepLaunchOp(IRDLOperation):
 
 
 TMA_OPS = [GridDepWaitOp, GridDepLaunchOp, ClusterRankOp, ClusterSyncOp, PeerViewOp, MBarrierInitOp, MBarrierArrayOp, MBarrierAtOp, MBarrierArriveOp,
-           MBarrierWaitOp, MBarrierInvalOp, CpAsyncLoadOp, TmaLoadOp, TmaStoreOp, TmaStoreWaitOp]
+           MBarrierWaitOp, MBarrierInvalOp, CpAsyncArriveOp, CpAsyncLoadOp, TmaLoadOp, TmaStoreOp, TmaStoreWaitOp]
 TMA_TYPES = [MBarrierType, MBarrierArrayType]

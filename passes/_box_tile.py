@@ -62,15 +62,17 @@ import math
 from math import gcd
 
 from xdsl.dialects import arith, scf, vector
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerType, VectorType, i64
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, VectorType, i64
 from xdsl.ir import Block, Operation, SSAValue
 
 from tilec.dialects import cute
-from tilec.dialects.cuda import BytePermOp, OpaqueOp
+from tilec.dialects.cuda import UNROLL_ATTR, BytePermOp, OpaqueOp
 from tilec.dialects.layout import AllocOp, AsyncWaitOp, BarrierOp, CopyOp, LaunchOp, ViewOp
 from tilec.dialects.layout_access import CopyChunkAsyncOp, ReadOp, WriteOp
 from tilec.dialects.layout_attrs import TensorViewType
 from tilec.dialects.layout_ptr import MultipleOfOp
+from tilec.dialects.layout_tma import CpAsyncArriveOp, MBarrierArrayOp, MBarrierAtOp, MBarrierWaitOp
+from tilec.support.diagnostics import TilecError
 from tilec.support.launch_bounds import set_min_blocks
 
 from ._convert_ops import scalar_conversion_ops
@@ -325,6 +327,23 @@ in one part, 0.78 in 2 of 40 KiB, 0.71 to 0.81 in parts of 20 KiB, persistent 0.
 persistent. The smaller the parts, the slower, whatever the overlap: flat 2, the others
 1. Second run: flat 0.856 in one part, 0.875 in 2 (copy_ 0.875), 0.842 in 4, 0.869 in 2 at
 512 threads, 0.863 in 2 of 48 KiB; rows 0.905 in one part, 0.802 in 2, 0.785 in 3."""
+BOX_RING = {"flat": 2}
+"""How a `flat`, `rows`, `span` or `cols` box copy whose block takes its steps in parts
+(`BOX_DEPTH` past 1, staged by `cp.async`) waits for them, per flavour (the `tile`
+option `box_ring`): 0, two boxes, every thread's `cp.async` copies waited at once
+(`cp.async.wait_group 0`), the next part's phase 1 issued before this part's phase 2
+(twice in the code: a prologue's and the loop's); S (2 to 8), a ring of S boxes, each
+with an mbarrier that every thread arrives on once its copies into the box land
+(`layout.cp_async_arrive`), in one rolled loop (phase 1 and phase 2 once in the code),
+so that S - 1 parts are in flight while one is written. Measured on the H200
+(2026-11-30, box flat bool 19 x 38647519, the Program path, ratio to cudaMemcpy,
+benchmarks/NOTES.md): two boxes of 40 KiB in 2 parts 0.877, **a ring of 2 of 40 KiB
+0.884** (the same schedule: 672 SASS instructions against 1440); a ring of 3 boxes of
+32 KiB in 3 parts 0.864, of 24 KiB in 4 parts (3 blocks a multiprocessor) 0.824, of
+14 KiB in 6 parts (5 blocks) 0.795, of 4 boxes of 16 KiB in 8 parts 0.809: more bytes in
+flight is slower, not faster (Nsight: the shared-memory pipe's throttle and short
+scoreboard stalls grow with the warps; DRAM reads are not what waits). Rows and span in
+a ring of 3: 0.789 / 0.713 and 0.705 / 0.721 against 0.899 and 0.772 in one part."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
@@ -697,16 +716,17 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_blocks: int | None = None, tiles_interleave: bool = False, lanes: int | None = None,
                grain: int | None = None, pitch_step: int | None = None,
                tiles_rounds: bool = TILES_ROUNDS, depth: int | None = None,
-               tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = TILES_ROTATE) -> list[Operation]:
+               tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = TILES_ROTATE,
+               ring: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
     says (None: the flavour's `BOX_LANES`), a `flat` or `rows` block's destination chunks
     as `grain` says (None: `BOX_GRAIN` for `flat`, `ROWS_GRAIN` for `rows`), a `rows` box's slots as `pitch_step` says (`rows_slots`),
-    a block's steps in `depth` parts of a box each (None: `box_depth_of`'s), a `tiles`
+    a block's steps in `depth` parts of a box each (None: `box_depth_of`'s) through
+    two boxes or a ring of `ring` (None: the flavour's `BOX_RING`), a `tiles`
     box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
-    `TILES_ROTATE`); the
-    caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
+    `TILES_ROTATE`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
@@ -714,6 +734,11 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                             tiles_rotate)
     stage_async = stage == "async"
     depth = box_depth_of(flavour, depth)
+    if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
+        ring = BOX_RING.get(flavour, 0) if depth >= 2 and stage_async else 0
+    if ring and (depth < 2 or not stage_async):
+        raise TilecError(f"tile: a ring of {ring} boxes takes a block's steps in parts (box_depth >= 2, got {depth}) "
+                         f"staged by cp.async (got {stage})")
     lanes = BOX_LANES.get(flavour, 0) if lanes is None else lanes
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
@@ -800,7 +825,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
     origin0 = origin_of(bid, tb) if depth else None
     # one box a part, two where a block takes its steps in parts (`depth`)
-    boxes = None if depth == 1 else k.add(AllocOp(TensorViewType(elem, cute.make_layout((2 * part_elems,), (1,)),
+    nboxes = ring or 2
+    boxes = None if depth == 1 else k.add(AllocOp(TensorViewType(elem, cute.make_layout((nboxes * part_elems,), (1,)),
                                                                  "smem")))
 
     def part(origin: dict[int, SSAValue], boff: SSAValue | None, phases: tuple[int, ...]) -> None:
@@ -1152,6 +1178,41 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             with k.when(k.cmp("ult", nxt, total)):
                 part(origin_of(nxt, tc), k.muli(k.andi(k.addi(jt, c(1)), c(1)), cbox), (1,))
             part(origin_of(at, tc), k.muli(k.andi(jt, c(1)), cbox), (2,))
+    elif ring:
+        # `depth` parts of the block's steps in turn through a ring of `ring` boxes, box
+        # j mod ring with its own mbarrier: every thread arrives on it once its copies
+        # of part j have landed (`cp_async_arrive`), so that parts j + 1 .. j + ring - 1
+        # stay in flight while part j's phase 2 reads its box; the barrier after phase 2
+        # frees the box that the next trip's phase 1 fills
+        bars = k.add(MBarrierArrayOp(threads, ring))
+        cbox = c(part_elems)
+
+        def issue(jp: SSAValue, st: SSAValue) -> None:
+            """Part `jp`'s phase 1 into box `st` (where the part holds steps of K), and
+            the block's arrivals on the box's barrier."""
+            kor = k.addi(origin0[kmode], k.muli(jp, tc))  # type: ignore[index]
+            with k.when(k.cmp("ult", kor, n[kmode])):
+                part(at_k(kor), k.muli(st, cbox), (1,))
+            k.add(CpAsyncArriveOp(k.add(MBarrierAtOp(bars, st))))
+
+        # one loop of depth + ring - 1 trips, phase 1 and phase 2 once each in its body
+        # (one copy of their code): trip t issues part t and reads part t - ring + 1; a
+        # barrier ends every trip (the bytes past the view's last whole chunk are plain
+        # writes, which the mbarriers do not order)
+        with k.loop(c(0), c(depth + ring - 1), c(1)) as jt:
+            with k.when(k.cmp("ult", jt, c(depth))):
+                issue(jt, k.remui(jt, c(ring)))
+            with k.when(k.cmp("uge", jt, c(ring - 1))):
+                jc = k.subi(jt, c(ring - 1))
+                st = k.remui(jc, c(ring))
+                k.add(MBarrierWaitOp(k.add(MBarrierAtOp(bars, st)), k.andi(k.divui(jc, c(ring)), c(1))))
+                kor = k.addi(origin0[kmode], k.muli(jc, tc))  # type: ignore[index]
+                with k.when(k.cmp("ult", kor, n[kmode])):
+                    part(at_k(kor), k.muli(st, cbox), (2,))
+            k.add(BarrierOp())
+        ring_loop = k.block.last_op
+        assert isinstance(ring_loop, scf.ForOp)
+        ring_loop.attributes[UNROLL_ATTR] = IntegerAttr(1, i64)  # rolled: the phases' code once
     else:
         # `depth` parts of the block's steps in turn, two boxes: part j + 1's phase 1 (its
         # copies in flight) while part j's phase 2 reads the other box; one wait and one

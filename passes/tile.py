@@ -168,6 +168,12 @@ class TilePass(ModulePass):
                      part's phase-1 copies in flight during this part's phase 2; 0,
                      persistent blocks (as many as the Target's multiprocessors
                      hold at once) taking every G-th part so, G the grid.
+      box_ring=S     with `box_depth` past 1: 0 two boxes, every copy waited at
+                     once; S in 2..8 a ring of S boxes of `box_smem` bytes, each
+                     waited on its own mbarrier (`layout.cp_async_arrive`), one
+                     rolled loop: S - 1 parts in flight while one is written.
+                     Default per flavour (`_box_tile.BOX_RING`): 2 for `flat`, as
+                     measured (more boxes were slower).
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
@@ -289,6 +295,7 @@ class TilePass(ModulePass):
     box_grain: int | None = None
     box_pitch: int | None = None
     box_depth: int | None = None
+    box_ring: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int = TILES_GRAIN
@@ -328,6 +335,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_rotate={self.tiles_rotate} must be 0 or 1")
         if self.box_depth is not None and not 0 <= self.box_depth <= 8:
             raise TilecError(f"tile: box_depth={self.box_depth} must be in [0, 8]")
+        if self.box_ring is not None and self.box_ring and not 2 <= self.box_ring <= 8:
+            raise TilecError(f"tile: box_ring={self.box_ring} must be 0 or in [2, 8]")
         if not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):
@@ -559,7 +568,7 @@ class TilePass(ModulePass):
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else self.tiles_run,
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
-                         self.tiles_row_step, bool(self.tiles_rotate))
+                         self.tiles_row_step, bool(self.tiles_rotate), self.box_ring)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)

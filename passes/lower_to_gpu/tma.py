@@ -17,6 +17,8 @@ result visible to the block:
   coordinates (tile index x tile extent per TMA dimension).
 - `cp_async_load %g, %s, %bar`: every thread (of the block or region) issues its
   16-byte `cuda.cp_async` runs, then `cuda.cp_async_mbarrier_arrive` (noinc).
+- `cp_async_arrive %bar`: every thread `cuda.cp_async_mbarrier_arrive` (noinc), its
+  earlier `copy_chunk_async` copies landing with the phase.
 - `mbarrier_wait`: every thread waits (try_wait.parity loop).
 - `tma_store %s, %g`: every thread fences its shared writes for the async proxy and
   the block meets; thread 0 issues the store and commits its bulk group.
@@ -240,6 +242,10 @@ class TmaLowering(OpFamily):
         bar = self._bar(op.bar)
         mc = op.multicast_mask
         self._elect(*(cuda_tma.TmaLoadOp(dst, tmap, bar, cs, off, mc) for cs, off in self._boxes(plan, coords)))
+
+    @lowers(layout_tma.CpAsyncArriveOp)
+    def op_cp_async_arrive(self, op: layout_tma.CpAsyncArriveOp):
+        self.b.add(cuda_tma.CpAsyncMBarrierArriveOp(self._bar(op.bar)))
 
     @lowers(layout_tma.CpAsyncLoadOp)
     def op_cp_async_load(self, op: layout_tma.CpAsyncLoadOp):

@@ -686,6 +686,20 @@ class TmaFunctions(InterpreterFunctions):
         bar.arrive(op, np.repeat(blocks, role.threads if role is not None else grid.threads_per_block), 0)
         return ()
 
+    @impl(layout_tma.CpAsyncArriveOp)
+    def run_cp_async_arrive(self, interp: ReferenceInterpreter, op: layout_tma.CpAsyncArriveOp, args):
+        grid, blocks = _collective(interp, op)
+        bar = _bar(op, args[0])
+        tids = grid.active_tids()
+        # each thread's copy_chunk_async copies in flight complete with the barrier's
+        # phase (seen by the block's waiters, as a TMA load's); then one arrival per
+        # thread (.noinc)
+        for c in _async_copies(interp, op).take(tids):
+            cb = grid.block_of[c.rows]
+            bar.issue(op, grid, cb, whole_block(cb), c.storage, c.keys, c.values, c.sel, 0)
+        bar.arrive(op, grid.block_of[tids], 0)
+        return ()
+
     @impl(layout_tma.TmaStoreOp)
     def run_tma_store(self, interp: ReferenceInterpreter, op: layout_tma.TmaStoreOp, args):
         grid, blocks = _collective(interp, op)

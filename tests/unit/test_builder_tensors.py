@@ -494,6 +494,7 @@ BUILDER_METHODS = {
     "layout.read_coord": "KernelBuilding.read_coord",
     "layout.copy_chunk_async": "KernelBuilding.copy_chunk_async",
     "layout.cp_async_load": "KernelBuilding.cp_async_load",
+    "layout.cp_async_arrive": "KernelBuilding.cp_async_arrive",
     "layout.cluster_rank": "KernelBuilding.cluster_rank", "layout.cluster_sync": "KernelBuilding.cluster_sync",
     "layout.peer_view": "KernelBuilding.peer_view",
     "layout.atomic_add": "KernelBuilding.atomic_add", "layout.fence": "KernelBuilding.fence",

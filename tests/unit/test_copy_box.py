@@ -266,6 +266,26 @@ def test_box_copies_in_parts_through_two_boxes_match_numpy(routes, depth, nvrtc_
     assert sources and all("tilec_cp_async<16>" in text and "smem[4096]" in text for text in sources)
 
 
+def test_box_copies_in_parts_through_a_ring_of_boxes_match_numpy(routes, nvrtc_available):
+    # the `tile` option box_ring=S (a block's parts through a ring of S boxes, each
+    # waited on its own mbarrier, S - 1 parts' cp.async in flight while one is read; the
+    # executor checks each read of a box against the copies its barrier's phase lands),
+    # through copy_'s routes, a small box: every destination element written once,
+    # exactly, for every flavour and both pointers' residues
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_depth=4, box_ring=3, box_smem=2048)
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    for src, base, view, _strategy in _cases(np.random.default_rng(5)):
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=True)
+        assert np.array_equal(base, want)
+    sources = [e.kernel.source for e in kernels._entries.values()]
+    assert sources and all("tilec_cp_async_mbarrier_arrive(" in text and "smem[6144]" in text
+                           and "tilec_cp_async_wait<" not in text for text in sources)
+
+
 def test_persistent_box_blocks_match_numpy(monkeypatch, routes, nvrtc_available):
     # box_depth=0: persistent blocks (as many as the Target's multiprocessors hold at
     # once), block b taking parts b, b + G, ... through two boxes; on a Target of one

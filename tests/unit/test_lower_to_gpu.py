@@ -94,6 +94,10 @@ def _expected(name: str, fn: str, inp: dict) -> dict:
         out = np.zeros_like(tiles)
         out[:64] = tiles[64:]  # the tile past the end lands as zeros in rows 64-127
         return {"dst": out.reshape(-1)}
+    if name == "cp_async_arrive":  # thread t: byte 511 - t of part 0 to dst[t], 1023 - t of part 1 to dst[512 + t]
+        t = np.arange(32)
+        dst[t], dst[512 + t] = src[511 - t], src[1023 - t]
+        return {"dst": dst}
     if name == "cluster":  # block b: its cluster's 64 rows of src (zeros past row 100) in its 64 rows of dst
         padded = np.zeros((128, 24), src.dtype)
         padded[:100] = src.reshape(100, 24)

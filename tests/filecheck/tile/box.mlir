@@ -15,10 +15,17 @@
 // RUN: not tilec %s -p 'copy-strategy,tile{box_grain=8}' 2>&1 | filecheck %s --check-prefix=GRAIN-ERR
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=2}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
-// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3}' | filecheck %s --check-prefix=DEPTH
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3 box_ring=0}' | filecheck %s --check-prefix=DEPTH
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3 box_ring=0}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=0}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy,tile{box_depth=0}' | filecheck %s --check-prefix=PERSIST
 // RUN: not tilec %s -p 'copy-strategy,tile{box_depth=9}' 2>&1 | filecheck %s --check-prefix=DEPTH-ERR
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=4 box_ring=2}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=2 box_ring=4}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3 box_ring=3}' | filecheck %s --check-prefix=RING
+// RUN: not tilec %s -p 'copy-strategy,tile{box_ring=9}' 2>&1 | filecheck %s --check-prefix=RING-ERR
+// RUN: not tilec %s -p 'copy-strategy,tile{box_depth=1 box_ring=3}' 2>&1 | filecheck %s --check-prefix=RING-DEPTH
 // The tile pass lowers a copy of strategy box<flat|rows|cols> (chosen by copy-strategy)
 // to a launch that stages a box of the source in a shared allocation, 16-byte chunks
 // into slots congruent to the source modulo 16, then writes each aligned 16-byte chunk
@@ -53,7 +60,7 @@
 // box_lanes=8: phase 2's lanes in groups of 8 on one destination run's chunks, 4 runs
 // a warp: lane l takes run (g / 46) 4 + l / 8 and chunk (g mod 46) 8 + l mod 8 of warp
 // unit g (7 runs of 367 chunks: 2 x 46 units), the items past them skipped.
-// box_depth=3: a block takes 3 parts of a box's steps through two boxes (one
+// box_depth=3 box_ring=0: a block takes 3 parts of a box's steps through two boxes (one
 // allocation of 2 x 1024 bytes): part 0's phase 1, then per part one wait and one
 // barrier, the next part's phase 1 (its cp.async in flight) and this part's phase 2.
 // DEPTH-LABEL: func.func @flat(
@@ -73,6 +80,41 @@
 // DEPTH-NOT:           layout.copy_chunk_async
 // DEPTH:               layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // DEPTH-ERR: tile: box_depth=9 must be in [0, 8]
+
+// box_ring=3: a block takes 3 parts through a ring of 3 boxes (one allocation of 3 x
+// 1024 bytes), each with an mbarrier counting the block's 64 threads, in one rolled
+// loop of 3 + 2 trips: trip t issues part t into box t mod 3 (each thread's cp.async,
+// then its arrival once they land) and, from trip 2, waits on part t - 2's barrier
+// (phase (t - 2) / 3 mod 2) and writes it; a barrier ends each trip. No
+// cp.async.wait_group: two parts stay in flight while one is written.
+// RING-LABEL: func.func @flat(
+// RING:         layout.launch
+// RING:           layout.alloc : !layout.tensor<i8, #layout.cute<(3072):(1)>, smem>
+// RING-NEXT:      %[[BARS:.*]] = layout.mbarrier_array {count = 64 : i64, stages = 3 : i64}
+// RING-NOT:       layout.async_wait
+// RING:           %[[TRIPS:.*]] = arith.constant 5 : index
+// RING:           scf.for %[[T:.*]] = %{{.*}} to %[[TRIPS]] step %{{.*}} {
+// RING:             arith.cmpi ult, %[[T]], %{{.*}} : index
+// RING:             scf.if
+// RING:               %[[ST:.*]] = arith.remui %[[T]], %{{.*}} : index
+// RING:                 layout.copy_chunk_async
+// RING:               %[[B0:.*]] = layout.mbarrier_at %[[BARS]][%[[ST]]] : !layout.mbarriers<3>
+// RING-NEXT:          layout.cp_async_arrive %[[B0]]
+// RING:             arith.cmpi uge, %[[T]], %{{.*}} : index
+// RING:             scf.if
+// RING:               %[[J:.*]] = arith.subi %[[T]], %{{.*}} : index
+// RING:               %[[ST2:.*]] = arith.remui %[[J]], %{{.*}} : index
+// RING-NEXT:          %[[B:.*]] = layout.mbarrier_at %[[BARS]][%[[ST2]]] : !layout.mbarriers<3>
+// RING:               %[[Q:.*]] = arith.divui %[[J]], %{{.*}} : index
+// RING:               %[[PH:.*]] = arith.andi %[[Q]], %{{.*}} : index
+// RING:               layout.mbarrier_wait %[[B]], %[[PH]]
+// RING:                   layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+// RING:             layout.barrier
+// RING-NEXT:      } {tilec.unroll = 1 : i64}
+// RING-NOT:       layout.async_wait
+// RING-LABEL: func.func @flat_misaligned
+// RING-ERR: tile: box_ring=9 must be 0 or in [2, 8]
+// RING-DEPTH: tile: a ring of 3 boxes takes a block's steps in parts (box_depth >= 2, got 1)
 
 // box_depth=0: persistent blocks, at most the Target's multiprocessors (132 on sm_90)
 // times the blocks each holds (two boxes of BOX_PART_SMEM, 40 KiB: 2), asked of the
@@ -106,12 +148,18 @@
 // LANES-LABEL: func.func @flat_misaligned
 
 // Phase 1 stages whole source chunks with cp.async (box_stage=async, the default),
-// waited for once before the barrier; box_stage=registers reads them into registers
-// and writes them to the box.
+// each thread arriving on its box's mbarrier once they land (flat's ring of two boxes;
+// the one-part flavours wait for them once before the barrier); box_stage=registers
+// reads them into registers and writes them to the box.
 // CUDA-LABEL: // kernel flat_kernels::flat_kernel: 32-bit indices
 // CUDA-LABEL: flat_kernel(
+// CUDA:         #pragma unroll 1
 // CUDA:         tilec_cp_async<16>(
 // CUDA:         tilec_cp_async_commit();
+// CUDA:         tilec_cp_async_mbarrier_arrive(
+// CUDA:         tilec_mbarrier_wait(
+// CUDA-LABEL: // kernel rows_kernels::rows_kernel
+// CUDA:         tilec_cp_async<16>(
 // CUDA:         tilec_cp_async_wait<0>();
 // CUDA-NEXT:    __syncthreads();
 // REG-LABEL: func.func @flat
@@ -121,21 +169,24 @@
 // REG-NOT:       layout.async_wait
 // REG:           layout.barrier
 
-// A flat block takes two parts of 40 KiB boxes (box_depth=2 for flat by default: two
-// boxes, one allocation).
+// A flat block takes two parts of 40 KiB boxes through a ring of two (box_depth=2 and
+// box_ring=2 for flat by default: one allocation, a barrier each): one rolled loop of 3
+// trips, each issuing a part's cp.async and its arrivals, then waiting on the part
+// before and writing it.
 // CHECK-LABEL: func.func @flat
 // CHECK:         layout.view %{{.*}} : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256)
 // CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
+// CHECK-NEXT:      layout.mbarrier_array {count = 256 : i64, stages = 2 : i64}
 // CHECK:           scf.for
 // CHECK-NOT:         layout.read %{{.*}}[%{{.*}}] {width = 16 : i64}
-// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>, !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
-// CHECK:           scf.for
-// CHECK:             layout.async_wait {pending = 0 : i64}
-// CHECK-NEXT:        layout.barrier
-// CHECK:             scf.for
-// CHECK:             vector.insert
-// CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>
+// CHECK:               layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>, !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
+// CHECK:             layout.cp_async_arrive
+// CHECK:             layout.mbarrier_wait
+// CHECK:               vector.insert
+// CHECK:               layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>, !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>
+// CHECK:             layout.barrier
+// CHECK-NEXT:      } {tilec.unroll = 1 : i64}
 // CHECK-NOT:     layout.copy
 func.func @flat(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
   %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(7,300):(1,7)>, gmem>
