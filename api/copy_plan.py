@@ -394,12 +394,15 @@ def may_box(key: CopyKey, ns, ss, ds) -> str | None:
     numbers, with the box's shared memory in force), None where it takes none or the
     routes in force turn it off (`box=never`, or `gather=always`, which the pass asks
     first)."""
-    from tilec.passes._copy_cost import BOX_SMEM, box_flavour
+    from tilec.passes._copy_cost import BOX_SMEM, TILES_MERGE, box_flavour
 
     routes = current_routes()
     if routes.box == "never" or routes.gather == "always" or len(ns) < 2:
         return None
-    return box_flavour(_numbers_facts(key, ns, ss, ds, 0, 0), routes.box_smem or BOX_SMEM)
+    # merging the destination's modes takes a destination compact over all of them
+    # (`dst_flat`: the program states its strides as the extents' products)
+    merge = (TILES_MERGE if routes.tiles_merge is None else bool(routes.tiles_merge)) and key.dst_flat
+    return box_flavour(_numbers_facts(key, ns, ss, ds, 0, 0), routes.box_smem or BOX_SMEM, merge=merge)
 
 
 def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan | None:
@@ -415,6 +418,13 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     if flavour is None:
         return None
     from tilec.passes._box_tile import box_index_bits, box_smem_of
+    from tilec.passes._copy_cost import TILES_MERGE, tiles_merged
+
+    routes = current_routes()
+    merge = (TILES_MERGE if routes.tiles_merge is None else bool(routes.tiles_merge)) and key.dst_flat
+    # a `tiles` box merging the destination's modes after W: the destination stated
+    # compact (its strides the products of the extents), the fact the box reads
+    merged = flavour == "tiles" and merge and tiles_merged(_numbers_facts(key, ns, ss, ds, 0, 0)) is not None
 
     n = len(ns)
     short = {x for x in ns if x <= SMALL_EXTENT}
@@ -425,8 +435,8 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
         src_strides=tuple(s if s in short or (flavour == "span" and 0 < s <= SMALL_EXTENT) else c
                           for s, c in zip(ss, key.src_strides)),
         dst_strides=tuple(d if d in short else c for d, c in zip(ds, key.dst_strides)),
-        src_divisors=(1,) * n, dst_divisors=(1,) * n, src_order=(), dst_flat=False, last_divisor=1,
-        small_extents=tuple(x if x <= SMALL_EXTENT else None for x in ns),
+        src_divisors=(1,) * n, dst_divisors=(1,) * n, src_order=(), dst_flat=merged,
+        last_divisor=1, small_extents=tuple(x if x <= SMALL_EXTENT else None for x in ns),
         exact_extents=tuple(x <= SMALL_EXTENT for x in ns),
     )
     # the tile pass's rule on the copy's own numbers (a Program of static views gets

@@ -615,6 +615,51 @@ TILES_LONGEST_RUN_BYTES = 512
 """The longest source run (bytes) a `tiles` box of a short `D` takes (`TILES_FIT_D`)."""
 
 
+TILES_MERGE = False
+"""Whether a `tiles` box merges the destination's contiguous modes after `W` into one
+mode `D'` (`tiles_merged`; the `copy-strategy` and `tile` passes' option
+`tiles_merge`): where the destination is compact over the modes after the source's
+contiguous mode `W`, the box's destination rows run over all of them (long rows, whole
+chunks) while each of its source runs is one step of `D'` (its source address the sum
+of the modes' digits times their strides, one table entry a run). Off until measured."""
+
+
+def tiles_merged(facts: CopyFacts) -> tuple[int, ...] | None:
+    """The modes a `tiles` box merges into its destination mode `D'` (`TILES_MERGE`):
+    the modes after the source's contiguous mode `W` (`w + 1 .. d`, two or more), where
+    the destination is contiguous over them (the last stride 1, each other the product
+    of the next mode's extent and stride); None otherwise."""
+    d = facts.rank - 1
+    ms = facts.modes
+    w = next((k for k, m in enumerate(ms) if _static(m.src_stride) == 1), None)
+    if w is None or d - w < 2 or _static(ms[d].dst_stride) != 1:
+        return None
+    # a value's number where known: static, or the extent of a mode known exactly
+    exact = [(m.extent, m.bound) for m in ms if m.exact and m.bound is not None]
+
+    def known(v: Value) -> int | None:
+        k = _static(v)
+        return k if k is not None else next((b for x, b in exact if x is v), None)
+
+    def same(a: Value, b: Value) -> bool:
+        return a is b or (known(a) is not None and known(a) == known(b))
+
+    def product(v: Value, a: Value, b: Value) -> bool:
+        kv, ka, kb = known(v), known(a), known(b)
+        if kv is not None and ka is not None and kb is not None:
+            return kv == ka * kb
+        if _is_product(v, a, b):
+            return True
+        if isinstance(v, SSAValue) and isinstance(v.owner, arith.MuliOp):
+            x, y = v.owner.lhs, v.owner.rhs
+            return (same(x, a) and same(y, b)) or (same(x, b) and same(y, a))
+        return False
+
+    if not all(product(ms[k].dst_stride, ms[k + 1].extent, ms[k + 1].dst_stride) for k in range(w + 1, d)):
+        return None
+    return tuple(range(w + 1, d + 1))
+
+
 def tiles_fit_runs(e: int, smem: int, dt: int, ge: int, most: int = TILES_LONGEST_RUN_BYTES) -> int:
     """The longest source run (bytes, a multiple of 16, at most `most`) of `e`-byte
     elements whose `dt + ge - 1` slots fit `smem` bytes with the slots' shift (up to 16
@@ -729,10 +774,13 @@ def _span(facts: CopyFacts, smem: int) -> bool:
     return _is_extent(k.dst_stride, d) and span_rows(pitch, smem) >= 2 * CHUNK_BYTES
 
 
-def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES) -> str | None:
+def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES,
+                merge: bool = TILES_MERGE) -> str | None:
     """"flat", "rows", "cols" or "tiles" where the box strategy takes the copy (module
     doc), else None. `smem`: the shared memory of one box; `tiles_bytes`: the largest
-    element `tiles` takes."""
+    element `tiles` takes; `merge` (`TILES_MERGE`): `tiles` also where `W` is long and
+    the destination's modes after it merge into one (`tiles_merged`), however short
+    `D`."""
     if facts.rank < 2:
         return None
     if any(_static(m.src_stride) == 0 for m in facts.modes):
@@ -747,6 +795,8 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
         return None
     mw, md = facts.modes[w], facts.modes[d]
     nw, nd = _short(mw), _short(md)
+    if merge and (mw.bound is None or mw.bound > SMALL_EXTENT) and tiles_merged(facts) is not None:
+        return "tiles" if _tiles(facts, smem, tiles_bytes) else None
     if all(m.bound is None or m.bound > SMALL_EXTENT for m in (mw, md)):
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
     if facts.converts:
@@ -802,18 +852,19 @@ def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:
 
 
 def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", realign: str = "auto",
-                    box: str = "auto", box_smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES) -> str | None:
+                    box: str = "auto", box_smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES,
+                    tiles_merge: bool = TILES_MERGE) -> str | None:
     """The strategy of a copy from its facts, None for the `tile` pass's tiles:
     "box<F>" where `box="auto"`, `gather` is not "always" and `box_flavour` gives F;
     else "realign" where `realign="always"` and the strategy fits (`realign_fits`); else
     "gather" where the module doc's rule (or `gather="always"`) takes the copy; else
     "realign" where it fits and the tiled copy cannot move widest vectors on both
     sides (`vector_aligned`: a row start or a stride not a multiple of 16 bytes).
-    "never" turns either off."""
+    "never" turns either off. `tiles_merge`: `box_flavour`'s `merge`."""
     if facts.rank < 2:
         return None
     if box == "auto" and gather != "always":
-        flavour = box_flavour(facts, box_smem, tiles_bytes)
+        flavour = box_flavour(facts, box_smem, tiles_bytes, tiles_merge)
         if flavour is not None:
             return f"box<{flavour}>"
     fits = realign != "never" and realign_fits(facts)

@@ -28,7 +28,8 @@ from tilec.dialects.layout_ptr import AddPtrOp
 
 from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_ROUNDS, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
-from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, box_flavour, copy_facts, tiles_run_bytes,
+from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE, box_flavour, copy_facts,
+                         tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
 from ._gather_tile import gather_launch, static_index_bits
@@ -206,6 +207,10 @@ class TilePass(ModulePass):
                      at most the box's steps, computed on the host where the extents
                      are run-time values) or takes the box's steps (0, default:
                      `TILES_ROUNDS`, measured no faster).
+      tiles_merge=M  whether a `box<tiles>` copy whose destination is compact over
+                     the modes after the source's contiguous mode merges them into
+                     one destination mode (1: `_copy_cost.tiles_merged`) or not (0;
+                     default `TILES_MERGE`; `copy-strategy`'s `tiles_merge` must agree).
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -286,6 +291,7 @@ class TilePass(ModulePass):
     tiles_blocks: int | None = None
     tiles_interleave: int | None = None
     tiles_rounds: int = int(TILES_ROUNDS)
+    tiles_merge: int = int(TILES_MERGE)
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -309,6 +315,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_interleave={self.tiles_interleave} must be 0 or 1")
         if self.tiles_rounds not in (0, 1):
             raise TilecError(f"tile: tiles_rounds={self.tiles_rounds} must be 0 or 1")
+        if self.tiles_merge not in (0, 1):
+            raise TilecError(f"tile: tiles_merge={self.tiles_merge} must be 0 or 1")
         if self.box_depth is not None and not 0 <= self.box_depth <= 8:
             raise TilecError(f"tile: box_depth={self.box_depth} must be in [0, 8]")
         if not 1 <= self.tiles_depth <= 8:
@@ -499,7 +507,8 @@ class TilePass(ModulePass):
         # the box: the option's, else the strategy's default (a `tiles` box: `tiles_smem`)
         smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem, self.box_depth)
         run = self.tiles_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
-        if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8) != flavour or (
+        if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8,
+                                                merge=bool(self.tiles_merge)) != flavour or (
                 flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, self.tiles_grain,
                                                    facts.dst_bytes) is None):
             raise TilecError(
@@ -538,7 +547,8 @@ class TilePass(ModulePass):
         fixed = interleave or self.tiles_depth > 1 or bool(self.tiles_rounds)
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else self.tiles_run,
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
-                         self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth)
+                         self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
+                         bool(self.tiles_merge))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)
