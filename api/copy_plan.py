@@ -525,6 +525,8 @@ def _realign_plan(
         key, src_align=VECTOR_BYTES, dst_align=VECTOR_BYTES, aligned_pointers=True, src_divisors=(1,) * n,
         small_extents=(None,) * (n - 1) + ((key.small_extents[-1],) if e == 8 else (None,)),
         exact_extents=(False,) * n, src_order=(), dst_flat=False, last_divisor=1,
+        # a source step of 2 (1-byte rows, `_copy_cost.realign_fits`) stated as its value
+        src_strides=key.src_strides[:-1] + ((2,) if ss[-1] == 2 else key.src_strides[-1:]),
     )
     bits = static_index_bits(_numbers_facts(rkey, ns, ss, ds, smis // e, dmis // e), target())
     rkey = replace(rkey, index_bits=bits or 64)

@@ -822,16 +822,28 @@ GATHER_SETTINGS = ("auto", "always", "never")
 REALIGN_SETTINGS = GATHER_SETTINGS
 
 
-def realign_fits(facts: CopyFacts) -> bool:
+REALIGN_STEPS = (1,)
+"""The source steps of the last mode the realign rule takes by itself (`realign=auto`):
+rows contiguous in both views. The strategy also takes 1-byte rows read at a step of 2
+(`realign_fits`' `steps`: `realign=always`, an A/B), each 8-byte destination chunk from
+two aligned 16-byte source vectors, its bytes picked by two `layout.funnel_shift`s and a
+truncation; off until measured."""
+
+
+def realign_fits(facts: CopyFacts, steps: tuple[int, ...] = REALIGN_STEPS) -> bool:
     """Whether the realign strategy can take the copy: both views' pointers aligned
     pointers moved by their misalignments (`src_mis`, `dst_mis`), one element size and
-    no conversion, two modes or more, the last contiguous (stride 1) in both views."""
+    no conversion, two modes or more, the last contiguous (stride 1) in the destination
+    and of a source stride in `steps` (2: 1-byte elements only, `REALIGN_STEPS`)."""
     if facts.src_mis is None or facts.dst_mis is None or facts.rank < 2:
         return False
     if facts.src_bytes != facts.dst_bytes or facts.converts or facts.src_bytes > 8:
         return False
     last = facts.modes[-1]
-    return _static(last.src_stride) == 1 and _static(last.dst_stride) == 1
+    step = _static(last.src_stride)
+    if step == 2 and facts.src_bytes != 1:
+        return False
+    return step in steps and step in (1, 2) and _static(last.dst_stride) == 1
 
 
 def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:
@@ -867,7 +879,7 @@ def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", real
         flavour = box_flavour(facts, box_smem, tiles_bytes, tiles_merge)
         if flavour is not None:
             return f"box<{flavour}>"
-    fits = realign != "never" and realign_fits(facts)
+    fits = realign != "never" and realign_fits(facts, (1, 2) if realign == "always" else REALIGN_STEPS)
     if realign == "always" and fits:
         return "realign"
     if _gathers(facts, target, gather):

@@ -476,7 +476,7 @@ class TilePass(ModulePass):
         with 32-bit offsets where the function promises them or static extents, strides
         and misalignments show they fit; the views and their moved pointers go."""
         facts = copy_facts(copy)
-        if facts is None or not realign_fits(facts):
+        if facts is None or not realign_fits(facts, (1, 2)):
             raise TilecError(
                 "tile: a copy of strategy realign copies rows contiguous in both views (the last "
                 "mode's strides 1) of one element type of at most 8 bytes, without conversion, two "
