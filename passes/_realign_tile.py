@@ -181,7 +181,7 @@ def static_index_bits(facts: CopyFacts, target: Target) -> int | None:
     c = max(chunks_per_row(ns[-1], facts.dst_bytes, d, g, chunk) for d in tried)
     worst = math.prod(ns[:-1]) * c + REALIGN_THREADS * 2
     for view, m in ((ss, mis[0]), (ds, mis[1])):
-        worst = max(worst, m + sum((n - 1) * abs(s) for n, s in zip(ns, view)) + 8 * v)
+        worst = max(worst, m + sum((n - 1) * abs(s) for n, s in zip(ns, view)) + 4 * v)
     return 32 if worst < INDEX32_LIMIT else 64
 
 
