@@ -327,7 +327,8 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         doff, achunk, row_ok = moved(doff), moved(achunk), moved(row_ok)
         b = b8
     # the chunk's elements that lie in the row: D - A <= j < D + n - A
-    jj = b.full(b.arange(v, b.J), 0)
+    if step == 2:
+        jj = b.full(b.arange(v, b.J), 0)
     first = b.full(b.subi(doff, achunk), 1)
     end = b.full(b.subi(b.addi(doff, b.splat(n[last])), achunk), 1)
     in_row = both(b.cmp("sge", jj, first), b.cmp("slt", jj, end))
