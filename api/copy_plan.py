@@ -482,7 +482,8 @@ def _numbers_facts(key: CopyKey, ns, ss, ds, smis: int | None = None, dmis: int 
 
     modes = tuple(Mode(n, n, True, s, d, divisor=n) for n, s, d in zip(ns, ss, ds))
     return CopyFacts(modes, ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype], key.src_align, key.dst_align,
-                     key.dst_flat, None, None, smis, dmis, converts=needs_conversion(key.src_dtype, key.dst_dtype))
+                     key.dst_flat, None, None, smis, dmis, converts=needs_conversion(key.src_dtype, key.dst_dtype),
+                     integers=not key.src_dtype.startswith(("float", "bfloat")))
 
 
 def may_realign(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> bool:

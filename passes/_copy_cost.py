@@ -68,7 +68,7 @@ import math
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType
+from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import SSAValue
 
 from tilec.dialects import cute
@@ -136,6 +136,9 @@ class CopyFacts:
     dst_base: SSAValue | None = None
     converts: bool = False
     """Whether the copy converts its elements (`convert`)."""
+    integers: bool = True
+    """Whether the source's elements are integers (the realign strategy's step-2 rows
+    take their bytes as integers)."""
 
     @property
     def rank(self) -> int:
@@ -250,6 +253,7 @@ def copy_facts(copy: CopyOp) -> CopyFacts | None:
     return CopyFacts(
         tuple(modes), se, de, _alignment(sv.source, sbase, smis, se), _alignment(dv.source, dbase, dmis, de),
         compact, sv.source, dv.source, smis, dmis, sbase, dbase, copy.convert is not None,
+        isinstance(st.element_type, IntegerType),
     )
 
 
@@ -834,14 +838,14 @@ def realign_fits(facts: CopyFacts, steps: tuple[int, ...] = REALIGN_STEPS) -> bo
     """Whether the realign strategy can take the copy: both views' pointers aligned
     pointers moved by their misalignments (`src_mis`, `dst_mis`), one element size and
     no conversion, two modes or more, the last contiguous (stride 1) in the destination
-    and of a source stride in `steps` (2: 1-byte elements only, `REALIGN_STEPS`)."""
+    and of a source stride in `steps` (2: 1-byte integers only, `REALIGN_STEPS`)."""
     if facts.src_mis is None or facts.dst_mis is None or facts.rank < 2:
         return False
     if facts.src_bytes != facts.dst_bytes or facts.converts or facts.src_bytes > 8:
         return False
     last = facts.modes[-1]
     step = _static(last.src_stride)
-    if step == 2 and facts.src_bytes != 1:
+    if step == 2 and (facts.src_bytes != 1 or not facts.integers):
         return False
     return step in steps and step in (1, 2) and _static(last.dst_stride) == 1
 
