@@ -872,7 +872,8 @@ def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", real
                     tiles_merge: bool = TILES_MERGE) -> str | None:
     """The strategy of a copy from its facts, None for the `tile` pass's tiles:
     "box<F>" where `box="auto"`, `gather` is not "always" and `box_flavour` gives F;
-    else "realign" where `realign="always"` and the strategy fits (`realign_fits`); else
+    else "realign" where `realign="always"` and the strategy fits (`realign_fits`), or
+    where it fits rows read at a step of 2 (`REALIGN_STEPS`; not with `gather="always"`); else
     "gather" where the module doc's rule (or `gather="always"`) takes the copy; else
     "realign" where it fits and the tiled copy cannot move widest vectors on both
     sides (`vector_aligned`: a row start or a stride not a multiple of 16 bytes).
@@ -884,8 +885,8 @@ def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", real
         if flavour is not None:
             return f"box<{flavour}>"
     fits = realign != "never" and realign_fits(facts, (1, 2) if realign == "always" else REALIGN_STEPS)
-    if realign == "always" and fits:
-        return "realign"
+    if fits and (realign == "always" or (gather != "always" and _static(facts.modes[-1].src_stride) == 2)):
+        return "realign"  # asked, or rows read at a step of 2 (`REALIGN_STEPS`), before the gather
     if _gathers(facts, target, gather):
         return "gather"
     if fits and realign == "auto" and not vector_aligned(facts, target.vector_bytes):
