@@ -394,14 +394,14 @@ def may_box(key: CopyKey, ns, ss, ds) -> str | None:
     numbers, with the box's shared memory in force), None where it takes none or the
     routes in force turn it off (`box=never`, or `gather=always`, which the pass asks
     first)."""
-    from tilec.passes._copy_cost import BOX_SMEM, TILES_MERGE, box_flavour
+    from tilec.passes._copy_cost import BOX_SMEM, TILES_MERGE_BYTES, box_flavour
 
     routes = current_routes()
     if routes.box == "never" or routes.gather == "always" or len(ns) < 2:
         return None
     # merging the destination's modes takes a destination compact over all of them
     # (`dst_flat`: the program states its strides as the extents' products)
-    merge = (TILES_MERGE if routes.tiles_merge is None else bool(routes.tiles_merge)) and key.dst_flat
+    merge = (TILES_MERGE_BYTES if routes.tiles_merge is None else routes.tiles_merge) if key.dst_flat else 0
     return box_flavour(_numbers_facts(key, ns, ss, ds, 0, 0), routes.box_smem or BOX_SMEM, merge=merge)
 
 
@@ -418,13 +418,13 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     if flavour is None:
         return None
     from tilec.passes._box_tile import box_index_bits, box_smem_of
-    from tilec.passes._copy_cost import TILES_MERGE, tiles_merged
+    from tilec.passes._copy_cost import TILES_MERGE_BYTES, tiles_merged, tiles_merged_run
 
     routes = current_routes()
-    merge = (TILES_MERGE if routes.tiles_merge is None else bool(routes.tiles_merge)) and key.dst_flat
+    merge = (TILES_MERGE_BYTES if routes.tiles_merge is None else routes.tiles_merge) if key.dst_flat else 0
     # a `tiles` box merging the destination's modes after W: the destination stated
     # compact (its strides the products of the extents), the fact the box reads
-    merged = flavour == "tiles" and merge and tiles_merged(_numbers_facts(key, ns, ss, ds, 0, 0)) is not None
+    merged = flavour == "tiles" and tiles_merged(_numbers_facts(key, ns, ss, ds, 0, 0), merge) is not None
 
     n = len(ns)
     short = {x for x in ns if x <= SMALL_EXTENT}
@@ -443,7 +443,12 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     # the same width from it)
     e, ed = ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype]
     smem = box_smem_of(flavour, e, current_routes().box_smem, current_routes().box_depth)
-    if flavour == "tiles" and _tiles_fit_d(e, ed, smem, ns[-1]):
+    w = next((k for k, x in enumerate(ss) if x == 1), None)
+    if merged and w is not None and tiles_merged_run(e, ns[w]) is not None:
+        # a merged box's W stated exactly: its runs take it whole (`tiles_merged_run`)
+        bkey = replace(bkey, small_extents=bkey.small_extents[:w] + (ns[w],) + bkey.small_extents[w + 1:],
+                       exact_extents=bkey.exact_extents[:w] + (True,) + bkey.exact_extents[w + 1:])
+    elif flavour == "tiles" and not merged and _tiles_fit_d(e, ed, smem, ns[-1]):
         # D shorter than the box's tile: stated exactly, the box takes it whole and
         # longer runs (passes/_copy_cost.tiles_shape, `TILES_FIT_D`), as for a Program's
         # static extent

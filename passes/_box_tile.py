@@ -78,8 +78,8 @@ from ._gather_tile import fast_divisor
 from tilec.support.target import target_of
 
 from ._box_banks import rows_most_step, rows_pitch, rows_runs, rows_steps
-from ._copy_cost import (BOX_SMEM, TILES_MERGE, CopyFacts, Value, _static, box_pitch, span_rows, tiles_in_rounds,
-                         tiles_merged, tiles_shape, tiles_slots, value_bound)
+from ._copy_cost import (BOX_SMEM, TILES_MERGE_BYTES, CopyFacts, Value, _static, box_pitch, span_rows, tiles_in_rounds,
+                         tiles_merged, tiles_merged_run, tiles_shape, tiles_slots, value_bound)
 
 index = IndexType()
 
@@ -649,7 +649,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_blocks: int | None = None, tiles_interleave: bool = False, lanes: int | None = None,
                grain: int | None = None, pitch_step: int | None = None,
                tiles_rounds: bool = TILES_ROUNDS, depth: int | None = None,
-               tiles_merge: bool = TILES_MERGE) -> list[Operation]:
+               tiles_merge: int = TILES_MERGE_BYTES) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1121,7 +1121,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  grain: int = TILES_GRAIN, chunk_stage: int = TILES_STAGE,
                  depth: int = TILES_DEPTH, blocks_per_sm: int | None = None,
                  interleave: bool = False, rounds: bool = TILES_ROUNDS,
-                 merge: bool = TILES_MERGE) -> list[Operation]:
+                 merge: int = TILES_MERGE_BYTES) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1216,7 +1216,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     sv = max(chunk_stage // e, 1)  # a phase-1 chunk's elements
     md = facts.modes[d]
     # `merge`: the destination's modes after W as one mode D' (`_copy_cost.tiles_merged`)
-    group = tiles_merged(facts) if merge and lanes_along and not interleave and depth == 1 else None
+    group = tiles_merged(facts, merge) if lanes_along and not interleave and depth == 1 else None
     modes = facts.modes
     elem = copy.source.type.element_type
     delem = copy.dest.type.element_type
@@ -1235,6 +1235,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             n_d = nm
         group_extents = [extents[m] for m in group]
         extents[d] = nm
+        mw = modes[w]
+        run = run or tiles_merged_run(e, mw.bound if mw.exact else None)  # W whole where it fits
     wt, dt, pb = tiles_shape(e, smem, run, grain, ed, n_d)  # type: ignore[misc]
     def tiles_of(x: Value, t: Value) -> Value:
         sx, st = _static(x), _static(t)

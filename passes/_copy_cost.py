@@ -619,20 +619,29 @@ TILES_LONGEST_RUN_BYTES = 512
 """The longest source run (bytes) a `tiles` box of a short `D` takes (`TILES_FIT_D`)."""
 
 
-TILES_MERGE = False
-"""Whether a `tiles` box merges the destination's contiguous modes after `W` into one
-mode `D'` (`tiles_merged`; the `copy-strategy` and `tile` passes' option
-`tiles_merge`): where the destination is compact over the modes after the source's
-contiguous mode `W`, the box's destination rows run over all of them (long rows, whole
-chunks) while each of its source runs is one step of `D'` (its source address the sum
-of the modes' digits times their strides, one table entry a run). Off until measured."""
+TILES_MERGE_BYTES = 1
+"""The largest source element a `tiles` box merging the destination's contiguous modes
+after `W` into one mode `D'` takes (`tiles_merged`; the `copy-strategy` and `tile`
+passes' option `tiles_merge`, 0 none): where the destination is compact over the modes
+after the source's contiguous mode `W`, the box's destination rows run over all of them
+(long rows, whole chunks) while each of its source runs is one step of `D'` (its source
+address the sum of the modes' digits times their strides, one table entry a run), and
+its runs take `W` whole where it fits (`tiles_merged_run`). Measured on the H200
+(benchmarks/NOTES.md, strided38; ratio to cudaMemcpy, one run): the strided set's 36
+(int8 rank 6, `D` of 19) 0.284 tiled -> 0.546 merged (runs of 128: 0.449, at 256
+threads 0.523; of 96: 0.456), 00 (uint8, a mode in both contiguous groups) 0.418 as
+`box<tiles>` -> 0.598 (runs of 128: 0.504); 06 (int32, `D` of 42) 0.977 tiled against
+0.960 merged: 1-byte elements only."""
 
 
-def tiles_merged(facts: CopyFacts) -> tuple[int, ...] | None:
-    """The modes a `tiles` box merges into its destination mode `D'` (`TILES_MERGE`):
-    the modes after the source's contiguous mode `W` (`w + 1 .. d`, two or more), where
-    the destination is contiguous over them (the last stride 1, each other the product
-    of the next mode's extent and stride); None otherwise."""
+def tiles_merged(facts: CopyFacts, most: int = TILES_MERGE_BYTES) -> tuple[int, ...] | None:
+    """The modes a `tiles` box merges into its destination mode `D'` (`TILES_MERGE_BYTES`):
+    source elements of at most `most` bytes, the modes after the source's contiguous
+    mode `W` (`w + 1 .. d`, two or more), where the destination is contiguous over them
+    (the last stride 1, each other the product of the next mode's extent and stride);
+    None otherwise."""
+    if facts.src_bytes > most:
+        return None
     d = facts.rank - 1
     ms = facts.modes
     w = next((k for k, m in enumerate(ms) if _static(m.src_stride) == 1), None)
@@ -662,6 +671,18 @@ def tiles_merged(facts: CopyFacts) -> tuple[int, ...] | None:
     if not all(product(ms[k].dst_stride, ms[k + 1].extent, ms[k + 1].dst_stride) for k in range(w + 1, d)):
         return None
     return tuple(range(w + 1, d + 1))
+
+
+def tiles_merged_run(e: int, n_w: int | None) -> int | None:
+    """The runs (bytes) of a merged `tiles` box (`TILES_MERGE_BYTES`) whose `W` of `n_w`
+    `e`-byte elements is known exactly: `W` whole, rounded up to 16 bytes, where that is
+    longer than the default run (`tiles_run_bytes`) and at most `TILES_LONGEST_RUN_BYTES`
+    (36's 181 steps: runs of 192, 0.546 of cudaMemcpy against 0.449 at 128); else None
+    (the default)."""
+    if n_w is None:
+        return None
+    run = -(-n_w * e // CHUNK_BYTES) * CHUNK_BYTES
+    return run if tiles_run_bytes(e) < run <= TILES_LONGEST_RUN_BYTES else None
 
 
 def tiles_fit_runs(e: int, smem: int, dt: int, ge: int, most: int = TILES_LONGEST_RUN_BYTES) -> int:
@@ -779,12 +800,12 @@ def _span(facts: CopyFacts, smem: int) -> bool:
 
 
 def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES,
-                merge: bool = TILES_MERGE) -> str | None:
+                merge: int = TILES_MERGE_BYTES) -> str | None:
     """"flat", "rows", "cols" or "tiles" where the box strategy takes the copy (module
     doc), else None. `smem`: the shared memory of one box; `tiles_bytes`: the largest
-    element `tiles` takes; `merge` (`TILES_MERGE`): `tiles` also where `W` is long and
-    the destination's modes after it merge into one (`tiles_merged`), however short
-    `D`."""
+    element `tiles` takes; `merge` (`TILES_MERGE_BYTES`): `tiles` also where `W` is
+    long and the destination's modes after it merge into one (`tiles_merged`, elements
+    of at most `merge` bytes), however short `D`."""
     if facts.rank < 2:
         return None
     if any(_static(m.src_stride) == 0 for m in facts.modes):
@@ -799,7 +820,7 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
         return None
     mw, md = facts.modes[w], facts.modes[d]
     nw, nd = _short(mw), _short(md)
-    if merge and (mw.bound is None or mw.bound > SMALL_EXTENT) and tiles_merged(facts) is not None:
+    if (mw.bound is None or mw.bound > SMALL_EXTENT) and tiles_merged(facts, merge) is not None:
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
     if all(m.bound is None or m.bound > SMALL_EXTENT for m in (mw, md)):
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
@@ -869,7 +890,7 @@ def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:
 
 def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", realign: str = "auto",
                     box: str = "auto", box_smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES,
-                    tiles_merge: bool = TILES_MERGE) -> str | None:
+                    tiles_merge: int = TILES_MERGE_BYTES) -> str | None:
     """The strategy of a copy from its facts, None for the `tile` pass's tiles:
     "box<F>" where `box="auto"`, `gather` is not "always" and `box_flavour` gives F;
     else "realign" where `realign="always"` and the strategy fits (`realign_fits`), or

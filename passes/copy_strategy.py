@@ -13,7 +13,7 @@ from tilec.dialects.layout_attrs import CopyStrategyAttr
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import target_of
 
-from ._copy_cost import BOX_SETTINGS, BOX_SMEM, GATHER_SETTINGS, TILES_BYTES, TILES_MERGE, choose_strategy, copy_facts
+from ._copy_cost import BOX_SETTINGS, BOX_SMEM, GATHER_SETTINGS, TILES_BYTES, TILES_MERGE_BYTES, choose_strategy, copy_facts
 
 
 @dataclass(frozen=True)
@@ -66,11 +66,12 @@ class CopyStrategyPass(ModulePass):
       tiles_bytes=N              the largest element size (bytes) the `box<tiles>`
                                  flavour takes (default 4: `TILES_BYTES`; up to 8,
                                  an A/B of it on wider elements).
-      tiles_merge=0|1            whether `box<tiles>` also takes copies whose
-                                 destination is compact over the modes after the
-                                 source's contiguous mode, merged into one
-                                 (`_copy_cost.tiles_merged`; default `TILES_MERGE`;
-                                 the `tile` pass's `tiles_merge` must agree).
+      tiles_merge=B              the largest source element (bytes) `box<tiles>`
+                                 also takes where the destination is compact over
+                                 the modes after the source's contiguous mode, merged
+                                 into one (`_copy_cost.tiles_merged`; default 1:
+                                 `TILES_MERGE_BYTES`; 0 none; the `tile` pass's
+                                 `tiles_merge` must agree).
     """
 
     name = "copy-strategy"
@@ -80,7 +81,7 @@ class CopyStrategyPass(ModulePass):
     box: str = "auto"
     box_smem: int = BOX_SMEM
     tiles_bytes: int = TILES_BYTES
-    tiles_merge: int = int(TILES_MERGE)
+    tiles_merge: int = TILES_MERGE_BYTES
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for name, value in (("gather", self.gather), ("realign", self.realign)):
@@ -90,8 +91,8 @@ class CopyStrategyPass(ModulePass):
             raise TilecError(f"copy-strategy: box={self.box} must be one of {', '.join(BOX_SETTINGS)}")
         if self.box_smem < 1024:
             raise TilecError(f"copy-strategy: box_smem={self.box_smem} must be at least 1024")
-        if self.tiles_merge not in (0, 1):
-            raise TilecError(f"copy-strategy: tiles_merge={self.tiles_merge} must be 0 or 1")
+        if not 0 <= self.tiles_merge <= 8:
+            raise TilecError(f"copy-strategy: tiles_merge={self.tiles_merge} must be in [0, 8]")
         tgt = target_of(op)
         for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
             if c.strategy is not None or enclosing_launch(c) is not None:
@@ -102,6 +103,6 @@ class CopyStrategyPass(ModulePass):
             if facts is None:
                 continue
             kind = choose_strategy(facts, tgt, self.gather, self.realign, self.box, self.box_smem, self.tiles_bytes,
-                                   bool(self.tiles_merge))
+                                   self.tiles_merge)
             if kind is not None:
                 c.strategy = CopyStrategyAttr(kind)

@@ -28,7 +28,7 @@ from tilec.dialects.layout_ptr import AddPtrOp
 
 from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_ROUNDS, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
-from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE, box_flavour, copy_facts,
+from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, box_flavour, copy_facts,
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
@@ -207,10 +207,11 @@ class TilePass(ModulePass):
                      at most the box's steps, computed on the host where the extents
                      are run-time values) or takes the box's steps (0, default:
                      `TILES_ROUNDS`, measured no faster).
-      tiles_merge=M  whether a `box<tiles>` copy whose destination is compact over
-                     the modes after the source's contiguous mode merges them into
-                     one destination mode (1: `_copy_cost.tiles_merged`) or not (0;
-                     default `TILES_MERGE`; `copy-strategy`'s `tiles_merge` must agree).
+      tiles_merge=B  the largest source element (bytes) of a `box<tiles>` copy whose
+                     destination is compact over the modes after the source's
+                     contiguous mode that merges them into one destination mode
+                     (`_copy_cost.tiles_merged`; default 1: `TILES_MERGE_BYTES`; 0
+                     none; `copy-strategy`'s `tiles_merge` must agree).
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -291,7 +292,7 @@ class TilePass(ModulePass):
     tiles_blocks: int | None = None
     tiles_interleave: int | None = None
     tiles_rounds: int = int(TILES_ROUNDS)
-    tiles_merge: int = int(TILES_MERGE)
+    tiles_merge: int = TILES_MERGE_BYTES
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -315,8 +316,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_interleave={self.tiles_interleave} must be 0 or 1")
         if self.tiles_rounds not in (0, 1):
             raise TilecError(f"tile: tiles_rounds={self.tiles_rounds} must be 0 or 1")
-        if self.tiles_merge not in (0, 1):
-            raise TilecError(f"tile: tiles_merge={self.tiles_merge} must be 0 or 1")
+        if not 0 <= self.tiles_merge <= 8:
+            raise TilecError(f"tile: tiles_merge={self.tiles_merge} must be in [0, 8]")
         if self.box_depth is not None and not 0 <= self.box_depth <= 8:
             raise TilecError(f"tile: box_depth={self.box_depth} must be in [0, 8]")
         if not 1 <= self.tiles_depth <= 8:
@@ -508,7 +509,7 @@ class TilePass(ModulePass):
         smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem, self.box_depth)
         run = self.tiles_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
         if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8,
-                                                merge=bool(self.tiles_merge)) != flavour or (
+                                                merge=self.tiles_merge) != flavour or (
                 flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, self.tiles_grain,
                                                    facts.dst_bytes) is None):
             raise TilecError(
@@ -548,7 +549,7 @@ class TilePass(ModulePass):
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else self.tiles_run,
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
-                         bool(self.tiles_merge))
+                         self.tiles_merge)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)

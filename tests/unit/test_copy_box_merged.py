@@ -17,7 +17,7 @@ from helpers.canonical_copies import key_strategy
 from tilec.copy_cpu import _operand, copy_numpy
 from tilec.copy_kernels import CopyKernels
 from tilec.copy_plan import plan_copy
-from tilec.passes._copy_cost import CopyFacts, Mode, box_flavour, tiles_merged
+from tilec.passes._copy_cost import CopyFacts, Mode, box_flavour, tiles_merged, tiles_merged_run
 
 
 def _merged_cases(rng):
@@ -56,7 +56,7 @@ def test_merged_tiles_box_copies_match_numpy(routes, smem, compiled, nvrtc_avail
     the source view's last whole chunk by the runs that reach them."""
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    routes(box_smem=smem, tiles_merge=1)
+    routes(box_smem=smem, tiles_merge=4)  # the rule's 1 byte, and 2- and 4-byte elements
     kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
     for src, base, view in _merged_cases(np.random.default_rng(smem or 5)):
         assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>", src.shape
@@ -67,8 +67,9 @@ def test_merged_tiles_box_copies_match_numpy(routes, smem, compiled, nvrtc_avail
 
 
 def test_merged_converting_tiles_box_matches_numpy(routes):
-    """A converting merged box (int8 -> int16, phase 2 converting as it reads)."""
-    routes(box_smem=8192, tiles_merge=1)
+    """A converting merged box (int8 -> int16, phase 2 converting as it reads), W whole
+    (runs of 160 bytes) by the rule's default box."""
+    routes(tiles_merge=1)
     rng = np.random.default_rng(9)
     src = rng.integers(-100, 100, size=(5, 3, 7, 150)).astype(np.int8).transpose(3, 1, 0, 2)
     base = np.full(src.size + 40, 77, np.int16)
@@ -97,8 +98,14 @@ def test_the_merge_rule():
     ss = (1, 67332, 181, 2087292, 2172, 10436460)
     ds = (1095540, 35340, 2945, 589, 19, 1)
     assert tiles_merged(_facts(ns, ss, ds)) == (1, 2, 3, 4, 5)
-    assert box_flavour(_facts(ns, ss, ds), merge=True) == "tiles"
-    assert box_flavour(_facts(ns, ss, ds), merge=False) is None
+    assert box_flavour(_facts(ns, ss, ds), merge=1) == "tiles"
+    assert box_flavour(_facts(ns, ss, ds)) == "tiles"
+    assert box_flavour(_facts(ns, ss, ds), merge=0) is None
+    # 4-byte elements: not by the rule (06, int32: 0.960 merged against 0.977 tiled)
+    assert tiles_merged(_facts(ns, ss, ds, 4)) is None and tiles_merged(_facts(ns, ss, ds, 4), 4) is not None
+    # runs: W whole where longer than the default's 128 bytes and at most 512
+    assert tiles_merged_run(1, 181) == 192 and tiles_merged_run(1, 186) == 192
+    assert tiles_merged_run(1, 100) is None and tiles_merged_run(1, 600) is None and tiles_merged_run(1, None) is None
     # a destination padded between two modes after W: not merged
     assert tiles_merged(_facts(ns, ss, (1095540 * 2, 35340 * 2, 2945 * 2, 589 * 2, 20, 1))) is None
     # a 2-D transpose: nothing to merge
