@@ -89,6 +89,9 @@ TILES_THREADS = 512
 """Threads per block of a `tiles` box: measured on the H200 (8191 x 8209 int8, 40 KiB
 boxes), 512 threads (4 blocks, 64 warps a SM) 1.40x of 256 (5 blocks, 40 warps): its
 phase 2 is latency-bound."""
+TILES_MERGE_THREADS = TILES_THREADS
+"""Threads per block of a `tiles` box over a merged destination mode
+(`_copy_cost.tiles_merged`)."""
 CHUNK = 16
 """Bytes of one vector access (the widest)."""
 TILES_LANES = 8

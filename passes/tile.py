@@ -26,9 +26,10 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_ROUNDS, TILES_THREADS, box_index_bits,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_THREADS, TILES_ROUNDS,
+                        TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
-from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, box_flavour, copy_facts,
+from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, box_flavour, copy_facts, tiles_merged,
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
@@ -516,7 +517,8 @@ class TilePass(ModulePass):
                 f"tile: a copy of strategy {copy.strategy_name} is a transpose (converting only as box<tiles>) that "
                 f"the box rule takes as {flavour} with a box of {smem} bytes (tiles_run={run}) "
                 "(passes/_copy_cost.box_flavour), between two `layout.view`s of pointers", op=copy)
-        threads = self.threads or (TILES_THREADS if flavour == "tiles" else BOX_THREADS)
+        merged = flavour == "tiles" and tiles_merged(facts, self.tiles_merge) is not None
+        threads = self.threads or (TILES_MERGE_THREADS if merged else TILES_THREADS if flavour == "tiles" else BOX_THREADS)
         if threads < 32 or threads % 32:
             raise TilecError(f"tile: a box copy takes threads that are a multiple of 32; got threads={threads}",
                              op=copy)
