@@ -1,8 +1,10 @@
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1}' | filecheck %s
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=4096},tile{tiles_merge=1 box_smem=4096 tiles_run=32 threads=128}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=0},tile{tiles_merge=0}' | filecheck %s --check-prefix=OFF
 // RUN: not tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=0}' 2>&1 | filecheck %s --check-prefix=DIS
+// RUN: not tilec %s -p 'copy-strategy{tiles_merge=9}' 2>&1 | filecheck %s --check-prefix=BAD
 // A box<tiles> over a merged destination mode (`_copy_cost.tiles_merged`): the
 // destination compact over the modes after the source's contiguous mode W, those modes
 // are one mode D' of the box; each block first fills two tables (each run's source start
@@ -13,6 +15,7 @@
 // EQ: @short_d: equivalent after
 // EQ: @shared_mode: equivalent after
 // DIS: tile: a copy of strategy box<tiles>
+// BAD: copy-strategy: tiles_merge=9 must be in [0, 8]
 
 // The strided set's 36 in small: W = 150 steps, D = 7 (short), D' = 3 x 5 x 7.
 // CHECK-LABEL: func.func @short_d
