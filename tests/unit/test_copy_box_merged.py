@@ -110,3 +110,21 @@ def test_the_merge_rule():
     assert tiles_merged(_facts(ns, ss, (1095540 * 2, 35340 * 2, 2945 * 2, 589 * 2, 20, 1))) is None
     # a 2-D transpose: nothing to merge
     assert tiles_merged(_facts((300, 131), (1, 300), (131, 1))) is None
+
+
+def test_copy_and_the_program_build_one_merged_kernel():
+    """36's copy through `tilec.copy_` and the `tilec.Program` of the same views: the same
+    strategy, threads and index width, the same loops, branches and accesses (the
+    Program's extents constants, copy_'s run-time values with their exact facts)."""
+    from helpers.canonical_copies import copy_choice, program_choice
+    from test_copy_same_kernel import _kernels, _shape_of_cuda, _widths
+
+    from tilec.copy_plan import Operand
+
+    ext = (181, 31, 12, 5, 31, 19)
+    dst = Operand(1 << 30, "int8", ext, (1095540, 35340, 2945, 589, 19, 1))
+    plan = plan_copy(dst, Operand(1 << 34, "int8", ext, (1, 67332, 181, 2087292, 2172, 10436460)))
+    assert copy_choice(plan) == program_choice(plan) == ("box<tiles>", None, 512)
+    mine, theirs = _kernels(plan)
+    assert _widths(mine) == _widths(theirs)
+    assert _shape_of_cuda(mine.source) == _shape_of_cuda(theirs.source)
