@@ -1169,6 +1169,20 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     `blocks_per_sm`: the blocks a multiprocessor the launch asks to hold where the lanes
     run along a row (`tilec.min_blocks`; default `TILES_SM_THREADS / threads`).
 
+    With `merge` (`_copy_cost.TILES_MERGE_BYTES`: the largest element merged), where
+    the destination is compact over the modes after `W` (`_copy_cost.tiles_merged`; lanes
+    along a row, one tile a block, not interleaved), those modes are one mode `D'` of the
+    box (their extents' product; the grid's other modes those before `W`): `D'`'s steps
+    are consecutive destination elements, but a run's source start is the sum of its
+    step's digits over the merged modes times their source strides, so its residue mod
+    `V` does not repeat along `D'`. A block first fills two shared tables, an entry per
+    run from `-V_d` on (`phase0`: the run's source start, and its element 0's place in the
+    box, slot plus residue; the elements past the source view's last whole chunk copied
+    there by the runs that reach them); phase 1 reads each run's start from the table,
+    phase 2 (the chunks outermost) each chunk's `V_d` box addresses once for every run it
+    writes. Where `W` is known exactly, the runs take it whole up to 512 bytes
+    (`_copy_cost.tiles_merged_run`) unless `run` is given.
+
     With `rounds` (`TILES_ROUNDS`), where the launch asks its blocks a multiprocessor
     (lanes along a row), one tile a block and the Target knows its multiprocessors: the
     tiles along `D` are `_copy_cost.tiles_in_rounds` of those of the box's `Dt` (the

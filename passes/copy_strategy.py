@@ -35,7 +35,10 @@ class CopyStrategyPass(ModulePass):
     the destination's contiguous mode comes next in it, or the reverse, or
     `box<tiles>` where both contiguous modes are long, the elements of at most
     `tiles_bytes` (or, converting, source elements of 1 or 2 bytes into elements at
-    most twice as wide) and the tiled copy cannot move 16-byte vectors on both sides, or
+    most twice as wide) and the tiled copy cannot move 16-byte vectors on both sides
+    (also, for elements of at most `tiles_merge` bytes, where the source's contiguous
+    mode is long and the destination is compact over the two or more modes after it,
+    however short its contiguous mode: the box merges them into one), or
     `box<span>` where 1-byte rows shorter than a 16-byte chunk (not a power of two) are
     contiguous in both views, their source pitch static with gaps shorter than a chunk,
     into a destination compact over the rows (passes/_copy_cost.box_flavour); else `gather` where
