@@ -394,12 +394,15 @@ def may_box(key: CopyKey, ns, ss, ds) -> str | None:
     numbers, with the box's shared memory in force), None where it takes none or the
     routes in force turn it off (`box=never`, or `gather=always`, which the pass asks
     first)."""
-    from tilec.passes._copy_cost import BOX_SMEM, box_flavour
+    from tilec.passes._copy_cost import BOX_SMEM, TILES_MERGE_BYTES, box_flavour
 
     routes = current_routes()
     if routes.box == "never" or routes.gather == "always" or len(ns) < 2:
         return None
-    return box_flavour(_numbers_facts(key, ns, ss, ds, 0, 0), routes.box_smem or BOX_SMEM)
+    # merging the destination's modes takes a destination compact over all of them
+    # (`dst_flat`: the program states its strides as the extents' products)
+    merge = (TILES_MERGE_BYTES if routes.tiles_merge is None else routes.tiles_merge) if key.dst_flat else 0
+    return box_flavour(_numbers_facts(key, ns, ss, ds, 0, 0), routes.box_smem or BOX_SMEM, merge=merge)
 
 
 def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan | None:
@@ -415,6 +418,13 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     if flavour is None:
         return None
     from tilec.passes._box_tile import box_index_bits, box_smem_of
+    from tilec.passes._copy_cost import TILES_MERGE_BYTES, tiles_merged, tiles_merged_run
+
+    routes = current_routes()
+    merge = (TILES_MERGE_BYTES if routes.tiles_merge is None else routes.tiles_merge) if key.dst_flat else 0
+    # a `tiles` box merging the destination's modes after W: the destination stated
+    # compact (its strides the products of the extents), the fact the box reads
+    merged = flavour == "tiles" and tiles_merged(_numbers_facts(key, ns, ss, ds, 0, 0), merge) is not None
 
     n = len(ns)
     short = {x for x in ns if x <= SMALL_EXTENT}
@@ -425,15 +435,20 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
         src_strides=tuple(s if s in short or (flavour == "span" and 0 < s <= SMALL_EXTENT) else c
                           for s, c in zip(ss, key.src_strides)),
         dst_strides=tuple(d if d in short else c for d, c in zip(ds, key.dst_strides)),
-        src_divisors=(1,) * n, dst_divisors=(1,) * n, src_order=(), dst_flat=False, last_divisor=1,
-        small_extents=tuple(x if x <= SMALL_EXTENT else None for x in ns),
+        src_divisors=(1,) * n, dst_divisors=(1,) * n, src_order=(), dst_flat=merged,
+        last_divisor=1, small_extents=tuple(x if x <= SMALL_EXTENT else None for x in ns),
         exact_extents=tuple(x <= SMALL_EXTENT for x in ns),
     )
     # the tile pass's rule on the copy's own numbers (a Program of static views gets
     # the same width from it)
     e, ed = ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype]
     smem = box_smem_of(flavour, e, current_routes().box_smem, current_routes().box_depth)
-    if flavour == "tiles" and _tiles_fit_d(e, ed, smem, ns[-1]):
+    w = next((k for k, x in enumerate(ss) if x == 1), None)
+    if merged and w is not None and tiles_merged_run(e, ns[w]) is not None:
+        # a merged box's W stated exactly: its runs take it whole (`tiles_merged_run`)
+        bkey = replace(bkey, small_extents=bkey.small_extents[:w] + (ns[w],) + bkey.small_extents[w + 1:],
+                       exact_extents=bkey.exact_extents[:w] + (True,) + bkey.exact_extents[w + 1:])
+    elif flavour == "tiles" and not merged and _tiles_fit_d(e, ed, smem, ns[-1]):
         # D shorter than the box's tile: stated exactly, the box takes it whole and
         # longer runs (passes/_copy_cost.tiles_shape, `TILES_FIT_D`), as for a Program's
         # static extent
@@ -472,7 +487,8 @@ def _numbers_facts(key: CopyKey, ns, ss, ds, smis: int | None = None, dmis: int 
 
     modes = tuple(Mode(n, n, True, s, d, divisor=n) for n, s, d in zip(ns, ss, ds))
     return CopyFacts(modes, ITEMSIZE[key.src_dtype], ITEMSIZE[key.dst_dtype], key.src_align, key.dst_align,
-                     key.dst_flat, None, None, smis, dmis, converts=needs_conversion(key.src_dtype, key.dst_dtype))
+                     key.dst_flat, None, None, smis, dmis, converts=needs_conversion(key.src_dtype, key.dst_dtype),
+                     integers=not key.src_dtype.startswith(("float", "bfloat")))
 
 
 def may_realign(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> bool:
@@ -515,6 +531,8 @@ def _realign_plan(
         key, src_align=VECTOR_BYTES, dst_align=VECTOR_BYTES, aligned_pointers=True, src_divisors=(1,) * n,
         small_extents=(None,) * (n - 1) + ((key.small_extents[-1],) if e == 8 else (None,)),
         exact_extents=(False,) * n, src_order=(), dst_flat=False, last_divisor=1,
+        # a source step of 2 (1-byte rows, `_copy_cost.realign_fits`) stated as its value
+        src_strides=key.src_strides[:-1] + ((2,) if ss[-1] == 2 else key.src_strides[-1:]),
     )
     bits = static_index_bits(_numbers_facts(rkey, ns, ss, ds, smis // e, dmis // e), target())
     rkey = replace(rkey, index_bits=bits or 64)

@@ -80,8 +80,8 @@ from ._gather_tile import fast_divisor
 from tilec.support.target import target_of
 
 from ._box_banks import rows_most_step, rows_pitch, rows_runs, rows_steps
-from ._copy_cost import (BOX_SMEM, CopyFacts, Value, _static, box_pitch, span_rows, tiles_in_rounds, tiles_shape,
-                         tiles_slots, value_bound)
+from ._copy_cost import (BOX_SMEM, TILES_MERGE_BYTES, CopyFacts, Value, _static, box_pitch, span_rows, tiles_in_rounds,
+                         tiles_merged, tiles_merged_run, tiles_shape, tiles_slots, value_bound)
 
 index = IndexType()
 
@@ -91,6 +91,9 @@ TILES_THREADS = 512
 """Threads per block of a `tiles` box: measured on the H200 (8191 x 8209 int8, 40 KiB
 boxes), 512 threads (4 blocks, 64 warps a SM) 1.40x of 256 (5 blocks, 40 warps): its
 phase 2 is latency-bound."""
+TILES_MERGE_THREADS = TILES_THREADS
+"""Threads per block of a `tiles` box over a merged destination mode
+(`_copy_cost.tiles_merged`)."""
 CHUNK = 16
 """Bytes of one vector access (the widest)."""
 TILES_LANES = 8
@@ -717,7 +720,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                grain: int | None = None, pitch_step: int | None = None,
                tiles_rounds: bool = TILES_ROUNDS, depth: int | None = None,
                tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = TILES_ROTATE,
-               ring: int | None = None) -> list[Operation]:
+               ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -731,7 +734,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
-                            tiles_rotate)
+                            tiles_rotate, tiles_merge)
     stage_async = stage == "async"
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
@@ -1242,7 +1245,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  grain: int = TILES_GRAIN, chunk_stage: int = TILES_STAGE,
                  depth: int = TILES_DEPTH, blocks_per_sm: int | None = None,
                  interleave: bool = False, rounds: bool = TILES_ROUNDS,
-                 row_step: int = TILES_ROW_STEP, rotate: bool = TILES_ROTATE) -> list[Operation]:
+                 row_step: int = TILES_ROW_STEP, rotate: bool = TILES_ROTATE,
+                 merge: int = TILES_MERGE_BYTES) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1286,6 +1290,20 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
 
     `blocks_per_sm`: the blocks a multiprocessor the launch asks to hold where the lanes
     run along a row (`tilec.min_blocks`; default `TILES_SM_THREADS / threads`).
+
+    With `merge` (`_copy_cost.TILES_MERGE_BYTES`: the largest element merged), where
+    the destination is compact over the modes after `W` (`_copy_cost.tiles_merged`; lanes
+    along a row, one tile a block, not interleaved), those modes are one mode `D'` of the
+    box (their extents' product; the grid's other modes those before `W`): `D'`'s steps
+    are consecutive destination elements, but a run's source start is the sum of its
+    step's digits over the merged modes times their source strides, so its residue mod
+    `V` does not repeat along `D'`. A block first fills two shared tables, an entry per
+    run from `-V_d` on (`phase0`: the run's source start, and its element 0's place in the
+    box, slot plus residue; the elements past the source view's last whole chunk copied
+    there by the runs that reach them); phase 1 reads each run's start from the table,
+    phase 2 (the chunks outermost) each chunk's `V_d` box addresses once for every run it
+    writes. Where `W` is known exactly, the runs take it whole up to 512 bytes
+    (`_copy_cost.tiles_merged_run`) unless `run` is given.
 
     With `rounds` (`TILES_ROUNDS`), where the launch asks its blocks a multiprocessor
     (lanes along a row), one tile a block and the Target knows its multiprocessors: the
@@ -1339,11 +1357,29 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     ge = grain // ed  # a grain's elements
     sv = max(chunk_stage // e, 1)  # a phase-1 chunk's elements
     md = facts.modes[d]
-    wt, dt, pb = tiles_shape(e, smem, run, grain, ed, md.bound if md.exact else None)  # type: ignore[misc]
+    # `merge`: the destination's modes after W as one mode D' (`_copy_cost.tiles_merged`)
+    group = tiles_merged(facts, merge) if lanes_along and not interleave and depth == 1 else None
     modes = facts.modes
     elem = copy.source.type.element_type
     delem = copy.dest.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem, delem)
+    extents = list(extents)
+    n_d = md.bound if md.exact else None
+    if group is not None:
+        known = [_static(extents[m]) for m in group]
+        if None in known:
+            nm: Value = host.val(extents[group[0]])
+            for m in group[1:]:
+                nm = host.muli(host.val(nm), host.val(extents[m]))
+            n_d = None
+        else:
+            nm = math.prod(known)  # type: ignore[arg-type]
+            n_d = nm
+        group_extents = [extents[m] for m in group]
+        extents[d] = nm
+        mw = modes[w]
+        run = run or tiles_merged_run(e, mw.bound if mw.exact else None)  # W whole where it fits
+    wt, dt, pb = tiles_shape(e, smem, run, grain, ed, n_d)  # type: ignore[misc]
     def tiles_of(x: Value, t: Value) -> Value:
         sx, st = _static(x), _static(t)
         if sx is not None and st is not None:
@@ -1354,7 +1390,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     box_elems = (dt + ge - 1) * (pb + (-(-sv // vd) if swz else 0)) + (2 * v if swz else 0)
     box_elems = -(-box_elems // v) * v if depth > 1 else box_elems
     # the block's coordinates: tiles of D fastest, then of W, then the other modes
-    grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d)]
+    grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d, *(group or ()))]
     per_sm = blocks_per_sm or max(1, TILES_SM_THREADS // threads)
     dtv: Value = dt  # the steps of D a tile takes (`rounds`: spread over whole rounds)
     slots = tiles_slots(target_of(copy), threads, per_sm, box_elems * e) if rounds and swz and depth == 1 else 0
@@ -1398,6 +1434,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     def orig(view: str, mis: Value) -> SSAValue:
         acc = k.val(mis)
         for m, o in origin.items():
+            if view == "s" and group is not None and m == d:
+                continue  # D' steps' source offsets: the run table (`phase0`)
             s = modes[m].src_stride if view == "s" else modes[m].dst_stride
             if _static(s) != 0:
                 acc = k.addi(acc, k.muli(o, k.val(s)))
@@ -1414,6 +1452,20 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     vt = VectorType(elem, [v])
     vtd = VectorType(delem, [vd])
     cpd = dt // vd + ge // vd  # chunks from `first` to `end`: (Dt + G - 1 + V - 1) / V at most
+    if group is not None:
+        # per run r of the tile (r from -V_d, at table entry r + V_d): its source start
+        # and its element 0's place in the box (slot and residue)
+        tab_n = dt + ge + 3 * vd
+        wide = not (isinstance(sreach, int) and sreach + 2 * smem < INDEX32_LIMIT)
+        st_t = i64 if wide else IntegerType(32)
+        i32t = IntegerType(32)
+        stab = k.add(AllocOp(TensorViewType(st_t, cute.make_layout((tab_n,), (1,)), "smem")))
+        atab = k.add(AllocOp(TensorViewType(i32t, cute.make_layout((tab_n,), (1,)), "smem")))
+        cvd_tab = c(vd)
+        coords_of = _coords_of(host, k, [(x, k.val(x)) for x in reversed(group_extents)])
+
+        def tab_read(tab: SSAValue, r: SSAValue) -> SSAValue:
+            return k.add(arith.IndexCastOp(k.add(ReadOp(tab, [k.addi(r, cvd_tab)])), index))
 
     class Tile:
         """The values of the block's tile starting at `od` along D whose box starts at
@@ -1440,12 +1492,39 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             return at if self.boff is None else k.addi(at, self.boff)
 
         def run_start(self, r: SSAValue) -> SSAValue:
+            if group is not None:
+                return tab_read(stab, r)
             return k.addi(self.sorig, k.muli(r, ssd))
 
         def box_addr(self, q: SSAValue, r: SSAValue) -> SSAValue:
             """Element `r - od` of destination run `q` (W step q): at slot `r` plus the
             run start's residue mod V."""
+            if group is not None:
+                return k.addi(tab_read(atab, r), q)
             return k.addi(k.addi(self.slot_base(r), k.andi(self.run_start(r), cv1)), q)
+
+    def phase0(t: Tile) -> None:
+        """A merged D' (`group`): each run's source start (the sum of its step's digits
+        over the merged modes times their source strides) and its element 0's place in
+        the box into the tables, every entry (runs `-V_d ..`: those before the tile's
+        start or past its runs are read by no store, their steps clamped); a run that
+        reaches past `lim` (the view's last whole chunk) copies those elements into its
+        slot one at a time."""
+        with k.loop(tid, c(tab_n), c(threads)) as i:
+            r = k.subi(i, cvd_tab)
+            p = k.add(arith.MinSIOp(k.add(arith.MaxSIOp(k.addi(t.od, r), c(0))), k.subi(n[d], c(1))))
+            st = t.sorig
+            for m, x in zip(reversed(group), coords_of(p)):
+                if _static(modes[m].src_stride) != 0:
+                    st = k.addi(st, k.muli(x, k.val(modes[m].src_stride)))
+            k.add(WriteOp(k.add(arith.IndexCastOp(st, st_t)), stab, [i]))
+            at = k.addi(t.slot_base(r), k.andi(st, cv1))
+            k.add(WriteOp(k.add(arith.IndexCastOp(at, i32t)), atab, [i]))
+            end = k.addi(st, tw)
+            with k.when(k.andi(k.andi(k.cmp("sge", r, c(0)), k.cmp("slt", r, t.runs)), k.cmp("sgt", end, lim))):
+                with k.loop(k.add(arith.MaxSIOp(lim, st)), end, c(1)) as a:
+                    x = k.add(ReadOp(src, [a]))
+                    k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmv)), t.slot_base(r))]))
 
     def phase1(t: Tile) -> None:
         """The tile's source runs into its box (module doc): (run, chunk) pairs, `cpr`
@@ -1479,6 +1558,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                                          else k.add(vector.InsertOp(y, piece, [e_], pt)))
                             at = k.aligned(k.addi(slot, c(p0)), sv)
                             k.add(WriteOp(piece, box, [at], width=sv) if sv > 1 else WriteOp(y, box, [at]))
+        if group is not None:
+            return  # the elements past `lim`: `phase0`
         last_end = k.addi(t.run_start(k.subi(t.runs, c(1))), tw)
         with k.when(k.cmp("sgt", last_end, lim)):
             with k.loop(tid, k.muli(t.runs, cv), c(threads)) as idx:
@@ -1582,6 +1663,25 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
 
         if interleave:
             phase2_interleaved(t, row, first_tile)
+        elif group is not None:
+            # N lanes on consecutive chunks of one run, `qs` runs at a time (as below),
+            # the chunks outermost: a chunk's V_d box addresses read from the run table
+            # once, for every run the thread takes (they read the same slots)
+            per = lanes_along
+            qs = threads // per
+            with k.when(k.cmp("ult", tid, c(qs * per))):
+                q0 = k.divui(tid, c(per))
+                ci0 = k.remui(tid, c(per))
+                ds0, _, _, first0, _ = row(q0)
+                r00 = k.subi(first0, ds0)
+                with k.loop(ci0, c(cpd), c(per)) as ci:
+                    rb = k.addi(r00, k.muli(ci, cvd))
+                    base = [tab_read(atab, k.addi(rb, c(e_))) for e_ in range(vd)]
+                    with k.loop(q0, tw, c(qs)) as q:
+                        ds, rs, re, first, end = row(q)
+                        cs = k.addi(first, k.muli(ci, cvd))
+                        with k.when(k.cmp("slt", cs, end)):
+                            store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, q) for b in base])
         elif lanes_along:
             # N lanes on consecutive chunks of one run, `qs` runs at a time; run q + qs's
             # chunk ci reads the same slots as run q's (qs ds_W is a multiple of V)
@@ -1767,6 +1867,9 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
 
     if depth == 1:
         t0 = Tile(od0, None)
+        if group is not None:
+            phase0(t0)
+            k.add(BarrierOp())
         phase1(t0)
         if stage_async:
             k.add(AsyncWaitOp(0))

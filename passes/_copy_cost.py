@@ -68,7 +68,7 @@ import math
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType
+from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import SSAValue
 
 from tilec.dialects import cute
@@ -136,6 +136,9 @@ class CopyFacts:
     dst_base: SSAValue | None = None
     converts: bool = False
     """Whether the copy converts its elements (`convert`)."""
+    integers: bool = True
+    """Whether the source's elements are integers (the realign strategy's step-2 rows
+    take their bytes as integers)."""
 
     @property
     def rank(self) -> int:
@@ -250,6 +253,7 @@ def copy_facts(copy: CopyOp) -> CopyFacts | None:
     return CopyFacts(
         tuple(modes), se, de, _alignment(sv.source, sbase, smis, se), _alignment(dv.source, dbase, dmis, de),
         compact, sv.source, dv.source, smis, dmis, sbase, dbase, copy.convert is not None,
+        isinstance(st.element_type, IntegerType),
     )
 
 
@@ -615,6 +619,72 @@ TILES_LONGEST_RUN_BYTES = 512
 """The longest source run (bytes) a `tiles` box of a short `D` takes (`TILES_FIT_D`)."""
 
 
+TILES_MERGE_BYTES = 1
+"""The largest source element a `tiles` box merging the destination's contiguous modes
+after `W` into one mode `D'` takes (`tiles_merged`; the `copy-strategy` and `tile`
+passes' option `tiles_merge`, 0 none): where the destination is compact over the modes
+after the source's contiguous mode `W`, the box's destination rows run over all of them
+(long rows, whole chunks) while each of its source runs is one step of `D'` (its source
+address the sum of the modes' digits times their strides, one table entry a run), and
+its runs take `W` whole where it fits (`tiles_merged_run`). Measured on the H200
+(benchmarks/NOTES.md, strided38; ratio to cudaMemcpy, one run): the strided set's 36
+(int8 rank 6, `D` of 19) 0.284 tiled -> 0.546 merged (runs of 128: 0.449, at 256
+threads 0.523; of 96: 0.456), 00 (uint8, a mode in both contiguous groups) 0.418 as
+`box<tiles>` -> 0.598 (runs of 128: 0.504); 06 (int32, `D` of 42) 0.977 tiled against
+0.960 merged: 1-byte elements only."""
+
+
+def tiles_merged(facts: CopyFacts, most: int = TILES_MERGE_BYTES) -> tuple[int, ...] | None:
+    """The modes a `tiles` box merges into its destination mode `D'` (`TILES_MERGE_BYTES`):
+    source elements of at most `most` bytes, the modes after the source's contiguous
+    mode `W` (`w + 1 .. d`, two or more), where the destination is contiguous over them
+    (the last stride 1, each other the product of the next mode's extent and stride);
+    None otherwise."""
+    if facts.src_bytes > most:
+        return None
+    d = facts.rank - 1
+    ms = facts.modes
+    w = next((k for k, m in enumerate(ms) if _static(m.src_stride) == 1), None)
+    if w is None or d - w < 2 or _static(ms[d].dst_stride) != 1:
+        return None
+    # a value's number where known: static, or the extent of a mode known exactly
+    exact = [(m.extent, m.bound) for m in ms if m.exact and m.bound is not None]
+
+    def known(v: Value) -> int | None:
+        k = _static(v)
+        return k if k is not None else next((b for x, b in exact if x is v), None)
+
+    def same(a: Value, b: Value) -> bool:
+        return a is b or (known(a) is not None and known(a) == known(b))
+
+    def product(v: Value, a: Value, b: Value) -> bool:
+        kv, ka, kb = known(v), known(a), known(b)
+        if kv is not None and ka is not None and kb is not None:
+            return kv == ka * kb
+        if _is_product(v, a, b):
+            return True
+        if isinstance(v, SSAValue) and isinstance(v.owner, arith.MuliOp):
+            x, y = v.owner.lhs, v.owner.rhs
+            return (same(x, a) and same(y, b)) or (same(x, b) and same(y, a))
+        return False
+
+    if not all(product(ms[k].dst_stride, ms[k + 1].extent, ms[k + 1].dst_stride) for k in range(w + 1, d)):
+        return None
+    return tuple(range(w + 1, d + 1))
+
+
+def tiles_merged_run(e: int, n_w: int | None) -> int | None:
+    """The runs (bytes) of a merged `tiles` box (`TILES_MERGE_BYTES`) whose `W` of `n_w`
+    `e`-byte elements is known exactly: `W` whole, rounded up to 16 bytes, where that is
+    longer than the default run (`tiles_run_bytes`) and at most `TILES_LONGEST_RUN_BYTES`
+    (36's 181 steps: runs of 192, 0.546 of cudaMemcpy against 0.449 at 128); else None
+    (the default)."""
+    if n_w is None:
+        return None
+    run = -(-n_w * e // CHUNK_BYTES) * CHUNK_BYTES
+    return run if tiles_run_bytes(e) < run <= TILES_LONGEST_RUN_BYTES else None
+
+
 def tiles_fit_runs(e: int, smem: int, dt: int, ge: int, most: int = TILES_LONGEST_RUN_BYTES) -> int:
     """The longest source run (bytes, a multiple of 16, at most `most`) of `e`-byte
     elements whose `dt + ge - 1` slots fit `smem` bytes with the slots' shift (up to 16
@@ -729,10 +799,13 @@ def _span(facts: CopyFacts, smem: int) -> bool:
     return _is_extent(k.dst_stride, d) and span_rows(pitch, smem) >= 2 * CHUNK_BYTES
 
 
-def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES) -> str | None:
+def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES,
+                merge: int = TILES_MERGE_BYTES) -> str | None:
     """"flat", "rows", "cols" or "tiles" where the box strategy takes the copy (module
     doc), else None. `smem`: the shared memory of one box; `tiles_bytes`: the largest
-    element `tiles` takes."""
+    element `tiles` takes; `merge` (`TILES_MERGE_BYTES`): `tiles` also where `W` is
+    long and the destination's modes after it merge into one (`tiles_merged`, elements
+    of at most `merge` bytes), however short `D`."""
     if facts.rank < 2:
         return None
     if any(_static(m.src_stride) == 0 for m in facts.modes):
@@ -747,6 +820,8 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
         return None
     mw, md = facts.modes[w], facts.modes[d]
     nw, nd = _short(mw), _short(md)
+    if (mw.bound is None or mw.bound > SMALL_EXTENT) and tiles_merged(facts, merge) is not None:
+        return "tiles" if _tiles(facts, smem, tiles_bytes) else None
     if all(m.bound is None or m.bound > SMALL_EXTENT for m in (mw, md)):
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
     if facts.converts:
@@ -772,16 +847,28 @@ GATHER_SETTINGS = ("auto", "always", "never")
 REALIGN_SETTINGS = GATHER_SETTINGS
 
 
-def realign_fits(facts: CopyFacts) -> bool:
+REALIGN_STEPS = (1,)
+"""The source steps of the last mode the realign rule takes by itself (`realign=auto`):
+rows contiguous in both views. The strategy also takes 1-byte rows read at a step of 2
+(`realign_fits`' `steps`: `realign=always`, an A/B), each 8-byte destination chunk from
+two aligned 16-byte source vectors, its bytes picked by two `layout.funnel_shift`s and a
+truncation; off until measured."""
+
+
+def realign_fits(facts: CopyFacts, steps: tuple[int, ...] = REALIGN_STEPS) -> bool:
     """Whether the realign strategy can take the copy: both views' pointers aligned
     pointers moved by their misalignments (`src_mis`, `dst_mis`), one element size and
-    no conversion, two modes or more, the last contiguous (stride 1) in both views."""
+    no conversion, two modes or more, the last contiguous (stride 1) in the destination
+    and of a source stride in `steps` (2: 1-byte integers only, `REALIGN_STEPS`)."""
     if facts.src_mis is None or facts.dst_mis is None or facts.rank < 2:
         return False
     if facts.src_bytes != facts.dst_bytes or facts.converts or facts.src_bytes > 8:
         return False
     last = facts.modes[-1]
-    return _static(last.src_stride) == 1 and _static(last.dst_stride) == 1
+    step = _static(last.src_stride)
+    if step == 2 and (facts.src_bytes != 1 or not facts.integers):
+        return False
+    return step in steps and step in (1, 2) and _static(last.dst_stride) == 1
 
 
 def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:
@@ -802,23 +889,25 @@ def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:
 
 
 def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", realign: str = "auto",
-                    box: str = "auto", box_smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES) -> str | None:
+                    box: str = "auto", box_smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES,
+                    tiles_merge: int = TILES_MERGE_BYTES) -> str | None:
     """The strategy of a copy from its facts, None for the `tile` pass's tiles:
     "box<F>" where `box="auto"`, `gather` is not "always" and `box_flavour` gives F;
-    else "realign" where `realign="always"` and the strategy fits (`realign_fits`); else
+    else "realign" where `realign="always"` and the strategy fits (`realign_fits`), or
+    where it fits rows read at a step of 2 (`REALIGN_STEPS`; not with `gather="always"`); else
     "gather" where the module doc's rule (or `gather="always"`) takes the copy; else
     "realign" where it fits and the tiled copy cannot move widest vectors on both
     sides (`vector_aligned`: a row start or a stride not a multiple of 16 bytes).
-    "never" turns either off."""
+    "never" turns either off. `tiles_merge`: `box_flavour`'s `merge`."""
     if facts.rank < 2:
         return None
     if box == "auto" and gather != "always":
-        flavour = box_flavour(facts, box_smem, tiles_bytes)
+        flavour = box_flavour(facts, box_smem, tiles_bytes, tiles_merge)
         if flavour is not None:
             return f"box<{flavour}>"
-    fits = realign != "never" and realign_fits(facts)
-    if realign == "always" and fits:
-        return "realign"
+    fits = realign != "never" and realign_fits(facts, (1, 2) if realign == "always" else REALIGN_STEPS)
+    if fits and (realign == "always" or (gather != "always" and _static(facts.modes[-1].src_stride) == 2)):
+        return "realign"  # asked, or rows read at a step of 2 (`REALIGN_STEPS`), before the gather
     if _gathers(facts, target, gather):
         return "gather"
     if fits and realign == "auto" and not vector_aligned(facts, target.vector_bytes):

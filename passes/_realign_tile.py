@@ -32,6 +32,15 @@ pointers:
 
 Every vector read lies inside the aligned span of a row's bytes, so inside the
 allocation (allocations are at least 16-byte aligned). Offsets are `i<bits>`.
+
+Rows of 1-byte integers read at a source step of 2 (`_copy_cost.realign_fits`' `steps`;
+`realign=always` only, `REALIGN_STEPS`): 8-byte destination chunks (two a thread), the
+chunk's source bytes `s = 2 (A - D) + S` on in the window of the aligned 16-byte vectors
+at `sa = floor(s / 16) * 16` and `sa + 16`, funnel-shifted by `s - sa`, then shifted by 0
+into 8 16-bit pairs whose low bytes (a truncation) are the chunk's elements; the chunk's
+tensors then of 8 elements a row (`layout.convert_layout` of the row values, no data
+moving). H200: slower than the gather and tiled kernels on the strided set's 07 and 37
+(benchmarks/NOTES.md, strided38).
 """
 
 from __future__ import annotations
@@ -43,7 +52,7 @@ from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from tilec.dialects import layout_compute as lc
-from tilec.dialects.layout import CopyOp, LaunchOp
+from tilec.dialects.layout import ConvertLayoutOp, CopyOp, LaunchOp
 from tilec.dialects.layout_funnel import FunnelShiftOp
 from tilec.dialects.layout_attrs import PtrType
 from tilec.dialects.layout_ptr import AddPtrOp, PtrLoadOp, PtrStoreOp
@@ -114,13 +123,22 @@ def host_magic_i64(x: Value, ops: list[Operation]) -> tuple[SSAValue, SSAValue]:
     return cast.results[0], sh
 
 
+def source_step(facts: CopyFacts) -> int:
+    """The source stride of the rows (1, or 2 for 1-byte rows read every other byte,
+    `_copy_cost.realign_fits`)."""
+    return _static(facts.modes[-1].src_stride) or 1
+
+
 def chunk_bytes(facts: CopyFacts, target: Target) -> int:
     """The destination chunk: 8 bytes (one element, two chunks a thread) for rows of
     8-byte elements known to be at most `SHORT_ROW_BYTES` (a warp's store then writes
     32 consecutive elements: rows of 40 bytes at a pitch of 80 store no half chunk),
+    and for rows read at a step of 2 (the chunk's source bytes one 16-byte window),
     else the widest vector."""
     last = facts.modes[-1]
     e = facts.dst_bytes
+    if source_step(facts) == 2:
+        return target.vector_bytes // 2
     if e == 8 and last.bound is not None and last.bound * e <= SHORT_ROW_BYTES:
         return 8
     return target.vector_bytes
@@ -184,6 +202,7 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     rank = facts.rank
     last = rank - 1
     e = facts.dst_bytes
+    step = source_step(facts)
     chunk = chunk_bytes(facts, target)
     v = chunk // e
     shift_v = v.bit_length() - 1
@@ -227,7 +246,9 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         for k in range(1, last):
             magics[k] = host_magic_i64(facts.modes[k].extent, host)
 
-    b = _Body(IntegerType(bits), rows, v, threads)
+    # the source's vectors: `v` elements, or `step v` (a step of 2: the chunk's window)
+    vs = step * v
+    b = _Body(IntegerType(bits), rows, vs, threads)
     R, T = b.R, b.T
     n = [b.scalar(m.extent) for m in facts.modes]
     chunks = b.add(arith.IndexCastOp(c_host, b.it))
@@ -272,13 +293,16 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     v_r, sh_r = b.splat(b.const(v)), b.splat(b.const(shift_v))
     # A = (floor(D / V) + c) * V: the chunk's first destination element
     achunk = b.muli(b.addi(b.add(arith.ShRSIOp(doff, sh_r)), chunk_i), v_r)
-    # s = A - D + S; sa = floor(s / V) * V; the shift s - sa
-    s_first = b.addi(b.subi(achunk, doff), soff)
-    sa = b.muli(b.add(arith.ShRSIOp(s_first, sh_r)), v_r)
+    # s = step (A - D) + S; sa = floor(s / Vs) * Vs; the shift s - sa
+    s_first = b.addi(b.muli(b.subi(achunk, doff), b.splat(b.const(step))) if step > 1 else b.subi(achunk, doff), soff)
+    vs_r, shs_r = (v_r, sh_r) if step == 1 else (b.splat(b.const(vs)), b.splat(b.const(vs.bit_length() - 1)))
+    sa = b.muli(b.add(arith.ShRSIOp(s_first, shs_r)), vs_r)
     shift = b.subi(s_first, sa)
-    send = b.addi(soff, b.splat(n[last]))
-    sa_v = b.addi(sa, v_r)
-    sa_2v = b.addi(sa_v, v_r)
+    # one past the row's last source element
+    send = b.addi(soff, b.splat(n[last]) if step == 1 else
+                  b.splat(b.addi(b.muli(b.subi(n[last], b.const(1)), b.const(step)), b.const(1))))
+    sa_v = b.addi(sa, vs_r)
+    sa_2v = b.addi(sa_v, vs_r)
 
     def both(x: SSAValue, y: SSAValue) -> SSAValue:
         return b.add(arith.AndIOp(x, y))
@@ -286,16 +310,34 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     lo_ok = both(both(b.cmp("sgt", sa_v, soff), b.cmp("slt", sa, send)), row_ok)
     hi_in = both(b.cmp("sgt", sa_2v, soff), b.cmp("slt", sa_v, send))
     hi_ok = both(both(hi_in, b.cmp("ne", shift, b.splat(b.const(0)))), row_ok)
-    jj = b.full(b.arange(v, b.J), 0)
+    jj = b.full(b.arange(vs, b.J), 0)
     st_elem = facts.src_base.type.element_type  # type: ignore[union-attr]
     dt_elem = facts.dst_base.type.element_type  # type: ignore[union-attr]
     lo_offs = b.addi(b.full(sa, 1), jj)
-    hi_offs = b.addi(lo_offs, b.splat(b.const(v), T))
-    sbase = b.splat(facts.src_base, TensorType(PtrType(st_elem), [rows, v], b.l))  # type: ignore[arg-type]
+    hi_offs = b.addi(lo_offs, b.splat(b.const(vs), T))
+    sbase = b.splat(facts.src_base, TensorType(PtrType(st_elem), [rows, vs], b.l))  # type: ignore[arg-type]
     lo = b.add(PtrLoadOp(b.add(AddPtrOp(sbase, lo_offs)), None, b.full(lo_ok, 1)))
     hi = b.add(PtrLoadOp(b.add(AddPtrOp(sbase, hi_offs)), None, b.full(hi_ok, 1)))
     out = b.add(FunnelShiftOp(lo, hi, shift))
+    if step == 2:
+        # the window's 16 bytes from the shift on, as 8 pairs (a second funnel shift, by
+        # 0, to 16-bit elements), their low bytes the chunk's elements (a truncation);
+        # the chunk's tensors then of `v` elements a row (the rows where they were)
+        b8 = _Body(b.it, rows, v, threads)
+        b8.ops, b8._consts = b.ops, b._consts
+        pair = IntegerType(16)
+        zero = b8.splat(b.const(0))
+        pairs = b.add(FunnelShiftOp(out, out, zero, TensorType(pair, [rows, v], b8.l)))
+        out = b.add(lc.TruncIOp(pairs, TensorType(st_elem, [rows, v], b8.l)))
+
+        def moved(x: SSAValue) -> SSAValue:
+            return b.add(ConvertLayoutOp(x, TensorType(x.type.element_type, [rows], b8.r)))  # type: ignore[attr-defined]
+
+        doff, achunk, row_ok = moved(doff), moved(achunk), moved(row_ok)
+        b = b8
     # the chunk's elements that lie in the row: D - A <= j < D + n - A
+    if step == 2:
+        jj = b.full(b.arange(v, b.J), 0)
     first = b.full(b.subi(doff, achunk), 1)
     end = b.full(b.subi(b.addi(doff, b.splat(n[last])), achunk), 1)
     in_row = both(b.cmp("sge", jj, first), b.cmp("slt", jj, end))

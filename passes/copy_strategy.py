@@ -13,7 +13,7 @@ from tilec.dialects.layout_attrs import CopyStrategyAttr
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import target_of
 
-from ._copy_cost import BOX_SETTINGS, BOX_SMEM, GATHER_SETTINGS, TILES_BYTES, choose_strategy, copy_facts
+from ._copy_cost import BOX_SETTINGS, BOX_SMEM, GATHER_SETTINGS, TILES_BYTES, TILES_MERGE_BYTES, choose_strategy, copy_facts
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,10 @@ class CopyStrategyPass(ModulePass):
     the destination's contiguous mode comes next in it, or the reverse, or
     `box<tiles>` where both contiguous modes are long, the elements of at most
     `tiles_bytes` (or, converting, source elements of 1 or 2 bytes into elements at
-    most twice as wide) and the tiled copy cannot move 16-byte vectors on both sides, or
+    most twice as wide) and the tiled copy cannot move 16-byte vectors on both sides
+    (also, for elements of at most `tiles_merge` bytes, where the source's contiguous
+    mode is long and the destination is compact over the two or more modes after it,
+    however short its contiguous mode: the box merges them into one), or
     `box<span>` where 1-byte rows shorter than a 16-byte chunk (not a power of two) are
     contiguous in both views, their source pitch static with gaps shorter than a chunk,
     into a destination compact over the rows (passes/_copy_cost.box_flavour); else `gather` where
@@ -66,6 +69,12 @@ class CopyStrategyPass(ModulePass):
       tiles_bytes=N              the largest element size (bytes) the `box<tiles>`
                                  flavour takes (default 4: `TILES_BYTES`; up to 8,
                                  an A/B of it on wider elements).
+      tiles_merge=B              the largest source element (bytes) `box<tiles>`
+                                 also takes where the destination is compact over
+                                 the modes after the source's contiguous mode, merged
+                                 into one (`_copy_cost.tiles_merged`; default 1:
+                                 `TILES_MERGE_BYTES`; 0 none; the `tile` pass's
+                                 `tiles_merge` must agree).
     """
 
     name = "copy-strategy"
@@ -75,6 +84,7 @@ class CopyStrategyPass(ModulePass):
     box: str = "auto"
     box_smem: int = BOX_SMEM
     tiles_bytes: int = TILES_BYTES
+    tiles_merge: int = TILES_MERGE_BYTES
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for name, value in (("gather", self.gather), ("realign", self.realign)):
@@ -84,6 +94,8 @@ class CopyStrategyPass(ModulePass):
             raise TilecError(f"copy-strategy: box={self.box} must be one of {', '.join(BOX_SETTINGS)}")
         if self.box_smem < 1024:
             raise TilecError(f"copy-strategy: box_smem={self.box_smem} must be at least 1024")
+        if not 0 <= self.tiles_merge <= 8:
+            raise TilecError(f"copy-strategy: tiles_merge={self.tiles_merge} must be in [0, 8]")
         tgt = target_of(op)
         for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
             if c.strategy is not None or enclosing_launch(c) is not None:
@@ -93,6 +105,7 @@ class CopyStrategyPass(ModulePass):
             facts = copy_facts(c)
             if facts is None:
                 continue
-            kind = choose_strategy(facts, tgt, self.gather, self.realign, self.box, self.box_smem, self.tiles_bytes)
+            kind = choose_strategy(facts, tgt, self.gather, self.realign, self.box, self.box_smem, self.tiles_bytes,
+                                   self.tiles_merge)
             if kind is not None:
                 c.strategy = CopyStrategyAttr(kind)

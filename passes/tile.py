@@ -26,11 +26,11 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_ROTATE, TILES_ROUNDS, TILES_ROW_STEP,
-                        TILES_THREADS,
-                        box_index_bits,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_THREADS, TILES_ROTATE,
+                        TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
-from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, box_flavour, copy_facts, tiles_run_bytes,
+from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, box_flavour, copy_facts, tiles_merged,
+                         tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
 from ._gather_tile import gather_launch, static_index_bits
@@ -223,6 +223,11 @@ class TilePass(ModulePass):
                      at most the box's steps, computed on the host where the extents
                      are run-time values) or takes the box's steps (0, default:
                      `TILES_ROUNDS`, measured no faster).
+      tiles_merge=B  the largest source element (bytes) of a `box<tiles>` copy whose
+                     destination is compact over the modes after the source's
+                     contiguous mode that merges them into one destination mode
+                     (`_copy_cost.tiles_merged`; default 1: `TILES_MERGE_BYTES`; 0
+                     none; `copy-strategy`'s `tiles_merge` must agree).
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -306,6 +311,7 @@ class TilePass(ModulePass):
     tiles_rounds: int = int(TILES_ROUNDS)
     tiles_row_step: int = TILES_ROW_STEP
     tiles_rotate: int = int(TILES_ROTATE)
+    tiles_merge: int = TILES_MERGE_BYTES
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -333,6 +339,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_row_step={self.tiles_row_step} must be 0, 1, 2, 4 or 8")
         if self.tiles_rotate not in (0, 1):
             raise TilecError(f"tile: tiles_rotate={self.tiles_rotate} must be 0 or 1")
+        if not 0 <= self.tiles_merge <= 8:
+            raise TilecError(f"tile: tiles_merge={self.tiles_merge} must be in [0, 8]")
         if self.box_depth is not None and not 0 <= self.box_depth <= 8:
             raise TilecError(f"tile: box_depth={self.box_depth} must be in [0, 8]")
         if self.box_ring is not None and self.box_ring and not 2 <= self.box_ring <= 8:
@@ -494,7 +502,7 @@ class TilePass(ModulePass):
         with 32-bit offsets where the function promises them or static extents, strides
         and misalignments show they fit; the views and their moved pointers go."""
         facts = copy_facts(copy)
-        if facts is None or not realign_fits(facts):
+        if facts is None or not realign_fits(facts, (1, 2)):
             raise TilecError(
                 "tile: a copy of strategy realign copies rows contiguous in both views (the last "
                 "mode's strides 1) of one element type of at most 8 bytes, without conversion, two "
@@ -525,14 +533,16 @@ class TilePass(ModulePass):
         # the box: the option's, else the strategy's default (a `tiles` box: `tiles_smem`)
         smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem, self.box_depth)
         run = self.tiles_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
-        if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8) != flavour or (
+        if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8,
+                                                merge=self.tiles_merge) != flavour or (
                 flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, self.tiles_grain,
                                                    facts.dst_bytes) is None):
             raise TilecError(
                 f"tile: a copy of strategy {copy.strategy_name} is a transpose (converting only as box<tiles>) that "
                 f"the box rule takes as {flavour} with a box of {smem} bytes (tiles_run={run}) "
                 "(passes/_copy_cost.box_flavour), between two `layout.view`s of pointers", op=copy)
-        threads = self.threads or (TILES_THREADS if flavour == "tiles" else BOX_THREADS)
+        merged = flavour == "tiles" and tiles_merged(facts, self.tiles_merge) is not None
+        threads = self.threads or (TILES_MERGE_THREADS if merged else TILES_THREADS if flavour == "tiles" else BOX_THREADS)
         if threads < 32 or threads % 32:
             raise TilecError(f"tile: a box copy takes threads that are a multiple of 32; got threads={threads}",
                              op=copy)
@@ -568,7 +578,7 @@ class TilePass(ModulePass):
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else self.tiles_run,
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
-                         self.tiles_row_step, bool(self.tiles_rotate), self.box_ring)
+                         self.tiles_row_step, bool(self.tiles_rotate), self.box_ring, self.tiles_merge)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)

@@ -67,6 +67,36 @@ def test_narrow_converting_transpose_takes_the_converting_box():
     assert copy_choice(plan_copy(dst, src))[0] == "tiled"
 
 
+def test_a_compact_destination_after_w_merges_into_one_box_mode():
+    """Cases 36 (int8 rank 6, the destination's contiguous mode of 19 steps) and 00 (uint8,
+    a mode in both views' contiguous groups): the destination compact over the modes after
+    the source's contiguous mode W, a `box<tiles>` takes them as one mode D' (runs from a
+    table) and W whole (`_copy_cost.TILES_MERGE_BYTES`, `tiles_merged_run`: W stated
+    exactly). H200 (one run, ratio to cudaMemcpy): 36 0.284 tiled -> 0.546, 00 0.418 ->
+    0.598 (runs of 128: 0.449, 0.504). 06 (int32, D of 42) stays tiled: 0.977 against 0.960
+    merged. 1-byte rows read at a step of 2 (07, 37) keep their kernels: the realign
+    strategy's step-2 form read 0.294 and 0.419 against 0.425 and 0.445
+    (`_copy_cost.REALIGN_STEPS`)."""
+    ext = (181, 31, 12, 5, 31, 19)
+    plan = plan_copy(Operand(DST, "int8", ext, c_strides(ext)),
+                     Operand(SRC, "int8", ext, (1, 67332, 181, 2087292, 2172, 10436460)))
+    assert copy_choice(plan) == ("box<tiles>", None, 512)
+    assert plan.key.small_extents[0] == 181 and plan.key.exact_extents[0] and plan.key.dst_flat
+    ext = (186, 3, 230, 4, 275)
+    plan = plan_copy(Operand(DST, "uint8", ext, c_strides(ext)), Operand(SRC, "uint8", ext, (1, 744, 2232, 186, 513360)))
+    assert copy_choice(plan) == ("box<tiles>", None, 512)
+    assert plan.key.small_extents[0] == 186 and plan.key.exact_extents[0]
+    ext = (793, 871, 42)
+    assert copy_choice(plan_copy(Operand(DST, "int32", ext, c_strides(ext)),
+                                 Operand(SRC, "int32", ext, (1, 793, 690703))))[0] == "tiled"
+    ext = (488, 20070, 56)
+    assert copy_choice(plan_copy(Operand(DST, "int8", ext, c_strides(ext)),
+                                 Operand(SRC + 9392764, "int8", ext, (4696380, 117, 2))))[0] == "gather"
+    ext = (34951, 18858)
+    assert copy_choice(plan_copy(Operand(DST, "int8", ext, c_strides(ext)),
+                                 Operand(SRC + 37723, "int8", ext, (75438, 2))))[0] == "tiled"
+
+
 def test_a_short_d_box_takes_d_whole_and_longer_runs():
     """Case 00, uint8 (186, 3, 230, 4, 275) permuted (4, 2, 1, 3, 0): `box<tiles>` with a
     destination contiguous mode of 186 steps, under a third of the 86 KiB box's 592-step
@@ -75,10 +105,11 @@ def test_a_short_d_box_takes_d_whole_and_longer_runs():
     with the 75 KiB box (runs of 352, W's 275 whole as here): H200 0.419 of cudaMemcpy
     against 0.365 for the 512 x 128 box in one run (runs of 288 at 256 threads 0.419, a 32
     KiB box at 256 threads 0.410; tiled 0.322). A long D keeps the box's tile."""
-    dst, src = permuted("uint8", (186, 3, 230, 4, 275), (4, 2, 1, 3, 0), "uint8")
-    plan = plan_copy(dst, src)
-    assert copy_choice(plan) == ("box<tiles>", None, 512)
-    assert plan.key.small_extents[-1] == 186 and plan.key.exact_extents[-1]
+    with forced_routes(tiles_merge=0):  # (its destination is compact after W: merged by default)
+        dst, src = permuted("uint8", (186, 3, 230, 4, 275), (4, 2, 1, 3, 0), "uint8")
+        plan = plan_copy(dst, src)
+        assert copy_choice(plan) == ("box<tiles>", None, 512)
+        assert plan.key.small_extents[-1] == 186 and plan.key.exact_extents[-1]
     assert tiles_shape(1, tiles_smem(1), None, TILES_GRAIN, 1, 186) == (400, 192, 416)
     assert tiles_shape(1, tiles_smem(1), None, TILES_GRAIN, 1, 8209) == tiles_shape(1, tiles_smem(1)) == (128, 592, 144)
     dst, src = permuted("uint8", (8209, 8191), (1, 0), "uint8")

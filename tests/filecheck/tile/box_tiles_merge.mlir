@@ -1,0 +1,53 @@
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1}' | filecheck %s
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=4096},tile{tiles_merge=1 box_smem=4096 tiles_run=32 threads=128}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=0},tile{tiles_merge=0}' | filecheck %s --check-prefix=OFF
+// RUN: not tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=0}' 2>&1 | filecheck %s --check-prefix=DIS
+// RUN: not tilec %s -p 'copy-strategy{tiles_merge=9}' 2>&1 | filecheck %s --check-prefix=BAD
+// A box<tiles> over a merged destination mode (`_copy_cost.tiles_merged`): the
+// destination compact over the modes after the source's contiguous mode W, those modes
+// are one mode D' of the box; each block first fills two tables (each run's source start
+// from its step's digits, its element 0's place in the box), phase 1 copies the runs
+// from their table starts, phase 2 reads its chunks' box addresses from the table.
+// Results never change.
+
+// EQ: @short_d: equivalent after
+// EQ: @shared_mode: equivalent after
+// DIS: tile: a copy of strategy box<tiles>
+// BAD: copy-strategy: tiles_merge=9 must be in [0, 8]
+
+// The strided set's 36 in small: W = 150 steps, D = 7 (short), D' = 3 x 5 x 7.
+// CHECK-LABEL: func.func @short_d
+// CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
+// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<({{[0-9]+}}):(1)>, smem>
+// CHECK:           layout.alloc : !layout.tensor<i32, #layout.cute<({{[0-9]+}}):(1)>, smem>
+// CHECK:           layout.alloc : !layout.tensor<i32, #layout.cute<({{[0-9]+}}):(1)>, smem>
+// CHECK:           layout.barrier
+// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
+// CHECK:           layout.barrier
+// CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+// CHECK-NOT:     layout.copy
+// OFF-LABEL: func.func @short_d
+// OFF:         layout.copy
+func.func @short_d(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
+  %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(150,3,5,7):(1,1050,3150,150)>, gmem>
+  %b = layout.view %dst : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(150,3,5,7):(105,35,7,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(150,3,5,7):(1,1050,3150,150)>, gmem>, !layout.tensor<i8, #layout.cute<(150,3,5,7):(105,35,7,1)>, gmem>
+  func.return
+}
+
+// The strided set's 00 in small: the source contiguous over W (70) and K (3), the
+// destination over D (37) and K, D' = 6 x 3 x 37; pointers moved by misalignments.
+// CHECK-LABEL: func.func @shared_mode
+// CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
+// CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+// CHECK-NOT:     layout.copy
+func.func @shared_mode(%s0: !layout.ptr<i8, align 16>, %d0: !layout.ptr<i8, align 16>, %smis: index, %dmis: index) attributes {tilec.args = {smis = 11 : index, dmis = 7 : index, s0 = 46640 : index, d0 = 46640 : index}} {
+  %sp = layout.addptr %s0, %smis : !layout.ptr<i8, align 16>, index
+  %dp = layout.addptr %d0, %dmis : !layout.ptr<i8, align 16>, index
+  %a = layout.view %sp : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(70,6,3,37):(1,210,70,1260)>, gmem>
+  %b = layout.view %dp : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(70,6,3,37):(666,111,37,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(70,6,3,37):(1,210,70,1260)>, gmem>, !layout.tensor<i8, #layout.cute<(70,6,3,37):(666,111,37,1)>, gmem>
+  func.return
+}

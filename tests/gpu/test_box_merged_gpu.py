@@ -1,0 +1,48 @@
+"""On an H100/H200: `box<tiles>` over a merged destination mode (`_copy_cost.tiles_merged`,
+the rule's 1-byte elements) through `tilec.copy_` on CuPy arrays: permutes whose
+destination is compact over the modes after the source's contiguous one (the strided
+set's 36 and 00 kinds, scaled), the source at an element offset, the destination's buffer
+poisoned and compared with NumPy byte for byte (nothing around the view written); each
+copy twice (the second through the cached launcher)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+CASES = [
+    # (source base shape, permutation, source offset, destination offset)
+    ((19, 5, 7, 12, 3, 181), (5, 3, 1, 4, 2, 0), 0, 0),  # 36's kind: D of 19
+    ((19, 5, 7, 12, 3, 181), (5, 3, 1, 4, 2, 0), 7, 3),
+    ((275, 23, 3, 4, 186), (4, 1, 2, 3, 0), 5, 11),  # 00's kind: a mode in both groups
+    ((7, 13, 97, 300), (3, 0, 1, 2), 1, 9),  # W of 300 (runs of 304 bytes), D of 97
+    ((3, 5, 7, 600), (3, 1, 0, 2), 2, 2),  # W of 600: the default runs (W in 5 tiles)
+]
+
+
+@pytest.mark.parametrize("base, perm, so, do", CASES)
+def test_merged_box_copies_on_the_gpu(base, perm, so, do):
+    import cupy as cp
+    from helpers.canonical_copies import key_strategy
+
+    import tilec
+    from tilec.copy_cpu import _operand
+    from tilec.copy_plan import plan_copy
+
+    rng = np.random.default_rng(sum(base) + so)
+    n = int(np.prod(base))
+    flat = rng.integers(-128, 128, size=so + n + 16).astype(np.int8)
+    src = flat[so : so + n].reshape(base).transpose(perm)
+    dbase = np.full(do + n + 16, 77, np.int8)
+    want = dbase.copy()
+    want[do : do + n].reshape(src.shape)[...] = src
+    plan = plan_copy(_operand(dbase[do : do + n].reshape(src.shape), None), _operand(src, None))
+    assert key_strategy(plan.key) == "box<tiles>"
+    src_dev = cp.asarray(flat)[so : so + n].reshape(base).transpose(perm)
+    for call in range(2):
+        dst_dev = cp.asarray(dbase)
+        tilec.copy_(dst_dev[do : do + n].reshape(src.shape), src_dev)
+        cp.cuda.Device().synchronize()
+        assert np.array_equal(cp.asnumpy(dst_dev), want), f"{base} {perm}, call {call + 1}"
