@@ -1,0 +1,125 @@
+"""A probe (issue 39, fp838): does an L1 prefetch of the block scales' next 32-byte sector
+shorten the block-scaled K loop at 8192^3? Experiment only, not a compiler path: the rule's
+emitted CUDA is patched as text here (one `prefetch.global.L1` of A's two rows' and B's
+scale a trip ahead, 8 K blocks on: the sector that the loop's loads would otherwise first
+read from L2 inside a step, where the promotion's FMUL waits on the scoreboard those loads
+share), compiled and timed in turns against the unpatched rule and `torch._scaled_mm`,
+both results checked as benchmarks/matmul_bench.py checks them.
+
+    python3 dev/experiments/fp8_prefetch_probe.py 8192 4096      (on the GPU)
+    python3 dev/experiments/fp8_prefetch_probe.py --patch FILE.cu  (the patched text, on the CPU)
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+PF_AHEAD = 8
+"""K blocks ahead: one 32-byte sector of a row's f32 scales."""
+
+
+def patch(src: str, ahead: int = PF_AHEAD) -> tuple[str, int]:
+    """`src` with the prefetches after each trip's first step's B-scale load, and their count."""
+    lines = src.split("\n")
+    out, n, i = [], 0, 0
+    kb_re = re.compile(r"\s*const int (t_\d+) = \(unsigned int\)i < \(unsigned int\)(\d+) \? i : \2;")
+    while i < len(lines):
+        line = lines[i]
+        out.append(line)
+        m = kb_re.match(line)
+        i += 1
+        if not m:
+            continue
+        kb, last = m.group(1), int(m.group(2))
+        arow = brow = None
+        while i < len(lines):
+            line = lines[i]
+            out.append(line)
+            i += 1
+            if arow is None and (ma := re.search(r"pscale_a\[(t_\d+)\]", line)):
+                arow = ma.group(1)
+            if mb := re.search(r"const float x_\d+ = pscale_b\[(t_\d+)\];", line):
+                brow = mb.group(1)
+                break
+        if arow is None or brow is None:
+            raise ValueError("patch: the trip's scale loads not found")
+        pad = re.match(r"\s*", line).group(0)
+        out += [f"{pad}{{ const int pf_k = ({kb} + {ahead} < {last} ? {kb} + {ahead} : {last}) - {kb};",
+                f'{pad}  asm volatile("prefetch.global.L1 [%0];" :: "l"(pscale_a + ({arow} + pf_k)));',
+                f'{pad}  asm volatile("prefetch.global.L1 [%0];" :: "l"(pscale_a + ({arow} + {8 * (last + 1)} + pf_k)));',
+                f'{pad}  asm volatile("prefetch.global.L1 [%0];" :: "l"(pscale_b + ({brow} + pf_k))); }}']
+        n += 1
+    return "\n".join(out), n
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--patch"]:
+        text, n = patch(open(argv[1]).read())
+        sys.stdout.write(text)
+        print(f"// {n} trips patched", file=sys.stderr)
+        return 0
+    import dataclasses
+    import os
+
+    import torch
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+    from matmul_bench import block_fp8_within_bound, forced, per_call_in_turns, queued_ms
+
+    import tilec
+    from tilec import gemm
+    from tilec.runtime import cache as kcache
+
+    state = {"on": False, "patched": 0}
+    orig = kcache.KernelCache.compile
+
+    def compile_(self, source, **kw):
+        if state["on"] and "pscale_a[" in source:
+            source, state["patched"] = patch(source)
+        return orig(self, source, **kw)
+
+    kcache.KernelCache.compile = compile_
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    ok = True
+    for size in (int(x) for x in argv):
+        m = n = k = size
+        g = torch.Generator(device="cuda").manual_seed(m + 7)
+        a = (torch.randn(m, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
+        w = (torch.randn(n, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
+        bsa = 0.5 + torch.rand(m, k // 128, device="cuda", generator=g)
+        bsb = 0.5 + torch.rand(n // 128, k // 128, device="cuda", generator=g)
+        sa, sb = torch.tensor(0.37, device="cuda"), torch.tensor(1.9, device="cuda")
+        rule = gemm.choose_config(m, n, sms, k=k, fp8=True, block_scales=True, b_kmajor=True)
+        pf = dataclasses.replace(rule, name=rule.name + ":pfprobe")
+        outs, fns = {}, {}
+        wt = w.t()
+        for label, cfg in (("rule", rule), ("pf", pf)):
+            c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+            state["on"] = label == "pf"
+            with forced(gemm, cfg):
+                tilec.matmul(a, wt, scale_a=bsa, scale_b=bsb, out=c)
+                torch.cuda.synchronize()
+                (fast,) = gemm._fast.values()  # the call's prepared launches (forced() cleared the others)
+            state["on"] = False
+            good = block_fp8_within_bound(c, a, w, bsa, bsb)
+            ok &= bool(good)
+            outs[label] = good
+            fns[label] = (lambda f, c: lambda: f(a, wt, None, None, c, bsa, bsb))(fast, c)
+            if fns[label]() is None:
+                raise RuntimeError(f"{label}: the prepared launch declined the call")
+        fns["scaled_mm"] = lambda: torch._scaled_mm(a, wt, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
+        flops = 2.0 * m * n * k
+        for rnd in range(2):
+            t = per_call_in_turns(fns, start=rnd)
+            q = {name: queued_ms(f) for name, f in fns.items()}
+            print(f"{size}^3 round {rnd}: " + ", ".join(
+                f"{name} {flops / t[name] / 1e9:.0f} ({t['scaled_mm'] / t[name]:.3f}) q {flops / q[name] / 1e9:.0f} "
+                f"({q['scaled_mm'] / q[name]:.3f})" for name in fns), flush=True)
+        print(f"{size}^3 checked: rule {outs['rule']}, pf {outs['pf']}, trips patched {state['patched']}",
+              flush=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
