@@ -6,8 +6,8 @@ read from L2 inside a step, where the promotion's FMUL waits on the scoreboard t
 share), compiled and timed in turns against the unpatched rule and `torch._scaled_mm`,
 both results checked as benchmarks/matmul_bench.py checks them.
 
-    python3 dev/experiments/fp8_prefetch_probe.py 8192 4096      (on the GPU)
-    python3 dev/experiments/fp8_prefetch_probe.py --patch FILE.cu  (the patched text, on the CPU)
+    python3 dev/experiments/fp8_prefetch_probe.py [--variants pf,pf16] 8192 4096   (on the GPU)
+    python3 dev/experiments/fp8_prefetch_probe.py --patch FILE.cu [VARIANT]   (the patched text, on the CPU)
 """
 
 from __future__ import annotations
@@ -53,9 +53,45 @@ def patch(src: str, ahead: int = PF_AHEAD) -> tuple[str, int]:
     return "\n".join(out), n
 
 
+def patch_dep(src: str) -> tuple[str, int]:
+    """`src` with each step's scale products (of the step before, `a * b` after its
+    `wgmma.wait_group 1`) computed first in the step, and the step's scale loads'
+    indices made to depend on them (`min(x, x + (sign bits >> 31))`, always `x`): the
+    FMUL then runs before the step's loads are issued, so it cannot wait on the
+    scoreboard they share with the earlier loads it reads."""
+    lines = src.split("\n")
+    kb_re = re.compile(r"\s*const int (t_\d+) = \(unsigned int\)(\w+) < \(unsigned int\)(\d+) \? \2 : \3;")
+    prod_re = re.compile(r"\s*const float t_\d+ = (\w+) \* (\w+);")
+    starts = [i for i, line in enumerate(lines) if kb_re.match(line)]
+    ends = starts[1:] + [next(i for i, line in enumerate(lines) if "wgmma.wait_group.sync.aligned 0;" in line)]
+    n = 0
+    for q, (lo, hi) in reversed(list(enumerate(zip(starts, ends)))):
+        prods = [prod_re.match(line).groups() for line in lines[lo:hi] if prod_re.match(line)][:2]
+        if len(prods) < 2:
+            continue
+        for j in range(lo, hi):
+            lines[j] = re.sub(r"(pscale_[ab])\[(t_\d+)\]",
+                              lambda m: f"{m.group(1)}[(int)min((unsigned){m.group(2)}, (unsigned){m.group(2)} + dep{q})]",
+                              lines[j])
+        pad = re.match(r"\s*", lines[lo]).group(0)
+        lines[lo + 1:lo + 1] = [
+            f"{pad}const float pre{q}a = {prods[0][0]} * {prods[0][1]};",
+            f"{pad}const float pre{q}b = {prods[1][0]} * {prods[1][1]};",
+            f"{pad}const unsigned dep{q} = (__float_as_uint(pre{q}a) | __float_as_uint(pre{q}b)) >> 31;"]
+        n += 1
+    return "\n".join(lines), n
+
+
+VARIANTS = {"pf": lambda s: patch(s), "pf16": lambda s: patch(s, 16), "dep": patch_dep,
+            "pfdep": lambda s: patch_dep(patch(s)[0])}
+"""The probe's variants of the rule's CUDA. `dep` (checked in the SASS on the CPU): ptxas then
+computes each step's products right after that step's own loads, inside the wgmma issue,
+waiting on them as before; it is not run by default."""
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--patch"]:
-        text, n = patch(open(argv[1]).read())
+        text, n = VARIANTS[argv[2] if len(argv) > 2 else "pf"](open(argv[1]).read())
         sys.stdout.write(text)
         print(f"// {n} trips patched", file=sys.stderr)
         return 0
@@ -71,15 +107,18 @@ def main(argv: list[str]) -> int:
     from tilec import gemm
     from tilec.runtime import cache as kcache
 
-    state = {"on": False, "patched": 0}
+    state = {"on": None, "patched": {}}
     orig = kcache.KernelCache.compile
 
     def compile_(self, source, **kw):
         if state["on"] and "pscale_a[" in source:
-            source, state["patched"] = patch(source)
+            source, state["patched"][state["on"]] = VARIANTS[state["on"]](source)
         return orig(self, source, **kw)
 
     kcache.KernelCache.compile = compile_
+    names = ["pf", "pf16"]
+    if argv[:1] == ["--variants"]:
+        names, argv = argv[1].split(","), argv[2:]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     ok = True
     for size in (int(x) for x in argv):
@@ -91,17 +130,17 @@ def main(argv: list[str]) -> int:
         bsb = 0.5 + torch.rand(n // 128, k // 128, device="cuda", generator=g)
         sa, sb = torch.tensor(0.37, device="cuda"), torch.tensor(1.9, device="cuda")
         rule = gemm.choose_config(m, n, sms, k=k, fp8=True, block_scales=True, b_kmajor=True)
-        pf = dataclasses.replace(rule, name=rule.name + ":pfprobe")
         outs, fns = {}, {}
         wt = w.t()
-        for label, cfg in (("rule", rule), ("pf", pf)):
+        for label in ("rule", *names):
+            cfg = rule if label == "rule" else dataclasses.replace(rule, name=f"{rule.name}:{label}probe")
             c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-            state["on"] = label == "pf"
+            state["on"] = None if label == "rule" else label
             with forced(gemm, cfg):
                 tilec.matmul(a, wt, scale_a=bsa, scale_b=bsb, out=c)
                 torch.cuda.synchronize()
                 (fast,) = gemm._fast.values()  # the call's prepared launches (forced() cleared the others)
-            state["on"] = False
+            state["on"] = None
             good = block_fp8_within_bound(c, a, w, bsa, bsb)
             ok &= bool(good)
             outs[label] = good
@@ -116,8 +155,7 @@ def main(argv: list[str]) -> int:
             print(f"{size}^3 round {rnd}: " + ", ".join(
                 f"{name} {flops / t[name] / 1e9:.0f} ({t['scaled_mm'] / t[name]:.3f}) q {flops / q[name] / 1e9:.0f} "
                 f"({q['scaled_mm'] / q[name]:.3f})" for name in fns), flush=True)
-        print(f"{size}^3 checked: rule {outs['rule']}, pf {outs['pf']}, trips patched {state['patched']}",
-              flush=True)
+        print(f"{size}^3 checked: {outs}, patched {state['patched']}", flush=True)
     return 0 if ok else 1
 
 
