@@ -175,10 +175,17 @@ class GemmConfig:
     ahead (`gemm_hopper_ws(l2_ahead=D)`, named `:l2p<D>`). An option: measured twice as
     slow on the H200 (QKV at M = 128 35.9 us with D = 2 against 19.9; benchmarks/NOTES.md)."""
 
+    scale_prefetch: bool = False
+    """Block scales: each trip of the K loop asks L1 for the scales 8 K blocks ahead (the next
+    32-byte sector of a row's; `gemm_hopper_ws(scale_prefetch=True)`, named `:pf`), so that no
+    step's scale loads wait for L2. An option until measured."""
+
     def kwargs(self, sms: int) -> dict[str, Any]:
-        """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight` and
-        `l2_ahead`."""
+        """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
+        `l2_ahead` and `scale_prefetch`."""
         kw = self._kwargs(sms)
+        if self.scale_prefetch:
+            kw["scale_prefetch"] = True
         if self.pdl:
             kw["pdl"] = True
         if self.pdl_weight:

@@ -182,6 +182,10 @@ SCALE_BLOCK = 128
 """The extent of a block scale of FP8 operands (DeepSeek-V3's): one f32 scale of A per
 row and 128 columns of K, one of B per 128 x 128 block (`gemm_hopper_ws(block_scales=True)`)."""
 
+SCALE_PREFETCH_AHEAD = 8
+"""`gemm_hopper_ws(scale_prefetch=True)`: the K blocks ahead of a trip's first step whose
+scales it asks of L1: one 32-byte sector of a row's f32 scales."""
+
 
 def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
@@ -558,6 +562,7 @@ def gemm_hopper_ws(
     serial: bool = False, rounds: int = 1, cluster_split: bool = False, box_parts: bool = False,
     global_partials: bool = False, skip_padding: bool = False, a_registers: bool = False,
     one_wgmma: bool = False, pdl: bool = False, pdl_weight: bool = False, l2_ahead: int = 0,
+    scale_prefetch: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -911,6 +916,8 @@ def gemm_hopper_ws(
                          f"per-tensor scale (got {dtype}, bk {bk}, chunk columns {bc})")
     if fma_promote and not block_scales:
         raise ValueError("gemm_hopper_ws: fma_promote needs block_scales")
+    if scale_prefetch and not block_scales:
+        raise ValueError("gemm_hopper_ws: scale_prefetch needs block_scales")
     if rounds < 1 or (rounds > 1 and not (block_scales and partials == 2)):
         raise ValueError(f"gemm_hopper_ws: rounds >= 1, and more than 1 only with block_scales and two partials "
                          f"(got {rounds})")
@@ -1168,6 +1175,28 @@ def gemm_hopper_ws(
                 held.append(g.ScaleB[nb, kb].named(f"sbv{s}"))
             return held
 
+        def prefetch_scales(i) -> None:
+            """`scale_prefetch`: the scales of K block `i + SCALE_PREFETCH_AHEAD` (clipped at
+            the last) asked of L1 (`layout.prefetch_l1`), A's in the layout its loads take
+            and B's (one element, every thread) of each chunk: the 32-byte sector after the
+            one the trip's loads read, there before a step's loads first read it."""
+            from tilec.dialects.distributed import BlockedLayout, SliceLayout
+
+            ahead = p.constant(SCALE_PREFETCH_AHEAD).named("pfahead")
+            kb = p.minui((i + ahead).named("kpf"), g.kblast).named("kbpf")
+            rows = p.slice(g.ScaleA, ["_", kb]).named("sacolpf")
+            at = g.by if swap_ab else g.bx
+            p.prefetch_l1(p.tile(rows, [at], [sext]).named("tsapf"), SliceLayout(sax, g.mma))
+            one = BlockedLayout([1], [32], [4 * wgs], [0])  # every consumer thread holds the element
+            for c in range(nch):
+                n0, step = (g.bx, bm) if swap_ab else (g.bys[c], bc)
+                nb = n0 if step == SCALE_BLOCK else p.divui(
+                    (n0 * p.constant(step).named("bcc")).named("col0"), p.constant(SCALE_BLOCK).named("sbk"))
+                # clipped at the last block column: a slice must lie inside ScaleB
+                nb = p.minui(nb, p.constant(_cdiv(n, SCALE_BLOCK) - 1).named("nblast")).named("nbc")
+                row = p.slice(g.ScaleB, [nb, "_"]).named("sbrowpf")
+                p.prefetch_l1(p.tile(row, [kb], [1]).named("tsbpf"), one)
+
         def promote(accs: list, parts: list, held: list) -> None:
             """Each chunk's main accumulator += its partial (complete) times the partial's
             step's scales `held` (`step_scales`)."""
@@ -1196,6 +1225,8 @@ def gemm_hopper_ws(
             for q in range(stages * rounds):
                 s = q % stages
                 new_held = step_scales(q, i)  # read a step before they are needed
+                if scale_prefetch and q == 0:
+                    prefetch_scales(i)
                 p.mbarrier_wait(full[s], phases[q // stages])
                 news = [p.mma(sa[s], b, g.zero, is_async=True).named(f"d{s + 1}") for b in sb[s]]
                 if q:  # step q - 1's wgmma are complete: its stage is free
@@ -1219,6 +1250,8 @@ def gemm_hopper_ws(
             `accs`: the chunks' main accumulators, updated in place."""
             for s in range(stages):
                 held = step_scales(s, i)
+                if scale_prefetch and s == 0:
+                    prefetch_scales(i)
                 p.mbarrier_wait(full[s], phase)
                 for c, b in enumerate(sb[s]):
                     (part,) = p.mma_wait(p.mma(sa[s], b, g.zero, is_async=True).named(f"d{s + 1}"), pending=0)

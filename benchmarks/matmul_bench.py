@@ -499,14 +499,15 @@ def parse_config(name: str):
         groups = [int(f[1:]) for f in flags if re.fullmatch(r"g\d+", f)]
         clusters = [_cluster(f) for f in flags if _cluster(f)]
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "sk", "sp", "ar", "ow",
-                                                       "pdl", "pdlw"}
+                                                       "pdl", "pdlw", "pf"}
                                                  or re.fullmatch(r"g\d+", f) or _cluster(f) for f in flags):
             cp = next((f[2:] for f in flags if f.startswith("cp")), "")
             return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp, stream_k="sk" in flags,
                                        cluster=clusters[-1] if clusters else (1, 1), box_parts="bp" in flags,
                                        group=groups[-1] if groups else c.group, skip_padding="sp" in flags,
                                        a_registers="ar" in flags, one_wgmma="ow" in flags,
-                                       pdl="pdl" in flags or "pdlw" in flags, pdl_weight="pdlw" in flags)
+                                       pdl="pdl" in flags or "pdlw" in flags, pdl_weight="pdlw" in flags,
+                                       scale_prefetch="pf" in flags)
     fp8, block = name.startswith(("f8:", "f8b:")), name.startswith("f8b:")
     head, stages, *flags = name.split(":", 1)[1].split(":") if fp8 else name.split(":")
     bm, bn, bk = (int(x) for x in head.split("x"))
@@ -516,6 +517,8 @@ def parse_config(name: str):
             kw["partials"] = 1
         elif f == "fma":
             kw["fma_promote"] = True
+        elif f == "pf":
+            kw["scale_prefetch"] = True
         elif f == "swapAB":
             kw["swap_ab"] = True
         elif f == "pp":
@@ -563,7 +566,7 @@ def parse_config(name: str):
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ov, nov, cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, sp, ar, pdl, pdlw, l2p<D>, part1 or fma")
+                             "cpab, cl<CM>[x<CN>], bp, sp, ar, pdl, pdlw, l2p<D>, part1, fma or pf")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)

@@ -7,6 +7,10 @@ share), compiled and timed in turns against the unpatched rule and `torch._scale
 both results checked as benchmarks/matmul_bench.py checks them.
 
     python3 dev/experiments/fp8_prefetch_probe.py [--variants pf,pf16] 8192 4096   (on the GPU)
+
+A variant with a colon is a configuration's name (benchmarks/matmul_bench.py's `parse_config`),
+built as the compiler builds it (`--variants f8b:128x128x128:4:pf`: `GemmConfig.scale_prefetch`,
+the same prefetches as `pf`, the rows checked against M).
     python3 dev/experiments/fp8_prefetch_probe.py --patch FILE.cu [VARIANT]   (the patched text, on the CPU)
 """
 
@@ -101,7 +105,7 @@ def main(argv: list[str]) -> int:
     import torch
 
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
-    from matmul_bench import block_fp8_within_bound, forced, per_call_in_turns, queued_ms
+    from matmul_bench import block_fp8_within_bound, forced, parse_config, per_call_in_turns, queued_ms
 
     import tilec
     from tilec import gemm
@@ -133,9 +137,10 @@ def main(argv: list[str]) -> int:
         outs, fns = {}, {}
         wt = w.t()
         for label in ("rule", *names):
-            cfg = rule if label == "rule" else dataclasses.replace(rule, name=f"{rule.name}:{label}probe")
+            cfg = (rule if label == "rule" else parse_config(label) if ":" in label
+                   else dataclasses.replace(rule, name=f"{rule.name}:{label}probe"))
             c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-            state["on"] = None if label == "rule" else label
+            state["on"] = label if label in VARIANTS else None
             with forced(gemm, cfg):
                 tilec.matmul(a, wt, scale_a=bsa, scale_b=bsb, out=c)
                 torch.cuda.synchronize()

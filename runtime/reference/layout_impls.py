@@ -887,6 +887,10 @@ class LayoutFunctions(InterpreterFunctions):
     def run_prefetch(self, interp: ReferenceInterpreter, op: layout.PrefetchOp, args):
         return ()  # a hint to L2: no value is read or changed
 
+    @impl(layout.PrefetchL1Op)
+    def run_prefetch_l1(self, interp: ReferenceInterpreter, op: layout.PrefetchL1Op, args):
+        return ()  # a hint to L1: no value is read or changed
+
     @impl(layout.StoreOp)
     def run_store(self, interp: ReferenceInterpreter, op: layout.StoreOp, args):
         value, v = args[:2]

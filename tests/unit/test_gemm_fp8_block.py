@@ -395,3 +395,32 @@ def test_rounds_refused_outside_the_two_partial_block_scaled_loop():
     with pytest.raises(ValueError, match="rounds >= 1"):
         gemm_hopper_ws(64, 64, 128, bm=64, bn=64, bk=128, stages=2, dtype="f8E4M3FN", b_kmajor=True,
                        block_scales=True, partials=1, rounds=2)
+
+
+@pytest.mark.parametrize("case", ["two-warpgroups-bias-relu", "swapped-m13-bias-silu-e5m2"])
+def test_scale_prefetch_against_float64(case):
+    """`scale_prefetch`: each trip asks L1 for the scales 8 K blocks ahead (`layout.prefetch_l1`,
+    clipped at the last K block and at M's rows); the results are the rule's, within the bound
+    on the executor before and after the default pipeline."""
+    (m, n, k), kw, dtype, ep, dynamic_m = {**CASES, **SWAPPED}[case]
+    for level in ("layout", "lowered"):
+        module = gemm_hopper_ws(None if dynamic_m else m, n, k, bk=128, stages=2, dtype=dtype, b_kmajor=True,
+                                epilogue=ep, block_scales=True, fma_promote=True, scale_prefetch=True, **kw)
+        _run_and_check(module, m, n, k, dtype, level, ep, dynamic_m)
+
+
+def test_scale_prefetch_128x128_compiles_without_spills_at_8192():
+    """The rule's 128 x 128 kernel with `scale_prefetch` (`GemmConfig.scale_prefetch`, `:pf`) at
+    8192^3: one `prefetch.global.L1` each of A's two rows a thread holds and of B's scale, in
+    the trip's first step (the fast path; the rows checked against M beside it), no spills,
+    no serialized wgmma."""
+    from tilec.gemm import FP8_BLOCK_CONFIGS
+
+    cuda = _compiles_clean(dataclasses.replace(FP8_BLOCK_CONFIGS[0], scale_prefetch=True), 8192)
+    assert cuda.count('asm volatile("prefetch.global.L1') == 5  # 2 rows fast, 2 guarded, B's 1
+    assert "prefetch.global.L1" not in _compiles_clean(FP8_BLOCK_CONFIGS[0], 8192)
+
+
+def test_scale_prefetch_refused_without_block_scales():
+    with pytest.raises(ValueError, match="scale_prefetch needs block_scales"):
+        gemm_hopper_ws(64, 64, 128, bm=64, bn=64, bk=64, stages=2, scale_prefetch=True)
