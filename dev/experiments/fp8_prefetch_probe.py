@@ -154,7 +154,7 @@ def main(argv: list[str]) -> int:
                 raise RuntimeError(f"{label}: the prepared launch declined the call")
         fns["scaled_mm"] = lambda: torch._scaled_mm(a, wt, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
         flops = 2.0 * m * n * k
-        for rnd in range(2):
+        for rnd in range(3):
             t = per_call_in_turns(fns, start=rnd)
             q = {name: queued_ms(f) for name, f in fns.items()}
             print(f"{size}^3 round {rnd}: " + ", ".join(
