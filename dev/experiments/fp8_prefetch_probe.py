@@ -6,7 +6,7 @@ read from L2 inside a step, where the promotion's FMUL waits on the scoreboard t
 share), compiled and timed in turns against the unpatched rule and `torch._scaled_mm`,
 both results checked as benchmarks/matmul_bench.py checks them.
 
-    python3 dev/experiments/fp8_prefetch_probe.py [--variants pf,pf16] 8192 4096   (on the GPU)
+    python3 dev/experiments/fp8_prefetch_probe.py [--variants pf,pf16] 8192 4096 8192x8192x1024   (on the GPU)
 
 A variant with a colon is a configuration's name (benchmarks/matmul_bench.py's `parse_config`),
 built as the compiler builds it (`--variants f8b:128x128x128:4:pf`: `GemmConfig.scale_prefetch`,
@@ -122,11 +122,11 @@ def main(argv: list[str]) -> int:
     kcache.KernelCache.compile = compile_
     names = ["pf", "pf16"]
     if argv[:1] == ["--variants"]:
-        names, argv = argv[1].split(","), argv[2:]
+        names, argv = [x for x in argv[1].split(",") if x], argv[2:]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     ok = True
-    for size in (int(x) for x in argv):
-        m = n = k = size
+    for size in argv:  # N (N^3) or MxNxK
+        m, n, k = (int(x) for x in size.split("x")) if "x" in size else (int(size),) * 3
         g = torch.Generator(device="cuda").manual_seed(m + 7)
         a = (torch.randn(m, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
         w = (torch.randn(n, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
@@ -157,10 +157,10 @@ def main(argv: list[str]) -> int:
         for rnd in range(3):
             t = per_call_in_turns(fns, start=rnd)
             q = {name: queued_ms(f) for name, f in fns.items()}
-            print(f"{size}^3 round {rnd}: " + ", ".join(
+            print(f"{size} round {rnd}: " + ", ".join(
                 f"{name} {flops / t[name] / 1e9:.0f} ({t['scaled_mm'] / t[name]:.3f}) q {flops / q[name] / 1e9:.0f} "
                 f"({q['scaled_mm'] / q[name]:.3f})" for name in fns), flush=True)
-        print(f"{size}^3 checked: {outs}, patched {state['patched']}", flush=True)
+        print(f"{size} checked: {outs}, patched {state['patched']}", flush=True)
     return 0 if ok else 1
 
 
