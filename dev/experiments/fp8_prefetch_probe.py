@@ -160,7 +160,7 @@ def main(argv: list[str]) -> int:
             print(f"{size} round {rnd}: " + ", ".join(
                 f"{name} {flops / t[name] / 1e9:.0f} ({t['scaled_mm'] / t[name]:.3f}) q {flops / q[name] / 1e9:.0f} "
                 f"({q['scaled_mm'] / q[name]:.3f})" for name in fns), flush=True)
-        print(f"{size} checked: {outs}, patched {state['patched']}", flush=True)
+        print(f"{size} checked: {outs}, rule {rule.name}, patched {state['patched']}", flush=True)
     return 0 if ok else 1
 
 
