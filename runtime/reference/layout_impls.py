@@ -889,7 +889,14 @@ class LayoutFunctions(InterpreterFunctions):
 
     @impl(layout.PrefetchL1Op)
     def run_prefetch_l1(self, interp: ReferenceInterpreter, op: layout.PrefetchL1Op, args):
-        return ()  # a hint to L1: no value is read or changed
+        """A hint to L1: no value is read or changed. The elements asked for (those a load
+        into `like` would read, outside a masked view's tensor not) must lie inside their
+        buffer, as a load's: an address past it is an error here, not a prefetch of
+        another allocation's line."""
+        view = _view(op, args[0])
+        grid, acc, _, offs, valid, _ = self._owned(interp, op, view, op.like)
+        element_keys(op, grid, view, acc, offs, valid, "reads")
+        return ()
 
     @impl(layout.StoreOp)
     def run_store(self, interp: ReferenceInterpreter, op: layout.StoreOp, args):
