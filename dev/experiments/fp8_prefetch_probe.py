@@ -86,8 +86,42 @@ def patch_dep(src: str) -> tuple[str, int]:
     return "\n".join(lines), n
 
 
+def patch_mn(src: str) -> tuple[str, int]:
+    """`src` reading A's scales MN-major (stored K block by K block, each block's M rows
+    contiguous, as DeepGEMM takes them): every `pscale_a[row * KB + kb]` becomes
+    `pscale_a[kb * m + row]`, so a warp's loads of 8 consecutive rows touch one 32-byte
+    sector instead of 8 lines (KB, the K blocks, from the K loop's clamp; `m` the
+    kernel's run-time M). The caller passes the scales so stored."""
+    kb_re = re.compile(r"\(unsigned int\)i < \(unsigned int\)(\d+) \? i : \1;")
+    kb = int(kb_re.search(src).group(1)) + 1
+    out, n = re.subn(r"pscale_a\[([^\]]+)\]",
+                     lambda mm: f"pscale_a[((unsigned)({mm.group(1)}) % {kb}u) * (unsigned)m + "
+                                f"(unsigned)({mm.group(1)}) / {kb}u]", src)
+    return out, n
+
+
+def patch_mn_ahead(src: str, ahead: int = 2) -> tuple[str, int]:
+    """`patch_mn`, and after each load of A's scales a `prefetch.global.L1` of the same rows'
+    scales `ahead` K blocks on (clipped at the last): MN-major, a step's sector is read by
+    that step alone, so each step's loads would otherwise go to L2."""
+    kb = int(re.search(r"\(unsigned int\)i < \(unsigned int\)(\d+) \? i : \1;", src).group(1)) + 1
+    lines, n = [], 0
+    for line in src.split("\n"):
+        lines.append(line)
+        mm = re.search(r"= pscale_a\[([^\]]+)\];", line)
+        if mm:
+            x = f"(unsigned)({mm.group(1)})"
+            pad = re.match(r"\s*", line).group(0)
+            lines.append(f'{pad}asm volatile("prefetch.global.L1 [%0];" :: "l"(pscale_a + '
+                         f'(min({x} % {kb}u + {ahead}u, {kb - 1}u) * (unsigned)m + {x} / {kb}u)));')
+            n += 1
+    return patch_mn("\n".join(lines))[0], n
+
+
 VARIANTS = {"pf": lambda s: patch(s), "pf16": lambda s: patch(s, 16), "dep": patch_dep,
-            "pfdep": lambda s: patch_dep(patch(s)[0])}
+            "pfdep": lambda s: patch_dep(patch(s)[0]), "mn": patch_mn, "mnpf": patch_mn_ahead}
+MN_MAJOR = ("mn", "mnpf")
+"""The variants that read A's scales MN-major (`patch_mn`)."""
 """The probe's variants of the rule's CUDA. `dep` (checked in the SASS on the CPU): ptxas then
 computes each step's products right after that step's own loads, inside the wgmma issue,
 waiting on them as before; it is not run by default."""
@@ -133,6 +167,8 @@ def main(argv: list[str]) -> int:
         bsa = 0.5 + torch.rand(m, k // 128, device="cuda", generator=g)
         bsb = 0.5 + torch.rand(n // 128, k // 128, device="cuda", generator=g)
         sa, sb = torch.tensor(0.37, device="cuda"), torch.tensor(1.9, device="cuda")
+        # A's scales stored MN-major (K block by K block), seen as a row-major (M, KB) tensor
+        bsa_mn = bsa.t().contiguous().view(m, k // 128)
         rule = gemm.choose_config(m, n, sms, k=k, fp8=True, block_scales=True, b_kmajor=True)
         outs, fns = {}, {}
         wt = w.t()
@@ -141,15 +177,16 @@ def main(argv: list[str]) -> int:
                    else dataclasses.replace(rule, name=f"{rule.name}:{label}probe"))
             c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
             state["on"] = label if label in VARIANTS else None
+            xa = bsa_mn if label in MN_MAJOR else bsa
             with forced(gemm, cfg):
-                tilec.matmul(a, wt, scale_a=bsa, scale_b=bsb, out=c)
+                tilec.matmul(a, wt, scale_a=xa, scale_b=bsb, out=c)
                 torch.cuda.synchronize()
                 (fast,) = gemm._fast.values()  # the call's prepared launches (forced() cleared the others)
             state["on"] = None
             good = block_fp8_within_bound(c, a, w, bsa, bsb)
             ok &= bool(good)
             outs[label] = good
-            fns[label] = (lambda f, c: lambda: f(a, wt, None, None, c, bsa, bsb))(fast, c)
+            fns[label] = (lambda f, c, xa: lambda: f(a, wt, None, None, c, xa, bsb))(fast, c, xa)
             if fns[label]() is None:
                 raise RuntimeError(f"{label}: the prepared launch declined the call")
         fns["scaled_mm"] = lambda: torch._scaled_mm(a, wt, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
