@@ -186,6 +186,10 @@ SCALE_PREFETCH_AHEAD = 8
 """`gemm_hopper_ws(scale_prefetch=True)`: the K blocks ahead of a trip's first step whose
 scales it asks of L1: one 32-byte sector of a row's f32 scales."""
 
+SCALE_PREFETCH_AHEAD_MN = 2
+"""With `scale_a_mn_major` (A's scales MN-major: a step's rows in a sector of their own), the
+K blocks ahead of each step whose A scales `scale_prefetch` asks of L1."""
+
 
 def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
@@ -215,7 +219,7 @@ def _check_shape(source: str, m: int | None, n: int, k: int, bm: int, stages: in
 def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, stages: int, mma_warps: int,
              dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
              block_scales: bool = False, swap_ab: bool = False, slots: int = 0, serial: bool = False,
-             rounds: int = 1, cluster_split: bool = False):
+             rounds: int = 1, cluster_split: bool = False, scale_a_mn: bool = False):
     """What both programs share up to their `layout.launch`, as a namespace `g`: the
     `tilec.Program` `g.p`, the views `g.A`, `g.B`, `g.C` (and `g.Bias`, `g.Res` of the
     epilogue), the accumulator layout `g.mma` (`bm x bc` over `mma_warps` warps), the
@@ -227,7 +231,8 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     wgmma descriptors are fitted to either (dialects/wgmma.py). `split_k` S > 1: a
     workspace `pw` of S x M x N f32 partial products (`g.W`, M x N x S, after the
     epilogue's operands) and `g.nk` the K steps of one split. `block_scales`: the
-    block scales `pscale_a` (M x ceil(K / 128) f32, row-major: `g.ScaleA`) and
+    block scales `pscale_a` (M x ceil(K / 128) f32, row-major, or with `scale_a_mn`
+    MN-major, strides (1, M): `g.ScaleA`) and
     `pscale_b` (ceil(N / 128) x ceil(K / 128): `g.ScaleB`) after the epilogue's
     operands, and `g.kblast` the last K block. `swap_ab` (M run-time, B K-major): the
     program computes C^T = B^T A^T, its "A" (`g.A`) the N x K row-major B^T, its "B"
@@ -307,6 +312,10 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
             continue
         r, c = shape
         dyn = [g.m] if r is None else []
+        if name == "ScaleA" and scale_a_mn:  # MN-major: each K block's M scales contiguous
+            setattr(g, name, p.view(ptr, f"({'?' if r is None else r},{c}):(1,{'?' if r is None else r})",
+                                    dynamic=dyn + dyn).named(name))
+            continue
         if ncols is not None and r is not None and name in ("C", "Res"):
             c, dyn = "?", [ncols]
         setattr(g, name, p.view(ptr, f"({'?' if r is None else r},{c}):({stride},1)", dynamic=dyn).named(name))
@@ -562,7 +571,7 @@ def gemm_hopper_ws(
     serial: bool = False, rounds: int = 1, cluster_split: bool = False, box_parts: bool = False,
     global_partials: bool = False, skip_padding: bool = False, a_registers: bool = False,
     one_wgmma: bool = False, pdl: bool = False, pdl_weight: bool = False, l2_ahead: int = 0,
-    scale_prefetch: bool = False,
+    scale_prefetch: bool = False, scale_a_mn_major: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -889,6 +898,15 @@ def gemm_hopper_ws(
     then not bounded by the ring's shared memory (a multiprocessor's fill at M = 128,
     its ring's bytes over DRAM's latency), the ring's by L2's latency instead. Measured
     twice as slow on the H200 (64 prefetches of 1 KiB a trip; benchmarks/NOTES.md, dec37).
+
+    `scale_prefetch` (block scales): the consumers ask L1 for scales ahead of their loads
+    (`layout.prefetch_l1`): each trip B's and, row-major, A's rows' of the K block
+    `SCALE_PREFETCH_AHEAD` (8: the next 32-byte sector of a row) on; with
+    `scale_a_mn_major`, each step A's rows' `SCALE_PREFETCH_AHEAD_MN` (2) K blocks on.
+    `scale_a_mn_major` (block scales): `pscale_a` holds A's scales MN-major (strides (1, M):
+    each K block's M scales contiguous, as DeepGEMM takes them), so a warp's load of a
+    step's scales of 8 consecutive rows reads one 32-byte sector instead of 8 lines.
+    Both options until measured (benchmarks/NOTES.md, fp838).
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
@@ -916,8 +934,8 @@ def gemm_hopper_ws(
                          f"per-tensor scale (got {dtype}, bk {bk}, chunk columns {bc})")
     if fma_promote and not block_scales:
         raise ValueError("gemm_hopper_ws: fma_promote needs block_scales")
-    if scale_prefetch and not block_scales:
-        raise ValueError("gemm_hopper_ws: scale_prefetch needs block_scales")
+    if (scale_prefetch or scale_a_mn_major) and not block_scales:
+        raise ValueError("gemm_hopper_ws: scale_prefetch and scale_a_mn_major need block_scales")
     if rounds < 1 or (rounds > 1 and not (block_scales and partials == 2)):
         raise ValueError(f"gemm_hopper_ws: rounds >= 1, and more than 1 only with block_scales and two partials "
                          f"(got {rounds})")
@@ -988,7 +1006,7 @@ def gemm_hopper_ws(
     nprog = persistent if m is None or split_k > 1 or size > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
     g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong else bm // 16, dtype, epilogue, b_kmajor, split_k,
                  block_scales, swap_ab, 2 * persistent if stream_k else 0, serial, rounds,
-                 cluster_split and not global_partials)
+                 cluster_split and not global_partials, scale_a_mn_major)
     p = g.p
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages * rounds))}
     o[0] = g.c0
@@ -1163,6 +1181,11 @@ def gemm_hopper_ws(
             rows = p.slice(g.ScaleA, ["_", kb]).named(f"sacol{s}")
             at = g.by if swap_ab else g.bx
             held = [p.load(p.tile(rows, [at], [sext]).named(f"tsa{s}"), SliceLayout(sax, g.mma)).named(f"sarow{s}")]
+            if scale_prefetch and scale_a_mn_major:  # MN-major: each step's rows a sector of their own
+                ahead = p.constant(SCALE_PREFETCH_AHEAD_MN).named("pfmn")
+                kpf = p.minui(((i + o[s]).named(f"kstep{s}") + ahead).named("kpf"), g.kblast).named("kbpf")
+                p.prefetch_l1(p.tile(p.slice(g.ScaleA, ["_", kpf]).named("sacolpf"), [at], [sext]).named("tsapf"),
+                              SliceLayout(sax, g.mma))
             for c in range(nch):
                 # the block of N: of the chunk's columns, or of the tile's rows when swapped
                 n0, step = (g.bx, bm) if swap_ab else (g.bys[c], bc)
@@ -1184,9 +1207,10 @@ def gemm_hopper_ws(
 
             ahead = p.constant(SCALE_PREFETCH_AHEAD).named("pfahead")
             kb = p.minui((i + ahead).named("kpf"), g.kblast).named("kbpf")
-            rows = p.slice(g.ScaleA, ["_", kb]).named("sacolpf")
-            at = g.by if swap_ab else g.bx
-            p.prefetch_l1(p.tile(rows, [at], [sext]).named("tsapf"), SliceLayout(sax, g.mma))
+            if not scale_a_mn_major:  # (MN-major, each step asks for its own rows: `step_scales`)
+                rows = p.slice(g.ScaleA, ["_", kb]).named("sacolpf")
+                at = g.by if swap_ab else g.bx
+                p.prefetch_l1(p.tile(rows, [at], [sext]).named("tsapf"), SliceLayout(sax, g.mma))
             one = BlockedLayout([1], [32], [4 * wgs], [0])  # every consumer thread holds the element
             for c in range(nch):
                 n0, step = (g.bx, bm) if swap_ab else (g.bys[c], bc)

@@ -8,6 +8,8 @@ both results checked as benchmarks/matmul_bench.py checks them.
 
     python3 dev/experiments/fp8_prefetch_probe.py [--variants pf,pf16] 8192 4096 8192x8192x1024   (on the GPU)
 
+A variant NAME+mn (`rule+mn`, `f8b:128x128x128:4:pf+mn`) gives tilec.matmul A's scales MN-major
+(strides (1, M)), which it runs with `gemm_hopper_ws(scale_a_mn_major=True)`.
 A variant with a colon is a configuration's name (benchmarks/matmul_bench.py's `parse_config`),
 built as the compiler builds it (`--variants f8b:128x128x128:4:pf`: `GemmConfig.scale_prefetch`,
 the same prefetches as `pf`, the rows checked against M).
@@ -167,17 +169,20 @@ def main(argv: list[str]) -> int:
         bsa = 0.5 + torch.rand(m, k // 128, device="cuda", generator=g)
         bsb = 0.5 + torch.rand(n // 128, k // 128, device="cuda", generator=g)
         sa, sb = torch.tensor(0.37, device="cuda"), torch.tensor(1.9, device="cuda")
-        # A's scales stored MN-major (K block by K block), seen as a row-major (M, KB) tensor
+        # A's scales stored MN-major (K block by K block), seen as a row-major (M, KB) tensor (for the
+        # patched variants), and as what it is (strides (1, M): tilec.matmul's MN-major kernels)
         bsa_mn = bsa.t().contiguous().view(m, k // 128)
+        bsa_t = bsa.t().contiguous().t()
         rule = gemm.choose_config(m, n, sms, k=k, fp8=True, block_scales=True, b_kmajor=True)
         outs, fns = {}, {}
         wt = w.t()
         for label in ("rule", *names):
-            cfg = (rule if label == "rule" else parse_config(label) if ":" in label
-                   else dataclasses.replace(rule, name=f"{rule.name}:{label}probe"))
+            base = label.removesuffix("+mn")  # NAME+mn: A's scales given MN-major to tilec.matmul
+            cfg = (rule if base == "rule" else parse_config(base) if ":" in base
+                   else dataclasses.replace(rule, name=f"{rule.name}:{base}probe"))
             c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
             state["on"] = label if label in VARIANTS else None
-            xa = bsa_mn if label in MN_MAJOR else bsa
+            xa = bsa_mn if label in MN_MAJOR else bsa_t if label.endswith("+mn") else bsa
             with forced(gemm, cfg):
                 tilec.matmul(a, wt, scale_a=xa, scale_b=bsb, out=c)
                 torch.cuda.synchronize()
