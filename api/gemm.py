@@ -1190,7 +1190,9 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     the rest of the epilogue; `out_dtype` default bf16. Block scales (DeepSeek-V3's,
     unless both scales have one element): `scale_a` f32 of shape (..., ceil(K / 128))
     (a's leading dimensions: one scale per row and 128 of K), `scale_b` f32 of shape
-    (ceil(N / 128), ceil(K / 128)) (one per 128 x 128 block of w), both row-major: each
+    (ceil(N / 128), ceil(K / 128)) (one per 128 x 128 block of w), both row-major (a 2-D
+    `scale_a` may also be MN-major, strides (1, M), DeepGEMM's layout: a kernel that reads
+    it so, `gemm_hopper_ws(scale_a_mn_major=True)`): each
     128 of K's product is multiplied by its scales and summed in f32
     (`FP8_BLOCK_CONFIGS`, `gemm_hopper_ws(block_scales=True)`).
 
