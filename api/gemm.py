@@ -180,12 +180,18 @@ class GemmConfig:
     32-byte sector of a row's; `gemm_hopper_ws(scale_prefetch=True)`, named `:pf`), so that no
     step's scale loads wait for L2. An option until measured."""
 
+    l2_promotion: int = 0
+    """The L2 sector promotion of the producer's TMA loads in bytes (0: the default, 128;
+    `gemm_hopper_ws(l2_promotion=)`, named `:pr<B>`). An option until measured."""
+
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
-        `l2_ahead` and `scale_prefetch`."""
+        `l2_ahead`, `scale_prefetch` and `l2_promotion`."""
         kw = self._kwargs(sms)
         if self.scale_prefetch:
             kw["scale_prefetch"] = True
+        if self.l2_promotion:
+            kw["l2_promotion"] = self.l2_promotion
         if self.pdl:
             kw["pdl"] = True
         if self.pdl_weight:

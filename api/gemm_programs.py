@@ -571,7 +571,7 @@ def gemm_hopper_ws(
     serial: bool = False, rounds: int = 1, cluster_split: bool = False, box_parts: bool = False,
     global_partials: bool = False, skip_padding: bool = False, a_registers: bool = False,
     one_wgmma: bool = False, pdl: bool = False, pdl_weight: bool = False, l2_ahead: int = 0,
-    scale_prefetch: bool = False, scale_a_mn_major: bool = False,
+    scale_prefetch: bool = False, scale_a_mn_major: bool = False, l2_promotion: int | None = None,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -907,6 +907,10 @@ def gemm_hopper_ws(
     each K block's M scales contiguous, as DeepGEMM takes them), so a warp's load of a
     step's scales of 8 consecutive rows reads one 32-byte sector instead of 8 lines.
     Both options until measured (benchmarks/NOTES.md, fp838).
+    `l2_promotion` (bytes: 0, 64, 128, 256; None: `DEFAULT_L2_PROMOTION`, 128): the L2 sector
+    promotion of the producer's TMA loads of A and B (not the clusters' multicast ones): 256
+    brings a row's next K step (its next 128 bytes of 8-bit operands) into L2 with each miss.
+    An option until measured.
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
@@ -1662,8 +1666,10 @@ def gemm_hopper_ws(
                 p.mbarrier_arrive(full[s], tx=tx or None)
                 ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
                 tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
-                if cn == 1:
-                    (p.cp_async_load if "a" in cp_async else p.tma_load)(ta, sa[s], full[s])
+                if cn == 1 and "a" in cp_async:
+                    p.cp_async_load(ta, sa[s], full[s])
+                elif cn == 1:
+                    p.tma_load(ta, sa[s], full[s], l2_promotion=l2_promotion)
                 if size > 1:  # each rank its share of the stage's boxes, multicast (`cluster_loads`)
                     for r, loads in enumerate(cluster_loads(cm, cn, s, nch, box_parts)):
                         if loads:
@@ -1676,7 +1682,10 @@ def gemm_hopper_ws(
                     if cm > 1:
                         continue
                 for tb, b in zip(tbs, sb[s]):
-                    (p.cp_async_load if "b" in cp_async else p.tma_load)(tb, b, full[s])
+                    if "b" in cp_async:
+                        p.cp_async_load(tb, b, full[s])
+                    else:
+                        p.tma_load(tb, b, full[s], l2_promotion=l2_promotion)
 
         if pdl:  # the stream's next kernel may start its blocks; this one waits for the previous
             p.griddep_launch_dependents()

@@ -500,14 +500,16 @@ def parse_config(name: str):
         clusters = [_cluster(f) for f in flags if _cluster(f)]
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "sk", "sp", "ar", "ow",
                                                        "pdl", "pdlw", "pf"}
-                                                 or re.fullmatch(r"g\d+", f) or _cluster(f) for f in flags):
+                                                 or re.fullmatch(r"g\d+|pr\d+", f) or _cluster(f) for f in flags):
             cp = next((f[2:] for f in flags if f.startswith("cp")), "")
             return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp, stream_k="sk" in flags,
                                        cluster=clusters[-1] if clusters else (1, 1), box_parts="bp" in flags,
                                        group=groups[-1] if groups else c.group, skip_padding="sp" in flags,
                                        a_registers="ar" in flags, one_wgmma="ow" in flags,
                                        pdl="pdl" in flags or "pdlw" in flags, pdl_weight="pdlw" in flags,
-                                       scale_prefetch="pf" in flags)
+                                       scale_prefetch="pf" in flags,
+                                       l2_promotion=next((int(f[2:]) for f in flags if re.fullmatch(r"pr\d+", f)),
+                                                         c.l2_promotion))
     fp8, block = name.startswith(("f8:", "f8b:")), name.startswith("f8b:")
     head, stages, *flags = name.split(":", 1)[1].split(":") if fp8 else name.split(":")
     bm, bn, bk = (int(x) for x in head.split("x"))
@@ -519,6 +521,8 @@ def parse_config(name: str):
             kw["fma_promote"] = True
         elif f == "pf":
             kw["scale_prefetch"] = True
+        elif m := re.fullmatch(r"pr(\d+)", f):
+            kw["l2_promotion"] = int(m.group(1))
         elif f == "swapAB":
             kw["swap_ab"] = True
         elif f == "pp":
@@ -566,7 +570,7 @@ def parse_config(name: str):
         else:
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ov, nov, cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, sp, ar, pdl, pdlw, l2p<D>, part1, fma or pf")
+                             "cpab, cl<CM>[x<CN>], bp, sp, ar, pdl, pdlw, l2p<D>, part1, fma, pf or pr<B>")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)

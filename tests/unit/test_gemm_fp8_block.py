@@ -461,3 +461,16 @@ def test_scale_a_mn_major_128x128_compiles_without_spills_at_8192():
         assert resource_usage(result)["gemm_kernel"].spill_stores in (0, None)
         assert not any(code in result.log for code in ("C7512", "C7514", "C7515", "C7517", "C7520")), result.log
         assert ("prefetch.global.L1" in cuda) == pf
+
+
+def test_l2_promotion_on_the_producer_s_tma_loads():
+    """`l2_promotion` (`GemmConfig.l2_promotion`, `:pr256`): every TMA load of A and B carries it
+    (the tensor maps' L2 sector promotion), and the results are the rule's on the executor."""
+    from tilec.dialects.layout_tma import TmaLoadOp
+
+    (m, n, k), kw, dtype, ep, dynamic_m = CASES["two-warpgroups-bias-relu"]
+    module = gemm_hopper_ws(None, n, k, bk=128, stages=2, dtype=dtype, b_kmajor=True, epilogue=ep,
+                            block_scales=True, fma_promote=True, l2_promotion=256, **kw)
+    loads = [o for o in module.walk() if isinstance(o, TmaLoadOp)]
+    assert loads and all(o.l2_promotion_bytes == 256 for o in loads)
+    _run_and_check(module, m, n, k, dtype, "layout", ep, dynamic_m)
