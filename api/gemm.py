@@ -206,10 +206,23 @@ class GemmConfig:
     ahead (`gemm_hopper_ws(l2_ahead=D)`, named `:l2p<D>`). An option: measured twice as
     slow on the H200 (QKV at M = 128 35.9 us with D = 2 against 19.9; benchmarks/NOTES.md)."""
 
+    scale_prefetch: bool = False
+    """Block scales: each trip of the K loop asks L1 for the scales 8 K blocks ahead (the next
+    32-byte sector of a row's; `gemm_hopper_ws(scale_prefetch=True)`, named `:pf`), so that no
+    step's scale loads wait for L2. An option until measured."""
+
+    l2_promotion: int = 0
+    """The L2 sector promotion of the producer's TMA loads in bytes (0: the default, 128;
+    `gemm_hopper_ws(l2_promotion=)`, named `:pr<B>`). An option until measured."""
+
     def kwargs(self, sms: int) -> dict[str, Any]:
-        """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight` and
-        `l2_ahead`."""
+        """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
+        `l2_ahead`, `scale_prefetch` and `l2_promotion`."""
         kw = self._kwargs(sms)
+        if self.scale_prefetch:
+            kw["scale_prefetch"] = True
+        if self.l2_promotion:
+            kw["l2_promotion"] = self.l2_promotion
         if self.pdl:
             kw["pdl"] = True
         if self.pdl_weight:
@@ -1030,6 +1043,8 @@ class MatmulKey:
     index_bits: int = 64
     """32 when every offset the kernel computes fits in 32 bits for the call's M
     (`index_bits`): the program then promises `tilec.index_bits = 32`."""
+    scale_a_mn: bool = False
+    """Block scales: A's given MN-major (`gemm_hopper_ws(scale_a_mn_major=True)`)."""
 
 
 def index_bits(m: int, n: int, k: int, config: GemmConfig) -> int:
@@ -1049,7 +1064,7 @@ def matmul_program(key: MatmulKey):
     are `pa`, `pb`, `pc`, then `pbias`, `pres`, `pscale_a`, `pscale_b` as the epilogue
     uses them, then `m`. With `key.index_bits == 32` its function promises 32-bit offsets."""
     module = gemm_hopper_ws(None, key.n, key.k, dtype=key.dtype, epilogue=key.epilogue, b_kmajor=key.b_kmajor,
-                            **key.config.kwargs(key.sms))
+                            **key.config.kwargs(key.sms), **({"scale_a_mn_major": True} if key.scale_a_mn else {}))
     if key.index_bits == 32:
         from xdsl.dialects import func
 
@@ -1182,7 +1197,8 @@ def _per_tensor(s: Any) -> bool:
 
 
 def _block_scale(name: str, s: Any, shape: tuple[int, ...]) -> Any:
-    """A block scale: an f32 PyTorch CUDA tensor of `shape`, row-major."""
+    """A block scale: an f32 PyTorch CUDA tensor of `shape`, row-major (or, for a 2-D
+    `scale_a`, MN-major: `_mn_major`)."""
     import torch
 
     if not _is_torch(s) or not s.is_cuda or s.dtype != torch.float32:
@@ -1190,10 +1206,17 @@ def _block_scale(name: str, s: Any, shape: tuple[int, ...]) -> Any:
     if tuple(s.shape) != shape:
         raise TilecError(f"tilec.matmul: block scale {name} has shape {tuple(s.shape)}, expected {shape} "
                          f"(one scale per {SCALE_BLOCK} of K{' and 128 of N' if name == 'scale_b' else ' per row'})")
-    if not _row_major(s):
-        raise TilecError(f"tilec.matmul: block scale {name} must be row-major (contiguous); "
+    if not _row_major(s) and not (name == "scale_a" and _mn_major(s)):
+        raise TilecError(f"tilec.matmul: block scale {name} must be row-major (contiguous)"
+                         f"{' or, 2-D, MN-major (its transpose contiguous)' if name == 'scale_a' else ''}; "
                          "make it so with .contiguous()")
     return s
+
+
+def _mn_major(s: Any) -> bool:
+    """A 2-D (M, K/128) scale whose transpose is row-major (each K block's M scales
+    contiguous, DeepGEMM's layout of the activations' scales) and not row-major itself."""
+    return s.dim() == 2 and s.shape[0] > 1 and s.shape[1] > 1 and _row_major(s.t())
 
 
 def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, residual: Any = None,
@@ -1217,7 +1240,9 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     the rest of the epilogue; `out_dtype` default bf16. Block scales (DeepSeek-V3's,
     unless both scales have one element): `scale_a` f32 of shape (..., ceil(K / 128))
     (a's leading dimensions: one scale per row and 128 of K), `scale_b` f32 of shape
-    (ceil(N / 128), ceil(K / 128)) (one per 128 x 128 block of w), both row-major: each
+    (ceil(N / 128), ceil(K / 128)) (one per 128 x 128 block of w), both row-major (a 2-D
+    `scale_a` may also be MN-major, strides (1, M), DeepGEMM's layout: a kernel that reads
+    it so, `gemm_hopper_ws(scale_a_mn_major=True)`): each
     128 of K's product is multiplied by its scales and summed in f32
     (`FP8_BLOCK_CONFIGS`, `gemm_hopper_ws(block_scales=True)`).
 
@@ -1279,24 +1304,29 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     else:
         _operand("out", out, (*lead, n), odt)
     block = fp8 and not (_per_tensor(scale_a) and _per_tensor(scale_b))
+    scale_a_mn = False
     if block:
         kblocks = -(-k // SCALE_BLOCK)
         scale_a = _block_scale("scale_a", scale_a, (*lead, kblocks))
         scale_b = _block_scale("scale_b", scale_b, (-(-n // SCALE_BLOCK), kblocks))
+        scale_a_mn = not _row_major(scale_a)
     if m == 0:
         return out
     sms = _sms(a)
     config = choose_config(m, n, sms, k=k, fp8=fp8, block_scales=block, b_kmajor=b_kmajor)
     epilogue = Epilogue(bias=bias is not None, activation=activation, residual=residual is not None, out_dtype=odt,
                         scale=fp8 and not block)
-    kernel = matmul_kernel(MatmulKey(config, n, k, dtype, epilogue, sms, b_kmajor, index_bits(m, n, k, config)))
+    kernel = matmul_kernel(MatmulKey(config, n, k, dtype, epilogue, sms, b_kmajor, index_bits(m, n, k, config),
+                                     scale_a_mn))
     given = {"a": a, "b": b, "out": out, "bias": bias, "residual": residual, "scale_a": scale_a,
              "scale_b": scale_b}
     names = ["a", "b", "out"] + [x for x in ("bias", "residual") if given[x] is not None]
     args = [a, b.T if b_kmajor else b, out] + [x for x in (bias, residual) if x is not None]
     if fp8:
         names += ["scale_a", "scale_b"]
-        args += [scale_a, scale_b] if block else [_scale("scale_a", scale_a, a), _scale("scale_b", scale_b, a)]
+        # MN-major scales of A go as their (K/128, M) row-major storage
+        args += [scale_a.t() if scale_a_mn else scale_a, scale_b] if block else [
+            _scale("scale_a", scale_a, a), _scale("scale_b", scale_b, a)]
     workspace = config.workspace(m, n, sms)
     if workspace:  # the partial products of split-K or stream-K
         args.append(_empty(a, (workspace,), "f32"))

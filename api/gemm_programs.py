@@ -182,6 +182,14 @@ SCALE_BLOCK = 128
 """The extent of a block scale of FP8 operands (DeepSeek-V3's): one f32 scale of A per
 row and 128 columns of K, one of B per 128 x 128 block (`gemm_hopper_ws(block_scales=True)`)."""
 
+SCALE_PREFETCH_AHEAD = 8
+"""`gemm_hopper_ws(scale_prefetch=True)`: the K blocks ahead of a trip's first step whose
+scales it asks of L1: one 32-byte sector of a row's f32 scales."""
+
+SCALE_PREFETCH_AHEAD_MN = 2
+"""With `scale_a_mn_major` (A's scales MN-major: a step's rows in a sector of their own), the
+K blocks ahead of each step whose A scales `scale_prefetch` asks of L1."""
+
 
 def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
@@ -211,7 +219,7 @@ def _check_shape(source: str, m: int | None, n: int, k: int, bm: int, stages: in
 def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, stages: int, mma_warps: int,
              dtype: str = "bf16", epilogue: Epilogue = PLAIN, b_kmajor: bool = False, split_k: int = 1,
              block_scales: bool = False, swap_ab: bool = False, slots: int = 0, serial: bool = False,
-             rounds: int = 1, cluster_split: bool = False):
+             rounds: int = 1, cluster_split: bool = False, scale_a_mn: bool = False):
     """What both programs share up to their `layout.launch`, as a namespace `g`: the
     `tilec.Program` `g.p`, the views `g.A`, `g.B`, `g.C` (and `g.Bias`, `g.Res` of the
     epilogue), the accumulator layout `g.mma` (`bm x bc` over `mma_warps` warps), the
@@ -223,7 +231,8 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     wgmma descriptors are fitted to either (dialects/wgmma.py). `split_k` S > 1: a
     workspace `pw` of S x M x N f32 partial products (`g.W`, M x N x S, after the
     epilogue's operands) and `g.nk` the K steps of one split. `block_scales`: the
-    block scales `pscale_a` (M x ceil(K / 128) f32, row-major: `g.ScaleA`) and
+    block scales `pscale_a` (M x ceil(K / 128) f32, row-major, or with `scale_a_mn`
+    MN-major, strides (1, M): `g.ScaleA`) and
     `pscale_b` (ceil(N / 128) x ceil(K / 128): `g.ScaleB`) after the epilogue's
     operands, and `g.kblast` the last K block. `swap_ab` (M run-time, B K-major): the
     program computes C^T = B^T A^T, its "A" (`g.A`) the N x K row-major B^T, its "B"
@@ -305,6 +314,10 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
             continue
         r, c = shape
         dyn = [g.m] if r is None else []
+        if name == "ScaleA" and scale_a_mn:  # MN-major: each K block's M scales contiguous
+            setattr(g, name, p.view(ptr, f"({'?' if r is None else r},{c}):(1,{'?' if r is None else r})",
+                                    dynamic=dyn + dyn).named(name))
+            continue
         if ncols is not None and r is not None and name in ("C", "Res"):
             c, dyn = "?", [ncols]
         setattr(g, name, p.view(ptr, f"({'?' if r is None else r},{c}):({stride},1)", dynamic=dyn).named(name))
@@ -561,6 +574,7 @@ def gemm_hopper_ws(
     global_partials: bool = False, skip_padding: bool = False, a_registers: bool = False,
     one_wgmma: bool = False, pdl: bool = False, pdl_weight: bool = False, l2_ahead: int = 0,
     one_c_buffer: bool = False, stagger: int = 0, consumer_rows: int = 64, half_stores: bool = False,
+    scale_prefetch: bool = False, scale_a_mn_major: bool = False, l2_promotion: int | None = None,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -927,6 +941,19 @@ def gemm_hopper_ws(
     then not bounded by the ring's shared memory (a multiprocessor's fill at M = 128,
     its ring's bytes over DRAM's latency), the ring's by L2's latency instead. Measured
     twice as slow on the H200 (64 prefetches of 1 KiB a trip; benchmarks/NOTES.md, dec37).
+
+    `scale_prefetch` (block scales): the consumers ask L1 for scales ahead of their loads
+    (`layout.prefetch_l1`): each trip B's and, row-major, A's rows' of the K block
+    `SCALE_PREFETCH_AHEAD` (8: the next 32-byte sector of a row) on; with
+    `scale_a_mn_major`, each step A's rows' `SCALE_PREFETCH_AHEAD_MN` (2) K blocks on.
+    `scale_a_mn_major` (block scales): `pscale_a` holds A's scales MN-major (strides (1, M):
+    each K block's M scales contiguous, as DeepGEMM takes them), so a warp's load of a
+    step's scales of 8 consecutive rows reads one 32-byte sector instead of 8 lines.
+    Both options until measured (benchmarks/NOTES.md, fp838).
+    `l2_promotion` (bytes: 0, 64, 128, 256; None: `DEFAULT_L2_PROMOTION`, 128): the L2 sector
+    promotion of the producer's TMA loads of A and B (not the clusters' multicast ones): 256
+    brings a row's next K step (its next 128 bytes of 8-bit operands) into L2 with each miss.
+    An option until measured.
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
@@ -973,6 +1000,8 @@ def gemm_hopper_ws(
                          f"per-tensor scale (got {dtype}, bk {bk}, chunk columns {bc})")
     if fma_promote and not block_scales:
         raise ValueError("gemm_hopper_ws: fma_promote needs block_scales")
+    if (scale_prefetch or scale_a_mn_major) and not block_scales:
+        raise ValueError("gemm_hopper_ws: scale_prefetch and scale_a_mn_major need block_scales")
     if rounds < 1 or (rounds > 1 and not (block_scales and partials == 2)):
         raise ValueError(f"gemm_hopper_ws: rounds >= 1, and more than 1 only with block_scales and two partials "
                          f"(got {rounds})")
@@ -1044,7 +1073,7 @@ def gemm_hopper_ws(
     g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong or stagger else 4 * wgs, dtype, epilogue, b_kmajor,
                  split_k,
                  block_scales, swap_ab, 2 * persistent if stream_k else 0, serial, rounds,
-                 cluster_split and not global_partials)
+                 cluster_split and not global_partials, scale_a_mn_major)
     p = g.p
     rows = bm // 2 if stagger else bm  # the rows of C a consumer region computes a tile
     if stagger:  # each consumer's C buffer: its 64 rows
@@ -1232,6 +1261,11 @@ def gemm_hopper_ws(
             rows = p.slice(g.ScaleA, ["_", kb]).named(f"sacol{s}")
             at = g.by if swap_ab else g.bx
             held = [p.load(p.tile(rows, [at], [sext]).named(f"tsa{s}"), SliceLayout(sax, g.mma)).named(f"sarow{s}")]
+            if scale_prefetch and scale_a_mn_major:  # MN-major: each step's rows a sector of their own
+                ahead = p.constant(SCALE_PREFETCH_AHEAD_MN).named("pfmn")
+                kpf = p.minui(((i + o[s]).named(f"kstep{s}") + ahead).named("kpf"), g.kblast).named("kbpf")
+                p.prefetch_l1(p.tile(p.slice(g.ScaleA, ["_", kpf]).named("sacolpf"), [at], [sext]).named("tsapf"),
+                              SliceLayout(sax, g.mma))
             for c in range(nch):
                 # the block of N: of the chunk's columns, or of the tile's rows when swapped
                 n0, step = (g.bx, bm) if swap_ab else (g.bys[c], bc)
@@ -1243,6 +1277,29 @@ def gemm_hopper_ws(
                     nb = p.minui(nb, p.constant(_cdiv(n, SCALE_BLOCK) - 1).named("nblast")).named("nbc")
                 held.append(g.ScaleB[nb, kb].named(f"sbv{s}"))
             return held
+
+        def prefetch_scales(i) -> None:
+            """`scale_prefetch`: the scales of K block `i + SCALE_PREFETCH_AHEAD` (clipped at
+            the last) asked of L1 (`layout.prefetch_l1`), A's in the layout its loads take
+            and B's (one element, every thread) of each chunk: the 32-byte sector after the
+            one the trip's loads read, there before a step's loads first read it."""
+            from tilec.dialects.distributed import BlockedLayout, SliceLayout
+
+            ahead = p.constant(SCALE_PREFETCH_AHEAD).named("pfahead")
+            kb = p.minui((i + ahead).named("kpf"), g.kblast).named("kbpf")
+            if not scale_a_mn_major:  # (MN-major, each step asks for its own rows: `step_scales`)
+                rows = p.slice(g.ScaleA, ["_", kb]).named("sacolpf")
+                at = g.by if swap_ab else g.bx
+                p.prefetch_l1(p.tile(rows, [at], [sext]).named("tsapf"), SliceLayout(sax, g.mma))
+            one = BlockedLayout([1], [32], [4 * wgs], [0])  # every consumer thread holds the element
+            for c in range(nch):
+                n0, step = (g.bx, bm) if swap_ab else (g.bys[c], bc)
+                nb = n0 if step == SCALE_BLOCK else p.divui(
+                    (n0 * p.constant(step).named("bcc")).named("col0"), p.constant(SCALE_BLOCK).named("sbk"))
+                # clipped at the last block column: a slice must lie inside ScaleB
+                nb = p.minui(nb, p.constant(_cdiv(n, SCALE_BLOCK) - 1).named("nblast")).named("nbc")
+                row = p.slice(g.ScaleB, [nb, "_"]).named("sbrowpf")
+                p.prefetch_l1(p.tile(row, [kb], [1]).named("tsbpf"), one)
 
         def promote(accs: list, parts: list, held: list) -> None:
             """Each chunk's main accumulator += its partial (complete) times the partial's
@@ -1272,6 +1329,8 @@ def gemm_hopper_ws(
             for q in range(stages * rounds):
                 s = q % stages
                 new_held = step_scales(q, i)  # read a step before they are needed
+                if scale_prefetch and q == 0:
+                    prefetch_scales(i)
                 p.mbarrier_wait(full[s], phases[q // stages])
                 news = [p.mma(sa[s], b, g.zero, is_async=True).named(f"d{s + 1}") for b in sb[s]]
                 if q:  # step q - 1's wgmma are complete: its stage is free
@@ -1295,6 +1354,8 @@ def gemm_hopper_ws(
             `accs`: the chunks' main accumulators, updated in place."""
             for s in range(stages):
                 held = step_scales(s, i)
+                if scale_prefetch and s == 0:
+                    prefetch_scales(i)
                 p.mbarrier_wait(full[s], phase)
                 for c, b in enumerate(sb[s]):
                     (part,) = p.mma_wait(p.mma(sa[s], b, g.zero, is_async=True).named(f"d{s + 1}"), pending=0)
@@ -1715,8 +1776,10 @@ def gemm_hopper_ws(
                 p.mbarrier_arrive(full[s], tx=tx or None)
                 ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
                 tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
-                if cn == 1:
-                    (p.cp_async_load if "a" in cp_async else p.tma_load)(ta, sa[s], full[s])
+                if cn == 1 and "a" in cp_async:
+                    p.cp_async_load(ta, sa[s], full[s])
+                elif cn == 1:
+                    p.tma_load(ta, sa[s], full[s], l2_promotion=l2_promotion)
                 if size > 1:  # each rank its share of the stage's boxes, multicast (`cluster_loads`)
                     for r, loads in enumerate(cluster_loads(cm, cn, s, nch, box_parts)):
                         if loads:
@@ -1729,7 +1792,10 @@ def gemm_hopper_ws(
                     if cm > 1:
                         continue
                 for tb, b in zip(tbs, sb[s]):
-                    (p.cp_async_load if "b" in cp_async else p.tma_load)(tb, b, full[s])
+                    if "b" in cp_async:
+                        p.cp_async_load(tb, b, full[s])
+                    else:
+                        p.tma_load(tb, b, full[s], l2_promotion=l2_promotion)
 
         if pdl:  # the stream's next kernel may start its blocks; this one waits for the previous
             p.griddep_launch_dependents()

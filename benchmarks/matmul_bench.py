@@ -504,8 +504,8 @@ def parse_config(name: str):
         groups = [int(f[1:]) for f in flags if re.fullmatch(r"g\d+", f)]
         clusters = [_cluster(f) for f in flags if _cluster(f)]
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "sk", "sp", "ar", "ow",
-                                                       "pdl", "pdlw", "w128", "hs"}
-                                                 or re.fullmatch(r"g\d+", f) or _cluster(f) for f in flags):
+                                                       "pdl", "pdlw", "w128", "hs", "pf"}
+                                                 or re.fullmatch(r"g\d+|pr\d+", f) or _cluster(f) for f in flags):
             cp = next((f[2:] for f in flags if f.startswith("cp")), "")
             return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp, stream_k="sk" in flags,
                                        cluster=clusters[-1] if clusters else (1, 1), box_parts="bp" in flags,
@@ -513,7 +513,9 @@ def parse_config(name: str):
                                        a_registers="ar" in flags, one_wgmma="ow" in flags,
                                        pdl="pdl" in flags or "pdlw" in flags, pdl_weight="pdlw" in flags,
                                        consumer_rows=128 if "w128" in flags else c.consumer_rows,
-                                       half_stores="hs" in flags)
+                                       half_stores="hs" in flags, scale_prefetch="pf" in flags,
+                                       l2_promotion=next((int(f[2:]) for f in flags if re.fullmatch(r"pr\d+", f)),
+                                                         c.l2_promotion))
     fp8, block = name.startswith(("f8:", "f8b:")), name.startswith("f8b:")
     head, stages, *flags = name.split(":", 1)[1].split(":") if fp8 else name.split(":")
     bm, bn, bk = (int(x) for x in head.split("x"))
@@ -523,6 +525,10 @@ def parse_config(name: str):
             kw["partials"] = 1
         elif f == "fma":
             kw["fma_promote"] = True
+        elif f == "pf":
+            kw["scale_prefetch"] = True
+        elif m := re.fullmatch(r"pr(\d+)", f):
+            kw["l2_promotion"] = int(m.group(1))
         elif f == "swapAB":
             kw["swap_ab"] = True
         elif f == "oc":
@@ -580,7 +586,7 @@ def parse_config(name: str):
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, "
                              "st<L>, ov, nov, cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, pdl, pdlw, l2p<D>, part1 or fma")
+                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, pdl, pdlw, l2p<D>, part1, fma, pf or pr<B>")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)

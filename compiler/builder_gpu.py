@@ -157,16 +157,21 @@ class GpuBuilding:
         """
         self.insert(lt.MBarrierInvalOp(bar.ssa))  # type: ignore[attr-defined]
 
-    def tma_load(self, src: Any, dst: Any, bar: Any, multicast: int | None = None) -> None:
+    def tma_load(self, src: Any, dst: Any, bar: Any, multicast: int | None = None,
+                 l2_promotion: int | None = None) -> None:
         """`layout.tma_load`: a TMA copy of the global tile `src` into the shared view
         `dst`, completing on `bar` (CuTe's `SM90_TMA_LOAD`; sm_90); with `multicast` (a
         mask of cluster ranks) into `dst` and on `bar` of each of those blocks of the
-        cluster (`SM90_TMA_LOAD_MULTICAST`).
+        cluster (`SM90_TMA_LOAD_MULTICAST`); `l2_promotion` (0, 64, 128 or 256 bytes; None:
+        the default) the tensor map's L2 sector promotion.
 
             p.tma_load(a_tile, a_smem, bar)
             p.tma_load(b_tile, b_smem, bar, multicast=0b11)
         """
-        self.insert(lt.TmaLoadOp(src.ssa, dst.ssa, bar.ssa, multicast=multicast))  # type: ignore[attr-defined]
+        from tilec.dialects.tma import DEFAULT_L2_PROMOTION
+
+        promotion = DEFAULT_L2_PROMOTION if l2_promotion is None else l2_promotion
+        self.insert(lt.TmaLoadOp(src.ssa, dst.ssa, bar.ssa, promotion, multicast=multicast))  # type: ignore[attr-defined]
 
     def cp_async_load(self, src: Any, dst: Any, bar: Any) -> None:
         """`layout.cp_async_load`: the global tile `src` copied into the shared view `dst`

@@ -1146,6 +1146,19 @@ class KernelBuilding(TensorBuilding, GpuBuilding):
         _set_vector(op, vector)
         return self.insert(op).results[0]
 
+    def prefetch_l1(self, view: Value, encoding: Any, shape: Sequence[int] | None = None) -> None:
+        """`layout.prefetch_l1`: each thread asks L1 for the elements of a global view that
+        `load(view, encoding, shape)` would give it, reading nothing (a later load of them
+        hits L1).
+
+            p.prefetch_l1(p.tile(col_ahead, [bx], [128]), SliceLayout(1, mma))
+        """
+        vt = view.type
+        if not isinstance(vt, TensorViewType):
+            raise TilecError(f"prefetch_l1() takes a view (`!layout.tensor<...>`), not {vt}")
+        shape = list(shape) if shape is not None else [int(m.size()) for m in vt.cute_layout.modes()]
+        self.insert(layout.PrefetchL1Op(view.ssa, TensorType(vt.element_type, shape, encoding_attr(encoding))))
+
     def store(self, value: Value, view: Value, *, mask: Value | None = None, vector: int | None = None) -> None:
         """`layout.store`: a distributed tensor (from `load` or computed) into a view of
         its shape, where `mask` (an i1 tensor of the value's layout) holds; `vector` as

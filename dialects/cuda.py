@@ -260,6 +260,32 @@ class PrefetchL2Op(IRDLOperation):
 
 
 @irdl_op_definition
+class PrefetchL1Op(IRDLOperation):
+    """
+    This thread asks L1 for the line holding `src[index]` of a global buffer (a
+    `layout.prefetch_l1`): one `prefetch.global.L1`. No value is read or changed.
+
+        cuda.prefetch_l1 %src[%i] : memref<?xf32>
+    """
+
+    name = "cuda.prefetch_l1"
+    # no memory-effect trait, as cuda.prefetch_l2: its effect is on the cache
+
+    src = operand_def(MemRefType)
+    index = operand_def(IndexType)
+
+    assembly_format = "$src `[` $index `]` attr-dict `:` type($src)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, src: SSAValue | Operation, index: SSAValue | Operation):
+        super().__init__(operands=[src, index])
+
+    def verify_(self) -> None:
+        if self.src.type.memory_space == SHARED_MEMORY_SPACE:
+            raise VerifyException("'cuda.prefetch_l1' prefetches global memory, not shared memory")
+
+
+@irdl_op_definition
 class CpAsyncWaitOp(IRDLOperation):
     """
     Waits until at most `pending` of this thread's committed `cuda.cp_async` groups are
@@ -728,7 +754,7 @@ from .cuda_atomic import CUDA_ATOMIC_OPS  # noqa: E402  (atomics and fences, the
 
 Cuda = Dialect(
     "cuda",
-    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, PrefetchL2Op, ShflIdxOp, OpaqueOp, BytePermOp, CommentOp, PrintfOp, MmaSyncOp,
+    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, PrefetchL2Op, PrefetchL1Op, ShflIdxOp, OpaqueOp, BytePermOp, CommentOp, PrintfOp, MmaSyncOp,
      LdmatrixOp, StmatrixOp, DivApproxGroupOp,
      *CUDA_TMA_OPS, *CUDA_WGMMA_OPS, *CUDA_ROLE_OPS, *CUDA_ATOMIC_OPS],
     [*CUDA_TMA_TYPES],

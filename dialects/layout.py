@@ -1223,6 +1223,38 @@ class PrefetchOp(IRDLOperation):
         _check_cache(self.cache, vt)
 
 
+@irdl_op_definition
+class PrefetchL1Op(IRDLOperation):
+    """Each thread asks its multiprocessor's L1 for the lines of the elements of a global
+    view that a `layout.load` of the view into `like` (a distributed tensor type: the
+    shape and the layout) would give the thread (PTX `prefetch.global.L1`, one a
+    register's element), without reading them: no value is read or changed, and a later
+    load of those elements finds them in L1 (a load's scoreboard waits for its own
+    latency, a prefetch's for nothing). Elements outside a masked view are not asked
+    for. The block-scaled GEMM's K loop asks for its scales a 32-byte sector ahead
+    (`gemm_hopper_ws(scale_prefetch=True)`).
+
+        layout.prefetch_l1 %col {like = tensor<128xf32, #slice>} : !layout.tensor<f32, #layout.cute<(128):(64)>, gmem>"""
+
+    name = "layout.prefetch_l1"
+    # no memory-effect trait, as layout.prefetch: its effect is on the cache
+    view = operand_def(TensorViewType)
+    like = prop_def(TensorType)
+    assembly_format = "$view attr-dict `:` type($view)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, view: SSAValue, like: TensorType):
+        super().__init__(operands=[view], properties={"like": like})
+
+    def verify_(self) -> None:
+        vt = _view(self.view, "view")
+        _check(vt.memory_space == "gmem", f"a prefetch into L1 is of global memory; this view is in {vt.memory_space}")
+        _check(vt.vec_layout is None, "a prefetch takes an unvectorized view")
+        like = _dist(self.like)
+        _check_view_matches(vt, like)
+        _check_block_threads(self, like)
+
+
 CACHE_HINTS = ("evict_first", "evict_last")
 """The L2 eviction priorities a `layout.load` / `layout.store` of global memory may carry as its `cache`."""
 
@@ -1489,6 +1521,7 @@ Layout = Dialect(
         *ITER_OPS,
         LaunchOp,
         PrefetchOp,
+        PrefetchL1Op,
         ViewOp,
         AllocOp,
         TileOp,

@@ -37,6 +37,11 @@ class CudaOpsEmitter(EmitterBase):
         hint = {None: 0, "evict_last": 1, "evict_first": 2}[op.cache.data if op.cache is not None else None]
         self.line(f"tilec_prefetch_l2<{hint}>({self.expr(op.src)} + {self.expr(op.index)}, {op.bytes.value.data}ull);")
 
+    @emits(cuda.PrefetchL1Op)
+    def emit_prefetch_l1(self, op: cuda.PrefetchL1Op):
+        self.buffer(op.src, op)
+        self.line(f'asm volatile("prefetch.global.L1 [%0];" :: "l"({self.expr(op.src)} + {self.expr(op.index)}));')
+
     @emits(cuda.CpAsyncCommitOp)
     def emit_cp_async_commit(self, op: cuda.CpAsyncCommitOp):
         self.helpers.add("cp_async")

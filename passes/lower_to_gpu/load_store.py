@@ -1,6 +1,7 @@
 """`layout.load` / `layout.store` of distributed tensors: one SSA value per register of
 the linear layout, coordinates from the XORs of its bases, vector accesses where the
-op's `vector` says so, masked reads and writes; `layout.prefetch` (one thread asks L2 for a row)."""
+op's `vector` says so, masked reads and writes; `layout.prefetch` (one thread asks L2 for a row); `layout.prefetch_l1` (each thread asks L1
+for its elements)."""
 
 
 from __future__ import annotations
@@ -180,6 +181,40 @@ class LoadStoreLowering(OpFamily):
         with b.at(tb):
             b.add(cuda.PrefetchL2Op(v.mem, start, nbytes, op.cache.data if op.cache is not None else None))
             b.add(scf.YieldOp())
+
+    @lowers(layout.PrefetchL1Op)
+    def op_layout_prefetch_l1(self, op: layout.PrefetchL1Op):
+        """Each thread asks L1 for the element of each register of `like` (one
+        `cuda.prefetch_l1` per distinct coordinate, at the offset a `layout.load` would
+        read), each guarded by its validity where the view is masked (a fast path
+        without the guards where the thread's part lies inside its tensor)."""
+        b = self.b
+        v: View = self.values.view(op.view)
+        ll = registers.linear(op.like, op)
+        offs, valid = self.element_offsets(v, ll, op)
+        regs = registers.reg_coords(ll)
+
+        def emit(masked: bool) -> list:
+            seen = set()
+            for r, rc in enumerate(regs):
+                if rc in seen:
+                    continue
+                seen.add(rc)
+                ok = valid(r) if masked else True
+                if ok is False:
+                    continue
+                if ok is True:
+                    b.add(cuda.PrefetchL1Op(v.mem, b.ssa(offs(r))))
+                    continue
+                o = offs(r)  # computed before the scf.if
+                tb = Block()
+                b.add(scf.IfOp(b.ssa(ok), [], Region(tb), Region()))
+                with b.at(tb):
+                    b.add(cuda.PrefetchL1Op(v.mem, b.ssa(o)))
+                    b.add(scf.YieldOp())
+            return []
+
+        access.fast_path(b, [v], emit)
 
     @lowers(layout.StoreOp)
     def op_layout_store(self, op: layout.StoreOp):

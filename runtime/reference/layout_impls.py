@@ -887,6 +887,17 @@ class LayoutFunctions(InterpreterFunctions):
     def run_prefetch(self, interp: ReferenceInterpreter, op: layout.PrefetchOp, args):
         return ()  # a hint to L2: no value is read or changed
 
+    @impl(layout.PrefetchL1Op)
+    def run_prefetch_l1(self, interp: ReferenceInterpreter, op: layout.PrefetchL1Op, args):
+        """A hint to L1: no value is read or changed. The elements asked for (those a load
+        into `like` would read, outside a masked view's tensor not) must lie inside their
+        buffer, as a load's: an address past it is an error here, not a prefetch of
+        another allocation's line."""
+        view = _view(op, args[0])
+        grid, acc, _, offs, valid, _ = self._owned(interp, op, view, op.like)
+        element_keys(op, grid, view, acc, offs, valid, "reads")
+        return ()
+
     @impl(layout.StoreOp)
     def run_store(self, interp: ReferenceInterpreter, op: layout.StoreOp, args):
         value, v = args[:2]

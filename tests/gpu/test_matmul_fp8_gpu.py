@@ -281,6 +281,53 @@ def test_fp8_block_scaled_fma_promotion(shape, monkeypatch):
     _block_check(torch, got, a, w, sa, sb, bias, "silu" if bias is not None else None)
 
 
+@pytest.mark.parametrize("shape", [(1000, 1040, 528), (1, 4096, 4096), (4096, 4096, 4096)])
+def test_fp8_block_scaled_scale_prefetch(shape, monkeypatch):
+    """The rule's 128 x 128 tile with the scales 8 K blocks ahead asked of L1
+    (`scale_prefetch`, `:pf`) forced, at a ragged shape (bias + SiLU; the last block row's
+    rows past M not asked for), one row and 4096^3."""
+    import dataclasses
+
+    from tilec import gemm
+
+    torch = _torch()
+    config = dataclasses.replace(gemm.FP8_BLOCK_CONFIGS[0], name="f8b:128x128x128:4:pf", scale_prefetch=True)
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})  # the same structure forced to another configuration: prepared afresh
+    m, n, k = shape
+    a, w, sa, sb = _block_case(torch, (m,), n, k, seed=5)
+    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16) if m == 1000 else None
+    got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, bias=bias, activation="silu" if bias is not None else None)
+    _block_check(torch, got, a, w, sa, sb, bias, "silu" if bias is not None else None)
+
+
+@pytest.mark.parametrize("shape", [(1000, 1040, 528), (4096, 4096, 4096)])
+@pytest.mark.parametrize("prefetch", [False, True])
+def test_fp8_block_scaled_scale_a_mn_major(shape, prefetch, monkeypatch):
+    """A's block scales given MN-major (strides (1, M), DeepGEMM's layout): tilec.matmul runs
+    the kernel that reads them so (`scale_a_mn_major`), with and without `scale_prefetch`
+    forced, at a ragged shape (bias + SiLU) and at 4096^3; and the same call with the
+    scales row-major gives the same bits."""
+    import dataclasses
+
+    from tilec import gemm
+
+    torch = _torch()
+    config = dataclasses.replace(gemm.FP8_BLOCK_CONFIGS[0], name="f8b:128x128x128:4" + ":pf" * prefetch,
+                                 scale_prefetch=prefetch)
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    m, n, k = shape
+    a, w, sa, sb = _block_case(torch, (m,), n, k, seed=6)
+    sa_mn = sa.t().contiguous().t()
+    assert sa_mn.stride() == (1, m)
+    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16) if m == 1000 else None
+    act = "silu" if bias is not None else None
+    got = tilec.matmul(a, w.t(), scale_a=sa_mn, scale_b=sb, bias=bias, activation=act)
+    _block_check(torch, got, a, w, sa, sb, bias, act)
+    assert torch.equal(got, tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, bias=bias, activation=act))
+
+
 @pytest.mark.parametrize("shape", [(1000, 1040, 528), (4096, 4096, 4096)])
 @pytest.mark.parametrize(("cluster", "box_parts"), [((2, 1), False), ((2, 1), True), ((1, 2), True), ((2, 2), True)])
 def test_fp8_block_scaled_clusters(cluster, box_parts, shape, monkeypatch):

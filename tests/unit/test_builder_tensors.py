@@ -487,6 +487,7 @@ BUILDER_METHODS = {
     "layout.copy": "Program.copy", "layout.copy_async": "KernelBuilding.copy_async",
     "layout.async_wait": "KernelBuilding.async_wait", "layout.barrier": "KernelBuilding.barrier",
     "layout.load": "KernelBuilding.load", "layout.store": "KernelBuilding.store",
+    "layout.prefetch_l1": "KernelBuilding.prefetch_l1",
     "layout.convert_layout": "KernelBuilding.convert_layout", "layout.splat": "KernelBuilding.splat",
     "layout.arange": "KernelBuilding.arange", "layout.expand_dims": "KernelBuilding.expand_dims",
     "layout.broadcast": "KernelBuilding.broadcast", "layout.reduce": "KernelBuilding.reduce",

@@ -119,6 +119,7 @@ UNDECLARED = {
     "layout.static_assert": "checked by the verifier and erased before the GPU-level IR; kept by DCE",
     "layout.prefetch": "an L2 prefetch changes no value; declaring no effect keeps dead-code elimination from "
                        "erasing it (it has no results)",
+    "layout.prefetch_l1": "an L1 prefetch changes no value; as layout.prefetch, no effect keeps DCE from erasing it",
 }
 """Ops that declare no memory effect on purpose (xDSL then assumes any effect)."""
 

@@ -33,7 +33,8 @@ def _scales(rng, shape) -> np.ndarray:
     return (2.0 ** rng.integers(-4, 5, shape) * rng.uniform(0.5, 1.0, shape)).astype(np.float32)
 
 
-def _run_and_check(module, m: int, n: int, k: int, dtype: str, level: str, ep: Epilogue, dynamic_m: bool) -> None:
+def _run_and_check(module, m: int, n: int, k: int, dtype: str, level: str, ep: Epilogue, dynamic_m: bool,
+                   mn: bool = False) -> None:
     if level == "lowered":
         run_pipeline(module, "default")
     rng = np.random.default_rng(7)
@@ -41,7 +42,7 @@ def _run_and_check(module, m: int, n: int, k: int, dtype: str, level: str, ep: E
     a8, w8 = to_f8(rng.standard_normal(m * k) * 8, dtype), to_f8(rng.standard_normal(n * k) * 8, dtype)
     sa, sb = _scales(rng, (m, kb)), _scales(rng, (nb, kb))
     inputs = {"pa": a8, "pb": w8, "pc": np.full(m * n, 0x7FC0, np.uint16),  # NaN: an element never written fails
-              "pscale_a": sa.ravel(), "pscale_b": sb.ravel()}
+              "pscale_a": (sa.T if mn else sa).ravel(), "pscale_b": sb.ravel()}  # mn: MN-major
     bias = None
     if ep.bias:
         bias = bf16_to_f32(f32_to_bf16(rng.standard_normal(n).astype(np.float32))).astype(np.float64)
@@ -395,3 +396,81 @@ def test_rounds_refused_outside_the_two_partial_block_scaled_loop():
     with pytest.raises(ValueError, match="rounds >= 1"):
         gemm_hopper_ws(64, 64, 128, bm=64, bn=64, bk=128, stages=2, dtype="f8E4M3FN", b_kmajor=True,
                        block_scales=True, partials=1, rounds=2)
+
+
+@pytest.mark.parametrize("case", ["two-warpgroups-bias-relu", "swapped-m13-bias-silu-e5m2"])
+def test_scale_prefetch_against_float64(case):
+    """`scale_prefetch`: each trip asks L1 for the scales 8 K blocks ahead (`layout.prefetch_l1`,
+    clipped at the last K block and at M's rows); the results are the rule's, within the bound
+    on the executor before and after the default pipeline."""
+    (m, n, k), kw, dtype, ep, dynamic_m = {**CASES, **SWAPPED}[case]
+    for level in ("layout", "lowered"):
+        module = gemm_hopper_ws(None if dynamic_m else m, n, k, bk=128, stages=2, dtype=dtype, b_kmajor=True,
+                                epilogue=ep, block_scales=True, fma_promote=True, scale_prefetch=True, **kw)
+        _run_and_check(module, m, n, k, dtype, level, ep, dynamic_m)
+
+
+def test_scale_prefetch_128x128_compiles_without_spills_at_8192():
+    """The rule's 128 x 128 kernel with `scale_prefetch` (`GemmConfig.scale_prefetch`, `:pf`) at
+    8192^3: one `prefetch.global.L1` each of A's two rows a thread holds and of B's scale, in
+    the trip's first step (the fast path; the rows checked against M beside it), no spills,
+    no serialized wgmma."""
+    from tilec.gemm import FP8_BLOCK_CONFIGS
+
+    cuda = _compiles_clean(dataclasses.replace(FP8_BLOCK_CONFIGS[0], scale_prefetch=True), 8192)
+    assert cuda.count('asm volatile("prefetch.global.L1') == 5  # 2 rows fast, 2 guarded, B's 1
+    assert "prefetch.global.L1" not in _compiles_clean(FP8_BLOCK_CONFIGS[0], 8192)
+
+
+def test_scale_prefetch_refused_without_block_scales():
+    with pytest.raises(ValueError, match="scale_prefetch and scale_a_mn_major need block_scales"):
+        gemm_hopper_ws(64, 64, 128, bm=64, bn=64, bk=64, stages=2, scale_prefetch=True)
+
+
+@pytest.mark.parametrize("case", ["persistent-tma-e4m3", "two-warpgroups-bias-relu", "swapped-m13-bias-silu-e5m2"])
+@pytest.mark.parametrize("prefetch", [False, True])
+def test_scale_a_mn_major_against_float64(case, prefetch):
+    """`scale_a_mn_major`: A's scales given MN-major (`pscale_a` holds each K block's M scales
+    in a row), read as such, with and without `scale_prefetch` (each step's rows 2 K blocks
+    on): within the bound on the executor before and after the default pipeline."""
+    (m, n, k), kw, dtype, ep, dynamic_m = {**CASES, **SWAPPED}[case]
+    for level in ("layout", "lowered"):
+        module = gemm_hopper_ws(None if dynamic_m else m, n, k, bk=128, stages=2, dtype=dtype, b_kmajor=True,
+                                epilogue=ep, block_scales=True, fma_promote=True, scale_a_mn_major=True,
+                                scale_prefetch=prefetch, **kw)
+        _run_and_check(module, m, n, k, dtype, level, ep, dynamic_m, mn=True)
+
+
+def test_scale_a_mn_major_128x128_compiles_without_spills_at_8192():
+    """The rule's kernel reading A's scales MN-major, with each step's rows 2 K blocks on asked of
+    L1 (`scale_prefetch`), at 8192^3: no spills, no serialized wgmma."""
+    from tilec.gemm import FP8_BLOCK_CONFIGS, MatmulKey, matmul_program
+    from tilec.runtime.nvrtc import compile_cuda, resource_usage
+    from tilec.support.target import target
+
+    for pf in (False, True):
+        c = dataclasses.replace(FP8_BLOCK_CONFIGS[0], scale_prefetch=pf)
+        module = matmul_program(MatmulKey(c, 8192, 8192, "f8E4M3FN", Epilogue(), 132, b_kmajor=True, index_bits=32,
+                                          scale_a_mn=True))
+        run_pipeline(module, "default")
+        cuda = emit(module, "cuda")
+        try:
+            result = compile_cuda(cuda, arch="sm_90a", options=target("sm_90a").nvrtc_options())
+        except (ImportError, OSError) as e:
+            pytest.skip(f"NVRTC unavailable: {e}")
+        assert resource_usage(result)["gemm_kernel"].spill_stores in (0, None)
+        assert not any(code in result.log for code in ("C7512", "C7514", "C7515", "C7517", "C7520")), result.log
+        assert ("prefetch.global.L1" in cuda) == pf
+
+
+def test_l2_promotion_on_the_producer_s_tma_loads():
+    """`l2_promotion` (`GemmConfig.l2_promotion`, `:pr256`): every TMA load of A and B carries it
+    (the tensor maps' L2 sector promotion), and the results are the rule's on the executor."""
+    from tilec.dialects.layout_tma import TmaLoadOp
+
+    (m, n, k), kw, dtype, ep, dynamic_m = CASES["two-warpgroups-bias-relu"]
+    module = gemm_hopper_ws(None, n, k, bk=128, stages=2, dtype=dtype, b_kmajor=True, epilogue=ep,
+                            block_scales=True, fma_promote=True, l2_promotion=256, **kw)
+    loads = [o for o in module.walk() if isinstance(o, TmaLoadOp)]
+    assert loads and all(o.l2_promotion_bytes == 256 for o in loads)
+    _run_and_check(module, m, n, k, dtype, "layout", ep, dynamic_m)

@@ -52,6 +52,16 @@ def test_block_scaled_names():
     assert r2.rounds == 2 and r2.kwargs(132)["rounds"] == 2 and r2.fma_promote and "rounds" not in fma.kwargs(132)
     for rule in gemm.FP8_BLOCK_CONFIGS:
         assert matmul_bench.parse_config(rule.name) is rule
+    # `pf`: the scales 8 K blocks ahead asked of L1 (`GemmConfig.scale_prefetch`), after a rule's name too
+    pf = matmul_bench.parse_config(gemm.FP8_BLOCK_CONFIGS[0].name + ":pf")
+    assert pf.scale_prefetch and pf.kwargs(132)["scale_prefetch"] and pf.fma_promote
+    assert matmul_bench.parse_config("f8b:128x128x128:4:fma:pf").kwargs(132)["scale_prefetch"]
+    assert "scale_prefetch" not in fma.kwargs(132)
+    # `pr<B>`: the producer's TMA loads with an L2 sector promotion of B bytes (`GemmConfig.l2_promotion`)
+    pr = matmul_bench.parse_config(gemm.FP8_BLOCK_CONFIGS[0].name + ":pf:pr256")
+    assert pr.l2_promotion == 256 and pr.kwargs(132)["l2_promotion"] == 256 and pr.scale_prefetch
+    assert matmul_bench.parse_config("f8b:128x128x128:4:pr64").kwargs(132)["l2_promotion"] == 64
+    assert "l2_promotion" not in fma.kwargs(132)
 
 
 def test_stream_k_names_parse_back():

@@ -1,0 +1,216 @@
+"""A probe (issue 39, fp838): does an L1 prefetch of the block scales' next 32-byte sector
+shorten the block-scaled K loop at 8192^3? Experiment only, not a compiler path: the rule's
+emitted CUDA is patched as text here (one `prefetch.global.L1` of A's two rows' and B's
+scale a trip ahead, 8 K blocks on: the sector that the loop's loads would otherwise first
+read from L2 inside a step, where the promotion's FMUL waits on the scoreboard those loads
+share), compiled and timed in turns against the unpatched rule and `torch._scaled_mm`,
+both results checked as benchmarks/matmul_bench.py checks them.
+
+    python3 dev/experiments/fp8_prefetch_probe.py [--variants pf,pf16] 8192 4096 8192x8192x1024   (on the GPU)
+
+A variant NAME+mn (`rule+mn`, `f8b:128x128x128:4:pf+mn`) gives tilec.matmul A's scales MN-major
+(strides (1, M)), which it runs with `gemm_hopper_ws(scale_a_mn_major=True)`.
+A variant with a colon is a configuration's name (benchmarks/matmul_bench.py's `parse_config`),
+built as the compiler builds it (`--variants f8b:128x128x128:4:pf`: `GemmConfig.scale_prefetch`,
+the same prefetches as `pf`, the rows checked against M).
+    python3 dev/experiments/fp8_prefetch_probe.py --patch FILE.cu [VARIANT]   (the patched text, on the CPU)
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+PF_AHEAD = 8
+"""K blocks ahead: one 32-byte sector of a row's f32 scales."""
+
+
+def patch(src: str, ahead: int = PF_AHEAD) -> tuple[str, int]:
+    """`src` with the prefetches after each trip's first step's B-scale load, and their count."""
+    lines = src.split("\n")
+    out, n, i = [], 0, 0
+    kb_re = re.compile(r"\s*const int (t_\d+) = \(unsigned int\)i < \(unsigned int\)(\d+) \? i : \2;")
+    while i < len(lines):
+        line = lines[i]
+        out.append(line)
+        m = kb_re.match(line)
+        i += 1
+        if not m:
+            continue
+        kb, last = m.group(1), int(m.group(2))
+        arow = brow = None
+        while i < len(lines):
+            line = lines[i]
+            out.append(line)
+            i += 1
+            if arow is None and (ma := re.search(r"pscale_a\[(t_\d+)\]", line)):
+                arow = ma.group(1)
+            if mb := re.search(r"const float x_\d+ = pscale_b\[(t_\d+)\];", line):
+                brow = mb.group(1)
+                break
+        if arow is None or brow is None:
+            raise ValueError("patch: the trip's scale loads not found")
+        pad = re.match(r"\s*", line).group(0)
+        out += [f"{pad}{{ const int pf_k = ({kb} + {ahead} < {last} ? {kb} + {ahead} : {last}) - {kb};",
+                f'{pad}  asm volatile("prefetch.global.L1 [%0];" :: "l"(pscale_a + ({arow} + pf_k)));',
+                f'{pad}  asm volatile("prefetch.global.L1 [%0];" :: "l"(pscale_a + ({arow} + {8 * (last + 1)} + pf_k)));',
+                f'{pad}  asm volatile("prefetch.global.L1 [%0];" :: "l"(pscale_b + ({brow} + pf_k))); }}']
+        n += 1
+    return "\n".join(out), n
+
+
+def patch_dep(src: str) -> tuple[str, int]:
+    """`src` with each step's scale products (of the step before, `a * b` after its
+    `wgmma.wait_group 1`) computed first in the step, and the step's scale loads'
+    indices made to depend on them (`min(x, x + (sign bits >> 31))`, always `x`): the
+    FMUL then runs before the step's loads are issued, so it cannot wait on the
+    scoreboard they share with the earlier loads it reads."""
+    lines = src.split("\n")
+    kb_re = re.compile(r"\s*const int (t_\d+) = \(unsigned int\)(\w+) < \(unsigned int\)(\d+) \? \2 : \3;")
+    prod_re = re.compile(r"\s*const float t_\d+ = (\w+) \* (\w+);")
+    starts = [i for i, line in enumerate(lines) if kb_re.match(line)]
+    ends = starts[1:] + [next(i for i, line in enumerate(lines) if "wgmma.wait_group.sync.aligned 0;" in line)]
+    n = 0
+    for q, (lo, hi) in reversed(list(enumerate(zip(starts, ends)))):
+        prods = [prod_re.match(line).groups() for line in lines[lo:hi] if prod_re.match(line)][:2]
+        if len(prods) < 2:
+            continue
+        for j in range(lo, hi):
+            lines[j] = re.sub(r"(pscale_[ab])\[(t_\d+)\]",
+                              lambda m: f"{m.group(1)}[(int)min((unsigned){m.group(2)}, (unsigned){m.group(2)} + dep{q})]",
+                              lines[j])
+        pad = re.match(r"\s*", lines[lo]).group(0)
+        lines[lo + 1:lo + 1] = [
+            f"{pad}const float pre{q}a = {prods[0][0]} * {prods[0][1]};",
+            f"{pad}const float pre{q}b = {prods[1][0]} * {prods[1][1]};",
+            f"{pad}const unsigned dep{q} = (__float_as_uint(pre{q}a) | __float_as_uint(pre{q}b)) >> 31;"]
+        n += 1
+    return "\n".join(lines), n
+
+
+def patch_mn(src: str) -> tuple[str, int]:
+    """`src` reading A's scales MN-major (stored K block by K block, each block's M rows
+    contiguous, as DeepGEMM takes them): every `pscale_a[row * KB + kb]` becomes
+    `pscale_a[kb * m + row]`, so a warp's loads of 8 consecutive rows touch one 32-byte
+    sector instead of 8 lines (KB, the K blocks, from the K loop's clamp; `m` the
+    kernel's run-time M). The caller passes the scales so stored."""
+    kb_re = re.compile(r"\(unsigned int\)i < \(unsigned int\)(\d+) \? i : \1;")
+    kb = int(kb_re.search(src).group(1)) + 1
+    out, n = re.subn(r"pscale_a\[([^\]]+)\]",
+                     lambda mm: f"pscale_a[((unsigned)({mm.group(1)}) % {kb}u) * (unsigned)m + "
+                                f"(unsigned)({mm.group(1)}) / {kb}u]", src)
+    return out, n
+
+
+def patch_mn_ahead(src: str, ahead: int = 2) -> tuple[str, int]:
+    """`patch_mn`, and after each load of A's scales a `prefetch.global.L1` of the same rows'
+    scales `ahead` K blocks on (clipped at the last): MN-major, a step's sector is read by
+    that step alone, so each step's loads would otherwise go to L2."""
+    kb = int(re.search(r"\(unsigned int\)i < \(unsigned int\)(\d+) \? i : \1;", src).group(1)) + 1
+    lines, n = [], 0
+    for line in src.split("\n"):
+        lines.append(line)
+        mm = re.search(r"= pscale_a\[([^\]]+)\];", line)
+        if mm:
+            x = f"(unsigned)({mm.group(1)})"
+            pad = re.match(r"\s*", line).group(0)
+            lines.append(f'{pad}asm volatile("prefetch.global.L1 [%0];" :: "l"(pscale_a + '
+                         f'(min({x} % {kb}u + {ahead}u, {kb - 1}u) * (unsigned)m + {x} / {kb}u)));')
+            n += 1
+    return patch_mn("\n".join(lines))[0], n
+
+
+VARIANTS = {"pf": lambda s: patch(s), "pf16": lambda s: patch(s, 16), "dep": patch_dep,
+            "pfdep": lambda s: patch_dep(patch(s)[0]), "mn": patch_mn, "mnpf": patch_mn_ahead}
+MN_MAJOR = ("mn", "mnpf")
+"""The variants that read A's scales MN-major (`patch_mn`)."""
+"""The probe's variants of the rule's CUDA. `dep` (checked in the SASS on the CPU): ptxas then
+computes each step's products right after that step's own loads, inside the wgmma issue,
+waiting on them as before; it is not run by default."""
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--patch"]:
+        text, n = VARIANTS[argv[2] if len(argv) > 2 else "pf"](open(argv[1]).read())
+        sys.stdout.write(text)
+        print(f"// {n} trips patched", file=sys.stderr)
+        return 0
+    import dataclasses
+    import os
+
+    import torch
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+    from matmul_bench import block_fp8_within_bound, forced, parse_config, per_call_in_turns, queued_ms
+
+    import tilec
+    from tilec import gemm
+    from tilec.runtime import cache as kcache
+
+    state = {"on": None, "patched": {}}
+    orig = kcache.KernelCache.compile
+
+    def compile_(self, source, **kw):
+        if state["on"] and "pscale_a[" in source:
+            source, state["patched"][state["on"]] = VARIANTS[state["on"]](source)
+        return orig(self, source, **kw)
+
+    kcache.KernelCache.compile = compile_
+    names = ["pf", "pf16"]
+    if argv[:1] == ["--variants"]:
+        names, argv = [x for x in argv[1].split(",") if x], argv[2:]
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    ok = True
+    for size in argv:  # N (N^3) or MxNxK
+        m, n, k = (int(x) for x in size.split("x")) if "x" in size else (int(size),) * 3
+        g = torch.Generator(device="cuda").manual_seed(m + 7)
+        a = (torch.randn(m, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
+        w = (torch.randn(n, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
+        bsa = 0.5 + torch.rand(m, k // 128, device="cuda", generator=g)
+        bsb = 0.5 + torch.rand(n // 128, k // 128, device="cuda", generator=g)
+        sa, sb = torch.tensor(0.37, device="cuda"), torch.tensor(1.9, device="cuda")
+        # A's scales stored MN-major (K block by K block), seen as a row-major (M, KB) tensor (for the
+        # patched variants), and as what it is (strides (1, M): tilec.matmul's MN-major kernels)
+        bsa_mn = bsa.t().contiguous().view(m, k // 128)
+        bsa_t = bsa.t().contiguous().t()
+        rule = gemm.choose_config(m, n, sms, k=k, fp8=True, block_scales=True, b_kmajor=True)
+        outs, fns = {}, {}
+        wt = w.t()
+        for label in ("rule", *names):
+            base = label.removesuffix("+mn")  # NAME+mn: A's scales given MN-major to tilec.matmul
+            cfg = (rule if base == "rule" else parse_config(base) if ":" in base
+                   else dataclasses.replace(rule, name=f"{rule.name}:{base}probe"))
+            c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+            state["on"] = label if label in VARIANTS else None
+            xa = bsa_mn if label in MN_MAJOR else bsa_t if label.endswith("+mn") else bsa
+            try:
+                with forced(gemm, cfg):
+                    tilec.matmul(a, wt, scale_a=xa, scale_b=bsb, out=c)
+                    torch.cuda.synchronize()
+                    (fast,) = gemm._fast.values()  # the call's prepared launches (forced() cleared the others)
+            except Exception as e:  # noqa: BLE001 - one variant's failure reported, the others timed
+                print(f"{size} {label}: {type(e).__name__}: {str(e)[:200]}", flush=True)
+                ok = False
+                continue
+            finally:
+                state["on"] = None
+            good = block_fp8_within_bound(c, a, w, bsa, bsb)
+            ok &= bool(good)
+            outs[label] = good
+            fns[label] = (lambda f, c, xa: lambda: f(a, wt, None, None, c, xa, bsb))(fast, c, xa)
+            if fns[label]() is None:
+                raise RuntimeError(f"{label}: the prepared launch declined the call")
+        fns["scaled_mm"] = lambda: torch._scaled_mm(a, wt, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
+        flops = 2.0 * m * n * k
+        for rnd in range(3):
+            t = per_call_in_turns(fns, start=rnd)
+            q = {name: queued_ms(f) for name, f in fns.items()}
+            print(f"{size} round {rnd}: " + ", ".join(
+                f"{name} {flops / t[name] / 1e9:.0f} ({t['scaled_mm'] / t[name]:.3f}) q {flops / q[name] / 1e9:.0f} "
+                f"({q['scaled_mm'] / q[name]:.3f})" for name in fns), flush=True)
+        print(f"{size} checked: {outs}, rule {rule.name}, patched {state['patched']}", flush=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
