@@ -172,10 +172,8 @@ class GemmConfig:
     """The rows of the tile each consumer warpgroup owns (`gemm_hopper_ws(consumer_rows=)`, named
     `:w128`): 64, `bm / 64` consumer warpgroups; 128, `bm / 128` of them, each issuing a K step's
     wgmma for each of its two m64 row blocks (cuBLAS's 256 x 160 and 256 x 128 in two consumer
-    warpgroups). An option: even with the rule on the H200 (wg38, one run: 3000 x 5000 x 7000
-    `256x160x64:4:c32:ow:w128:cl1x2:bp:sp` 612 / 644 TFLOP/s against the rule's 603 / 643, 20%
-    fewer L2 bytes but 1% fewer cycles; gate_up M = 8192 and 4000^3 within the noise;
-    benchmarks/NOTES.md)."""
+    warpgroups). `CONFIGS`' 256 x 160 tile (measured there); 20% fewer L2 bytes than the 128 x
+    192 tile in pairs at 3000 x 5000 x 7000 (benchmarks/NOTES.md, wg38)."""
     half_stores: bool = False
     """With `consumer_rows` 128 on 256 rows: each column chunk's C stored as its two row halves
     through two C buffers of 128 rows (`gemm_hopper_ws(half_stores=True)`, named `:hs`), one
@@ -342,6 +340,8 @@ CONFIGS = (
     GemmConfig("128x192x64:5:c64", 128, 192, 64, 5, efficiency=0.97, chunk=64),
     GemmConfig("128x128x64:4:pp", 128, 128, 64, 4, efficiency=0.85, pingpong=True),
     GemmConfig("64x256x64:4:c128", 64, 256, 64, 4, efficiency=0.7, chunk=128),
+    GemmConfig("256x160x64:4:c32:ow:w128:sp", 256, 160, 64, 4, efficiency=0.99, chunk=32, one_wgmma=True,
+               consumer_rows=128, skip_padding=True),
 )
 """The configurations `tilec.matmul` chooses from. 128 x 256 in two chunks of 128 is
 `BEST_WS` (750 TFLOP/s at 4096 on the H200, benchmarks/NOTES.md); 128 x 192 in three
@@ -358,7 +358,21 @@ kept at 0.97, as above 0.984 8192^3 would move to it unmeasured; one m64n192k16 
 ran at 0.99 of chunks of 128 at 4000^3 (701 against 706 queued), so the ring's depth,
 not wgmma's N of 64, was the 4 stages' loss. The 128 x 128 pingpong measured 635 at 4096
 (0.85; 494 against 128 x 192's 520 queued at 2176^3); the 64-row tile (one consumer
-warpgroup) is an estimate, taken where M <= 64 leaves half of a 128-row tile empty."""
+warpgroup) is an estimate, taken where M <= 64 leaves half of a 128-row tile empty.
+
+256 x 160 in two consumer warpgroups of 128 rows (`consumer_rows`, cuBLAS's tile at 3000 x
+5000 x 7000), one m64n160k16 a row block and step (`one_wgmma` over chunks of 32), the padded
+steps of a tile's last trip skipped (`skip_padding`), at 0.99: H200 (benchmarks/NOTES.md,
+session 38), in turns against the configuration the rule took before it, per call / queued:
+3000 x 5000 x 7000 (pairs sharing A, `with_cluster`) 625 / 656 against 613 / 652 (and 602 /
+681 against 572 / 646, 612 / 644 against 603 / 643 in two earlier runs), 8192 x 14336 x 4096
+701 / 720 against 128 x 256's 655 / 678 (1.07 / 1.03 of cuBLAS), 4000 x 14336 x 4096 693 / 725
+against 636 / 691, 4000 x 28672 x 4096 (B K-major) 701 / 698 against 658 / 669, 8192 x 7000
+x 7000 689 / 686 against 641 / 658, 3000 x 3072 x 1024 353 / 559 against 313 / 455, 2048 x
+5000 x 4096 608 / 732 against the pingpong's 438 / 492; within 1% slower at 2048 x 7000 x
+7000 (603 / 647 against 609 / 652) and 3000 x 7000 x 1024 (B K-major, 449 / 607 against the
+pingpong's 455 / 615). It comes last, so the tiles before it keep their ties; at 0.99 it
+takes 172 of 1152 shapes of a sweep of M 256-16384, N and K 1000-28672."""
 
 
 FP8_CONFIGS = (
@@ -878,7 +892,7 @@ CLUSTER_THREADS = 384
 
 
 def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajor: bool) -> GemmConfig:
-    """`c` in 2-block clusters sharing B (`GemmConfig.cluster` (2, 1), named
+    """`c` in 2-block clusters sharing A or B (`GemmConfig.cluster` (1, 2) or (2, 1), named
     `<c.name>:cl2`) where B's rows start mid-sector (`misaligned_rows` names "b") and
     the pairs fit: a 16-bit, unswapped, unsplit configuration (neither pingpong,
     cp.async nor the overlapped epilogue) in column chunks, whose stages' boxes the
@@ -892,7 +906,11 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
     rows slower (619 against 640 at 3000 x 5008 x 7008, 607 against 630 at 4000^3), and
     where only A's rows are misaligned (3000 x 5056 x 7000) every cluster was slower
     than none (601 with pairs sharing B, 587 with pairs sharing A, 604 with 2 x 2, 606
-    with 4 x 1, against 615). Clusters of 4 sharing A as well (2 x 2) or B four ways (4
+    with 4 x 1, against 615). A tile of consumer warpgroups of 128 rows (`consumer_rows`)
+    pairs along N sharing A (`GemmConfig.cluster` (1, 2), each block half of A's boxes,
+    `:cl1x2:bp`) where A's rows start mid-sector, under the same test of waves: its 256
+    rows read A once a pair (3000 x 5000 x 7000, 256 x 160: 601-612 TFLOP/s against 589-595
+    in pairs sharing B, wg38). Clusters of 4 sharing A as well (2 x 2) or B four ways (4
     x 1) were within the noise of the pairs at 3000 x 5000 x 7000 (587-618 and 596-611
     against 580-601), on 30 clusters of an H200's 132 multiprocessors (120 of them), so
     the rule keeps the pairs. Block-scaled FP8's 128 x 128 tile in pairs sharing B was
@@ -907,10 +925,15 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
     if parts and (max(c.bk, c.bk if b_kmajor else c.chunk) * c.operand_bytes > 128
                   or (c.chunk if b_kmajor else c.bk) % 16):
         return c
-    if "b" not in misaligned_rows(n, k, c.operand_bytes, b_kmajor):
-        return c
     slots = cluster_slots(2, sms, c.smem_bytes())
     gm, gn = -(-m // c.bm), -(-n // c.bn)
+    misaligned = misaligned_rows(n, k, c.operand_bytes, b_kmajor)
+    if c.consumer_rows == 128 and "a" in misaligned:  # pairs along N sharing A, each block half of A's boxes
+        if not slots or -(-(gm * -(-gn // 2)) // slots) > -(-(gm * gn) // sms) or c.bk * c.operand_bytes > 128:
+            return c
+        return dataclasses.replace(c, cluster=(1, 2), box_parts=True, name=f"{c.name}:{cluster_name((1, 2))}:bp")
+    if "b" not in misaligned:
+        return c
     if not slots or -(-(-(-gm // 2) * gn) // slots) > -(-(gm * gn) // sms):
         return c
     return dataclasses.replace(c, cluster=(2, 1), box_parts=parts,
@@ -954,13 +977,14 @@ def wave_seconds(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | 
 def with_stream_k_tail(c: GemmConfig, m: int, n: int, k: int | None, sms: int, tgt: Target) -> GemmConfig:
     """`c` with its last round's tiles shared along K (`GemmConfig.stream_k`, named
     `<c.name>:sk`) where `STREAM_K_TAIL` says so, K is known, `c` may take it (16-bit,
-    unswapped, unsplit, no pingpong, overlapped epilogue or block scales; clusters or not) and
+    unswapped, unsplit, no pingpong, overlapped epilogue, block scales, skipped padding or
+    128-row consumers; clusters or not) and
     its `wave_seconds` are fewer than the whole tiles' (ties to whole tiles). Estimate
     (sm_90a, 128 x 256 x 64 in 4 stages): 3000 x 5008 x 7008 (480 tiles: 3.64 waves)
     315 us against 327 whole; 4000^3 (512 tiles, 16 trips a tile: the tail saves one
     trip of 16) 203 against 187, whole."""
     if (not STREAM_K_TAIL or k is None or c.swap_ab or c.split_k > 1 or c.pingpong or c.overlap
-            or c.block_scales or c.operand_bytes != 2):
+            or c.block_scales or c.operand_bytes != 2 or c.skip_padding or c.consumer_rows != 64):
         return c
     sk = dataclasses.replace(c, stream_k=True, name=f"{c.name}:sk")
     return sk if wave_seconds(sk, m, n, k, sms, tgt) < wave_seconds(c, m, n, k, sms, tgt) else c
@@ -1006,10 +1030,11 @@ def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, 
     of whole trips of every configuration's) at the multiprocessor's rate times the
     tile's `efficiency`; ties to the
     earlier. So every tile shape is weighed by the same facts (M, N, K, the
-    multiprocessors, the cluster slots), not per shape: 3000 x 5000 x 7000 (B's rows
-    16 mod 32 bytes) takes 128 x 192 in pairs (324 groups in 5 rounds of 66 clusters,
-    each 3/4 of the work, 110 K steps in 5 stages at 0.97, against 128 x 256's 240 in 4
-    rounds of 112 steps: 0.95 of its time), 4000^3 128 x 256 (512 tiles in 4 rounds;
+    multiprocessors, the cluster slots), not per shape: 3000 x 5000 x 7000 (both
+    operands' rows 16 mod 32 bytes) takes 256 x 160 in pairs sharing A (192 groups in 3
+    rounds of 66 clusters, 110 K steps at 0.99) over 128 x 192 in pairs (324 groups in 5
+    rounds, each 3/8 of the work, 110 K steps in 5 stages at 0.97) and 128 x 256's 240 in 4
+    rounds of 112 steps, 4000^3 128 x 256 (512 tiles in 4 rounds;
     128 x 192: 672 in 6), 2176^2 128 x 192 (204 tiles in 2 rounds, against 128 x 256's
     153 in 2 and the pingpong's 289 in 3)."""
     best, best_cost = None, 0.0

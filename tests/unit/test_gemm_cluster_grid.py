@@ -171,10 +171,31 @@ def test_what_the_clusters_cannot_take_is_refused(kw):
     (3000, 5000, 7000, 133, "128x192x64:5:c64:cl2:bp"),  # an odd count: 66 pairs' blocks
     (129, 5000, 7000, 132, "128x128x64:4:pp"),  # the wave rule's pingpong tile: not paired
 ])
-def test_the_rule_pairs_blocks_sharing_b_where_its_rows_start_mid_sector(m, n, k, sms, expected):
+def test_the_rule_pairs_blocks_sharing_b_where_its_rows_start_mid_sector(m, n, k, sms, expected, monkeypatch):
+    """Among the tiles of 64-row consumer warpgroups (the 256 x 160 tile's pairs: below)."""
+    from tilec import gemm
+
+    monkeypatch.setattr(gemm, "CONFIGS", tuple(c for c in gemm.CONFIGS if c.consumer_rows == 64))
+    assert gemm.choose_config(m, n, sms, k=k).name == expected
+
+
+@pytest.mark.parametrize("m,n,k,sms,expected", [
+    # 256 x 160 (the wave rule's tile here: tests/unit/test_gemm_wave_tiles.py) in pairs along N
+    # sharing A where A's rows start mid-sector, each block half of A's boxes
+    (3000, 5000, 7000, 132, "256x160x64:4:c32:ow:w128:sp:cl1x2:bp"),  # both: A's shared (H200: 601-625
+    #                                                                   TFLOP/s against 589-595 sharing B)
+    (3000, 5056, 7000, 132, "256x160x64:4:c32:ow:w128:sp:cl1x2:bp"),  # A's alone
+    (3000, 5000, 7040, 132, "256x160x64:4:c32:ow:w128:sp:cl2"),  # B's alone: pairs sharing B, whole boxes
+    (3000, 5008, 7008, 132, "256x160x64:4:c32:ow:w128:sp"),  # 32-byte rows: none
+    (3000, 5000, 7000, 133, "256x160x64:4:c32:ow:w128:sp:cl1x2:bp"),
+])
+def test_the_rule_pairs_128_row_consumers_sharing_a(m, n, k, sms, expected):
     from tilec.gemm import choose_config
 
-    assert choose_config(m, n, sms, k=k).name == expected
+    taken = choose_config(m, n, sms, k=k)
+    assert taken.name == expected
+    if ":cl1x2" in expected:
+        assert taken.cluster == (1, 2) and taken.box_parts and taken.kwargs(sms)["cluster"] == (1, 2)
 
 
 def test_the_wave_check_counts_pairs_over_the_resident_clusters(monkeypatch):

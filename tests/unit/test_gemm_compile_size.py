@@ -25,8 +25,8 @@ SMS = 132
 # (the wave rule's pingpong; the projections at M = 128 split K)
 SHAPES = {
     "4000^3": (4000, 4000, 4000, False, False),
-    "3000x5000x7000 (128 x 192 pairs)": (3000, 5000, 7000, False, False),
-    "2176^2 (128 x 192)": (2176, 2176, 4096, False, False),
+    "3000x5000x7000 (256 x 160 pairs)": (3000, 5000, 7000, False, False),
+    "2176^2 (256 x 160)": (2176, 2176, 4096, False, False),
     "129x4096^2 (pingpong)": (129, 4096, 4096, False, False),
     "qkv M=128 (split-K, 128 x 128)": (128, 6144, 4096, True, False),
     "down M=16 (split-K, 64 x 128)": (16, 4096, 14336, False, False),
@@ -64,9 +64,13 @@ def test_the_consumer_k_loop_stays_a_loop(shape):
     assert all(p == "#pragma unroll 1" or (p == "#pragma unroll" and trips <= 4) for p, trips in loops), loops
     per_trip = cuda.count("wgmma.mma_async")
     c = key.config
-    wgmma_per_step = (c.bk // (32 if c.operand_bytes == 1 else 16)) * (c.bn // (c.chunk or c.bn)) * (
-        c.bm // 64 if c.pingpong else 1)
-    assert per_trip == consumers * c.stages * wgmma_per_step
+    # a K step: a wgmma a k16 (k32: 8-bit), column chunk (one for all with `one_wgmma`) and 64-row
+    # block of a consumer (the pingpong's whole tile; 128-row consumer warpgroups: two)
+    wgmma_per_step = (c.bk // (32 if c.operand_bytes == 1 else 16)) * (
+        1 if c.one_wgmma else c.bn // (c.chunk or c.bn)) * (c.bm // 64 if c.pingpong else c.consumer_rows // 64)
+    # `skip_padding`: a last trip with steps past K peeled off the loop, those steps skipped
+    peeled = -(-SHAPES[shape][2] // c.bk) % c.stages if c.skip_padding else 0
+    assert per_trip == consumers * (c.stages + peeled) * wgmma_per_step
 
 
 @pytest.mark.parametrize("shape", ["4000^3", "129x4096^2 (pingpong)"])

@@ -84,14 +84,16 @@ def test_the_192_column_kernel_compiles_without_spills(cluster, one_wgmma):
 
 
 @pytest.mark.parametrize("m,n,k,b_kmajor,expected", [
-    # 17 x 12 = 204 tiles of 128 x 192 in 2 rounds (1.5 / 0.91) against 17 x 9 = 153 of
-    # 128 x 256 in 2 and 17 x 17 = 289 of the pingpong's 128 x 128 in 3 (1.5 / 0.85); K 34 steps
-    (2176, 2176, 2176, False, "128x192x64:5:c64"),
-    # 24 x 20 = 480 tiles of 128 x 256 (pairs: 240 groups, 4 rounds of 66 clusters, 112 K
-    # steps) against 24 x 27 = 648 of 128 x 192 (324 groups, 5 rounds, each 3/4 of the work,
-    # 110 steps in 5 stages, at 0.97; 5 stages of 3 chunks: the pair's halves of every box)
-    (3000, 5000, 7000, False, "128x192x64:5:c64:cl2:bp"),
-    (3000, 5008, 7008, False, "128x192x64:5:c64"),  # 32-byte rows: no pairs, the same rounds
+    # 9 x 14 = 126 tiles of 256 x 160 in 1 round (K 34 steps in 4 stages, 2 of the last trip
+    # skipped, at 0.99) against 17 x 12 = 204 of 128 x 192 in 2 (1.5 / 0.97), 17 x 9 = 153 of
+    # 128 x 256 in 2 and 17 x 17 = 289 of the pingpong's 128 x 128 in 3 (1.5 / 0.85)
+    (2176, 2176, 2176, False, "256x160x64:4:c32:ow:w128:sp"),
+    # 12 x 32 = 384 tiles of 256 x 160 (A's rows 16 mod 32 bytes: pairs along N sharing A,
+    # 192 groups in 3 rounds of 66 clusters, 110 K steps, at 0.99) against 24 x 27 = 648 of
+    # 128 x 192 (324 groups in pairs sharing B, 5 rounds, each 3/8 of the work, 110 steps in
+    # 5 stages, at 0.97) and 24 x 20 = 480 of 128 x 256 (240 groups, 4 rounds, 112 steps)
+    (3000, 5000, 7000, False, "256x160x64:4:c32:ow:w128:sp:cl1x2:bp"),
+    (3000, 5008, 7008, False, "256x160x64:4:c32:ow:w128:sp"),  # 32-byte rows: no pairs, the same rounds
     # the model table's aligned shapes keep 128 x 256
     (4000, 4000, 4000, False, "128x256x64:4:c128"),  # 512 tiles in 4 rounds; 672 of 128 x 192 in 6
     (4096, 4096, 4096, False, "128x256x64:4:c128"),
@@ -100,7 +102,9 @@ def test_the_192_column_kernel_compiles_without_spills(cluster, one_wgmma):
     (8192, 6144, 4096, True, "128x256x64:4:c128"),
     (2048, 4096, 4096, True, "128x256x64:4:c128"),
     (8192, 4096, 4096, True, "128x256x64:4:c128"),
-    (2048, 28672, 4096, True, "128x256x64:4:c128"),
+    # 8 x 180 = 1440 tiles of 256 x 160 in 11 rounds (at 0.99) against 16 x 112 = 1792 of
+    # 128 x 256 in 14: 0.98 of the time
+    (2048, 28672, 4096, True, "256x160x64:4:c32:ow:w128:sp"),
     (8192, 28672, 4096, True, "128x256x64:4:c128"),  # 55 rounds; 73 of 3/4: 54.75 / 0.91
     (2048, 4096, 14336, True, "128x256x64:4:c128"),
     (8192, 4096, 14336, True, "128x256x64:4:c128"),
@@ -113,7 +117,8 @@ def test_the_rule_reads_the_tiles_efficiency(monkeypatch):
     """Below an efficiency of 3.75 x 110 / (4 x 112) = 0.92 the 192-column tile's 5 rounds
     cost more than 128 x 256's 4 at 3000 x 5000 x 7000 (in pairs: 324 groups over 66
     clusters against 240)."""
-    slow = tuple(dataclasses.replace(c, efficiency=0.91) if c is TILE else c for c in gemm.CONFIGS)
+    slow = tuple(dataclasses.replace(c, efficiency=0.91) if c is TILE else c for c in gemm.CONFIGS
+                 if c.consumer_rows == 64)  # among the tiles of 64-row consumers
     monkeypatch.setattr(gemm, "CONFIGS", slow)
     assert gemm.choose_config(3000, 5000, 132, k=7000).name == "128x256x64:4:c128:cl2"
     assert gemm.choose_config(3000, 5008, 132, k=7008).name == "128x256x64:4:c128"

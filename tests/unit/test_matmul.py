@@ -246,9 +246,12 @@ def test_static_m_keeps_its_program():
 @pytest.mark.parametrize(("m", "n", "expected"), [
     (4000, 4000, "128x256x64:4:c128"),   # 32 x 16 tiles: 3.9 rounds of 132
     (4096, 4096, "128x256x64:4:c128"),
-    (8192, 14336, "128x256x64:4:c128"),
-    # 17 x 9 = 153 tiles: 2 rounds; 128 x 128: 289 in 3 (1.5 / 0.85); 128 x 192: 204 in 2 (1.5 / 0.97)
-    (2176, 2176, "128x192x64:5:c64"),
+    # 256 x 160: 32 x 90 = 2880 tiles in 22 rounds of 40960 elements (at 0.99) against 128 x 256's
+    # 64 x 56 = 3584 in 28 of 32768 (H200: 701 / 720 TFLOP/s against 655 / 678, benchmarks/NOTES.md)
+    (8192, 14336, "256x160x64:4:c32:ow:w128:sp"),
+    # 256 x 160: 9 x 14 = 126 tiles in 1 round (1.25 / 0.99); 128 x 256: 153 in 2; 128 x 128: 289 in
+    # 3 (1.5 / 0.85); 128 x 192: 204 in 2 (1.5 / 0.97)
+    (2176, 2176, "256x160x64:4:c32:ow:w128:sp"),
     (1, 4096, "128x128x64:4:pp"),        # 16 tiles of 128 x 256 or 32 of 128 x 128: one round
     (64, 32768, "64x256x64:4:c128"),     # 256 tiles of 128 x 128 (2 rounds), 128 of 64 x 256 (1)
 ])
