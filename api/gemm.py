@@ -21,7 +21,7 @@ throughput of the configuration's tile relative to the best one, benchmarks/NOTE
 in clusters the rounds are the groups over the clusters that run at once
 (`cluster_slots`). The configuration of least `wave_seconds` is taken, ties to the
 earlier in `CONFIGS`. So a ragged M or N whose last round of 128 x 256 tiles would
-leave most multiprocessors idle takes 128 x 192 or 128 x 128 tiles, and M <= 64 takes
+leave most multiprocessors idle takes 256 x 160, 128 x 192 or 128 x 128 tiles, and M <= 64 takes
 64-row tiles. Configurations whose shared
 memory exceeds the Target's are never taken. Decode sizes (M <= 128, the memory-bound
 regime): the configuration of least `decode_cost` (DRAM's bound on the weight against
