@@ -191,6 +191,21 @@ def _block_check(torch, got, a, w, sa, sb, bias=None, act=None):
         assert block_scaled_within_bound(_f64(ref), a64, w64, sa64, sb64, fp8_accumulation=True, out="f32").all()
 
 
+def _forced_block_matmul(torch, monkeypatch, config, shape, seed):
+    """tilec.matmul of a block-scaled case (`_block_case`) of `shape` with `config` forced,
+    with bias + SiLU where M is 1000, checked (`_block_check`)."""
+    from tilec import gemm
+
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})  # the same structure forced to another configuration: prepared afresh
+    m, n, k = shape
+    a, w, sa, sb = _block_case(torch, (m,), n, k, seed=seed)
+    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16) if m == 1000 else None
+    act = "silu" if bias is not None else None
+    got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, bias=bias, activation=act)
+    _block_check(torch, got, a, w, sa, sb, bias, act)
+
+
 @pytest.mark.parametrize("shape", [(4096, 4096, 4096), (1000, 1040, 528), (1, 4096, 4096), (72, 48, 32),
                                    (300, 7168, 2112)])
 def test_fp8_block_scaled_against_float64_and_dequantised_torch(shape):
@@ -253,13 +268,7 @@ def test_fp8_block_scaled_one_partial_schedule(bn, chunk, shape, monkeypatch):
     torch = _torch()
     config = gemm.GemmConfig(f"f8b:128x{bn}x128:4:part1", 128, bn, 128, 4, efficiency=1.0, chunk=chunk,
                              operand_bytes=1, block_scales=True, partials=1)
-    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
-    monkeypatch.setattr(gemm, "_fast", {})  # the same structure forced to another configuration: prepared afresh
-    m, n, k = shape
-    a, w, sa, sb = _block_case(torch, (m,), n, k, seed=3)
-    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16) if m == 1000 else None
-    got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, bias=bias, activation="silu" if bias is not None else None)
-    _block_check(torch, got, a, w, sa, sb, bias, "silu" if bias is not None else None)
+    _forced_block_matmul(torch, monkeypatch, config, shape, seed=3)
 
 
 @pytest.mark.parametrize("shape", [(1000, 1040, 528), (4096, 4096, 4096)])
@@ -272,13 +281,7 @@ def test_fp8_block_scaled_fma_promotion(shape, monkeypatch):
 
     torch = _torch()
     config = dataclasses.replace(gemm.FP8_BLOCK_CONFIGS[0], name="f8b:128x128x128:4:fma", fma_promote=True)
-    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
-    monkeypatch.setattr(gemm, "_fast", {})  # the same structure forced to another configuration: prepared afresh
-    m, n, k = shape
-    a, w, sa, sb = _block_case(torch, (m,), n, k, seed=4)
-    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16) if m == 1000 else None
-    got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, bias=bias, activation="silu" if bias is not None else None)
-    _block_check(torch, got, a, w, sa, sb, bias, "silu" if bias is not None else None)
+    _forced_block_matmul(torch, monkeypatch, config, shape, seed=4)
 
 
 @pytest.mark.parametrize("shape", [(1000, 1040, 528), (1, 4096, 4096), (4096, 4096, 4096)])
@@ -292,13 +295,7 @@ def test_fp8_block_scaled_scale_prefetch(shape, monkeypatch):
 
     torch = _torch()
     config = dataclasses.replace(gemm.FP8_BLOCK_CONFIGS[0], name="f8b:128x128x128:4:pf", scale_prefetch=True)
-    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
-    monkeypatch.setattr(gemm, "_fast", {})  # the same structure forced to another configuration: prepared afresh
-    m, n, k = shape
-    a, w, sa, sb = _block_case(torch, (m,), n, k, seed=5)
-    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16) if m == 1000 else None
-    got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, bias=bias, activation="silu" if bias is not None else None)
-    _block_check(torch, got, a, w, sa, sb, bias, "silu" if bias is not None else None)
+    _forced_block_matmul(torch, monkeypatch, config, shape, seed=5)
 
 
 @pytest.mark.parametrize("shape", [(1000, 1040, 528), (4096, 4096, 4096)])
@@ -341,13 +338,7 @@ def test_fp8_block_scaled_clusters(cluster, box_parts, shape, monkeypatch):
     torch = _torch()
     config = dataclasses.replace(gemm.FP8_BLOCK_CONFIGS[0], cluster=cluster, box_parts=box_parts,
                                  name=f"f8b:128x128x128:4:{gemm.cluster_name(cluster)}{':bp' if box_parts else ''}")
-    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
-    monkeypatch.setattr(gemm, "_fast", {})  # the same structure forced to another configuration: prepared afresh
-    m, n, k = shape
-    a, w, sa, sb = _block_case(torch, (m,), n, k, seed=5)
-    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16) if m == 1000 else None
-    got = tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, bias=bias, activation="silu" if bias is not None else None)
-    _block_check(torch, got, a, w, sa, sb, bias, "silu" if bias is not None else None)
+    _forced_block_matmul(torch, monkeypatch, config, shape, seed=5)
 
 
 def test_fp8_block_scale_refusals():
