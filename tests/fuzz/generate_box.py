@@ -182,7 +182,7 @@ def draw_misaligned(rng: random.Random, scale: int = 1) -> BoxCopy:
 
 
 def draw_depth(rng: random.Random, scale: int = 1) -> BoxCopy:
-    """A flat, rows, span or cols box copy in parts through two boxes."""
+    """A flat, rows, span or cols box copy in parts through two boxes or a ring of them."""
     flavour = rng.choice(["flat", "rows", "span", "cols"])
     depth = rng.choice([0, 2, 3, 4])
     dtype = rng.choice(["int8", "uint8"])
@@ -198,8 +198,14 @@ def draw_depth(rng: random.Random, scale: int = 1) -> BoxCopy:
         c = BoxCopy("depth", base.dtype, base.shape, base.src_offset, base.src_strides, base.dst_offset,
                     base.dst_strides, {}, base.strategy)
     smem = rng.choice([2048, 4096]) if flavour != "rows" else max(2048, 2 * _slot(c.shape[1] * c.shape[3]))
+    one_sm = depth == 0 and rng.random() < 0.5
+    routes = {"box_depth": depth, "box_smem": smem}
+    if depth >= 2:  # the parts through two boxes (0), a ring of 2 to 4 (`layout.cp_async_arrive`), or the default
+        ring = rng.choice([None, 0, 2, 3, 4])
+        if ring is not None:
+            routes["box_ring"] = ring
     return BoxCopy(c.family, c.dtype, c.shape, c.src_offset, c.src_strides, c.dst_offset, c.dst_strides,
-                   {"box_depth": depth, "box_smem": smem}, c.strategy, one_sm=depth == 0 and rng.random() < 0.5)
+                   routes, c.strategy, one_sm=one_sm)
 
 
 CONVERSIONS = (("bool", "int16"), ("uint8", "int16"), ("uint8", "float16"), ("int8", "float16"),
