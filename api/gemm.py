@@ -925,17 +925,17 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
     if parts and (max(c.bk, c.bk if b_kmajor else c.chunk) * c.operand_bytes > 128
                   or (c.chunk if b_kmajor else c.bk) % 16):
         return c
+    misaligned = misaligned_rows(n, k, c.operand_bytes, b_kmajor)
+    share_a = c.consumer_rows == 128 and "a" in misaligned  # pairs along N, each block half of A's boxes
+    if (not share_a and "b" not in misaligned) or (share_a and c.bk * c.operand_bytes > 128):
+        return c
     slots = cluster_slots(2, sms, c.smem_bytes())
     gm, gn = -(-m // c.bm), -(-n // c.bn)
-    misaligned = misaligned_rows(n, k, c.operand_bytes, b_kmajor)
-    if c.consumer_rows == 128 and "a" in misaligned:  # pairs along N sharing A, each block half of A's boxes
-        if not slots or -(-(gm * -(-gn // 2)) // slots) > -(-(gm * gn) // sms) or c.bk * c.operand_bytes > 128:
-            return c
+    groups = gm * -(-gn // 2) if share_a else -(-gm // 2) * gn
+    if not slots or -(-groups // slots) > -(-(gm * gn) // sms):
+        return c
+    if share_a:
         return dataclasses.replace(c, cluster=(1, 2), box_parts=True, name=f"{c.name}:{cluster_name((1, 2))}:bp")
-    if "b" not in misaligned:
-        return c
-    if not slots or -(-(-(-gm // 2) * gn) // slots) > -(-(gm * gn) // sms):
-        return c
     return dataclasses.replace(c, cluster=(2, 1), box_parts=parts,
                                name=f"{c.name}:{cluster_name((2, 1))}" + (":bp" if parts else ""))
 
