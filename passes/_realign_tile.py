@@ -188,17 +188,18 @@ def static_index_bits(facts: CopyFacts, target: Target) -> int | None:
     dmis = _static(facts.dst_mis) if facts.dst_mis is not None else None
     tried = [dmis] if dmis is not None else range(min(mis[1], g) + 1)  # type: ignore[type-var]
     c = max(chunks_per_row(ns[-1], facts.dst_bytes, d, g, chunk) for d in tried)
-    worst = math.prod(ns[:-1]) * c + REALIGN_THREADS * 2
+    worst = math.prod(ns[:-1]) * c + 1024 * 8  # a block past the end: threads x chunks at most
     for view, m in ((ss, mis[0]), (ds, mis[1])):
         worst = max(worst, m + sum((n - 1) * abs(s) for n, s in zip(ns, view)) + 4 * v)
     return 32 if worst < INDEX32_LIMIT else 64
 
 
 def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
-                   threads: int = REALIGN_THREADS) -> list[Operation]:
+                   threads: int = REALIGN_THREADS, chunks: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy of `copy` (module
-    doc), with `bits`-bit offsets and `threads` per block (a multiple of a warp); the
-    caller puts them in the copy's place. `facts` must fit (`_copy_cost.realign_fits`)."""
+    doc), with `bits`-bit offsets and `threads` per block (a multiple of a warp) of
+    `chunks` destination chunks a thread (None: `chunks_per_thread`); the caller puts
+    them in the copy's place. `facts` must fit (`_copy_cost.realign_fits`)."""
     rank = facts.rank
     last = rank - 1
     e = facts.dst_bytes
@@ -206,7 +207,7 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     chunk = chunk_bytes(facts, target)
     v = chunk // e
     shift_v = v.bit_length() - 1
-    rows = threads * chunks_per_thread(chunk, target)
+    rows = threads * (chunks or chunks_per_thread(chunk, target))
     host: list[Operation] = []
 
     def hadd(op: Operation) -> SSAValue:

@@ -137,6 +137,9 @@ class TilePass(ModulePass):
                      the mode's extent when that is static). Default: the copy's
                      `tile = array<i64: ...>` attribute, else the heuristic below.
       runs=R         a gather copy's runs per thread (a power of two; default 2).
+      realign_chunks=C  a realign copy's destination chunks per thread (a power of two
+                     up to 8; default `_realign_tile.chunks_per_thread`'s: 1 for 16-byte
+                     chunks, 2 for 8-byte ones), chunks f, f + threads, ... of a block.
       threads=N      threads per block, 1..1024 (a gather copy's: a power of two, at
                      least 32, default 256; a realign copy's: the same, default
                      512; default: 512 for a misaligned
@@ -294,6 +297,7 @@ class TilePass(ModulePass):
     tile: tuple[int, ...] = ()
     threads: int | None = None
     runs: int = GATHER_RUNS_PER_THREAD
+    realign_chunks: int | None = None
     box_smem: int | None = None
     box_stage: str = "async"
     box_lanes: int | None = None
@@ -509,15 +513,18 @@ class TilePass(ModulePass):
                 "modes or more, between two `layout.view`s whose pointers are 16-byte aligned "
                 "pointers moved by a scalar `layout.addptr` of an index (their misalignments)", op=copy)
         threads = self.threads or REALIGN_THREADS
-        if threads < 32 or threads & (threads - 1):
-            raise TilecError(f"tile: a realign copy takes threads that are a power of two, at least 32; "
-                             f"got threads={threads}", op=copy)
+        chunks = self.realign_chunks
+        if threads < 32 or threads & (threads - 1) or (chunks is not None and (chunks < 1 or chunks > 8
+                                                                             or chunks & (chunks - 1))):
+            raise TilecError(f"tile: a realign copy takes threads that are a power of two, at least 32, and "
+                             f"chunks a power of two up to 8; got threads={threads} realign_chunks={chunks}",
+                             op=copy)
         tgt = module_target(copy)
         bits = _promised_bits(copy)
         promised = bits is not None
         if bits is None:
             bits = realign_static_bits(facts, tgt) or 64
-        ops = realign_launch(copy, facts, tgt, bits, threads)
+        ops = realign_launch(copy, facts, tgt, bits, threads, chunks)
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops, moved_pointers=True)
