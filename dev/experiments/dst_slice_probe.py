@@ -13,13 +13,16 @@ constants (the extents compiled in); a chunk's source bytes come from the two al
 Kinds (ratios to cudaMemcpy of the case's bytes; `!` not exact):
   copy      the realign kernel's schedule, whole chunks one 16-byte store, partial ones
             in aligned pieces of 8, 4, 2, 1 bytes (at most 8 stores);
-  copy_k2   the same, 2 chunks a thread (both chunks' loads before their stores);
+  copy_elem `copy` with partial chunks stored an element at a time (as the realign
+            kernel does);
+  copy_k2   `copy` with 2 chunks a thread (both chunks' loads before their stores);
   copy_pf   `copy` with `prefetch.global.L2` of each partial chunk's destination
             first (its sector in L2 before the store: the fill read early);
   store     the stores of `copy` only (no loads: a constant), the view's bytes;
   span      as many whole 16-byte chunks stored contiguously (a memset of the chunks
-            `store` writes: no sector in part, no gaps) into a scratch buffer (time only);
-  memcpy    of the case's bytes (1.000 by definition; the unit).
+            `store` writes: no sector in part, no gaps) into a scratch buffer (time only).
+`store` and `span` move no source bytes but are given the case's bytes all the same:
+compare them with each other (the cost of the sectors written in part and of the gaps).
 """
 
 from __future__ import annotations
@@ -125,6 +128,12 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
     if (l >= h) continue;
     char* p = dst + A[k];
     if (l == 0 && h == 16) { *reinterpret_cast<uint4*>(p) = out[k]; continue; }
+#if P_KIND == 1
+#pragma unroll
+    for (int b = 0; b < 16; b += P_E)
+      if (b >= l && b < h) put(p, b, P_E, out[k]);
+    continue;
+#endif
     int off = l;
 #pragma unroll
     for (int w = 1; w <= 8; w <<= 1)
@@ -137,7 +146,7 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
 }
 """
 
-KINDS = {"copy": (0, 1), "copy_k2": (0, 2), "copy_pf": (2, 1), "store": (3, 1), "span": (4, 1)}
+KINDS = {"copy": (0, 1), "copy_elem": (1, 1), "copy_k2": (0, 2), "copy_pf": (2, 1), "store": (3, 1), "span": (4, 1)}
 """name: (KIND, chunks a thread)."""
 
 
