@@ -16,8 +16,9 @@ Kinds (ratios to cudaMemcpy of the case's bytes; `!` not exact):
   copy_elem `copy` with partial chunks stored an element at a time (as the realign
             kernel does);
   copy_k2   `copy` with 2 chunks a thread (both chunks' loads before their stores);
-  copy_pf   `copy` with `prefetch.global.L2` of each partial chunk's destination
-            first (its sector in L2 before the store: the fill read early);
+  copy_pf   `copy` with `prefetch.global.L2` of each chunk whose 32-byte destination
+            sector the view covers in part, first (the sector in L2 before the store:
+            the fill read early, among the loads);
   store     the stores of `copy` only (no loads: a constant), the view's bytes;
   span      as many whole 16-byte chunks stored contiguously (a memset of the chunks
             `store` writes: no sector in part, no gaps) into a scratch buffer (time only).
@@ -95,7 +96,7 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
     if (l >= h) continue;
     A[k] = a; lo[k] = l; hi[k] = h;
 #if P_KIND == 2
-    if (l > 0 || h < 16) asm volatile("prefetch.global.L2 [%0];" :: "l"(dst + a));
+    if ((a & ~31LL) < D || (a & ~31LL) + 32 > e) asm volatile("prefetch.global.L2 [%0];" :: "l"(dst + a));
 #endif
 #if P_KIND == 3
     out[k] = make_uint4(0x01010101u, 0x02020202u, 0x03030303u, 0x04040404u);
