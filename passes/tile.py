@@ -140,6 +140,9 @@ class TilePass(ModulePass):
       realign_chunks=C  a realign copy's destination chunks per thread (a power of two
                      up to 8; default `_realign_tile.chunks_per_thread`'s: 1 for 16-byte
                      chunks, 2 for 8-byte ones), chunks f, f + threads, ... of a block.
+      realign_prefetch=P  1: a realign copy first asks L2 for each destination chunk
+                     whose 32-byte sector its row covers in part (`layout.ptr_prefetch`,
+                     `_realign_tile.sector_prefetch`); 0 (default) not.
       threads=N      threads per block, 1..1024 (a gather copy's: a power of two, at
                      least 32, default 256; a realign copy's: the same, default
                      512; default: 512 for a misaligned
@@ -298,6 +301,7 @@ class TilePass(ModulePass):
     threads: int | None = None
     runs: int = GATHER_RUNS_PER_THREAD
     realign_chunks: int | None = None
+    realign_prefetch: int = 0
     box_smem: int | None = None
     box_stage: str = "async"
     box_lanes: int | None = None
@@ -524,7 +528,7 @@ class TilePass(ModulePass):
         promised = bits is not None
         if bits is None:
             bits = realign_static_bits(facts, tgt) or 64
-        ops = realign_launch(copy, facts, tgt, bits, threads, chunks)
+        ops = realign_launch(copy, facts, tgt, bits, threads, chunks, bool(self.realign_prefetch))
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops, moved_pointers=True)

@@ -207,17 +207,18 @@ def test_float_and_bool_rows_compiled(dtype, name, nvrtc_available):
     assert [k.aligned_pointers for k in kernels._entries] == [True]
 
 
-@pytest.mark.parametrize("chunks", [2, 4])
-def test_chunks_per_thread_option_compiled(always, chunks, nvrtc_available):
-    """The `tile` pass's `realign_chunks=C` (C chunks a thread, f, f + threads, ...):
-    the compiled kernel against NumPy, the bytes around dst poisoned, rows of 16-byte
-    chunks (int16) and of 8-byte ones (int64 rows of 5 at a pitch of 10, as 46)."""
+@pytest.mark.parametrize("chunks,prefetch", [(2, 0), (4, 0), (None, 1), (2, 1)])
+def test_chunks_per_thread_and_prefetch_options_compiled(always, chunks, prefetch, nvrtc_available):
+    """The `tile` pass's `realign_chunks=C` (C chunks a thread, f, f + threads, ...) and
+    `realign_prefetch=1` (`layout.ptr_prefetch` of the chunks of sectors a row covers in
+    part): the compiled kernel against NumPy, the bytes around dst poisoned, rows of
+    16-byte chunks (int16) and of 8-byte ones (int64 rows of 5 at a pitch of 10, as 46)."""
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
     from tilec.compiler.pipeline import expand_pipeline
 
-    pipeline = ",".join(f"tile{{realign_chunks={chunks} threads=64}}" if p == "tile" else p
-                        for p in expand_pipeline("default").split(","))
+    opts = f"threads=64 realign_prefetch={prefetch}" + (f" realign_chunks={chunks}" if chunks else "")
+    pipeline = ",".join(f"tile{{{opts}}}" if p == "tile" else p for p in expand_pipeline("default").split(","))
     kernels = CopyKernels(arch="sm_90", disk=False, pipeline=pipeline)
     rng = np.random.default_rng(chunks)
     for dtype, n, pitch, rows in (("int16", 37, 40, 50), ("int64", 5, 10, 90)):
@@ -226,4 +227,6 @@ def test_chunks_per_thread_option_compiled(always, chunks, nvrtc_available):
         src = _rows(base, 1, rows, n, n)
         dst = _rows(out, 3, rows, n, pitch)
         _check(out, dst, src, True, kernels)
-    assert "realign_chunks" in pipeline and all(k.aligned_pointers for k in kernels._entries)
+    assert all(k.aligned_pointers for k in kernels._entries)
+    cuda = [str(e.kernel.source) for e in kernels._entries.values()]
+    assert len(cuda) == 2 and all(("prefetch.global.L2" in c) == bool(prefetch) for c in cuda)
