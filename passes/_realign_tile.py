@@ -28,7 +28,12 @@ pointers:
   where it holds no element of the row, the second also where s = sa, and takes V
   elements from s - sa on (`layout.funnel_shift`);
 - it stores them with a per-element mask (the row's head and tail chunks): whole
-  chunks are one vector store, partial ones are stored element by element.
+  chunks are one vector store, partial ones are stored element by element;
+- before its loads, where the destination's rows do not continue each other, it asks
+  L2 for its chunk if the chunk's 32-byte sector holds bytes outside the row
+  (`sector_prefetch`, `layout.ptr_prefetch`): a sector written in part that is not in
+  L2 is fetched from DRAM to merge the bytes not written, after the write; asked first,
+  the fetch is a read among the kernel's loads (`SECTOR_PREFETCH`).
 
 Every vector read lies inside the aligned span of a row's bytes, so inside the
 allocation (allocations are at least 16-byte aligned). Offsets are `i<bits>`.
@@ -197,6 +202,13 @@ def static_index_bits(facts: CopyFacts, target: Target) -> int | None:
 SECTOR_BYTES = 32
 """The DRAM sector: a write of part of one makes L2 fetch the rest before writing it
 back (benchmarks/NOTES.md, sa39)."""
+SECTOR_PREFETCH = True
+"""Whether the realign strategy asks L2 first for the chunks of the sectors a row covers
+in part (`sector_prefetch`; the `tile` pass's `realign_prefetch=`). H200, the strided
+set's rows into a longer pitch, of cudaMemcpy without / with: 16 (int16 rows of 508
+bytes at a pitch of 512) 0.667 / 0.824, 34 (int32 rows of 224 bytes at 236) 0.584 /
+0.719, 46 (int64 rows of 40 bytes at 80) 0.422 / 0.550; the realign cases whose rows
+are long (04, 10, 19, 22, 28, 40) within 0.5% (benchmarks/NOTES.md, sa39)."""
 
 
 def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValue, achunk: SSAValue,
