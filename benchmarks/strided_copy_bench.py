@@ -492,7 +492,7 @@ def run_cases(cases, quick_reps: bool = False) -> list[dict]:
         results.append(r)
         tri = "-" if t_triton is None else f"{r['triton_ratio']:.3f}{'' if triton_exact else ' (not exact)'}"
         print(f"{case.name:60s} exact={exact} tilec {r['tilec_ratio']:.3f} torch {r['torch_ratio']:.3f} "
-              f"triton {tri} bound {r['bound']:.3f}", flush=True)
+              f"triton {tri} bound {r['bound']:.3f} (with fills {r['bound_fills']:.3f})", flush=True)
         del src, dst_base, dst
         torch.cuda.empty_cache()
     return results
