@@ -286,6 +286,32 @@ class PrefetchL1Op(IRDLOperation):
 
 
 @irdl_op_definition
+class PrefetchGlobalL2Op(IRDLOperation):
+    """
+    This thread asks L2 for the sector holding `src[index]` of a global buffer (a
+    `layout.ptr_prefetch`): one `prefetch.global.L2`. No value is read or changed.
+
+        cuda.prefetch_global_l2 %src[%i] : memref<?xi16>
+    """
+
+    name = "cuda.prefetch_global_l2"
+    # no memory-effect trait, as cuda.prefetch_l2: its effect is on the cache
+
+    src = operand_def(MemRefType)
+    index = operand_def(IndexType)
+
+    assembly_format = "$src `[` $index `]` attr-dict `:` type($src)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, src: SSAValue | Operation, index: SSAValue | Operation):
+        super().__init__(operands=[src, index])
+
+    def verify_(self) -> None:
+        if self.src.type.memory_space == SHARED_MEMORY_SPACE:
+            raise VerifyException("'cuda.prefetch_global_l2' prefetches global memory, not shared memory")
+
+
+@irdl_op_definition
 class CpAsyncWaitOp(IRDLOperation):
     """
     Waits until at most `pending` of this thread's committed `cuda.cp_async` groups are
@@ -754,7 +780,7 @@ from .cuda_atomic import CUDA_ATOMIC_OPS  # noqa: E402  (atomics and fences, the
 
 Cuda = Dialect(
     "cuda",
-    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, PrefetchL2Op, PrefetchL1Op, ShflIdxOp, OpaqueOp, BytePermOp, CommentOp, PrintfOp, MmaSyncOp,
+    [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, PrefetchL2Op, PrefetchL1Op, PrefetchGlobalL2Op, ShflIdxOp, OpaqueOp, BytePermOp, CommentOp, PrintfOp, MmaSyncOp,
      LdmatrixOp, StmatrixOp, DivApproxGroupOp,
      *CUDA_TMA_OPS, *CUDA_WGMMA_OPS, *CUDA_ROLE_OPS, *CUDA_ATOMIC_OPS],
     [*CUDA_TMA_TYPES],

@@ -344,6 +344,34 @@ class PtrStoreOp(IRDLOperation):
 
 
 @irdl_op_definition
+class PtrPrefetchOp(IRDLOperation):
+    """Each thread asks L2 for the 32-byte sector each of its pointers points into,
+    except where the optional `mask` is false (`prefetch.global.L2`, a hint): no value
+    is read or changed. A sector that a kernel then writes in part is in L2 before the
+    write, so L2 does not fetch it from DRAM to merge the bytes not written (the realign
+    strategy's destination rows into a longer pitch, passes/_realign_tile.py).
+
+        layout.ptr_prefetch %q : tensor<1024x!layout.ptr<f32>, #b>
+        layout.ptr_prefetch %q mask %m : tensor<1024xi1, #b> : tensor<1024x!layout.ptr<f32>, #b>"""
+
+    name = "layout.ptr_prefetch"
+    # no memory-effect trait, as layout.prefetch: its effect is on the cache
+    ptrs = operand_def(TensorType)
+    mask = opt_operand_def(TensorType)
+    assembly_format = "$ptrs (`mask` $mask^ `:` type($mask))? attr-dict `:` type($ptrs)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, ptrs: SSAValue, mask: SSAValue | None = None):
+        super().__init__(operands=[ptrs, mask])
+
+    def verify_(self) -> None:
+        t = _pointer_tensor(self.ptrs, "the pointers")
+        _check_mask(self.mask, t)
+        _check_block_threads(self, t)
+        _check_root(self)
+
+
+@irdl_op_definition
 class MultipleOfOp(IRDLOperation):
     """Gluon's and Triton's `multiple_of(x, d)`: the integer scalar x, promised to be a
     multiple of `divisor` (a power of two). `vectorize-pointers` believes it (an
@@ -371,5 +399,5 @@ class MultipleOfOp(IRDLOperation):
         _check(d >= 1 and d & (d - 1) == 0, f"the divisor must be a power of two, got {d}")
 
 
-POINTER_OPS = (AddPtrOp, PtrLoadOp, PtrStoreOp, MultipleOfOp)
+POINTER_OPS = (AddPtrOp, PtrLoadOp, PtrStoreOp, PtrPrefetchOp, MultipleOfOp)
 """Registered in the `layout` dialect (dialects/layout.py)."""

@@ -28,7 +28,12 @@ pointers:
   where it holds no element of the row, the second also where s = sa, and takes V
   elements from s - sa on (`layout.funnel_shift`);
 - it stores them with a per-element mask (the row's head and tail chunks): whole
-  chunks are one vector store, partial ones are stored element by element.
+  chunks are one vector store, partial ones are stored element by element;
+- before its loads, where the destination's rows do not continue each other, it asks
+  L2 for its chunk if the chunk's 32-byte sector holds bytes outside the row
+  (`sector_prefetch`, `layout.ptr_prefetch`): a sector written in part that is not in
+  L2 is fetched from DRAM to merge the bytes not written, after the write; asked first,
+  the fetch is a read among the kernel's loads (`SECTOR_PREFETCH`).
 
 Every vector read lies inside the aligned span of a row's bytes, so inside the
 allocation (allocations are at least 16-byte aligned). Offsets are `i<bits>`.
@@ -55,7 +60,7 @@ from tilec.dialects import layout_compute as lc
 from tilec.dialects.layout import ConvertLayoutOp, CopyOp, LaunchOp
 from tilec.dialects.layout_funnel import FunnelShiftOp
 from tilec.dialects.layout_attrs import PtrType
-from tilec.dialects.layout_ptr import AddPtrOp, PtrLoadOp, PtrStoreOp
+from tilec.dialects.layout_ptr import AddPtrOp, PtrLoadOp, PtrPrefetchOp, PtrStoreOp
 from tilec.support.target import Target
 
 from ._copy_cost import CopyFacts, Value, _static, value_bound
@@ -188,17 +193,60 @@ def static_index_bits(facts: CopyFacts, target: Target) -> int | None:
     dmis = _static(facts.dst_mis) if facts.dst_mis is not None else None
     tried = [dmis] if dmis is not None else range(min(mis[1], g) + 1)  # type: ignore[type-var]
     c = max(chunks_per_row(ns[-1], facts.dst_bytes, d, g, chunk) for d in tried)
-    worst = math.prod(ns[:-1]) * c + REALIGN_THREADS * 2
+    worst = math.prod(ns[:-1]) * c + 1024 * 8  # a block past the end: threads x chunks at most
     for view, m in ((ss, mis[0]), (ds, mis[1])):
         worst = max(worst, m + sum((n - 1) * abs(s) for n, s in zip(ns, view)) + 4 * v)
     return 32 if worst < INDEX32_LIMIT else 64
 
 
+SECTOR_BYTES = 32
+"""The DRAM sector: a write of part of one makes L2 fetch the rest before writing it
+back (benchmarks/NOTES.md, sa39)."""
+SECTOR_PREFETCH = True
+"""Whether the realign strategy asks L2 first for the chunks of the sectors a row covers
+in part (`sector_prefetch`; the `tile` pass's `realign_prefetch=`). H200, the strided
+set's rows into a longer pitch, of cudaMemcpy without / with: 16 (int16 rows of 508
+bytes at a pitch of 512) 0.667 / 0.824, 34 (int32 rows of 224 bytes at 236) 0.584 /
+0.719, 46 (int64 rows of 40 bytes at 80) 0.422 / 0.550; the realign cases whose rows
+are long (04, 10, 19, 22, 28, 40) within 0.5% (benchmarks/NOTES.md, sa39)."""
+
+
+def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValue, achunk: SSAValue,
+                    row_ok: SSAValue) -> None:
+    """`layout.ptr_prefetch` of each chunk (first destination element `achunk`, its row's
+    first `doff`, `n[-1]` elements a row) whose 32-byte sector holds elements outside
+    the row, where the destination's rows do not continue each other (the stride of
+    the mode before the last is not the row's extent: a gap between rows), so that
+    L2 holds the sector when the row's part of it is written. The rows' chunks
+    outside the row (past its end) ask nothing."""
+    e = facts.dst_bytes
+    last = facts.rank - 1
+    per = SECTOR_BYTES // e
+    sh = b.splat(b.const(per.bit_length() - 1))
+    sector = b.add(arith.ShLIOp(b.add(arith.ShRSIOp(achunk, sh)), sh))
+    row_end = b.addi(doff, b.splat(n[last]))
+    v = b.splat(b.const(b.v))
+    chunk_in = b.add(arith.AndIOp(b.cmp("slt", achunk, row_end), b.cmp("sgt", b.addi(achunk, v), doff)))
+    part = b.add(arith.OrIOp(b.cmp("slt", sector, doff),
+                             b.cmp("sgt", b.addi(sector, b.splat(b.const(per))), row_end)))
+    gap = b.add(arith.CmpiOp(b.scalar(facts.modes[last - 1].dst_stride), n[last], "ne"))
+    mask = b.add(arith.AndIOp(b.add(arith.AndIOp(chunk_in, part)), row_ok))
+    mask = b.add(arith.AndIOp(mask, b.splat(gap, mask.type)))
+    elem = facts.dst_base.type.element_type  # type: ignore[union-attr]
+    ptrs = b.add(AddPtrOp(b.splat(facts.dst_base, TensorType(PtrType(elem), [b.rows], b.r)), achunk))
+    b.ops.append(PtrPrefetchOp(ptrs, mask))
+
+
 def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
-                   threads: int = REALIGN_THREADS) -> list[Operation]:
+                   threads: int = REALIGN_THREADS, chunks: int | None = None,
+                   prefetch: bool = False) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy of `copy` (module
-    doc), with `bits`-bit offsets and `threads` per block (a multiple of a warp); the
-    caller puts them in the copy's place. `facts` must fit (`_copy_cost.realign_fits`)."""
+    doc), with `bits`-bit offsets and `threads` per block (a multiple of a warp) of
+    `chunks` destination chunks a thread (None: `chunks_per_thread`); the caller puts
+    them in the copy's place. `facts` must fit (`_copy_cost.realign_fits`). `prefetch`
+    (rows read at a step of 1): first `layout.ptr_prefetch` of each chunk whose 32-byte
+    sector the row covers in part, where the rows do not continue each other
+    (`sector_prefetch`)."""
     rank = facts.rank
     last = rank - 1
     e = facts.dst_bytes
@@ -206,7 +254,7 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     chunk = chunk_bytes(facts, target)
     v = chunk // e
     shift_v = v.bit_length() - 1
-    rows = threads * chunks_per_thread(chunk, target)
+    rows = threads * (chunks or chunks_per_thread(chunk, target))
     host: list[Operation] = []
 
     def hadd(op: Operation) -> SSAValue:
@@ -303,6 +351,8 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
                   b.splat(b.addi(b.muli(b.subi(n[last], b.const(1)), b.const(step)), b.const(1))))
     sa_v = b.addi(sa, vs_r)
     sa_2v = b.addi(sa_v, vs_r)
+    if prefetch and step == 1:
+        sector_prefetch(b, facts, n, doff, achunk, row_ok)
 
     def both(x: SSAValue, y: SSAValue) -> SSAValue:
         return b.add(arith.AndIOp(x, y))

@@ -34,7 +34,7 @@ from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
 from ._gather_tile import gather_launch, static_index_bits
-from ._realign_tile import REALIGN_THREADS, realign_launch
+from ._realign_tile import REALIGN_THREADS, SECTOR_PREFETCH, realign_launch
 from ._realign_tile import static_index_bits as realign_static_bits
 from ._analysis import DYN, _min_stride, contiguous_mode, leaves, memory_order, pow2_floor
 from ._vector_legality import _promised_strides
@@ -137,6 +137,13 @@ class TilePass(ModulePass):
                      the mode's extent when that is static). Default: the copy's
                      `tile = array<i64: ...>` attribute, else the heuristic below.
       runs=R         a gather copy's runs per thread (a power of two; default 2).
+      realign_chunks=C  a realign copy's destination chunks per thread (a power of two
+                     up to 8; default `_realign_tile.chunks_per_thread`'s: 1 for 16-byte
+                     chunks, 2 for 8-byte ones), chunks f, f + threads, ... of a block.
+      realign_prefetch=P  1: a realign copy first asks L2 for each destination chunk
+                     whose 32-byte sector its row covers in part (`layout.ptr_prefetch`,
+                     `_realign_tile.sector_prefetch`); 0 not. Default
+                     `_realign_tile.SECTOR_PREFETCH` (on, as measured).
       threads=N      threads per block, 1..1024 (a gather copy's: a power of two, at
                      least 32, default 256; a realign copy's: the same, default
                      512; default: 512 for a misaligned
@@ -294,6 +301,8 @@ class TilePass(ModulePass):
     tile: tuple[int, ...] = ()
     threads: int | None = None
     runs: int = GATHER_RUNS_PER_THREAD
+    realign_chunks: int | None = None
+    realign_prefetch: int | None = None
     box_smem: int | None = None
     box_stage: str = "async"
     box_lanes: int | None = None
@@ -509,15 +518,19 @@ class TilePass(ModulePass):
                 "modes or more, between two `layout.view`s whose pointers are 16-byte aligned "
                 "pointers moved by a scalar `layout.addptr` of an index (their misalignments)", op=copy)
         threads = self.threads or REALIGN_THREADS
+        chunks = self.realign_chunks
         if threads < 32 or threads & (threads - 1):
             raise TilecError(f"tile: a realign copy takes threads that are a power of two, at least 32; "
                              f"got threads={threads}", op=copy)
+        if chunks is not None and (chunks < 1 or chunks > 8 or chunks & (chunks - 1)):
+            raise TilecError(f"tile: a realign copy takes realign_chunks a power of two up to 8; got {chunks}", op=copy)
         tgt = module_target(copy)
         bits = _promised_bits(copy)
         promised = bits is not None
         if bits is None:
             bits = realign_static_bits(facts, tgt) or 64
-        ops = realign_launch(copy, facts, tgt, bits, threads)
+        prefetch = SECTOR_PREFETCH if self.realign_prefetch is None else bool(self.realign_prefetch)
+        ops = realign_launch(copy, facts, tgt, bits, threads, chunks, prefetch)
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops, moved_pointers=True)

@@ -42,6 +42,11 @@ class CudaOpsEmitter(EmitterBase):
         self.buffer(op.src, op)
         self.line(f'asm volatile("prefetch.global.L1 [%0];" :: "l"({self.expr(op.src)} + {self.expr(op.index)}));')
 
+    @emits(cuda.PrefetchGlobalL2Op)
+    def emit_prefetch_global_l2(self, op: cuda.PrefetchGlobalL2Op):
+        self.buffer(op.src, op)
+        self.line(f'asm volatile("prefetch.global.L2 [%0];" :: "l"({self.expr(op.src)} + {self.expr(op.index)}));')
+
     @emits(cuda.CpAsyncCommitOp)
     def emit_cp_async_commit(self, op: cuda.CpAsyncCommitOp):
         self.helpers.add("cp_async")

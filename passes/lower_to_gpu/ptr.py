@@ -13,7 +13,7 @@ they disagree."""
 
 from __future__ import annotations
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.ir import SSAValue
 
@@ -133,6 +133,28 @@ class PointerLowering(OpFamily):
                 access.masked_write(self.b, view, vals, offs[0], masks, lambda j, offs=offs: offs[j])
                 continue
             access.write_all_or_lanes(self.b, view, vals, offs, masks)
+
+    @lowers(lp.PtrPrefetchOp)
+    def op_ptr_prefetch(self, op: lp.PtrPrefetchOp):
+        """One `cuda.prefetch_global_l2` per distinct register of the thread's pointers,
+        each under its mask bit (an `scf.if`) where there is a mask."""
+        from tilec.dialects import cuda
+
+        b = self.b
+        view, poffs, _, regs = self._tensor_ptr(op)
+        bits = self.values.registers(op.mask) if op.mask is not None else None
+        seen: set = set()
+        for r, coord in enumerate(regs):
+            if coord in seen:
+                continue
+            seen.add(coord)
+            if bits is None:
+                b.add(cuda.PrefetchGlobalL2Op(view.mem, b.ssa(poffs[r])))
+                continue
+            _, tb, _ = access.if_op(b, DynamicIndex(b, bits[r]))
+            with b.at(tb):
+                b.add(cuda.PrefetchGlobalL2Op(view.mem, b.ssa(poffs[r])))
+                b.add(scf.YieldOp())
 
     @lowers(lp.MultipleOfOp)
     def op_multiple_of(self, op: lp.MultipleOfOp):

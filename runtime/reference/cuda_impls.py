@@ -84,6 +84,10 @@ class CudaFunctions(InterpreterFunctions):
     def run_prefetch_l1(self, interp: ReferenceInterpreter, op: cuda.PrefetchL1Op, args):
         return ()  # a hint to L1: no value is read or changed
 
+    @impl(cuda.PrefetchGlobalL2Op)
+    def run_prefetch_global_l2(self, interp: ReferenceInterpreter, op: cuda.PrefetchGlobalL2Op, args):
+        return ()  # a hint to L2: no value is read or changed
+
     @impl(cuda.CpAsyncCommitOp)
     def run_commit(self, interp: ReferenceInterpreter, op: cuda.CpAsyncCommitOp, args):
         _async_copies(interp, op).commit(_grid(interp, op).active_tids())

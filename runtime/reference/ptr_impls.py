@@ -156,6 +156,12 @@ class PointerFunctions(InterpreterFunctions):
         store(op, grid, storage, rows, keys[valid], val[(blocks, *c[valid].T)])
         return ()
 
+    @impl(lp.PtrPrefetchOp)
+    def run_ptr_prefetch(self, interp: ReferenceInterpreter, op: lp.PtrPrefetchOp, args):
+        if interp.grid is None:
+            raise ExecutionError(op, f"'{op.name}' outside a layout.launch")
+        return ()  # a hint to L2: no value is read or changed
+
     @impl(lp.MultipleOfOp)
     def run_multiple_of(self, interp: ReferenceInterpreter, op: lp.MultipleOfOp, args):
         (x,) = args

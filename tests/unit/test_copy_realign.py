@@ -205,3 +205,28 @@ def test_float_and_bool_rows_compiled(dtype, name, nvrtc_available):
     copy_numpy(dst, src, compiled=True, kernels=kernels, src_dtype=name, dst_dtype=name)
     assert np.array_equal(out.view(np.uint8), want.view(np.uint8))
     assert [k.aligned_pointers for k in kernels._entries] == [True]
+
+
+@pytest.mark.parametrize("chunks,prefetch", [(2, 0), (4, 0), (None, 1), (2, 1)])
+def test_chunks_per_thread_and_prefetch_options_compiled(always, chunks, prefetch, nvrtc_available):
+    """The `tile` pass's `realign_chunks=C` (C chunks a thread, f, f + threads, ...) and
+    `realign_prefetch=1` (`layout.ptr_prefetch` of the chunks of sectors a row covers in
+    part): the compiled kernel against NumPy, the bytes around dst poisoned, rows of
+    16-byte chunks (int16) and of 8-byte ones (int64 rows of 5 at a pitch of 10, as 46)."""
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    from tilec.compiler.pipeline import expand_pipeline
+
+    opts = f"threads=64 realign_prefetch={prefetch}" + (f" realign_chunks={chunks}" if chunks else "")
+    pipeline = ",".join(f"tile{{{opts}}}" if p == "tile" else p for p in expand_pipeline("default").split(","))
+    kernels = CopyKernels(arch="sm_90", disk=False, pipeline=pipeline)
+    rng = np.random.default_rng(chunks)
+    for dtype, n, pitch, rows in (("int16", 37, 40, 50), ("int64", 5, 10, 90)):
+        base = _aligned(8192, dtype, rng=rng)
+        out = _aligned(8192, dtype, fill=77)
+        src = _rows(base, 1, rows, n, n)
+        dst = _rows(out, 3, rows, n, pitch)
+        _check(out, dst, src, True, kernels)
+    assert all(k.aligned_pointers for k in kernels._entries)
+    cuda = [str(e.kernel.source) for e in kernels._entries.values()]
+    assert len(cuda) == 2 and all(("prefetch.global.L2" in c) == bool(prefetch) for c in cuda)

@@ -120,6 +120,8 @@ UNDECLARED = {
     "layout.prefetch": "an L2 prefetch changes no value; declaring no effect keeps dead-code elimination from "
                        "erasing it (it has no results)",
     "layout.prefetch_l1": "an L1 prefetch changes no value; as layout.prefetch, no effect keeps DCE from erasing it",
+    "layout.ptr_prefetch": "an L2 prefetch of pointer tensors changes no value; as layout.prefetch, no effect keeps DCE "
+                           "from erasing it",
 }
 """Ops that declare no memory effect on purpose (xDSL then assumes any effect)."""
 

@@ -1,15 +1,32 @@
 // RUN: tilec %s -p 'copy-strategy,tile{threads=128}' | filecheck %s
 // RUN: tilec %s -p 'copy-strategy,tile{threads=128}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: not tilec %s -p 'copy-strategy,tile{threads=96}' 2>&1 | filecheck %s --check-prefix=ERR
+// RUN: not tilec %s -p 'copy-strategy,tile{realign_chunks=3}' 2>&1 | filecheck %s --check-prefix=ERRC
+// RUN: tilec %s -p 'copy-strategy,tile{threads=64 realign_chunks=2}' | filecheck %s --check-prefix=C2
+// RUN: tilec %s -p 'copy-strategy,tile{threads=64 realign_chunks=2}' --check-equivalence | filecheck %s --check-prefix=EQ2
+// RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=0}' | filecheck %s --check-prefix=NOPF
+// RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=0}' --check-equivalence | filecheck %s --check-prefix=EQ0
 // The tile pass's threads option shapes a realign copy's launch (rows = threads of the
-// blocked layout).
+// blocked layout); realign_chunks=C gives a thread C chunks (rows = C x threads); the
+// rows into a longer pitch (31 > 30: a gap) first ask L2 for the chunks of the sectors
+// they cover in part (`layout.ptr_prefetch`, by default; realign_prefetch=0 not).
 
 // EQ: @rows: equivalent after 'copy-strategy,tile{threads=128}'
 // ERR: error: 'layout.copy': tile: a realign copy takes threads that are a power of two, at least 32; got threads=96
+// ERRC: error: 'layout.copy': tile: a realign copy takes realign_chunks a power of two up to 8; got 3
+// EQ2: @rows: equivalent after 'copy-strategy,tile{threads=64 realign_chunks=2}'
+// EQ0: @rows: equivalent after 'copy-strategy,tile{threads=128 realign_prefetch=0}'
+// C2-LABEL: func.func @rows
+// C2:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(64)
+// C2:         layout.arange {start = 0 : i64, end = 128 : i64} : tensor<128xi32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [32, 1], warpsPerCTA = [2, 1], order = [1, 0]}>}>>
+// NOPF-LABEL: func.func @rows
+// NOPF-NOT:     layout.ptr_prefetch
+// NOPF:         layout.ptr_store
 
 // CHECK-LABEL: func.func @rows
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(128)
 // CHECK:         layout.arange {start = 0 : i64, end = 128 : i64} : tensor<128xi32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>}>>
+// CHECK:         layout.ptr_prefetch %{{.*}} mask %{{.*}} : tensor<128xi1, #layout.slice<{{.*}}>> : tensor<128x!layout.ptr<f16>, #layout.slice<{{.*}}>>
 // CHECK:         layout.funnel_shift
 // CHECK:         layout.ptr_store
 func.func @rows(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16, align 16>, %smis: index, %dmis: index) attributes {tilec.args = {smis = 3 : index, dmis = 6 : index, src = 240 : index, dst = 224 : index}} {

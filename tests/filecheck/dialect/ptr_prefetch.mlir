@@ -1,0 +1,64 @@
+// layout.ptr_prefetch: each thread asks L2 for the sector each of its pointers points
+// into (under its mask bit), reading nothing. Round trip in custom and generic form; no
+// value changes (the executor ignores it: equivalent after the lowering); `lower-to-gpu`
+// makes it one `cuda.prefetch_global_l2` per register (in an scf.if where masked), and
+// the cuda target a `prefetch.global.L2`.
+// RUN: tilec %s --split-input-file | tilec --split-input-file | filecheck %s
+// RUN: tilec %s --split-input-file --print-op-generic | tilec --split-input-file | filecheck %s
+// RUN: tilec %s --split-input-file -p lower-to-gpu,canonicalize --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s --split-input-file -p lower-to-gpu,canonicalize | filecheck %s --check-prefix=GPU
+// RUN: tilec %s --split-input-file -p lower-to-gpu,canonicalize | tilec --split-input-file | filecheck %s --check-prefix=GPU
+// RUN: tilec %s --split-input-file -p lower-to-gpu,canonicalize -t cuda | filecheck %s --check-prefix=CUDA
+// EQ: @sectors_ahead: equivalent after
+// EQ: @unmasked: equivalent after
+
+// Every 8th element of a 256-element row, asked of L2 where it is below 200, then the
+// row copied.
+#b = #layout.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+// CHECK-LABEL: func.func @sectors_ahead
+// CHECK: layout.ptr_prefetch %{{.*}} mask %{{.*}} : tensor<32xi1, #layout.blocked<{{.*}}>> : tensor<32x!layout.ptr<i16>, #layout.blocked<{{.*}}>>
+// GPU-LABEL: func.func @sectors_ahead
+// GPU: scf.if
+// GPU-NEXT: cuda.prefetch_global_l2 %dst[%{{.*}}] : memref<?xi16>
+// CUDA-LABEL: sectors_ahead
+// CUDA: asm volatile("prefetch.global.L2 [%0];" :: "l"(dst + {{.*}}));
+func.func @sectors_ahead(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i16, align 16>) attributes {tilec.args = {src = 256 : index, dst = 256 : index}} {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %i = layout.arange {start = 0 : i64, end = 32 : i64} : tensor<32xi32, #b>
+    %c8 = arith.constant dense<8> : tensor<32xi32, #b>
+    %c200 = arith.constant dense<200> : tensor<32xi32, #b>
+    %offs = arith.muli %i, %c8 : tensor<32xi32, #b>
+    %m = layout.cmpi slt, %offs, %c200 : tensor<32xi32, #b>
+    %q = layout.splat %dst : !layout.ptr<i16, align 16> -> tensor<32x!layout.ptr<i16>, #b>
+    %qp = layout.addptr %q, %offs : tensor<32x!layout.ptr<i16>, #b>, tensor<32xi32, #b>
+    layout.ptr_prefetch %qp mask %m : tensor<32xi1, #b> : tensor<32x!layout.ptr<i16>, #b>
+    %p = layout.splat %src : !layout.ptr<i16, align 16> -> tensor<32x!layout.ptr<i16>, #b>
+    %pp = layout.addptr %p, %offs : tensor<32x!layout.ptr<i16>, #b>, tensor<32xi32, #b>
+    %v = layout.ptr_load %pp : tensor<32x!layout.ptr<i16>, #b> -> tensor<32xi16, #b>
+    layout.ptr_store %v, %qp : tensor<32xi16, #b>, tensor<32x!layout.ptr<i16>, #b>
+  }
+  func.return
+}
+
+// -----
+
+// No mask: one prefetch per register, unguarded.
+#b = #layout.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+// CHECK-LABEL: func.func @unmasked
+// CHECK: layout.ptr_prefetch %{{.*}} : tensor<64x!layout.ptr<f32>, #layout.blocked<{{.*}}>>
+// GPU-LABEL: func.func @unmasked
+// GPU: cuda.prefetch_global_l2 %dst[%{{.*}}] : memref<?xf32>
+// GPU-NEXT: cuda.prefetch_global_l2 %dst[%{{.*}}] : memref<?xf32>
+func.func @unmasked(%dst: !layout.ptr<f32, align 16>) attributes {tilec.args = {dst = 64 : index}} {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %i = layout.arange {start = 0 : i64, end = 64 : i64} : tensor<64xi32, #b>
+    %q = layout.splat %dst : !layout.ptr<f32, align 16> -> tensor<64x!layout.ptr<f32>, #b>
+    %qp = layout.addptr %q, %i : tensor<64x!layout.ptr<f32>, #b>, tensor<64xi32, #b>
+    layout.ptr_prefetch %qp : tensor<64x!layout.ptr<f32>, #b>
+  }
+  func.return
+}
