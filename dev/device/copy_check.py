@@ -22,8 +22,9 @@ poisoned before each call, and `--calls N` (default 2) copies N times (the secon
 through the cached launcher). Prints one line a call and the kernel's strategy; exits
 1 where dst differs. `--compile-only` (no GPU): plans the copy (`copy_plan.plan_copy`),
 builds its kernel and compiles it with NVRTC for sm_90a, printing its strategy (from
-the `copy-strategy` pass), its registers, whether it keeps values opaque and whether it
-permutes bytes (`cuda.byte_perm`: the interleaved `tiles` box).
+the `copy-strategy` pass), its registers, whether it keeps values opaque, whether it
+permutes bytes (`cuda.byte_perm`: the interleaved `tiles` box) and whether its parts go
+through a ring of boxes (`layout.cp_async_arrive`: `box_ring`, box flat's default).
 """
 
 from __future__ import annotations
@@ -104,8 +105,9 @@ def compile_only(spec: str) -> int:
     regs = ", ".join(f"{r.registers} registers, {r.spill_stores} spill stores" for r in usage.values())
     opaque = 'asm volatile("" : "+' in kernel.source
     perm = "__byte_perm(" in kernel.source
+    ring = "tilec_cp_async_mbarrier_arrive(" in kernel.source
     print(f"copy_check: {spec}: {strategy}, compiled ({regs}){', cuda.opaque' if opaque else ''}"
-          f"{', cuda.byte_perm' if perm else ''}")
+          f"{', cuda.byte_perm' if perm else ''}{', a ring of boxes (cp_async_arrive)' if ring else ''}")
     return 0
 
 

@@ -16,7 +16,7 @@
 #   device run (carry .whl): bash dev/device/sanitize.sh [--count N] [--seed S] [--mbarrier N]
 #                            [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--coarsen N] [--tools "memcheck racecheck synccheck"]
 #                            [--gemm "CONFIG ..."] [--gemm-shape MxNxK] [--no-examples]
-#                            [--matmul "CONFIG@MxNxK ..."] [--copy "DTYPE:SHAPE:STRIDES[:+O][:NAME=V] ..."] [--budget S]
+#                            [--matmul "CONFIG@MxNxK[+mn][+bias] ..."] [--copy "DTYPE:SHAPE:STRIDES[:+O][:NAME=V] ..."] [--budget S]
 #                            [--attention "D:causal|full:BxHxHKVxSQxSKV[:P[:pingpong]] ..."] [--generate-only]
 #
 # --count N: N random copy programs (and N/4 funnel-shift and N/4 chunk kernels); 0 leaves them out.
@@ -46,7 +46,9 @@
 # cluster's rank 1 row lies past M; N = 520: B's rows 16 mod 32 bytes, the rule's case for
 # clusters), and serial split-K at decode shapes, "64x128x64:4:splitK2:ser@16x1032x2048"
 # "64x16x64:8:swapAB:splitK4:ser@1x1032x2048" "64x16x64:8:swapAB:splitK4:p1:ser@16x1032x2048"
-# (the second call finds the counters the first left at 0).
+# (the second call finds the counters the first left at 0). A trailing +mn gives block-scaled FP8
+# A's scales MN-major (strides (1, M)), +bias a bias of N elements (matmul_check.py's --scale-a-mn,
+# --bias), e.g. "f8b:128x128x128:4:pf@300x520x328+mn" (the scales asked of L1, `layout.prefetch_l1`).
 #
 # --copy runs `tilec.copy_` (dev/device/copy_check.py: dst contiguous, src a strided view of SHAPE
 # with STRIDES in elements, `:+O` O elements off its buffer's start; operands made on the host,
@@ -131,7 +133,9 @@ done
 if ls .whl/*.whl >/dev/null 2>&1; then
   source dev/device/install.sh
 fi
-export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-/tmp/tilec-cache} PYTHONUNBUFFERED=1
+# PyTorch's caching allocator off: each tensor of a --matmul run an allocation of its own, whose
+# end memcheck knows (a bias of N elements read past its end is an error, not a read of the pool)
+export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-/tmp/tilec-cache} PYTHONUNBUFFERED=1 PYTORCH_NO_CUDA_MEMORY_CACHING=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/sanitize"
 
 SANITIZER=""
@@ -199,17 +203,32 @@ done
 # --matmul: an input `matmul:CONFIG@MxNxK`, run as dev/device/matmul_check.py CONFIG MxNxK
 # (tilec.matmul itself: its configuration forced, its counters and launches its own)
 for spec in $matmul; do
-  [[ $spec == *@*x*x* ]] || { echo "sanitize: --matmul takes CONFIG@MxNxK, got $spec" >&2; exit 2; }
+  [[ $spec == *@*x*x* ]] || { echo "sanitize: --matmul takes CONFIG@MxNxK[+mn][+bias], got $spec" >&2; exit 2; }
   inputs+=("matmul:$spec")
 done
 # --copy: an input `copy:SPEC`, run as dev/device/copy_check.py SPEC (tilec.copy_ itself)
 for spec in $copies; do
   inputs+=("copy:$spec")
 done
+# matmul_check.py's arguments for a --matmul spec CONFIG@MxNxK[+mn][+bias]: CONFIG MxNxK and
+# --scale-a-mn (block-scaled FP8, A's scales MN-major) / --bias (a bias of N elements)
+matmul_args() {
+  local shape=${1#*@}
+  local flags=${shape#*+}
+  [ "$flags" = "$shape" ] && flags=""
+  echo "${1%@*} ${shape%%+*}"
+  for flag in ${flags//+/ }; do
+    case "$flag" in
+      mn) echo "--scale-a-mn" ;;
+      bias) echo "--bias" ;;
+      *) echo "sanitize: --matmul flag +$flag is not +mn or +bias" >&2; echo "--unknown-flag-$flag" ;;
+    esac
+  done
+}
 # the name of an input in the logs and the table
 input_name() {
   case "$1" in
-    matmul:*) local s=${1#matmul:}; echo "matmul_${s//:/_}" | tr '@' '_' ;;
+    matmul:*) local s=${1#matmul:}; echo "matmul_${s//:/_}" | tr '@+' '_p' ;;
     copy:*) local s=${1#copy:}; echo "copy_${s//:/_}" | tr '+' 'p' ;;
     *) basename "$1" .mlir ;;
   esac
@@ -222,8 +241,7 @@ if [ "$generate_only" = 1 ]; then
     name=$(input_name "$f")
     p=${pipe[$f]:-default}
     if [[ $f == matmul:* ]]; then  # the kernel tilec.matmul would launch, compiled by NVRTC
-      spec=${f#matmul:}
-      if python3 dev/device/matmul_check.py "${spec%@*}" "${spec#*@}" --compile-only > "$gen/$name.nvrtc.log" 2>&1; then
+      if python3 dev/device/matmul_check.py $(matmul_args "${f#matmul:}") --compile-only > "$gen/$name.nvrtc.log" 2>&1; then
         status="ok ($(grep -Eo "[0-9]+ registers" "$gen/$name.nvrtc.log" | head -1))"
       else
         status="NVRTC FAIL"; failed=1
@@ -297,8 +315,7 @@ for f in "${inputs[@]}"; do
     pipeline=()
     [ -n "${pipe[$f]:-}" ] && pipeline=(-p "${pipe[$f]}")
     if [[ $f == matmul:* ]]; then
-      spec=${f#matmul:}
-      run=(python3 dev/device/matmul_check.py "${spec%@*}" "${spec#*@}")
+      run=(python3 dev/device/matmul_check.py $(matmul_args "${f#matmul:}"))
     elif [[ $f == copy:* ]]; then
       run=(python3 dev/device/copy_check.py "${f#copy:}")
     else
