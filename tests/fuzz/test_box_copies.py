@@ -75,33 +75,15 @@ def _check_copy(c, seed: int) -> None:
             assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), f"{c}, compiled={compiled}"
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", FAMILIES + SESSION_37 + SESSION_38)
 @FUZZ
 @given(seed=st.integers(0, 2**32 - 1))
-def test_box_copies_of_session_36_match_numpy(family, seed, nvrtc_available):
-    if not nvrtc_available:
-        pytest.skip("NVRTC is not available")
-    check_copy(draw(family, seed), seed)
-
-
-@pytest.mark.parametrize("family", SESSION_37)
-@FUZZ
-@given(seed=st.integers(0, 2**32 - 1))
-def test_box_copies_of_session_37_match_numpy(family, seed, nvrtc_available):
-    """Box kernels in parts through two boxes (`box_depth`, persistent blocks), the
-    converting `box<tiles>` and a short exact `D` taken whole (generate_box.SESSION_37)."""
-    if not nvrtc_available:
-        pytest.skip("NVRTC is not available")
-    check_copy(draw(family, seed), seed)
-
-
-@pytest.mark.parametrize("family", SESSION_38)
-@FUZZ
-@given(seed=st.integers(0, 2**32 - 1))
-def test_box_copies_of_session_38_match_numpy(family, seed, nvrtc_available):
-    """`box<tiles>` over a merged destination mode (generate_box.SESSION_38): copy_ plans
-    the merge (`CopyKey.dst_flat`) and the runs' starts from the block's table give every
-    destination element once."""
+def test_box_copies_match_numpy(family, seed, nvrtc_available):
+    """Each family of generate_box: session 36's (`FAMILIES`), the box kernels in parts
+    through two boxes or a ring (`box_depth`, `box_ring`, persistent blocks), the converting
+    `box<tiles>` and a short exact `D` taken whole (`SESSION_37`), `box<tiles>` over a merged
+    destination mode (`SESSION_38`: copy_ plans the merge, `CopyKey.dst_flat`, and the runs'
+    starts from the block's table give every destination element once)."""
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
     check_copy(draw(family, seed), seed)
