@@ -116,7 +116,8 @@ def run_fp8(cfg, m: int, n: int, k: int, calls: int, scale_a_mn: bool = False) -
             torch.cuda.synchronize()
             good = check(out.cpu())
             ok &= good
-            print(f"matmul_check: {cfg.name} {m}x{n}x{k} call {call + 1}: {'ok' if good else 'OUTSIDE THE BOUND'}")
+            print(f"matmul_check: {cfg.name} {m}x{n}x{k}{' scale_a MN-major' if scale_a_mn else ''} call {call + 1}: "
+                  f"{'ok' if good else 'OUTSIDE THE BOUND'}")
     return 0 if ok else 1
 
 
