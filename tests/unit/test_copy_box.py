@@ -98,6 +98,21 @@ def _run_compiled(cases) -> list[str]:
     return [e.kernel.source for e in kernels._entries.values()]
 
 
+def _tiles_copies(cases, compiled: bool) -> list[str]:
+    """Each of `cases` ((src, dst base, dst view of the base): `_transposes`') planned as
+    `box<tiles>` and copied, by the program on the reference executor or by its kernel
+    compiled for sm_90 (`_check`: the destination's view exactly, nothing around it); the
+    CUDA sources of the kernels compiled (none where not `compiled`)."""
+    from tilec.copy_cpu import _operand
+
+    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
+    for src, base, view in cases:
+        assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>", \
+            (src.dtype, base.dtype, src.shape)
+        _check(view, src, base, kernels)
+    return [e.kernel.source for e in kernels._entries.values()] if compiled else []
+
+
 def _cases(rng):
     """(src, dst base, dst view of the base, expected strategy)."""
 
@@ -378,17 +393,8 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stag
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_smem=smem, tiles_lanes=lanes, tiles_grain=grain, tiles_stage=stage)
-    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
-    for src, base, view in _tiles_cases(np.random.default_rng(smem or 0)):
-        from tilec.copy_cpu import _operand
-
-        assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>"
-        want = base.copy()
-        view(want)[...] = src
-        copy_numpy(view(base), src, kernels=kernels, compiled=compiled)
-        assert np.array_equal(base, want)
+    sources = _tiles_copies(_tiles_cases(np.random.default_rng(smem or 0)), compiled)
     if compiled:
-        sources = [e.kernel.source for e in kernels._entries.values()]
         # phase 1 by cp.async of the chunks asked (a one-element chunk, f32 at 4 bytes, is
         # copied through registers: `lower-to-gpu` takes a cp.async of one element as not
         # a vector)
@@ -410,9 +416,6 @@ def test_tiles_box_row_steps_match_numpy(routes, smem, step, compiled, nvrtc_ava
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_smem=smem, tiles_row_step=step, tiles_rotate=1 if step == 0 and smem is None else None)
-    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
-    from tilec.copy_cpu import _operand
-
     rng = np.random.default_rng(step + 11)
     cases = _tiles_cases(rng)
     for n, so, do in ((131, 0, 0), (97, 3, 5)):  # square: m = 0 mod 8, the rule's rotated loads
@@ -421,12 +424,7 @@ def test_tiles_box_row_steps_match_numpy(routes, smem, step, compiled, nvrtc_ava
                       lambda b, do=do, n=n: b[do : do + n * n].reshape(n, n)))
     if smem is None:  # converting ones too (the rule takes 1 for them)
         cases += _converting_tiles_cases(np.random.default_rng(step + 12))
-    for src, base, view in cases:
-        assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>"
-        want = base.copy()
-        view(want)[...] = src
-        copy_numpy(view(base), src, kernels=kernels, compiled=compiled)
-        assert np.array_equal(base, want), (src.dtype, base.dtype, src.shape)
+    _tiles_copies(cases, compiled)
 
 
 def _tiles_load_wavefronts(step: int, src_step: int, dst_step: int, rotate: bool = False, od: int = 1680,
@@ -501,17 +499,8 @@ def test_converting_tiles_box_copies_match_numpy(routes, smem, lanes, grain, sta
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_smem=smem, tiles_lanes=lanes, tiles_grain=grain, tiles_stage=stage)
-    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
-    from tilec.copy_cpu import _operand
-
-    for src, base, view in _converting_tiles_cases(np.random.default_rng(smem or 3)):
-        assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>"
-        want = base.copy()
-        view(want)[...] = src
-        copy_numpy(view(base), src, kernels=kernels, compiled=compiled)
-        assert np.array_equal(base, want), (src.dtype, base.dtype)
+    sources = _tiles_copies(_converting_tiles_cases(np.random.default_rng(smem or 3)), compiled)
     if compiled:
-        sources = [e.kernel.source for e in kernels._entries.values()]
         assert any("reinterpret_cast<i16x8*>(dst" in text for text in sources)
         assert any("reinterpret_cast<f32x4*>(dst" in text for text in sources)
         assert any("reinterpret_cast<i32x4*>(dst" in text for text in sources)
@@ -544,18 +533,8 @@ def test_tiles_box_interleaved_copies_match_numpy(routes, smem, lanes, compiled,
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_smem=smem, tiles_lanes=lanes, tiles_stage=16, tiles_interleave=1)
-    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
-    from tilec.copy_cpu import _operand
-
-    cases = [c for c in _tiles_cases(np.random.default_rng(7)) if c[0].dtype.itemsize <= 2]
-    for src, base, view in cases:
-        assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>"
-        want = base.copy()
-        view(want)[...] = src
-        copy_numpy(view(base), src, kernels=kernels, compiled=compiled)
-        assert np.array_equal(base, want)
+    sources = _tiles_copies([c for c in _tiles_cases(np.random.default_rng(7)) if c[0].dtype.itemsize <= 2], compiled)
     if compiled:
-        sources = [e.kernel.source for e in kernels._entries.values()]
         assert sources and all("__byte_perm(" in text for text in sources)
 
 
