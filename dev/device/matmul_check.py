@@ -18,7 +18,8 @@ back at 0 for the second call. Prints one line; exits 1 where a result is outsid
 bound. `--bias`: with a bias of exactly N elements (bf16, drawn on the host; run with
 `PYTORCH_NO_CUDA_MEMORY_CACHING=1` under memcheck so that the bias is an allocation of
 its own, whose end memcheck knows). `--scale-a-mn` (block-scaled FP8): A's scales given
-MN-major (strides (1, M), DeepGEMM's layout: the kernel `gemm_hopper_ws(scale_a_mn_major=True)`). `--compile-only` (no GPU): builds the kernel of the call's `MatmulKey` (132
+MN-major (strides (1, M), DeepGEMM's layout: the kernel
+`gemm_hopper_ws(scale_a_mn_major=True)`). `--compile-only` (no GPU): builds the kernel of the call's `MatmulKey` (132
 multiprocessors) and compiles it with NVRTC for sm_90a, printing its registers.
 """
 

@@ -20,7 +20,8 @@ writes DIR/prog_000.mlir ... (each with the pipeline in a comment), with
 `--funnel N` N kernels around `layout.funnel_shift` (`random_funnel_kernel`,
 DIR/funnel_000.mlir ...), with `--chunks N` N kernels around `layout.copy_chunk_async`,
 cache hints and `layout.prefetch` (`random_chunk_kernel`, DIR/chunks_000.mlir ...), with `--prefetch N` N
-kernels around `layout.prefetch_l1` (`random_prefetch_l1_kernel`, DIR/prefetch_000.mlir ...), with `--mbarrier N` N valid mbarrier programs (TMA rings and
+kernels around `layout.prefetch_l1` (`random_prefetch_l1_kernel`, DIR/prefetch_000.mlir ...), with
+`--mbarrier N` N valid mbarrier programs (TMA rings and
 warp-specialised producer/consumer pipelines, tests/fuzz/generate_mbarrier.py,
 DIR/mbarrier_000.mlir ...), with `--cluster N` N thread-block cluster rings (multicast TMA,
 remote arrivals, tests/fuzz/generate_cluster.py, DIR/cluster_000.mlir ...), with `--atomic N`

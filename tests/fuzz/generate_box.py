@@ -174,7 +174,8 @@ def _odd_transpose(rng: random.Random, dtypes, scale: int, family: str, routes: 
     """dst (c, r) from the transpose of a contiguous (r, c) source, one or both of r, c
     odd (rows off 16 bytes), maybe padded dst rows."""
     dtype = rng.choice(dtypes)
-    r, c = rng.randrange(65, 260 * scale, 2) + rng.choice([0, 1]), rng.randrange(65, 200 * scale, 2)  # odd (65, 67, ...)
+    # c odd (65, 67, ...), r odd or even
+    r, c = rng.randrange(65, 260 * scale, 2) + rng.choice([0, 1]), rng.randrange(65, 200 * scale, 2)
     dst = (r + rng.choice([0, 0, rng.randrange(1, 7)]), 1)
     return BoxCopy(family, dtype, (c, r), rng.randrange(16), (1, c), rng.randrange(16), dst, routes, strategy)
 

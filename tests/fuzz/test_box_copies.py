@@ -91,8 +91,9 @@ def test_box_copies_match_numpy(family, seed, nvrtc_available):
 
 def test_the_draws_of_session_38_reach_every_option():
     """Merged boxes of 2 to 4 modes after W, with and without a grid mode before it, W in
-    the default run, whole in a longer one (at most 512 bytes) and in several, 1-byte elements by the rule and 2-byte ones
-    forced, every forced row step and the rule's; copy_ plans each as the merged box."""
+    the default run, whole in a longer one (at most 512 bytes) and in several, 1-byte elements
+    by the rule and 2-byte ones forced, every forced row step and the rule's; copy_ plans each
+    as the merged box."""
     from tilec.copy_cpu import _operand
     from tilec.copy_plan import plan_copy
     from tilec.copy_routes import forced_routes
@@ -101,7 +102,8 @@ def test_the_draws_of_session_38_reach_every_option():
     assert {len(c.shape) - c.src_strides.index(1) - 1 for c in draws} == {2, 3, 4}
     assert {c.src_strides.index(1) for c in draws} == {0, 1}
     # W within the default run of 128 bytes, whole in one longer run, in several
-    assert {(c.shape[c.src_strides.index(1)] > 128) + (c.shape[c.src_strides.index(1)] > 512) for c in draws} == {0, 1, 2}
+    ws = [c.shape[c.src_strides.index(1)] for c in draws]
+    assert {(w > 128) + (w > 512) for w in ws} == {0, 1, 2}
     assert {(np.dtype(c.dtype).itemsize, c.routes.get("tiles_merge")) for c in draws} == {(1, None), (2, 2)}
     assert {c.routes.get("tiles_row_step") for c in draws} == {None, 1, 2, 4}
     for c in draws[:20]:
