@@ -70,7 +70,8 @@ def dst_dtype(spec: str) -> str:
 
 
 def strategy_and_source(dtype: str, shape, strides, offset: int, to: str | None = None) -> tuple[str, str]:
-    """The `copy-strategy` pass's choice for this copy and the CUDA of its kernel."""
+    """The `copy-strategy` pass's choice for this copy (a `box<tiles>` over a merged
+    destination mode said so) and the CUDA of its kernel."""
     from tilec.compiler.pipeline import expand_pipeline, parse_module, run_pipeline
     from tilec.compiling import compile_program
     from tilec.copy_kernels import kernel_pipeline
@@ -91,6 +92,8 @@ def strategy_and_source(dtype: str, shape, strides, offset: int, to: str | None 
     upto = next(i for i, p in enumerate(passes) if p.split("{")[0] == "copy-strategy")
     run_pipeline(module, ",".join(passes[: upto + 1]))
     strategy = next(op for op in module.walk() if isinstance(op, CopyOp)).strategy_name or "tiled"
+    if plan.key.dst_flat and strategy == "box<tiles>":  # over a merged destination mode
+        strategy += " (merged)"
     kernel = compile_program(copy_program(plan.key), pipeline)
     return strategy, kernel
 
