@@ -506,14 +506,22 @@ def parse_config(name: str):
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "sk", "sp", "ar", "ow",
                                                        "pdl", "pdlw", "w128", "hs", "pf"}
                                                  or re.fullmatch(r"g\d+|pr\d+", f) or _cluster(f) for f in flags):
-            cp = next((f[2:] for f in flags if f.startswith("cp")), "")
-            return dataclasses.replace(c, name=name, overlap="ov" in flags, cp_async=cp, stream_k="sk" in flags,
-                                       cluster=clusters[-1] if clusters else (1, 1), box_parts="bp" in flags,
-                                       group=groups[-1] if groups else c.group, skip_padding="sp" in flags,
-                                       a_registers="ar" in flags, one_wgmma="ow" in flags,
-                                       pdl="pdl" in flags or "pdlw" in flags, pdl_weight="pdlw" in flags,
+            # the flags add to the named configuration's own (256x160x64:4:c32:ow:w128:sp:cl1x2:bp
+            # keeps its one_wgmma and skip_padding); `nov` takes the overlap away
+            cp = next((f[2:] for f in flags if f.startswith("cp")), c.cp_async)
+            return dataclasses.replace(c, name=name, overlap=(c.overlap or "ov" in flags) and "nov" not in flags,
+                                       cp_async=cp, stream_k=c.stream_k or "sk" in flags,
+                                       cluster=clusters[-1] if clusters else c.cluster,
+                                       box_parts=c.box_parts or "bp" in flags,
+                                       group=groups[-1] if groups else c.group,
+                                       skip_padding=c.skip_padding or "sp" in flags,
+                                       a_registers=c.a_registers or "ar" in flags,
+                                       one_wgmma=c.one_wgmma or "ow" in flags,
+                                       pdl=c.pdl or "pdl" in flags or "pdlw" in flags,
+                                       pdl_weight=c.pdl_weight or "pdlw" in flags,
                                        consumer_rows=128 if "w128" in flags else c.consumer_rows,
-                                       half_stores="hs" in flags, scale_prefetch="pf" in flags,
+                                       half_stores=c.half_stores or "hs" in flags,
+                                       scale_prefetch=c.scale_prefetch or "pf" in flags,
                                        l2_promotion=next((int(f[2:]) for f in flags if re.fullmatch(r"pr\d+", f)),
                                                          c.l2_promotion))
     fp8, block = name.startswith(("f8:", "f8b:")), name.startswith("f8b:")

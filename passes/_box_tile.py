@@ -1303,7 +1303,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     there by the runs that reach them); phase 1 reads each run's start from the table,
     phase 2 (the chunks outermost) each chunk's `V_d` box addresses once for every run it
     writes. Where `W` is known exactly, the runs take it whole up to 512 bytes
-    (`_copy_cost.tiles_merged_run`) unless `run` is given.
+    (`_copy_cost.tiles_merged_run`) unless `run` is given or the box (a small `box_smem`)
+    holds no chunk's rows of such runs (the default runs then).
 
     With `rounds` (`TILES_ROUNDS`), where the launch asks its blocks a multiprocessor
     (lanes along a row), one tile a block and the Target knows its multiprocessors: the
@@ -1378,7 +1379,9 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         group_extents = [extents[m] for m in group]
         extents[d] = nm
         mw = modes[w]
-        run = run or tiles_merged_run(e, mw.bound if mw.exact else None)  # W whole where it fits
+        if not run:  # W whole where it fits, and where a small box (`box_smem`) holds a chunk's rows of such runs
+            whole = tiles_merged_run(e, mw.bound if mw.exact else None)
+            run = whole if whole and tiles_shape(e, smem, whole, grain, ed, n_d) is not None else run
     wt, dt, pb = tiles_shape(e, smem, run, grain, ed, n_d)  # type: ignore[misc]
     def tiles_of(x: Value, t: Value) -> Value:
         sx, st = _static(x), _static(t)

@@ -22,8 +22,9 @@ poisoned before each call, and `--calls N` (default 2) copies N times (the secon
 through the cached launcher). Prints one line a call and the kernel's strategy; exits
 1 where dst differs. `--compile-only` (no GPU): plans the copy (`copy_plan.plan_copy`),
 builds its kernel and compiles it with NVRTC for sm_90a, printing its strategy (from
-the `copy-strategy` pass), its registers, whether it keeps values opaque and whether it
-permutes bytes (`cuda.byte_perm`: the interleaved `tiles` box).
+the `copy-strategy` pass), its registers, whether it keeps values opaque, whether it
+permutes bytes (`cuda.byte_perm`: the interleaved `tiles` box) and whether its parts go
+through a ring of boxes (`layout.cp_async_arrive`: `box_ring`, box flat's default).
 """
 
 from __future__ import annotations
@@ -69,7 +70,8 @@ def dst_dtype(spec: str) -> str:
 
 
 def strategy_and_source(dtype: str, shape, strides, offset: int, to: str | None = None) -> tuple[str, str]:
-    """The `copy-strategy` pass's choice for this copy and the CUDA of its kernel."""
+    """The `copy-strategy` pass's choice for this copy (a `box<tiles>` over a merged
+    destination mode said so) and the CUDA of its kernel."""
     from tilec.compiler.pipeline import expand_pipeline, parse_module, run_pipeline
     from tilec.compiling import compile_program
     from tilec.copy_kernels import kernel_pipeline
@@ -90,6 +92,8 @@ def strategy_and_source(dtype: str, shape, strides, offset: int, to: str | None 
     upto = next(i for i, p in enumerate(passes) if p.split("{")[0] == "copy-strategy")
     run_pipeline(module, ",".join(passes[: upto + 1]))
     strategy = next(op for op in module.walk() if isinstance(op, CopyOp)).strategy_name or "tiled"
+    if plan.key.dst_flat and strategy == "box<tiles>":  # over a merged destination mode
+        strategy += " (merged)"
     kernel = compile_program(copy_program(plan.key), pipeline)
     return strategy, kernel
 
@@ -104,8 +108,9 @@ def compile_only(spec: str) -> int:
     regs = ", ".join(f"{r.registers} registers, {r.spill_stores} spill stores" for r in usage.values())
     opaque = 'asm volatile("" : "+' in kernel.source
     perm = "__byte_perm(" in kernel.source
+    ring = "tilec_cp_async_mbarrier_arrive(" in kernel.source
     print(f"copy_check: {spec}: {strategy}, compiled ({regs}){', cuda.opaque' if opaque else ''}"
-          f"{', cuda.byte_perm' if perm else ''}")
+          f"{', cuda.byte_perm' if perm else ''}{', a ring of boxes (cp_async_arrive)' if ring else ''}")
     return 0
 
 

@@ -3,7 +3,7 @@ within docs/matmul.md's bound: what `dev/device/sanitize.sh --matmul` runs under
 compute-sanitizer (the configurations `gemm_bench`'s syntax has no form for: 2-block
 clusters `:cl2`, serial split-K `:ser`).
 
-    python3 dev/device/matmul_check.py CONFIG MxNxK [--calls N] [--compile-only]
+    python3 dev/device/matmul_check.py CONFIG MxNxK [--calls N] [--bias] [--scale-a-mn] [--compile-only]
 
 CONFIG is benchmarks/matmul_bench.py's `parse_config` syntax (`128x256x64:4:c128:cl2`,
 `64x128x64:4:splitK2:ser`, `64x16x64:8:swapAB:splitK4:p1:ser`; FP8 e4m3 with `f8:`
@@ -17,7 +17,9 @@ is computed on the host, so that the sanitizer sees tilec's kernels alone. `--ca
 back at 0 for the second call. Prints one line; exits 1 where a result is outside the
 bound. `--bias`: with a bias of exactly N elements (bf16, drawn on the host; run with
 `PYTORCH_NO_CUDA_MEMORY_CACHING=1` under memcheck so that the bias is an allocation of
-its own, whose end memcheck knows). `--compile-only` (no GPU): builds the kernel of the call's `MatmulKey` (132
+its own, whose end memcheck knows). `--scale-a-mn` (block-scaled FP8): A's scales given
+MN-major (strides (1, M), DeepGEMM's layout: the kernel
+`gemm_hopper_ws(scale_a_mn_major=True)`). `--compile-only` (no GPU): builds the kernel of the call's `MatmulKey` (132
 multiprocessors) and compiles it with NVRTC for sm_90a, printing its registers.
 """
 
@@ -39,28 +41,28 @@ def _b_kmajor(cfg) -> bool:
     return cfg.swap_ab or cfg.split_k > 1 or _fp8(cfg)
 
 
-def compile_only(cfg, m: int, n: int, k: int) -> int:
+def compile_only(cfg, m: int, n: int, k: int, scale_a_mn: bool = False) -> int:
     """NVRTC's compile of the kernel `tilec.matmul` would launch for this call."""
     from tilec import gemm
     from tilec.runtime.nvrtc import resource_usage
 
     epilogue = gemm.Epilogue(out_dtype="bf16", scale=_fp8(cfg) and not cfg.block_scales)
     dtype = "f8E4M3FN" if _fp8(cfg) else "bf16"
-    key = gemm.MatmulKey(cfg, n, k, dtype, epilogue, 132, _b_kmajor(cfg), gemm.index_bits(m, n, k, cfg))
+    key = gemm.MatmulKey(cfg, n, k, dtype, epilogue, 132, _b_kmajor(cfg), gemm.index_bits(m, n, k, cfg), scale_a_mn)
     usage = resource_usage(gemm.matmul_kernel(key).compile("sm_90a"))
     regs = ", ".join(f"{r.registers} registers, {r.spill_stores} spill stores" for r in usage.values())
-    print(f"matmul_check: {cfg.name} {m}x{n}x{k}: compiled ({regs})")
+    print(f"matmul_check: {cfg.name} {m}x{n}x{k}{' scale_a MN-major' if scale_a_mn else ''}: compiled ({regs})")
     return 0
 
 
-def run(cfg, m: int, n: int, k: int, calls: int, bias: bool = False) -> int:
+def run(cfg, m: int, n: int, k: int, calls: int, bias: bool = False, scale_a_mn: bool = False) -> int:
     import torch
     from matmul_bench import forced, within_bound
 
     from tilec import gemm
 
     if _fp8(cfg):
-        return run_fp8(cfg, m, n, k, calls)
+        return run_fp8(cfg, m, n, k, calls, scale_a_mn)
     g = torch.Generator().manual_seed(0)
     a_host = torch.randn(m, k, generator=g).to(torch.bfloat16)
     if _b_kmajor(cfg):
@@ -84,10 +86,10 @@ def run(cfg, m: int, n: int, k: int, calls: int, bias: bool = False) -> int:
     return 0 if ok else 1
 
 
-def run_fp8(cfg, m: int, n: int, k: int, calls: int) -> int:
+def run_fp8(cfg, m: int, n: int, k: int, calls: int, scale_a_mn: bool = False) -> int:
     """An FP8 configuration: e4m3 operands (a (M, K), w (N, K), B = w.t()), per-tensor
-    or block scales drawn on the host, checked on the host within matmul_bench's
-    `fp8_within_bound` / `block_fp8_within_bound`."""
+    or block scales drawn on the host (A's MN-major where `scale_a_mn`), checked on the
+    host within matmul_bench's `fp8_within_bound` / `block_fp8_within_bound`."""
     import torch
     from matmul_bench import block_fp8_within_bound, forced, fp8_within_bound
 
@@ -100,6 +102,8 @@ def run_fp8(cfg, m: int, n: int, k: int, calls: int) -> int:
         sa_host = 0.5 + torch.rand(m, -(-k // 128), generator=g)
         sb_host = 0.5 + torch.rand(-(-n // 128), -(-k // 128), generator=g)
         sa, sb = sa_host.cuda(), sb_host.cuda()
+        if scale_a_mn:  # strides (1, M): the same values, each K block's M scales contiguous
+            sa = sa.t().contiguous().t()
         check = lambda got: block_fp8_within_bound(got, a_host, w_host, sa_host, sb_host)  # noqa: E731
     else:
         sa, sb = torch.tensor(0.37).cuda(), torch.tensor(1.9).cuda()
@@ -113,7 +117,8 @@ def run_fp8(cfg, m: int, n: int, k: int, calls: int) -> int:
             torch.cuda.synchronize()
             good = check(out.cpu())
             ok &= good
-            print(f"matmul_check: {cfg.name} {m}x{n}x{k} call {call + 1}: {'ok' if good else 'OUTSIDE THE BOUND'}")
+            print(f"matmul_check: {cfg.name} {m}x{n}x{k}{' scale_a MN-major' if scale_a_mn else ''} call {call + 1}: "
+                  f"{'ok' if good else 'OUTSIDE THE BOUND'}")
     return 0 if ok else 1
 
 
@@ -124,12 +129,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calls", type=int, default=2)
     ap.add_argument("--compile-only", action="store_true")
     ap.add_argument("--bias", action="store_true", help="a bias of N elements (not with FP8 configurations)")
+    ap.add_argument("--scale-a-mn", action="store_true",
+                    help="block-scaled FP8: A's scales MN-major (strides (1, M))")
     args = ap.parse_args(argv)
     from matmul_bench import parse_config
 
     cfg = parse_config(args.config)
+    if args.scale_a_mn and not cfg.block_scales:
+        ap.error("--scale-a-mn takes a block-scaled FP8 configuration (f8b:...)")
     m, n, k = (int(x) for x in args.shape.split("x"))
-    return compile_only(cfg, m, n, k) if args.compile_only else run(cfg, m, n, k, args.calls, args.bias)
+    if args.compile_only:
+        return compile_only(cfg, m, n, k, args.scale_a_mn)
+    return run(cfg, m, n, k, args.calls, args.bias, args.scale_a_mn)
 
 
 if __name__ == "__main__":

@@ -14,9 +14,9 @@
 # line per run, a table at the end; exits 1 if any run reports an error (or fails).
 #
 #   device run (carry .whl): bash dev/device/sanitize.sh [--count N] [--seed S] [--mbarrier N]
-#                            [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--coarsen N] [--tools "memcheck racecheck synccheck"]
+#                            [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--coarsen N] [--prefetch N] [--tools "memcheck racecheck synccheck"]
 #                            [--gemm "CONFIG ..."] [--gemm-shape MxNxK] [--no-examples]
-#                            [--matmul "CONFIG@MxNxK ..."] [--copy "DTYPE:SHAPE:STRIDES[:+O][:NAME=V] ..."] [--budget S]
+#                            [--matmul "CONFIG@MxNxK[+mn][+bias] ..."] [--copy "DTYPE:SHAPE:STRIDES[:+O][:NAME=V] ..."] [--budget S]
 #                            [--attention "D:causal|full:BxHxHKVxSQxSKV[:P[:pingpong]] ..."] [--generate-only]
 #
 # --count N: N random copy programs (and N/4 funnel-shift and N/4 chunk kernels); 0 leaves them out.
@@ -35,8 +35,10 @@
 #   those calling tanh.approx.f32 or dividing (`// gpu-check: no`) run without --check; --coarsen N: N
 #   shared-memory round trips of random element sizes, tiles and grids through the default pipeline
 #   with `coarsen-grid{min_waves=0 ...}` (blocks take k tiles in a pipelined loop), some with
-#   `layout.griddep_wait` / `griddep_launch_dependents` (a launch through cuLaunchKernelEx). Each
-#   default (count + 3) / 4.
+#   `layout.griddep_wait` / `griddep_launch_dependents` (a launch through cuLaunchKernelEx); --prefetch N:
+#   N kernels around `layout.prefetch_l1` (tests/fuzz/generate.py random_prefetch_l1_kernel: a block's
+#   tile, a tile ahead, a column or row of one asked of L1 in a load's layout, ragged tensors, m at
+#   run time or not; the copy beside it checked). Each default (count + 3) / 4.
 #
 # --matmul runs `tilec.matmul` (dev/device/matmul_check.py: operands drawn on the host, the
 # result checked on the host against docs/matmul.md's bound, two calls on the same operands)
@@ -46,7 +48,9 @@
 # cluster's rank 1 row lies past M; N = 520: B's rows 16 mod 32 bytes, the rule's case for
 # clusters), and serial split-K at decode shapes, "64x128x64:4:splitK2:ser@16x1032x2048"
 # "64x16x64:8:swapAB:splitK4:ser@1x1032x2048" "64x16x64:8:swapAB:splitK4:p1:ser@16x1032x2048"
-# (the second call finds the counters the first left at 0).
+# (the second call finds the counters the first left at 0). A trailing +mn gives block-scaled FP8
+# A's scales MN-major (strides (1, M)), +bias a bias of N elements (matmul_check.py's --scale-a-mn,
+# --bias), e.g. "f8b:128x128x128:4:pf@300x528x336+mn" (the scales asked of L1, `layout.prefetch_l1`).
 #
 # --copy runs `tilec.copy_` (dev/device/copy_check.py: dst contiguous, src a strided view of SHAPE
 # with STRIDES in elements, `:+O` O elements off its buffer's start; operands made on the host,
@@ -98,7 +102,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 count=10; seed=0; tools="memcheck racecheck synccheck"; gemm=""; gemm_shape=256x256x256; examples=1; attention=""
-mbarrier=""; cluster=""; atomic=""; dsmem=""; epilogue=""; coarsen=""; matmul=""; copies=""; generate_only=0; budget=""; began=$(date +%s)
+mbarrier=""; cluster=""; atomic=""; dsmem=""; epilogue=""; coarsen=""; prefetch=""; matmul=""; copies=""; generate_only=0; budget=""; began=$(date +%s)
 while [ $# -gt 0 ]; do
   case "$1" in
     --count) count=$2; shift 2 ;;
@@ -114,11 +118,12 @@ while [ $# -gt 0 ]; do
     --dsmem) dsmem=$2; shift 2 ;;
     --epilogue) epilogue=$2; shift 2 ;;
     --coarsen) coarsen=$2; shift 2 ;;
+    --prefetch) prefetch=$2; shift 2 ;;
     --matmul) matmul=$2; shift 2 ;;
     --copy) copies=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
     --generate-only) generate_only=1; shift ;;
-    *) echo "usage: $0 [--count N] [--seed S] [--mbarrier N] [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--coarsen N] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--matmul 'CONFIG@MxNxK ...'] [--copy 'DTYPE:SHAPE:STRIDES ...'] [--budget S] [--no-examples] [--attention 'SPEC ...'] [--generate-only]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--count N] [--seed S] [--mbarrier N] [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--coarsen N] [--prefetch N] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--matmul 'CONFIG@MxNxK ...'] [--copy 'DTYPE:SHAPE:STRIDES ...'] [--budget S] [--no-examples] [--attention 'SPEC ...'] [--generate-only]" >&2; exit 2 ;;
   esac
 done
 [ -z "$mbarrier" ] && mbarrier=$(( (count + 1) / 2 ))
@@ -127,11 +132,14 @@ done
 [ -z "$dsmem" ] && dsmem=$(( (count + 3) / 4 ))
 [ -z "$epilogue" ] && epilogue=$(( (count + 3) / 4 ))
 [ -z "$coarsen" ] && coarsen=$(( (count + 3) / 4 ))
+[ -z "$prefetch" ] && prefetch=$(( (count + 3) / 4 ))
 
 if ls .whl/*.whl >/dev/null 2>&1; then
   source dev/device/install.sh
 fi
-export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-/tmp/tilec-cache} PYTHONUNBUFFERED=1
+# PyTorch's caching allocator off: each tensor of a --matmul run an allocation of its own, whose
+# end memcheck knows (a bias of N elements read past its end is an error, not a read of the pool)
+export TILEC_CACHE_DIR=${TILEC_CACHE_DIR:-/tmp/tilec-cache} PYTHONUNBUFFERED=1 PYTORCH_NO_CUDA_MEMORY_CACHING=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/sanitize"
 
 SANITIZER=""
@@ -153,16 +161,17 @@ rm -rf "$gen"; mkdir -p "$gen"
 inputs=()
 declare -A pipe=()
 [ "$examples" = 1 ] && inputs+=(examples/*.mlir)
-if [ "$count" -gt 0 ] || [ "$mbarrier" -gt 0 ] || [ "$cluster" -gt 0 ] || [ "$atomic" -gt 0 ] || [ "$dsmem" -gt 0 ] || [ "$epilogue" -gt 0 ] || [ "$coarsen" -gt 0 ]; then
+if [ "$count" -gt 0 ] || [ "$mbarrier" -gt 0 ] || [ "$cluster" -gt 0 ] || [ "$atomic" -gt 0 ] || [ "$dsmem" -gt 0 ] || [ "$epilogue" -gt 0 ] || [ "$coarsen" -gt 0 ] || [ "$prefetch" -gt 0 ]; then
   # and per 4 copies a funnel-shift kernel (layout.funnel_shift, the realign kernel's op) and
   # a chunk kernel (layout.copy_chunk_async, the box kernels' staging; cache hints; layout.prefetch)
   python3 -m tests.fuzz.generate --count "$count" --funnel $(( (count + 3) / 4 )) --chunks $(( (count + 3) / 4 )) \
-    --mbarrier "$mbarrier" --cluster "$cluster" --atomic "$atomic" --dsmem "$dsmem" --epilogue "$epilogue" --coarsen "$coarsen" \
+    --mbarrier "$mbarrier" --cluster "$cluster" --atomic "$atomic" --dsmem "$dsmem" --epilogue "$epilogue" --coarsen "$coarsen" --prefetch "$prefetch" \
     --seed "$seed" --out "$gen" > "$OUT/sanitize/programs.txt" \
     || { echo "sanitize: the program generator failed" >&2; exit 2; }
   shopt -s nullglob
   inputs+=("$gen"/prog_*.mlir "$gen"/funnel_*.mlir "$gen"/chunks_*.mlir "$gen"/mbarrier_*.mlir)
   inputs+=("$gen"/cluster_*.mlir "$gen"/atomic_*.mlir "$gen"/dsmem_*.mlir "$gen"/epilogue_*.mlir "$gen"/coarsen_*.mlir)
+  inputs+=("$gen"/prefetch_*.mlir)
   # a generated program other than a copy runs its own pipeline (its first line: `// pipeline: P`;
   # the plain loops' rolled software pipeline, CSE before or after the default passes)
   for f in "$gen"/mbarrier_*.mlir "$gen"/cluster_*.mlir "$gen"/atomic_*.mlir "$gen"/dsmem_*.mlir "$gen"/epilogue_*.mlir "$gen"/coarsen_*.mlir; do
@@ -199,17 +208,32 @@ done
 # --matmul: an input `matmul:CONFIG@MxNxK`, run as dev/device/matmul_check.py CONFIG MxNxK
 # (tilec.matmul itself: its configuration forced, its counters and launches its own)
 for spec in $matmul; do
-  [[ $spec == *@*x*x* ]] || { echo "sanitize: --matmul takes CONFIG@MxNxK, got $spec" >&2; exit 2; }
+  [[ $spec == *@*x*x* ]] || { echo "sanitize: --matmul takes CONFIG@MxNxK[+mn][+bias], got $spec" >&2; exit 2; }
   inputs+=("matmul:$spec")
 done
 # --copy: an input `copy:SPEC`, run as dev/device/copy_check.py SPEC (tilec.copy_ itself)
 for spec in $copies; do
   inputs+=("copy:$spec")
 done
+# matmul_check.py's arguments for a --matmul spec CONFIG@MxNxK[+mn][+bias]: CONFIG MxNxK and
+# --scale-a-mn (block-scaled FP8, A's scales MN-major) / --bias (a bias of N elements)
+matmul_args() {
+  local shape=${1#*@}
+  local flags=${shape#*+}
+  [ "$flags" = "$shape" ] && flags=""
+  echo "${1%@*} ${shape%%+*}"
+  for flag in ${flags//+/ }; do
+    case "$flag" in
+      mn) echo "--scale-a-mn" ;;
+      bias) echo "--bias" ;;
+      *) echo "sanitize: --matmul flag +$flag is not +mn or +bias" >&2; echo "--unknown-flag-$flag" ;;
+    esac
+  done
+}
 # the name of an input in the logs and the table
 input_name() {
   case "$1" in
-    matmul:*) local s=${1#matmul:}; echo "matmul_${s//:/_}" | tr '@' '_' ;;
+    matmul:*) local s=${1#matmul:}; echo "matmul_${s//:/_}" | tr '@+' '_p' ;;
     copy:*) local s=${1#copy:}; echo "copy_${s//:/_}" | tr '+' 'p' ;;
     *) basename "$1" .mlir ;;
   esac
@@ -222,8 +246,7 @@ if [ "$generate_only" = 1 ]; then
     name=$(input_name "$f")
     p=${pipe[$f]:-default}
     if [[ $f == matmul:* ]]; then  # the kernel tilec.matmul would launch, compiled by NVRTC
-      spec=${f#matmul:}
-      if python3 dev/device/matmul_check.py "${spec%@*}" "${spec#*@}" --compile-only > "$gen/$name.nvrtc.log" 2>&1; then
+      if python3 dev/device/matmul_check.py $(matmul_args "${f#matmul:}") --compile-only > "$gen/$name.nvrtc.log" 2>&1; then
         status="ok ($(grep -Eo "[0-9]+ registers" "$gen/$name.nvrtc.log" | head -1))"
       else
         status="NVRTC FAIL"; failed=1
@@ -297,8 +320,7 @@ for f in "${inputs[@]}"; do
     pipeline=()
     [ -n "${pipe[$f]:-}" ] && pipeline=(-p "${pipe[$f]}")
     if [[ $f == matmul:* ]]; then
-      spec=${f#matmul:}
-      run=(python3 dev/device/matmul_check.py "${spec%@*}" "${spec#*@}")
+      run=(python3 dev/device/matmul_check.py $(matmul_args "${f#matmul:}"))
     elif [[ $f == copy:* ]]; then
       run=(python3 dev/device/copy_check.py "${f#copy:}")
     else
@@ -332,7 +354,7 @@ done
 echo
 echo "program                      tool       status  exit  errors hazards  time"
 printf '%s\n' "${results[@]}" | tee "$OUT/sanitize/summary.txt"
-echo "programs: ${#inputs[@]} ($count random, $mbarrier mbarrier, $cluster cluster, $atomic atomic, $dsmem dsmem, $epilogue epilogue, $coarsen coarsen, seed $seed; examples: $examples; GEMMs: $i; matmul: $(wc -w <<< "$matmul"); copies: $(wc -w <<< "$copies")); logs in $OUT/sanitize"
+echo "programs: ${#inputs[@]} ($count random, $mbarrier mbarrier, $cluster cluster, $atomic atomic, $dsmem dsmem, $epilogue epilogue, $coarsen coarsen, $prefetch prefetch_l1, seed $seed; examples: $examples; GEMMs: $i; matmul: $(wc -w <<< "$matmul"); copies: $(wc -w <<< "$copies")); logs in $OUT/sanitize"
 if [ $failed -ne 0 ]; then
   echo "sanitize: FAILED (see the ERRORS/FAIL lines above)"
   exit 1

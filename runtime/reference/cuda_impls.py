@@ -82,7 +82,15 @@ class CudaFunctions(InterpreterFunctions):
 
     @impl(cuda.PrefetchL1Op)
     def run_prefetch_l1(self, interp: ReferenceInterpreter, op: cuda.PrefetchL1Op, args):
-        return ()  # a hint to L1: no value is read or changed
+        """A hint to L1: no value is read or changed. The element asked for must lie inside
+        its buffer, as a load's (as `layout.prefetch_l1`'s: the lowering's guards on a masked
+        view's elements are checked here)."""
+        grid = _grid(interp, op)
+        src = _mem(op, args[0])
+        tids = grid.active_tids()
+        (i,) = thread_indices(grid, tids, (args[1],))
+        resolve(op, grid, src, tids, [np.broadcast_to(np.asarray(i, dtype=np.int64), tids.shape)], "prefetches")
+        return ()
 
     @impl(cuda.PrefetchGlobalL2Op)
     def run_prefetch_global_l2(self, interp: ReferenceInterpreter, op: cuda.PrefetchGlobalL2Op, args):

@@ -533,6 +533,18 @@ def _bar(op: Operation, v: Any) -> MBarrier:
     return v
 
 
+def _cp_async_arrive(interp: ReferenceInterpreter, op: Operation, grid: Grid, bar: MBarrier) -> None:
+    """`cp.async.mbarrier.arrive.noinc` by the running threads (`layout.cp_async_arrive`,
+    `cuda.cp_async_mbarrier_arrive`): each thread's `cp.async` copies in flight complete
+    with the barrier's phase (the block's writes seen by its waiters, as a TMA load's);
+    then one arrival a thread."""
+    tids = grid.active_tids()
+    for c in _async_copies(interp, op).take(tids):
+        blocks = grid.block_of[c.rows]
+        bar.issue(op, grid, blocks, whole_block(blocks), c.storage, c.keys, c.values, c.sel, 0)
+    bar.arrive(op, grid.block_of[tids], 0)
+
+
 def _tile_copy(op: Operation, grid: Grid, blocks: np.ndarray, gview: View, sview: View):
     """(actors, rows, global keys, shared keys, valid) of a block-collective copy
     between a global tile and a shared buffer: element i of one is element i of the
@@ -688,16 +700,8 @@ class TmaFunctions(InterpreterFunctions):
 
     @impl(layout_tma.CpAsyncArriveOp)
     def run_cp_async_arrive(self, interp: ReferenceInterpreter, op: layout_tma.CpAsyncArriveOp, args):
-        grid, blocks = _collective(interp, op)
-        bar = _bar(op, args[0])
-        tids = grid.active_tids()
-        # each thread's copy_chunk_async copies in flight complete with the barrier's
-        # phase (seen by the block's waiters, as a TMA load's); then one arrival per
-        # thread (.noinc)
-        for c in _async_copies(interp, op).take(tids):
-            cb = grid.block_of[c.rows]
-            bar.issue(op, grid, cb, whole_block(cb), c.storage, c.keys, c.values, c.sel, 0)
-        bar.arrive(op, grid.block_of[tids], 0)
+        grid, _ = _collective(interp, op)
+        _cp_async_arrive(interp, op, grid, _bar(op, args[0]))
         return ()
 
     @impl(layout_tma.TmaStoreOp)
@@ -777,14 +781,7 @@ class TmaFunctions(InterpreterFunctions):
     @impl(cuda_tma.CpAsyncMBarrierArriveOp)
     def run_gpu_cp_async_arrive(self, interp: ReferenceInterpreter, op: cuda_tma.CpAsyncMBarrierArriveOp, args):
         grid = _gpu_grid(interp, op)
-        bar = _barrier_of(op, grid, args[0])
-        tids = grid.active_tids()
-        # the threads' copies in flight complete with the barrier's phase, as the block's
-        # writes seen by its waiters (as a TMA load's); then one arrival per thread (.noinc)
-        for c in _async_copies(interp, op).take(tids):
-            blocks = grid.block_of[c.rows]
-            bar.issue(op, grid, blocks, whole_block(blocks), c.storage, c.keys, c.values, c.sel, 0)
-        bar.arrive(op, grid.block_of[tids], 0)
+        _cp_async_arrive(interp, op, grid, _barrier_of(op, grid, args[0]))
         return ()
 
     @impl(cuda_tma.MBarrierWaitOp)

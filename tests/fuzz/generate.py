@@ -19,7 +19,9 @@ and race checks turn any unsafe access into a failure.
 writes DIR/prog_000.mlir ... (each with the pipeline in a comment), with
 `--funnel N` N kernels around `layout.funnel_shift` (`random_funnel_kernel`,
 DIR/funnel_000.mlir ...), with `--chunks N` N kernels around `layout.copy_chunk_async`,
-cache hints and `layout.prefetch` (`random_chunk_kernel`, DIR/chunks_000.mlir ...), with `--mbarrier N` N valid mbarrier programs (TMA rings and
+cache hints and `layout.prefetch` (`random_chunk_kernel`, DIR/chunks_000.mlir ...), with `--prefetch N` N
+kernels around `layout.prefetch_l1` (`random_prefetch_l1_kernel`, DIR/prefetch_000.mlir ...), with
+`--mbarrier N` N valid mbarrier programs (TMA rings and
 warp-specialised producer/consumer pipelines, tests/fuzz/generate_mbarrier.py,
 DIR/mbarrier_000.mlir ...), with `--cluster N` N thread-block cluster rings (multicast TMA,
 remote arrivals, tests/fuzz/generate_cluster.py, DIR/cluster_000.mlir ...), with `--atomic N`
@@ -509,6 +511,100 @@ def random_chunk_kernel(rng: random.Random) -> Program:
     return Program(tilec.emit(module, "mlir"), "default", summary)
 
 
+@dataclass(frozen=True)
+class PrefetchProgram(Program):
+    """A `random_prefetch_l1_kernel` program: `b`'s m x n elements (row pitch `pb`) are
+    `a`'s (row pitch `pa`)."""
+
+    m: int = 0
+    n: int = 0
+    pa: int = 0
+    pb: int = 0
+
+
+def random_prefetch_l1_kernel(rng: random.Random) -> PrefetchProgram:
+    """A kernel around `layout.prefetch_l1` (each thread asks L1 for the elements of a
+    global view that a load into a layout would give it; the block-scaled GEMM's `:pf`):
+    each block loads its `tr x tc` tile of `a` (m x n, row pitch `pa`; m static or a
+    run-time argument, neither extent a multiple of the tile: the last block row and
+    column masked) in a random blocked layout and stores it into `b`'s tile (pitch
+    `pb`); before the load (or after the store) it asks L1 for one or two views: its own
+    tile (in the load's layout or another, whose threads hold other elements or the same
+    ones twice), the tile `ahead` block rows on (clipped at the last, as the GEMM clips its
+    K block), or a column or row of one (a slice, the layout's `SliceLayout`). No value
+    changes: `b` must be NumPy's copy of `a`, and every element asked for must lie inside
+    `a`'s buffer (the executor checks it at both levels, as a load's). 1- to 8-byte
+    elements, 32 to 256 threads. Built with `tilec.Program` and printed."""
+    import tilec
+    from tilec.dialects.distributed import BlockedLayout, SliceLayout
+
+    ty = rng.choice(["i8", "f16", "bf16", "f32", "f64"])
+    tr, tc = rng.choice([1, 2, 4, 8, 16, 32]), rng.choice([4, 8, 16, 32, 64])
+    threads = rng.choice([t for t in (32, 64, 128, 256) if t <= max(32, tr * tc)])
+    gy, gx = rng.randint(1, 4), rng.randint(1, 4)
+    m = gy * tr - rng.randrange(min(tr, 3)) if tr > 1 else gy
+    n = gx * tc - rng.randrange(1, min(tc, 5))
+    pa, pb = n + rng.choice([0, 0, rng.randrange(1, 9)]), n + rng.choice([0, rng.randrange(1, 5)])
+    dynamic = rng.random() < 0.4
+
+    def blocked() -> BlockedLayout:
+        vec = rng.choice([v for v in (1, 2, 4) if v <= tc and v * ELEMENT_BYTES[ty] <= 16])
+        lanes_c = rng.choice([c for c in (1, 2, 4, 8, 16, 32) if c <= max(1, tc // vec)] or [1])
+        warps = threads // 32
+        wr = rng.choice([w for w in (1, 2, 4, 8) if w <= warps and warps % w == 0])
+        return BlockedLayout([1, vec], [32 // lanes_c, lanes_c], [wr, warps // wr], rng.choice([[1, 0], [0, 1]]))
+
+    p = tilec.Program("prefetch")
+    a_ptr, b_ptr = p.pointer("a", ty, align=16), p.pointer("b", ty, align=16)
+    if dynamic:
+        mv = p.index("m")
+        a = p.view(a_ptr, f"(?,{n}):({pa},1)", dynamic=[mv])
+        b = p.view(b_ptr, f"(?,{n}):({pb},1)", dynamic=[mv])
+    else:
+        a, b = p.view(a_ptr, f"({m},{n}):({pa},1)"), p.view(b_ptr, f"({m},{n}):({pb},1)")
+    load_layout = blocked()
+    asks = []
+    for _ in range(rng.choice([1, 1, 2])):
+        kind = rng.choice(["own", "own", "ahead", "column", "row"])
+        ahead = rng.randint(1, 2) if kind == "ahead" or (kind != "own" and rng.random() < 0.4) else 0
+        lay = load_layout if rng.random() < 0.5 else blocked()
+        k = rng.randrange(tc if kind == "column" else tr)
+        asks.append((kind, ahead, lay, k))
+    after = rng.random() < 0.25
+    with p.launch(grid=(p.constant(gx), p.constant(gy), p.constant(1)), threads=threads) as kk:
+        def prefetch() -> None:
+            for kind, ahead, lay, k in asks:
+                row = kk.by if not ahead else p.minui(kk.by + ahead, p.constant(gy - 1))
+                tile = p.tile(a, [row, kk.bx], [tr, tc])
+                if kind in ("own", "ahead"):
+                    p.prefetch_l1(tile, lay)
+                elif kind == "column":  # column k of the tile's columns, clipped at n's last: the tile's rows
+                    col = p.slice(a, ["_", p.minui(kk.bx * tc + k, p.constant(n - 1))])
+                    p.prefetch_l1(p.tile(col, [row], [tr]), SliceLayout(1, lay))
+                else:  # row k of the tile's rows, clipped at m's last row: the tile's columns
+                    r = p.minui(row * tr + k, (mv - 1) if dynamic else p.constant(m - 1))
+                    p.prefetch_l1(p.tile(p.slice(a, [r, "_"]), [kk.bx], [tc]), SliceLayout(0, lay))
+
+        if not after:
+            prefetch()
+        x = p.load(p.tile(a, [kk.by, kk.bx], [tr, tc]), load_layout)
+        p.store(x, p.tile(b, [kk.by, kk.bx], [tr, tc]))
+        if after:
+            prefetch()
+    module = p.module
+    if dynamic:  # m's value and the buffers' elements, as `--run gpu` and the executor take them
+        from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr
+
+        values = {"m": m, "a": (m - 1) * pa + n, "b": (m - 1) * pb + n}
+        next(iter(module.ops)).attributes["tilec.args"] = DictionaryAttr(
+            {k: IntegerAttr(v, IndexType()) for k, v in values.items()})
+    what = "; ".join(f"{kind}{f'+{ahead}' if ahead else ''}{f' {k}' if kind in ('column', 'row') else ''}"
+                     f"{' (the load layout)' if lay is load_layout else ''}" for kind, ahead, lay, k in asks)
+    summary = (f"{ty} {m}{'?' if dynamic else ''}x{n} pitches {pa}/{pb}, tiles {tr}x{tc}, grid {gx}x{gy}, "
+               f"{threads} threads, load {load_layout}; prefetch_l1 {'after the store' if after else 'first'}: {what}")
+    return PrefetchProgram(tilec.emit(module, "mlir"), "default", summary, m, n, pa, pb)
+
+
 def random_pipeline_for_copy(rng: random.Random, extents: list[int]) -> str:
     """The default pipeline's passes with random valid options (tile extents no larger
     than the copy's: `tile` refuses those with a diagnostic)."""
@@ -543,6 +639,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--funnel", type=int, default=0, help="funnel-shift kernels to write as well (funnel_NNN.mlir)")
     ap.add_argument("--chunks", type=int, default=0,
                     help="copy_chunk_async / cache-hint / prefetch kernels to write as well (chunks_NNN.mlir)")
+    ap.add_argument("--prefetch", type=int, default=0,
+                    help="layout.prefetch_l1 kernels to write as well (prefetch_NNN.mlir)")
     ap.add_argument("--mbarrier", type=int, default=0,
                     help="valid mbarrier programs to write as well (mbarrier_NNN.mlir, generate_mbarrier.py)")
     ap.add_argument("--cluster", type=int, default=0,
@@ -574,6 +672,7 @@ def main(argv: list[str] | None = None) -> int:
         ("prog", args.count, random_copy_program, random.Random(args.seed)),
         ("funnel", args.funnel, random_funnel_kernel, random.Random(f"funnel{args.seed}")),
         ("chunks", args.chunks, random_chunk_kernel, random.Random(f"chunks{args.seed}")),
+        ("prefetch", args.prefetch, random_prefetch_l1_kernel, random.Random(f"prefetch{args.seed}")),
         ("mbarrier", args.mbarrier, random_mbarrier_kernel, random.Random(f"mbarrier{args.seed}")),
         ("cluster", args.cluster, random_cluster_kernel, random.Random(f"cluster{args.seed}")),
         ("atomic", args.atomic, random_split_k_kernel, random.Random(f"atomic{args.seed}")),

@@ -1,4 +1,4 @@
-"""Random copies of session 36's and 37's box and tile paths (issue #10), for the CPU reference
+"""Random copies of session 36's, 37's and 38's box and tile paths (issue #10), for the CPU reference
 executor (tests/fuzz/test_box_copies.py) and the GPU (tests/gpu/test_box_copies_gpu.py):
 
 * `span`: 1-byte rows of `n` (not a power of two, under 16) at a static source pitch
@@ -29,6 +29,16 @@ Session 37's paths (`SESSION_37`):
   default tile (`_copy_cost.TILES_FIT_D`: `D` taken whole, longer source runs), copied or
   converted, maybe under a grid mode.
 
+Session 38's (`SESSION_38`):
+
+* `merge`: permutes into a compact destination over two to four modes after the source's
+  contiguous mode `W` (`box<tiles>` over a merged destination mode, `tiles_merge`), 1-byte
+  elements by the rule or 2-byte ones forced, the phase-2 row step by the rule or forced.
+
+`row_rule_pick` gives the phase-2 row step (and rotation) the row rule takes for a
+2-mode `box<tiles>` draw (`_box_tile.tiles_row_step_of` on its steps): the `row_rule`
+draws reach S = 1, 2, 4 and the rotated loads.
+
 Each draw is a `BoxCopy`: the source a strided view into a flat buffer of its own at an
 element offset (a pointer off its 16-byte alignment), the destination a strided view into
 a poisoned buffer; the routes forced; the strategy the rule must choose. `scale` > 1
@@ -36,6 +46,7 @@ draws larger extents (the GPU's)."""
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 
@@ -43,6 +54,7 @@ import numpy as np
 
 FAMILIES = ("span", "rows", "rounds", "misaligned", "row_rule")
 SESSION_37 = ("depth", "convert", "shortd")
+SESSION_38 = ("merge",)
 
 
 @dataclass(frozen=True)
@@ -162,7 +174,8 @@ def _odd_transpose(rng: random.Random, dtypes, scale: int, family: str, routes: 
     """dst (c, r) from the transpose of a contiguous (r, c) source, one or both of r, c
     odd (rows off 16 bytes), maybe padded dst rows."""
     dtype = rng.choice(dtypes)
-    r, c = rng.randrange(65, 260 * scale, 2) + rng.choice([0, 1]), rng.randrange(65, 200 * scale, 2) + 1
+    # c odd (65, 67, ...), r odd or even
+    r, c = rng.randrange(65, 260 * scale, 2) + rng.choice([0, 1]), rng.randrange(65, 200 * scale, 2)
     dst = (r + rng.choice([0, 0, rng.randrange(1, 7)]), 1)
     return BoxCopy(family, dtype, (c, r), rng.randrange(16), (1, c), rng.randrange(16), dst, routes, strategy)
 
@@ -270,8 +283,65 @@ def draw_row_rule(rng: random.Random, scale: int = 1) -> BoxCopy:
     return c
 
 
+def draw_merge(rng: random.Random, scale: int = 1) -> BoxCopy:
+    """A permute into a compact destination over the two to four modes after the
+    source's contiguous mode `W` (`box<tiles>` over a merged destination mode `D'`,
+    `_copy_cost.tiles_merged`; `tilec.copy_` merges where the whole destination is
+    compact, `CopyKey.dst_flat`): dst (G, W, M1, .., Mk) with `W` long (65 to 600 steps:
+    whole in its runs up to 512 bytes, `tiles_merged_run`, or in several), the merged
+    modes short (the last 3 to 40), zero or one grid mode `G` before `W`; the source
+    contiguous along `W`, its other modes in a random order after it, maybe a gap before
+    each, no two modes adjacent in both views (`plan_copy` would make them one); 1-byte
+    elements (the rule's `TILES_MERGE_BYTES`), or 2-byte ones with `tiles_merge=2` forced;
+    the phase-2 row step by the rule or forced (1, 2, 4), a small box (many tiles along
+    both modes) or the default."""
+    wide = rng.random() < 0.2
+    dtype = rng.choice(["float16", "int16"]) if wide else rng.choice(["int8", "uint8", "bool"])
+    while True:
+        k = rng.randrange(2, 5)
+        merged = [rng.randrange(2, 14 if k < 4 else 5) for _ in range(k - 1)] + [rng.randrange(3, 41)]
+        grid = [rng.randrange(2, 4)] if rng.random() < 0.3 else []
+        shape = tuple(grid + [rng.randrange(65, 601)] + merged)
+        if math.prod(shape) > 40000 * scale:
+            continue
+        w = len(grid)
+        dst = _compact(shape)
+        others = [m for m in range(len(shape)) if m != w]  # the source: W contiguous, the others after it
+        rng.shuffle(others)
+        src = [0] * len(shape)
+        src[w], step = 1, shape[w]
+        for m in others:
+            step += rng.choice([0, 0, rng.randrange(1, 5)])  # a gap before the mode's steps
+            src[m] = step
+            step *= shape[m]
+        if all(src[m] != shape[m + 1] * src[m + 1] for m in range(len(shape) - 1)):
+            break
+    routes: dict = {"tiles_merge": 2} if wide else {}
+    row = rng.choice([None, None, 1, 2, 4])
+    if row is not None:
+        routes["tiles_row_step"] = row
+    smem = rng.choice([None, None, 8192, 16384])
+    if smem:
+        routes["box_smem"] = smem
+    return BoxCopy("merge", dtype, shape, rng.randrange(16), tuple(src), rng.randrange(16), dst, routes,
+                   "box<tiles>")
+
+
 DRAW = {"span": draw_span, "rows": draw_rows, "rounds": draw_rounds, "misaligned": draw_misaligned,
-        "row_rule": draw_row_rule, "depth": draw_depth, "convert": draw_convert, "shortd": draw_shortd}
+        "row_rule": draw_row_rule, "depth": draw_depth, "convert": draw_convert, "shortd": draw_shortd,
+        "merge": draw_merge}
+
+
+def row_rule_pick(c: BoxCopy) -> tuple[int, bool]:
+    """(S, rotate): the phase-2 row step the row rule takes for a 2-mode `box<tiles>` copy
+    of 1-byte elements at the default lanes and chunks (`_box_tile.tiles_row_step_of`: `P_s`
+    the source's step along `D`, the destination's contiguous mode, `P_d` the destination's
+    row pitch, the step of `W`, the source's contiguous mode)."""
+    from tilec.passes._box_tile import TILES_LANES, TILES_STAGE, TILES_THREADS, tiles_row_step_of
+
+    w = c.src_strides.index(1)
+    d = c.dst_strides.index(1)
+    return tiles_row_step_of(1, TILES_LANES, TILES_STAGE, TILES_THREADS, c.src_strides[d], c.dst_strides[w])
 
 
 def draw(family: str, seed: int, scale: int = 1) -> BoxCopy:

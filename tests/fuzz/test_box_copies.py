@@ -1,11 +1,12 @@
-"""Random copies of session 36's and 37's box and tile paths on the CPU (issue #10; the draws:
+"""Random copies of session 36's, 37's and 38's box and tile paths on the CPU (issue #10; the draws:
 tests/fuzz/generate_box.py; their GPU side: tests/gpu/test_box_copies_gpu.py):
 `box<span>` (rows of 1 byte shorter than 16 at a static pitch), `box<rows>` at every
 forced slot step (`box_pitch`) and grain (`box_grain`), `box<tiles>` spread over whole
 rounds (`tiles_rounds=1`), the tiled kernel's 64 KiB misaligned tile, and `box<tiles>`'s
 phase-2 rows (the row rule, forced steps, rotated loads: `row_rule`); box kernels in
-parts through two boxes (`box_depth`, persistent blocks), the converting `box<tiles>` and
-a short exact `D` taken whole. Each copy is
+parts through two boxes or a ring of them (`box_depth`, `box_ring`, persistent blocks), the
+converting `box<tiles>` and a short exact `D` taken whole; `box<tiles>` over a merged
+destination mode (`merge`). Each copy is
 planned as `tilec.copy_` plans it (the rule must choose the family's strategy under the
 routes forced), then run twice on the reference executor -- the whole-tensor program as
 written and the kernel compiled for sm_90 (the GPU-level code after the default
@@ -25,7 +26,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
-from generate_box import CONVERSIONS, FAMILIES, SESSION_37, draw  # noqa: E402
+from generate_box import CONVERSIONS, FAMILIES, SESSION_37, SESSION_38, draw, row_rule_pick  # noqa: E402
 from harness import budget  # noqa: E402
 
 FUZZ = settings(max_examples=budget(6), derandomize=True, deadline=None, database=None,
@@ -74,24 +75,53 @@ def _check_copy(c, seed: int) -> None:
             assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), f"{c}, compiled={compiled}"
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", FAMILIES + SESSION_37 + SESSION_38)
 @FUZZ
 @given(seed=st.integers(0, 2**32 - 1))
-def test_box_copies_of_session_36_match_numpy(family, seed, nvrtc_available):
+def test_box_copies_match_numpy(family, seed, nvrtc_available):
+    """Each family of generate_box: session 36's (`FAMILIES`), the box kernels in parts
+    through two boxes or a ring (`box_depth`, `box_ring`, persistent blocks), the converting
+    `box<tiles>` and a short exact `D` taken whole (`SESSION_37`), `box<tiles>` over a merged
+    destination mode (`SESSION_38`: copy_ plans the merge, `CopyKey.dst_flat`, and the runs'
+    starts from the block's table give every destination element once)."""
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
     check_copy(draw(family, seed), seed)
 
 
-@pytest.mark.parametrize("family", SESSION_37)
-@FUZZ
-@given(seed=st.integers(0, 2**32 - 1))
-def test_box_copies_of_session_37_match_numpy(family, seed, nvrtc_available):
-    """Box kernels in parts through two boxes (`box_depth`, persistent blocks), the
-    converting `box<tiles>` and a short exact `D` taken whole (generate_box.SESSION_37)."""
-    if not nvrtc_available:
-        pytest.skip("NVRTC is not available")
-    check_copy(draw(family, seed), seed)
+def test_the_draws_of_session_38_reach_every_option():
+    """Merged boxes of 2 to 4 modes after W, with and without a grid mode before it, W in
+    the default run, whole in a longer one (at most 512 bytes) and in several, 1-byte elements
+    by the rule and 2-byte ones forced, every forced row step and the rule's; copy_ plans each
+    as the merged box."""
+    from tilec.copy_cpu import _operand
+    from tilec.copy_plan import plan_copy
+    from tilec.copy_routes import forced_routes
+
+    draws = [draw("merge", s) for s in range(200)]
+    assert {len(c.shape) - c.src_strides.index(1) - 1 for c in draws} == {2, 3, 4}
+    assert {c.src_strides.index(1) for c in draws} == {0, 1}
+    # W within the default run of 128 bytes, whole in one longer run, in several
+    ws = [c.shape[c.src_strides.index(1)] for c in draws]
+    assert {(w > 128) + (w > 512) for w in ws} == {0, 1, 2}
+    assert {(np.dtype(c.dtype).itemsize, c.routes.get("tiles_merge")) for c in draws} == {(1, None), (2, 2)}
+    assert {c.routes.get("tiles_row_step") for c in draws} == {None, 1, 2, 4}
+    for c in draws[:20]:
+        src, dst = c.buffers(0)
+        with forced_routes(**c.routes):
+            assert plan_copy(_operand(c.dst_of(dst), None), _operand(c.src_of(src), None)).key.dst_flat, c
+
+
+def test_the_row_rule_draws_reach_every_step():
+    """The `row_rule` draws left to the rule reach each of its picks (`row_rule_pick`:
+    `tiles_row_step_of` on the steps, which copy_'s kernel computes from its run-time
+    strides): S = 1, 2, 4 and the rotated loads (m = 0 mod 8: every square odd transpose;
+    before, the draws' source rows were all even and the rule took S = 4 every time)."""
+    picks = {(row_rule_pick(c), c.shape[0] == c.shape[1]) for c in (draw("row_rule", s) for s in range(300))
+             if not c.routes.get("tiles_row_step") and not c.routes.get("tiles_rotate")}
+    assert {p for p, _ in picks} == {(1, False), (2, False), (4, False), (1, True)}
+    assert ((1, True), True) in picks  # square: rotated
+    assert all(c.shape[-2] % 2 for c in (draw(f, s) for f in ("rounds", "convert", "row_rule") for s in range(50)))
 
 
 def test_the_draws_of_session_37_reach_every_option():

@@ -54,6 +54,7 @@ from generate import (
     random_copy_program,
     random_element_kernel,
     random_funnel_kernel,
+    random_prefetch_l1_kernel,
     random_slice_iterator_kernel,
 )
 from generate_mbarrier import (
@@ -146,6 +147,50 @@ def test_whole_pipeline_preserves_random_chunk_kernels(seed):
     _check_default_pipeline(prog, "chunks")
     cuda = run_tilec(["-p", "default", "-t", "cuda"], prog.text)
     assert compile_sm90_or_skip(cuda.stdout).cubin, prog.summary
+
+
+@settings(VALID, max_examples=budget(20))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_prefetch_l1_kernels_change_nothing(seed):
+    """Kernels around `layout.prefetch_l1` (generate.random_prefetch_l1_kernel: a block's own
+    tile in the load's layout or another, a tile block rows ahead, a column or row of one as a
+    slice; ragged tensors, m static or at run time, before the load or after the store) through
+    the default pipeline: equivalent on the CPU (every element asked for inside `a`'s buffer, at
+    the layout level and, as `cuda.prefetch_l1`, after the lowering's guards), NVRTC compiles the
+    CUDA (`prefetch.global.L1`), and `b` is NumPy's copy of `a`, bit for bit: the prefetch
+    changes no value."""
+    import numpy as np
+
+    import tilec
+    from tilec.compiler.pipeline import run_pipeline
+    from tilec.runtime.reference import random_inputs, run
+
+    prog = random_prefetch_l1_kernel(random.Random(seed))
+    _check_default_pipeline(prog, "prefetch")
+    cuda = run_tilec(["-p", "default", "-t", "cuda"], prog.text)
+    assert 'asm volatile("prefetch.global.L1' in cuda.stdout, prog.summary
+    assert compile_sm90_or_skip(cuda.stdout).cubin, prog.summary
+    module = tilec.parse(prog.text)
+    run_pipeline(module, "default")
+    assert any(op.name == "cuda.prefetch_l1" for op in module.walk()), prog.summary
+    inputs = random_inputs(module, seed=seed)
+    got = run(module, {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in inputs.items()})
+    rows, cols = np.arange(prog.m)[:, None], np.arange(prog.n)
+    want = inputs["b"].copy()
+    want[rows * prog.pb + cols] = inputs["a"][rows * prog.pa + cols]
+    assert np.array_equal(got["b"].view(np.uint8), want.view(np.uint8)), prog.summary
+
+
+def test_prefetch_l1_generator_draws_every_form():
+    """Every element size, m static and at run time, each view asked for (the block's own
+    tile, a tile ahead, a column, a row) in the load's layout and another, before the load
+    and after the store."""
+    progs = [random_prefetch_l1_kernel(random.Random(s)) for s in range(120)]
+    text = " ".join(p.summary for p in progs)
+    for form in ("i8 ", "f16 ", "bf16 ", "f32 ", "f64 ", "?x", "first:", "after the store:", "own", "ahead+1",
+                 "ahead+2", "column", "row", "(the load layout)"):
+        assert form in text, form
+    assert {p.m % 2 for p in progs} == {0, 1}
 
 
 @settings(VALID, max_examples=budget(5))

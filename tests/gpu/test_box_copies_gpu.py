@@ -6,7 +6,8 @@ from the run-time strides), `box<tiles>` spread over whole rounds (`tiles_rounds
 computed on the host from the run-time extents) and the 64 KiB misaligned tile. The
 source a strided view at an element offset, the destination's buffer poisoned, every
 byte of it compared with NumPy (nothing around the view written); each copy twice
-(the second through the cached launcher)."""
+(the second through the cached launcher); session 38's `box<tiles>` over a merged
+destination mode (`merge`)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
-from generate_box import FAMILIES, SESSION_37, draw  # noqa: E402
+from generate_box import FAMILIES, SESSION_37, SESSION_38, draw  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -50,6 +51,15 @@ def test_box_copies_of_session_37_on_the_gpu(family, seed):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_box_tile, "target_of", lambda op: one_sm)
         _check_on_the_gpu(c, seed, fresh=True)
+
+
+@pytest.mark.parametrize("family", SESSION_38)
+@pytest.mark.parametrize("seed", range(SEEDS))
+def test_box_copies_of_session_38_on_the_gpu(family, seed):
+    """`box<tiles>` over a merged destination mode (the runs' starts from the block's
+    table), 1-byte elements by the rule, 2-byte ones forced, the row step by the rule
+    (computed in the kernel from copy_'s run-time strides) or forced."""
+    _check_on_the_gpu(draw(family, 3000 + seed, SCALE), seed)
 
 
 def _check_on_the_gpu(c, seed: int, fresh: bool = False) -> None:

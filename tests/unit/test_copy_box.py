@@ -88,6 +88,31 @@ def _check(dst_view_of, src, dst_base, kernels, dtype=None):
     assert np.array_equal(dst_base, want)
 
 
+def _run_compiled(cases) -> list[str]:
+    """Each of `cases` (`_cases`' tuples) copied by its kernel compiled for sm_90, on the
+    reference executor (`_check`: the destination's view exactly, nothing around it);
+    the CUDA sources of the kernels compiled."""
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    for src, base, view, _strategy in cases:
+        _check(view, src, base, kernels)
+    return [e.kernel.source for e in kernels._entries.values()]
+
+
+def _tiles_copies(cases, compiled: bool) -> list[str]:
+    """Each of `cases` ((src, dst base, dst view of the base): `_transposes`') planned as
+    `box<tiles>` and copied, by the program on the reference executor or by its kernel
+    compiled for sm_90 (`_check`: the destination's view exactly, nothing around it); the
+    CUDA sources of the kernels compiled (none where not `compiled`)."""
+    from tilec.copy_cpu import _operand
+
+    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
+    for src, base, view in cases:
+        assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>", \
+            (src.dtype, base.dtype, src.shape)
+        _check(view, src, base, kernels)
+    return [e.kernel.source for e in kernels._entries.values()] if compiled else []
+
+
 def _cases(rng):
     """(src, dst base, dst view of the base, expected strategy)."""
 
@@ -175,13 +200,7 @@ def test_box_copies_staged_through_registers_match_numpy(routes, nvrtc_available
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_stage="registers", box_smem=2048)
-    kernels = CopyKernels(arch="sm_90", disk=False)
-    for src, base, view, _strategy in _cases(np.random.default_rng(5)):
-        want = base.copy()
-        view(want)[...] = src
-        copy_numpy(view(base), src, kernels=kernels, compiled=True)
-        assert np.array_equal(base, want)
-    sources = [e.kernel.source for e in kernels._entries.values()]
+    sources = _run_compiled(_cases(np.random.default_rng(5)))
     assert sources and not any("tilec_cp_async<16>" in text for text in sources)
 
 
@@ -195,13 +214,7 @@ def test_box_copies_with_lanes_along_runs_match_numpy(routes, lanes, nvrtc_avail
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_lanes=lanes, box_smem=2048)
-    kernels = CopyKernels(arch="sm_90", disk=False)
-    for src, base, view, _strategy in _cases(np.random.default_rng(lanes)):
-        want = base.copy()
-        view(want)[...] = src
-        copy_numpy(view(base), src, kernels=kernels, compiled=True)
-        assert np.array_equal(base, want)
-    sources = [e.kernel.source for e in kernels._entries.values()]
+    sources = _run_compiled(_cases(np.random.default_rng(lanes)))
     assert sources and all("tilec_cp_async<16>" in text for text in sources)
 
 
@@ -216,14 +229,9 @@ def test_rows_boxes_at_each_slot_pitch_match_numpy(routes, pitch, grain, nvrtc_a
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_pitch=pitch, box_grain=grain, box_smem=2048)
-    kernels = CopyKernels(arch="sm_90", disk=False)
     cases = [c for c in _cases(np.random.default_rng(7)) if c[3] == "box<rows>"]
     assert len(cases) == 3
-    for src, base, view, _strategy in cases:
-        want = base.copy()
-        view(want)[...] = src
-        copy_numpy(view(base), src, kernels=kernels, compiled=True)
-        assert np.array_equal(base, want)
+    _run_compiled(cases)
 
 
 @pytest.mark.parametrize("smem", [BOX_SMEM, 2048])
@@ -235,14 +243,9 @@ def test_flat_boxes_owning_whole_chunks_match_numpy(routes, smem, nvrtc_availabl
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_grain=16, box_smem=smem)
-    kernels = CopyKernels(arch="sm_90", disk=False)
     cases = [c for c in _cases(np.random.default_rng(smem)) if c[3] == "box<flat>"]
     assert len(cases) == 4
-    for src, base, view, _strategy in cases:
-        want = base.copy()
-        view(want)[...] = src
-        copy_numpy(view(base), src, kernels=kernels, compiled=True)
-        assert np.array_equal(base, want)
+    _run_compiled(cases)
 
 
 @pytest.mark.parametrize("depth", [2, 3])
@@ -256,13 +259,7 @@ def test_box_copies_in_parts_through_two_boxes_match_numpy(routes, depth, nvrtc_
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_depth=depth, box_smem=2048)
-    kernels = CopyKernels(arch="sm_90", disk=False)
-    for src, base, view, _strategy in _cases(np.random.default_rng(depth)):
-        want = base.copy()
-        view(want)[...] = src
-        copy_numpy(view(base), src, kernels=kernels, compiled=True)
-        assert np.array_equal(base, want)
-    sources = [e.kernel.source for e in kernels._entries.values()]
+    sources = _run_compiled(_cases(np.random.default_rng(depth)))
     assert sources and all("tilec_cp_async<16>" in text and "smem[4096]" in text for text in sources)
 
 
@@ -275,13 +272,7 @@ def test_box_copies_in_parts_through_a_ring_of_boxes_match_numpy(routes, nvrtc_a
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_depth=4, box_ring=3, box_smem=2048)
-    kernels = CopyKernels(arch="sm_90", disk=False)
-    for src, base, view, _strategy in _cases(np.random.default_rng(5)):
-        want = base.copy()
-        view(want)[...] = src
-        copy_numpy(view(base), src, kernels=kernels, compiled=True)
-        assert np.array_equal(base, want)
-    sources = [e.kernel.source for e in kernels._entries.values()]
+    sources = _run_compiled(_cases(np.random.default_rng(5)))
     assert sources and all("tilec_cp_async_mbarrier_arrive(" in text and "smem[6144]" in text
                            and "tilec_cp_async_wait<" not in text for text in sources)
 
@@ -301,13 +292,7 @@ def test_persistent_box_blocks_match_numpy(monkeypatch, routes, nvrtc_available)
     one_sm = dataclasses.replace(target("sm_90"), multiprocessors=1)
     monkeypatch.setattr(_box_tile, "target_of", lambda op: one_sm)
     routes(box_depth=0, box_smem=2048)
-    kernels = CopyKernels(arch="sm_90", disk=False)
-    for src, base, view, _strategy in _cases(np.random.default_rng(11)):
-        want = base.copy()
-        view(want)[...] = src
-        copy_numpy(view(base), src, kernels=kernels, compiled=True)
-        assert np.array_equal(base, want)
-    sources = [e.kernel.source for e in kernels._entries.values()]
+    sources = _run_compiled(_cases(np.random.default_rng(11)))
     assert sources and all("smem[4096]" in text and "__launch_bounds__(256, 8)" in text for text in sources)
 
 
@@ -356,28 +341,39 @@ def test_box_copies_with_64_bit_offsets_match_numpy(monkeypatch, routes, compile
         assert {k.index_bits for k in kernels._entries} == {64}
 
 
+def _transposes(rng, rows, grid) -> list:
+    """(src, dst base, dst view of the base) of odd transposes, `box<tiles>`'s: for each of
+    `rows` (source dtype, destination dtype, (r, c), source offset, destination offset), dst
+    (c, r) from the transpose of a contiguous (r, c) source at its offset into its buffer, at
+    its own into a buffer of 77s; then a grid mode on both sides into padded dst rows (`grid`:
+    its source and destination dtypes)."""
+
+    def rand(shape, dtype):
+        if dtype == "bool":
+            return rng.integers(0, 2, size=shape).astype(bool)
+        return rng.integers(-100, 100, size=shape).astype(dtype)
+
+    out = []
+    for sd, dd, (r, c), so, do in rows:
+        flat = rand(so + r * c + 9, sd)
+        src = flat[so : so + r * c].reshape(r, c).T
+        base = np.full(r * c + 40, 77, dd)
+        out.append((src, base, lambda b, do=do, r=r, c=c: b[do : do + r * c].reshape(c, r)))
+    src = rand((3, 150, 97), grid[0]).transpose(0, 2, 1)
+    base = np.full((3, 97, 157), 77, grid[1])
+    out.append((src, base, lambda b: b[:, :, 2:152]))
+    return out
+
+
 def _tiles_cases(rng):
     """(src, dst base, dst view of the base) of `box<tiles>` copies of 1-, 2- and 4-byte
     elements (8-byte ones: tests/filecheck/tile/box_tiles.mlir): transposes with rows of
     every residue mod 16 bytes, pointers offset on both sides, padded dst rows and a grid
     mode."""
-
-    def rand(shape, dtype):
-        return rng.integers(-100, 100, size=shape).astype(dtype)
-
-    out = []
-    for dtype, (r, c), so, do in (("int8", (300, 131), 0, 0), ("int8", (300, 131), 3, 5), ("int8", (97, 213), 15, 9),
-                                  ("uint8", (150, 97), 0, 7), ("int8", (203, 171), 1, 3),
-                                  ("float16", (150, 97), 1, 3), ("float32", (97, 131), 2, 1)):
-        flat = rand(so + r * c + 9, dtype)
-        src = flat[so : so + r * c].reshape(r, c).T
-        base = np.full(r * c + 40, 77, dtype)
-        out.append((src, base, lambda b, do=do, r=r, c=c: b[do : do + r * c].reshape(c, r)))
-    # a grid mode on both sides, into padded dst rows
-    src = rand((3, 150, 97), "int8").transpose(0, 2, 1)
-    base = np.full((3, 97, 157), 77, np.int8)
-    out.append((src, base, lambda b: b[:, :, 2:152]))
-    return out
+    rows = (("int8", (300, 131), 0, 0), ("int8", (300, 131), 3, 5), ("int8", (97, 213), 15, 9),
+            ("uint8", (150, 97), 0, 7), ("int8", (203, 171), 1, 3), ("float16", (150, 97), 1, 3),
+            ("float32", (97, 131), 2, 1))
+    return _transposes(rng, [(d, d, rc, so, do) for d, rc, so, do in rows], ("int8", "int8"))
 
 
 @pytest.mark.parametrize("smem, lanes, grain, stage", [
@@ -397,17 +393,8 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stag
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_smem=smem, tiles_lanes=lanes, tiles_grain=grain, tiles_stage=stage)
-    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
-    for src, base, view in _tiles_cases(np.random.default_rng(smem or 0)):
-        from tilec.copy_cpu import _operand
-
-        assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>"
-        want = base.copy()
-        view(want)[...] = src
-        copy_numpy(view(base), src, kernels=kernels, compiled=compiled)
-        assert np.array_equal(base, want)
+    sources = _tiles_copies(_tiles_cases(np.random.default_rng(smem or 0)), compiled)
     if compiled:
-        sources = [e.kernel.source for e in kernels._entries.values()]
         # phase 1 by cp.async of the chunks asked (a one-element chunk, f32 at 4 bytes, is
         # copied through registers: `lower-to-gpu` takes a cp.async of one element as not
         # a vector)
@@ -429,9 +416,6 @@ def test_tiles_box_row_steps_match_numpy(routes, smem, step, compiled, nvrtc_ava
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_smem=smem, tiles_row_step=step, tiles_rotate=1 if step == 0 and smem is None else None)
-    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
-    from tilec.copy_cpu import _operand
-
     rng = np.random.default_rng(step + 11)
     cases = _tiles_cases(rng)
     for n, so, do in ((131, 0, 0), (97, 3, 5)):  # square: m = 0 mod 8, the rule's rotated loads
@@ -440,12 +424,7 @@ def test_tiles_box_row_steps_match_numpy(routes, smem, step, compiled, nvrtc_ava
                       lambda b, do=do, n=n: b[do : do + n * n].reshape(n, n)))
     if smem is None:  # converting ones too (the rule takes 1 for them)
         cases += _converting_tiles_cases(np.random.default_rng(step + 12))
-    for src, base, view in cases:
-        assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>"
-        want = base.copy()
-        view(want)[...] = src
-        copy_numpy(view(base), src, kernels=kernels, compiled=compiled)
-        assert np.array_equal(base, want), (src.dtype, base.dtype, src.shape)
+    _tiles_copies(cases, compiled)
 
 
 def _tiles_load_wavefronts(step: int, src_step: int, dst_step: int, rotate: bool = False, od: int = 1680,
@@ -499,25 +478,11 @@ def _converting_tiles_cases(rng):
     and from floats and bool), rows of every residue mod 16 bytes, pointers offset on
     both sides, a grid mode into padded dst rows. (Wider destinations, the kernel the
     rule does not take: tests/filecheck/tile/box_tiles_convert.mlir.)"""
-
-    def rand(shape, dtype):
-        if dtype == "bool":
-            return rng.integers(0, 2, size=shape).astype(bool)
-        return rng.integers(-100, 100, size=shape).astype(dtype)
-
-    out = []
-    for sd, dd, (r, c), so, do in (("bool", "int16", (300, 131), 0, 0), ("uint8", "int16", (97, 213), 3, 5),
-                                   ("uint8", "float16", (150, 97), 15, 9), ("int16", "int8", (203, 171), 1, 3),
-                                   ("float16", "float32", (150, 97), 1, 3), ("int8", "float16", (97, 131), 2, 1),
-                                   ("float16", "bool", (97, 131), 2, 1), ("int16", "int32", (131, 77), 5, 1)):
-        flat = rand(so + r * c + 9, sd)
-        src = flat[so : so + r * c].reshape(r, c).T
-        base = np.full(r * c + 40, 77, dd)
-        out.append((src, base, lambda b, do=do, r=r, c=c: b[do : do + r * c].reshape(c, r)))
-    src = rand((3, 150, 97), "uint8").transpose(0, 2, 1)
-    base = np.full((3, 97, 157), 77, np.int16)
-    out.append((src, base, lambda b: b[:, :, 2:152]))
-    return out
+    rows = (("bool", "int16", (300, 131), 0, 0), ("uint8", "int16", (97, 213), 3, 5),
+            ("uint8", "float16", (150, 97), 15, 9), ("int16", "int8", (203, 171), 1, 3),
+            ("float16", "float32", (150, 97), 1, 3), ("int8", "float16", (97, 131), 2, 1),
+            ("float16", "bool", (97, 131), 2, 1), ("int16", "int32", (131, 77), 5, 1))
+    return _transposes(rng, rows, ("uint8", "int16"))
 
 
 @pytest.mark.parametrize("smem, lanes, grain, stage", [
@@ -534,17 +499,8 @@ def test_converting_tiles_box_copies_match_numpy(routes, smem, lanes, grain, sta
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_smem=smem, tiles_lanes=lanes, tiles_grain=grain, tiles_stage=stage)
-    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
-    from tilec.copy_cpu import _operand
-
-    for src, base, view in _converting_tiles_cases(np.random.default_rng(smem or 3)):
-        assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>"
-        want = base.copy()
-        view(want)[...] = src
-        copy_numpy(view(base), src, kernels=kernels, compiled=compiled)
-        assert np.array_equal(base, want), (src.dtype, base.dtype)
+    sources = _tiles_copies(_converting_tiles_cases(np.random.default_rng(smem or 3)), compiled)
     if compiled:
-        sources = [e.kernel.source for e in kernels._entries.values()]
         assert any("reinterpret_cast<i16x8*>(dst" in text for text in sources)
         assert any("reinterpret_cast<f32x4*>(dst" in text for text in sources)
         assert any("reinterpret_cast<i32x4*>(dst" in text for text in sources)
@@ -577,18 +533,8 @@ def test_tiles_box_interleaved_copies_match_numpy(routes, smem, lanes, compiled,
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_smem=smem, tiles_lanes=lanes, tiles_stage=16, tiles_interleave=1)
-    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
-    from tilec.copy_cpu import _operand
-
-    cases = [c for c in _tiles_cases(np.random.default_rng(7)) if c[0].dtype.itemsize <= 2]
-    for src, base, view in cases:
-        assert key_strategy(plan_copy(_operand(view(base), None), _operand(src, None)).key) == "box<tiles>"
-        want = base.copy()
-        view(want)[...] = src
-        copy_numpy(view(base), src, kernels=kernels, compiled=compiled)
-        assert np.array_equal(base, want)
+    sources = _tiles_copies([c for c in _tiles_cases(np.random.default_rng(7)) if c[0].dtype.itemsize <= 2], compiled)
     if compiled:
-        sources = [e.kernel.source for e in kernels._entries.values()]
         assert sources and all("__byte_perm(" in text for text in sources)
 
 

@@ -128,3 +128,28 @@ def test_copy_and_the_program_build_one_merged_kernel():
     mine, theirs = _kernels(plan)
     assert _widths(mine) == _widths(theirs)
     assert _shape_of_cuda(mine.source) == _shape_of_cuda(theirs.source)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_small_merged_box_takes_the_default_runs(routes, compiled, nvrtc_available):
+    """A merged box whose `W` would be whole in its runs (381 bool: runs of 384 bytes) in a
+    box of 8 KiB (`box_smem`), too small for a chunk's rows of such runs: the default runs
+    (before, `tiles_launch` unpacked `tiles_shape`'s None: a TypeError; found by the fuzz
+    family `merge`, tests/fuzz/generate_box.py, seed 299)."""
+    if compiled and not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_smem=8192, tiles_row_step=2)
+    rng = np.random.default_rng(299)
+    flat = rng.integers(0, 2, size=10 + 382 * 2 * 33).astype(bool)
+    src = np.lib.stride_tricks.as_strided(flat[10:], (381, 2, 32), (1, 382, 765))
+    base = np.ones(381 * 64 + 40, bool)
+
+    def view(b):
+        return b[12 : 12 + src.size].reshape(src.shape)
+
+    plan = plan_copy(_operand(view(base), None), _operand(src, None))
+    assert key_strategy(plan.key) == "box<tiles>" and plan.key.dst_flat
+    want = base.copy()
+    view(want)[...] = src
+    copy_numpy(view(base), src, kernels=CopyKernels(arch="sm_90", disk=False) if compiled else None, compiled=compiled)
+    assert np.array_equal(base, want)

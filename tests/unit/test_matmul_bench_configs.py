@@ -100,3 +100,16 @@ def test_pdl_and_l2_ahead_flags():
     rule = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)
     pdl = matmul_bench.parse_config(f"{rule.name}:pdl")
     assert pdl == dataclasses.replace(rule, pdl=True, name=f"{rule.name}:pdl")
+
+
+def test_flags_after_a_name_keep_its_own():
+    """Flags after a name of `CONFIGS` add to that configuration's own: the rule's
+    `256x160x64:4:c32:ow:w128:sp` with `:cl1x2:bp` keeps `one_wgmma` (its chunks of 32 need it)
+    and `skip_padding` (before, they were read as off: gemm_hopper_ws refused the chunk of 32)."""
+    tile = next(c for c in gemm.CONFIGS if c.consumer_rows == 128)
+    assert tile.one_wgmma and tile.skip_padding
+    pair = matmul_bench.parse_config(tile.name + ":cl1x2:bp")
+    assert pair == dataclasses.replace(tile, cluster=(1, 2), box_parts=True, name=tile.name + ":cl1x2:bp")
+    assert pair.kwargs(132)["one_wgmma"] and pair.kwargs(132)["consumer_rows"] == 128
+    assert matmul_bench.parse_config(tile.name + ":g16").group == 16
+    assert not matmul_bench.parse_config(gemm.CONFIGS[0].name + ":ov:nov").overlap

@@ -362,6 +362,25 @@ def test_out_of_bounds_vector_access():
     assert e.details["index"] == (1000,)
 
 
+def test_prefetch_l1_past_its_buffer_is_out_of_bounds():
+    """`cuda.prefetch_l1` reads and changes nothing, but the element it asks L1 for must lie
+    inside its buffer, as a load's (a lowering that dropped a masked view's guard): in
+    bounds it is a no-op, one element past the end an error."""
+    from tilec.dialects import cuda
+
+    def body(shift):
+        def build(g, src, dst, k):
+            g.insert(cuda.PrefetchL1Op(src.ssa, (k.gid + shift).ssa))
+            dst[k.gid] = src[k.gid]
+        return build
+
+    m = kernel_program(body(0))
+    inputs = random_inputs(m, 0)
+    assert np.array_equal(run(m, inputs)["dst"], inputs["src"])
+    e = expect_error(kernel_program(body(1)), "out-of-bounds access", "prefetches %src[128]", "shape [128]")
+    assert e.details["index"] == (128,)
+
+
 def test_masked_tail_off_by_one_is_out_of_bounds():
     m = tail_program(1001, inclusive=True)  # j <= n instead of j < n
     expect_error(m, "out-of-bounds access", "%src[1001]",

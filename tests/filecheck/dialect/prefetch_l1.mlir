@@ -1,7 +1,7 @@
 // layout.prefetch_l1: each thread asks L1 for the elements of a global view that a
 // layout.load into `like` would give it, reading nothing. Round trip in custom and
-// generic form; no value changes (the executor ignores it: equivalent after the
-// lowering); `lower-to-gpu` makes it one `cuda.prefetch_l1` per distinct element of a
+// generic form; no value changes (the executor reads nothing, only checks that each
+// element asked for lies inside its buffer, at both levels: equivalent after the lowering); `lower-to-gpu` makes it one `cuda.prefetch_l1` per distinct element of a
 // thread's registers (guarded per element where the view is masked, with a fast path
 // where the thread's part is inside), and the cuda target a `prefetch.global.L1`.
 // RUN: tilec %s --split-input-file | tilec --split-input-file | filecheck %s
