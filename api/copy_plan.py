@@ -394,7 +394,7 @@ def may_box(key: CopyKey, ns, ss, ds) -> str | None:
     numbers, with the box's shared memory in force), None where it takes none or the
     routes in force turn it off (`box=never`, or `gather=always`, which the pass asks
     first)."""
-    from tilec.passes._copy_cost import BOX_SMEM, TILES_MERGE_BYTES, box_flavour
+    from tilec.passes._copy_cost import BOX_SMEM, TILES_MERGE_BYTES, TILES_SHORT_BYTES, box_flavour
 
     routes = current_routes()
     if routes.box == "never" or routes.gather == "always" or len(ns) < 2:
@@ -402,7 +402,8 @@ def may_box(key: CopyKey, ns, ss, ds) -> str | None:
     # merging the destination's modes takes a destination compact over all of them
     # (`dst_flat`: the program states its strides as the extents' products)
     merge = (TILES_MERGE_BYTES if routes.tiles_merge is None else routes.tiles_merge) if key.dst_flat else 0
-    return box_flavour(_numbers_facts(key, ns, ss, ds, 0, 0), routes.box_smem or BOX_SMEM, merge=merge)
+    short = TILES_SHORT_BYTES if routes.tiles_short is None else routes.tiles_short
+    return box_flavour(_numbers_facts(key, ns, ss, ds, 0, 0), routes.box_smem or BOX_SMEM, merge=merge, short=short)
 
 
 def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan | None:

@@ -29,7 +29,8 @@ from tilec.dialects.layout_ptr import AddPtrOp
 from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_THREADS, TILES_ROTATE,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
-from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, box_flavour, copy_facts, tiles_merged,
+from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_SHORT_BYTES, box_flavour, copy_facts,
+                         tiles_merged, tiles_short_run,
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
@@ -228,6 +229,10 @@ class TilePass(ModulePass):
                      contiguous mode that merges them into one destination mode
                      (`_copy_cost.tiles_merged`; default 1: `TILES_MERGE_BYTES`; 0
                      none; `copy-strategy`'s `tiles_merge` must agree).
+      tiles_short=B  the largest source element (bytes) of a `box<tiles>` copy whose
+                     source-contiguous mode is short, its runs that mode whole
+                     (`_copy_cost.TILES_SHORT_BYTES`; default 0: none; `copy-strategy`'s
+                     `tiles_short` must agree).
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -312,6 +317,7 @@ class TilePass(ModulePass):
     tiles_row_step: int = TILES_ROW_STEP
     tiles_rotate: int = int(TILES_ROTATE)
     tiles_merge: int = TILES_MERGE_BYTES
+    tiles_short: int = TILES_SHORT_BYTES
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -339,8 +345,9 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_row_step={self.tiles_row_step} must be 0, 1, 2, 4 or 8")
         if self.tiles_rotate not in (0, 1):
             raise TilecError(f"tile: tiles_rotate={self.tiles_rotate} must be 0 or 1")
-        if not 0 <= self.tiles_merge <= 8:
-            raise TilecError(f"tile: tiles_merge={self.tiles_merge} must be in [0, 8]")
+        for name in ("tiles_merge", "tiles_short"):
+            if not 0 <= getattr(self, name) <= 8:
+                raise TilecError(f"tile: {name}={getattr(self, name)} must be in [0, 8]")
         if self.box_depth is not None and not 0 <= self.box_depth <= 8:
             raise TilecError(f"tile: box_depth={self.box_depth} must be in [0, 8]")
         if self.box_ring is not None and self.box_ring and not 2 <= self.box_ring <= 8:
@@ -532,9 +539,11 @@ class TilePass(ModulePass):
         # any element size the flavour fits (`copy-strategy`'s `tiles_bytes` is a choice)
         # the box: the option's, else the strategy's default (a `tiles` box: `tiles_smem`)
         smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem, self.box_depth)
-        run = self.tiles_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
+        # a short W's runs take it whole (`_copy_cost.TILES_SHORT_BYTES`)
+        short_run = tiles_short_run(facts) if facts is not None and flavour == "tiles" else None
+        run = self.tiles_run or short_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
         if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8,
-                                                merge=self.tiles_merge) != flavour or (
+                                                merge=self.tiles_merge, short=self.tiles_short) != flavour or (
                 flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, self.tiles_grain,
                                                    facts.dst_bytes) is None):
             raise TilecError(
@@ -575,7 +584,7 @@ class TilePass(ModulePass):
         # the runs asked, else (one tile a block, not interleaved, not spread over
         # rounds) the box's own (`tiles_shape`: a short D's fit)
         fixed = interleave or self.tiles_depth > 1 or bool(self.tiles_rounds)
-        ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else self.tiles_run,
+        ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else (self.tiles_run or short_run),
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, bool(self.tiles_rotate), self.box_ring, self.tiles_merge)
