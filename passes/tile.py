@@ -97,6 +97,14 @@ costs most. Long runs on both sides make those few (H100, 16381 x 16411 f32, rat
 cudaMemcpy: 32x256 0.58, 64x64 0.73, 128x128 0.83-0.85, 256x32 0.90, 256x64 0.91,
 256x128 at 512 threads 0.92; with the destination aligned, 16384 x 16411, every shape
 tried stays at or below 0.93, the cost of the misaligned reads)."""
+SOURCE_RUN_BYTES = 0
+"""Bytes the source's runs of a misaligned transpose with a short contiguous mode are
+lengthened to through the source modes that continue them (`source_run_modes`: each
+static source stride the run so far, the modes before it known exactly and short),
+before the destination's next modes take the rest of the budget (the mirror of their
+growth): 0, none (off until measured). The strided set's case 11 (int32 -> f64, the
+source contiguous over 5 x 5 x 648, runs of 20 bytes in the tile 1 x 1 x 2 x 8 x 8 x 32:
+each 32-byte sector read by several blocks far apart in the grid)."""
 MAX_GRID_X = 2**31 - 1
 """CUDA's limit on grid x."""
 MAX_GRID_YZ = 65535
@@ -691,6 +699,17 @@ def heuristic_tile(
         budget = smem_tile_bytes // eb
         tile[cs] = clamp(cs, SMALL_EXTENT if _known(extents, cs) <= SMALL_EXTENT else warp_size)
         tile[cd] = clamp(cd, budget // tile[cs])
+        if SOURCE_RUN_BYTES and tile[cs] >= _known(extents, cs):
+            # the source's short run continued through the modes that continue it, short
+            # ones whole, up to `SOURCE_RUN_BYTES` (`source_run_modes`)
+            run = extents[cs] * eb
+            for k in source_run_modes([_static_stride(m) for m in views.modes(sl)], extents, cs):
+                left = budget // math.prod(tile)
+                if run >= SOURCE_RUN_BYTES or k == cd or left < 2:
+                    break
+                short = _known(extents, k) <= SMALL_EXTENT
+                tile[k] = clamp(k, min(left, next_pow2(extents[k]) if short else -(-SOURCE_RUN_BYTES // run)))
+                run *= extents[k] if short and tile[k] >= extents[k] else tile[k]
         grown = [cd]
         for k in dst_order[1:]:
             if k == cs or tile[grown[-1]] < _known(extents, grown[-1]):
@@ -728,9 +747,35 @@ def heuristic_tile(
     return tuple(tile)
 
 
+def source_run_modes(strides: Sequence, extents: Sequence, cs: int) -> list[int]:
+    """The source modes that continue the run of its contiguous mode `cs` (known and at
+    most `SMALL_EXTENT`), in order: each one whose static stride is the run so far, the
+    product of the extents before it, all known and short but the last (`SOURCE_RUN_BYTES`);
+    [] where `cs` is not short. `strides`: the source's top-level strides (DYN where
+    not static); `extents`: each mode's extent where known exactly, else DYN."""
+    run = extents[cs]
+    if run is DYN or run > SMALL_EXTENT:
+        return []
+    out: list[int] = []
+    while True:
+        k = next((m for m, x in enumerate(strides) if x is not DYN and x == run and m != cs and m not in out), None)
+        if k is None:
+            return out
+        out.append(k)
+        if extents[k] is DYN or extents[k] > SMALL_EXTENT:
+            return out
+        run *= extents[k]
+
+
 def _known(extents: Sequence, k: int) -> float:
     """Mode `k`'s known extent (`known_extents`), infinity where none is known."""
     return math.inf if extents[k] is DYN else extents[k]
+
+
+def _static_stride(mode: cute.Layout):
+    """A top-level mode's stride where it is one static leaf, else DYN."""
+    ls = leaves(mode)
+    return ls[0][1] if len(ls) == 1 and ls[0][1] is not DYN else DYN
 
 
 def dst_memory_order(dl: cute.Layout) -> list[int]:
