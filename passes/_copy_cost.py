@@ -634,14 +634,21 @@ threads 0.523; of 96: 0.456), 00 (uint8, a mode in both contiguous groups) 0.418
 0.960 merged: 1-byte elements only."""
 
 
-TILES_SHORT_BYTES = 0
+TILES_SHORT_BYTES = 2
 """The largest source element a `tiles` box whose source-contiguous mode `W` is short
 (known exactly, at most `SMALL_EXTENT`) and whose `D` is long takes, `W` whole as its
 runs (`tiles_short_run`), where no 1-byte flavour (`flat`, `cols`, `rows`) takes the
 copy: a converting copy, or elements of 2 bytes or more (the `copy-strategy` and `tile`
-passes' option `tiles_short`, 0 none). The strided set's case 29 (f16 -> bf16, `W` of
-42 steps, `D` of 12489): the tiled kernel moves every element alone (0.615 of
-cudaMemcpy on the H200). Off until measured."""
+passes' option `tiles_short`, 0 none), `W` at least `TILES_SHORT_RUN` bytes. The strided set's case 29 (f16 -> bf16, `W` of
+42 steps, `D` of 12489), measured on the H200 (sb39, one run, ratio to cudaMemcpy): the
+tiled kernel (64 x 1 x 128, every access one element) 0.613, this box (runs of 96 bytes,
+512 threads) 0.762, at 256 threads 0.572."""
+
+
+TILES_SHORT_RUN = 64
+"""The fewest bytes of a short `W` a `tiles` box takes whole (`TILES_SHORT_BYTES`): four
+16-byte chunks (measured at 84 bytes; a shorter run fills less of its slot, 14 bytes
+of a 48-byte one)."""
 
 
 def tiles_short_run(facts: CopyFacts) -> int | None:
@@ -848,7 +855,7 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
     if all(m.bound is None or m.bound > SMALL_EXTENT for m in (mw, md)):
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
     if (nw is not None and nd is None and facts.src_bytes <= short and (facts.converts or facts.src_bytes > 1)
-            and _tiles(facts, smem, tiles_bytes)):
+            and nw * facts.src_bytes >= TILES_SHORT_RUN and _tiles(facts, smem, tiles_bytes)):
         return "tiles"  # W short, taken whole (`TILES_SHORT_BYTES`)
     if facts.converts:
         return None  # only `tiles` converts (phase 2, element by element)

@@ -81,7 +81,7 @@ class CopyStrategyPass(ModulePass):
                                  short (known, at most 64) and the destination's long,
                                  converting or of elements wider than 1 byte, its runs
                                  that mode whole (`_copy_cost.TILES_SHORT_BYTES`;
-                                 default 0: none; the `tile` pass's `tiles_short`
+                                 default 2; 0 none; the `tile` pass's `tiles_short`
                                  must agree).
     """
 

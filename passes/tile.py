@@ -97,14 +97,17 @@ costs most. Long runs on both sides make those few (H100, 16381 x 16411 f32, rat
 cudaMemcpy: 32x256 0.58, 64x64 0.73, 128x128 0.83-0.85, 256x32 0.90, 256x64 0.91,
 256x128 at 512 threads 0.92; with the destination aligned, 16384 x 16411, every shape
 tried stays at or below 0.93, the cost of the misaligned reads)."""
-SOURCE_RUN_BYTES = 0
+SOURCE_RUN_BYTES = 128
 """Bytes the source's runs of a misaligned transpose with a short contiguous mode are
 lengthened to through the source modes that continue them (`source_run_modes`: each
 static source stride the run so far, the modes before it known exactly and short),
 before the destination's next modes take the rest of the budget (the mirror of their
-growth): 0, none (off until measured). The strided set's case 11 (int32 -> f64, the
-source contiguous over 5 x 5 x 648, runs of 20 bytes in the tile 1 x 1 x 2 x 8 x 8 x 32:
-each 32-byte sector read by several blocks far apart in the grid)."""
+growth); 0 none. The strided set's case 11 (int32 -> f64, the source contiguous over
+5 x 5 x 648): the tile 1 x 1 x 2 x 8 x 8 x 32 reads runs of 20 bytes, each 32-byte
+sector read by several blocks far apart in the grid. Measured on the H200 (sb39, one
+run, ratio to cudaMemcpy): that tile 0.519, 8 x 1 x 2 x 8 x 1 x 32 (runs of 200 bytes,
+this rule) 0.740, 8 x 1 x 1 x 8 x 2 x 32 (runs of 100, the destination's next mode:
+64 bytes) 0.618, 8 x 1 x 1 x 8 x 1 x 32 0.595, 8 x 1 x 1 x 8 x 8 x 32 0.392."""
 MAX_GRID_X = 2**31 - 1
 """CUDA's limit on grid x."""
 MAX_GRID_YZ = 65535
@@ -195,7 +198,7 @@ class TilePass(ModulePass):
                      tile fitting the box.
       tiles_lanes=N  how a `box<tiles>` copy's phase 2 places a warp's lanes: N (a power
                      of two, 4..32; default `tiles_phase2`'s: 8 for 1-byte elements,
-                     16 for wider) on N consecutive 16-byte
+                     16 for wider and for 1-byte ones converted to wider) on N consecutive 16-byte
                      chunks of one destination row, the threads a multiple of N times
                      the grain's elements; 0 on consecutive destination rows.
       tiles_grain=B  bytes of the destination grains a `box<tiles>` block owns (16, 32,
@@ -239,7 +242,7 @@ class TilePass(ModulePass):
                      none; `copy-strategy`'s `tiles_merge` must agree).
       tiles_short=B  the largest source element (bytes) of a `box<tiles>` copy whose
                      source-contiguous mode is short, its runs that mode whole
-                     (`_copy_cost.TILES_SHORT_BYTES`; default 0: none; `copy-strategy`'s
+                     (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
                      `tiles_short` must agree).
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
@@ -564,7 +567,7 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: a box copy takes threads that are a multiple of 32; got threads={threads}",
                              op=copy)
         grain = max(self.tiles_grain, 16) // facts.dst_bytes
-        lanes, stage = tiles_phase2(facts.src_bytes)
+        lanes, stage = tiles_phase2(facts.src_bytes, facts.dst_bytes if facts.converts else None)
         lanes = lanes if self.tiles_lanes is None else self.tiles_lanes
         stage = stage if self.tiles_stage is None else self.tiles_stage
         if flavour == "tiles" and facts.converts and not lanes:

@@ -1,10 +1,11 @@
-// RUN: tilec %s -p 'copy-strategy{tiles_short=2},tile{tiles_short=2}' | filecheck %s
-// RUN: tilec %s -p 'copy-strategy{tiles_short=2},tile{tiles_short=2}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{tiles_short=2 box_smem=4096},tile{tiles_short=2 box_smem=4096 threads=128}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s
+// RUN: tilec %s -p 'copy-strategy,tile' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=4096},tile{box_smem=4096 threads=128}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_short=0},tile{tiles_short=0}' | filecheck %s --check-prefix=OFF
-// RUN: not tilec %s -p 'copy-strategy{tiles_short=2},tile{tiles_short=0}' 2>&1 | filecheck %s --check-prefix=DIS
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_short=0}' 2>&1 | filecheck %s --check-prefix=DIS
 // RUN: not tilec %s -p 'copy-strategy{tiles_short=9}' 2>&1 | filecheck %s --check-prefix=BAD
-// A box<tiles> over a short source-contiguous mode W (`_copy_cost.TILES_SHORT_BYTES`):
+// A box<tiles> over a short source-contiguous mode W (`_copy_cost.TILES_SHORT_BYTES`, 2):
 // a converting copy (or one of elements wider than a byte) whose W is known and at most
 // 64 steps, its D long: the box's runs take W whole (42 f16: 96 bytes), phase 1 stages
 // them by 8-byte cp.async, phase 2 converts and stores 16-byte destination chunks.
