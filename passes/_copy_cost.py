@@ -904,29 +904,6 @@ def realign_fits(facts: CopyFacts, steps: tuple[int, ...] = REALIGN_STEPS) -> bo
     return step in steps and step in (1, 2) and _static(last.dst_stride) == 1
 
 
-REALIGN_BROADCAST = False
-"""Whether the realign strategy takes, before the gather rule, a copy whose source
-broadcasts (a stride 0) into rows not known to be at most `LONGEST_RUN` elements long
-whose gather runs would not be aligned source vectors (`vector_runs`): the gather then
-loads each element alone (the strided set's case 38, bf16 rows of 1123 broadcast from 5
-rows: 16 2-byte loads and 164 SASS instructions a thread's 32 bytes), realign two
-aligned 16-byte vectors a chunk, shifted in registers (`broadcast_rows`)."""
-
-
-def broadcast_rows(facts: CopyFacts, target: Target) -> bool:
-    """Whether `REALIGN_BROADCAST` takes the copy for the realign strategy (the caller
-    checked `realign_fits`): a source broadcasting along some mode, the last mode not
-    known to be at most `LONGEST_RUN` elements, the gather's runs not aligned source
-    vectors (`vector_runs`) and the tiled copy unable to move widest vectors on both
-    sides (`vector_aligned`)."""
-    last = facts.modes[-1]
-    if not REALIGN_BROADCAST or not any(_static(m.src_stride) == 0 for m in facts.modes):
-        return False
-    if last.bound is not None and last.bound <= LONGEST_RUN:
-        return False
-    return not vector_runs(facts, gather_vector(facts, target)) and not vector_aligned(facts, target.vector_bytes)
-
-
 def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:
     """Whether both views allow `vector_bytes` vectors: each pointer aligned to them and
     each stride other than 0 and 1 a multiple of them (static, or promised
@@ -964,8 +941,6 @@ def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", real
     fits = realign != "never" and realign_fits(facts, (1, 2) if realign == "always" else REALIGN_STEPS)
     if fits and (realign == "always" or (gather != "always" and _static(facts.modes[-1].src_stride) == 2)):
         return "realign"  # asked, or rows read at a step of 2 (`REALIGN_STEPS`), before the gather
-    if fits and realign == "auto" and gather != "always" and broadcast_rows(facts, target):
-        return "realign"  # long rows broadcast, each gathered element loaded alone (`REALIGN_BROADCAST`)
     if _gathers(facts, target, gather):
         return "gather"
     if fits and realign == "auto" and not vector_aligned(facts, target.vector_bytes):
