@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -102,12 +103,15 @@ SOURCE_RUN_BYTES = 128
 lengthened to through the source modes that continue them (`source_run_modes`: each
 static source stride the run so far, the modes before it known exactly and short),
 before the destination's next modes take the rest of the budget (the mirror of their
-growth); 0 none. The strided set's case 11 (int32 -> f64, the source contiguous over
+growth), the budget then counting the elements the tile uses (`_used`: a short mode's
+padding idles lanes, it moves no bytes); 0 none. The strided set's case 11 (int32 -> f64, the source contiguous over
 5 x 5 x 648): the tile 1 x 1 x 2 x 8 x 8 x 32 reads runs of 20 bytes, each 32-byte
 sector read by several blocks far apart in the grid. Measured on the H200 (sb39, one
 run, ratio to cudaMemcpy): that tile 0.519, 8 x 1 x 2 x 8 x 1 x 32 (runs of 200 bytes,
-this rule) 0.740, 8 x 1 x 1 x 8 x 2 x 32 (runs of 100, the destination's next mode:
-64 bytes) 0.618, 8 x 1 x 1 x 8 x 1 x 32 0.595, 8 x 1 x 1 x 8 x 8 x 32 0.392."""
+counting the tile's padded elements) 0.740, 8 x 1 x 1 x 8 x 2 x 32 (runs of 100, the
+destination's next mode: 64 bytes) 0.618, 8 x 1 x 1 x 8 x 1 x 32 0.595, 8 x 1 x 1 x 8 x 8 x
+32 0.392; a second run: 8 x 1 x 2 x 8 x 1 x 32 0.752, at 512 threads 0.789, 8 x 1 x 2 x 8 x 2
+x 32 (3100 of its 8192 elements used: this rule) 0.811."""
 MAX_GRID_X = 2**31 - 1
 """CUDA's limit on grid x."""
 MAX_GRID_YZ = 65535
@@ -702,12 +706,17 @@ def heuristic_tile(
         budget = smem_tile_bytes // eb
         tile[cs] = clamp(cs, SMALL_EXTENT if _known(extents, cs) <= SMALL_EXTENT else warp_size)
         tile[cd] = clamp(cd, budget // tile[cs])
+        size = math.prod  # what the budget counts: the tile's elements
         if SOURCE_RUN_BYTES and tile[cs] >= _known(extents, cs):
             # the source's short run continued through the modes that continue it, short
-            # ones whole, up to `SOURCE_RUN_BYTES` (`source_run_modes`)
+            # ones whole, up to `SOURCE_RUN_BYTES` (`source_run_modes`); the budget then
+            # counts the elements the tile uses, not the padding of its short modes
+            continued = source_run_modes([_static_stride(m) for m in views.modes(sl)], extents, cs)
+            if continued and continued[0] != cd:
+                size = functools.partial(_used, extents=extents)
             run = extents[cs] * eb
-            for k in source_run_modes([_static_stride(m) for m in views.modes(sl)], extents, cs):
-                left = budget // math.prod(tile)
+            for k in continued:
+                left = budget // size(tile)
                 if run >= SOURCE_RUN_BYTES or k == cd or left < 2:
                     break
                 short = _known(extents, k) <= SMALL_EXTENT
@@ -717,11 +726,12 @@ def heuristic_tile(
         for k in dst_order[1:]:
             if k == cs or tile[grown[-1]] < _known(extents, grown[-1]):
                 break
-            tile[k] = clamp(k, budget // math.prod(tile))
+            tile[k] = clamp(k, budget // size(tile))
             grown.append(k)
         # what the destination's runs leave (their next mode being the source's
-        # contiguous one) lengthens the source's runs
-        tile[cs] = clamp(cs, budget // (math.prod(tile) // tile[cs]))
+        # contiguous one) lengthens the source's runs (continued ones: taken whole already)
+        if size is math.prod:
+            tile[cs] = clamp(cs, budget // (math.prod(tile) // tile[cs]))
         primary = (cs, *grown)
     elif cs is not None and cd is not None and cs != cd:
         budget = smem_tile_bytes // eb
@@ -768,6 +778,12 @@ def source_run_modes(strides: Sequence, extents: Sequence, cs: int) -> list[int]
         if extents[k] is DYN or extents[k] > SMALL_EXTENT:
             return out
         run *= extents[k]
+
+
+def _used(tile: Sequence[int], extents: Sequence) -> int:
+    """The elements a tile uses of the views: per mode its extent where that is known and
+    shorter than the tile (padding idles lanes but moves no bytes), else the tile's."""
+    return math.prod(min(t, n) if n is not DYN else t for t, n in zip(tile, extents))
 
 
 def _known(extents: Sequence, k: int) -> float:
