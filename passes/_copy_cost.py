@@ -59,7 +59,9 @@ before the destination's 16-byte store), where the tiled kernel cannot move 16-b
 (`vector_aligned`: a row pitch or a pointer not a multiple of 16 bytes, the odd
 transposes, whose every access is then one element) and both pointers allow them once
 aligned down (a misalignment stated, or aligned to 16); a box is a tile of both modes
-(`tiles_shape`), so both global sides move aligned 16-byte vectors.
+(`tiles_shape`), so both global sides move aligned 16-byte vectors. It also takes a
+short `W` whole (`TILES_SHORT_BYTES`: 2-byte source elements, `W` of 64 bytes or more,
+`D` long), where the 1-byte flavours above do not.
 """
 
 from __future__ import annotations
@@ -638,11 +640,12 @@ TILES_SHORT_BYTES = 2
 """The largest source element a `tiles` box whose source-contiguous mode `W` is short
 (known exactly, at most `SMALL_EXTENT`) and whose `D` is long takes, `W` whole as its
 runs (`tiles_short_run`), where no 1-byte flavour (`flat`, `cols`, `rows`) takes the
-copy: a converting copy, or elements of 2 bytes or more (the `copy-strategy` and `tile`
-passes' option `tiles_short`, 0 none), `W` at least `TILES_SHORT_RUN` bytes. The strided set's case 29 (f16 -> bf16, `W` of
-42 steps, `D` of 12489), measured on the H200 (sb39, one run, ratio to cudaMemcpy): the
-tiled kernel (64 x 1 x 128, every access one element) 0.613, this box (runs of 96 bytes,
-512 threads) 0.762, at 256 threads 0.572."""
+copy: a converting copy, or elements of 2 bytes or more, `W` at least `TILES_SHORT_RUN`
+bytes (the `copy-strategy` and `tile` passes' option `tiles_short`, 0 none). The strided
+set's case 29 (f16 -> bf16, `W` of 42 steps, `D` of 12489), measured on the H200
+(benchmarks/NOTES.md, sb39, ratio to cudaMemcpy): the tiled kernel (64 x 1 x 128, every
+access one element) 0.613 / 0.618, this box (runs of 96 bytes, 512 threads) 0.762 / 0.767
+in two runs; at 256 threads 0.572, with 40 or 96 KiB boxes 0.718 / 0.735."""
 
 
 TILES_SHORT_RUN = 64
