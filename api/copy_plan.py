@@ -350,12 +350,38 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
     realign = _realign_plan(key, ns, ss, ds, dst_ptr, src_ptr)
     if realign is not None:
         return realign
+    key = _source_run_facts(key, ns, ss)
     if index_bits(key, ns, ss, ds) == 32:
         key = replace(key, index_bits=32)
     key = replace(key, extent_divisors=_extent_divisors(key, ns))
     if may_gather(key, ns, ss, ds):
         key = _gather_facts(key, ns, ss, ds)
     return CopyPlan(key, tuple(ns), tuple(ss), tuple(ds), src_ptr, dst_ptr)
+
+
+def _source_run_facts(key: CopyKey, ns, ss) -> CopyKey:
+    """The key of a tiled copy whose source's contiguous mode is short and continued by
+    further source modes (passes/tile.source_run_modes, where `tile.SOURCE_RUN_BYTES`
+    lengthens such runs and both views do not allow 16-byte vectors: the heuristic's
+    misaligned short-mode tile): the short mode's and each short continuing mode's
+    extent stated exactly, the continuing modes' source strides as their values (the
+    facts a Program of the same views has, so both take one tile)."""
+    from tilec.passes.tile import SOURCE_RUN_BYTES, source_run_modes
+
+    from .copy_key import _vector_aligned
+
+    cs = next((k for k, s in enumerate(ss) if s == 1), None)
+    if not SOURCE_RUN_BYTES or cs is None or ns[cs] > SMALL_EXTENT or _vector_aligned(key):
+        return key
+    from tilec.dialects.cute import DYN
+
+    cont = source_run_modes([s if s > 0 else DYN for s in ss], list(ns), cs)
+    if not cont:
+        return key
+    exact = {cs} | {k for k in cont if ns[k] <= SMALL_EXTENT}
+    return replace(key, small_extents=tuple(n if k in exact else c for k, (n, c) in enumerate(zip(ns, key.small_extents))),
+                   exact_extents=tuple(k in exact or e for k, e in enumerate(key.exact_extents)),
+                   src_strides=tuple(ss[k] if k in cont else c for k, c in enumerate(key.src_strides)))
 
 
 def _gather_facts(key: CopyKey, ns, ss, ds) -> CopyKey:
@@ -394,7 +420,7 @@ def may_box(key: CopyKey, ns, ss, ds) -> str | None:
     numbers, with the box's shared memory in force), None where it takes none or the
     routes in force turn it off (`box=never`, or `gather=always`, which the pass asks
     first)."""
-    from tilec.passes._copy_cost import BOX_SMEM, TILES_MERGE_BYTES, box_flavour
+    from tilec.passes._copy_cost import BOX_SMEM, TILES_MERGE_BYTES, TILES_SHORT_BYTES, box_flavour
 
     routes = current_routes()
     if routes.box == "never" or routes.gather == "always" or len(ns) < 2:
@@ -402,7 +428,8 @@ def may_box(key: CopyKey, ns, ss, ds) -> str | None:
     # merging the destination's modes takes a destination compact over all of them
     # (`dst_flat`: the program states its strides as the extents' products)
     merge = (TILES_MERGE_BYTES if routes.tiles_merge is None else routes.tiles_merge) if key.dst_flat else 0
-    return box_flavour(_numbers_facts(key, ns, ss, ds, 0, 0), routes.box_smem or BOX_SMEM, merge=merge)
+    short = TILES_SHORT_BYTES if routes.tiles_short is None else routes.tiles_short
+    return box_flavour(_numbers_facts(key, ns, ss, ds, 0, 0), routes.box_smem or BOX_SMEM, merge=merge, short=short)
 
 
 def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan | None:

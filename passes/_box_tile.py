@@ -257,14 +257,20 @@ def box_depth_of(flavour: str, asked: int | None) -> int:
     return asked if asked is not None else BOX_DEPTH.get(flavour, 1)
 
 
-def tiles_phase2(e: int) -> tuple[int, int]:
+def tiles_phase2(e: int, dst_e: int | None = None) -> tuple[int, int]:
     """(lanes, stage): the `tiles` box's phase-2 lanes along a destination row and its
-    phase-1 chunk bytes for `e`-byte elements, as measured on the H200 (8191 x 8209
-    transposes, benchmarks/NOTES.md): 1 byte, 8 lanes and 16-byte chunks
-    (`TILES_LANES`, `TILES_STAGE`: 0.77 of cudaMemcpy; 16 lanes with 8-byte chunks 0.66);
-    wider, 16 lanes and 8-byte chunks (f16 0.85 -> 0.90, f32 0.85 -> 0.91 against 8 and
-    16)."""
-    return (TILES_LANES, TILES_STAGE) if e == 1 else (16, 8)
+    phase-1 chunk bytes for `e`-byte source elements (`dst_e`-byte destination ones
+    where it converts), as measured on the H200 (8191 x 8209 transposes,
+    benchmarks/NOTES.md): 1 byte, 8 lanes and 16-byte chunks (`TILES_LANES`,
+    `TILES_STAGE`: 0.77 of cudaMemcpy; 16 lanes with 8-byte chunks 0.66); wider, 16 lanes
+    and 8-byte chunks (f16 0.85 -> 0.90, f32 0.85 -> 0.91 against 8 and 16); 1 byte into
+    wider elements as wider ones, 16 lanes and 8-byte chunks (a destination chunk is
+    `16 / dst_e` slots; the strided set's case 23, bool -> int16, sb39, two runs: 0.697 at
+    8 lanes and 16-byte chunks, 0.763 / 0.766 at 16 lanes, 0.805 at 16 lanes and 8-byte
+    chunks, 0.790 at 32 lanes)."""
+    if e == 1 and not (dst_e is not None and dst_e > 1):
+        return TILES_LANES, TILES_STAGE
+    return 16, 8
 
 
 TILES_SM_THREADS = 1024

@@ -59,7 +59,9 @@ before the destination's 16-byte store), where the tiled kernel cannot move 16-b
 (`vector_aligned`: a row pitch or a pointer not a multiple of 16 bytes, the odd
 transposes, whose every access is then one element) and both pointers allow them once
 aligned down (a misalignment stated, or aligned to 16); a box is a tile of both modes
-(`tiles_shape`), so both global sides move aligned 16-byte vectors.
+(`tiles_shape`), so both global sides move aligned 16-byte vectors. It also takes a
+short `W` whole (`TILES_SHORT_BYTES`: 2-byte source elements, `W` of 64 bytes or more,
+`D` long), where the 1-byte flavours above do not.
 """
 
 from __future__ import annotations
@@ -634,6 +636,35 @@ threads 0.523; of 96: 0.456), 00 (uint8, a mode in both contiguous groups) 0.418
 0.960 merged: 1-byte elements only."""
 
 
+TILES_SHORT_BYTES = 2
+"""The largest source element a `tiles` box whose source-contiguous mode `W` is short
+(known exactly, at most `SMALL_EXTENT`) and whose `D` is long takes, `W` whole as its
+runs (`tiles_short_run`), where no 1-byte flavour (`flat`, `cols`, `rows`) takes the
+copy: a converting copy, or elements of 2 bytes or more, `W` at least `TILES_SHORT_RUN`
+bytes (the `copy-strategy` and `tile` passes' option `tiles_short`, 0 none). The strided
+set's case 29 (f16 -> bf16, `W` of 42 steps, `D` of 12489), measured on the H200
+(benchmarks/NOTES.md, sb39, ratio to cudaMemcpy): the tiled kernel (64 x 1 x 128, every
+access one element) 0.613 / 0.618, this box (runs of 96 bytes, 512 threads) 0.762 / 0.767
+in two runs; at 256 threads 0.572, with 40 or 96 KiB boxes 0.718 / 0.735."""
+
+
+TILES_SHORT_RUN = 64
+"""The fewest bytes of a short `W` a `tiles` box takes whole (`TILES_SHORT_BYTES`): four
+16-byte chunks (measured at 84 bytes; a shorter run fills less of its slot, 14 bytes
+of a 48-byte one)."""
+
+
+def tiles_short_run(facts: CopyFacts) -> int | None:
+    """The runs (bytes) of a `tiles` box whose `W` is short (`TILES_SHORT_BYTES`): `W`
+    whole, rounded up to 16 bytes, where `W` is known exactly and at most
+    `SMALL_EXTENT`; else None."""
+    w = next((k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1), None)
+    if w is None:
+        return None
+    n = _short(facts.modes[w])
+    return None if n is None else -(-n * facts.src_bytes // CHUNK_BYTES) * CHUNK_BYTES
+
+
 def tiles_merged(facts: CopyFacts, most: int = TILES_MERGE_BYTES) -> tuple[int, ...] | None:
     """The modes a `tiles` box merges into its destination mode `D'` (`TILES_MERGE_BYTES`):
     source elements of at most `most` bytes, the modes after the source's contiguous
@@ -800,12 +831,14 @@ def _span(facts: CopyFacts, smem: int) -> bool:
 
 
 def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES,
-                merge: int = TILES_MERGE_BYTES) -> str | None:
+                merge: int = TILES_MERGE_BYTES, short: int = TILES_SHORT_BYTES) -> str | None:
     """"flat", "rows", "cols" or "tiles" where the box strategy takes the copy (module
     doc), else None. `smem`: the shared memory of one box; `tiles_bytes`: the largest
     element `tiles` takes; `merge` (`TILES_MERGE_BYTES`): `tiles` also where `W` is
     long and the destination's modes after it merge into one (`tiles_merged`, elements
-    of at most `merge` bytes), however short `D`."""
+    of at most `merge` bytes), however short `D`; `short` (`TILES_SHORT_BYTES`): `tiles`
+    also where `W` is short and `D` long, source elements of at most `short` bytes,
+    converting or wider than 1 byte (what the 1-byte flavours leave)."""
     if facts.rank < 2:
         return None
     if any(_static(m.src_stride) == 0 for m in facts.modes):
@@ -824,6 +857,9 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
     if all(m.bound is None or m.bound > SMALL_EXTENT for m in (mw, md)):
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
+    if (nw is not None and nd is None and facts.src_bytes <= short and (facts.converts or facts.src_bytes > 1)
+            and nw * facts.src_bytes >= TILES_SHORT_RUN and _tiles(facts, smem, tiles_bytes)):
+        return "tiles"  # W short, taken whole (`TILES_SHORT_BYTES`)
     if facts.converts:
         return None  # only `tiles` converts (phase 2, element by element)
     if facts.src_bytes != 1 or facts.dst_bytes != 1:
@@ -890,7 +926,7 @@ def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:
 
 def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", realign: str = "auto",
                     box: str = "auto", box_smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES,
-                    tiles_merge: int = TILES_MERGE_BYTES) -> str | None:
+                    tiles_merge: int = TILES_MERGE_BYTES, tiles_short: int = TILES_SHORT_BYTES) -> str | None:
     """The strategy of a copy from its facts, None for the `tile` pass's tiles:
     "box<F>" where `box="auto"`, `gather` is not "always" and `box_flavour` gives F;
     else "realign" where `realign="always"` and the strategy fits (`realign_fits`), or
@@ -898,11 +934,11 @@ def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", real
     "gather" where the module doc's rule (or `gather="always"`) takes the copy; else
     "realign" where it fits and the tiled copy cannot move widest vectors on both
     sides (`vector_aligned`: a row start or a stride not a multiple of 16 bytes).
-    "never" turns either off. `tiles_merge`: `box_flavour`'s `merge`."""
+    "never" turns either off. `tiles_merge`, `tiles_short`: `box_flavour`'s `merge`, `short`."""
     if facts.rank < 2:
         return None
     if box == "auto" and gather != "always":
-        flavour = box_flavour(facts, box_smem, tiles_bytes, tiles_merge)
+        flavour = box_flavour(facts, box_smem, tiles_bytes, tiles_merge, tiles_short)
         if flavour is not None:
             return f"box<{flavour}>"
     fits = realign != "never" and realign_fits(facts, (1, 2) if realign == "always" else REALIGN_STEPS)

@@ -13,7 +13,8 @@ from tilec.dialects.layout_attrs import CopyStrategyAttr
 from tilec.support.diagnostics import TilecError
 from tilec.support.target import target_of
 
-from ._copy_cost import BOX_SETTINGS, BOX_SMEM, GATHER_SETTINGS, TILES_BYTES, TILES_MERGE_BYTES, choose_strategy, copy_facts
+from ._copy_cost import (BOX_SETTINGS, BOX_SMEM, GATHER_SETTINGS, TILES_BYTES, TILES_MERGE_BYTES, TILES_SHORT_BYTES,
+                         choose_strategy, copy_facts)
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,13 @@ class CopyStrategyPass(ModulePass):
                                  into one (`_copy_cost.tiles_merged`; default 1:
                                  `TILES_MERGE_BYTES`; 0 none; the `tile` pass's
                                  `tiles_merge` must agree).
+      tiles_short=B              the largest source element (bytes) `box<tiles>`
+                                 also takes where the source's contiguous mode is
+                                 short (known, at most 64) and the destination's long,
+                                 converting or of elements wider than 1 byte, its runs
+                                 that mode whole (`_copy_cost.TILES_SHORT_BYTES`;
+                                 default 2; 0 none; the `tile` pass's `tiles_short`
+                                 must agree).
     """
 
     name = "copy-strategy"
@@ -85,6 +93,7 @@ class CopyStrategyPass(ModulePass):
     box_smem: int = BOX_SMEM
     tiles_bytes: int = TILES_BYTES
     tiles_merge: int = TILES_MERGE_BYTES
+    tiles_short: int = TILES_SHORT_BYTES
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for name, value in (("gather", self.gather), ("realign", self.realign)):
@@ -94,8 +103,9 @@ class CopyStrategyPass(ModulePass):
             raise TilecError(f"copy-strategy: box={self.box} must be one of {', '.join(BOX_SETTINGS)}")
         if self.box_smem < 1024:
             raise TilecError(f"copy-strategy: box_smem={self.box_smem} must be at least 1024")
-        if not 0 <= self.tiles_merge <= 8:
-            raise TilecError(f"copy-strategy: tiles_merge={self.tiles_merge} must be in [0, 8]")
+        for name in ("tiles_merge", "tiles_short"):
+            if not 0 <= getattr(self, name) <= 8:
+                raise TilecError(f"copy-strategy: {name}={getattr(self, name)} must be in [0, 8]")
         tgt = target_of(op)
         for c in [o for o in op.walk() if isinstance(o, CopyOp)]:
             if c.strategy is not None or enclosing_launch(c) is not None:
@@ -106,6 +116,6 @@ class CopyStrategyPass(ModulePass):
             if facts is None:
                 continue
             kind = choose_strategy(facts, tgt, self.gather, self.realign, self.box, self.box_smem, self.tiles_bytes,
-                                   self.tiles_merge)
+                                   self.tiles_merge, self.tiles_short)
             if kind is not None:
                 c.strategy = CopyStrategyAttr(kind)

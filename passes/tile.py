@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +30,8 @@ from tilec.dialects.layout_ptr import AddPtrOp
 from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_THREADS, TILES_ROTATE,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
-from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, box_flavour, copy_facts, tiles_merged,
+from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_SHORT_BYTES, box_flavour, copy_facts,
+                         tiles_merged, tiles_short_run,
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
@@ -96,6 +98,20 @@ costs most. Long runs on both sides make those few (H100, 16381 x 16411 f32, rat
 cudaMemcpy: 32x256 0.58, 64x64 0.73, 128x128 0.83-0.85, 256x32 0.90, 256x64 0.91,
 256x128 at 512 threads 0.92; with the destination aligned, 16384 x 16411, every shape
 tried stays at or below 0.93, the cost of the misaligned reads)."""
+SOURCE_RUN_BYTES = 128
+"""Bytes the source's runs of a misaligned transpose with a short contiguous mode are
+lengthened to through the source modes that continue them (`source_run_modes`: each
+static source stride the run so far, the modes before it known exactly and short),
+before the destination's next modes take the rest of the budget (the mirror of their
+growth), the budget then counting the elements the tile uses (`_used`: a short mode's
+padding idles lanes, it moves no bytes); 0 none. The strided set's case 11 (int32 -> f64, the source contiguous over
+5 x 5 x 648): the tile 1 x 1 x 2 x 8 x 8 x 32 reads runs of 20 bytes, each 32-byte
+sector read by several blocks far apart in the grid. Measured on the H200 (sb39, one
+run, ratio to cudaMemcpy): that tile 0.519, 8 x 1 x 2 x 8 x 1 x 32 (runs of 200 bytes,
+counting the tile's padded elements) 0.740, 8 x 1 x 1 x 8 x 2 x 32 (runs of 100, the
+destination's next mode: 64 bytes) 0.618, 8 x 1 x 1 x 8 x 1 x 32 0.595, 8 x 1 x 1 x 8 x 8 x
+32 0.392; a second run: 8 x 1 x 2 x 8 x 1 x 32 0.752, at 512 threads 0.789, 8 x 1 x 2 x 8 x 2
+x 32 (3100 of its 8192 elements used: this rule) 0.811."""
 MAX_GRID_X = 2**31 - 1
 """CUDA's limit on grid x."""
 MAX_GRID_YZ = 65535
@@ -193,7 +209,7 @@ class TilePass(ModulePass):
                      tile fitting the box.
       tiles_lanes=N  how a `box<tiles>` copy's phase 2 places a warp's lanes: N (a power
                      of two, 4..32; default `tiles_phase2`'s: 8 for 1-byte elements,
-                     16 for wider) on N consecutive 16-byte
+                     16 for wider and for 1-byte ones converted to wider) on N consecutive 16-byte
                      chunks of one destination row, the threads a multiple of N times
                      the grain's elements; 0 on consecutive destination rows.
       tiles_grain=B  bytes of the destination grains a `box<tiles>` block owns (16, 32,
@@ -235,6 +251,10 @@ class TilePass(ModulePass):
                      contiguous mode that merges them into one destination mode
                      (`_copy_cost.tiles_merged`; default 1: `TILES_MERGE_BYTES`; 0
                      none; `copy-strategy`'s `tiles_merge` must agree).
+      tiles_short=B  the largest source element (bytes) of a `box<tiles>` copy whose
+                     source-contiguous mode is short, its runs that mode whole
+                     (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
+                     `tiles_short` must agree).
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -321,6 +341,7 @@ class TilePass(ModulePass):
     tiles_row_step: int = TILES_ROW_STEP
     tiles_rotate: int = int(TILES_ROTATE)
     tiles_merge: int = TILES_MERGE_BYTES
+    tiles_short: int = TILES_SHORT_BYTES
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -348,8 +369,9 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_row_step={self.tiles_row_step} must be 0, 1, 2, 4 or 8")
         if self.tiles_rotate not in (0, 1):
             raise TilecError(f"tile: tiles_rotate={self.tiles_rotate} must be 0 or 1")
-        if not 0 <= self.tiles_merge <= 8:
-            raise TilecError(f"tile: tiles_merge={self.tiles_merge} must be in [0, 8]")
+        for name in ("tiles_merge", "tiles_short"):
+            if not 0 <= getattr(self, name) <= 8:
+                raise TilecError(f"tile: {name}={getattr(self, name)} must be in [0, 8]")
         if self.box_depth is not None and not 0 <= self.box_depth <= 8:
             raise TilecError(f"tile: box_depth={self.box_depth} must be in [0, 8]")
         if self.box_ring is not None and self.box_ring and not 2 <= self.box_ring <= 8:
@@ -545,9 +567,11 @@ class TilePass(ModulePass):
         # any element size the flavour fits (`copy-strategy`'s `tiles_bytes` is a choice)
         # the box: the option's, else the strategy's default (a `tiles` box: `tiles_smem`)
         smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem, self.box_depth)
-        run = self.tiles_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
+        # a short W's runs take it whole (`_copy_cost.TILES_SHORT_BYTES`)
+        short_run = tiles_short_run(facts) if facts is not None and flavour == "tiles" else None
+        run = self.tiles_run or short_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
         if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8,
-                                                merge=self.tiles_merge) != flavour or (
+                                                merge=self.tiles_merge, short=self.tiles_short) != flavour or (
                 flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, self.tiles_grain,
                                                    facts.dst_bytes) is None):
             raise TilecError(
@@ -560,7 +584,7 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: a box copy takes threads that are a multiple of 32; got threads={threads}",
                              op=copy)
         grain = max(self.tiles_grain, 16) // facts.dst_bytes
-        lanes, stage = tiles_phase2(facts.src_bytes)
+        lanes, stage = tiles_phase2(facts.src_bytes, facts.dst_bytes if facts.converts else None)
         lanes = lanes if self.tiles_lanes is None else self.tiles_lanes
         stage = stage if self.tiles_stage is None else self.tiles_stage
         if flavour == "tiles" and facts.converts and not lanes:
@@ -588,7 +612,7 @@ class TilePass(ModulePass):
         # the runs asked, else (one tile a block, not interleaved, not spread over
         # rounds) the box's own (`tiles_shape`: a short D's fit)
         fixed = interleave or self.tiles_depth > 1 or bool(self.tiles_rounds)
-        ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else self.tiles_run,
+        ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else (self.tiles_run or short_run),
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, bool(self.tiles_rotate), self.box_ring, self.tiles_merge)
@@ -695,15 +719,32 @@ def heuristic_tile(
         budget = smem_tile_bytes // eb
         tile[cs] = clamp(cs, SMALL_EXTENT if _known(extents, cs) <= SMALL_EXTENT else warp_size)
         tile[cd] = clamp(cd, budget // tile[cs])
+        size = math.prod  # what the budget counts: the tile's elements
+        if SOURCE_RUN_BYTES and tile[cs] >= _known(extents, cs):
+            # the source's short run continued through the modes that continue it, short
+            # ones whole, up to `SOURCE_RUN_BYTES` (`source_run_modes`); the budget then
+            # counts the elements the tile uses, not the padding of its short modes
+            continued = source_run_modes([_static_stride(m) for m in views.modes(sl)], extents, cs)
+            if continued and continued[0] != cd:
+                size = functools.partial(_used, extents=extents)
+            run = extents[cs] * eb
+            for k in continued:
+                left = budget // size(tile)
+                if run >= SOURCE_RUN_BYTES or k == cd or left < 2:
+                    break
+                short = _known(extents, k) <= SMALL_EXTENT
+                tile[k] = clamp(k, min(left, next_pow2(extents[k]) if short else -(-SOURCE_RUN_BYTES // run)))
+                run *= extents[k] if short and tile[k] >= extents[k] else tile[k]
         grown = [cd]
         for k in dst_order[1:]:
             if k == cs or tile[grown[-1]] < _known(extents, grown[-1]):
                 break
-            tile[k] = clamp(k, budget // math.prod(tile))
+            tile[k] = clamp(k, budget // size(tile))
             grown.append(k)
         # what the destination's runs leave (their next mode being the source's
-        # contiguous one) lengthens the source's runs
-        tile[cs] = clamp(cs, budget // (math.prod(tile) // tile[cs]))
+        # contiguous one) lengthens the source's runs (continued ones: taken whole already)
+        if size is math.prod:
+            tile[cs] = clamp(cs, budget // (math.prod(tile) // tile[cs]))
         primary = (cs, *grown)
     elif cs is not None and cd is not None and cs != cd:
         budget = smem_tile_bytes // eb
@@ -732,9 +773,41 @@ def heuristic_tile(
     return tuple(tile)
 
 
+def source_run_modes(strides: Sequence, extents: Sequence, cs: int) -> list[int]:
+    """The source modes that continue the run of its contiguous mode `cs` (known and at
+    most `SMALL_EXTENT`), in order: each one whose static stride is the run so far, the
+    product of the extents before it, all known and short but the last (`SOURCE_RUN_BYTES`);
+    [] where `cs` is not short. `strides`: the source's top-level strides (DYN where
+    not static); `extents`: each mode's extent where known exactly, else DYN."""
+    run = extents[cs]
+    if run is DYN or run > SMALL_EXTENT:
+        return []
+    out: list[int] = []
+    while True:
+        k = next((m for m, x in enumerate(strides) if x is not DYN and x == run and m != cs and m not in out), None)
+        if k is None:
+            return out
+        out.append(k)
+        if extents[k] is DYN or extents[k] > SMALL_EXTENT:
+            return out
+        run *= extents[k]
+
+
+def _used(tile: Sequence[int], extents: Sequence) -> int:
+    """The elements a tile uses of the views: per mode its extent where that is known and
+    shorter than the tile (padding idles lanes but moves no bytes), else the tile's."""
+    return math.prod(min(t, n) if n is not DYN else t for t, n in zip(tile, extents))
+
+
 def _known(extents: Sequence, k: int) -> float:
     """Mode `k`'s known extent (`known_extents`), infinity where none is known."""
     return math.inf if extents[k] is DYN else extents[k]
+
+
+def _static_stride(mode: cute.Layout):
+    """A top-level mode's stride where it is one static leaf, else DYN."""
+    ls = leaves(mode)
+    return ls[0][1] if len(ls) == 1 and ls[0][1] is not DYN else DYN
 
 
 def dst_memory_order(dl: cute.Layout) -> list[int]:

@@ -3,7 +3,8 @@
 Each thread holds whole rows (the verifier checked that the last dimension lies in
 registers and that the result's rows are held as the operands'), so a row's result
 is computed from its own registers. Rows whose bytes are whole 32-bit words (at most
-16 bytes, one C vector) are taken as words (a `vector.bitcast` unless they are
+16 bytes, one C vector), of integers or of one element size (floats' bits move as
+they are), are taken as words (a `vector.bitcast` unless they are
 words): with the byte shift `s` (the shift times the result's element bytes), word
 `q = s / 4` and bit shift `r = 8 * (s % 4)`, output word k is
 `trunc(((u64)w[k+q+1] << 32 | w[k+q]) >> r)` (ptxas's funnel shift `SHF.R`; `w[k+q]`
@@ -130,7 +131,8 @@ class FunnelLowering(OpFamily):
         los, his, shs = ctx.values.registers(op.lo), ctx.values.registers(op.hi), ctx.values.registers(op.shift)
         elem, out_elem = t.element_type, rt.element_type
         row_bytes = t.get_shape()[-1] * _bits(elem) // 8
-        by_words = row_bytes % 4 == 0 and row_bytes <= 16 and all(isinstance(x, IntegerType) for x in (elem, out_elem))
+        by_words = row_bytes % 4 == 0 and row_bytes <= 16 and (
+            all(isinstance(x, IntegerType) for x in (elem, out_elem)) or _bits(elem) == _bits(out_elem))
         out: list = [None] * rl.num_registers
         for row, regs in out_rows.items():
             lo, hi = [los[k] for k in in_rows[row]], [his[k] for k in in_rows[row]]

@@ -13,6 +13,7 @@ from tilec.copy_plan import Operand, plan_copy
 from tilec.copy_routes import forced_routes
 from tilec.passes._box_tile import TILES_GRAIN, tiles_smem
 from tilec.passes._copy_cost import tiles_shape
+from tilec.passes.tile import DYN, source_run_modes
 
 DST = 1 << 30
 SRC = 1 << 34
@@ -131,10 +132,40 @@ def test_a_gather_whose_runs_wrap_their_mode_is_tiled():
     """Case 11, int32 -> f64 of rank 6: the gather's blocks would use about 0.28 of the
     source sectors they read (`_copy_cost.sector_use`: runs of the stride-1 mode of 5
     wrap into a mode elsewhere), under `MIN_SECTOR_USE`; the tiled kernel (H200: 0.50-0.52
-    of cudaMemcpy against 0.46-0.49 gathered)."""
+    of cudaMemcpy against 0.46-0.49 gathered). Its source is contiguous over the modes of
+    5, 5 and 648 (strides 1, 5, 25): the tile takes the first two whole and two steps of
+    the third, source runs of 200 bytes (`tile.SOURCE_RUN_BYTES`; copy_ states the two
+    short extents exactly and the strides 5 and 25 as values), and the budget counting
+    the elements it uses (3100 of 8192) two steps of the destination's next mode. H200
+    (sb39): 0.811 of cudaMemcpy against 0.752 for 8 x 1 x 2 x 8 x 1 x 32 (the budget
+    counting padding) in one run; 0.740 against 0.519 for 1 x 1 x 2 x 8 x 8 x 32 (runs of
+    20 bytes) and 0.618 for 8 x 1 x 1 x 8 x 2 x 32 (runs of 100) in another."""
     ext = (5, 11, 648, 5, 5, 31)
     src = Operand(SRC, "int32", ext, (5, 502200, 25, 1, 5524200, 16200))
-    assert copy_choice(plan_copy(Operand(DST, "float64", ext, c_strides(ext)), src)) == ("tiled", (1, 1, 2, 8, 8, 32), 256)
+    plan = plan_copy(Operand(DST, "float64", ext, c_strides(ext)), src)
+    assert copy_choice(plan) == ("tiled", (8, 1, 2, 8, 2, 32), 256)
+    assert plan.key.src_strides[0] == 5 and plan.key.src_strides[2] == 25
+    assert plan.key.exact_extents[0] and plan.key.exact_extents[3] and not plan.key.exact_extents[2]
+    # the modes that continue the source's run of 5: the 5 at stride 5, the 648 at stride 25
+    assert source_run_modes([5, DYN, 25, 1, DYN, DYN], list(ext), 3) == [0, 2]
+
+
+def test_a_short_source_mode_is_a_box_run_whole():
+    """Case 29, float16 -> bfloat16 (42, 13, 23, 69, 181) permuted (4, 2, 3, 0, 1): the
+    source's contiguous mode W has 42 steps (84 bytes), the destination's D 12489; a
+    `box<tiles>` whose runs take W whole (96 bytes: `_copy_cost.TILES_SHORT_BYTES`,
+    `tiles_short_run`) moves 16-byte vectors on both sides where the tiled kernel (64 x 1 x
+    128) moves every element alone. H200, one run (sb39): 0.762 of cudaMemcpy against
+    0.613 (the box at 256 threads 0.572). A W under 64 bytes (`TILES_SHORT_RUN`) stays
+    tiled; 1-byte copies without conversion keep their flavours (`flat`, `rows`, `cols`)."""
+    dst, src = permuted("float16", (69, 181, 13, 23, 42), (4, 2, 3, 0, 1), "bfloat16")
+    plan = plan_copy(dst, src)
+    assert copy_choice(plan) == ("box<tiles>", None, 512)
+    assert plan.key.small_extents[0] == 42 and plan.key.exact_extents[0]
+    with forced_routes(tiles_short=0):
+        assert copy_choice(plan_copy(dst, src)) == ("tiled", (64, 1, 128), 256)
+    dst, src = permuted("float16", (69, 181, 13, 23, 7), (4, 2, 3, 0, 1), "bfloat16")
+    assert copy_choice(plan_copy(dst, src))[0] == "tiled"
 
 
 CANONICAL_CHOICES = {

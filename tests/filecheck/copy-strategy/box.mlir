@@ -91,7 +91,7 @@ func.func @pow2_width(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, ali
   func.return
 }
 
-// 2-byte elements: no box.
+// 2-byte elements, W of 14 bytes (under `_copy_cost.TILES_SHORT_RUN`): no box.
 // CHECK-NOT:     box
 // CHECK-LABEL: func.func @broadcast
 func.func @two_bytes(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i16, align 16>) attributes {tilec.args = {src = 0 : index, dst = 0 : index}} {
