@@ -139,9 +139,11 @@ consecutive rows (copy_'s kernel, about 2% slower than the Program's in every ru
 
 TILES_ROTATE = False
 """Whether a `tiles` box whose row rule finds no row step (`tiles_row_step_of`: m = 0
-mod 8, every square odd int8 transpose) rotates its phase-2 loads by row lane (the
-`tile` option `tiles_rotate`; with `tiles_row_step=0`): conflict-free in the model (4
-wavefronts a load otherwise), 8 selects a chunk more; not yet measured on a GPU: off."""
+mod 8, every square odd int8 transpose; 2-byte elements where m = 0 mod 4, 4-byte where
+m is even: f32 8191 x 8209) rotates its phase-2 loads by row lane (the `tile` option
+`tiles_rotate`; with `tiles_row_step=0`): conflict-free in the model (int8 4 wavefronts
+a load otherwise, 8 selects a chunk more; f16 and f32 2, 4 selects more); not yet
+measured on a GPU: off."""
 
 TILES_ROUNDS = False
 """Whether a `tiles` box spreads its tiles along `D` over whole rounds of the blocks the
@@ -216,12 +218,27 @@ def tiles_row_step_of(e: int, lanes: int, stage: int, threads: int, src_step: in
     by k, put back by selects before the store) moves its byte by `4 k P_s` (mod 16): a
     quarter of its own (S = 1). Returns (S, rotate); (0, False) where the steps are
     run-time values (the kernel computes both: `tiles_launch`); (1, False) elsewhere
-    (other element sizes, lanes or chunks, or warps not a multiple of S)."""
-    if e != 1 or lanes != 8 or stage != CHUNK:
+    (other element sizes, lanes or chunks, or warps not a multiple of S).
+
+    2- and 4-byte elements with 16 lanes along a row and 8-byte phase-1 chunks
+    (`tiles_phase2`): a warp's 2 rows, each lane reading one element, row lane k's loads
+    rotated by one 32-bit word (`4 / E` elements) where rotated. f32: the 16 lanes of a
+    row fall in the 16 even (or odd) banks (slots `4 PB + 8` bytes apart), and the second
+    row moves its words by `m` (mod 2), so where m is even (`P_s P_d` odd: 8191 x 8209, m
+    = 2) the rows share the banks (2.0 wavefronts a load) at any S; rotated, one word
+    more: 1.0. f16: rows 2 apart where m is odd, 1 where `m = 2 (mod 4)`, rotated where
+    `m = 0 (mod 4)` (dev/experiments/tiles_banks.py's model, every residue pair)."""
+    wide = e in (2, 4) and lanes == 16 and stage == 8
+    if not wide and (e != 1 or lanes != 8 or stage != CHUNK):
         return 1, False
     if src_step is None or dst_step is None:
         return 0, False  # at run time
     m = (1 - src_step * dst_step) % 16
+    if wide:
+        if e == 4:
+            return 1, m % 2 == 0
+        s = 2 if m % 2 else 1
+        return (s if (threads // 32) % s == 0 else 1), m % 4 == 0
     s = 1 if m % 8 == 4 else 2 if m % 4 == 2 else 4 if m % 2 else 1
     return (s if (threads // 32) % s == 0 else 1), m % 8 == 0
 
@@ -1698,19 +1715,20 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                         base = [k.kept(t.box_addr(q0, k.addi(r00, c(e_)))) for e_ in range(vd)]
                         fix = None
                     else:
-                        # load t reads element (t + 4 rot) mod 16: word j of the loaded chunk is
-                        # word (j + rot) mod 4 of the destination's; put back by two selects a word
-                        base = [k.kept(t.box_addr(q0, k.addi(r00, k.andi(k.addi(c(e_), k.muli(rot, c(4))), c(15)))))
+                        # load t reads element (t + rot 4 / E) mod V: word j of the loaded chunk
+                        # is word (j + rot) mod 4 of the destination's; put back by a select a
+                        # word for each bit of rot (row lanes: 4 for 1-byte elements, 2 wider)
+                        base = [k.kept(t.box_addr(q0, k.addi(r00, k.andi(k.addi(c(e_), k.muli(rot, c(4 // e))),
+                                                                         c(vd - 1)))))
                                 for e_ in range(vd)]
-                        by1 = k.cmp("ne", k.andi(rot, c(1)), c(0))
-                        by2 = k.cmp("ne", k.andi(rot, c(2)), c(0))
+                        bits = [k.cmp("ne", k.andi(rot, c(b)), c(0)) for b in (1, 2) if b < 32 // per]
 
                         def fix(vec: SSAValue) -> SSAValue:
                             i32 = IntegerType(32)
                             wv = k.add(vector.BitcastOp(vec, VectorType(i32, [4])))
                             ws = [k.add(vector.ExtractOp(wv, [i], i32)) for i in range(4)]
-                            ws = [k.add(arith.SelectOp(by1, ws[(j - 1) % 4], ws[j])) for j in range(4)]
-                            ws = [k.add(arith.SelectOp(by2, ws[(j - 2) % 4], ws[j])) for j in range(4)]
+                            for b, by in enumerate(bits):
+                                ws = [k.add(arith.SelectOp(by, ws[(j - (1 << b)) % 4], ws[j])) for j in range(4)]
                             return k.add(vector.BitcastOp(_words_vector(k, ws), vtd))
                     with k.loop(q0, tw, c(qs)) as q:
                         ds, rs, re, first, end = row(q)
@@ -1756,8 +1774,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         from the steps' residues in the kernel (a select of the runs of S = 1, 2, 4);
         the rotation (None: none), the words by which the thread's chunk loads are
         rotated where the rule says so (its row lane), `when` None where that is known,
-        else the kernel's test of the steps (m = 0 mod 8): phase 2 is built twice, rotated
-        and not, under it."""
+        else the kernel's test of the steps (m = 0 mod 8 for 1-byte elements, 0 mod 4 for
+        2-byte, even for 4-byte): phase 2 is built twice, rotated and not, under it."""
         rows = 32 // per
         warps = threads // 32
 
@@ -1776,18 +1794,25 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                 e, per, chunk_stage, threads, _static(modes[d].src_stride), _static(modes[w].dst_stride))
         if step:
             return spread(step), (lane_row() if turn and rotate else None), None
-        # run-time steps: m = 1 - P_s P_d (mod 16); S = 1 (m = 4 mod 8 or 0 mod 8),
-        # 2 (m = 2 mod 4), 4 (m odd), the rotation where m = 0 (mod 8), as `tiles_row_step_of`
+        # run-time steps: m = 1 - P_s P_d (mod 16); 1-byte elements: S = 1 (m = 4 mod 8 or
+        # 0 mod 8), 2 (m = 2 mod 4), 4 (m odd), the rotation where m = 0 (mod 8); 2-byte: S =
+        # 2 (m odd) or 1, rotated where m = 0 (mod 4); 4-byte: S = 1, rotated where m is
+        # even; as `tiles_row_step_of`
+        if e == 4 and not rotate:
+            return spread(1), None, None
         m = k.andi(k.subi(c(1), k.muli(ssd, dsw)), c(15))
         q1 = spread(1)
         q2 = spread(2) if warps % 2 == 0 else q1
-        q4 = spread(4) if warps % 4 == 0 else q1
         odd = k.cmp("ne", k.andi(m, c(1)), c(0))
-        two = k.cmp("ne", k.andi(m, c(2)), c(0))
-        q = k.add(arith.SelectOp(odd, q4, k.add(arith.SelectOp(two, q2, q1))))
+        if e == 1:
+            q4 = spread(4) if warps % 4 == 0 else q1
+            two = k.cmp("ne", k.andi(m, c(2)), c(0))
+            q = k.add(arith.SelectOp(odd, q4, k.add(arith.SelectOp(two, q2, q1))))
+        else:
+            q = q1 if e == 4 else k.add(arith.SelectOp(odd, q2, q1))
         if not rotate:
             return q, None, None
-        return q, lane_row(), k.cmp("eq", k.andi(m, c(7)), c(0))
+        return q, lane_row(), k.cmp("eq", k.andi(m, c({1: 7, 2: 3, 4: 1}[e])), c(0))
 
     def phase2_interleaved(t: Tile, row, first_tile: SSAValue) -> None:
         """Phase 2 from interleaved slots (function doc): thread `(group, ci0)` takes word

@@ -211,11 +211,13 @@ class TilePass(ModulePass):
       tiles_row_step=S  how far apart the destination rows of a warp's phase-2 store
                      in a `box<tiles>` copy with lanes along a row are: 0 (the default:
                      `TILES_ROW_STEP`), the rule from the pitches' residues
-                     (`tiles_row_step_of`: rows whose byte loads fall in different
-                     shared-memory banks; 1 for other than 1-byte elements); 1, 2, 4
-                     or 8 (the warps a multiple of it) forced.
+                     (`tiles_row_step_of`: rows whose element loads fall in different
+                     shared-memory banks; 1, 2 or 4 for 1-byte elements, 1 or 2 for
+                     2-byte, 1 for 4-byte); 1, 2, 4 or 8 (the warps a multiple of it)
+                     forced.
       tiles_rotate=R whether, with tiles_row_step=0, a `box<tiles>` copy whose rule
-                     finds no row step (square odd int8 transposes) rotates its
+                     finds no row step (square odd int8 transposes; f16 where m = 1 -
+                     P_s P_d is 0 mod 4, f32 where it is even: 8191 x 8209) rotates its
                      phase-2 loads by row lane (1) or not (0, default: `TILES_ROTATE`).
       tiles_rounds=R whether a `box<tiles>` copy spreads its tiles along the
                      destination's contiguous mode over whole rounds of the blocks the

@@ -423,7 +423,8 @@ def test_tiles_box_row_steps_match_numpy(routes, smem, step, compiled, nvrtc_ava
     """`box<tiles>` with a warp's phase-2 rows `S` apart (`tiles_row_step`: 2, 4, 8, or 0,
     the pitches' rule: `tiles_row_step_of`, computed in copy_'s kernel from its run-time
     steps; with the default box, the rotated loads of `tiles_rotate=1` where the rule
-    finds no step: the square cases): every destination element written once, exactly, nothing around it, for
+    finds no step: the square cases, and 2- and 4-byte elements where their rule rotates):
+    every destination element written once, exactly, nothing around it, for
     1-, 2- and 4-byte elements (their rows of every residue mod 16 bytes) and converting
     copies."""
     if compiled and not nvrtc_available:
@@ -434,9 +435,11 @@ def test_tiles_box_row_steps_match_numpy(routes, smem, step, compiled, nvrtc_ava
 
     rng = np.random.default_rng(step + 11)
     cases = _tiles_cases(rng)
-    for n, so, do in ((131, 0, 0), (97, 3, 5)):  # square: m = 0 mod 8, the rule's rotated loads
-        flat = rng.integers(-100, 100, size=so + n * n + 9).astype(np.int8)
-        cases.append((flat[so : so + n * n].reshape(n, n).T, np.full(n * n + 40, 77, np.int8),
+    # square: m = 0 mod 8, the rule's rotated loads (int8 by 4 k bytes; f16 and f32, m
+    # even or 0 mod 4, by one word for row lane 1)
+    for dt, n, so, do in ((np.int8, 131, 0, 0), (np.int8, 97, 3, 5), (np.int16, 131, 1, 2), (np.float32, 97, 1, 3)):
+        flat = rng.integers(-100, 100, size=so + n * n + 9).astype(dt)
+        cases.append((flat[so : so + n * n].reshape(n, n).T, np.full(n * n + 40, 77, dt),
                       lambda b, do=do, n=n: b[do : do + n * n].reshape(n, n)))
     if smem is None:  # converting ones too (the rule takes 1 for them)
         cases += _converting_tiles_cases(np.random.default_rng(step + 12))
