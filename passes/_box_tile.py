@@ -221,14 +221,15 @@ def tiles_row_step_of(e: int, lanes: int, stage: int, threads: int, src_step: in
     (other element sizes, lanes or chunks, or warps not a multiple of S).
 
     2- and 4-byte elements with 16 lanes along a row and 8-byte phase-1 chunks
-    (`tiles_phase2`): a warp's 2 rows, each lane reading one element, row lane k's loads
-    rotated by one 32-bit word (`4 / E` elements) where rotated. f32: the 16 lanes of a
-    row fall in the 16 even (or odd) banks (slots `4 PB + 8` bytes apart), and the second
-    row moves its words by `m` (mod 2), so where m is even (`P_s P_d` odd: 8191 x 8209, m
-    = 2) the rows share the banks (2.0 wavefronts a load) at any S; rotated, one word
-    more: 1.0. f16: rows 2 apart where m is odd, 1 where `m = 2 (mod 4)`, rotated where
-    `m = 0 (mod 4)` (dev/experiments/tiles_banks.py's model, every residue pair)."""
-    wide = e in (2, 4) and lanes == 16 and stage == 8
+    (`tiles_phase2`), or 8 lanes and 16-byte chunks: a warp's 2 (4) rows, each lane
+    reading one element, row lane k's loads rotated by k 32-bit words (`4 k / E`
+    elements) where rotated. f32: the 16 lanes of a row fall in the 16 even (or odd) banks
+    (slots `4 PB + 8` bytes apart), and the second row moves its words by `m` (mod 2), so
+    where m is even (`P_s P_d` odd: 8191 x 8209, m = 2) the rows share the banks (2.0
+    wavefronts a load) at any S; rotated, one word more: 1.0 (8 lanes: 2.0 or 4.0, rotated
+    1.0). f16: rows 2 apart where m is odd, 1 where `m = 2 (mod 4)`, rotated where `m = 0
+    (mod 4)` (dev/experiments/tiles_banks.py's model, every residue pair: 1.0)."""
+    wide = e in (2, 4) and (lanes, stage) in ((16, 8), (8, CHUNK))
     if not wide and (e != 1 or lanes != 8 or stage != CHUNK):
         return 1, False
     if src_step is None or dst_step is None:
