@@ -1804,9 +1804,10 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         m = k.andi(k.subi(c(1), k.muli(ssd, dsw)), c(15))
         q1 = spread(1)
         q2 = spread(2) if warps % 2 == 0 else q1
-        odd = k.cmp("ne", k.andi(m, c(1)), c(0))
         if e == 1:
             q4 = spread(4) if warps % 4 == 0 else q1
+        odd = k.cmp("ne", k.andi(m, c(1)), c(0))
+        if e == 1:
             two = k.cmp("ne", k.andi(m, c(2)), c(0))
             q = k.add(arith.SelectOp(odd, q4, k.add(arith.SelectOp(two, q2, q1))))
         else:
