@@ -137,13 +137,21 @@ H200 (int8 8191 x 8209, Nsight Compute, one launch each, benchmarks/NOTES.md): r
 apart (the rule's) 44.2 us, 1.14 shared wavefronts a load, against 46.9 us and 2.15 at
 consecutive rows (copy_'s kernel, about 2% slower than the Program's in every run)."""
 
-TILES_ROTATE = False
-"""Whether a `tiles` box whose row rule finds no row step (`tiles_row_step_of`: m = 0
-mod 8, every square odd int8 transpose; 2-byte elements where m = 0 mod 4, 4-byte where
-m is even: f32 8191 x 8209) rotates its phase-2 loads by row lane (the `tile` option
-`tiles_rotate`; with `tiles_row_step=0`): conflict-free in the model (int8 4 wavefronts
-a load otherwise, 8 selects a chunk more; f16 and f32 2, 4 selects more); not yet
-measured on a GPU: off."""
+TILES_ROTATE_BYTES: tuple[int, ...] = ()
+"""The element sizes whose `tiles` box rotates its phase-2 loads by row lane by default
+where its row rule finds no row step (`tiles_rotated`; the `tile` option `tiles_rotate`
+asks it for any size): `tiles_row_step_of`'s m = 0 mod 8 for 1-byte elements (every
+square odd int8 transpose), 0 mod 4 for 2-byte, even for 4-byte (f32 8191 x 8209):
+conflict-free in the model (int8 4 wavefronts a load otherwise, 8 selects a chunk more;
+f16 and f32 2, 4 selects a chunk more at 16 lanes, 8 at 8). None: not yet measured on a
+GPU."""
+
+
+def tiles_rotated(e: int, asked: int | None) -> bool:
+    """Whether a `tiles` box of `e`-byte elements rotates its phase-2 loads where its row
+    rule says so: `asked` (the `tile` option `tiles_rotate`), else `TILES_ROTATE_BYTES`."""
+    return bool(asked) if asked is not None else e in TILES_ROTATE_BYTES
+
 
 TILES_ROUNDS = False
 """Whether a `tiles` box spreads its tiles along `D` over whole rounds of the blocks the
@@ -737,7 +745,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_blocks: int | None = None, tiles_interleave: bool = False, lanes: int | None = None,
                grain: int | None = None, pitch_step: int | None = None,
                tiles_rounds: bool = TILES_ROUNDS, depth: int | None = None,
-               tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = TILES_ROTATE,
+               tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = False,
                ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
@@ -747,7 +755,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     a block's steps in `depth` parts of a box each (None: `box_depth_of`'s) through
     two boxes or a ring of `ring` (None: the flavour's `BOX_RING`), a `tiles`
     box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
-    `TILES_ROTATE`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
+    `tiles_rotated`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
@@ -1263,7 +1271,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  grain: int = TILES_GRAIN, chunk_stage: int = TILES_STAGE,
                  depth: int = TILES_DEPTH, blocks_per_sm: int | None = None,
                  interleave: bool = False, rounds: bool = TILES_ROUNDS,
-                 row_step: int = TILES_ROW_STEP, rotate: bool = TILES_ROTATE,
+                 row_step: int = TILES_ROW_STEP, rotate: bool = False,
                  merge: int = TILES_MERGE_BYTES) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
@@ -1340,7 +1348,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     runs `q`, a thread's chunks of one run `G` apart; N > 0, N lanes on N consecutive
     chunks of one run (a warp's `32 / N` runs `row_step` apart, `TILES_ROW_STEP`; 0:
     `tiles_row_step_of`'s, computed in the kernel where the steps are run-time values;
-    with `rotate`, `TILES_ROTATE`, the rule's rotated loads where it finds no step),
+    with `rotate`, `tiles_rotated`, the rule's rotated loads where it finds no step),
     a thread's runs `threads / N` apart (its slots the same for each:
     `threads / N` is a multiple of `G / E`, so every run it takes starts at one residue
     mod `G / E`), slot `r` moved by `chunk_stage floor(r / V + 1)` bytes (the N lanes'

@@ -26,9 +26,10 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_THREADS, TILES_ROTATE,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
-                        box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
+                        box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
+                        tiles_rotated)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, box_flavour, copy_facts, tiles_merged,
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
@@ -218,7 +219,8 @@ class TilePass(ModulePass):
       tiles_rotate=R whether, with tiles_row_step=0, a `box<tiles>` copy whose rule
                      finds no row step (square odd int8 transposes; f16 where m = 1 -
                      P_s P_d is 0 mod 4, f32 where it is even: 8191 x 8209) rotates its
-                     phase-2 loads by row lane (1) or not (0, default: `TILES_ROTATE`).
+                     phase-2 loads by row lane (1) or not (0); default
+                     `tiles_rotated`'s (`TILES_ROTATE_BYTES`: none).
       tiles_rounds=R whether a `box<tiles>` copy spreads its tiles along the
                      destination's contiguous mode over whole rounds of the blocks the
                      GPU holds at once (1: `_copy_cost.tiles_in_rounds`; each tile then
@@ -312,7 +314,7 @@ class TilePass(ModulePass):
     tiles_interleave: int | None = None
     tiles_rounds: int = int(TILES_ROUNDS)
     tiles_row_step: int = TILES_ROW_STEP
-    tiles_rotate: int = int(TILES_ROTATE)
+    tiles_rotate: int | None = None
     tiles_merge: int = TILES_MERGE_BYTES
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
@@ -339,7 +341,7 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_rounds={self.tiles_rounds} must be 0 or 1")
         if self.tiles_row_step not in (0, 1, 2, 4, 8):
             raise TilecError(f"tile: tiles_row_step={self.tiles_row_step} must be 0, 1, 2, 4 or 8")
-        if self.tiles_rotate not in (0, 1):
+        if self.tiles_rotate not in (None, 0, 1):
             raise TilecError(f"tile: tiles_rotate={self.tiles_rotate} must be 0 or 1")
         if not 0 <= self.tiles_merge <= 8:
             raise TilecError(f"tile: tiles_merge={self.tiles_merge} must be in [0, 8]")
@@ -580,7 +582,8 @@ class TilePass(ModulePass):
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else self.tiles_run,
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
-                         self.tiles_row_step, bool(self.tiles_rotate), self.box_ring, self.tiles_merge)
+                         self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
+                         self.tiles_merge)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)
