@@ -153,6 +153,13 @@ def tiles_rotated(e: int, asked: int | None) -> bool:
     return bool(asked) if asked is not None else e in TILES_ROTATE_BYTES
 
 
+TILES_COLUMNS = False
+"""Whether a `tiles` box's phase 1 gives each thread one chunk column of the runs (the
+`tile` option `tiles_columns`: thread `tid` copies chunk `tid mod cpr` of runs `tid / cpr
++ k (threads / cpr)`, `cpr` chunks a run; the last `threads mod cpr` threads idle) instead
+of a flat loop over (run, chunk) pairs, which divides each pair's index by `cpr` (SASS:
+about 25 instructions a `cp.async`). Not yet measured on a GPU: off."""
+
 TILES_ROUNDS = False
 """Whether a `tiles` box spreads its tiles along `D` over whole rounds of the blocks the
 GPU runs at once (the `tile` option `tiles_rounds`; `_copy_cost.tiles_in_rounds`): the
@@ -746,7 +753,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                grain: int | None = None, pitch_step: int | None = None,
                tiles_rounds: bool = TILES_ROUNDS, depth: int | None = None,
                tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = False,
-               ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES) -> list[Operation]:
+               ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES,
+               tiles_columns: bool = TILES_COLUMNS) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -760,7 +768,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
-                            tiles_rotate, tiles_merge)
+                            tiles_rotate, tiles_merge, tiles_columns)
     stage_async = stage == "async"
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
@@ -1272,7 +1280,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  depth: int = TILES_DEPTH, blocks_per_sm: int | None = None,
                  interleave: bool = False, rounds: bool = TILES_ROUNDS,
                  row_step: int = TILES_ROW_STEP, rotate: bool = False,
-                 merge: int = TILES_MERGE_BYTES) -> list[Operation]:
+                 merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1552,6 +1560,32 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                     x = k.add(ReadOp(src, [a]))
                     k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmv)), t.slot_base(r))]))
 
+    def phase1_chunk(t: Tile, r: SSAValue, j: SSAValue) -> None:
+        """Chunk `j` of run `r`'s cover into its slot where it lies inside the run's cover
+        and the view (`phase1`)."""
+        st = t.run_start(r)
+        hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), c(ch - 1)), c(-ch)), lim))
+        g0 = k.andi(st, c(-ch))
+        g = k.addi(g0, k.muli(j, c(ch)))
+        with k.when(k.cmp("slt", g, hi)):
+            slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.muli(j, c(ch)))
+            if stage_async:
+                k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv))
+            else:
+                x = k.add(ReadOp(src, [k.aligned(g, v)], width=v))
+                if sv == v:
+                    k.add(WriteOp(x, box, [k.aligned(slot, v)], width=v))
+                else:
+                    pt = VectorType(elem, [sv])
+                    for p0 in range(0, v, sv):
+                        piece = None
+                        for e_ in range(sv):
+                            y = k.add(vector.ExtractOp(x, [p0 + e_], elem))
+                            piece = (k.add(vector.BroadcastOp(y, pt)) if e_ == 0
+                                     else k.add(vector.InsertOp(y, piece, [e_], pt)))
+                        at = k.aligned(k.addi(slot, c(p0)), sv)
+                        k.add(WriteOp(piece, box, [at], width=sv) if sv > 1 else WriteOp(y, box, [at]))
+
     def phase1(t: Tile) -> None:
         """The tile's source runs into its box (module doc): (run, chunk) pairs, `cpr`
         chunks a run at most (a run of Wt elements from any residue), the chunk's source
@@ -1559,31 +1593,18 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         pieces of `sv` elements); then the elements past `lim` (the view's last whole
         chunk), one at a time, in the blocks whose last run ends past it (a block-uniform
         test)."""
-        with k.loop(tid, k.muli(t.runs, c(cpr)), c(threads)) as idx:
-            r = k.divui(idx, c(cpr))
-            j = k.subi(idx, k.muli(r, c(cpr)))
-            st = t.run_start(r)
-            hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), c(ch - 1)), c(-ch)), lim))
-            g0 = k.andi(st, c(-ch))
-            g = k.addi(g0, k.muli(j, c(ch)))
-            with k.when(k.cmp("slt", g, hi)):
-                slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.muli(j, c(ch)))
-                if stage_async:
-                    k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv))
-                else:
-                    x = k.add(ReadOp(src, [k.aligned(g, v)], width=v))
-                    if sv == v:
-                        k.add(WriteOp(x, box, [k.aligned(slot, v)], width=v))
-                    else:
-                        pt = VectorType(elem, [sv])
-                        for p0 in range(0, v, sv):
-                            piece = None
-                            for e_ in range(sv):
-                                y = k.add(vector.ExtractOp(x, [p0 + e_], elem))
-                                piece = (k.add(vector.BroadcastOp(y, pt)) if e_ == 0
-                                         else k.add(vector.InsertOp(y, piece, [e_], pt)))
-                            at = k.aligned(k.addi(slot, c(p0)), sv)
-                            k.add(WriteOp(piece, box, [at], width=sv) if sv > 1 else WriteOp(y, box, [at]))
+        if columns and threads >= cpr:
+            # thread `tid` keeps chunk column `tid mod cpr` of runs `tid / cpr + per k`
+            # (`per = threads / cpr` runs a trip): no division a chunk
+            per = threads // cpr
+            with k.when(k.cmp("ult", tid, c(per * cpr))):
+                j = k.remui(tid, c(cpr))
+                with k.loop(k.divui(tid, c(cpr)), t.runs, c(per)) as r:
+                    phase1_chunk(t, r, j)
+        else:
+            with k.loop(tid, k.muli(t.runs, c(cpr)), c(threads)) as idx:
+                r = k.divui(idx, c(cpr))
+                phase1_chunk(t, r, k.subi(idx, k.muli(r, c(cpr))))
         if group is not None:
             return  # the elements past `lim`: `phase0`
         last_end = k.addi(t.run_start(k.subi(t.runs, c(1))), tw)

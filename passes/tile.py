@@ -26,7 +26,7 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_THREADS,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
                         tiles_rotated)
@@ -221,6 +221,9 @@ class TilePass(ModulePass):
                      P_s P_d is 0 mod 4, f32 where it is even: 8191 x 8209) rotates its
                      phase-2 loads by row lane (1) or not (0); default
                      `tiles_rotated`'s (`TILES_ROTATE_BYTES`: none).
+      tiles_columns=C whether a `box<tiles>` copy's phase 1 gives each thread one
+                     chunk column of the runs (1: no division a chunk) or a flat
+                     loop over (run, chunk) pairs (0, default: `TILES_COLUMNS`).
       tiles_rounds=R whether a `box<tiles>` copy spreads its tiles along the
                      destination's contiguous mode over whole rounds of the blocks the
                      GPU holds at once (1: `_copy_cost.tiles_in_rounds`; each tile then
@@ -315,6 +318,7 @@ class TilePass(ModulePass):
     tiles_rounds: int = int(TILES_ROUNDS)
     tiles_row_step: int = TILES_ROW_STEP
     tiles_rotate: int | None = None
+    tiles_columns: int = int(TILES_COLUMNS)
     tiles_merge: int = TILES_MERGE_BYTES
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
@@ -343,6 +347,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_row_step={self.tiles_row_step} must be 0, 1, 2, 4 or 8")
         if self.tiles_rotate not in (None, 0, 1):
             raise TilecError(f"tile: tiles_rotate={self.tiles_rotate} must be 0 or 1")
+        if self.tiles_columns not in (0, 1):
+            raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if not 0 <= self.tiles_merge <= 8:
             raise TilecError(f"tile: tiles_merge={self.tiles_merge} must be in [0, 8]")
         if self.box_depth is not None and not 0 <= self.box_depth <= 8:
@@ -583,7 +589,7 @@ class TilePass(ModulePass):
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
-                         self.tiles_merge)
+                         self.tiles_merge, bool(self.tiles_columns))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)
