@@ -5,6 +5,9 @@
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_rotate=2}' 2>&1 | filecheck %s --check-prefix=OPT
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1 tiles_lanes=8 tiles_stage=16}' | filecheck %s --check-prefix=LANES8
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1 tiles_lanes=8 tiles_stage=16}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_columns=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_columns=1}' | filecheck %s --check-prefix=COLS
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_columns=2}' 2>&1 | filecheck %s --check-prefix=OPT2
 // A box<tiles> copy's phase-2 rows by the pitches' rule (the default, tiles_row_step=0,
 // passes/_box_tile.tiles_row_step_of): a square odd int8 transpose (131 x 131: m = 1 -
 // 131 * 131 = 8 mod 16, no row step spreads the byte loads over the banks) keeps
@@ -16,6 +19,22 @@
 // EQ: @square_int8: equivalent after
 // EQ: @odd_f32: equivalent after
 // OPT: tiles_rotate=2 must be 0 or 1
+// OPT2: tiles_columns=2 must be 0 or 1
+// With tiles_columns=1 (off by default) phase 1's threads keep one chunk column
+// (tid mod 33: the square's runs take D whole, 512 bytes, 33 chunks each) and step over
+// the runs, 15 a trip (495 of the 512 threads).
+// COLS-LABEL: func.func @square_int8
+// COLS:         arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// COLS-NEXT:    scf.if
+// COLS-NEXT:      arith.constant 33 : index
+// COLS-NEXT:      %[[J:.*]] = arith.remui
+// COLS-NEXT:      arith.constant 33 : index
+// COLS-NEXT:      %[[R0:.*]] = arith.divui
+// COLS-NEXT:      %[[PER:.*]] = arith.constant 15 : index
+// COLS-NEXT:      scf.for %{{.*}} = %[[R0]] to %{{.*}} step %[[PER]] {
+// COLS:             arith.muli %[[J]]
+// COLS:             layout.copy_chunk_async
+// COLS:         layout.async_wait
 // PLAIN-LABEL: func.func @square_int8
 // PLAIN-NOT:     vector.bitcast
 // PLAIN:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
