@@ -137,14 +137,16 @@ H200 (int8 8191 x 8209, Nsight Compute, one launch each, benchmarks/NOTES.md): r
 apart (the rule's) 44.2 us, 1.14 shared wavefronts a load, against 46.9 us and 2.15 at
 consecutive rows (copy_'s kernel, about 2% slower than the Program's in every run)."""
 
-TILES_ROTATE_BYTES: tuple[int, ...] = ()
+TILES_ROTATE_BYTES: tuple[int, ...] = (1,)
 """The element sizes whose `tiles` box rotates its phase-2 loads by row lane by default
 where its row rule finds no row step (`tiles_rotated`; the `tile` option `tiles_rotate`
-asks it for any size): `tiles_row_step_of`'s m = 0 mod 8 for 1-byte elements (every
-square odd int8 transpose), 0 mod 4 for 2-byte, even for 4-byte (f32 8191 x 8209):
-conflict-free in the model (int8 4 wavefronts a load otherwise, 8 selects a chunk more;
-f16 and f32 2, 4 selects a chunk more at 16 lanes, 8 at 8). None: not yet measured on a
-GPU."""
+asks it or not for any size): `tiles_row_step_of`'s m = 0 mod 8 for 1-byte elements
+(every square odd int8 transpose: 4 wavefronts a load otherwise, 1 rotated, 8 selects a
+chunk more), 0 mod 4 for 2-byte, even for 4-byte (f32 8191 x 8209: 2 -> 1). Measured on
+the H200 (benchmarks/NOTES.md, odd39; the Program path, ratio to cudaMemcpy): int8 8191 x
+8191 0.660 -> 0.809; f32 8191 x 8209 0.920 / 0.920 (Nsight: 1.81 -> 1.06 wavefronts a
+load, 142.4 / 142.3 us): 1-byte elements only. `tilec.copy_`'s int8 kernel tests m at run
+time (its phase 2 built twice)."""
 
 
 def tiles_rotated(e: int, asked: int | None) -> bool:
@@ -242,19 +244,19 @@ def tiles_row_step_of(e: int, lanes: int, stage: int, threads: int, src_step: in
     (slots `4 PB + 8` bytes apart), and the second row moves its words by `m` (mod 2), so
     where m is even (`P_s P_d` odd: 8191 x 8209, m = 2) the rows share the banks (2.0
     wavefronts a load) at any S; rotated, one word more: 1.0 (8 lanes: 2.0 or 4.0, rotated
-    1.0). f16: rows 2 apart where m is odd, 1 where `m = 2 (mod 4)`, rotated where `m = 0
-    (mod 4)` (dev/experiments/tiles_banks.py's model, every residue pair: 1.0)."""
+    1.0; dev/experiments/tiles_banks.py's model, every residue pair). f16: rotated where `m
+    = 0 (mod 4)` (1.0; where m is odd rows 2 apart would read 1.0 against 1.5, measured no
+    faster on the H200: f16 8192 x 8209 0.876 / 0.876, so S = 1 for both sizes). The
+    rotation of 2- and 4-byte elements removes the conflicts but measured no faster (f32
+    8191 x 8209: 1.81 -> 1.06 wavefronts a load, 142.4 / 142.3 us): `TILES_ROTATE_BYTES`."""
     wide = e in (2, 4) and (lanes, stage) in ((16, 8), (8, CHUNK))
     if not wide and (e != 1 or lanes != 8 or stage != CHUNK):
         return 1, False
     if src_step is None or dst_step is None:
         return 0, False  # at run time
     m = (1 - src_step * dst_step) % 16
-    if wide:
-        if e == 4:
-            return 1, m % 2 == 0
-        s = 2 if m % 2 else 1
-        return (s if (threads // 32) % s == 0 else 1), m % 4 == 0
+    if wide:  # consecutive rows (f16's rows 2 apart where m is odd: measured no faster)
+        return 1, (m % 2 if e == 4 else m % 4) == 0
     s = 1 if m % 8 == 4 else 2 if m % 4 == 2 else 4 if m % 2 else 1
     return (s if (threads // 32) % s == 0 else 1), m % 8 == 0
 
@@ -1825,22 +1827,18 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         if step:
             return spread(step), (lane_row() if turn and rotate else None), None
         # run-time steps: m = 1 - P_s P_d (mod 16); 1-byte elements: S = 1 (m = 4 mod 8 or
-        # 0 mod 8), 2 (m = 2 mod 4), 4 (m odd), the rotation where m = 0 (mod 8); 2-byte: S =
-        # 2 (m odd) or 1, rotated where m = 0 (mod 4); 4-byte: S = 1, rotated where m is
-        # even; as `tiles_row_step_of`
-        if e == 4 and not rotate:
+        # 0 mod 8), 2 (m = 2 mod 4), 4 (m odd), the rotation where m = 0 (mod 8); 2- and
+        # 4-byte: S = 1, rotated where m = 0 (mod 4), even; as `tiles_row_step_of`
+        if e != 1 and not rotate:
             return spread(1), None, None
         m = k.andi(k.subi(c(1), k.muli(ssd, dsw)), c(15))
-        q1 = spread(1)
-        q2 = spread(2) if warps % 2 == 0 else q1
+        q = q1 = spread(1)
         if e == 1:
+            q2 = spread(2) if warps % 2 == 0 else q1
             q4 = spread(4) if warps % 4 == 0 else q1
-        odd = k.cmp("ne", k.andi(m, c(1)), c(0))
-        if e == 1:
+            odd = k.cmp("ne", k.andi(m, c(1)), c(0))
             two = k.cmp("ne", k.andi(m, c(2)), c(0))
             q = k.add(arith.SelectOp(odd, q4, k.add(arith.SelectOp(two, q2, q1))))
-        else:
-            q = q1 if e == 4 else k.add(arith.SelectOp(odd, q2, q1))
         if not rotate:
             return q, None, None
         return q, lane_row(), k.cmp("eq", k.andi(m, c({1: 7, 2: 3, 4: 1}[e])), c(0))

@@ -220,7 +220,7 @@ class TilePass(ModulePass):
                      finds no row step (square odd int8 transposes; f16 where m = 1 -
                      P_s P_d is 0 mod 4, f32 where it is even: 8191 x 8209) rotates its
                      phase-2 loads by row lane (1) or not (0); default
-                     `tiles_rotated`'s (`TILES_ROTATE_BYTES`: none).
+                     `tiles_rotated`'s (`TILES_ROTATE_BYTES`: 1-byte elements).
       tiles_columns=C whether a `box<tiles>` copy's phase 1 gives each thread one
                      chunk column of the runs (1: no division a chunk) or a flat
                      loop over (run, chunk) pairs (0, default: `TILES_COLUMNS`).

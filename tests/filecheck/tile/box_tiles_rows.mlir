@@ -1,5 +1,6 @@
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1}' | filecheck %s
-// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s --check-prefix=PLAIN
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=0}' | filecheck %s --check-prefix=PLAIN
+// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s --check-prefix=DEFAULT
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_rotate=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_rotate=2}' 2>&1 | filecheck %s --check-prefix=OPT
@@ -11,7 +12,8 @@
 // A box<tiles> copy's phase-2 rows by the pitches' rule (the default, tiles_row_step=0,
 // passes/_box_tile.tiles_row_step_of): a square odd int8 transpose (131 x 131: m = 1 -
 // 131 * 131 = 8 mod 16, no row step spreads the byte loads over the banks) keeps
-// consecutive rows; with tiles_rotate=1 (an option, off by default: not measured) it
+// consecutive rows; with tiles_rotate=1 (the default for 1-byte elements,
+// TILES_ROTATE_BYTES; tiles_rotate=0 not) it
 // rotates row lane k's loads by 4 k elements (k = tid mod 32 / 8:
 // slot r00 + (e + 4 k) mod 16 for element e), the loaded chunk's words put back by two
 // selects each (by bit 0 and bit 1 of k) before the 16-byte store.
@@ -35,6 +37,12 @@
 // COLS:             arith.muli %[[J]]
 // COLS:             layout.copy_chunk_async
 // COLS:         layout.async_wait
+// DEFAULT-LABEL: func.func @square_int8
+// DEFAULT-COUNT-8: arith.select
+// DEFAULT:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+// DEFAULT-LABEL: func.func @odd_f32
+// DEFAULT-NOT:     vector.bitcast
+// DEFAULT:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 4 : i64} : vector<4xf32>
 // PLAIN-LABEL: func.func @square_int8
 // PLAIN-NOT:     vector.bitcast
 // PLAIN:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
@@ -63,7 +71,8 @@ func.func @square_int8(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, al
 // the two rows of a warp share their banks at any row step): with tiles_rotate=1 row
 // lane k = tid mod 32 / 16 reads element (e + k) mod 4 of its chunk, the words put back
 // by one select each (bit 0 of k); with 8 lanes and 16-byte chunks (4 rows a warp) by
-// two. Without the option, consecutive rows and no select.
+// two. By default (f32: not rotated, measured no faster) and with tiles_rotate=0,
+// consecutive rows and no select.
 // PLAIN-LABEL: func.func @odd_f32
 // PLAIN-NOT:     vector.bitcast
 // PLAIN:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 4 : i64} : vector<4xf32>
