@@ -137,11 +137,30 @@ H200 (int8 8191 x 8209, Nsight Compute, one launch each, benchmarks/NOTES.md): r
 apart (the rule's) 44.2 us, 1.14 shared wavefronts a load, against 46.9 us and 2.15 at
 consecutive rows (copy_'s kernel, about 2% slower than the Program's in every run)."""
 
-TILES_ROTATE = False
-"""Whether a `tiles` box whose row rule finds no row step (`tiles_row_step_of`: m = 0
-mod 8, every square odd int8 transpose) rotates its phase-2 loads by row lane (the
-`tile` option `tiles_rotate`; with `tiles_row_step=0`): conflict-free in the model (4
-wavefronts a load otherwise), 8 selects a chunk more; not yet measured on a GPU: off."""
+TILES_ROTATE_BYTES: tuple[int, ...] = (1,)
+"""The element sizes whose `tiles` box rotates its phase-2 loads by row lane by default
+where its row rule finds no row step (`tiles_rotated`; the `tile` option `tiles_rotate`
+asks it or not for any size): `tiles_row_step_of`'s m = 0 mod 8 for 1-byte elements
+(every square odd int8 transpose: 4 wavefronts a load otherwise, 1 rotated, 8 selects a
+chunk more), 0 mod 4 for 2-byte, even for 4-byte (f32 8191 x 8209: 2 -> 1). Measured on
+the H200 (benchmarks/NOTES.md, odd39; the Program path, ratio to cudaMemcpy): int8 8191 x
+8191 0.660 -> 0.809; f32 8191 x 8209 0.920 / 0.920 (Nsight: 1.81 -> 1.06 wavefronts a
+load, 142.4 / 142.3 us): 1-byte elements only. `tilec.copy_`'s int8 kernel tests m at run
+time (its phase 2 built twice)."""
+
+
+def tiles_rotated(e: int, asked: int | None) -> bool:
+    """Whether a `tiles` box of `e`-byte elements rotates its phase-2 loads where its row
+    rule says so: `asked` (the `tile` option `tiles_rotate`), else `TILES_ROTATE_BYTES`."""
+    return bool(asked) if asked is not None else e in TILES_ROTATE_BYTES
+
+
+TILES_COLUMNS = False
+"""Whether a `tiles` box's phase 1 gives each thread one chunk column of the runs (the
+`tile` option `tiles_columns`: thread `tid` copies chunk `tid mod cpr` of runs `tid / cpr
++ k (threads / cpr)`, `cpr` chunks a run; the last `threads mod cpr` threads idle) instead
+of a flat loop over (run, chunk) pairs, which divides each pair's index by `cpr` (SASS:
+about 25 instructions a `cp.async`). Not yet measured on a GPU: off."""
 
 TILES_ROUNDS = False
 """Whether a `tiles` box spreads its tiles along `D` over whole rounds of the blocks the
@@ -216,12 +235,28 @@ def tiles_row_step_of(e: int, lanes: int, stage: int, threads: int, src_step: in
     by k, put back by selects before the store) moves its byte by `4 k P_s` (mod 16): a
     quarter of its own (S = 1). Returns (S, rotate); (0, False) where the steps are
     run-time values (the kernel computes both: `tiles_launch`); (1, False) elsewhere
-    (other element sizes, lanes or chunks, or warps not a multiple of S)."""
-    if e != 1 or lanes != 8 or stage != CHUNK:
+    (other element sizes, lanes or chunks, or warps not a multiple of S).
+
+    2- and 4-byte elements with 16 lanes along a row and 8-byte phase-1 chunks
+    (`tiles_phase2`), or 8 lanes and 16-byte chunks: a warp's 2 (4) rows, each lane
+    reading one element, row lane k's loads rotated by k 32-bit words (`4 k / E`
+    elements) where rotated. f32: the 16 lanes of a row fall in the 16 even (or odd) banks
+    (slots `4 PB + 8` bytes apart), and the second row moves its words by `m` (mod 2), so
+    where m is even (`P_s P_d` odd: 8191 x 8209, m = 2) the rows share the banks (2.0
+    wavefronts a load) at any S; rotated, one word more: 1.0 (8 lanes: 2.0 or 4.0, rotated
+    1.0; dev/experiments/tiles_banks.py's model, every residue pair). f16: rotated where `m
+    = 0 (mod 4)` (1.0; where m is odd rows 2 apart would read 1.0 against 1.5, measured no
+    faster on the H200: f16 8192 x 8209 0.876 / 0.876, so S = 1 for both sizes). The
+    rotation of 2- and 4-byte elements removes the conflicts but measured no faster (f32
+    8191 x 8209: 1.81 -> 1.06 wavefronts a load, 142.4 / 142.3 us): `TILES_ROTATE_BYTES`."""
+    wide = e in (2, 4) and (lanes, stage) in ((16, 8), (8, CHUNK))
+    if not wide and (e != 1 or lanes != 8 or stage != CHUNK):
         return 1, False
     if src_step is None or dst_step is None:
         return 0, False  # at run time
     m = (1 - src_step * dst_step) % 16
+    if wide:  # consecutive rows (f16's rows 2 apart where m is odd: measured no faster)
+        return 1, (m % 2 if e == 4 else m % 4) == 0
     s = 1 if m % 8 == 4 else 2 if m % 4 == 2 else 4 if m % 2 else 1
     return (s if (threads // 32) % s == 0 else 1), m % 8 == 0
 
@@ -725,8 +760,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_blocks: int | None = None, tiles_interleave: bool = False, lanes: int | None = None,
                grain: int | None = None, pitch_step: int | None = None,
                tiles_rounds: bool = TILES_ROUNDS, depth: int | None = None,
-               tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = TILES_ROTATE,
-               ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES) -> list[Operation]:
+               tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = False,
+               ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES,
+               tiles_columns: bool = TILES_COLUMNS) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -735,12 +771,12 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     a block's steps in `depth` parts of a box each (None: `box_depth_of`'s) through
     two boxes or a ring of `ring` (None: the flavour's `BOX_RING`), a `tiles`
     box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
-    `TILES_ROTATE`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
+    `tiles_rotated`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
-                            tiles_rotate, tiles_merge)
+                            tiles_rotate, tiles_merge, tiles_columns)
     stage_async = stage == "async"
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
@@ -1251,8 +1287,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  grain: int = TILES_GRAIN, chunk_stage: int = TILES_STAGE,
                  depth: int = TILES_DEPTH, blocks_per_sm: int | None = None,
                  interleave: bool = False, rounds: bool = TILES_ROUNDS,
-                 row_step: int = TILES_ROW_STEP, rotate: bool = TILES_ROTATE,
-                 merge: int = TILES_MERGE_BYTES) -> list[Operation]:
+                 row_step: int = TILES_ROW_STEP, rotate: bool = False,
+                 merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1329,7 +1365,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     runs `q`, a thread's chunks of one run `G` apart; N > 0, N lanes on N consecutive
     chunks of one run (a warp's `32 / N` runs `row_step` apart, `TILES_ROW_STEP`; 0:
     `tiles_row_step_of`'s, computed in the kernel where the steps are run-time values;
-    with `rotate`, `TILES_ROTATE`, the rule's rotated loads where it finds no step),
+    with `rotate`, `tiles_rotated`, the rule's rotated loads where it finds no step),
     a thread's runs `threads / N` apart (its slots the same for each:
     `threads / N` is a multiple of `G / E`, so every run it takes starts at one residue
     mod `G / E`), slot `r` moved by `chunk_stage floor(r / V + 1)` bytes (the N lanes'
@@ -1535,6 +1571,32 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                     x = k.add(ReadOp(src, [a]))
                     k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmv)), t.slot_base(r))]))
 
+    def phase1_chunk(t: Tile, r: SSAValue, j: SSAValue) -> None:
+        """Chunk `j` of run `r`'s cover into its slot where it lies inside the run's cover
+        and the view (`phase1`)."""
+        st = t.run_start(r)
+        hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), c(ch - 1)), c(-ch)), lim))
+        g0 = k.andi(st, c(-ch))
+        g = k.addi(g0, k.muli(j, c(ch)))
+        with k.when(k.cmp("slt", g, hi)):
+            slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.muli(j, c(ch)))
+            if stage_async:
+                k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv))
+            else:
+                x = k.add(ReadOp(src, [k.aligned(g, v)], width=v))
+                if sv == v:
+                    k.add(WriteOp(x, box, [k.aligned(slot, v)], width=v))
+                else:
+                    pt = VectorType(elem, [sv])
+                    for p0 in range(0, v, sv):
+                        piece = None
+                        for e_ in range(sv):
+                            y = k.add(vector.ExtractOp(x, [p0 + e_], elem))
+                            piece = (k.add(vector.BroadcastOp(y, pt)) if e_ == 0
+                                     else k.add(vector.InsertOp(y, piece, [e_], pt)))
+                        at = k.aligned(k.addi(slot, c(p0)), sv)
+                        k.add(WriteOp(piece, box, [at], width=sv) if sv > 1 else WriteOp(y, box, [at]))
+
     def phase1(t: Tile) -> None:
         """The tile's source runs into its box (module doc): (run, chunk) pairs, `cpr`
         chunks a run at most (a run of Wt elements from any residue), the chunk's source
@@ -1542,31 +1604,18 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         pieces of `sv` elements); then the elements past `lim` (the view's last whole
         chunk), one at a time, in the blocks whose last run ends past it (a block-uniform
         test)."""
-        with k.loop(tid, k.muli(t.runs, c(cpr)), c(threads)) as idx:
-            r = k.divui(idx, c(cpr))
-            j = k.subi(idx, k.muli(r, c(cpr)))
-            st = t.run_start(r)
-            hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), c(ch - 1)), c(-ch)), lim))
-            g0 = k.andi(st, c(-ch))
-            g = k.addi(g0, k.muli(j, c(ch)))
-            with k.when(k.cmp("slt", g, hi)):
-                slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.muli(j, c(ch)))
-                if stage_async:
-                    k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv))
-                else:
-                    x = k.add(ReadOp(src, [k.aligned(g, v)], width=v))
-                    if sv == v:
-                        k.add(WriteOp(x, box, [k.aligned(slot, v)], width=v))
-                    else:
-                        pt = VectorType(elem, [sv])
-                        for p0 in range(0, v, sv):
-                            piece = None
-                            for e_ in range(sv):
-                                y = k.add(vector.ExtractOp(x, [p0 + e_], elem))
-                                piece = (k.add(vector.BroadcastOp(y, pt)) if e_ == 0
-                                         else k.add(vector.InsertOp(y, piece, [e_], pt)))
-                            at = k.aligned(k.addi(slot, c(p0)), sv)
-                            k.add(WriteOp(piece, box, [at], width=sv) if sv > 1 else WriteOp(y, box, [at]))
+        if columns and threads >= cpr:
+            # thread `tid` keeps chunk column `tid mod cpr` of runs `tid / cpr + per k`
+            # (`per = threads / cpr` runs a trip): no division a chunk
+            per = threads // cpr
+            with k.when(k.cmp("ult", tid, c(per * cpr))):
+                j = k.remui(tid, c(cpr))
+                with k.loop(k.divui(tid, c(cpr)), t.runs, c(per)) as r:
+                    phase1_chunk(t, r, j)
+        else:
+            with k.loop(tid, k.muli(t.runs, c(cpr)), c(threads)) as idx:
+                r = k.divui(idx, c(cpr))
+                phase1_chunk(t, r, k.subi(idx, k.muli(r, c(cpr))))
         if group is not None:
             return  # the elements past `lim`: `phase0`
         last_end = k.addi(t.run_start(k.subi(t.runs, c(1))), tw)
@@ -1707,19 +1756,20 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                         base = [k.kept(t.box_addr(q0, k.addi(r00, c(e_)))) for e_ in range(vd)]
                         fix = None
                     else:
-                        # load t reads element (t + 4 rot) mod 16: word j of the loaded chunk is
-                        # word (j + rot) mod 4 of the destination's; put back by two selects a word
-                        base = [k.kept(t.box_addr(q0, k.addi(r00, k.andi(k.addi(c(e_), k.muli(rot, c(4))), c(15)))))
+                        # load t reads element (t + rot 4 / E) mod V: word j of the loaded chunk
+                        # is word (j + rot) mod 4 of the destination's; put back by a select a
+                        # word for each bit of rot (row lanes: 4 for 1-byte elements, 2 wider)
+                        base = [k.kept(t.box_addr(q0, k.addi(r00, k.andi(k.addi(c(e_), k.muli(rot, c(4 // e))),
+                                                                         c(vd - 1)))))
                                 for e_ in range(vd)]
-                        by1 = k.cmp("ne", k.andi(rot, c(1)), c(0))
-                        by2 = k.cmp("ne", k.andi(rot, c(2)), c(0))
+                        bits = [k.cmp("ne", k.andi(rot, c(b)), c(0)) for b in (1, 2) if b < 32 // per]
 
                         def fix(vec: SSAValue) -> SSAValue:
                             i32 = IntegerType(32)
                             wv = k.add(vector.BitcastOp(vec, VectorType(i32, [4])))
                             ws = [k.add(vector.ExtractOp(wv, [i], i32)) for i in range(4)]
-                            ws = [k.add(arith.SelectOp(by1, ws[(j - 1) % 4], ws[j])) for j in range(4)]
-                            ws = [k.add(arith.SelectOp(by2, ws[(j - 2) % 4], ws[j])) for j in range(4)]
+                            for b, by in enumerate(bits):
+                                ws = [k.add(arith.SelectOp(by, ws[(j - (1 << b)) % 4], ws[j])) for j in range(4)]
                             return k.add(vector.BitcastOp(_words_vector(k, ws), vtd))
                     with k.loop(q0, tw, c(qs)) as q:
                         ds, rs, re, first, end = row(q)
@@ -1765,8 +1815,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         from the steps' residues in the kernel (a select of the runs of S = 1, 2, 4);
         the rotation (None: none), the words by which the thread's chunk loads are
         rotated where the rule says so (its row lane), `when` None where that is known,
-        else the kernel's test of the steps (m = 0 mod 8): phase 2 is built twice, rotated
-        and not, under it."""
+        else the kernel's test of the steps (m = 0 mod 8 for 1-byte elements, 0 mod 4 for
+        2-byte, even for 4-byte): phase 2 is built twice, rotated and not, under it."""
         rows = 32 // per
         warps = threads // 32
 
@@ -1785,18 +1835,22 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                 e, per, chunk_stage, threads, _static(modes[d].src_stride), _static(modes[w].dst_stride))
         if step:
             return spread(step), (lane_row() if turn and rotate else None), None
-        # run-time steps: m = 1 - P_s P_d (mod 16); S = 1 (m = 4 mod 8 or 0 mod 8),
-        # 2 (m = 2 mod 4), 4 (m odd), the rotation where m = 0 (mod 8), as `tiles_row_step_of`
+        # run-time steps: m = 1 - P_s P_d (mod 16); 1-byte elements: S = 1 (m = 4 mod 8 or
+        # 0 mod 8), 2 (m = 2 mod 4), 4 (m odd), the rotation where m = 0 (mod 8); 2- and
+        # 4-byte: S = 1, rotated where m = 0 (mod 4), even; as `tiles_row_step_of`
+        if e != 1 and not rotate:
+            return spread(1), None, None
         m = k.andi(k.subi(c(1), k.muli(ssd, dsw)), c(15))
-        q1 = spread(1)
-        q2 = spread(2) if warps % 2 == 0 else q1
-        q4 = spread(4) if warps % 4 == 0 else q1
-        odd = k.cmp("ne", k.andi(m, c(1)), c(0))
-        two = k.cmp("ne", k.andi(m, c(2)), c(0))
-        q = k.add(arith.SelectOp(odd, q4, k.add(arith.SelectOp(two, q2, q1))))
+        q = q1 = spread(1)
+        if e == 1:
+            q2 = spread(2) if warps % 2 == 0 else q1
+            q4 = spread(4) if warps % 4 == 0 else q1
+            odd = k.cmp("ne", k.andi(m, c(1)), c(0))
+            two = k.cmp("ne", k.andi(m, c(2)), c(0))
+            q = k.add(arith.SelectOp(odd, q4, k.add(arith.SelectOp(two, q2, q1))))
         if not rotate:
             return q, None, None
-        return q, lane_row(), k.cmp("eq", k.andi(m, c(7)), c(0))
+        return q, lane_row(), k.cmp("eq", k.andi(m, c({1: 7, 2: 3, 4: 1}[e])), c(0))
 
     def phase2_interleaved(t: Tile, row, first_tile: SSAValue) -> None:
         """Phase 2 from interleaved slots (function doc): thread `(group, ci0)` takes word

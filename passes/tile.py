@@ -27,9 +27,10 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_THREADS, TILES_ROTATE,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
-                        box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2)
+                        box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
+                        tiles_rotated)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_SHORT_BYTES, box_flavour, copy_facts,
                          tiles_merged, tiles_short_run,
                          tiles_run_bytes,
@@ -234,12 +235,18 @@ class TilePass(ModulePass):
       tiles_row_step=S  how far apart the destination rows of a warp's phase-2 store
                      in a `box<tiles>` copy with lanes along a row are: 0 (the default:
                      `TILES_ROW_STEP`), the rule from the pitches' residues
-                     (`tiles_row_step_of`: rows whose byte loads fall in different
-                     shared-memory banks; 1 for other than 1-byte elements); 1, 2, 4
-                     or 8 (the warps a multiple of it) forced.
+                     (`tiles_row_step_of`: rows whose element loads fall in different
+                     shared-memory banks; 1, 2 or 4 for 1-byte elements, 1 or 2 for
+                     2-byte, 1 for 4-byte); 1, 2, 4 or 8 (the warps a multiple of it)
+                     forced.
       tiles_rotate=R whether, with tiles_row_step=0, a `box<tiles>` copy whose rule
-                     finds no row step (square odd int8 transposes) rotates its
-                     phase-2 loads by row lane (1) or not (0, default: `TILES_ROTATE`).
+                     finds no row step (square odd int8 transposes; f16 where m = 1 -
+                     P_s P_d is 0 mod 4, f32 where it is even: 8191 x 8209) rotates its
+                     phase-2 loads by row lane (1) or not (0); default
+                     `tiles_rotated`'s (`TILES_ROTATE_BYTES`: 1-byte elements).
+      tiles_columns=C whether a `box<tiles>` copy's phase 1 gives each thread one
+                     chunk column of the runs (1: no division a chunk) or a flat
+                     loop over (run, chunk) pairs (0, default: `TILES_COLUMNS`).
       tiles_rounds=R whether a `box<tiles>` copy spreads its tiles along the
                      destination's contiguous mode over whole rounds of the blocks the
                      GPU holds at once (1: `_copy_cost.tiles_in_rounds`; each tile then
@@ -339,7 +346,8 @@ class TilePass(ModulePass):
     tiles_interleave: int | None = None
     tiles_rounds: int = int(TILES_ROUNDS)
     tiles_row_step: int = TILES_ROW_STEP
-    tiles_rotate: int = int(TILES_ROTATE)
+    tiles_rotate: int | None = None
+    tiles_columns: int = int(TILES_COLUMNS)
     tiles_merge: int = TILES_MERGE_BYTES
     tiles_short: int = TILES_SHORT_BYTES
     tile_bytes: int = TILE_BYTES
@@ -367,8 +375,10 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_rounds={self.tiles_rounds} must be 0 or 1")
         if self.tiles_row_step not in (0, 1, 2, 4, 8):
             raise TilecError(f"tile: tiles_row_step={self.tiles_row_step} must be 0, 1, 2, 4 or 8")
-        if self.tiles_rotate not in (0, 1):
+        if self.tiles_rotate not in (None, 0, 1):
             raise TilecError(f"tile: tiles_rotate={self.tiles_rotate} must be 0 or 1")
+        if self.tiles_columns not in (0, 1):
+            raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         for name in ("tiles_merge", "tiles_short"):
             if not 0 <= getattr(self, name) <= 8:
                 raise TilecError(f"tile: {name}={getattr(self, name)} must be in [0, 8]")
@@ -615,7 +625,8 @@ class TilePass(ModulePass):
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else (self.tiles_run or short_run),
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
-                         self.tiles_row_step, bool(self.tiles_rotate), self.box_ring, self.tiles_merge)
+                         self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
+                         self.tiles_merge, bool(self.tiles_columns))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)

@@ -1,6 +1,7 @@
 """Nsight Compute figures of one canonical copy (issue 35: what bounds the odd transposes):
 the first case of tests/helpers/canonical_copies.py whose name contains NAME (or
-`strided:N`, case N of benchmarks/strided_copy_bench.py's generated set), through
+`strided:N`, case N of benchmarks/strided_copy_bench.py's generated set, or one of
+dev/experiments/odd_extra_bench.py's odd transposes), through
 `tilec.copy_` or, with a `canonical_copy_bench.py` variant (`tile{box_smem=76800}`; '' the
 default pipeline), the Program of the same views through that pipeline; one launch
 profiled between `cudaProfilerStart`/`Stop` after two warm-up calls (neither the compile
@@ -101,6 +102,11 @@ def call_of(name: str, variant: str | None):
         src, _, dst = sb._make(torch, scase, torch.Generator(device="cuda").manual_seed(0))
         return lambda: tilec.copy_(dst, src)
     case = next((c for c in cases(False) if name in c.name), None)
+    if case is None:  # the odd transposes outside the canonical set (dev/experiments/odd_extra_bench.py)
+        sys.path.insert(0, os.path.join(ROOT, "dev", "experiments"))
+        from odd_extra_bench import EXTRA
+
+        case = next((c for c in EXTRA if name in c.name), None)
     if case is None:
         raise SystemExit(f"no canonical copy named like {name!r}")
     base, src, dst = _make(torch, case, torch.Generator(device="cuda").manual_seed(0))

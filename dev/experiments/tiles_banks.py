@@ -8,7 +8,8 @@ distinct words one bank serves. Checked against Nsight Compute on the H200: the 
 int8 8191 x 8209 transpose models 3.94, measured 3.97 (8.40 M wavefronts for 2.11 M loads).
 
     python3 dev/experiments/tiles_banks.py     # the odd transposes and 12 random shapes
-                                               # (and the int8 row rule's rows)
+                                               # (and the int8 row rule's rows, f16 / f32's
+                                               # rule by residue class: `wide_rule`)
 
 `interleaved` models the interleaved slots (`tiles_interleave=1`): phase 1b's 16-byte
 reads of the raw slots and writes of the interleaved ones (8 lanes a wavefront at best:
@@ -26,8 +27,10 @@ def wavefronts(e: int, lanes: int, stage: int = 16, pitch: int = 144, src_pitch:
     rows, the lanes' chunk `tid / Wt`), phase-1 chunks of `stage` bytes, slot pitch
     `pitch` bytes, the tile at `(ow, od)` of a transpose whose source rows are
     `src_pitch` elements apart and destination rows `dst_pitch`; with lanes along a row,
-    a warp's rows `step` apart and row lane k's loads rotated by `4 k` elements where
-    `rotate` (`tile{tiles_row_step, tiles_rotate}`, `_box_tile.tiles_row_step_of`)."""
+    a warp's rows `step` apart and row lane k's loads rotated by k words (`4 k / e`
+    elements) where `rotate` (`tile{tiles_row_step, tiles_rotate}`,
+    `_box_tile.tiles_row_step_of`). 2- and 4-byte elements: `pitch=272` (runs of 256
+    bytes), `od` a multiple of the tile's `Dt` (`wide_rule`)."""
     v, pb, wt = 16 // e, pitch // e, 128 // e
     sv = max(stage // e, 1)
 
@@ -44,11 +47,41 @@ def wavefronts(e: int, lanes: int, stage: int = 16, pitch: int = 144, src_pitch:
                 kq = lane // lanes if lanes else 0
                 if lanes:
                     q = (warp // step) * (32 // lanes) * step + warp % step + step * kq
-                r = (-((ow + q) * dst_pitch + od)) % v + ci * v + (t + 4 * kq * rotate) % v
-                w = (slot_base(r) + ((od + r) * src_pitch + ow) % v + q) * e // 4
-                words.setdefault(w % 32, set()).add(w)
+                r = (-((ow + q) * dst_pitch + od)) % v + ci * v + (t + 4 // e * kq * rotate) % v
+                a = (slot_base(r) + ((od + r) * src_pitch + ow) % v + q) * e
+                for w in range(a // 4, (a + max(e, 4)) // 4):
+                    words.setdefault(w % 32, set()).add(w)
             out.append(max(len(s) for s in words.values()))
     return float(np.mean(out))
+
+
+def wide_rule() -> None:
+    """f16 and f32 (runs of 256 bytes, slots of 272): the mean wavefronts a load over
+    the 256 residue pairs of the pitches mod 16, per class of `m = 1 - P_s P_d (mod 16)`
+    (odd, 2 mod 4, 0 mod 4), for each (lanes, chunk bytes, row step, rotated), and
+    `_box_tile.tiles_row_step_of`'s choice: 1.0 on every pair."""
+    from tilec.passes._box_tile import tiles_row_step_of
+
+    for e, od in ((4, 1584), (2, 1856)):
+        for lanes, stage in ((16, 8), (8, 16)):
+            cls: dict[str, list] = {}
+            rule = []
+            for a in range(16):
+                for b in range(16):
+                    m = (1 - a * b) % 16
+                    key = "odd" if m % 2 else "2 mod 4" if m % 4 == 2 else "0 mod 4"
+                    row = {(s_, r_): wavefronts(e, lanes, stage, 272, 8192 + a, 4096 + b, od, 640, 4, s_, r_)
+                           for s_ in (1, 2) for r_ in (False, True)}
+                    cls.setdefault(key, []).append(row)
+                    s_, r_ = tiles_row_step_of(e, lanes, stage, 512, 8192 + a, 4096 + b)
+                    rule.append(row[(s_, r_)])
+            for key, rows in cls.items():
+                means = " ".join(f"S={s_}{' rot' if r_ else ''} {np.mean([r[(s_, r_)] for r in rows]):.2f}"
+                                 for s_, r_ in rows[0])
+                print(f"E={e} lanes={lanes:2d} stage={stage:2d} m {key:8s}: {means}")
+            print(f"E={e} lanes={lanes:2d} stage={stage:2d} the rule: {np.mean(rule):.2f} (max {max(rule):.1f}); "
+                  f"8191 x 8209 {wavefronts(e, lanes, stage, 272, 8209, 8191, od, 640, 16):.2f}, rotated "
+                  f"{wavefronts(e, lanes, stage, 272, 8209, 8191, od, 640, 16, 1, True):.2f}")
 
 
 def _banks(addrs: list[int], width: int) -> int:
@@ -123,6 +156,7 @@ def main() -> None:
         print(f"E=1 lanes=8 {b}x{a}: consecutive rows {wavefronts(1, 8, src_pitch=a, dst_pitch=b):.2f}, "
               f"the rule (rows {s} apart{', rotated' if rot else ''}) "
               f"{wavefronts(1, 8, src_pitch=a, dst_pitch=b, step=s, rotate=rot):.2f}")
+    wide_rule()
     for e in (1, 2):
         for lanes in (4, 8, 16):
             one = interleaved(e, lanes)

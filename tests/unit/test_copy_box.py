@@ -410,7 +410,8 @@ def test_tiles_box_row_steps_match_numpy(routes, smem, step, compiled, nvrtc_ava
     """`box<tiles>` with a warp's phase-2 rows `S` apart (`tiles_row_step`: 2, 4, 8, or 0,
     the pitches' rule: `tiles_row_step_of`, computed in copy_'s kernel from its run-time
     steps; with the default box, the rotated loads of `tiles_rotate=1` where the rule
-    finds no step: the square cases): every destination element written once, exactly, nothing around it, for
+    finds no step: the square cases, and 2- and 4-byte elements where their rule rotates):
+    every destination element written once, exactly, nothing around it, for
     1-, 2- and 4-byte elements (their rows of every residue mod 16 bytes) and converting
     copies."""
     if compiled and not nvrtc_available:
@@ -418,9 +419,11 @@ def test_tiles_box_row_steps_match_numpy(routes, smem, step, compiled, nvrtc_ava
     routes(box_smem=smem, tiles_row_step=step, tiles_rotate=1 if step == 0 and smem is None else None)
     rng = np.random.default_rng(step + 11)
     cases = _tiles_cases(rng)
-    for n, so, do in ((131, 0, 0), (97, 3, 5)):  # square: m = 0 mod 8, the rule's rotated loads
-        flat = rng.integers(-100, 100, size=so + n * n + 9).astype(np.int8)
-        cases.append((flat[so : so + n * n].reshape(n, n).T, np.full(n * n + 40, 77, np.int8),
+    # square: m = 0 mod 8, the rule's rotated loads (int8 by 4 k bytes; f16 and f32, m
+    # even or 0 mod 4, by one word for row lane 1)
+    for dt, n, so, do in ((np.int8, 131, 0, 0), (np.int8, 97, 3, 5), (np.int16, 131, 1, 2), (np.float32, 97, 1, 3)):
+        flat = rng.integers(-100, 100, size=so + n * n + 9).astype(dt)
+        cases.append((flat[so : so + n * n].reshape(n, n).T, np.full(n * n + 40, 77, dt),
                       lambda b, do=do, n=n: b[do : do + n * n].reshape(n, n)))
     if smem is None:  # converting ones too (the rule takes 1 for them)
         cases += _converting_tiles_cases(np.random.default_rng(step + 12))
@@ -467,9 +470,58 @@ def test_tiles_row_step_rule_reads_without_bank_conflicts():
             assert rotate == ((1 - ps * pd) % 8 == 0)
             assert _tiles_load_wavefronts(s, 8192 + ps, 4096 + pd, rotate) == 1.0, (ps, pd, s, rotate)
     assert tiles_row_step_of(1, 8, 16, 512, None, 8191) == (0, False)  # in the kernel
-    assert tiles_row_step_of(2, 16, 8, 512, 8209, 8191) == (1, False)
     assert tiles_row_step_of(1, 16, 16, 512, 8209, 8191) == (1, False)
     assert tiles_row_step_of(1, 8, 16, 32, 8209, 8191) == (1, False)  # one warp
+
+
+def _wide_load_wavefronts(e: int, lanes: int, stage: int, step: int, src_step: int, dst_step: int,
+                          rotate: bool = False, od: int = 1584, ow: int = 640) -> float:
+    """As `_tiles_load_wavefronts` for 2- and 4-byte elements (runs of 256 bytes, slots of
+    272 moved `stage` bytes every `16 / e`: `tiles_launch`'s `slot_base`), `lanes` lanes
+    along a row, 4 warps, row lane k's loads rotated by k words (`4 k / e` elements) where
+    `rotate`."""
+    v, pb, sv = 16 // e, 272 // e, stage // e
+    out = []
+    for wid in range(4):
+        for t in range(v):
+            words: dict[int, set[int]] = {}
+            for lane in range(32):
+                kq, ci = lane // lanes, lane % lanes
+                q = (wid // step) * (32 // lanes) * step + wid % step + step * kq
+                r = (-((ow + q) * dst_step + od)) % v + v * ci + (t + 4 // e * kq * rotate) % v
+                a = (r * pb + (r + v) // v * sv + ((od + r) * src_step + ow) % v + q) * e // 4
+                words.setdefault(a % 32, set()).add(a)
+            out.append(max(len(x) for x in words.values()))
+    return sum(out) / len(out)
+
+
+def test_tiles_row_rule_of_wide_elements_reads_without_bank_conflicts():
+    """`tiles_row_step_of` for f16 and f32 (16 lanes with 8-byte chunks, the default, or 8
+    with 16-byte ones): consecutive rows, rotated where it says so: one wavefront a load
+    on every residue pair of the steps for f32, on those of an even m for f16 (where m is
+    odd, rows 2 apart would be conflict-free: measured no faster); f32 8191 x 8209 (m =
+    2) reads 2.0 unrotated at any row step (its rows share the even banks), 1.0
+    rotated."""
+    from tilec.passes._box_tile import tiles_row_step_of
+
+    assert tiles_row_step_of(4, 16, 8, 512, 8209, 8191) == (1, True)
+    assert _wide_load_wavefronts(4, 16, 8, 1, 8209, 8191) == 2.0
+    assert _wide_load_wavefronts(4, 16, 8, 2, 8209, 8191) == 2.0
+    assert _wide_load_wavefronts(4, 16, 8, 1, 8209, 8191, True) == 1.0
+    assert tiles_row_step_of(2, 16, 8, 512, 8209, 8191) == (1, False)
+    for e in (2, 4):
+        for lanes, stage in ((16, 8), (8, 16)):
+            for ps in range(16):
+                for pd in range(16):
+                    s, rotate = tiles_row_step_of(e, lanes, stage, 512, 8192 + ps, 4096 + pd)
+                    assert s == 1
+                    if e == 2 and (1 - ps * pd) % 2:
+                        assert _wide_load_wavefronts(e, lanes, stage, 2, 8192 + ps, 4096 + pd) == 1.0
+                        continue
+                    assert _wide_load_wavefronts(e, lanes, stage, s, 8192 + ps, 4096 + pd, rotate) == 1.0, \
+                        (e, lanes, ps, pd, s, rotate)
+    assert tiles_row_step_of(4, 16, 8, 512, None, 8191) == (0, False)  # in the kernel
+    assert tiles_row_step_of(8, 16, 8, 512, 8209, 8191) == (1, False)
 
 
 def _converting_tiles_cases(rng):

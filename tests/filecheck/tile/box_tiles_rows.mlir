@@ -1,18 +1,48 @@
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1}' | filecheck %s
-// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s --check-prefix=PLAIN
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=0}' | filecheck %s --check-prefix=PLAIN
+// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s --check-prefix=DEFAULT
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_rotate=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_rotate=2}' 2>&1 | filecheck %s --check-prefix=OPT
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1 tiles_lanes=8 tiles_stage=16}' | filecheck %s --check-prefix=LANES8
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1 tiles_lanes=8 tiles_stage=16}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_columns=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_columns=1}' | filecheck %s --check-prefix=COLS
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_columns=2}' 2>&1 | filecheck %s --check-prefix=OPT2
 // A box<tiles> copy's phase-2 rows by the pitches' rule (the default, tiles_row_step=0,
 // passes/_box_tile.tiles_row_step_of): a square odd int8 transpose (131 x 131: m = 1 -
 // 131 * 131 = 8 mod 16, no row step spreads the byte loads over the banks) keeps
-// consecutive rows; with tiles_rotate=1 (an option, off by default: not measured) it
+// consecutive rows; with tiles_rotate=1 (the default for 1-byte elements,
+// TILES_ROTATE_BYTES; tiles_rotate=0 not) it
 // rotates row lane k's loads by 4 k elements (k = tid mod 32 / 8:
 // slot r00 + (e + 4 k) mod 16 for element e), the loaded chunk's words put back by two
 // selects each (by bit 0 and bit 1 of k) before the 16-byte store.
 
 // EQ: @square_int8: equivalent after
+// EQ: @odd_f32: equivalent after
 // OPT: tiles_rotate=2 must be 0 or 1
+// OPT2: tiles_columns=2 must be 0 or 1
+// With tiles_columns=1 (off by default) phase 1's threads keep one chunk column
+// (tid mod 33: the square's runs take D whole, 512 bytes, 33 chunks each) and step over
+// the runs, 15 a trip (495 of the 512 threads).
+// COLS-LABEL: func.func @square_int8
+// COLS:         arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// COLS-NEXT:    scf.if
+// COLS-NEXT:      arith.constant 33 : index
+// COLS-NEXT:      %[[J:.*]] = arith.remui
+// COLS-NEXT:      arith.constant 33 : index
+// COLS-NEXT:      %[[R0:.*]] = arith.divui
+// COLS-NEXT:      %[[PER:.*]] = arith.constant 15 : index
+// COLS-NEXT:      scf.for %{{.*}} = %[[R0]] to %{{.*}} step %[[PER]] {
+// COLS:             arith.muli %[[J]]
+// COLS:             layout.copy_chunk_async
+// COLS:         layout.async_wait
+// DEFAULT-LABEL: func.func @square_int8
+// DEFAULT-COUNT-8: arith.select
+// DEFAULT:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+// DEFAULT-LABEL: func.func @odd_f32
+// DEFAULT-NOT:     vector.bitcast
+// DEFAULT:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 4 : i64} : vector<4xf32>
 // PLAIN-LABEL: func.func @square_int8
 // PLAIN-NOT:     vector.bitcast
 // PLAIN:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
@@ -34,5 +64,40 @@ func.func @square_int8(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, al
   %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,131):(1,131)>, gmem>
   %b = layout.view %dst : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,131):(131,1)>, gmem>
   layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(131,131):(1,131)>, gmem>, !layout.tensor<i8, #layout.cute<(131,131):(131,1)>, gmem>
+  func.return
+}
+
+// f32 111 x 113 (m = 1 - 113 * 111 = 2 mod 16, even: with 16 lanes and 8-byte chunks
+// the two rows of a warp share their banks at any row step): with tiles_rotate=1 row
+// lane k = tid mod 32 / 16 reads element (e + k) mod 4 of its chunk, the words put back
+// by one select each (bit 0 of k); with 8 lanes and 16-byte chunks (4 rows a warp) by
+// two. By default (f32: not rotated, measured no faster) and with tiles_rotate=0,
+// consecutive rows and no select.
+// PLAIN-LABEL: func.func @odd_f32
+// PLAIN-NOT:     vector.bitcast
+// PLAIN:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 4 : i64} : vector<4xf32>
+// CHECK-LABEL: func.func @odd_f32
+// CHECK:         layout.barrier
+// CHECK:         %[[L:.*]] = arith.remui %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:    %{{.*}} = arith.constant 16 : index
+// CHECK-NEXT:    %[[K:.*]] = arith.divui %[[L]], %{{.*}} : index
+// CHECK:         %[[B1:.*]] = arith.cmpi ne
+// CHECK-NOT:     arith.cmpi ne
+// CHECK:         vector.bitcast %{{.*}} : vector<4xf32> to vector<4xi32>
+// CHECK-COUNT-4: arith.select %[[B1]]
+// CHECK-NOT:     arith.select
+// CHECK:         vector.bitcast %{{.*}} : vector<4xi32> to vector<4xf32>
+// CHECK:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 4 : i64} : vector<4xf32>
+// LANES8-LABEL: func.func @odd_f32
+// LANES8:         %[[B1:.*]] = arith.cmpi ne
+// LANES8:         %[[B2:.*]] = arith.cmpi ne
+// LANES8:         vector.bitcast %{{.*}} : vector<4xf32> to vector<4xi32>
+// LANES8-COUNT-4: arith.select %[[B1]]
+// LANES8-COUNT-4: arith.select %[[B2]]
+// LANES8:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 4 : i64} : vector<4xf32>
+func.func @odd_f32(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, align 16>) {
+  %a = layout.view %src : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(111,113):(1,111)>, gmem>
+  %b = layout.view %dst : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(111,113):(113,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<f32, #layout.cute<(111,113):(1,111)>, gmem>, !layout.tensor<f32, #layout.cute<(111,113):(113,1)>, gmem>
   func.return
 }
