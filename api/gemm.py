@@ -585,8 +585,15 @@ SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K
 step (`swap_config`)."""
 
+SWAP_AB_FINE_STEPS = False
+"""Whether `swap_config` halves its K step (to 128 bytes at least) while the doubled stages
+stay within `SWAP_AB_MAX_STAGES`: the same ring's bytes in stages half as large (M = 128 in
+64-row units: 8 stages of 64 of K instead of 4 of 128; M = 33-64 likewise). Off until
+measured over the buckets it moves (H200, QKV at M = 128: `k64:s8` 18.9 us against 20.0,
+one run; `k32:s16` 25.5; benchmarks/NOTES.md, session 38's merged tree)."""
+
 def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Target | None = None,
-                rows: int = 64) -> GemmConfig:
+                rows: int = 64, fine: bool | None = None) -> GemmConfig:
     """The swapped configuration of an M <= `SWAP_AB_MAX_M` (`gemm_hopper_ws(swap_ab=True)`):
     64 rows of N, the least of `SWAP_AB_COLUMNS` columns that holds M, K steps of
     256 bytes (128 elements of 16 bits, 256 of 8 bits; with block scales 128, one K
@@ -603,8 +610,13 @@ def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Targ
     warpgroup per 64 sharing each stage of A^T (which the units then read from L2
     once per `rows` rows of the weight instead of once per 64); where fewer than
     `SWAP_AB_MIN_STAGES` stages of 256-byte rows fit, K steps of 128 bytes (128 x 128
-    at M = 128: 4 stages of 64 elements; 256 rows: 4 of 64 at M 33-128)."""
+    at M = 128: 4 stages of 64 elements; 256 rows: 4 of 64 at M 33-128).
+
+    `fine` (default `SWAP_AB_FINE_STEPS`): then the K step halved, to 128 bytes at least,
+    while the doubled stages stay within `SWAP_AB_MAX_STAGES` (the same ring's bytes in
+    finer stages; not with block scales, whose step is a scale block)."""
     tgt = tgt or target("sm_90a")
+    fine = SWAP_AB_FINE_STEPS if fine is None else fine
     bn = next(c for c in SWAP_AB_COLUMNS if c >= m)
     eb = 1 if fp8 or block_scales else 2
     bk = 128 if block_scales else 256 // eb
@@ -619,6 +631,8 @@ def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Targ
     if stages < SWAP_AB_MIN_STAGES and rows > 64 and not block_scales:
         bk //= 2
         stages = fit(bk)
+    while fine and not block_scales and bk * eb >= 256 and fit(bk // 2) >= 2 * stages:
+        bk, stages = bk // 2, 2 * stages
     prefix = "f8b:" if block_scales else "f8:" if fp8 else ""
     return GemmConfig(f"{prefix}{rows}x{bn}x{bk}:{stages}:swapAB:p1", rows, bn, bk, stages, efficiency=0.0, group=1,
                       operand_bytes=eb, block_scales=block_scales, swap_ab=True, per_sm=1)
