@@ -8,11 +8,12 @@ reads, the same fill), compiled and timed as benchmarks/matmul_bench.py's `--dec
 --configs` times (CUDA graphs over 4 weight copies), beside the unpatched kernel and cuBLAS.
 The patched kernels' results are wrong by construction (not checked); the unpatched one's is.
 
-    python3 dev/experiments/decode_mma_probe.py [--shapes qkv,o] [--tokens 128] [CONFIG ...]   (on the GPU)
+    python3 dev/experiments/decode_mma_probe.py [--shapes qkv,o] [--tokens 128] [CONFIG[/PROBE] ...]   (on the GPU)
     python3 dev/experiments/decode_mma_probe.py --patch FILE.cu nomma|half   (the patched text, on the CPU)
 
 CONFIG: a configuration's name (benchmarks/matmul_bench.py's `parse_config`, or `+FLAGS` on the
-rule's swap); none: the rule's.
+rule's swap; empty: the rule's); PROBE: `nomma` or `half` (none: the kernel as built, checked).
+No arguments: the rule's kernel, then its two probes.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def main(argv: list[str]) -> int:
         else:
             tokens = [int(x) for x in argv[1].split(",")]
         argv = argv[2:]
-    names = argv or [""]
+    names = argv or ["", "/nomma", "/half"]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     for shape in shapes:
         n, k = LLAMA[shape]
@@ -88,27 +89,27 @@ def main(argv: list[str]) -> int:
             rule = gemm.choose_config(m, n, sms, k=k, b_kmajor=True)
             cub = graph_us([lambda w=w: torch.matmul(a, w.t(), out=c) for w in ws])
             line = [f"{shape} M={m} cuBLAS {cub:.1f}"]
-            for name in names:
+            for entry in names:
+                name, _, probe = entry.partition("/")
                 base = rule if not name else variant(name, rule)
                 if base is False:
                     continue
-                for probe in ("", "nomma", "half"):
-                    label = f"{base.name}/{probe}" if probe else base.name
-                    cfg = dataclasses.replace(base, name=f"{base.name}:{probe}probe") if probe else base
-                    state["on"] = label if probe else None
-                    try:
-                        with forced(gemm, cfg):
-                            c.fill_(float("nan"))
-                            tilec.matmul(a, ws[0].t(), out=c)
-                            torch.cuda.synchronize()
-                            ok = "" if probe else " ok" if within_bound(c, a, ws[0].t()) else " FAIL"
-                            us = graph_us([lambda w=w: tilec.matmul(a, w.t(), out=c) for w in ws])  # noqa: B023
-                    except Exception as e:  # noqa: BLE001 - one variant's failure reported, the others timed
-                        line.append(f"{label}: {type(e).__name__}: {str(e)[:120]}")
-                        continue
-                    finally:
-                        state["on"] = None
-                    line.append(f"{label} {us:.1f}{ok}")
+                label = f"{base.name}/{probe}" if probe else base.name
+                cfg = dataclasses.replace(base, name=f"{base.name}:{probe}probe") if probe else base
+                state["on"] = label if probe else None
+                try:
+                    with forced(gemm, cfg):
+                        c.fill_(float("nan"))
+                        tilec.matmul(a, ws[0].t(), out=c)
+                        torch.cuda.synchronize()
+                        ok = "" if probe else " ok" if within_bound(c, a, ws[0].t()) else " FAIL"
+                        us = graph_us([lambda w=w: tilec.matmul(a, w.t(), out=c) for w in ws])  # noqa: B023
+                except Exception as e:  # noqa: BLE001 - one variant's failure reported, the others timed
+                    line.append(f"{label}: {type(e).__name__}: {str(e)[:120]}")
+                    continue
+                finally:
+                    state["on"] = None
+                line.append(f"{label} {us:.1f}{ok}")
             print(" | ".join(line), flush=True)
     print(f"removed: {state['patched']}", flush=True)
     return 0
