@@ -88,7 +88,7 @@ def main(argv: list[str]) -> int:
             c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
             rule = gemm.choose_config(m, n, sms, k=k, b_kmajor=True)
             cub = graph_us([lambda w=w: torch.matmul(a, w.t(), out=c) for w in ws])
-            line = [f"{shape} M={m} cuBLAS {cub:.1f}"]
+            print(f"{shape} M={m} cuBLAS {cub:.1f} us", flush=True)
             for entry in names:
                 name, _, probe = entry.partition("/")
                 base = rule if not name else variant(name, rule)
@@ -105,12 +105,11 @@ def main(argv: list[str]) -> int:
                         ok = "" if probe else " ok" if within_bound(c, a, ws[0].t()) else " FAIL"
                         us = graph_us([lambda w=w: tilec.matmul(a, w.t(), out=c) for w in ws])  # noqa: B023
                 except Exception as e:  # noqa: BLE001 - one variant's failure reported, the others timed
-                    line.append(f"{label}: {type(e).__name__}: {str(e)[:120]}")
+                    print(f"{shape} M={m} {label}: {type(e).__name__}: {str(e)[:120]}", flush=True)
                     continue
                 finally:
                     state["on"] = None
-                line.append(f"{label} {us:.1f}{ok}")
-            print(" | ".join(line), flush=True)
+                print(f"{shape} M={m} {label} {us:.1f} us{ok}", flush=True)
     print(f"removed: {state['patched']}", flush=True)
     return 0
 
