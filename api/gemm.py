@@ -199,6 +199,10 @@ class GemmConfig:
     kernel (`gemm_hopper_ws(pdl_weight=True)`, named `:pdlw`): the weight must not be
     written by the kernels before it on the stream. An option until measured."""
 
+    pdl_late: bool = False
+    """With `pdl`: the dependents let in by the producer after its last loads instead of at
+    the start (`gemm_hopper_ws(pdl_late=True)`, named `:pdll`). An option until measured."""
+
     l2_ahead: int = 0
     """Swapped: the producer asks L2 for the weight's rows of the trip this many trips
     ahead (`gemm_hopper_ws(l2_ahead=D)`, named `:l2p<D>`). An option: measured twice as
@@ -213,18 +217,33 @@ class GemmConfig:
     """The L2 sector promotion of the producer's TMA loads in bytes (0: the default, 128;
     `gemm_hopper_ws(l2_promotion=)`, named `:pr<B>`). An option until measured."""
 
+    small_stages: int = 0
+    """Swapped: the small operand (A^T) in a ring of this many stages of its own beside the
+    weight's ring of `stages` (`gemm_hopper_ws(small_stages=R)`, named `:sr<R>`), so that the
+    weight's bytes in flight are not tied to A^T's. An option until measured."""
+
+    small_prefetch: bool = False
+    """With `small_stages` (persistent): the blocks ask L2 for A's rows before their walks
+    (`gemm_hopper_ws(small_prefetch=True)`, named `:srp`). An option until measured."""
+
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
-        `l2_ahead`, `scale_prefetch` and `l2_promotion`."""
+        `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages` and `small_prefetch`."""
         kw = self._kwargs(sms)
         if self.scale_prefetch:
             kw["scale_prefetch"] = True
         if self.l2_promotion:
             kw["l2_promotion"] = self.l2_promotion
+        if self.small_stages:
+            kw["small_stages"] = self.small_stages
+        if self.small_prefetch:
+            kw["small_prefetch"] = True
         if self.pdl:
             kw["pdl"] = True
         if self.pdl_weight:
             kw["pdl_weight"] = True
+        if self.pdl_late:
+            kw["pdl_late"] = True
         if self.l2_ahead:
             kw["l2_ahead"] = self.l2_ahead
         return kw
@@ -323,9 +342,13 @@ class GemmConfig:
         `gemm_hopper_ws`); `cluster_split`: the f32 partial (`bm x bn`, padded), the
         barriers after it (`global_partials`: the barriers alone)."""
         ring = self.stages * (self.bm + self.bn) * self.bk * self.operand_bytes
+        if self.small_stages:  # A^T's ring of its own, the barriers after the buffers
+            ring = (self.stages * self.bm + self.small_stages * self.bn) * self.bk * self.operand_bytes
         if self.cluster_split:
             partial = 0 if self.global_partials else (self.bm + CLUSTER_SPLIT_PAD) * self.bn * 4
-            return ring + partial + 16 * 2 * self.stages
+            return ring + partial + 16 * 2 * (self.stages + self.small_stages)
+        if self.small_stages:
+            return ring + 1024
         cbufs = 2 if self.pingpong and not self.one_c else 1
         inline = not self.chunk and barriers_fit(self.bm, self.bn, self.bk, self.stages, self.operand_bytes,
                                                  0 if self.swap_ab or self.split_k > 1 else cbufs)
@@ -571,8 +594,11 @@ pairs): the shared tiles' last blocks sum after everything else, at a third of t
 rate, and that tail takes more than the balance saves (`decode_cost` says 19.1)."""
 
 PDL = False
-"""Whether the decode rule's configuration launches as a programmatic dependent
-(`GemmConfig.pdl`, named `:pdl`: `griddepcontrol`, the launch attribute; the kernel's
+"""Whether the decode rule's configuration launches as a programmatic dependent, the
+dependents let in after the producer's last loads (`GemmConfig.pdl` with `pdl_late`,
+named `:pdll`; H200, Llama's four projections back to back at M = 16: 117.8 us a layer
+against 118.8, where the trigger at the start, `:pdl`, took 140.8; dec38). With the
+trigger at the start (`GemmConfig.pdl`, named `:pdl`: `griddepcontrol`, the launch attribute; the kernel's
 launch, start and barriers' initialisation under the previous kernel's tail, nothing of
 it touching global memory before that kernel completes). Off: H200 (benchmarks/NOTES.md,
 dec37), queued in CUDA graphs, QKV at M = 128 18.9 us against 19.9, O 12.2 against 12.9,
@@ -1029,7 +1055,7 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
     # ties to a swap (no tile rows past M), then to fewer bytes into shared memory, then to the earlier
     best = min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
-    return dataclasses.replace(best, pdl=True, name=f"{best.name}:pdl") if PDL else best
+    return dataclasses.replace(best, pdl=True, pdl_late=True, name=f"{best.name}:pdll") if PDL else best
 
 
 def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, k: int | None = None,
