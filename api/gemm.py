@@ -664,6 +664,47 @@ def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Targ
                       operand_bytes=eb, block_scales=block_scales, swap_ab=True, per_sm=1)
 
 
+DECODE_HALVES = False
+"""Whether the decode rule's candidates at M = 65-128 (B K-major, 16-bit operands) include
+`halves_configs`: the unswapped tile of 64 rows of M (M's two halves) by `HALVES_COLUMNS`
+columns of N, the two blocks of a column in a thread-block cluster sharing the weight's
+stages, a deep ring of 64-element K steps: cuBLAS's decode kernel at Llama's QKV (H200,
+Nsight Compute: `nvjet_sm90_tst_96x64_64x10_1x2`, 128 blocks of 64 x 96, 10 stages of 20
+KiB, clusters of 2; 16.4-16.8 us against the swap's 19.6; benchmarks/NOTES.md, dec39): every
+multiprocessor fills its shared memory at about the same rate (75-80 GB/s with ~200 KiB of
+stages: the fill, not the tensor cores, is the time), so the fewest bytes into the busiest one
+wins: 64 + 96 a K element a block over 128 blocks against the swap's 64 + 128 over 96."""
+
+HALVES_COLUMNS = (64, 96, 128)
+"""The columns of N a `halves_configs` tile may take (96: one wgmma of n96 over 32-column
+chunks, `one_wgmma`)."""
+
+HALVES_MAX_STAGES = 12
+"""The most stages of a `halves_configs` ring (64-element K steps)."""
+
+
+def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
+    """The decode tiles of M's halves (`DECODE_HALVES`): for each of `HALVES_COLUMNS`, 64 x
+    bn x 64, the pair of M's two block rows in a cluster sharing B's stages (`cluster` (2,
+    1)), as many stages as fit `tgt`'s shared memory (default sm_90a's) up to
+    `HALVES_MAX_STAGES`, stages times column chunks even (the pair's boxes shared by whole
+    boxes), the last trip's padded steps skipped (`skip_padding`); named as
+    benchmarks/matmul_bench.py's `parse_config` reads them (`64x96x64:10:c32:ow:cl2:sp`)."""
+    tgt = tgt or target("sm_90a")
+    out = []
+    for bn in HALVES_COLUMNS:
+        chunk = 32 if bn % 64 else 0
+        chunks = bn // chunk if chunk else 1
+        for stages in range(HALVES_MAX_STAGES, 1, -1):
+            flags = (f":c{chunk}:ow" if chunk else "") + ":cl2:sp"
+            c = GemmConfig(f"64x{bn}x64:{stages}{flags}", 64, bn, 64, stages, efficiency=0.0, chunk=chunk,
+                           one_wgmma=bool(chunk), cluster=(2, 1), skip_padding=True)
+            if stages * chunks % 2 == 0 and c.smem_bytes() <= tgt.smem_per_block:
+                out.append(c)
+                break
+    return out
+
+
 def units(c: GemmConfig, m: int, n: int) -> int:
     """The units of work of `c` for an M x N output: its tiles (swapped: N's rows; M's
     columns are one tile at decode sizes) times `c.split_k`."""
@@ -787,9 +828,12 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
         partial = (partial // 2 if c.global_partials else 0) if c.cluster_split else partial if c.split_k > 1 else 0
         resident = min(count, sms // c.split_k * c.split_k if c.cluster_split
                        else sms * c.per_sm if c.swap_ab and c.per_sm else sms)
-        rate = ring_rate(c, resident, weight, min(c.stages, unit_steps(c, k)), tgt)
+        # unswapped tiles of M's rows share each block column's weight (through L2, or a cluster's
+        # multicast): DRAM reads it, and the resident blocks hold it in flight, once a column
+        mtiles = 1 if c.swap_ab else -(-min(mb, m) // c.bm)
+        rate = ring_rate(c, max(1, resident // mtiles), weight, min(c.stages, unit_steps(c, k)), tgt)
         # the weight once: the steps past K a split's rounding adds read nothing
-        dram = (count // c.split_k * weight * min(k, c.split_k * span) * c.operand_bytes / rate
+        dram = (count // c.split_k // mtiles * weight * min(k, c.split_k * span) * c.operand_bytes / rate
                 + count * partial / tgt.dram_bytes_per_s)
         rounds = -(-count // sms)
         if c.cluster_split:  # whole clusters at once; the sum after the rest, a tile's partial a block
@@ -1049,6 +1093,8 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
                 swapped = swap_config(m, fp8, block_scales, tgt, rows)
                 candidates += [c for c in cluster_splits(swapped, k, min(most, CLUSTER_SPLIT_MOST), tgt)
                                if units(c, m, n) <= sms // c.split_k * c.split_k]
+        if DECODE_HALVES and m > 64 and not (fp8 or block_scales):  # M's halves in pairs sharing the weight
+            candidates += halves_configs(tgt)
     elif not fp8:
         candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)
     candidates.append(taken)

@@ -8,6 +8,8 @@ and two block rows and N past the last tile."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from test_matmul import _check, _operands, _run
 
@@ -44,3 +46,57 @@ def test_qkv_at_m_128_compiles_without_spills():
     run_pipeline(module, "default")
     usage = sm90_usage_or_skip(emit(module, "cuda"))
     assert usage.spill_stores == 0 and usage.spill_loads == 0
+
+
+def test_the_halves_candidates():
+    """64 x bn x 64 for bn of `HALVES_COLUMNS`, pairs sharing the weight, the deepest ring that
+    fits 227 KiB (up to 12 stages, their chunks even), the padded steps skipped; names that
+    benchmarks/matmul_bench.py reads back."""
+    import sys
+    from pathlib import Path
+
+    from tilec.gemm import halves_configs
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    got = halves_configs()
+    assert [c.name for c in got] == ["64x64x64:12:cl2:sp", "64x96x64:10:c32:ow:cl2:sp", "64x128x64:8:cl2:sp"]
+    for c in got:
+        assert c.smem_bytes() <= 227 * 1024 and c.cluster == (2, 1) and c.skip_padding
+        again = parse_config(c.name)
+        assert (again.bm, again.bn, again.bk, again.stages, again.chunk, again.one_wgmma, again.cluster,
+                again.skip_padding) == (c.bm, c.bn, c.bk, c.stages, c.chunk, c.one_wgmma, c.cluster, c.skip_padding)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "expected"), [
+    # QKV: 128 blocks of 64 + 96 a K element against the swap's 96 of 64 + 128
+    (128, 6144, 4096, "64x96x64:10:c32:ow:cl2:sp"),
+    (65, 6144, 4096, "64x96x64:10:c32:ow:cl2:sp"),
+    (64, 6144, 4096, "128x64x128:4:swapAB:splitK2:csplit"),  # M <= 64: one block row, nothing to share
+    (128, 4096, 4096, "64x128x128:4:swapAB:splitK2:csplit"),  # O: the swap's pairs fill fewer bytes
+    (128, 28672, 4096, "256x128x64:4:swapAB:p1"),  # gate_up: 256-row units
+    (128, 4096, 14336, "64x128x128:4:swapAB:splitK2:csplit"),  # down
+])
+def test_the_decode_rule_with_the_halves(m, n, k, expected, monkeypatch):
+    from tilec import gemm
+
+    monkeypatch.setattr(gemm, "DECODE_HALVES", True)
+    gemm._decode_config.cache_clear()
+    try:
+        assert gemm.choose_config(m, n, 132, k=k, b_kmajor=True).name == expected
+    finally:
+        gemm._decode_config.cache_clear()
+
+
+def test_the_halves_read_the_weight_once():
+    """`decode_cost` of the halves at QKV: the busiest block fills (64 + 96) x K x 2 bytes at
+    `sm_fill_bytes_per_s`; DRAM reads the weight once (the two blocks of a column share it)."""
+    from tilec.gemm import decode_cost, halves_configs
+    from tilec.support.target import target
+
+    t = target("sm_90a")
+    c = next(x for x in halves_configs() if x.bn == 96)
+    assert decode_cost(c, 128, 6144, 4096, 132) == pytest.approx((64 + 96) * 4096 * 2 / t.sm_fill_bytes_per_s)
+    slow = dataclasses.replace(t, sm_fill_bytes_per_s=1e15, sm_mma_flops_per_s=1e18, dram_latency_s=0.0)
+    assert decode_cost(c, 128, 6144, 4096, 132, slow) == pytest.approx(6144 * 4096 * 2 / t.dram_bytes_per_s)
