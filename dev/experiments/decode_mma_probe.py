@@ -8,11 +8,12 @@ reads, the same fill), compiled and timed as benchmarks/matmul_bench.py's `--dec
 --configs` times (CUDA graphs over 4 weight copies), beside the unpatched kernel and cuBLAS.
 The patched kernels' results are wrong by construction (not checked); the unpatched one's is.
 
-    python3 dev/experiments/decode_mma_probe.py [--shapes qkv,o] [--tokens 128] [CONFIG[/PROBE] ...]   (on the GPU)
+    python3 dev/experiments/decode_mma_probe.py [--shapes qkv,o,5120x5120] [--tokens 128] [CONFIG[/PROBE] ...]   (on the GPU)
     python3 dev/experiments/decode_mma_probe.py --patch FILE.cu nomma|half   (the patched text, on the CPU)
 
 CONFIG: a configuration's name (benchmarks/matmul_bench.py's `parse_config`, or `+FLAGS` on the
 rule's swap; empty: the rule's); PROBE: `nomma` or `half` (none: the kernel as built, checked).
+A shape: a name of matmul_bench's `LLAMA` or N x K.
 No arguments: the rule's kernel, then its two probes.
 """
 
@@ -80,7 +81,7 @@ def main(argv: list[str]) -> int:
     names = argv or ["", "/nomma", "/half"]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     for shape in shapes:
-        n, k = LLAMA[shape]
+        n, k = LLAMA[shape] if shape in LLAMA else (int(x) for x in shape.split("x"))  # a name, or NxK
         g = torch.Generator(device="cuda").manual_seed(n + k)
         ws = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(ROTATE)]
         for m in tokens:
