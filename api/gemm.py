@@ -664,44 +664,51 @@ def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Targ
                       operand_bytes=eb, block_scales=block_scales, swap_ab=True, per_sm=1)
 
 
-DECODE_HALVES = False
+DECODE_HALVES = True
 """Whether the decode rule's candidates at M = 65-128 (B K-major, 16-bit operands) include
 `halves_configs`: the unswapped tile of 64 rows of M (M's two halves) by `HALVES_COLUMNS`
 columns of N, the two blocks of a column in a thread-block cluster sharing the weight's
-stages, a deep ring of 64-element K steps: cuBLAS's decode kernel at Llama's QKV (H200,
-Nsight Compute: `nvjet_sm90_tst_96x64_64x10_1x2`, 128 blocks of 64 x 96, 10 stages of 20
-KiB, clusters of 2; 16.4-16.8 us against the swap's 19.6; benchmarks/NOTES.md, dec39): every
-multiprocessor fills its shared memory at about the same rate (75-80 GB/s with ~200 KiB of
-stages: the fill, not the tensor cores, is the time), so the fewest bytes into the busiest one
-wins: 64 + 96 a K element a block over 128 blocks against the swap's 64 + 128 over 96."""
+stages, a deep ring of 64-element K steps: cuBLAS's decode schedule at Llama's QKV (H200,
+Nsight Compute: `nvjet_sm90_tst_96x64_64x10_1x2`, 128 blocks of 64 x 96 in pairs, 10 stages
+of 20 KiB). Every multiprocessor fills its shared memory at about the same rate there (75-80
+GB/s; the fill is the time, not the tensor cores: the swapped kernel without its wgmma ran
+as long), so the fewest bytes into the busiest one wins: (64 + 96) K a block over 128 blocks
+against the swap's (64 + 128) K over 96. H200, CUDA graphs (benchmarks/NOTES.md, dec39), M =
+128: QKV 18.0 us against the swap's 19.2 (cuBLAS 16.6); with 10 stages 32.4 against 34.0 at
+12288 x 4096 (the wave rule's pingpong), 20.0 against 26.0 at 5120 x 5120 and 32.0 against
+37.1 at 11008 x 4096 (256-row swaps split 4 and 2 ways): the four shapes of Llama's and the
+sweep's that the rule moves."""
 
 HALVES_COLUMNS = (64, 96, 128)
 """The columns of N a `halves_configs` tile may take (96: one wgmma of n96 over 32-column
 chunks, `one_wgmma`)."""
 
-HALVES_MAX_STAGES = 12
-"""The most stages of a `halves_configs` ring (64-element K steps)."""
+HALVES_MAX_STAGES = 8
+"""The most stages of a `halves_configs` ring (64-element K steps; a power of two, so that K's
+steps are whole rounds of the ring wherever K is a multiple of 512). H200, QKV at M = 128: 8
+stages of 64 x 96 (160 KiB) 18.0 us, 10 with the last trip's padding skipped 18.5, 11 with box
+parts 19.9 (benchmarks/NOTES.md, dec39)."""
 
 
 def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
     """The decode tiles of M's halves (`DECODE_HALVES`): for each of `HALVES_COLUMNS`, 64 x
     bn x 64, the pair of M's two block rows in a cluster sharing B's stages (`cluster` (2,
-    1)), as many stages as fit `tgt`'s shared memory (default sm_90a's) up to
-    `HALVES_MAX_STAGES`, stages times column chunks even (the pair's boxes shared by whole
-    boxes), the last trip's padded steps skipped (`skip_padding`); named as
-    benchmarks/matmul_bench.py's `parse_config` reads them (`64x96x64:10:c32:ow:cl2:sp`)."""
+    1)), the most stages that fit `tgt`'s shared memory (default sm_90a's), a power of two
+    up to `HALVES_MAX_STAGES` (the pair shares their column chunks' boxes whole); named as
+    benchmarks/matmul_bench.py's `parse_config` reads them (`64x96x64:8:c32:ow:cl2`)."""
     tgt = tgt or target("sm_90a")
     out = []
     for bn in HALVES_COLUMNS:
         chunk = 32 if bn % 64 else 0
-        chunks = bn // chunk if chunk else 1
-        for stages in range(HALVES_MAX_STAGES, 1, -1):
-            flags = (f":c{chunk}:ow" if chunk else "") + ":cl2:sp"
+        stages = HALVES_MAX_STAGES
+        while True:
+            flags = (f":c{chunk}:ow" if chunk else "") + ":cl2"
             c = GemmConfig(f"64x{bn}x64:{stages}{flags}", 64, bn, 64, stages, efficiency=0.0, chunk=chunk,
-                           one_wgmma=bool(chunk), cluster=(2, 1), skip_padding=True)
-            if stages * chunks % 2 == 0 and c.smem_bytes() <= tgt.smem_per_block:
-                out.append(c)
+                           one_wgmma=bool(chunk), cluster=(2, 1))
+            if c.smem_bytes() <= tgt.smem_per_block or stages <= 2:
                 break
+            stages //= 2
+        out.append(c)
     return out
 
 
