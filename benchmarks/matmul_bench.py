@@ -489,8 +489,8 @@ def parse_config(name: str):
     `GemmConfig.cluster_split`; `gp`: its partials through global memory,
     `GemmConfig.global_partials`), `pdl` / `pdlw` (programmatic dependent launch; `pdlw`: the
     weight's first stages loaded before the wait, `GemmConfig.pdl`, `GemmConfig.pdl_weight`; `pdll`: the
-    dependents let in after the producer's last loads, `GemmConfig.pdl_late`), `l2p<D>` (swapped: the weight's rows D trips ahead
-    asked of L2, `GemmConfig.l2_ahead`), `sr<R>` (swapped: A^T in a ring of R stages of its own,
+    dependents let in after the producer's last loads, `GemmConfig.pdl_late`), `l2p<D>` (swapped: the
+    weight's rows D trips ahead asked of L2, `GemmConfig.l2_ahead`), `sr<R>` (swapped: A^T in a ring of R stages of its own,
     `GemmConfig.small_stages`; `srp`: A's rows asked of L2 first, `GemmConfig.small_prefetch`), separated by
     colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
@@ -595,8 +595,8 @@ def parse_config(name: str):
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, "
                              "st<L>, ov, nov, cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, part1, "
-                             "fma, pf or pr<B>")
+                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, "
+                             "part1, fma, pf or pr<B>")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)

@@ -8,7 +8,8 @@ reads, the same fill), compiled and timed as benchmarks/matmul_bench.py's `--dec
 --configs` times (CUDA graphs over 4 weight copies), beside the unpatched kernel and cuBLAS.
 The patched kernels' results are wrong by construction (not checked); the unpatched one's is.
 
-    python3 dev/experiments/decode_mma_probe.py [--shapes qkv,o,5120x5120] [--tokens 128] [CONFIG[/PROBE] ...]   (on the GPU)
+    python3 dev/experiments/decode_mma_probe.py [--shapes qkv,5120x5120] [--tokens 128] [CONFIG[/PROBE] ...]
+        (on the GPU)
     python3 dev/experiments/decode_mma_probe.py --patch FILE.cu nomma|half   (the patched text, on the CPU)
 
 CONFIG: a configuration's name (benchmarks/matmul_bench.py's `parse_config`, or `+FLAGS` on the
