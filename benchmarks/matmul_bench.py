@@ -490,9 +490,9 @@ def parse_config(name: str):
     `GemmConfig.global_partials`), `pdl` / `pdlw` (programmatic dependent launch; `pdlw`: the
     weight's first stages loaded before the wait, `GemmConfig.pdl`, `GemmConfig.pdl_weight`; `pdll`: the
     dependents let in after the producer's last loads, `GemmConfig.pdl_late`), `l2p<D>` (swapped: the
-    weight's rows D trips ahead asked of L2, `GemmConfig.l2_ahead`), `sr<R>` (swapped: A^T in a ring of R stages of its own,
-    `GemmConfig.small_stages`; `srp`: A's rows asked of L2 first, `GemmConfig.small_prefetch`), separated by
-    colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
+    weight's rows D trips ahead asked of L2, `GemmConfig.l2_ahead`), `sr<R>` (swapped: A^T in a ring
+    of R stages of its own, `GemmConfig.small_stages`; `srp`: A's rows asked of L2 first,
+    `GemmConfig.small_prefetch`), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
     import re
