@@ -199,6 +199,10 @@ class GemmConfig:
     kernel (`gemm_hopper_ws(pdl_weight=True)`, named `:pdlw`): the weight must not be
     written by the kernels before it on the stream. An option until measured."""
 
+    pdl_late: bool = False
+    """With `pdl`: the dependents let in by the producer after its last loads instead of at
+    the start (`gemm_hopper_ws(pdl_late=True)`, named `:pdll`). An option until measured."""
+
     l2_ahead: int = 0
     """Swapped: the producer asks L2 for the weight's rows of the trip this many trips
     ahead (`gemm_hopper_ws(l2_ahead=D)`, named `:l2p<D>`). An option: measured twice as
@@ -213,18 +217,33 @@ class GemmConfig:
     """The L2 sector promotion of the producer's TMA loads in bytes (0: the default, 128;
     `gemm_hopper_ws(l2_promotion=)`, named `:pr<B>`). An option until measured."""
 
+    small_stages: int = 0
+    """Swapped: the small operand (A^T) in a ring of this many stages of its own beside the
+    weight's ring of `stages` (`gemm_hopper_ws(small_stages=R)`, named `:sr<R>`), so that the
+    weight's bytes in flight are not tied to A^T's. An option until measured."""
+
+    small_prefetch: bool = False
+    """With `small_stages` (persistent): the blocks ask L2 for A's rows before their walks
+    (`gemm_hopper_ws(small_prefetch=True)`, named `:srp`). An option until measured."""
+
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
-        `l2_ahead`, `scale_prefetch` and `l2_promotion`."""
+        `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages` and `small_prefetch`."""
         kw = self._kwargs(sms)
         if self.scale_prefetch:
             kw["scale_prefetch"] = True
         if self.l2_promotion:
             kw["l2_promotion"] = self.l2_promotion
+        if self.small_stages:
+            kw["small_stages"] = self.small_stages
+        if self.small_prefetch:
+            kw["small_prefetch"] = True
         if self.pdl:
             kw["pdl"] = True
         if self.pdl_weight:
             kw["pdl_weight"] = True
+        if self.pdl_late:
+            kw["pdl_late"] = True
         if self.l2_ahead:
             kw["l2_ahead"] = self.l2_ahead
         return kw
@@ -323,9 +342,13 @@ class GemmConfig:
         `gemm_hopper_ws`); `cluster_split`: the f32 partial (`bm x bn`, padded), the
         barriers after it (`global_partials`: the barriers alone)."""
         ring = self.stages * (self.bm + self.bn) * self.bk * self.operand_bytes
+        if self.small_stages:  # A^T's ring of its own, the barriers after the buffers
+            ring = (self.stages * self.bm + self.small_stages * self.bn) * self.bk * self.operand_bytes
         if self.cluster_split:
             partial = 0 if self.global_partials else (self.bm + CLUSTER_SPLIT_PAD) * self.bn * 4
-            return ring + partial + 16 * 2 * self.stages
+            return ring + partial + 16 * 2 * (self.stages + self.small_stages)
+        if self.small_stages:
+            return ring + 1024
         cbufs = 2 if self.pingpong and not self.one_c else 1
         inline = not self.chunk and barriers_fit(self.bm, self.bn, self.bk, self.stages, self.operand_bytes,
                                                  0 if self.swap_ab or self.split_k > 1 else cbufs)
@@ -571,8 +594,11 @@ pairs): the shared tiles' last blocks sum after everything else, at a third of t
 rate, and that tail takes more than the balance saves (`decode_cost` says 19.1)."""
 
 PDL = False
-"""Whether the decode rule's configuration launches as a programmatic dependent
-(`GemmConfig.pdl`, named `:pdl`: `griddepcontrol`, the launch attribute; the kernel's
+"""Whether the decode rule's configuration launches as a programmatic dependent, the
+dependents let in after the producer's last loads (`GemmConfig.pdl` with `pdl_late`,
+named `:pdll`; H200, Llama's four projections back to back at M = 16: 117.8 us a layer
+against 118.8, where the trigger at the start, `:pdl`, took 140.8; dec38). With the
+trigger at the start (`GemmConfig.pdl`, named `:pdl`: `griddepcontrol`, the launch attribute; the kernel's
 launch, start and barriers' initialisation under the previous kernel's tail, nothing of
 it touching global memory before that kernel completes). Off: H200 (benchmarks/NOTES.md,
 dec37), queued in CUDA graphs, QKV at M = 128 18.9 us against 19.9, O 12.2 against 12.9,
@@ -585,8 +611,15 @@ SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K
 step (`swap_config`)."""
 
+SWAP_AB_FINE_STEPS = False
+"""Whether `swap_config` halves its K step (to 128 bytes at least) while the doubled stages
+stay within `SWAP_AB_MAX_STAGES`: the same ring's bytes in stages half as large (M = 128 in
+64-row units: 8 stages of 64 of K instead of 4 of 128; M = 33-64 likewise). Off until
+measured over the buckets it moves (H200, QKV at M = 128: `k64:s8` 18.9 us against 20.0,
+one run; `k32:s16` 25.5; benchmarks/NOTES.md, session 38's merged tree)."""
+
 def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Target | None = None,
-                rows: int = 64) -> GemmConfig:
+                rows: int = 64, fine: bool | None = None) -> GemmConfig:
     """The swapped configuration of an M <= `SWAP_AB_MAX_M` (`gemm_hopper_ws(swap_ab=True)`):
     64 rows of N, the least of `SWAP_AB_COLUMNS` columns that holds M, K steps of
     256 bytes (128 elements of 16 bits, 256 of 8 bits; with block scales 128, one K
@@ -603,8 +636,13 @@ def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Targ
     warpgroup per 64 sharing each stage of A^T (which the units then read from L2
     once per `rows` rows of the weight instead of once per 64); where fewer than
     `SWAP_AB_MIN_STAGES` stages of 256-byte rows fit, K steps of 128 bytes (128 x 128
-    at M = 128: 4 stages of 64 elements; 256 rows: 4 of 64 at M 33-128)."""
+    at M = 128: 4 stages of 64 elements; 256 rows: 4 of 64 at M 33-128).
+
+    `fine` (default `SWAP_AB_FINE_STEPS`): then the K step halved, to 128 bytes at least,
+    while the doubled stages stay within `SWAP_AB_MAX_STAGES` (the same ring's bytes in
+    finer stages; not with block scales, whose step is a scale block)."""
     tgt = tgt or target("sm_90a")
+    fine = SWAP_AB_FINE_STEPS if fine is None else fine
     bn = next(c for c in SWAP_AB_COLUMNS if c >= m)
     eb = 1 if fp8 or block_scales else 2
     bk = 128 if block_scales else 256 // eb
@@ -619,9 +657,59 @@ def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Targ
     if stages < SWAP_AB_MIN_STAGES and rows > 64 and not block_scales:
         bk //= 2
         stages = fit(bk)
+    while fine and not block_scales and bk * eb >= 256 and fit(bk // 2) >= 2 * stages:
+        bk, stages = bk // 2, 2 * stages
     prefix = "f8b:" if block_scales else "f8:" if fp8 else ""
     return GemmConfig(f"{prefix}{rows}x{bn}x{bk}:{stages}:swapAB:p1", rows, bn, bk, stages, efficiency=0.0, group=1,
                       operand_bytes=eb, block_scales=block_scales, swap_ab=True, per_sm=1)
+
+
+DECODE_HALVES = True
+"""Whether the decode rule's candidates at M = 65-128 (B K-major, 16-bit operands) include
+`halves_configs`: the unswapped tile of 64 rows of M (M's two halves) by `HALVES_COLUMNS`
+columns of N, the two blocks of a column in a thread-block cluster sharing the weight's
+stages, a deep ring of 64-element K steps: cuBLAS's decode schedule at Llama's QKV (H200,
+Nsight Compute: `nvjet_sm90_tst_96x64_64x10_1x2`, 128 blocks of 64 x 96 in pairs, 10 stages
+of 20 KiB). Every multiprocessor fills its shared memory at about the same rate there (75-80
+GB/s; the fill is the time, not the tensor cores: the swapped kernel without its wgmma ran
+as long), so the fewest bytes into the busiest one wins: (64 + 96) K a block over 128 blocks
+against the swap's (64 + 128) K over 96. H200, CUDA graphs (benchmarks/NOTES.md, dec39), M =
+128: QKV 18.0 us against the swap's 19.2 (cuBLAS 16.6); with 10 stages 32.4 against 34.0 at
+12288 x 4096 (the wave rule's pingpong), 20.0 against 26.0 at 5120 x 5120 and 32.0 against
+37.1 at 11008 x 4096 (256-row swaps split 4 and 2 ways): the four shapes of Llama's and the
+sweep's that the rule moves."""
+
+HALVES_COLUMNS = (64, 96, 128)
+"""The columns of N a `halves_configs` tile may take (96: one wgmma of n96 over 32-column
+chunks, `one_wgmma`)."""
+
+HALVES_MAX_STAGES = 8
+"""The most stages of a `halves_configs` ring (64-element K steps; a power of two, so that K's
+steps are whole rounds of the ring wherever K is a multiple of 512). H200, QKV at M = 128: 8
+stages of 64 x 96 (160 KiB) 18.0 us, 10 with the last trip's padding skipped 18.5, 11 with box
+parts 19.9 (benchmarks/NOTES.md, dec39)."""
+
+
+def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
+    """The decode tiles of M's halves (`DECODE_HALVES`): for each of `HALVES_COLUMNS`, 64 x
+    bn x 64, the pair of M's two block rows in a cluster sharing B's stages (`cluster` (2,
+    1)), the most stages that fit `tgt`'s shared memory (default sm_90a's), a power of two
+    up to `HALVES_MAX_STAGES` (the pair shares their column chunks' boxes whole); named as
+    benchmarks/matmul_bench.py's `parse_config` reads them (`64x96x64:8:c32:ow:cl2`)."""
+    tgt = tgt or target("sm_90a")
+    out = []
+    for bn in HALVES_COLUMNS:
+        chunk = 32 if bn % 64 else 0
+        stages = HALVES_MAX_STAGES
+        while True:
+            flags = (f":c{chunk}:ow" if chunk else "") + ":cl2"
+            c = GemmConfig(f"64x{bn}x64:{stages}{flags}", 64, bn, 64, stages, efficiency=0.0, chunk=chunk,
+                           one_wgmma=bool(chunk), cluster=(2, 1))
+            if c.smem_bytes() <= tgt.smem_per_block or stages <= 2:
+                break
+            stages //= 2
+        out.append(c)
+    return out
 
 
 def units(c: GemmConfig, m: int, n: int) -> int:
@@ -747,9 +835,12 @@ def decode_cost(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | N
         partial = (partial // 2 if c.global_partials else 0) if c.cluster_split else partial if c.split_k > 1 else 0
         resident = min(count, sms // c.split_k * c.split_k if c.cluster_split
                        else sms * c.per_sm if c.swap_ab and c.per_sm else sms)
-        rate = ring_rate(c, resident, weight, min(c.stages, unit_steps(c, k)), tgt)
+        # unswapped tiles of M's rows share each block column's weight (through L2, or a cluster's
+        # multicast): DRAM reads it, and the resident blocks hold it in flight, once a column
+        mtiles = 1 if c.swap_ab else -(-min(mb, m) // c.bm)
+        rate = ring_rate(c, max(1, resident // mtiles), weight, min(c.stages, unit_steps(c, k)), tgt)
         # the weight once: the steps past K a split's rounding adds read nothing
-        dram = (count // c.split_k * weight * min(k, c.split_k * span) * c.operand_bytes / rate
+        dram = (count // c.split_k // mtiles * weight * min(k, c.split_k * span) * c.operand_bytes / rate
                 + count * partial / tgt.dram_bytes_per_s)
         rounds = -(-count // sms)
         if c.cluster_split:  # whole clusters at once; the sum after the rest, a tile's partial a block
@@ -1009,13 +1100,15 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
                 swapped = swap_config(m, fp8, block_scales, tgt, rows)
                 candidates += [c for c in cluster_splits(swapped, k, min(most, CLUSTER_SPLIT_MOST), tgt)
                                if units(c, m, n) <= sms // c.split_k * c.split_k]
+        if DECODE_HALVES and m > 64 and not (fp8 or block_scales):  # M's halves in pairs sharing the weight
+            candidates += halves_configs(tgt)
     elif not fp8:
         candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)
     candidates.append(taken)
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
     # ties to a swap (no tile rows past M), then to fewer bytes into shared memory, then to the earlier
     best = min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
-    return dataclasses.replace(best, pdl=True, name=f"{best.name}:pdl") if PDL else best
+    return dataclasses.replace(best, pdl=True, pdl_late=True, name=f"{best.name}:pdll") if PDL else best
 
 
 def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, k: int | None = None,

@@ -575,6 +575,7 @@ def gemm_hopper_ws(
     one_wgmma: bool = False, pdl: bool = False, pdl_weight: bool = False, l2_ahead: int = 0,
     one_c_buffer: bool = False, stagger: int = 0, consumer_rows: int = 64, half_stores: bool = False,
     scale_prefetch: bool = False, scale_a_mn_major: bool = False, l2_promotion: int | None = None,
+    small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -933,6 +934,11 @@ def gemm_hopper_ws(
     in flight under the previous kernel's tail. It needs the weight not written by the
     kernels before this one on the stream (a model's weights: constants).
 
+    `pdl_late` (with `pdl`, not `pdl_weight`): the dependents are let in by the producer
+    after its walk's last loads are issued instead of by every thread at the start, so the
+    next kernel's blocks start (and wait) only while this one's last stages land and its
+    consumers finish, not over its whole run.
+
     `l2_ahead` = D (swapped, not stream-K; in clusters of cm x 1, where each block loads
     its own weight rows): after each trip's loads the
     producer asks L2 for the unit's weight rows of the trip D trips later
@@ -954,6 +960,28 @@ def gemm_hopper_ws(
     promotion of the producer's TMA loads of A and B (not the clusters' multicast ones): 256
     brings a row's next K step (its next 128 bytes of 8-bit operands) into L2 with each miss.
     An option until measured.
+
+    `small_stages` = R (swapped; R >= 2 dividing `stages` / 2 (the consumers hold a stage
+    of each ring while they wait for the next); not with stream-K, block scales,
+    clusters, `pdl_weight`, `l2_ahead` or cp_async): the small operand (A^T, the wgmma's "B")
+    gets a ring of its own of R stages, with its own "full" and "empty" barriers, beside the
+    weight's ring of `stages` stages, so that the weight's bytes in flight are not tied to
+    A^T's: each stage of A^T is held only over L2's latency, each of the weight over DRAM's
+    (Little's law for each; at M = 128 a step's A^T is twice its 64 rows of weight, so one
+    ring of 4 stages of 48 KiB holds 64 KiB of weight, two rings of 8 x 16 and 2 x 32 KiB
+    hold 128). The producer's thread issues, in a unit's first trip, the weight's steps 0 ..
+    `stages` - 1 with A^T's steps 0 .. R - 1 after the last R of them, then each trip the
+    weight's step i + s with A^T's step i + s - (`stages` - R) (both waits release once the
+    consumers have finished step i + s - `stages`), and after the unit's last trip A^T's last
+    `stages` - R steps; the consumers wait on both rings' "full" barriers and hand both
+    stages back. A^T's phases are constants within a trip (`stages` / R even). At a unit's
+    end the weight's lead drops to R + 1 steps (the next unit's first loads wait for A^T's
+    tail): for one unit a block (the decode rule's grids) nothing is lost.
+    `small_prefetch` (with `small_stages`, persistent): before its walk the producer of
+    block b asks L2 for rows b, b + G, ... (below `bn`; those past M skipped) of A, the
+    small operand (`layout.prefetch`, a row of K elements each, evict_last), so that A^T's stages,
+    loaded `small_stages` - 1 steps ahead of their use, come from L2 rather than behind the
+    first block's DRAM miss of each step.
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
@@ -1023,11 +1051,20 @@ def gemm_hopper_ws(
                          f"{split_k}, bm {bm})")
     if global_partials and not cluster_split:
         raise ValueError("gemm_hopper_ws: global_partials needs cluster_split")
+    if small_prefetch and (not small_stages or not persistent):
+        raise ValueError("gemm_hopper_ws: small_prefetch needs small_stages and persistent")
+    if pdl_late and (not pdl or pdl_weight):
+        raise ValueError("gemm_hopper_ws: pdl_late needs pdl, without pdl_weight")
     if pdl_weight and (not pdl or cp_async or cluster != (1, 1)):
         raise ValueError("gemm_hopper_ws: pdl_weight needs pdl, without cp_async or cluster")
     if l2_ahead < 0 or (l2_ahead and (not swap_ab or stream_k or cluster[1] != 1)):
         raise ValueError(f"gemm_hopper_ws: l2_ahead >= 0 trips, swapped, without stream_k, each block loading its "
                          f"own weight rows (cluster (cm, 1)) (got {l2_ahead}, cluster {cluster})")
+    if small_stages and (not swap_ab or small_stages < 2 or stages % (2 * small_stages) or stream_k or block_scales
+                         or cluster != (1, 1) or pdl_weight or l2_ahead or cp_async):
+        raise ValueError(f"gemm_hopper_ws: small_stages (R) needs swap_ab and R >= 2 dividing stages / 2, without "
+                         f"stream_k, block_scales, cluster, pdl_weight, l2_ahead or cp_async (got R {small_stages}, "
+                         f"{stages} stages)")
     if stream_k and (not persistent or split_k > 1 or block_scales or pingpong or overlap_epilogue):
         raise ValueError("gemm_hopper_ws: stream_k needs persistent, without split_k, block_scales, pingpong or "
                          "overlap_epilogue")
@@ -1101,10 +1138,14 @@ def gemm_hopper_ws(
         # between two 1024-byte-aligned buffers costs 1 KiB, which 4 x 48 + 32 KiB cannot spare;
         # so do they where the kilobytes would not fit (5 stages of 128 x 128 x 64 and two C buffers)
         cbufs = (1 if one_c_buffer or not pingpong else 2) if tma_epilogue else 0
-        inline = nch == 1 and not cluster_split and barriers_fit(bm, bn, bk, stages, g.eb, cbufs)
+        inline = nch == 1 and not cluster_split and not small_stages and barriers_fit(bm, bn, bk, stages, g.eb, cbufs)
         sa, sb, sbw = {}, {}, {}  # sbw: with one_wgmma, B's stage buffers (sb their chunks' tiles)
         for s in range(stages):
             sa[s] = p.alloc(g.SA, dtype).named(f"sa{s}")
+            if small_stages:  # A^T's ring of its own (`small_stages`), its barriers after the buffers
+                if s < small_stages:
+                    sb[s] = [p.alloc(g.SB, dtype).named(f"sb{s}")]
+                continue
             if one_wgmma:  # the chunks' B buffers: column tiles of the stage's one buffer, side by side
                 sbw[s] = p.alloc(g.smem(bk, bn, b_kmajor, width=bc), dtype).named(f"sbw{s}")
                 sb[s] = [p.tile(sbw[s], [g.c0, p.constant(c).named(f"ch{c}")], [bk, bc]).named(f"sb{s}")
@@ -1119,6 +1160,10 @@ def gemm_hopper_ws(
                 if cluster_split and not global_partials else None)
         for s in range(0 if inline else stages):
             barriers(s)
+        fulla, emptya = {}, {}  # `small_stages`: A^T's ring's barriers
+        for s in range(small_stages):
+            fulla[s] = p.mbarrier_init(1).named(f"fulla{s}")
+            emptya[s] = p.mbarrier_init(wgs).named(f"emptya{s}")
         names = ["sc0", "sc1"] if (pingpong and not one_c_buffer) or stagger else ["sc"]
         scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue and not half_stores else [
             None] * len(names)
@@ -1156,6 +1201,8 @@ def gemm_hopper_ws(
             writes this block's stage)."""
             if size == 1:
                 p.mbarrier_arrive(empty[s])
+                if small_stages:  # and A^T's stage of step s
+                    p.mbarrier_arrive(emptya[s % small_stages])
                 return
             for r in peers:
                 p.mbarrier_arrive(empty[s], cta=r)
@@ -1413,6 +1460,9 @@ def gemm_hopper_ws(
                 the trip's L-th step is issued."""
                 for s in range(stages):
                     p.mbarrier_wait(full[s], phase)
+                    bs = sb[s % small_stages] if small_stages else sb[s]
+                    if small_stages:  # A^T's stage: its phase a constant of the trip (the docstring)
+                        p.mbarrier_wait(fulla[s % small_stages], g.c1 if s // small_stages % 2 else g.c0)
                     # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
                     sync = s == stages - 1 and turn is not None and handover == "issue"
                     src = sa[s]
@@ -1423,10 +1473,10 @@ def gemm_hopper_ws(
 
                         src = p.load(sa[s], DotOperandLayout(0, g.mma, 2)).named(f"ar{s}")
                     if one_wgmma and s < steps:  # every chunk's wgmma, then one wait: one wgmma (the docstring)
-                        ds = [p.mma(src, b, a, is_async=True).named(f"d{s + 1}") for a, b in zip(accs, sb[s])]
+                        ds = [p.mma(src, b, a, is_async=True).named(f"d{s + 1}") for a, b in zip(accs, bs)]
                         for a, w in zip(accs, p.mma_wait(*ds, pending=nch)):
                             a.assign(w.named(f"acc{s + 1}"))
-                    for a, b in zip(accs if s < steps and not one_wgmma else [], sb[s]):
+                    for a, b in zip(accs if s < steps and not one_wgmma else [], bs):
                         if sync:
                             a.assign(p.mma(src, b, a).named(f"acc{s + 1}"))
                             continue
@@ -1707,7 +1757,58 @@ def gemm_hopper_ws(
                     view = p.tile(g.A, [row, tk], [1, stages * bk]).named("wrow")
                     p.insert(PrefetchOp(view.ssa))
 
+        def producer_small() -> None:
+            """`small_stages`' producer of a unit (the docstring): the weight's ring of
+            `stages` and A^T's of R, A^T's steps `stages` - R behind the weight's."""
+            sr, lag = small_stages, stages - small_stages
+
+            def kt_of(i, off: int):
+                kt = i if off == 0 else (i + p.constant(off).named(f"o{off}")).named("kt") if off > 0 else (
+                    i - p.constant(-off).named(f"lag{-off}")).named("kt")
+                return (kt + g.kbase).named("ks") if split_k > 1 else kt
+
+            def load_w(s: int, kt) -> None:
+                p.mbarrier_arrive(full[s], tx=g.eb * bm * bk)
+                p.tma_load(p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}"), sa[s], full[s])
+
+            def load_a(a: int, kt, wait=True) -> None:
+                """A^T's step `a` of a trip (negative: the trip before), its "empty" barrier
+                waited for first (`wait` True, or unless the Value `wait`)."""
+                q, ph = a % sr, (a // sr - 1) % 2  # (the trip's first step a multiple of 2 R)
+                if wait is True:
+                    p.mbarrier_wait(emptya[q], g.c1 if ph else g.c0)
+                else:
+                    _, otherwise = p.if_else(wait)
+                    with otherwise:
+                        p.mbarrier_wait(emptya[q], g.c1 if ph else g.c0)
+                p.mbarrier_arrive(fulla[q], tx=g.eb * bn * bk)
+                p.tma_load(p.tile(g.B, [kt, g.bys[0]], [bk, bn]).named(f"tb{q}"), sb[q][0], fulla[q])
+
+            # the unit's first trip: the block's first unit waits for no stage
+            first = g.base.eq(g.c0).named("first")
+            rnd = p.divui(g.base, g.cs).named("round")
+            ephase = p.remui((rnd - g.c1).named("prev"), g.c2).named("ephase")
+            for s in range(stages):
+                _, otherwise = p.if_else(first)
+                with otherwise:
+                    p.mbarrier_wait(empty[s], ephase)
+                load_w(s, kt_of(g.c0, s))
+                if s >= lag:
+                    load_a(s - lag, kt_of(g.c0, s - lag), first)
+            with p.range(g.cs, g.nk, g.cs) as i:
+                i.named("i")
+                rnd = p.divui(kall(i), g.cs).named("round")
+                ephase = p.remui((rnd - g.c1).named("prev"), g.c2).named("ephase")
+                for s in range(stages):
+                    p.mbarrier_wait(empty[s], ephase)
+                    load_w(s, kt_of(i, s))
+                    load_a(s - lag, kt_of(i, s - lag))
+            for t in range(lag):  # A^T's last steps
+                load_a(t - lag, kt_of(g.nk, t - lag))
+
         def producer() -> None:
+            if small_stages:
+                return producer_small()
             kto = g.klast if stream_k else g.nk_main if pad else g.nk
             with p.range(g.kfirst if stream_k else g.c0, kto, g.cs) as i:
                 i.named("i")
@@ -1798,7 +1899,8 @@ def gemm_hopper_ws(
                         p.tma_load(tb, b, full[s], l2_promotion=l2_promotion)
 
         if pdl:  # the stream's next kernel may start its blocks; this one waits for the previous
-            p.griddep_launch_dependents()
+            if not pdl_late:  # (`pdl_late`: the producer, after its last loads)
+                p.griddep_launch_dependents()
             if not pdl_weight:
                 p.griddep_wait()
         roles = p.warp_specialize([1, 1, 1] if pingpong or stagger else [wgs, 1])
@@ -1825,7 +1927,15 @@ def gemm_hopper_ws(
                     p.tma_store_wait(0)
         with roles[-1]:
             p.setmaxnreg("dec", producer_regs)
+            if small_prefetch:  # A's rows pid, pid + G, ... asked of L2 (the docstring)
+                from tilec.dialects.layout import PrefetchOp
+
+                with p.range(g.pid, p.constant(bn).named("bnrows"), g.nprog) as r:
+                    r.named("arow")
+                    p.insert(PrefetchOp(p.tile(g.B, [g.c0, r], [k, 1]).named("arowv").ssa, "evict_last"))
             tiles(producer)
+            if pdl_late:  # every load of the block issued: the next kernel may start its blocks
+                p.griddep_launch_dependents()
         if size > 1:  # no block exits while a peer may still arrive on its barriers or multicast to it
             p.cluster_sync()
         if cluster_split:

@@ -488,9 +488,11 @@ def parse_config(name: str):
     tile's splits as the blocks of a cluster, summed through distributed shared memory:
     `GemmConfig.cluster_split`; `gp`: its partials through global memory,
     `GemmConfig.global_partials`), `pdl` / `pdlw` (programmatic dependent launch; `pdlw`: the
-    weight's first stages loaded before the wait, `GemmConfig.pdl`, `GemmConfig.pdl_weight`), `l2p<D>` (swapped: the weight's rows D trips ahead
-    asked of L2, `GemmConfig.l2_ahead`), separated by
-    colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
+    weight's first stages loaded before the wait, `GemmConfig.pdl`, `GemmConfig.pdl_weight`; `pdll`: the
+    dependents let in after the producer's last loads, `GemmConfig.pdl_late`), `l2p<D>` (swapped: the
+    weight's rows D trips ahead asked of L2, `GemmConfig.l2_ahead`), `sr<R>` (swapped: A^T in a ring
+    of R stages of its own, `GemmConfig.small_stages`; `srp`: A's rows asked of L2 first,
+    `GemmConfig.small_prefetch`), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
     import re
@@ -504,7 +506,7 @@ def parse_config(name: str):
         groups = [int(f[1:]) for f in flags if re.fullmatch(r"g\d+", f)]
         clusters = [_cluster(f) for f in flags if _cluster(f)]
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "sk", "sp", "ar", "ow",
-                                                       "pdl", "pdlw", "w128", "hs", "pf"}
+                                                       "pdl", "pdlw", "pdll", "w128", "hs", "pf"}
                                                  or re.fullmatch(r"g\d+|pr\d+", f) or _cluster(f) for f in flags):
             # the flags add to the named configuration's own (256x160x64:4:c32:ow:w128:sp:cl1x2:bp
             # keeps its one_wgmma and skip_padding); `nov` takes the overlap away
@@ -517,8 +519,9 @@ def parse_config(name: str):
                                        skip_padding=c.skip_padding or "sp" in flags,
                                        a_registers=c.a_registers or "ar" in flags,
                                        one_wgmma=c.one_wgmma or "ow" in flags,
-                                       pdl=c.pdl or "pdl" in flags or "pdlw" in flags,
+                                       pdl=c.pdl or bool({"pdl", "pdlw", "pdll"} & set(flags)),
                                        pdl_weight=c.pdl_weight or "pdlw" in flags,
+                                       pdl_late=c.pdl_late or "pdll" in flags,
                                        consumer_rows=128 if "w128" in flags else c.consumer_rows,
                                        half_stores=c.half_stores or "hs" in flags,
                                        scale_prefetch=c.scale_prefetch or "pf" in flags,
@@ -574,8 +577,14 @@ def parse_config(name: str):
             kw["half_stores"] = True
         elif f in ("pdl", "pdlw"):
             kw["pdl"], kw["pdl_weight"] = True, f == "pdlw" or kw.get("pdl_weight", False)
+        elif f == "pdll":
+            kw["pdl"], kw["pdl_late"] = True, True
         elif m := re.fullmatch(r"l2p(\d+)", f):
             kw["l2_ahead"] = int(m.group(1))
+        elif m := re.fullmatch(r"sr(\d+)", f):
+            kw["small_stages"] = int(m.group(1))
+        elif f == "srp":
+            kw["small_prefetch"] = True
         elif m := re.fullmatch(r"g(\d+)", f):
             kw["group"] = int(m.group(1))
         elif m := re.fullmatch(r"r(\d+)", f):
@@ -594,7 +603,8 @@ def parse_config(name: str):
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, "
                              "st<L>, ov, nov, cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, pdl, pdlw, l2p<D>, part1, fma, pf or pr<B>")
+                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, "
+                             "part1, fma, pf or pr<B>")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)

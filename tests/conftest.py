@@ -59,10 +59,12 @@ def routes():
 @pytest.fixture
 def launched_splits(monkeypatch):
     """The decode rule without its cluster splits (`CLUSTER_SPLIT_K` off: a split is
-    summed by a second launch) until the test ends; the rule's cache cleared around."""
+    summed by a second launch) nor the tiles of M's halves (`DECODE_HALVES`) until the test
+    ends; the rule's cache cleared around."""
     from tilec import gemm
 
     monkeypatch.setattr(gemm, "CLUSTER_SPLIT_K", False)
+    monkeypatch.setattr(gemm, "DECODE_HALVES", False)
     gemm._decode_config.cache_clear()
     yield
     gemm._decode_config.cache_clear()

@@ -7,7 +7,9 @@ in order, `layers` layers of weights in turn (past L2), captured in one CUDA gra
 `reps` layers and timed by its replays (the median of 10): the decode rule's picks as
 they are (`rule`), launched as programmatic dependents (`pdl`: `GemmConfig.pdl`), with the
 weight's first stages loaded before the wait (`pdlw`: `GemmConfig.pdl_weight`), with the
-weight's rows asked of L2 D trips ahead (`l2p<D>`: `GemmConfig.l2_ahead`), or flags of these
+weight's rows asked of L2 D trips ahead (`l2p<D>`: `GemmConfig.l2_ahead`), the dependents let in
+after the producer's last loads (`pdll`: `GemmConfig.pdl_late`), the swapped picks' A^T in a ring of
+R stages of its own beside STAGES of the weight (`sr<R>s<STAGES>`: `GemmConfig.small_stages`), or flags of these
 joined by `+` (`pdl+l2p2`), beside
 cuBLAS's chain (torch.matmul) and cudaMemcpy of the weights' bytes. Each GEMM reads
 the activations the chain's data flow gives it (h -> QKV, a -> O -> h2 -> gate_up, d ->
@@ -66,6 +68,13 @@ def main(argv=None) -> int:
             for f in flags:
                 if f in ("pdl", "pdlw"):
                     c = dataclasses.replace(c, pdl=True, pdl_weight=f == "pdlw" or c.pdl_weight)
+                elif f == "pdll":  # the dependents let in after the producer's last loads
+                    c = dataclasses.replace(c, pdl=True, pdl_late=True)
+                elif f.startswith("sr") and c.swap_ab:  # A^T's ring of its own: sr<R>s<STAGES>
+                    r, st = (int(x) for x in f[2:].split("s"))
+                    small = dataclasses.replace(c, small_stages=r, stages=st)
+                    if small.smem_bytes() <= 232448 and not c.stream_k and c.cluster == (1, 1):  # else as it is
+                        c = small
                 elif f.startswith("l2p") and c.swap_ab:
                     c = dataclasses.replace(c, l2_ahead=int(f[3:]))
             return dataclasses.replace(c, name=f"{c.name}:{':'.join(flags)}")

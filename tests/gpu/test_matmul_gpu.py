@@ -446,6 +446,24 @@ def test_swapped_pairs_sharing_a_t(m, n, k, name, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
 
 
+@pytest.mark.parametrize(("m", "n", "k", "bn"), [
+    (128, 6144, 4096, 96),   # QKV: 128 blocks of 64 x 96 in 64 pairs sharing the weight
+    (100, 6144, 4096, 96),   # the second block row's last 28 rows past M
+    (77, 4096, 4096, 64),    # O: 64 x 64
+    (128, 1000, 1000, 128),  # ragged N and K: the last column past N, the last trip padded
+])
+def test_the_halves_in_pairs_sharing_the_weight(m, n, k, bn, monkeypatch):
+    """The decode tiles of M's halves (`gemm.halves_configs`, `DECODE_HALVES`), forced, with
+    the widest epilogue, against float64."""
+    torch = _torch()
+    from tilec import gemm
+
+    config = next(c for c in gemm.halves_configs() if c.bn == bn)
+    monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+
+
 @pytest.mark.parametrize(("m", "n", "k", "name"), [
     (128, 6144, 4096, "64x128x128:4:swapAB:p1"),   # QKV: 768 trips over 132 blocks, span 6: tiles in 2-3 parts
     (128, 4096, 4096, "64x128x128:4:swapAB:p1"),   # O: span 4, every tile in 2 or 3 parts

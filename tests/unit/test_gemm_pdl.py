@@ -142,8 +142,9 @@ def test_a_programmatic_launch_goes_through_cuLaunchKernelEx(monkeypatch):
 
 
 def test_the_decode_rule_takes_pdl_where_the_option_says(monkeypatch):
-    """`gemm.PDL` (off): the decode rule's pick launched as a dependent (`:pdl`), the same
-    configuration otherwise; never the weight first (`pdl_weight`: the caller's promise)."""
+    """`gemm.PDL` (off): the decode rule's pick launched as a dependent, the dependents let
+    in after the producer's last loads (`:pdll`), the same configuration otherwise; never
+    the weight first (`pdl_weight`: the caller's promise)."""
     plain = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)
     assert not plain.pdl
     monkeypatch.setattr(gemm, "PDL", True)
@@ -152,4 +153,4 @@ def test_the_decode_rule_takes_pdl_where_the_option_says(monkeypatch):
         got = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)
     finally:
         gemm._decode_config.cache_clear()
-    assert got == dataclasses.replace(plain, pdl=True, name=f"{plain.name}:pdl") and not got.pdl_weight
+    assert got == dataclasses.replace(plain, pdl=True, pdl_late=True, name=f"{plain.name}:pdll") and not got.pdl_weight

@@ -160,6 +160,26 @@ def test_swap_config_rings():
     assert swap_config(1).kwargs(132)["persistent"] == 132
 
 
+def test_swap_config_fine_steps():
+    """`fine`: the K step halved (to 128 bytes at least) while the doubled stages fit and stay
+    within 8: the same ring's bytes in finer stages; rings of 8 stages, 128-byte steps and
+    block scales unchanged."""
+    got = {(m, r): swap_config(m, rows=r, fine=True).name for m in (16, 64, 128) for r in (64, 128, 256)}
+    assert got == {(16, 64): "64x16x128:8:swapAB:p1", (16, 128): "128x16x64:8:swapAB:p1",
+                   (16, 256): "256x16x64:4:swapAB:p1",
+                   (64, 64): "64x64x64:8:swapAB:p1", (64, 128): "128x64x64:8:swapAB:p1",
+                   (64, 256): "256x64x64:4:swapAB:p1",
+                   (128, 64): "64x128x64:8:swapAB:p1", (128, 128): "128x128x64:4:swapAB:p1",
+                   (128, 256): "256x128x64:4:swapAB:p1"}
+    for m in (16, 64, 128):
+        for r in (64, 128, 256):
+            fine, coarse = swap_config(m, rows=r, fine=True), swap_config(m, rows=r, fine=False)
+            assert fine.stages * fine.bk == coarse.stages * coarse.bk and fine.smem_bytes() <= 227 * 1024
+    assert swap_config(5, fp8=True, fine=True).name == "f8:64x16x256:8:swapAB:p1"
+    assert swap_config(64, fp8=True, fine=True).name == "f8:64x64x128:8:swapAB:p1"
+    assert swap_config(64, block_scales=True, fine=True).bk == 128  # one K block of the scales a step
+
+
 def test_swap_config_rows():
     """128 and 256 rows of N a unit (two and four consumer warpgroups): 256-byte K steps
     where 4 stages fit, else 128-byte ones."""

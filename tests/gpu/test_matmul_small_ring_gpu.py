@@ -1,0 +1,79 @@
+"""The swapped decode kernels' options of dec38 on the GPU: A^T in a ring of its own
+(`GemmConfig.small_stages`, with and without `small_prefetch`; unsplit and split twice in
+pairs) within the bound against float64 with the output poisoned, at M = 1, 100 and 128;
+programmatic dependent launch with the trigger after the producer's last loads
+(`GemmConfig.pdl_late`) over 12 chained layers: the same bits as without PDL."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from helpers.matmul_oracle import within_bound
+
+import tilec
+
+pytestmark = [pytest.mark.gpu, pytest.mark.torch]
+
+
+def _torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch without CUDA")
+    return torch
+
+
+def _f64(t) -> np.ndarray:
+    return t.double().cpu().numpy()
+
+
+@pytest.mark.parametrize(("n", "kind"), [(6144, "swap"), (6144, "prefetch"), (4096, "csplit")])
+def test_small_ring_within_the_bound(n, kind, monkeypatch):
+    torch = _torch()
+    from tilec import gemm
+
+    k = 4096
+    config = replace(gemm.swap_config(128), stages=8, small_stages=2, small_prefetch=kind == "prefetch")
+    if kind == "csplit":
+        config = replace(next(c for c in gemm.cluster_splits(gemm.swap_config(128), k)
+                              if c.split_k == 2 and not c.global_partials), stages=8, small_stages=2)
+    monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    g = torch.Generator(device="cuda").manual_seed(n)
+    w = (torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g) / 32).t()
+    for m in (1, 100, 128):
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        tilec.matmul(a, w, out=c)
+        torch.cuda.synchronize()
+        assert within_bound(_f64(c), _f64(a), _f64(w), None, None, None, "bf16").all()
+
+
+@pytest.mark.parametrize(("m", "n", "kind"), [(16, 2048, "swap"), (128, 4096, "csplit")])
+def test_late_trigger_in_a_chain(m, n, kind, monkeypatch):
+    """12 layers queued back to back, each reading the previous one's output and writing
+    the buffer the one before it read, launched as dependents with the late trigger."""
+    torch = _torch()
+    from tilec import gemm
+
+    k = n
+    swap = gemm.swap_config(m)
+    if kind == "csplit":
+        swap = next(c for c in gemm.cluster_splits(swap, k) if c.split_k == 2 and not c.global_partials)
+    g = torch.Generator(device="cuda").manual_seed(m + n)
+    ws = [(torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g) / 32).t() for _ in range(12)]
+    x0 = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+    outs = {}
+    for pdl in (False, True):
+        config = replace(swap, pdl=pdl, pdl_late=pdl)
+        monkeypatch.setattr(gemm, "_decode_config", lambda *args, c=config: c)
+        monkeypatch.setattr(gemm, "_fast", {})
+        bufs = [x0.clone(), torch.full_like(x0, float("nan"))]
+        for _ in range(3):
+            bufs[0].copy_(x0)
+            for i, w in enumerate(ws):
+                tilec.matmul(bufs[i % 2], w, out=bufs[(i + 1) % 2])
+            torch.cuda.synchronize()
+        outs[pdl] = bufs[0].clone()
+    assert torch.equal(outs[False], outs[True])

@@ -1,0 +1,110 @@
+"""The unswapped decode tile of M's halves (issue 39, dec39): 64 rows of M by 96 columns of N
+(one wgmma of n96 over three 32-column chunks, `one_wgmma`), the weight K-major (`w.t()`), the
+two blocks of M's halves in a thread-block cluster sharing the weight's stages (multicast along
+the cluster's column, `cluster=(2, 1)`), a deep ring with the last trip's padded steps skipped:
+cuBLAS's `96x64_64x10_1x2` decode kernel at Llama's QKV, M = 128 (H200, benchmarks/NOTES.md,
+dec39). On the reference executor against float64 (poisoned output), at a run-time M over one
+and two block rows and N past the last tile."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from test_matmul import _check, _operands, _run
+
+from tilec.compiler.pipeline import run_pipeline
+from tilec.gemm_programs import Epilogue, gemm_hopper_ws
+
+PLAIN = Epilogue()
+TILE = {"bm": 64, "bn": 96, "bk": 64, "chunk": 32, "one_wgmma": True, "b_kmajor": True, "tma_epilogue": True}
+
+
+@pytest.mark.parametrize(("stages", "skip", "parts"), [(2, True, False), (4, False, False), (3, True, True)])
+def test_m_halves_in_pairs_sharing_the_weight(stages, skip, parts):
+    """`parts`: each block of the pair loads its part of every box (`box_parts`), so an odd
+    number of stages of three chunks is shared evenly."""
+    n, k = 200, 320  # 3 block columns, the last past N; 5 K steps: padded last trips
+    module = gemm_hopper_ws(None, n, k, stages=stages, persistent=4, cluster=(2, 1), skip_padding=skip,
+                            box_parts=parts, **TILE)
+    run_pipeline(module, "default")
+    for m in (100, 64):
+        ops = _operands(m, n, k, PLAIN, seed=m)
+        _check(_run(module, m, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
+
+
+def test_qkv_at_m_128_compiles_without_spills():
+    """Llama's QKV (N 6144, K 4096) at M = 128: 10 stages of 64 x 96 + 64 x 64 (200 KiB) and a
+    64 x 32 C buffer; NVRTC for sm_90a without spills."""
+    from helpers.nvrtc import sm90_usage_or_skip
+
+    from tilec.compiler.pipeline import emit
+    from tilec.gemm import GemmConfig, MatmulKey, index_bits, matmul_program
+
+    c = GemmConfig("64x96x64:10:c32:ow:cl2:sp", 64, 96, 64, 10, efficiency=0.0, chunk=32, one_wgmma=True,
+                   cluster=(2, 1), skip_padding=True)  # the deepest measured (the rule's: 8 stages)
+    assert c.smem_bytes() <= 227 * 1024
+    key = MatmulKey(c, 6144, 4096, "bf16", PLAIN, 132, True, index_bits(128, 6144, 4096, c))
+    module = matmul_program(key)
+    run_pipeline(module, "default")
+    usage = sm90_usage_or_skip(emit(module, "cuda"))
+    assert usage.spill_stores == 0 and usage.spill_loads == 0
+
+
+def test_the_halves_candidates():
+    """64 x bn x 64 for bn of `HALVES_COLUMNS`, pairs sharing the weight, the deepest ring of a
+    power of two stages up to 8 that fits 227 KiB; names that benchmarks/matmul_bench.py reads
+    back."""
+    import sys
+    from pathlib import Path
+
+    from tilec.gemm import halves_configs
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    got = halves_configs()
+    assert [c.name for c in got] == ["64x64x64:8:cl2", "64x96x64:8:c32:ow:cl2", "64x128x64:8:cl2"]
+    for c in got:
+        assert c.smem_bytes() <= 227 * 1024 and c.cluster == (2, 1)
+        again = parse_config(c.name)
+        assert (again.bm, again.bn, again.bk, again.stages, again.chunk, again.one_wgmma, again.cluster,
+                again.skip_padding) == (c.bm, c.bn, c.bk, c.stages, c.chunk, c.one_wgmma, c.cluster, c.skip_padding)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "expected"), [
+    # QKV: 128 blocks of 64 + 96 a K element against the swap's 96 of 64 + 128
+    (128, 6144, 4096, "64x96x64:8:c32:ow:cl2"),
+    (65, 6144, 4096, "64x96x64:8:c32:ow:cl2"),
+    (128, 5120, 5120, "64x96x64:8:c32:ow:cl2"),  # 54 columns in pairs: 108 blocks (H200: 20.0 against 26.0)
+    (64, 6144, 4096, "128x64x128:4:swapAB:splitK2:csplit"),  # M <= 64: one block row, nothing to share
+    (128, 4096, 4096, "64x128x128:4:swapAB:splitK2:csplit"),  # O: the swap's pairs fill fewer bytes
+    (128, 28672, 4096, "256x128x64:4:swapAB:p1"),  # gate_up: 256-row units
+    (128, 4096, 14336, "64x128x128:4:swapAB:splitK2:csplit"),  # down
+])
+def test_the_decode_rule_with_the_halves(m, n, k, expected, monkeypatch):
+    from tilec import gemm
+
+    monkeypatch.setattr(gemm, "DECODE_HALVES", True)
+    gemm._decode_config.cache_clear()
+    try:
+        assert gemm.choose_config(m, n, 132, k=k, b_kmajor=True).name == expected
+    finally:
+        gemm._decode_config.cache_clear()
+
+
+def test_the_halves_read_the_weight_once():
+    """`decode_cost` of the halves at QKV: the busiest block fills (64 + 96) x K x 2 bytes at
+    `sm_fill_bytes_per_s`; DRAM reads the weight once (the two blocks of a column share it),
+    at most at the rate the 64 pairs' 8 stages of the weight in flight allow (`ring_rate`)."""
+    from tilec.gemm import decode_cost, halves_configs, ring_rate
+    from tilec.support.target import target
+
+    t = target("sm_90a")
+    c = next(x for x in halves_configs() if x.bn == 96)
+    fill = (64 + 96) * 4096 * 2 / t.sm_fill_bytes_per_s
+    dram = 6144 * 4096 * 2 / ring_rate(c, 64, 96, 8, t)
+    assert ring_rate(c, 64, 96, 8, t) == 64 * 8 * 96 * 64 * 2 / t.dram_latency_s < t.dram_bytes_per_s
+    assert decode_cost(c, 128, 6144, 4096, 132) == pytest.approx(max(fill, dram))
+    quick = dataclasses.replace(t, sm_fill_bytes_per_s=1e15, sm_mma_flops_per_s=1e18, dram_latency_s=0.0)
+    assert decode_cost(c, 128, 6144, 4096, 132, quick) == pytest.approx(6144 * 4096 * 2 / t.dram_bytes_per_s)
