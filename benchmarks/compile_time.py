@@ -76,13 +76,18 @@ GEMM_CASES = (
     ("4000^3", 4000, 4000, 4000, False, False),
     ("3000x5000x7000", 3000, 5000, 7000, False, False),
     ("qkv M=128", 128, 6144, 4096, True, False),
+    ("o M=128", 128, 4096, 4096, True, False),
     ("down M=128", 128, 4096, 14336, True, False),
     ("down M=2048", 2048, 4096, 14336, True, False),
+    ("gate_up M=16", 16, 28672, 4096, True, False),
+    ("gate_up M=128", 128, 28672, 4096, True, False),
+    ("gate_up M=2048", 2048, 28672, 4096, True, False),
+    ("qkv M=1", 1, 6144, 4096, True, False),
     ("fp8 4096^3", 4096, 4096, 4096, True, True),
     ("fp8 8192^3", 8192, 8192, 8192, True, True),
 )
-"""(label, M, N, K, B K-major, FP8 e4m3): benchmarks/matmul_bench.py's shapes whose
-first call compiled longest (the Llama-3-8B projections `x @ w.t()` take B K-major)."""
+"""(label, M, N, K, B K-major, FP8 e4m3): benchmarks/matmul_bench.py's shapes, one of each
+configuration its rule takes (the Llama-3-8B projections `x @ w.t()` take B K-major)."""
 
 
 def gemm_row(label: str, m: int, n: int, k: int, kmajor: bool, fp8: bool, repeat: int, sms: int = 132) -> dict:
@@ -94,7 +99,7 @@ def gemm_row(label: str, m: int, n: int, k: int, kmajor: bool, fp8: bool, repeat
     from tilec.runtime.launch import Kernel
     from tilec.runtime.nvrtc import compile_cuda
 
-    config = choose_config(m, n, sms, k=k, fp8=fp8)
+    config = choose_config(m, n, sms, k=k, fp8=fp8, b_kmajor=kmajor)
     key = MatmulKey(config, n, k, "f8E4M3FN" if fp8 else "bf16", Epilogue(scale=fp8), sms, kmajor,
                     index_bits(m, n, k, config))
     _smem_layout.clear_caches()
