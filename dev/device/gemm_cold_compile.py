@@ -9,7 +9,8 @@ tensors are made, `tilec.matmul(a, b, out=c)` up to `torch.cuda.synchronize()` i
 whole, and its parts by wrapping the functions it calls: `matmul_program` (building the
 module), `run_pipeline` (the passes and their verification), `Kernel` (lowering and the
 CUDA emitter), `compile_cuda` (NVRTC: front end, NVVM, ptxas; a cubin for sm_90a, so the
-driver JITs nothing) and the cubin's load into the context (CuPy's `Module.load`, the
+driver JITs nothing; `probes`: the empty kernels `raw_launch.resident_clusters` compiles to
+ask the driver how many clusters run at once; `programs`: NVRTC programs in all) and the cubin's load into the context (CuPy's `Module.load`, the
 function's attributes); the rest
 (`other`) is the call's own Python, the launch and the kernel. `t` after a shape: B
 K-major (`x @ w.t()`). Prints one line a run and shape. `--verify-every-pass`: the
@@ -48,8 +49,27 @@ gemm.matmul_program = timed("build", gemm.matmul_program)
 import tilec.compiling as compiling
 compiling.run_pipeline = timed("passes", compiling.run_pipeline)
 compiling.Kernel = timed("emit", compiling.Kernel)
-nvrtc.compile_cuda = timed("nvrtc", nvrtc.compile_cuda)
-from tilec.runtime import launch
+compiles = []  # (seconds, inside `raw_launch.resident_clusters`) of each NVRTC program
+probing = []
+def counted(fn):
+    def wrapper(*a, **kw):
+        s = time.perf_counter()
+        try:
+            return fn(*a, **kw)
+        finally:
+            compiles.append((time.perf_counter() - s, bool(probing)))
+    return wrapper
+nvrtc.compile_cuda = counted(nvrtc.compile_cuda)
+from tilec.runtime import launch, raw_launch
+def probe(fn):
+    def wrapper(*a, **kw):
+        probing.append(1)
+        try:
+            return fn(*a, **kw)
+        finally:
+            probing.pop()
+    return wrapper
+raw_launch.resident_clusters = probe(raw_launch.resident_clusters)
 launch.Kernel._function = timed("function", launch.Kernel._function)  # NVRTC and the cubin's load
 g = torch.Generator(device="cuda").manual_seed(m + n + k)
 a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
@@ -62,8 +82,11 @@ tilec.matmul(a, b, out=c)
 torch.cuda.synchronize()
 total = time.perf_counter() - s
 err = (c.float() - (a.float() @ b.float())).abs().max().item()
-parts["load"] = parts.pop("function", 0.0) - parts.get("nvrtc", 0.0)
+parts["nvrtc"] = sum(d for d, inside in compiles if not inside)
+parts["probes"] = sum(d for d, inside in compiles if inside)  # the resident clusters' empty kernels
+parts["load"] = parts.pop("function", 0.0) - parts["nvrtc"]
 known = sum(parts.values())
+parts["programs"] = len(compiles)
 print(json.dumps({"config": gemm.choose_config(m, n, torch.cuda.get_device_properties(0).multi_processor_count,
                                                k=k, b_kmajor=t).name,
                   "total": total, **parts, "other": total - known, "max_err": err}))
@@ -94,9 +117,9 @@ def main(argv=None) -> int:
                 print(text, "failed:", out.stderr[-1500:])
                 return 1
             row = json.loads(out.stdout.strip().splitlines()[-1])
-            keys = ("total", "build", "passes", "emit", "nvrtc", "load", "other")
+            keys = ("total", "build", "passes", "emit", "nvrtc", "probes", "load", "other")
             print(f"run {r}{'v' if args.verify_every_pass else ''} {text:18s} {row['config']:40s} " + " ".join(f"{x} {row.get(x, 0.0):.2f}" for x in keys)
-                  + f" err {row['max_err']:.3g}", flush=True)
+                  + f" programs {row['programs']} err {row['max_err']:.3g}", flush=True)
     return 0
 
 
