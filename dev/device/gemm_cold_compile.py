@@ -4,8 +4,9 @@ GPU's host (issue 39: a cold compile of every rule tile <= 3 s).
     python3 dev/device/gemm_cold_compile.py [--shapes 3000x5000x7000,2048x28672x4096t,4000] [--runs 2]
 
 Each shape in a new Python process with `TILEC_CACHE=0` (no disk cache) and
-`CUDA_CACHE_DISABLE=1` (NVRTC 12.9+ answers a source it compiled before from the driver's
-compute cache: a second run found its kernel there, 0.33 s for 1.1): after `import torch, tilec` and the
+`CUDA_CACHE_DISABLE=1`, each NVRTC source made new by a comment (NVRTC 12.9+ answers a
+source it compiled before from a cache of its own: a second run found its kernel there,
+0.33 s for 1.1): after `import torch, tilec` and the
 tensors are made, `tilec.matmul(a, b, out=c)` up to `torch.cuda.synchronize()` is timed
 whole, and its parts by wrapping the functions it calls: `matmul_program` (building the
 module), `run_pipeline` (the passes and their verification), `Kernel` (lowering and the
@@ -53,10 +54,10 @@ compiling.Kernel = timed("emit", compiling.Kernel)
 compiles = []  # (seconds, inside `raw_launch.resident_clusters`) of each NVRTC program
 probing = []
 def counted(fn):
-    def wrapper(*a, **kw):
+    def wrapper(source, *a, **kw):
         s = time.perf_counter()
-        try:
-            return fn(*a, **kw)
+        try:  # a source new to NVRTC's cache too
+            return fn(source + f"// {time.time_ns()}\n", *a, **kw)
         finally:
             compiles.append((time.perf_counter() - s, bool(probing)))
     return wrapper
