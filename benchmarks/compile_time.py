@@ -4,7 +4,7 @@ and every case of benchmarks/copy_bench.py (full and --quick sizes); with `--gem
 first call of `tilec.matmul` on each shape of `GEMM_CASES` split into its parts.
 
     python benchmarks/compile_time.py [--only SUBSTRING] [--json OUT.json]
-    python benchmarks/compile_time.py --gemm [--whole-unroll] [--repeat N] [--md OUT.md]
+    python benchmarks/compile_time.py --gemm [--whole-unroll] [--verify-every-pass] [--repeat N] [--md OUT.md]
 
 Measured in this process, after the imports. `cold` is a compile with tilec's memoized
 layout choices and verified op signatures cleared (the shared-layout search and the
@@ -22,6 +22,8 @@ so that NVRTC's own cache cannot answer; `ptxas s` is what ptxas reported of it)
 the sizes: lines of CUDA and of PTX, wgmma instructions in the PTX. NVRTC needs no GPU.
 `--whole-unroll` emits the K loops as the CUDA target did before issue 39 (a static loop
 unrolled whole under 4096 operations), for the "before" of benchmarks/NOTES.md's table.
+`--verify-every-pass` verifies the module after every pass, as `run_pipeline` did before
+issue 39's cold-compile work (also where a pass left it as it verified: `verify_cache.state`).
 """
 
 from __future__ import annotations
@@ -152,6 +154,10 @@ def gemm_markdown(rows: list[dict]) -> str:
 def gemm_main(args: argparse.Namespace) -> int:
     if args.whole_unroll:
         whole_unroll()
+    if args.verify_every_pass:
+        from tilec.compiler import pipeline
+
+        pipeline.state = lambda module: object()  # never the state verified before
     cases = [c for c in GEMM_CASES if args.only in c[0]]
     if not cases:
         print(f"no GEMM case matches {args.only!r}", file=sys.stderr)
@@ -176,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="also write the rows as JSON here")
     ap.add_argument("--gemm", action="store_true", help="the first call of tilec.matmul per shape, with NVRTC")
     ap.add_argument("--whole-unroll", action="store_true", help="--gemm with the K loops unrolled whole (before)")
+    ap.add_argument("--verify-every-pass", action="store_true",
+                    help="--gemm with the module verified after every pass (before)")
     ap.add_argument("--repeat", type=int, default=1, help="--gemm: NVRTC compiles per shape, the least counted")
     ap.add_argument("--md", help="--gemm: also write the table as markdown here")
     args = ap.parse_args(argv)
