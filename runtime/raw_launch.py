@@ -173,8 +173,7 @@ def resident_clusters(device: int, blocks: int, threads: int, smem: int) -> int:
 def _cluster_probe(device: int, blocks: int, threads: int) -> bytes:
     """The cubin of `resident_clusters`' empty kernel for `device` (the current one):
     compiled once for every shared-memory size asked of it (`tilec.matmul`'s rule asks
-    the clusters of each tile's; each compile, a second NVRTC program, cost its first
-    call about 0.05 s on the H200's host)."""
+    the clusters of each tile's shared memory: one NVRTC program, not one a tile)."""
     from .nvrtc import compile_cuda
 
     source = (f'extern "C" __global__ void __cluster_dims__({blocks}, 1, 1) __launch_bounds__({threads}, 1) '
