@@ -713,8 +713,8 @@ def gemm_hopper_ws(
     before. Each of the last stages of a trip that a step past K may fall on runs its
     loads and wgmma in a branch on its step (`ksteps`, K being a constant): the loops
     keep one trip's code (the last trip peeled off them was a second copy of those
-    stages' wgmma: NVRTC compiled 1.5 times the wgmma, issue 39). 3000 x 5000 x 7000 in steps of 64: 110 steps a tile instead of
-    112; 4000^3: 63 instead of 64.
+    stages' wgmma: NVRTC compiled 1.5 times the wgmma, issue 39). 3000 x 5000 x 7000 in
+    steps of 64: 110 steps a tile instead of 112; 4000^3: 63 instead of 64.
 
     `a_registers` (16-bit operands; not with block scales, `overlap_epilogue` or `swap_ab`):
     each K step's A tile is loaded once from its stage into registers (`layout.load` in
@@ -1726,15 +1726,15 @@ def gemm_hopper_ws(
             kto = g.klast if stream_k else g.nk
             with p.range(g.kfirst if stream_k else g.c0, kto, g.cs) as i:
                 i.named("i")
-                producer_trip(i, stages)
+                producer_trip(i)
                 if l2_ahead:
                     prefetch_ahead(i)
 
-        def producer_trip(i, steps: int) -> None:
-            """A trip of the producer's loop from step `i`: its first `steps` steps load
-            their stage; the rest only wait for their stage and arrive on its "full"
-            barrier, expecting no bytes, as do the stages whose step lies past K
-            (`skip_padding`: a branch on the step, `inside`). With `pdl_weight`, the
+        def producer_trip(i) -> None:
+            """A trip of the producer's loop from step `i`: each step loads its stage,
+            but a step past K (`skip_padding`: a branch on the step, `inside`) only waits
+            for its stage and arrives on its "full" barrier, expecting no bytes. With
+            `pdl_weight`, the
             block's first trip loads the weight's boxes of all its stages, then waits for
             the previous kernel (`griddep_wait`), then loads the small operand's."""
             rnd = p.divui(kall(i), g.cs).named("round")
@@ -1743,16 +1743,17 @@ def gemm_hopper_ws(
             if pdl_weight:
                 then, otherwise = p.if_else(first)
                 with then:
-                    _weight_first_trip(i, steps)
+                    _weight_first_trip(i)
                 with otherwise:
-                    _trip(i, steps, first, ephase)
+                    _trip(i, first, ephase)
                 return
-            _trip(i, steps, first, ephase)
+            _trip(i, first, ephase)
 
-        def _weight_first_trip(i, steps: int) -> None:
-            """`pdl_weight`'s first trip of a block (`producer_trip`): no stage to wait for."""
+        def _weight_first_trip(i) -> None:
+            """`pdl_weight`'s first trip of a block (`producer_trip`): no stage to wait for
+            (steps past K, `skip_padding`, loaded too: zeros, which the copy engine fills)."""
             loads = []
-            for s in range(steps):
+            for s in range(stages):
                 kt = (i + o[s]).named(f"kt{s}")
                 if split_k > 1:
                     kt = (kt + g.kbase).named(f"ks{s}")
@@ -1765,8 +1766,6 @@ def gemm_hopper_ws(
                 else:
                     for tb, b in zip(tbs, sb[s]):
                         p.tma_load(tb, b, full[s])
-            for s in range(steps, stages):
-                p.mbarrier_arrive(full[s])
             p.griddep_wait()
             for ta, tbs, s in loads:
                 if swap_ab:
@@ -1775,7 +1774,7 @@ def gemm_hopper_ws(
                 else:
                     p.tma_load(ta, sa[s], full[s])
 
-        def _trip(i, steps: int, first, ephase) -> None:
+        def _trip(i, first, ephase) -> None:
             guards = inside(i) if pad else {}
             for s in range(stages):
                 kt = (i + o[s]).named(f"kt{s}")
@@ -1784,9 +1783,7 @@ def gemm_hopper_ws(
                 _, otherwise = p.if_else(first)
                 with otherwise:
                     p.mbarrier_wait(empty[s], ephase)
-                if s >= steps:
-                    p.mbarrier_arrive(full[s])
-                elif s in guards:  # past K: no bytes
+                if s in guards:  # past K: no bytes
                     then, otherwise = p.if_else(guards[s])
                     with then:
                         load_stage(s, kt)
