@@ -6,9 +6,10 @@ otherwise. `compiler/pipeline.verify_module` uses it after every pass.
 
 `state(module)` is everything of a module that verification reads (below); two equal
 states verify alike, so `compiler/pipeline.run_pipeline` does not verify again a module
-whose state after a pass is the state it verified after the pass before (most passes
-of a pipeline leave most programs as they were: the GEMM's 24 passes before
-`lower-to-gpu` verified its 500 ops 24 times, 0.9 s of its cold compile).
+whose state after a pass is the state it verified in after the pass before (most passes
+of a pipeline leave most programs as they were: 22 of the default pipeline's 27 leave the
+3000 x 5000 x 7000 GEMM's 500 ops as they were, and verifying them again after each was
+0.7 of its passes' 1.16 s on the H200's host).
 
 The GPU-level IR is mostly thousands of ops of a few classes (arith index arithmetic,
 vector/memref loads and stores) that differ only in their operands. For the classes in
@@ -82,8 +83,8 @@ def state(module: Operation) -> list[tuple]:
     operands (the value objects: their owners are ops or blocks of this list), its
     results' types, properties, attributes and successors, and its regions' blocks with
     their arguments' types. Attributes are immutable, so the references say their
-    values; a value's type can be set anew, so the types are read. Compared with `==`
-    (identical objects compare equal at once)."""
+    values; the values' types are read as well (xDSL keeps them in a field a rewrite
+    could set). Compared with `==` (identical objects compare equal at once)."""
     return [
         (
             op,
