@@ -6,18 +6,18 @@ GPU's host (issue 39: a cold compile of every rule tile <= 3 s).
 Each shape in a new Python process with `TILEC_CACHE=0` (no disk cache) and
 `CUDA_CACHE_DISABLE=1`, each NVRTC source made new by a comment (NVRTC 12.9+ answers a
 source it compiled before from a cache of its own: a second run found its kernel there,
-0.33 s for 1.1): after `import torch, tilec` and the
-tensors are made, `tilec.matmul(a, b, out=c)` up to `torch.cuda.synchronize()` is timed
-whole, and its parts by wrapping the functions it calls: `matmul_program` (building the
-module), `run_pipeline` (the passes and their verification), `Kernel` (lowering and the
-CUDA emitter), `compile_cuda` (NVRTC: front end, NVVM, ptxas; a cubin for sm_90a, so the
-driver JITs nothing; `probes`: the empty kernels `raw_launch.resident_clusters` compiles to
-ask the driver how many clusters run at once; `programs`: NVRTC programs in all) and the cubin's load into the context (CuPy's `Module.load`, the
-function's attributes); the rest
-(`other`) is the call's own Python, the launch and the kernel. `t` after a shape: B
-K-major (`x @ w.t()`). Prints one line a run and shape. `--verify-every-pass`: the
-passes verify the module after each of them, as before issue 39's change (also where a
-pass left it as it was: `verify_cache.state`)."""
+0.33 s for 1.1). After `import torch, tilec` and the tensors are made,
+`tilec.matmul(a, b, out=c)` up to `torch.cuda.synchronize()` is timed whole, and its parts
+by wrapping the functions it calls: `matmul_program` (`build`: the module), `run_pipeline`
+(`passes`, with their verification), `Kernel` (`emit`: lowering to the artifact and the
+CUDA emitter), `compile_cuda` (`nvrtc`: front end, NVVM, ptxas; a cubin for sm_90a, so the
+driver JITs nothing; `probes`: the empty kernels `raw_launch.resident_clusters` compiles
+to ask the driver how many clusters run at once; `programs`: NVRTC programs in all) and
+`Kernel._function` less its NVRTC (`load`: the cubin into the context, CuPy's
+`Module.load`, the function's attributes); `other` is the rest: the call's own Python, the
+launch and the kernel. `t` after a shape: B K-major (`x @ w.t()`). Prints one line a run
+and shape. `--verify-every-pass`: the passes verify the module after each of them, as
+before issue 39's change (also where a pass left it as it was: `verify_cache.state`)."""
 
 from __future__ import annotations
 
