@@ -711,9 +711,11 @@ def gemm_hopper_ws(
     being unrolled by them) load nothing and run no wgmma: the producer waits for the
     stage's "empty" barrier and arrives on its "full" barrier expecting no bytes, the
     consumers wait for it and hand the stage back, so every barrier's phases run on as
-    before. The last trip is peeled off the K loops (its skipped steps are static, K
-    being a constant). 3000 x 5000 x 7000 in steps of 64: 110 steps a tile instead of
-    112; 4000^3: 63 instead of 64.
+    before. Each of the last stages of a trip that a step past K may fall on runs its
+    loads and wgmma in a branch on its step (`ksteps`, K being a constant): the loops
+    keep one trip's code (the last trip peeled off them was a second copy of those
+    stages' wgmma: NVRTC compiled 1.5 times the wgmma, issue 39). 3000 x 5000 x 7000 in
+    steps of 64: 110 steps a tile instead of 112; 4000^3: 63 instead of 64.
 
     `a_registers` (16-bit operands; not with block scales, `overlap_epilogue` or `swap_ab`):
     each K step's A tile is loaded once from its stage into registers (`layout.load` in
@@ -1117,10 +1119,16 @@ def gemm_hopper_ws(
         g.SC = g.smem(rows, bc, ebytes=2)
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages * rounds))}
     o[0] = g.c0
-    # the steps of the last trip wholly past K, skipped (`skip_padding`): the K loops stop a
-    # trip early and their last trip is written after them, its last `pad` steps empty
+    # the steps of the last trip wholly past K, skipped (`skip_padding`): each of a trip's
+    # last `pad` stages runs where its step lies inside K (a branch on the step, not a
+    # second copy of the trip after the loop: one trip's code, issue 39's cold compile)
     pad = g.nk_steps - _cdiv(k, bk) if skip_padding else 0
-    g.nk_main = p.constant(g.nk_steps - stages).named("nkmain") if pad else None
+    g.ksteps = p.constant(_cdiv(k, bk)).named("ksteps") if pad else None
+
+    def inside(i) -> dict:
+        """Stage -> whether its step of the trip from step `i` lies inside K (an `i1`), for
+        the stages a trip may skip (`skip_padding`)."""
+        return {s: ((i + o[s]).named(f"kin{s}") < g.ksteps).named(f"inside{s}") for s in range(stages - pad, stages)}
     with _launch(g, m, n, bm, bn, 128 * (wgs + 1), group, nprog, split_k, stages if stream_k else 0, cluster,
                  cluster_split):
 
@@ -1447,20 +1455,38 @@ def gemm_hopper_ws(
                 carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
                     Value(p, g.scale0.ssa)] + [Value(p, g.sb0.ssa) for _ in range(nch)]
             kfrom, kto = (g.kfirst, g.klast) if stream_k else (g.cs if overlap_epilogue else g.c0, g.nk)
-            if pad:  # the last trip after the loop
-                kto = g.nk_main
             trip = g.cs if rounds == 1 else p.constant(stages * rounds).named("ctrip")
 
-            def plain_trip(phase, later, steps: int, lead=None) -> None:
-                """A trip of the K loop without block scales: `steps` steps (the rest, past
-                K, wait for their stage and hand it back), each stage handed back a step
+            def step_mma(s: int, src, sync: bool) -> None:
+                """Stage `s`'s wgmma into `accs`, each waited for until the step's are the
+                only ones in flight (`sync`: waited for whole)."""
+                if a_registers:  # A once into registers for every chunk's wgmma
+                    from tilec.dialects.mma import DotOperandLayout
+
+                    src = p.load(sa[s], DotOperandLayout(0, g.mma, 2)).named(f"ar{s}")
+                bs = sb[s % small_stages] if small_stages else sb[s]  # `small_stages`: A^T's ring
+                if one_wgmma:  # every chunk's wgmma, then one wait: one wgmma (the docstring)
+                    ds = [p.mma(src, b, a, is_async=True).named(f"d{s + 1}") for a, b in zip(accs, bs)]
+                    for a, w in zip(accs, p.mma_wait(*ds, pending=nch)):
+                        a.assign(w.named(f"acc{s + 1}"))
+                    return
+                for a, b in zip(accs, bs):
+                    if sync:
+                        a.assign(p.mma(src, b, a).named(f"acc{s + 1}"))
+                        continue
+                    d = p.mma(src, b, a, is_async=True).named(f"d{s + 1}")
+                    a.assign(p.mma_wait(d, pending=1)[0].named(f"acc{s + 1}"))
+
+            def plain_trip(phase, later, lead=None, guards=None) -> None:
+                """A trip of the K loop without block scales, each stage handed back a step
                 later; the previous trip's last stage at the first step where `later`
                 (a Value, or a Python bool where the trip's place is known). `lead`
                 (`stagger` L, consumer 1): where it holds, the arrival on "lag" after
-                the trip's L-th step is issued."""
+                the trip's L-th step is issued. `guards` (`skip_padding`, `inside`):
+                a stage's wgmma run where its step lies inside K; past it, the steps
+                before are waited for (the stage before is handed back after them)."""
                 for s in range(stages):
                     p.mbarrier_wait(full[s], phase)
-                    bs = sb[s % small_stages] if small_stages else sb[s]
                     if small_stages:  # A^T's stage: its phase a constant of the trip (the docstring)
                         p.mbarrier_wait(fulla[s % small_stages], g.c1 if s // small_stages % 2 else g.c0)
                     # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
@@ -1468,26 +1494,18 @@ def gemm_hopper_ws(
                     src = sa[s]
                     if half is not None:  # the consumer's rows of the stage's A
                         src = p.tile(sa[s], [g.c1 if half else g.c0, g.c0], [rows, bk]).named(f"sah{s}")
-                    if a_registers and s < steps:  # A once into registers for every chunk's wgmma
-                        from tilec.dialects.mma import DotOperandLayout
-
-                        src = p.load(sa[s], DotOperandLayout(0, g.mma, 2)).named(f"ar{s}")
-                    if one_wgmma and s < steps:  # every chunk's wgmma, then one wait: one wgmma (the docstring)
-                        ds = [p.mma(src, b, a, is_async=True).named(f"d{s + 1}") for a, b in zip(accs, bs)]
-                        for a, w in zip(accs, p.mma_wait(*ds, pending=nch)):
-                            a.assign(w.named(f"acc{s + 1}"))
-                    for a, b in zip(accs if s < steps and not one_wgmma else [], bs):
-                        if sync:
-                            a.assign(p.mma(src, b, a).named(f"acc{s + 1}"))
-                            continue
-                        d = p.mma(src, b, a, is_async=True).named(f"d{s + 1}")
-                        a.assign(p.mma_wait(d, pending=1)[0].named(f"acc{s + 1}"))
+                    if guards and s in guards:
+                        then, otherwise = p.if_else(guards[s], carry=accs)
+                        with then:
+                            step_mma(s, src, sync)
+                        with otherwise:  # past K: the wgmma before have read their stages
+                            for a, w in zip(accs, p.mma_wait(*(a.named("inflight") for a in accs), pending=0)):
+                                a.assign(w)
+                    else:
+                        step_mma(s, src, sync)
                     if lead is not None and s == stagger - 1:  # consumer 0 may start (`stagger`)
                         with p.if_(lead):
                             p.mbarrier_arrive(lag)
-                    if s == steps:  # the last step's wgmma have read its stage before it is handed back
-                        for a, w in zip(accs, p.mma_wait(*(a.named("inflight") for a in accs), pending=0)):
-                            a.assign(w)
                     if s:
                         release(s - 1)
                     elif later is True:
@@ -1512,15 +1530,12 @@ def gemm_hopper_ws(
                     lead = None
                     if half == 1:  # the block's first trip: its L-th step lets consumer 0 start
                         lead = (g.j.eq(g.c0).named("firsttile") & i.eq(kfrom).named("firsttrip")).named("lead")
-                    plain_trip(phase, i.ne(kfrom).named("later"), stages, lead)
+                    plain_trip(phase, i.ne(kfrom).named("later"), lead, inside(i) if pad else None)
                 if turn is not None and handover == "issue":
                     # the K loop's last wait on a full barrier is past: the other consumer's turn
                     lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
                     with p.if_(i.eq(lasti).named("islast")):
                         p.mbarrier_arrive(turns[1 - turn])
-            if pad:  # the last trip, its steps past K skipped
-                rnd = p.divui(kall(g.nk_main), g.cs).named("round")
-                plain_trip(p.remui(rnd, g.c2).named("phase"), g.nk_steps > stages, stages - pad)
             if block_scales and partials == 2:  # (each trip waits for its wgmma and hands its stages back)
                 # the last step's partials (with one partial, each step was promoted in its trip)
                 promote(accs, carry[nch:2 * nch], carry[2 * nch:])
@@ -1809,19 +1824,18 @@ def gemm_hopper_ws(
         def producer() -> None:
             if small_stages:
                 return producer_small()
-            kto = g.klast if stream_k else g.nk_main if pad else g.nk
+            kto = g.klast if stream_k else g.nk
             with p.range(g.kfirst if stream_k else g.c0, kto, g.cs) as i:
                 i.named("i")
-                producer_trip(i, stages)
+                producer_trip(i)
                 if l2_ahead:
                     prefetch_ahead(i)
-            if pad:  # the last trip, its steps past K skipped
-                producer_trip(g.nk_main, stages - pad)
 
-        def producer_trip(i, steps: int) -> None:
-            """A trip of the producer's loop from step `i`: its first `steps` steps load
-            their stage; the rest (past K, `skip_padding`) only wait for their stage and
-            arrive on its "full" barrier, expecting no bytes. With `pdl_weight`, the
+        def producer_trip(i) -> None:
+            """A trip of the producer's loop from step `i`: each step loads its stage,
+            but a step past K (`skip_padding`: a branch on the step, `inside`) only waits
+            for its stage and arrives on its "full" barrier, expecting no bytes. With
+            `pdl_weight`, the
             block's first trip loads the weight's boxes of all its stages, then waits for
             the previous kernel (`griddep_wait`), then loads the small operand's."""
             rnd = p.divui(kall(i), g.cs).named("round")
@@ -1830,16 +1844,17 @@ def gemm_hopper_ws(
             if pdl_weight:
                 then, otherwise = p.if_else(first)
                 with then:
-                    _weight_first_trip(i, steps)
+                    _weight_first_trip(i)
                 with otherwise:
-                    _trip(i, steps, first, ephase)
+                    _trip(i, first, ephase)
                 return
-            _trip(i, steps, first, ephase)
+            _trip(i, first, ephase)
 
-        def _weight_first_trip(i, steps: int) -> None:
-            """`pdl_weight`'s first trip of a block (`producer_trip`): no stage to wait for."""
+        def _weight_first_trip(i) -> None:
+            """`pdl_weight`'s first trip of a block (`producer_trip`): no stage to wait for
+            (steps past K, `skip_padding`, loaded too: zeros, which the copy engine fills)."""
             loads = []
-            for s in range(steps):
+            for s in range(stages):
                 kt = (i + o[s]).named(f"kt{s}")
                 if split_k > 1:
                     kt = (kt + g.kbase).named(f"ks{s}")
@@ -1852,8 +1867,6 @@ def gemm_hopper_ws(
                 else:
                     for tb, b in zip(tbs, sb[s]):
                         p.tma_load(tb, b, full[s])
-            for s in range(steps, stages):
-                p.mbarrier_arrive(full[s])
             p.griddep_wait()
             for ta, tbs, s in loads:
                 if swap_ab:
@@ -1862,7 +1875,8 @@ def gemm_hopper_ws(
                 else:
                     p.tma_load(ta, sa[s], full[s])
 
-        def _trip(i, steps: int, first, ephase) -> None:
+        def _trip(i, first, ephase) -> None:
+            guards = inside(i) if pad else {}
             for s in range(stages):
                 kt = (i + o[s]).named(f"kt{s}")
                 if split_k > 1:
@@ -1870,33 +1884,41 @@ def gemm_hopper_ws(
                 _, otherwise = p.if_else(first)
                 with otherwise:
                     p.mbarrier_wait(empty[s], ephase)
-                if s >= steps:
-                    p.mbarrier_arrive(full[s])
-                    continue
-                tx = g.eb * (bm * ("a" not in cp_async) + bn * ("b" not in cp_async)) * bk
-                p.mbarrier_arrive(full[s], tx=tx or None)
-                ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
-                tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
-                if cn == 1 and "a" in cp_async:
-                    p.cp_async_load(ta, sa[s], full[s])
-                elif cn == 1:
-                    p.tma_load(ta, sa[s], full[s], l2_promotion=l2_promotion)
-                if size > 1:  # each rank its share of the stage's boxes, multicast (`cluster_loads`)
-                    for r, loads in enumerate(cluster_loads(cm, cn, s, nch, box_parts)):
-                        if loads:
-                            with p.if_(g.crank.eq(g.crs[r]).named("myhalf")):
-                                for box, part, mask in loads:
-                                    tb, b = (ta, sa[s]) if box < 0 else (tbs[box], sb[s][box])
-                                    if part >= 0:
-                                        tb, b = box_part(box, part, kt, s)
-                                    p.tma_load(tb, b, full[s], multicast=mask)
-                    if cm > 1:
-                        continue
-                for tb, b in zip(tbs, sb[s]):
-                    if "b" in cp_async:
-                        p.cp_async_load(tb, b, full[s])
-                    else:
-                        p.tma_load(tb, b, full[s], l2_promotion=l2_promotion)
+                if s in guards:  # past K: no bytes
+                    then, otherwise = p.if_else(guards[s])
+                    with then:
+                        load_stage(s, kt)
+                    with otherwise:
+                        p.mbarrier_arrive(full[s])
+                else:
+                    load_stage(s, kt)
+
+        def load_stage(s: int, kt) -> None:
+            """Stage `s`'s boxes of K step `kt`, their bytes expected on its "full" barrier."""
+            tx = g.eb * (bm * ("a" not in cp_async) + bn * ("b" not in cp_async)) * bk
+            p.mbarrier_arrive(full[s], tx=tx or None)
+            ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
+            tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
+            if cn == 1 and "a" in cp_async:
+                p.cp_async_load(ta, sa[s], full[s])
+            elif cn == 1:
+                p.tma_load(ta, sa[s], full[s], l2_promotion=l2_promotion)
+            if size > 1:  # each rank its share of the stage's boxes, multicast (`cluster_loads`)
+                for r, loads in enumerate(cluster_loads(cm, cn, s, nch, box_parts)):
+                    if loads:
+                        with p.if_(g.crank.eq(g.crs[r]).named("myhalf")):
+                            for box, part, mask in loads:
+                                tb, b = (ta, sa[s]) if box < 0 else (tbs[box], sb[s][box])
+                                if part >= 0:
+                                    tb, b = box_part(box, part, kt, s)
+                                p.tma_load(tb, b, full[s], multicast=mask)
+                if cm > 1:
+                    return
+            for tb, b in zip(tbs, sb[s]):
+                if "b" in cp_async:
+                    p.cp_async_load(tb, b, full[s])
+                else:
+                    p.tma_load(tb, b, full[s], l2_promotion=l2_promotion)
 
         if pdl:  # the stream's next kernel may start its blocks; this one waits for the previous
             if not pdl_late:  # (`pdl_late`: the producer, after its last loads)

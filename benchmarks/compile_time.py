@@ -4,7 +4,7 @@ and every case of benchmarks/copy_bench.py (full and --quick sizes); with `--gem
 first call of `tilec.matmul` on each shape of `GEMM_CASES` split into its parts.
 
     python benchmarks/compile_time.py [--only SUBSTRING] [--json OUT.json]
-    python benchmarks/compile_time.py --gemm [--whole-unroll] [--repeat N] [--md OUT.md]
+    python benchmarks/compile_time.py --gemm [--whole-unroll] [--verify-every-pass] [--repeat N] [--md OUT.md]
 
 Measured in this process, after the imports. `cold` is a compile with tilec's memoized
 layout choices and verified op signatures cleared (the shared-layout search and the
@@ -22,6 +22,8 @@ so that NVRTC's own cache cannot answer; `ptxas s` is what ptxas reported of it)
 the sizes: lines of CUDA and of PTX, wgmma instructions in the PTX. NVRTC needs no GPU.
 `--whole-unroll` emits the K loops as the CUDA target did before issue 39 (a static loop
 unrolled whole under 4096 operations), for the "before" of benchmarks/NOTES.md's table.
+`--verify-every-pass` verifies the module after every pass, as `run_pipeline` did before
+issue 39's cold-compile work (also where a pass left it as it verified: `verify_cache.state`).
 """
 
 from __future__ import annotations
@@ -76,13 +78,18 @@ GEMM_CASES = (
     ("4000^3", 4000, 4000, 4000, False, False),
     ("3000x5000x7000", 3000, 5000, 7000, False, False),
     ("qkv M=128", 128, 6144, 4096, True, False),
+    ("o M=128", 128, 4096, 4096, True, False),
     ("down M=128", 128, 4096, 14336, True, False),
     ("down M=2048", 2048, 4096, 14336, True, False),
+    ("gate_up M=16", 16, 28672, 4096, True, False),
+    ("gate_up M=128", 128, 28672, 4096, True, False),
+    ("gate_up M=2048", 2048, 28672, 4096, True, False),
+    ("qkv M=1", 1, 6144, 4096, True, False),
     ("fp8 4096^3", 4096, 4096, 4096, True, True),
     ("fp8 8192^3", 8192, 8192, 8192, True, True),
 )
-"""(label, M, N, K, B K-major, FP8 e4m3): benchmarks/matmul_bench.py's shapes whose
-first call compiled longest (the Llama-3-8B projections `x @ w.t()` take B K-major)."""
+"""(label, M, N, K, B K-major, FP8 e4m3): benchmarks/matmul_bench.py's shapes, one of each
+configuration its rule takes (the Llama-3-8B projections `x @ w.t()` take B K-major)."""
 
 
 def gemm_row(label: str, m: int, n: int, k: int, kmajor: bool, fp8: bool, repeat: int, sms: int = 132) -> dict:
@@ -94,7 +101,7 @@ def gemm_row(label: str, m: int, n: int, k: int, kmajor: bool, fp8: bool, repeat
     from tilec.runtime.launch import Kernel
     from tilec.runtime.nvrtc import compile_cuda
 
-    config = choose_config(m, n, sms, k=k, fp8=fp8)
+    config = choose_config(m, n, sms, k=k, fp8=fp8, b_kmajor=kmajor)
     key = MatmulKey(config, n, k, "f8E4M3FN" if fp8 else "bf16", Epilogue(scale=fp8), sms, kmajor,
                     index_bits(m, n, k, config))
     _smem_layout.clear_caches()
@@ -147,6 +154,10 @@ def gemm_markdown(rows: list[dict]) -> str:
 def gemm_main(args: argparse.Namespace) -> int:
     if args.whole_unroll:
         whole_unroll()
+    if args.verify_every_pass:
+        from tilec.compiler import pipeline
+
+        pipeline.state = lambda module: object()  # never the state verified before
     cases = [c for c in GEMM_CASES if args.only in c[0]]
     if not cases:
         print(f"no GEMM case matches {args.only!r}", file=sys.stderr)
@@ -171,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="also write the rows as JSON here")
     ap.add_argument("--gemm", action="store_true", help="the first call of tilec.matmul per shape, with NVRTC")
     ap.add_argument("--whole-unroll", action="store_true", help="--gemm with the K loops unrolled whole (before)")
+    ap.add_argument("--verify-every-pass", action="store_true",
+                    help="--gemm with the module verified after every pass (before)")
     ap.add_argument("--repeat", type=int, default=1, help="--gemm: NVRTC compiles per shape, the least counted")
     ap.add_argument("--md", help="--gemm: also write the table as markdown here")
     args = ap.parse_args(argv)

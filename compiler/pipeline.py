@@ -32,7 +32,7 @@ from tilec.support.locations import LocatingParser, get_loc
 from .dominance import check_dominance
 from .messages import parse_message, tensor_hint, verify_message
 from .upstream_checks import check_upstream_ops
-from .verify_cache import verify_op
+from .verify_cache import state, verify_op
 
 NAMED_PIPELINES: dict[str, str] = {
     "default": (
@@ -225,12 +225,14 @@ def run_pipeline(
     print_between: Callable[[str, ModuleOp], None] | None = None,
     timings: list[tuple[str, float]] | None = None,
 ) -> ModuleOp:
-    """Run passes on `module` in place (and return it), verifying after each pass.
+    """Run passes on `module` in place (and return it), verifying after each pass (but
+    not a module in the state it verified in after the pass before: `verify_cache.state`).
 
     `print_between(pass_name, module)` is called after every pass; `timings` collects
     (pass name, seconds)."""
     ctx = ctx or make_context()
     pipeline = spec if isinstance(spec, PassPipeline) else build_pipeline(spec)
+    verified: list[tuple] | None = None  # the module's state when it last verified
     for p in pipeline.passes:
         start = time.perf_counter()
         changed: list[Operation] | None = None
@@ -247,7 +249,10 @@ def run_pipeline(
             raise TilecError(f"pass '{p.name}' failed: {_first_line(e)}") from None
         if timings is not None:
             timings.append((p.name, time.perf_counter() - start))
-        verify_after(module, p.name, changed)
+        now = state(module)
+        if changed is not None or now != verified:  # a module as it verified before verifies again
+            verify_after(module, p.name, changed)
+        verified = now
         if print_between is not None:
             print_between(p.name, module)
     return module

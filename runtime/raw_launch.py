@@ -153,23 +153,32 @@ def resident_clusters(device: int, blocks: int, threads: int, smem: int) -> int:
     bytes of dynamic shared memory each) `device`, the current context's, runs at once
     (`cuOccupancyMaxActiveClusters`, asked of an empty kernel of that shape: the
     multiprocessors a cluster may take are those of one GPC, whose counts differ from
-    part to part). Needs the driver library and NVRTC."""
-    from .nvrtc import compile_cuda
-
+    part to part). Needs the driver library and NVRTC (once a cluster and block shape:
+    `_cluster_probe`)."""
     if _library() is None:
         raise TilecError("no CUDA driver library (libcuda.so.1) to ask the resident clusters of")
     if "cuOccupancyMaxActiveClusters" not in _calls:
         _calls["cuOccupancyMaxActiveClusters"] = driver.declare(
             driver.libcuda(), "cuOccupancyMaxActiveClusters",
             [ctypes.POINTER(ctypes.c_int), _P, ctypes.POINTER(_LaunchConfig)])
-    source = (f'extern "C" __global__ void __cluster_dims__({blocks}, 1, 1) __launch_bounds__({threads}, 1) '
-              f"{_CLUSTER_PROBE}() {{}}\n")
-    (fn,) = load_functions(compile_cuda(source).cubin, {"probe": (_CLUSTER_PROBE, smem)}).values()
+    (fn,) = load_functions(_cluster_probe(device, blocks, threads), {"probe": (_CLUSTER_PROBE, smem)}).values()
     config = _LaunchConfig((_U * 3)(blocks, 1, 1), (_U * 3)(threads, 1, 1), smem, None, None, 0)
     count = ctypes.c_int(0)
     _check(_calls["cuOccupancyMaxActiveClusters"](ctypes.byref(count), fn, ctypes.byref(config)),
            "cuOccupancyMaxActiveClusters")
     return count.value
+
+
+@functools.lru_cache(maxsize=None)
+def _cluster_probe(device: int, blocks: int, threads: int) -> bytes:
+    """The cubin of `resident_clusters`' empty kernel for `device` (the current one):
+    compiled once for every shared-memory size asked of it (`tilec.matmul`'s rule asks
+    the clusters of each tile's shared memory: one NVRTC program, not one a tile)."""
+    from .nvrtc import compile_cuda
+
+    source = (f'extern "C" __global__ void __cluster_dims__({blocks}, 1, 1) __launch_bounds__({threads}, 1) '
+              f"{_CLUSTER_PROBE}() {{}}\n")
+    return compile_cuda(source).cubin
 
 
 class _NoDriverError(Exception):

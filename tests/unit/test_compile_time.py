@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
+from tilec.gemm import choose_config
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -60,6 +61,9 @@ def test_the_gemm_rows_split_the_first_call(tmp_path):
     out = tmp_path / "gemm.json"
     assert compile_time.main(["--gemm", "--only", "down M=128", "--json", str(out)]) == 0
     (row,) = json.loads(out.read_text())
-    assert row["case"] == "down M=128" and row["config"].startswith("128x128x64:4:splitK")  # the rule's split
+    # the rule's configuration of `x @ w.t()` (B K-major): the swap of 128 columns split twice
+    config = choose_config(128, 4096, 132, k=14336, b_kmajor=True)
+    assert row["case"] == "down M=128" and row["config"] == config.name and config.swap_ab and config.split_k == 2
     assert all(row[k] > 0 for k in ("build_s", "passes_s", "emit_s", "nvrtc_s", "cuda_lines", "ptx_lines"))
-    assert row["ptx_wgmma"] == 4 * 4  # 4 stages of 4 wgmma.m64n128k16 (bk 64), not one per K step
+    # 4 stages of 8 wgmma.m64n128k16 (bk 128), not one per K step
+    assert row["ptx_wgmma"] == config.stages * config.bk // 16 == 4 * 8
