@@ -10,6 +10,12 @@ both results checked as benchmarks/matmul_bench.py checks them.
 
 A variant NAME+mn (`rule+mn`, `f8b:128x128x128:4:pf+mn`) gives tilec.matmul A's scales MN-major
 (strides (1, M)), which it runs with `gemm_hopper_ws(scale_a_mn_major=True)`.
+`trule` is the per-tensor rule (`choose_config(..., fp8=True)`); a per-tensor configuration (`f8:...`,
+`trule`) runs with one-element scales and is checked against the per-tensor bound, beside the
+block-scaled variants (the long K: is a K step dearer at K = 8192 without the promotion too?).
+`--rounds N` (default 3): the rounds of per-call-in-turns and queued timings. `--clocks S`: then each
+variant launched back to back for S seconds under `nvidia-smi`'s samples of the SM clock and the
+power (`sustained`).
 A variant with a colon is a configuration's name (benchmarks/matmul_bench.py's `parse_config`),
 built as the compiler builds it (`--variants f8b:128x128x128:4:pf`: `GemmConfig.scale_prefetch`,
 the same prefetches as `pf`, the rows checked against M).
@@ -129,6 +135,59 @@ computes each step's products right after that step's own loads, inside the wgmm
 waiting on them as before; it is not run by default."""
 
 
+def sustained(fns: dict, seconds: float, flops: float) -> str:
+    """Each of `fns` launched back to back for about `seconds` (one synchronisation at the
+    end) while `nvidia-smi` samples the SM clock and the board's power every 20 ms: the
+    TFLOP/s of those launches, and the median clock (MHz) and power (W) of the samples
+    inside each one's window (its first quarter dropped: the clock settling). Whether a
+    variant is slower a step at the same clock, or runs at a lower clock under the power
+    limit (an 8192^3 FP8 GEMM runs at ~1.5 GHz on the H200, fp835)."""
+    import subprocess
+    import tempfile
+    import time
+
+    import torch
+
+    log = tempfile.NamedTemporaryFile("w+", suffix=".csv", delete=False)
+    smi = subprocess.Popen(["nvidia-smi", "-i", str(torch.cuda.current_device()), "--query-gpu=timestamp,clocks.sm,power.draw",
+                            "--format=csv,noheader,nounits", "-lms", "20"], stdout=log, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    windows = {}
+    for name, f in fns.items():
+        f()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        f()
+        torch.cuda.synchronize()
+        reps = max(2, int(seconds / max(time.perf_counter() - t0, 1e-4)))
+        start, t0 = time.time(), time.perf_counter()
+        for _ in range(reps):
+            f()
+        torch.cuda.synchronize()
+        dt = time.perf_counter() - t0
+        windows[name] = (start + dt / 4, start + dt, flops * reps / dt / 1e12)
+        time.sleep(0.2)
+    smi.terminate()
+    smi.wait()
+    import datetime
+
+    rows = []
+    for line in open(log.name):
+        parts = [x.strip() for x in line.split(",")]
+        try:
+            ts = datetime.datetime.strptime(parts[0], "%Y/%m/%d %H:%M:%S.%f").timestamp()
+            rows.append((ts, float(parts[1]), float(parts[2])))
+        except (ValueError, IndexError):
+            continue
+    out = []
+    for name, (lo, hi, tf) in windows.items():
+        inside = [r for r in rows if lo <= r[0] <= hi]
+        med = (lambda xs: sorted(xs)[len(xs) // 2] if xs else float("nan"))
+        out.append(f"{name} {tf * 1000:.0f} TFLOP/s {med([r[1] for r in inside]):.0f} MHz "
+                   f"{med([r[2] for r in inside]):.0f} W (n {len(inside)})")
+    return ", ".join(out)
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--patch"]:
         text, n = VARIANTS[argv[2] if len(argv) > 2 else "pf"](open(argv[1]).read())
@@ -141,7 +200,8 @@ def main(argv: list[str]) -> int:
     import torch
 
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
-    from matmul_bench import block_fp8_within_bound, forced, parse_config, per_call_in_turns, queued_ms
+    from matmul_bench import (block_fp8_within_bound, forced, fp8_within_bound, parse_config, per_call_in_turns,
+                              queued_ms)
 
     import tilec
     from tilec import gemm
@@ -156,9 +216,15 @@ def main(argv: list[str]) -> int:
         return orig(self, source, **kw)
 
     kcache.KernelCache.compile = compile_
-    names = ["pf", "pf16"]
-    if argv[:1] == ["--variants"]:
-        names, argv = [x for x in argv[1].split(",") if x], argv[2:]
+    names, rounds, clocks = ["pf", "pf16"], 3, 0.0
+    while argv[:1] in (["--variants"], ["--rounds"], ["--clocks"]):
+        if argv[0] == "--variants":
+            names = [x for x in argv[1].split(",") if x]
+        elif argv[0] == "--rounds":
+            rounds = int(argv[1])
+        else:
+            clocks = float(argv[1])
+        argv = argv[2:]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     ok = True
     for size in argv:  # N (N^3) or MxNxK
@@ -174,18 +240,22 @@ def main(argv: list[str]) -> int:
         bsa_mn = bsa.t().contiguous().view(m, k // 128)
         bsa_t = bsa.t().contiguous().t()
         rule = gemm.choose_config(m, n, sms, k=k, fp8=True, block_scales=True, b_kmajor=True)
+        rule_t = gemm.choose_config(m, n, sms, k=k, fp8=True, b_kmajor=True)
         outs, fns = {}, {}
         wt = w.t()
         for label in ("rule", *names):
             base = label.removesuffix("+mn")  # NAME+mn: A's scales given MN-major to tilec.matmul
-            cfg = (rule if base == "rule" else parse_config(base) if ":" in base
+            cfg = (rule if base == "rule" else rule_t if base == "trule" else parse_config(base) if ":" in base
                    else dataclasses.replace(rule, name=f"{rule.name}:{base}probe"))
             c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
             state["on"] = label if label in VARIANTS else None
             xa = bsa_mn if label in MN_MAJOR else bsa_t if label.endswith("+mn") else bsa
+            xb = bsb
+            if not cfg.block_scales:  # a per-tensor configuration (`f8:...`, `trule`): the one-element scales
+                xa, xb = sa, sb
             try:
                 with forced(gemm, cfg):
-                    tilec.matmul(a, wt, scale_a=xa, scale_b=bsb, out=c)
+                    tilec.matmul(a, wt, scale_a=xa, scale_b=xb, out=c)
                     torch.cuda.synchronize()
                     (fast,) = gemm._fast.values()  # the call's prepared launches (forced() cleared the others)
             except Exception as e:  # noqa: BLE001 - one variant's failure reported, the others timed
@@ -194,20 +264,23 @@ def main(argv: list[str]) -> int:
                 continue
             finally:
                 state["on"] = None
-            good = block_fp8_within_bound(c, a, w, bsa, bsb)
+            good = (block_fp8_within_bound(c, a, w, bsa, bsb) if cfg.block_scales
+                    else fp8_within_bound(c, a, w, float(sa) * float(sb)))
             ok &= bool(good)
             outs[label] = good
-            fns[label] = (lambda f, c, xa: lambda: f(a, wt, None, None, c, xa, bsb))(fast, c, xa)
+            fns[label] = (lambda f, c, xa, xb: lambda: f(a, wt, None, None, c, xa, xb))(fast, c, xa, xb)
             if fns[label]() is None:
                 raise RuntimeError(f"{label}: the prepared launch declined the call")
         fns["scaled_mm"] = lambda: torch._scaled_mm(a, wt, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
         flops = 2.0 * m * n * k
-        for rnd in range(3):
+        for rnd in range(rounds):
             t = per_call_in_turns(fns, start=rnd)
             q = {name: queued_ms(f) for name, f in fns.items()}
             print(f"{size} round {rnd}: " + ", ".join(
                 f"{name} {flops / t[name] / 1e9:.0f} ({t['scaled_mm'] / t[name]:.3f}) q {flops / q[name] / 1e9:.0f} "
                 f"({q['scaled_mm'] / q[name]:.3f})" for name in fns), flush=True)
+        if clocks:
+            print(f"{size} clocks: " + sustained(fns, clocks, flops), flush=True)
         print(f"{size} checked: {outs}, rule {rule.name}, patched {state['patched']}", flush=True)
     return 0 if ok else 1
 
