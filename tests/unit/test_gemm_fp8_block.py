@@ -34,7 +34,7 @@ def _scales(rng, shape) -> np.ndarray:
 
 
 def _run_and_check(module, m: int, n: int, k: int, dtype: str, level: str, ep: Epilogue, dynamic_m: bool,
-                   mn: bool = False) -> None:
+                   mn: bool = False, extra: dict | None = None) -> None:
     if level == "lowered":
         run_pipeline(module, "default")
     rng = np.random.default_rng(7)
@@ -49,6 +49,7 @@ def _run_and_check(module, m: int, n: int, k: int, dtype: str, level: str, ep: E
         inputs["pbias"] = f32_to_bf16(bias.astype(np.float32))
     if dynamic_m:
         inputs["m"] = m
+    inputs.update(extra or {})  # stream-K's workspace (poisoned) and counters
     out = run(module, inputs)["pc"]
     a = f8_to_f32(np.asarray(a8).reshape(m, k), dtype).astype(np.float64)
     w = f8_to_f32(np.asarray(w8).reshape(n, k), dtype).astype(np.float64)
@@ -336,7 +337,8 @@ def _compiles_clean(config, size: int) -> str:
         result = compile_cuda(cuda, arch="sm_90a", options=target("sm_90a").nvrtc_options())
     except (ImportError, OSError) as e:
         pytest.skip(f"NVRTC unavailable: {e}")
-    assert resource_usage(result)["gemm_kernel"].spill_stores in (0, None)
+    usage = resource_usage(result)
+    assert usage and all(u.spill_stores in (0, None) for u in usage.values()), usage  # (stream-K: and its fixup)
     assert not any(code in result.log for code in ("C7514", "C7515", "C7517", "C7520")), result.log
     return cuda
 
@@ -474,3 +476,46 @@ def test_l2_promotion_on_the_producer_s_tma_loads():
     loads = [o for o in module.walk() if isinstance(o, TmaLoadOp)]
     assert loads and all(o.l2_promotion_bytes == 256 for o in loads)
     _run_and_check(module, m, n, k, dtype, "layout", ep, dynamic_m)
+
+
+# Stream-K with block scales (`gemm_hopper_ws(block_scales=True, stream_k=True)`, `:sk`): the
+# full waves of 64 x 64 tiles whole, the last round's K trips shared; a shared segment's
+# promoted accumulator stored as an f32 partial, summed by the fixup launch (or, `serial`,
+# by the tile's last block). M = 200 (run-time; 4 block rows, the last 8 rows) x N = 208
+# (4 block columns, the last 16 wide, 2 blocks of B's scales): 16 tiles; K = 992: 8 K
+# blocks (the last 96 wide) in 8 steps, 4 trips of 2 stages a tile. 3 blocks: 5 waves
+# whole, the last tile's 4 trips 2 a block; 6 blocks: 2 waves, 4 tiles' 16 trips 3 a block
+# (ranges across tile boundaries); 7 blocks: 2 waves, 2 tiles' 8 trips 2 a block (two
+# segments a tile, none crossing).
+@pytest.mark.parametrize(("blocks", "serial"), [(3, False), (6, False), (6, True), (7, True)])
+def test_block_scaled_stream_k_tail_against_float64(blocks, serial):
+    m, n, k = 200, 208, 992
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=64, bk=128, stages=2, dtype="f8E4M3FN", b_kmajor=True,
+                            block_scales=True, fma_promote=True, persistent=blocks, group=2, tma_epilogue=True,
+                            stream_k=True, serial=serial)
+    extra = {"pw": np.full(2 * blocks * 64 * 64, np.nan, np.float32)}
+    if serial:
+        extra["pctr"] = np.zeros(blocks, np.int32)
+    _run_and_check(module, m, n, k, "f8E4M3FN", "layout", Epilogue(), True, extra=extra)
+
+
+def test_block_scaled_stream_k_after_the_default_pipeline():
+    """The rule's tile shape (128 x 128, two consumer warpgroups) with bias, over 5
+    blocks: M = 300, N = 272 (3 x 3 tiles, the last row 44 rows, the last column 16
+    wide), K = 1024 (8 steps, 4 trips): one wave whole, 4 tiles' 16 trips shared."""
+    m, n, k, blocks = 300, 272, 1024, 5
+    ep = Epilogue(bias=True)
+    module = gemm_hopper_ws(None, n, k, bm=128, bn=128, bk=128, stages=2, dtype="f8E4M3FN", b_kmajor=True,
+                            block_scales=True, fma_promote=True, persistent=blocks, group=8, tma_epilogue=True,
+                            stream_k=True, epilogue=ep)
+    _run_and_check(module, m, n, k, "f8E4M3FN", "lowered", ep, True,
+                   extra={"pw": np.full(2 * blocks * 128 * 128, np.nan, np.float32)})
+
+
+@pytest.mark.parametrize("serial", [False, True])
+def test_block_scaled_stream_k_128x128_compiles_without_spills_at_8192(serial):
+    """The rule's tile with the stream-K tail (`:sk`, `:sk:ser`) at 8192^3 compiles for
+    sm_90a without spills and without serialized wgmma."""
+    from tilec.gemm import FP8_BLOCK_CONFIGS
+
+    _compiles_clean(dataclasses.replace(FP8_BLOCK_CONFIGS[0], stream_k=True, serial=serial), 8192)
