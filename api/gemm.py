@@ -974,17 +974,24 @@ def wave_seconds(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | 
     return waves * tile + span * tile / trips + partials / tgt.dram_bytes_per_s + tgt.kernel_gap_s
 
 
+STREAM_K_TAIL_BLOCK_SCALED = False
+"""Whether the wave rule weighs the stream-K tail (`with_stream_k_tail`) of block-scaled FP8
+configurations (two partials): off until measured (benchmarks/NOTES.md, fp837, fp839)."""
+
+
 def with_stream_k_tail(c: GemmConfig, m: int, n: int, k: int | None, sms: int, tgt: Target) -> GemmConfig:
     """`c` with its last round's tiles shared along K (`GemmConfig.stream_k`, named
-    `<c.name>:sk`) where `STREAM_K_TAIL` says so, K is known, `c` may take it (16-bit,
-    unswapped, unsplit, no pingpong, overlapped epilogue, block scales, skipped padding or
+    `<c.name>:sk`) where `STREAM_K_TAIL` says so (block-scaled FP8:
+    `STREAM_K_TAIL_BLOCK_SCALED`), K is known, `c` may take it (16-bit or block-scaled with
+    two partials, unswapped, unsplit, no pingpong, overlapped epilogue, skipped padding or
     128-row consumers; clusters or not) and
     its `wave_seconds` are fewer than the whole tiles' (ties to whole tiles). Estimate
     (sm_90a, 128 x 256 x 64 in 4 stages): 3000 x 5008 x 7008 (480 tiles: 3.64 waves)
     315 us against 327 whole; 4000^3 (512 tiles, 16 trips a tile: the tail saves one
     trip of 16) 203 against 187, whole."""
-    if (not STREAM_K_TAIL or k is None or c.swap_ab or c.split_k > 1 or c.pingpong or c.overlap
-            or c.block_scales or c.operand_bytes != 2 or c.skip_padding or c.consumer_rows != 64):
+    if (k is None or c.swap_ab or c.split_k > 1 or c.pingpong or c.overlap or c.skip_padding or c.consumer_rows != 64
+            or (not STREAM_K_TAIL_BLOCK_SCALED if c.block_scales else not STREAM_K_TAIL or c.operand_bytes != 2)
+            or (c.block_scales and c.partials != 2)):
         return c
     sk = dataclasses.replace(c, stream_k=True, name=f"{c.name}:sk")
     return sk if wave_seconds(sk, m, n, k, sms, tgt) < wave_seconds(c, m, n, k, sms, tgt) else c

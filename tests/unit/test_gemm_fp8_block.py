@@ -519,3 +519,22 @@ def test_block_scaled_stream_k_128x128_compiles_without_spills_at_8192(serial):
     from tilec.gemm import FP8_BLOCK_CONFIGS
 
     _compiles_clean(dataclasses.replace(FP8_BLOCK_CONFIGS[0], stream_k=True, serial=serial), 8192)
+
+
+def test_block_scaled_rule_takes_the_stream_k_tail_by_its_cost(monkeypatch):
+    """With `STREAM_K_TAIL_BLOCK_SCALED`: 8192^3 (4096 tiles of 128 x 128 over 132 blocks:
+    31.03 rounds) takes the tail, its last 4 tiles' 64 trips one a block; 4096^3 (7.76
+    rounds, 8 trips a tile: the tail saves one trip of 8, its partials and the fixup cost
+    more) whole tiles; off, whole tiles everywhere."""
+    from tilec import gemm
+
+    kw = {"fp8": True, "block_scales": True, "b_kmajor": True}
+    monkeypatch.setattr(gemm, "STREAM_K_TAIL_BLOCK_SCALED", False)
+    assert not gemm.choose_config(8192, 8192, 132, k=8192, **kw).stream_k
+    monkeypatch.setattr(gemm, "STREAM_K_TAIL_BLOCK_SCALED", True)
+    taken = gemm.choose_config(8192, 8192, 132, k=8192, **kw)
+    assert taken.name == "f8b:128x128x128:4:sk" and taken.kwargs(132)["stream_k"] and taken.fma_promote
+    assert gemm.stream_k_schedule(taken, 8192, 8192, 8192, 132) == (4096, 16, 132, 1, 31)
+    assert taken.workspace(8192, 8192, 132) == 2 * 132 * 128 * 128
+    assert not gemm.choose_config(4096, 4096, 132, k=4096, **kw).stream_k
+    assert not gemm.choose_config(8192, 8192, 132, **kw).stream_k  # K unknown
