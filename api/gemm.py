@@ -997,6 +997,55 @@ def with_stream_k_tail(c: GemmConfig, m: int, n: int, k: int | None, sms: int, t
     return sk if wave_seconds(sk, m, n, k, sms, tgt) < wave_seconds(c, m, n, k, sms, tgt) else c
 
 
+L2_GROUP_BLOCK_SCALED = False
+"""Whether the wave rule sizes block-scaled FP8's grouped order by the L2 bytes of its walk
+(`with_l2_group`): off until measured (benchmarks/NOTES.md, fp839)."""
+
+L2_GROUPS = (8, 16, 32)
+"""The group sizes (block rows) `with_l2_group` weighs."""
+
+
+def walk_dram_bytes(c: GemmConfig, m: int, n: int, k: int, sms: int, group: int, tgt: Target) -> float | None:
+    """The bytes of A and B that the persistent walk of `c` (one block a multiprocessor,
+    no clusters) in grouped order of `group` block rows reads from DRAM, through an L2 of
+    half `tgt.l2_bytes` (the H100's and H200's L2 is two partitions, and the operands'
+    panels are read by multiprocessors on both sides); None where a round's panels do not
+    stay in it. A block row's panel of A is bm x K, a block column's of B bn x K; a round
+    of `sms` consecutive tiles spans r = min(group, gm) block rows and sms / r columns. All
+    of A and B in L2: each read once. Else each group of r rows keeps its A panels while
+    its columns pass: A read once, and B once where all of it stays beside those panels,
+    else once a group (gm / r times). 8192^3 block-scaled (1 MiB panels, B 64 MiB): group 8
+    reads 64 + 8 x 64 = 576 MiB, 16 reads 320, 32 none (a round's 37 MiB of panels do not
+    stay); dev/experiments/gemm_l2_walk_model.py's LRU model of the same walk: 691, 417,
+    1181 MiB. 4096^3 (32 MiB of A and B, B 16 MiB beside 4 MiB of A's panels): 32 MiB at any
+    group."""
+    gm, gn = -(-m // c.bm), -(-n // c.bn)
+    pa, pb = c.bm * k * c.operand_bytes, c.bn * k * c.operand_bytes
+    a, b, cap = gm * pa, gn * pb, tgt.l2_bytes / 2
+    if a + b <= cap:
+        return float(a + b)
+    rows = min(group, gm)
+    if rows * pa + min(gn, -(-sms // rows)) * pb > cap:
+        return None
+    return float(a + (b if b + rows * pa <= cap else b * -(-gm // rows)))
+
+
+def with_l2_group(c: GemmConfig, m: int, n: int, k: int | None, sms: int, tgt: Target) -> GemmConfig:
+    """`c` (block-scaled FP8, where `L2_GROUP_BLOCK_SCALED` says so; unswapped, unsplit, no
+    clusters, K known) walked in the grouped order of `L2_GROUPS` whose `walk_dram_bytes`
+    are fewest (ties to `c.group`, then to the smaller), named `<c.name>:g<G>` where it
+    changes: 8192^3 groups of 16 block rows (320 MiB of DRAM reads against 576 with 8);
+    4096^3 and 8192 x 8192 x 2048 keep 8 (A and B read once at any group)."""
+    if (not (L2_GROUP_BLOCK_SCALED and c.block_scales) or k is None or c.swap_ab or c.split_k > 1
+            or c.cluster != (1, 1) or c.group <= 1):
+        return c
+    costs = [(walk_dram_bytes(c, m, n, k, sms, g, tgt), g != c.group, g) for g in (c.group, *L2_GROUPS)]
+    best = min((x for x in costs if x[0] is not None), default=None)
+    if best is None or best[2] == c.group:
+        return c
+    return dataclasses.replace(c, group=best[2], name=f"{c.name}:g{best[2]}")
+
+
 @functools.lru_cache(maxsize=1024)
 def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, b_kmajor: bool,
                    most: int) -> GemmConfig:
@@ -1052,7 +1101,8 @@ def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, 
         if c.smem_bytes() > tgt.smem_per_block:
             continue
         if past_decode:
-            c = with_stream_k_tail(with_cluster(c, m, n, k, sms, b_kmajor), m, n, k, sms, tgt)
+            c = with_stream_k_tail(with_l2_group(with_cluster(c, m, n, k, sms, b_kmajor), m, n, k, sms, tgt),
+                                   m, n, k, sms, tgt)
         cost = wave_seconds(c, m, n, kk, sms, tgt)
         if best is None or cost < best_cost:
             best, best_cost = c, cost

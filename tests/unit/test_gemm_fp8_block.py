@@ -538,3 +538,29 @@ def test_block_scaled_rule_takes_the_stream_k_tail_by_its_cost(monkeypatch):
     assert taken.workspace(8192, 8192, 132) == 2 * 132 * 128 * 128
     assert not gemm.choose_config(4096, 4096, 132, k=4096, **kw).stream_k
     assert not gemm.choose_config(8192, 8192, 132, **kw).stream_k  # K unknown
+
+
+def test_block_scaled_rule_sizes_its_group_by_the_walk_s_dram_bytes(monkeypatch):
+    """With `L2_GROUP_BLOCK_SCALED`: 8192^3 (B's 64 MiB more than half the L2 holds) walks
+    groups of 16 block rows (B read 4 times instead of 8: `walk_dram_bytes` 320 MiB against
+    576; 32 rows' round of panels does not stay); 4096^3 and K = 2048 (A and B read once at
+    any group) keep 8; off, 8 everywhere; with the stream-K tail both."""
+    from tilec import gemm
+    from tilec.support.target import target
+
+    kw = {"fp8": True, "block_scales": True, "b_kmajor": True}
+    c, tgt = gemm.FP8_BLOCK_CONFIGS[0], target("sm_90a")
+    mib = [gemm.walk_dram_bytes(c, 8192, 8192, 8192, 132, g, tgt) for g in (8, 16, 32)]
+    assert mib[:2] == [576 * 2**20, 320 * 2**20] and mib[2] is None
+    assert gemm.walk_dram_bytes(c, 4096, 4096, 4096, 132, 8, tgt) == 32 * 2**20
+    monkeypatch.setattr(gemm, "L2_GROUP_BLOCK_SCALED", False)
+    assert gemm.choose_config(8192, 8192, 132, k=8192, **kw).group == 8
+    monkeypatch.setattr(gemm, "L2_GROUP_BLOCK_SCALED", True)
+    taken = gemm.choose_config(8192, 8192, 132, k=8192, **kw)
+    assert taken.name == "f8b:128x128x128:4:g16" and taken.kwargs(132)["group"] == 16 and taken.fma_promote
+    for m, k in ((4096, 4096), (8192, 2048)):
+        assert gemm.choose_config(m, m, 132, k=k, **kw).name == "f8b:128x128x128:4"
+    assert gemm.choose_config(8192, 8192, 132, **kw).group == 8  # K unknown
+    assert gemm.choose_config(8192, 8192, 132, k=8192, fp8=True, b_kmajor=True).group == 8  # per-tensor: not weighed
+    monkeypatch.setattr(gemm, "STREAM_K_TAIL_BLOCK_SCALED", True)
+    assert gemm.choose_config(8192, 8192, 132, k=8192, **kw).name == "f8b:128x128x128:4:g16:sk"
