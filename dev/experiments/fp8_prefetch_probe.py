@@ -13,9 +13,10 @@ A variant NAME+mn (`rule+mn`, `f8b:128x128x128:4:pf+mn`) gives tilec.matmul A's 
 `trule` is the per-tensor rule (`choose_config(..., fp8=True)`); a per-tensor configuration (`f8:...`,
 `trule`) runs with one-element scales and is checked against the per-tensor bound, beside the
 block-scaled variants (the long K: is a K step dearer at K = 8192 without the promotion too?).
-`--rounds N` (default 3): the rounds of per-call-in-turns and queued timings. `--clocks S`: then each
-variant launched back to back for S seconds under `nvidia-smi`'s samples of the SM clock and the
-power (`sustained`).
+`--rounds N` (default 3): the rounds of per-call-in-turns and queued timings (each round in rotated
+order). `--clocks S`: in each round then each variant launched back to back for S seconds under
+`nvidia-smi`'s samples of the SM clock, the power and the clocks' event reasons (`sustained`); last,
+the medians over the rounds of each variant's ratios to `_scaled_mm` per call, queued and sustained.
 A variant with a colon is a configuration's name (benchmarks/matmul_bench.py's `parse_config`),
 built as the compiler builds it (`--variants f8b:128x128x128:4:pf`: `GemmConfig.scale_prefetch`,
 the same prefetches as `pf`, the rows checked against M).
@@ -135,57 +136,70 @@ computes each step's products right after that step's own loads, inside the wgmm
 waiting on them as before; it is not run by default."""
 
 
-def sustained(fns: dict, seconds: float, flops: float) -> str:
+REASONS_FIELDS = ("clocks_event_reasons.active", "clocks_throttle_reasons.active")
+"""nvidia-smi's names of the bit mask of why the clocks are held (the newer first)."""
+
+
+def sustained(fns: dict, seconds: float, flops: float, start: int = 0) -> dict:
     """Each of `fns` launched back to back for about `seconds` (one synchronisation at the
-    end) while `nvidia-smi` samples the SM clock and the board's power every 20 ms: the
-    TFLOP/s of those launches, and the median clock (MHz) and power (W) of the samples
-    inside each one's window (its first quarter dropped: the clock settling). Whether a
-    variant is slower a step at the same clock, or runs at a lower clock under the power
-    limit (an 8192^3 FP8 GEMM runs at ~1.5 GHz on the H200, fp835)."""
+    end), in `rotated(names, start)` order, while `nvidia-smi` samples the SM clock, the
+    board's power and the clocks' event reasons every 20 ms: name -> (TFLOP/s of those
+    launches, the median clock (MHz), power (W) and the reasons' bit masks seen (hex) of the
+    samples inside its window, its first quarter dropped: the clock settling). Whether a
+    variant is slower a step at the same clock, or runs at a lower clock."""
+    import datetime
     import subprocess
     import tempfile
     import time
 
     import torch
+    from matmul_bench import rotated
 
+    dev = str(torch.cuda.current_device())
+    fields = "timestamp,clocks.sm,power.draw"
+    for r in REASONS_FIELDS:
+        if subprocess.run(["nvidia-smi", "-i", dev, f"--query-gpu={r}", "--format=csv,noheader"],
+                          capture_output=True).returncode == 0:
+            fields += "," + r
+            break
     log = tempfile.NamedTemporaryFile("w+", suffix=".csv", delete=False)
-    smi = subprocess.Popen(["nvidia-smi", "-i", str(torch.cuda.current_device()), "--query-gpu=timestamp,clocks.sm,power.draw",
-                            "--format=csv,noheader,nounits", "-lms", "20"], stdout=log, stderr=subprocess.DEVNULL)
-    time.sleep(0.5)
+    smi = subprocess.Popen(["nvidia-smi", "-i", dev, f"--query-gpu={fields}", "--format=csv,noheader,nounits",
+                            "-lms", "20"], stdout=log, stderr=subprocess.DEVNULL)
+    time.sleep(0.3)
     windows = {}
-    for name, f in fns.items():
+    for name in rotated(list(fns), start):
+        f = fns[name]
         f()
         torch.cuda.synchronize()
         t0 = time.perf_counter()
         f()
         torch.cuda.synchronize()
         reps = max(2, int(seconds / max(time.perf_counter() - t0, 1e-4)))
-        start, t0 = time.time(), time.perf_counter()
+        begin, t0 = time.time(), time.perf_counter()
         for _ in range(reps):
             f()
         torch.cuda.synchronize()
         dt = time.perf_counter() - t0
-        windows[name] = (start + dt / 4, start + dt, flops * reps / dt / 1e12)
-        time.sleep(0.2)
+        windows[name] = (begin + dt / 4, begin + dt, flops * reps / dt / 1e12)
+        time.sleep(0.1)
     smi.terminate()
     smi.wait()
-    import datetime
-
     rows = []
     for line in open(log.name):
         parts = [x.strip() for x in line.split(",")]
         try:
             ts = datetime.datetime.strptime(parts[0], "%Y/%m/%d %H:%M:%S.%f").timestamp()
-            rows.append((ts, float(parts[1]), float(parts[2])))
+            rows.append((ts, float(parts[1]), float(parts[2]), parts[3] if len(parts) > 3 else ""))
         except (ValueError, IndexError):
             continue
-    out = []
-    for name, (lo, hi, tf) in windows.items():
+    med = (lambda xs: sorted(xs)[len(xs) // 2] if xs else float("nan"))
+    out = {}
+    for name in fns:
+        lo, hi, tf = windows[name]
         inside = [r for r in rows if lo <= r[0] <= hi]
-        med = (lambda xs: sorted(xs)[len(xs) // 2] if xs else float("nan"))
-        out.append(f"{name} {tf * 1000:.0f} TFLOP/s {med([r[1] for r in inside]):.0f} MHz "
-                   f"{med([r[2] for r in inside]):.0f} W (n {len(inside)})")
-    return ", ".join(out)
+        out[name] = (tf, med([r[1] for r in inside]), med([r[2] for r in inside]),
+                     "/".join(sorted({r[3] for r in inside if r[3]})))
+    return out
 
 
 def main(argv: list[str]) -> int:
@@ -201,7 +215,7 @@ def main(argv: list[str]) -> int:
 
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
     from matmul_bench import (block_fp8_within_bound, forced, fp8_within_bound, parse_config, per_call_in_turns,
-                              queued_ms)
+                              queued_ms, rotated)
 
     import tilec
     from tilec import gemm
@@ -275,14 +289,29 @@ def main(argv: list[str]) -> int:
                 ok = False
         fns["scaled_mm"] = lambda: torch._scaled_mm(a, wt, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
         flops = 2.0 * m * n * k
+        seen: dict = {name: [] for name in fns}
         for rnd in range(rounds):
             t = per_call_in_turns(fns, start=rnd)
-            q = {name: queued_ms(f) for name, f in fns.items()}
-            print(f"{size} round {rnd}: " + ", ".join(
-                f"{name} {flops / t[name] / 1e9:.0f} ({t['scaled_mm'] / t[name]:.3f}) q {flops / q[name] / 1e9:.0f} "
-                f"({q['scaled_mm'] / q[name]:.3f})" for name in fns), flush=True)
-        if clocks:
-            print(f"{size} clocks: " + sustained(fns, clocks, flops), flush=True)
+            q = {name: queued_ms(fns[name]) for name in rotated(list(fns), rnd)}
+            line = ", ".join(f"{name} {flops / t[name] / 1e9:.0f} ({t['scaled_mm'] / t[name]:.3f}) q {flops / q[name] / 1e9:.0f} "
+                             f"({q['scaled_mm'] / q[name]:.3f})" for name in fns)
+            print(f"{size} round {rnd}: {line}", flush=True)
+            sus = sustained(fns, clocks, flops, start=rnd) if clocks else {}
+            if sus:
+                print(f"{size} round {rnd} sustained: " + ", ".join(
+                    f"{name} {x[0]:.0f} ({x[0] / sus['scaled_mm'][0]:.3f}) {x[1]:.0f} MHz {x[2]:.0f} W {x[3]}"
+                    for name, x in sus.items()), flush=True)
+            for name in fns:
+                seen[name].append((t[name], q[name], sus[name][0] if sus else float("nan")))
+        # medians over the rounds of each ratio to _scaled_mm (per call, queued, sustained)
+        ratio = {}
+        for name in fns:
+            per = sorted(seen["scaled_mm"][i][0] / seen[name][i][0] for i in range(rounds))
+            que = sorted(seen["scaled_mm"][i][1] / seen[name][i][1] for i in range(rounds))
+            sus_r = sorted(seen[name][i][2] / seen["scaled_mm"][i][2] for i in range(rounds))
+            ratio[name] = (per[rounds // 2], que[rounds // 2], sus_r[rounds // 2])
+        print(f"{size} medians (per call / queued / sustained, of _scaled_mm): " + ", ".join(
+            f"{name} {r[0]:.3f}/{r[1]:.3f}/{r[2]:.3f}" for name, r in ratio.items()), flush=True)
         print(f"{size} checked: {outs}, rule {rule.name}, patched {state['patched']}", flush=True)
     return 0 if ok else 1
 
