@@ -17,6 +17,9 @@ block-scaled variants (the long K: is a K step dearer at K = 8192 without the pr
 order). `--clocks S`: in each round then each variant launched back to back for S seconds under
 `nvidia-smi`'s samples of the SM clock, the power and the clocks' event reasons (`sustained`); last,
 the medians over the rounds of each variant's ratios to `_scaled_mm` per call, queued and sustained.
+`--cublas-block`: also cuBLAS's own block-scaled kernel (`torch._scaled_mm` with A's 1 x 128 scales
+MN-major and B's 128 x 128 as (K blocks, N blocks), PyTorch's DeepSeek recipe on sm_90, CUDA 12.9+),
+checked against the same float64 bound, as `cublas_block`.
 A variant with a colon is a configuration's name (benchmarks/matmul_bench.py's `parse_config`),
 built as the compiler builds it (`--variants f8b:128x128x128:4:pf`: `GemmConfig.scale_prefetch`,
 the same prefetches as `pf`, the rows checked against M).
@@ -230,8 +233,11 @@ def main(argv: list[str]) -> int:
         return orig(self, source, **kw)
 
     kcache.KernelCache.compile = compile_
-    names, rounds, clocks = ["pf", "pf16"], 3, 0.0
-    while argv[:1] in (["--variants"], ["--rounds"], ["--clocks"]):
+    names, rounds, clocks, peer_block = ["pf", "pf16"], 3, 0.0, False
+    while argv[:1] in (["--variants"], ["--rounds"], ["--clocks"], ["--cublas-block"]):
+        if argv[0] == "--cublas-block":
+            peer_block, argv = True, argv[1:]
+            continue
         if argv[0] == "--variants":
             names = [x for x in argv[1].split(",") if x]
         elif argv[0] == "--rounds":
@@ -287,6 +293,19 @@ def main(argv: list[str]) -> int:
                 print(f"{size} {label}: the prepared launch declined the call", flush=True)
                 del fns[label]
                 ok = False
+        if peer_block:  # cuBLAS's own block-scaled kernel (CUDA 12.9+, PyTorch's DeepSeek recipe on sm_90):
+            # A's 1 x 128 scales MN-major, B's 128 x 128 as (K blocks, N blocks) of strides (1, K blocks)
+            try:
+                kb = k // 128
+                assert kb % 4 == 0, "B's 128 x 128 scales padded to 4 K blocks: not here"
+                bsb_t = bsb.t()
+                c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+                c.copy_(torch._scaled_mm(a, wt, scale_a=bsa_t, scale_b=bsb_t, out_dtype=torch.bfloat16))
+                outs["cublas_block"] = block_fp8_within_bound(c, a, w, bsa, bsb)
+                fns["cublas_block"] = lambda: torch._scaled_mm(a, wt, scale_a=bsa_t, scale_b=bsb_t,
+                                                               out_dtype=torch.bfloat16)
+            except Exception as e:  # noqa: BLE001 - the peer missing is reported, the rest timed
+                print(f"{size} cublas_block: {type(e).__name__}: {str(e)[:160]}", flush=True)
         fns["scaled_mm"] = lambda: torch._scaled_mm(a, wt, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
         flops = 2.0 * m * n * k
         seen: dict = {name: [] for name in fns}
