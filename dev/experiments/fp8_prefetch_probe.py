@@ -252,12 +252,13 @@ def main(argv: list[str]) -> int:
         g = torch.Generator(device="cuda").manual_seed(m + 7)
         a = (torch.randn(m, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
         w = (torch.randn(n, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
-        bsa = 0.5 + torch.rand(m, k // 128, device="cuda", generator=g)
-        bsb = 0.5 + torch.rand(n // 128, k // 128, device="cuda", generator=g)
+        kbs, nbs = -(-k // 128), -(-n // 128)  # ragged K or N: the last block's scales cover what is left
+        bsa = 0.5 + torch.rand(m, kbs, device="cuda", generator=g)
+        bsb = 0.5 + torch.rand(nbs, kbs, device="cuda", generator=g)
         sa, sb = torch.tensor(0.37, device="cuda"), torch.tensor(1.9, device="cuda")
         # A's scales stored MN-major (K block by K block), seen as a row-major (M, KB) tensor (for the
         # patched variants), and as what it is (strides (1, M): tilec.matmul's MN-major kernels)
-        bsa_mn = bsa.t().contiguous().view(m, k // 128)
+        bsa_mn = bsa.t().contiguous().view(m, kbs)
         bsa_t = bsa.t().contiguous().t()
         rule = gemm.choose_config(m, n, sms, k=k, fp8=True, block_scales=True, b_kmajor=True)
         rule_t = gemm.choose_config(m, n, sms, k=k, fp8=True, b_kmajor=True)
@@ -296,8 +297,7 @@ def main(argv: list[str]) -> int:
         if peer_block:  # cuBLAS's own block-scaled kernel (CUDA 12.9+, PyTorch's DeepSeek recipe on sm_90):
             # A's 1 x 128 scales MN-major, B's 128 x 128 as (K blocks, N blocks) of strides (1, K blocks)
             try:
-                kb = k // 128
-                assert kb % 4 == 0, "B's 128 x 128 scales padded to 4 K blocks: not here"
+                assert k % 512 == 0, "B's 128 x 128 scales padded to 4 K blocks: not here"
                 bsb_t = bsb.t()
                 c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
                 c.copy_(torch._scaled_mm(a, wt, scale_a=bsa_t, scale_b=bsb_t, out_dtype=torch.bfloat16))
