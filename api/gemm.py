@@ -974,12 +974,14 @@ def wave_seconds(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | 
     return waves * tile + span * tile / trips + partials / tgt.dram_bytes_per_s + tgt.kernel_gap_s
 
 
-STREAM_K_TAIL_BLOCK_SCALED = True
+STREAM_K_TAIL_BLOCK_SCALED = False
 """Whether the wave rule weighs the stream-K tail (`with_stream_k_tail`) of block-scaled FP8
-configurations (two partials): on. H200 at 8192^3 (31 rounds of 132 tiles and 4; benchmarks/NOTES.md,
-fp839), timed in turns over 3 rounds, medians of the ratio to `_scaled_mm`: with groups of 16
-(`with_l2_group`) 0.916 per call, 0.914 queued, 0.886 sustained, against whole tiles' 0.902,
-0.833, 0.854 (the tail alone: 0.907, 0.858, 0.879)."""
+configurations (two partials): off. H200 (benchmarks/NOTES.md, fp839), in turns with whole tiles:
+at 8192^3 (31 rounds of 132 tiles and 4) +0.5% per call and +2.9% sustained (with groups of 16:
+0.916 / 0.914 of `_scaled_mm` per call / queued against 0.902 / 0.833), but where the rule took
+it elsewhere 4-9% slower per call and 2-4% sustained (8192 x 8192 x 2048, 4096 x 7168 x 7168,
+2048 x 7168 x 18432) and 30% at 300 x 7168 x 2112: the stream-K kernel's cost is not the one
+`wave_seconds` counts (the fixup's launch and the partials)."""
 
 
 def with_stream_k_tail(c: GemmConfig, m: int, n: int, k: int | None, sms: int, tgt: Target) -> GemmConfig:
@@ -1003,8 +1005,9 @@ def with_stream_k_tail(c: GemmConfig, m: int, n: int, k: int | None, sms: int, t
 L2_GROUP_BLOCK_SCALED = True
 """Whether the wave rule sizes block-scaled FP8's grouped order by the L2 bytes of its walk
 (`with_l2_group`): on. H200 at 8192^3 (benchmarks/NOTES.md, fp839): groups of 16 read 27% fewer
-DRAM bytes (460 MB against 631) in the same kernel time under Nsight, and with the stream-K
-tail ran 0.4-1.8% faster per call and sustained than the tail alone, in every round."""
+DRAM bytes (460 MB against 631) in the same kernel time under Nsight; in turns with groups of 8,
+even per call and +1% sustained, and with the stream-K tail +0.4-1.8% per call and sustained in
+every round."""
 
 L2_GROUPS = (8, 16)
 """The group sizes (block rows) `with_l2_group` weighs: 32 measured 2-5% slower at 8192^3 (where

@@ -139,9 +139,9 @@ def test_block_scaled_configurations_rule():
 
     assert all(c.smem_bytes() <= target("sm_90a").smem_per_block for c in FP8_BLOCK_CONFIGS)
     assert choose_config(4096, 4096, 132, k=4096, fp8=True, block_scales=True) is FP8_BLOCK_CONFIGS[0]
-    # 8192^3: the tile in groups of 16 block rows (`with_l2_group`) with the stream-K tail (`with_stream_k_tail`)
+    # 8192^3: the tile in groups of 16 block rows (`with_l2_group`), whole tiles (no stream-K tail)
     assert choose_config(8192, 8192, 132, k=8192, fp8=True, block_scales=True, b_kmajor=True).name == \
-        "f8b:128x128x128:4:g16:sk"
+        "f8b:128x128x128:4:g16"
     assert choose_config(16, 8192, 132, k=8192, fp8=True, block_scales=True) is FP8_BLOCK_CONFIGS[1]
     assert all(c.block_scales and c.kwargs(132)["block_scales"] for c in FP8_BLOCK_CONFIGS)
     # decode sizes of a Linear weight (B K-major, as tilec.matmul always has it): the swap
@@ -524,7 +524,7 @@ def test_block_scaled_stream_k_128x128_compiles_without_spills_at_8192(serial):
 
 
 def test_block_scaled_rule_takes_the_stream_k_tail_by_its_cost(monkeypatch):
-    """With `STREAM_K_TAIL_BLOCK_SCALED` (on; here without the group of `with_l2_group`):
+    """With `STREAM_K_TAIL_BLOCK_SCALED` (off; here without the group of `with_l2_group`):
     8192^3 (4096 tiles of 128 x 128 over 132 blocks: 31.03 rounds) takes the tail, its last 4
     tiles' 64 trips one a block; 4096^3 (7.76 rounds, 8 trips a tile: the tail saves one trip
     of 8, its partials and the fixup cost more) whole tiles; off, whole tiles everywhere."""
@@ -544,7 +544,7 @@ def test_block_scaled_rule_takes_the_stream_k_tail_by_its_cost(monkeypatch):
 
 
 def test_block_scaled_rule_sizes_its_group_by_the_walk_s_dram_bytes(monkeypatch):
-    """With `L2_GROUP_BLOCK_SCALED` (on; here without the stream-K tail, then with it): 8192^3
+    """With `L2_GROUP_BLOCK_SCALED` (on; without the stream-K tail, then with it): 8192^3
     (B's 64 MiB more than half the L2 holds) walks groups of 16 block rows (B read 4 times
     instead of 8: `walk_dram_bytes` 320 MiB against 576; 32 rows' round of panels does not
     stay); 4096^3 and K = 2048 (A and B read once at any group) keep 8; off, 8 everywhere;
