@@ -1004,10 +1004,10 @@ def with_stream_k_tail(c: GemmConfig, m: int, n: int, k: int | None, sms: int, t
 
 L2_GROUP_BLOCK_SCALED = True
 """Whether the wave rule sizes block-scaled FP8's grouped order by the L2 bytes of its walk
-(`with_l2_group`): on. H200 at 8192^3 (benchmarks/NOTES.md, fp839): groups of 16 read 27% fewer
-DRAM bytes (460 MB against 631) in the same kernel time under Nsight; in turns with groups of 8,
-even per call and +1% sustained, and with the stream-K tail +0.4-1.8% per call and sustained in
-every round."""
+(`with_l2_group`): on. H200 (benchmarks/NOTES.md, fp839): at 8192^3 groups of 16 read 27% fewer
+DRAM bytes (460 MB against 631) in the same kernel time under Nsight; in turns with groups of 8
+over 3 rounds, at 8192^3 and 4096 x 7168 x 7168, even to +1.4% per call, +1% queued and +1.2% /
++2.5% sustained (medians)."""
 
 L2_GROUPS = (8, 16)
 """The group sizes (block rows) `with_l2_group` weighs: 32 measured 2-5% slower at 8192^3 (where
