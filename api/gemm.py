@@ -1065,20 +1065,85 @@ def wave_seconds(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | 
     return waves * tile + span * tile / trips + partials / tgt.dram_bytes_per_s + tgt.kernel_gap_s
 
 
+STREAM_K_TAIL_BLOCK_SCALED = False
+"""Whether the wave rule weighs the stream-K tail (`with_stream_k_tail`) of block-scaled FP8
+configurations (two partials): off. H200 (benchmarks/NOTES.md, fp839), in turns with whole tiles:
+at 8192^3 (31 rounds of 132 tiles and 4) +0.5% per call and +2.9% sustained (with groups of 16:
+0.916 / 0.914 of `_scaled_mm` per call / queued against 0.902 / 0.833), but where the rule took
+it elsewhere 4-9% slower per call and 2-4% sustained (8192 x 8192 x 2048, 4096 x 7168 x 7168,
+2048 x 7168 x 18432) and 30% at 300 x 7168 x 2112: the stream-K kernel's cost is not the one
+`wave_seconds` counts (the fixup's launch and the partials)."""
+
+
 def with_stream_k_tail(c: GemmConfig, m: int, n: int, k: int | None, sms: int, tgt: Target) -> GemmConfig:
     """`c` with its last round's tiles shared along K (`GemmConfig.stream_k`, named
-    `<c.name>:sk`) where `STREAM_K_TAIL` says so, K is known, `c` may take it (16-bit,
-    unswapped, unsplit, no pingpong, overlapped epilogue, block scales, skipped padding or
+    `<c.name>:sk`) where `STREAM_K_TAIL` says so (block-scaled FP8:
+    `STREAM_K_TAIL_BLOCK_SCALED`), K is known, `c` may take it (16-bit or block-scaled with
+    two partials, unswapped, unsplit, no pingpong, overlapped epilogue, skipped padding or
     128-row consumers; clusters or not) and
     its `wave_seconds` are fewer than the whole tiles' (ties to whole tiles). Estimate
     (sm_90a, 128 x 256 x 64 in 4 stages): 3000 x 5008 x 7008 (480 tiles: 3.64 waves)
     315 us against 327 whole; 4000^3 (512 tiles, 16 trips a tile: the tail saves one
     trip of 16) 203 against 187, whole."""
-    if (not STREAM_K_TAIL or k is None or c.swap_ab or c.split_k > 1 or c.pingpong or c.overlap
-            or c.block_scales or c.operand_bytes != 2 or c.skip_padding or c.consumer_rows != 64):
+    if (k is None or c.swap_ab or c.split_k > 1 or c.pingpong or c.overlap or c.skip_padding or c.consumer_rows != 64
+            or (not STREAM_K_TAIL_BLOCK_SCALED if c.block_scales else not STREAM_K_TAIL or c.operand_bytes != 2)
+            or (c.block_scales and c.partials != 2)):
         return c
     sk = dataclasses.replace(c, stream_k=True, name=f"{c.name}:sk")
     return sk if wave_seconds(sk, m, n, k, sms, tgt) < wave_seconds(c, m, n, k, sms, tgt) else c
+
+
+L2_GROUP_BLOCK_SCALED = True
+"""Whether the wave rule sizes block-scaled FP8's grouped order by the L2 bytes of its walk
+(`with_l2_group`): on. H200 (benchmarks/NOTES.md, fp839): at 8192^3 groups of 16 read 27% fewer
+DRAM bytes (460 MB against 631) in the same kernel time under Nsight; in turns with groups of 8
+over 3 rounds, at 8192^3 and 4096 x 7168 x 7168, even to +1.4% per call, +1% queued and +1.2% /
++2.5% sustained (medians)."""
+
+L2_GROUPS = (8, 16)
+"""The group sizes (block rows) `with_l2_group` weighs: 32 measured 2-5% slower at 8192^3 (where
+`walk_dram_bytes` refuses it too), and not yet measured where the model takes it."""
+
+
+def walk_dram_bytes(c: GemmConfig, m: int, n: int, k: int, sms: int, group: int, tgt: Target) -> float | None:
+    """The bytes of A and B that the persistent walk of `c` (one block a multiprocessor,
+    no clusters) in grouped order of `group` block rows reads from DRAM, through an L2 of
+    half `tgt.l2_bytes` (the H100's and H200's L2 is two partitions, and the operands'
+    panels are read by multiprocessors on both sides); None where a round's panels do not
+    stay in it. A block row's panel of A is bm x K, a block column's of B bn x K; a round
+    of `sms` consecutive tiles spans r = min(group, gm) block rows and sms / r columns. All
+    of A and B in L2: each read once. Else each group of r rows keeps its A panels while
+    its columns pass: A read once, and B once where all of it stays beside those panels,
+    else once a group (gm / r times). 8192^3 block-scaled (1 MiB panels, B 64 MiB): group 8
+    reads 64 + 8 x 64 = 576 MiB, 16 reads 320, 32 none (a round's 37 MiB of panels do not
+    stay); dev/experiments/gemm_l2_walk_model.py's LRU model of the same walk: 691, 417,
+    1181 MiB. 4096^3 (32 MiB of A and B, B 16 MiB beside 4 MiB of A's panels): 32 MiB at any
+    group."""
+    gm, gn = -(-m // c.bm), -(-n // c.bn)
+    pa, pb = c.bm * k * c.operand_bytes, c.bn * k * c.operand_bytes
+    a, b, cap = gm * pa, gn * pb, tgt.l2_bytes / 2
+    if a + b <= cap:
+        return float(a + b)
+    rows = min(group, gm)
+    if rows * pa + min(gn, -(-sms // rows)) * pb > cap:
+        return None
+    return float(a + (b if b + rows * pa <= cap else b * -(-gm // rows)))
+
+
+def with_l2_group(c: GemmConfig, m: int, n: int, k: int | None, sms: int, tgt: Target) -> GemmConfig:
+    """`c` (block-scaled FP8, where `L2_GROUP_BLOCK_SCALED` says so; unswapped, unsplit, no
+    clusters, K known) walked in the grouped order of `L2_GROUPS` whose `walk_dram_bytes`
+    are fewest (ties to `c.group`, then to the smaller), named `<c.name>:g<G>` where it
+    changes: 8192^3 groups of 16 block rows (320 MiB of DRAM reads against 576 with 8);
+    4096^3 and 8192 x 8192 x 2048 keep 8 (A and B read once at any group)."""
+    if (not (L2_GROUP_BLOCK_SCALED and c.block_scales) or k is None or c.swap_ab or c.split_k > 1
+            or c.cluster != (1, 1) or c.group <= 1):
+        return c
+    costs = [(walk_dram_bytes(c, m, n, k, sms, g, tgt), g != c.group, g) for g in (c.group, *L2_GROUPS)]
+    best = min((x for x in costs if x[0] is not None), default=None)
+    if best is None or best[2] == c.group:
+        return c
+    return dataclasses.replace(c, group=best[2], name=f"{c.name}:g{best[2]}")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -1138,7 +1203,8 @@ def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, 
         if c.smem_bytes() > tgt.smem_per_block:
             continue
         if past_decode:
-            c = with_stream_k_tail(with_cluster(c, m, n, k, sms, b_kmajor), m, n, k, sms, tgt)
+            c = with_stream_k_tail(with_l2_group(with_cluster(c, m, n, k, sms, b_kmajor), m, n, k, sms, tgt),
+                                   m, n, k, sms, tgt)
         cost = wave_seconds(c, m, n, kk, sms, tgt)
         if best is None or cost < best_cost:
             best, best_cost = c, cost

@@ -898,8 +898,8 @@ def gemm_hopper_ws(
     across a block's units, so a block's start (barriers, `setmaxnreg`, the ring's
     first fill) is paid once per block, not once per unit.
 
-    `stream_k` (needs `persistent` = P; not with `split_k`, block scales, pingpong or
-    `overlap_epilogue`): a data-parallel + stream-K hybrid, as CUTLASS's
+    `stream_k` (needs `persistent` = P; not with `split_k`, pingpong, `overlap_epilogue`
+    or one partial): a data-parallel + stream-K hybrid, as CUTLASS's
     stream-K scheduler with data-parallel waves. Over the grid's G = min(P, tiles x
     trips) blocks, the full waves of tiles, W = tiles // G each block (tiles b, b + G,
     ... below W G, in the walk's order: grouped with `group`), are taken whole as by
@@ -920,7 +920,10 @@ def gemm_hopper_ws(
     blocks sharing them the clusters (G = the grid's clusters): every block of a cluster
     walks the same segments, each its own tile of the group, so the multicast loads and
     the "empty" barriers' arrivals are as without stream-K; each block writes its own
-    slots, and the fixup sums a tile's partials from the blocks of its rank.
+    slots, and the fixup sums a tile's partials from the blocks of its rank. With
+    `block_scales` (two partials) a segment's trips are whole K blocks, each promoted
+    with its scales in the segment's K loop: its partial is the scaled f32 sum of its
+    K blocks, and the fixup adds them as without scales.
 
     `pdl` (programmatic dependent launch, dialects/layout_tma.py): every thread runs
     `griddep_launch_dependents` after the barriers' initialisation (the stream's next
@@ -1067,9 +1070,10 @@ def gemm_hopper_ws(
         raise ValueError(f"gemm_hopper_ws: small_stages (R) needs swap_ab and R >= 2 dividing stages / 2, without "
                          f"stream_k, block_scales, cluster, pdl_weight, l2_ahead or cp_async (got R {small_stages}, "
                          f"{stages} stages)")
-    if stream_k and (not persistent or split_k > 1 or block_scales or pingpong or overlap_epilogue):
-        raise ValueError("gemm_hopper_ws: stream_k needs persistent, without split_k, block_scales, pingpong or "
-                         "overlap_epilogue")
+    if stream_k and (not persistent or split_k > 1 or pingpong or overlap_epilogue
+                     or (block_scales and partials != 2)):
+        raise ValueError("gemm_hopper_ws: stream_k needs persistent, without split_k, pingpong or overlap_epilogue "
+                         "(block_scales: with two partials)")
     if one_wgmma and (nch < 2 or bn > 256 or pingpong or block_scales or overlap_epilogue or swap_ab):
         raise ValueError(f"gemm_hopper_ws: one_wgmma needs column chunks of at most 256 columns in all, without "
                          f"pingpong, block_scales, overlap_epilogue or swap_ab (got bn {bn}, {nch} chunks)")

@@ -6,6 +6,7 @@ that ncu prints summarised in a few lines (tensor pipe, L1/shared, L2 and DRAM
 throughput, SM clock, issue activity, the largest warp stalls per issued instruction).
 
     bash dev/device/ncu_gemm_fp8.sh 8192 f8b:128x128x128:4 f8:128x128x128:4
+    bash dev/device/ncu_gemm_fp8.sh 8192x8192x2048 f8b:128x128x128:4     (M x N x K)
 
 runs, for each configuration, `ncu --clock-control none --profile-from-start off --csv
 --page raw --section SpeedOfLight --section MemoryWorkloadAnalysis --section
@@ -36,8 +37,11 @@ SHOWN = (
     ("lts__t_sector_hit_rate.pct", "l2hit%", 1),
     ("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "dram%", 1),
     ("smsp__issue_active.avg.per_cycle_active", "issue/clk", 1),
+    ("dram__bytes_read.sum", "dram_read", None),
+    ("lts__t_sector_op_read_hit_rate.pct", "l2readhit%", 1),
 )
-"""The figures printed, when ncu reported them: (metric, label, factor)."""
+"""The figures printed, when ncu reported them: (metric, label, factor); a factor of None:
+the value as ncu printed it, with its unit (ncu scales bytes to Kbyte ... Gbyte)."""
 
 
 def summary(rows: list[dict]) -> str:
@@ -50,7 +54,8 @@ def summary(rows: list[dict]) -> str:
         for metric, label, f in SHOWN:
             v = _number(r.get(metric))
             if v is not None:
-                vals.append(f"{label} {v * f:.3g}")
+                vals.append(f"{label} {v * f:.3g}" if f is not None
+                            else f"{label} {v:.4g} {r.get('_units', {}).get(metric, '')}".rstrip())
         stalls = sorted(((k.split("stalled_")[1].split("_per")[0], _number(v)) for k, v in r.items()
                          if k.startswith("smsp__average_warps_issue_stalled_") and k.endswith("per_issue_active.ratio")
                          and _number(v) is not None), key=lambda x: -x[1])[:5]
@@ -72,10 +77,12 @@ def read_raw(lines: list[str]) -> list[dict]:
     if len(body) < 3:
         return []
     rows = list(csv.DictReader(body))
+    for r in rows[1:]:
+        r["_units"] = rows[0]
     return rows[1:]  # the units row
 
 
-def profile(name: str, size: int) -> None:
+def profile(name: str, size: str) -> None:
     import torch
 
     import tilec
@@ -83,15 +90,16 @@ def profile(name: str, size: int) -> None:
     from tilec import gemm
 
     cfg = parse_config(name)
+    m, n, k = (int(x) for x in size.split("x")) if "x" in size else (int(size),) * 3
     g = torch.Generator(device="cuda").manual_seed(7)
-    a = (torch.randn(size, size, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
-    w = (torch.randn(size, size, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
+    a = (torch.randn(m, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
+    w = (torch.randn(n, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
     if cfg.block_scales:
-        sa = 0.5 + torch.rand(size, -(-size // 128), device="cuda", generator=g)
-        sb = 0.5 + torch.rand(-(-size // 128), -(-size // 128), device="cuda", generator=g)
+        sa = 0.5 + torch.rand(m, -(-k // 128), device="cuda", generator=g)
+        sb = 0.5 + torch.rand(-(-n // 128), -(-k // 128), device="cuda", generator=g)
     else:
         sa, sb = torch.tensor(0.37, device="cuda"), torch.tensor(1.9, device="cuda")
-    c = torch.empty(size, size, device="cuda", dtype=torch.bfloat16)
+    c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
     with forced(gemm, cfg):
         for _ in range(2):
             tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, out=c)
@@ -151,4 +159,4 @@ if __name__ == "__main__":
     elif sys.argv[1] == "--hot":
         print(hot_instructions(sys.stdin.read().splitlines()))
     else:
-        profile(sys.argv[1], int(sys.argv[2]))
+        profile(sys.argv[1], sys.argv[2])

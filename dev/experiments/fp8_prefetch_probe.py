@@ -10,6 +10,16 @@ both results checked as benchmarks/matmul_bench.py checks them.
 
 A variant NAME+mn (`rule+mn`, `f8b:128x128x128:4:pf+mn`) gives tilec.matmul A's scales MN-major
 (strides (1, M)), which it runs with `gemm_hopper_ws(scale_a_mn_major=True)`.
+`trule` is the per-tensor rule (`choose_config(..., fp8=True)`); a per-tensor configuration (`f8:...`,
+`trule`) runs with one-element scales and is checked against the per-tensor bound, beside the
+block-scaled variants (the long K: is a K step dearer at K = 8192 without the promotion too?).
+`--rounds N` (default 3): the rounds of per-call-in-turns and queued timings (each round in rotated
+order). `--clocks S`: in each round then each variant launched back to back for S seconds under
+`nvidia-smi`'s samples of the SM clock, the power and the clocks' event reasons (`sustained`); last,
+the medians over the rounds of each variant's ratios to `_scaled_mm` per call, queued and sustained.
+`--cublas-block`: also cuBLAS's own block-scaled kernel (`torch._scaled_mm` with A's 1 x 128 scales
+MN-major and B's 128 x 128 as (K blocks, N blocks), PyTorch's DeepSeek recipe on sm_90, CUDA 12.9+),
+checked against the same float64 bound, as `cublas_block`.
 A variant with a colon is a configuration's name (benchmarks/matmul_bench.py's `parse_config`),
 built as the compiler builds it (`--variants f8b:128x128x128:4:pf`: `GemmConfig.scale_prefetch`,
 the same prefetches as `pf`, the rows checked against M).
@@ -129,6 +139,72 @@ computes each step's products right after that step's own loads, inside the wgmm
 waiting on them as before; it is not run by default."""
 
 
+REASONS_FIELDS = ("clocks_event_reasons.active", "clocks_throttle_reasons.active")
+"""nvidia-smi's names of the bit mask of why the clocks are held (the newer first)."""
+
+
+def sustained(fns: dict, seconds: float, flops: float, start: int = 0) -> dict:
+    """Each of `fns` launched back to back for about `seconds` (one synchronisation at the
+    end), in `rotated(names, start)` order, while `nvidia-smi` samples the SM clock, the
+    board's power and the clocks' event reasons every 20 ms: name -> (TFLOP/s of those
+    launches, the median clock (MHz), power (W) and the reasons' bit masks seen (hex) of the
+    samples inside its window, its first quarter dropped: the clock settling). Whether a
+    variant is slower a step at the same clock, or runs at a lower clock."""
+    import datetime
+    import subprocess
+    import tempfile
+    import time
+
+    import torch
+    from matmul_bench import rotated
+
+    dev = str(torch.cuda.current_device())
+    fields = "timestamp,clocks.sm,power.draw"
+    for r in REASONS_FIELDS:
+        if subprocess.run(["nvidia-smi", "-i", dev, f"--query-gpu={r}", "--format=csv,noheader"],
+                          capture_output=True).returncode == 0:
+            fields += "," + r
+            break
+    log = tempfile.NamedTemporaryFile("w+", suffix=".csv", delete=False)
+    smi = subprocess.Popen(["nvidia-smi", "-i", dev, f"--query-gpu={fields}", "--format=csv,noheader,nounits",
+                            "-lms", "20"], stdout=log, stderr=subprocess.DEVNULL)
+    time.sleep(0.3)
+    windows = {}
+    for name in rotated(list(fns), start):
+        f = fns[name]
+        f()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        f()
+        torch.cuda.synchronize()
+        reps = max(2, int(seconds / max(time.perf_counter() - t0, 1e-4)))
+        begin, t0 = time.time(), time.perf_counter()
+        for _ in range(reps):
+            f()
+        torch.cuda.synchronize()
+        dt = time.perf_counter() - t0
+        windows[name] = (begin + dt / 4, begin + dt, flops * reps / dt / 1e12)
+        time.sleep(0.1)
+    smi.terminate()
+    smi.wait()
+    rows = []
+    for line in open(log.name):
+        parts = [x.strip() for x in line.split(",")]
+        try:
+            ts = datetime.datetime.strptime(parts[0], "%Y/%m/%d %H:%M:%S.%f").timestamp()
+            rows.append((ts, float(parts[1]), float(parts[2]), parts[3] if len(parts) > 3 else ""))
+        except (ValueError, IndexError):
+            continue
+    med = (lambda xs: sorted(xs)[len(xs) // 2] if xs else float("nan"))
+    out = {}
+    for name in fns:
+        lo, hi, tf = windows[name]
+        inside = [r for r in rows if lo <= r[0] <= hi]
+        out[name] = (tf, med([r[1] for r in inside]), med([r[2] for r in inside]),
+                     "/".join(sorted({r[3] for r in inside if r[3]})))
+    return out
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--patch"]:
         text, n = VARIANTS[argv[2] if len(argv) > 2 else "pf"](open(argv[1]).read())
@@ -141,7 +217,8 @@ def main(argv: list[str]) -> int:
     import torch
 
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
-    from matmul_bench import block_fp8_within_bound, forced, parse_config, per_call_in_turns, queued_ms
+    from matmul_bench import (block_fp8_within_bound, forced, fp8_within_bound, parse_config, per_call_in_turns,
+                              queued_ms, rotated)
 
     import tilec
     from tilec import gemm
@@ -156,9 +233,18 @@ def main(argv: list[str]) -> int:
         return orig(self, source, **kw)
 
     kcache.KernelCache.compile = compile_
-    names = ["pf", "pf16"]
-    if argv[:1] == ["--variants"]:
-        names, argv = [x for x in argv[1].split(",") if x], argv[2:]
+    names, rounds, clocks, peer_block = ["pf", "pf16"], 3, 0.0, False
+    while argv[:1] in (["--variants"], ["--rounds"], ["--clocks"], ["--cublas-block"]):
+        if argv[0] == "--cublas-block":
+            peer_block, argv = True, argv[1:]
+            continue
+        if argv[0] == "--variants":
+            names = [x for x in argv[1].split(",") if x]
+        elif argv[0] == "--rounds":
+            rounds = int(argv[1])
+        else:
+            clocks = float(argv[1])
+        argv = argv[2:]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     ok = True
     for size in argv:  # N (N^3) or MxNxK
@@ -166,26 +252,31 @@ def main(argv: list[str]) -> int:
         g = torch.Generator(device="cuda").manual_seed(m + 7)
         a = (torch.randn(m, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
         w = (torch.randn(n, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)
-        bsa = 0.5 + torch.rand(m, k // 128, device="cuda", generator=g)
-        bsb = 0.5 + torch.rand(n // 128, k // 128, device="cuda", generator=g)
+        kbs, nbs = -(-k // 128), -(-n // 128)  # ragged K or N: the last block's scales cover what is left
+        bsa = 0.5 + torch.rand(m, kbs, device="cuda", generator=g)
+        bsb = 0.5 + torch.rand(nbs, kbs, device="cuda", generator=g)
         sa, sb = torch.tensor(0.37, device="cuda"), torch.tensor(1.9, device="cuda")
         # A's scales stored MN-major (K block by K block), seen as a row-major (M, KB) tensor (for the
         # patched variants), and as what it is (strides (1, M): tilec.matmul's MN-major kernels)
-        bsa_mn = bsa.t().contiguous().view(m, k // 128)
+        bsa_mn = bsa.t().contiguous().view(m, kbs)
         bsa_t = bsa.t().contiguous().t()
         rule = gemm.choose_config(m, n, sms, k=k, fp8=True, block_scales=True, b_kmajor=True)
+        rule_t = gemm.choose_config(m, n, sms, k=k, fp8=True, b_kmajor=True)
         outs, fns = {}, {}
         wt = w.t()
         for label in ("rule", *names):
             base = label.removesuffix("+mn")  # NAME+mn: A's scales given MN-major to tilec.matmul
-            cfg = (rule if base == "rule" else parse_config(base) if ":" in base
+            cfg = (rule if base == "rule" else rule_t if base == "trule" else parse_config(base) if ":" in base
                    else dataclasses.replace(rule, name=f"{rule.name}:{base}probe"))
             c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
             state["on"] = label if label in VARIANTS else None
             xa = bsa_mn if label in MN_MAJOR else bsa_t if label.endswith("+mn") else bsa
+            xb = bsb
+            if not cfg.block_scales:  # a per-tensor configuration (`f8:...`, `trule`): the one-element scales
+                xa, xb = sa, sb
             try:
                 with forced(gemm, cfg):
-                    tilec.matmul(a, wt, scale_a=xa, scale_b=bsb, out=c)
+                    tilec.matmul(a, wt, scale_a=xa, scale_b=xb, out=c)
                     torch.cuda.synchronize()
                     (fast,) = gemm._fast.values()  # the call's prepared launches (forced() cleared the others)
             except Exception as e:  # noqa: BLE001 - one variant's failure reported, the others timed
@@ -194,20 +285,52 @@ def main(argv: list[str]) -> int:
                 continue
             finally:
                 state["on"] = None
-            good = block_fp8_within_bound(c, a, w, bsa, bsb)
+            good = (block_fp8_within_bound(c, a, w, bsa, bsb) if cfg.block_scales
+                    else fp8_within_bound(c, a, w, float(sa) * float(sb)))
             ok &= bool(good)
             outs[label] = good
-            fns[label] = (lambda f, c, xa: lambda: f(a, wt, None, None, c, xa, bsb))(fast, c, xa)
+            fns[label] = (lambda f, c, xa, xb: lambda: f(a, wt, None, None, c, xa, xb))(fast, c, xa, xb)
             if fns[label]() is None:
-                raise RuntimeError(f"{label}: the prepared launch declined the call")
+                print(f"{size} {label}: the prepared launch declined the call", flush=True)
+                del fns[label]
+                ok = False
+        if peer_block:  # cuBLAS's own block-scaled kernel (CUDA 12.9+, PyTorch's DeepSeek recipe on sm_90):
+            # A's 1 x 128 scales MN-major, B's 128 x 128 as (K blocks, N blocks) of strides (1, K blocks)
+            try:
+                assert k % 512 == 0, "B's 128 x 128 scales padded to 4 K blocks: not here"
+                bsb_t = bsb.t()
+                c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+                c.copy_(torch._scaled_mm(a, wt, scale_a=bsa_t, scale_b=bsb_t, out_dtype=torch.bfloat16))
+                outs["cublas_block"] = block_fp8_within_bound(c, a, w, bsa, bsb)
+                fns["cublas_block"] = lambda: torch._scaled_mm(a, wt, scale_a=bsa_t, scale_b=bsb_t,
+                                                               out_dtype=torch.bfloat16)
+            except Exception as e:  # noqa: BLE001 - the peer missing is reported, the rest timed
+                print(f"{size} cublas_block: {type(e).__name__}: {str(e)[:160]}", flush=True)
         fns["scaled_mm"] = lambda: torch._scaled_mm(a, wt, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
         flops = 2.0 * m * n * k
-        for rnd in range(3):
+        seen: dict = {name: [] for name in fns}
+        for rnd in range(rounds):
             t = per_call_in_turns(fns, start=rnd)
-            q = {name: queued_ms(f) for name, f in fns.items()}
-            print(f"{size} round {rnd}: " + ", ".join(
-                f"{name} {flops / t[name] / 1e9:.0f} ({t['scaled_mm'] / t[name]:.3f}) q {flops / q[name] / 1e9:.0f} "
-                f"({q['scaled_mm'] / q[name]:.3f})" for name in fns), flush=True)
+            q = {name: queued_ms(fns[name]) for name in rotated(list(fns), rnd)}
+            line = ", ".join(f"{name} {flops / t[name] / 1e9:.0f} ({t['scaled_mm'] / t[name]:.3f}) q {flops / q[name] / 1e9:.0f} "
+                             f"({q['scaled_mm'] / q[name]:.3f})" for name in fns)
+            print(f"{size} round {rnd}: {line}", flush=True)
+            sus = sustained(fns, clocks, flops, start=rnd) if clocks else {}
+            if sus:
+                print(f"{size} round {rnd} sustained: " + ", ".join(
+                    f"{name} {x[0]:.0f} ({x[0] / sus['scaled_mm'][0]:.3f}) {x[1]:.0f} MHz {x[2]:.0f} W {x[3]}"
+                    for name, x in sus.items()), flush=True)
+            for name in fns:
+                seen[name].append((t[name], q[name], sus[name][0] if sus else float("nan")))
+        # medians over the rounds of each ratio to _scaled_mm (per call, queued, sustained)
+        ratio = {}
+        for name in fns:
+            per = sorted(seen["scaled_mm"][i][0] / seen[name][i][0] for i in range(rounds))
+            que = sorted(seen["scaled_mm"][i][1] / seen[name][i][1] for i in range(rounds))
+            sus_r = sorted(seen[name][i][2] / seen["scaled_mm"][i][2] for i in range(rounds))
+            ratio[name] = (per[rounds // 2], que[rounds // 2], sus_r[rounds // 2])
+        print(f"{size} medians (per call / queued / sustained, of _scaled_mm): " + ", ".join(
+            f"{name} {r[0]:.3f}/{r[1]:.3f}/{r[2]:.3f}" for name, r in ratio.items()), flush=True)
         print(f"{size} checked: {outs}, rule {rule.name}, patched {state['patched']}", flush=True)
     return 0 if ok else 1
 

@@ -341,6 +341,26 @@ def test_fp8_block_scaled_clusters(cluster, box_parts, shape, monkeypatch):
     _forced_block_matmul(torch, monkeypatch, config, shape, seed=5)
 
 
+@pytest.mark.parametrize("shape", [(1000, 1040, 528), (4096, 4096, 4096)])
+@pytest.mark.parametrize("flags", [{"stream_k": True}, {"stream_k": True, "serial": True}, {"group": 16},
+                                   {"group": 32}])
+def test_fp8_block_scaled_stream_k_tail_and_group(flags, shape, monkeypatch):
+    """The rule's 128 x 128 tile with its last round shared along K (`GemmConfig.stream_k`,
+    `:sk`; `serial`: summed by each shared tile's last block, `:sk:ser`), or walked in groups
+    of 16 or 32 block rows (`GemmConfig.group`, `:g16`, `:g32`), forced: 1000 x 1040 (72
+    tiles, no full wave on 132 blocks: every tile shared, bias + SiLU) and 4096^3 (1024
+    tiles: 7 full waves, the last 100 tiles' 800 trips 7 a block) against float64."""
+    import dataclasses
+
+    from tilec import gemm
+
+    torch = _torch()
+    name = ("f8b:128x128x128:4" + (":sk" if flags.get("stream_k") else "") + (":ser" if flags.get("serial") else "")
+            + (f":g{flags['group']}" if "group" in flags else ""))
+    config = dataclasses.replace(gemm.FP8_BLOCK_CONFIGS[0], name=name, **flags)
+    _forced_block_matmul(torch, monkeypatch, config, shape, seed=6)
+
+
 def test_fp8_block_scale_refusals():
     torch = _torch()
     a, w, sa, sb = _block_case(torch, (64,), 256, 384)

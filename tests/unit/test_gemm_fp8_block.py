@@ -34,7 +34,7 @@ def _scales(rng, shape) -> np.ndarray:
 
 
 def _run_and_check(module, m: int, n: int, k: int, dtype: str, level: str, ep: Epilogue, dynamic_m: bool,
-                   mn: bool = False) -> None:
+                   mn: bool = False, extra: dict | None = None) -> None:
     if level == "lowered":
         run_pipeline(module, "default")
     rng = np.random.default_rng(7)
@@ -49,6 +49,7 @@ def _run_and_check(module, m: int, n: int, k: int, dtype: str, level: str, ep: E
         inputs["pbias"] = f32_to_bf16(bias.astype(np.float32))
     if dynamic_m:
         inputs["m"] = m
+    inputs.update(extra or {})  # stream-K's workspace (poisoned) and counters
     out = run(module, inputs)["pc"]
     a = f8_to_f32(np.asarray(a8).reshape(m, k), dtype).astype(np.float64)
     w = f8_to_f32(np.asarray(w8).reshape(n, k), dtype).astype(np.float64)
@@ -138,7 +139,9 @@ def test_block_scaled_configurations_rule():
 
     assert all(c.smem_bytes() <= target("sm_90a").smem_per_block for c in FP8_BLOCK_CONFIGS)
     assert choose_config(4096, 4096, 132, k=4096, fp8=True, block_scales=True) is FP8_BLOCK_CONFIGS[0]
-    assert choose_config(8192, 8192, 132, k=8192, fp8=True, block_scales=True, b_kmajor=True) is FP8_BLOCK_CONFIGS[0]
+    # 8192^3: the tile in groups of 16 block rows (`with_l2_group`), whole tiles (no stream-K tail)
+    assert choose_config(8192, 8192, 132, k=8192, fp8=True, block_scales=True, b_kmajor=True).name == \
+        "f8b:128x128x128:4:g16"
     assert choose_config(16, 8192, 132, k=8192, fp8=True, block_scales=True) is FP8_BLOCK_CONFIGS[1]
     assert all(c.block_scales and c.kwargs(132)["block_scales"] for c in FP8_BLOCK_CONFIGS)
     # decode sizes of a Linear weight (B K-major, as tilec.matmul always has it): the swap
@@ -338,7 +341,8 @@ def _compiles_clean(config, size: int, scale_a_mn: bool = False) -> str:
         result = compile_cuda(cuda, arch="sm_90a", options=target("sm_90a").nvrtc_options())
     except (ImportError, OSError) as e:
         pytest.skip(f"NVRTC unavailable: {e}")
-    assert resource_usage(result)["gemm_kernel"].spill_stores in (0, None)
+    usage = resource_usage(result)
+    assert usage and all(u.spill_stores in (0, None) for u in usage.values()), usage  # (stream-K: and its fixup)
     assert not any(code in result.log for code in ("C7512", "C7514", "C7515", "C7517", "C7520")), result.log
     return cuda
 
@@ -464,3 +468,94 @@ def test_l2_promotion_on_the_producer_s_tma_loads():
     loads = [o for o in module.walk() if isinstance(o, TmaLoadOp)]
     assert loads and all(o.l2_promotion_bytes == 256 for o in loads)
     _run_and_check(module, m, n, k, dtype, "layout", ep, dynamic_m)
+
+
+# Stream-K with block scales (`gemm_hopper_ws(block_scales=True, stream_k=True)`, `:sk`): the
+# full waves of 64 x 64 tiles whole, the last round's K trips shared; a shared segment's
+# promoted accumulator stored as an f32 partial, summed by the fixup launch (or, `serial`,
+# by the tile's last block). M = 200 (run-time; 4 block rows, the last 8 rows) x N = 208
+# (4 block columns, the last 16 wide, 2 blocks of B's scales): 16 tiles; K = 992: 8 K
+# blocks (the last 96 wide) in 8 steps, 4 trips of 2 stages a tile. 3 blocks: 5 waves
+# whole, the last tile's 4 trips 2 a block; 6 blocks: 2 waves, 4 tiles' 16 trips 3 a block
+# (ranges across tile boundaries); 7 blocks: 2 waves, 2 tiles' 8 trips 2 a block (two
+# segments a tile, none crossing).
+@pytest.mark.parametrize(("blocks", "serial"), [(3, False), (6, False), (6, True), (7, True)])
+def test_block_scaled_stream_k_tail_against_float64(blocks, serial):
+    m, n, k = 200, 208, 992
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=64, bk=128, stages=2, dtype="f8E4M3FN", b_kmajor=True,
+                            block_scales=True, fma_promote=True, persistent=blocks, group=2, tma_epilogue=True,
+                            stream_k=True, serial=serial)
+    extra = {"pw": np.full(2 * blocks * 64 * 64, np.nan, np.float32)}
+    if serial:
+        extra["pctr"] = np.zeros(blocks, np.int32)
+    _run_and_check(module, m, n, k, "f8E4M3FN", "layout", Epilogue(), True, extra=extra)
+
+
+def test_block_scaled_stream_k_after_the_default_pipeline():
+    """The rule's tile shape (128 x 128, two consumer warpgroups) with bias, over 5
+    blocks: M = 300, N = 272 (3 x 3 tiles, the last row 44 rows, the last column 16
+    wide), K = 1024 (8 steps, 4 trips): one wave whole, 4 tiles' 16 trips shared."""
+    m, n, k, blocks = 300, 272, 1024, 5
+    ep = Epilogue(bias=True)
+    module = gemm_hopper_ws(None, n, k, bm=128, bn=128, bk=128, stages=2, dtype="f8E4M3FN", b_kmajor=True,
+                            block_scales=True, fma_promote=True, persistent=blocks, group=8, tma_epilogue=True,
+                            stream_k=True, epilogue=ep)
+    _run_and_check(module, m, n, k, "f8E4M3FN", "lowered", ep, True,
+                   extra={"pw": np.full(2 * blocks * 128 * 128, np.nan, np.float32)})
+
+
+@pytest.mark.parametrize("serial", [False, True])
+def test_block_scaled_stream_k_128x128_compiles_without_spills_at_8192(serial):
+    """The rule's tile with the stream-K tail (`:sk`, `:sk:ser`) at 8192^3 compiles for
+    sm_90a without spills and without serialized wgmma."""
+    from tilec.gemm import FP8_BLOCK_CONFIGS
+
+    _compiles_clean(dataclasses.replace(FP8_BLOCK_CONFIGS[0], stream_k=True, serial=serial), 8192)
+
+
+def test_block_scaled_rule_takes_the_stream_k_tail_by_its_cost(monkeypatch):
+    """With `STREAM_K_TAIL_BLOCK_SCALED` (off; here without the group of `with_l2_group`):
+    8192^3 (4096 tiles of 128 x 128 over 132 blocks: 31.03 rounds) takes the tail, its last 4
+    tiles' 64 trips one a block; 4096^3 (7.76 rounds, 8 trips a tile: the tail saves one trip
+    of 8, its partials and the fixup cost more) whole tiles; off, whole tiles everywhere."""
+    from tilec import gemm
+
+    kw = {"fp8": True, "block_scales": True, "b_kmajor": True}
+    monkeypatch.setattr(gemm, "L2_GROUP_BLOCK_SCALED", False)
+    monkeypatch.setattr(gemm, "STREAM_K_TAIL_BLOCK_SCALED", False)
+    assert not gemm.choose_config(8192, 8192, 132, k=8192, **kw).stream_k
+    monkeypatch.setattr(gemm, "STREAM_K_TAIL_BLOCK_SCALED", True)
+    taken = gemm.choose_config(8192, 8192, 132, k=8192, **kw)
+    assert taken.name == "f8b:128x128x128:4:sk" and taken.kwargs(132)["stream_k"] and taken.fma_promote
+    assert gemm.stream_k_schedule(taken, 8192, 8192, 8192, 132) == (4096, 16, 132, 1, 31)
+    assert taken.workspace(8192, 8192, 132) == 2 * 132 * 128 * 128
+    assert not gemm.choose_config(4096, 4096, 132, k=4096, **kw).stream_k
+    assert not gemm.choose_config(8192, 8192, 132, **kw).stream_k  # K unknown
+
+
+def test_block_scaled_rule_sizes_its_group_by_the_walk_s_dram_bytes(monkeypatch):
+    """With `L2_GROUP_BLOCK_SCALED` (on; without the stream-K tail, then with it): 8192^3
+    (B's 64 MiB more than half the L2 holds) walks groups of 16 block rows (B read 4 times
+    instead of 8: `walk_dram_bytes` 320 MiB against 576; 32 rows' round of panels does not
+    stay); 4096^3 and K = 2048 (A and B read once at any group) keep 8; off, 8 everywhere;
+    with the stream-K tail both."""
+    from tilec import gemm
+    from tilec.support.target import target
+
+    kw = {"fp8": True, "block_scales": True, "b_kmajor": True}
+    c, tgt = gemm.FP8_BLOCK_CONFIGS[0], target("sm_90a")
+    monkeypatch.setattr(gemm, "STREAM_K_TAIL_BLOCK_SCALED", False)
+    mib = [gemm.walk_dram_bytes(c, 8192, 8192, 8192, 132, g, tgt) for g in (8, 16, 32)]
+    assert mib[:2] == [576 * 2**20, 320 * 2**20] and mib[2] is None
+    assert gemm.walk_dram_bytes(c, 4096, 4096, 4096, 132, 8, tgt) == 32 * 2**20
+    monkeypatch.setattr(gemm, "L2_GROUP_BLOCK_SCALED", False)
+    assert gemm.choose_config(8192, 8192, 132, k=8192, **kw).group == 8
+    monkeypatch.setattr(gemm, "L2_GROUP_BLOCK_SCALED", True)
+    taken = gemm.choose_config(8192, 8192, 132, k=8192, **kw)
+    assert taken.name == "f8b:128x128x128:4:g16" and taken.kwargs(132)["group"] == 16 and taken.fma_promote
+    for m, k in ((4096, 4096), (8192, 2048)):
+        assert gemm.choose_config(m, m, 132, k=k, **kw).name == "f8b:128x128x128:4"
+    assert gemm.choose_config(8192, 8192, 132, **kw).group == 8  # K unknown
+    assert gemm.choose_config(8192, 8192, 132, k=8192, fp8=True, b_kmajor=True).group == 8  # per-tensor: not weighed
+    monkeypatch.setattr(gemm, "STREAM_K_TAIL_BLOCK_SCALED", True)
+    assert gemm.choose_config(8192, 8192, 132, k=8192, **kw).name == "f8b:128x128x128:4:g16:sk"
