@@ -347,6 +347,13 @@ benchmarks/NOTES.md): two boxes of 40 KiB in 2 parts 0.877, **a ring of 2 of 40 
 flight is slower, not faster (Nsight: the shared-memory pipe's throttle and short
 scoreboard stalls grow with the warps; DRAM reads are not what waits). Rows and span in
 a ring of 3: 0.789 / 0.713 and 0.705 / 0.721 against 0.899 and 0.772 in one part."""
+BOX_CARRY = False
+"""How a `flat` box whose block owns whole chunks (`BOX_GRAIN`) with lanes on a run's
+chunks (`BOX_LANES`) gives its phase 2 work (the `tile` option `box_carry`): False, the
+work items' loop over thread indices (`work_items`: the unit divided out of the index,
+the items clamped, each chunk's ownership and row tests in full); True, the warp's units
+taken directly and a chunk's tests folded into two (its offset `p` in the run below the
+block's steps, unsigned; the row's end), the rest through the general tests."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
@@ -720,7 +727,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                grain: int | None = None, pitch_step: int | None = None,
                tiles_rounds: bool = TILES_ROUNDS, depth: int | None = None,
                tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = TILES_ROTATE,
-               ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES) -> list[Operation]:
+               ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES,
+               carry: bool | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -743,6 +751,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         raise TilecError(f"tile: a ring of {ring} boxes takes a block's steps in parts (box_depth >= 2, got {depth}) "
                          f"staged by cp.async (got {stage})")
     lanes = BOX_LANES.get(flavour, 0) if lanes is None else lanes
+    carry = BOX_CARRY if carry is None else carry
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
     nw = modes[w].bound if flavour != "cols" else None
@@ -1127,6 +1136,49 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 row, col = k.divui(pt, c(nw)), k.remui(pt, c(nw))  # type: ignore[arg-type]
                 return boxed(k.addi(k.addi(s0, k.muli(row, c(span_pitch))), k.subi(col, c(CHUNK * span_pitch))))  # type: ignore[operator]
             chunks_by_residue(nw, CHUNK // gcd(nw, CHUNK) * span_pitch, span_byte)  # type: ignore[arg-type, operator]
+        elif flavour == "flat" and spare and lanes and carry:
+            # flat, whole chunks, the interior's test folded (`BOX_CARRY`): warp unit g
+            # (`nq` runs by `per` chunks, `work_items`' order) taken by the warp directly
+            # (no division of a thread index), run q's chunk j at p = 16 j - (ds mod 16)
+            # of the run; one unsigned test `p < dlen` (the chunk starts in the block's
+            # steps) and one of the row's end (`k_origin + p + 16 <= n_K`) take the chunks
+            # a block owns whole, one vector each from the box (`box_addr` + n_W t); the
+            # rest (the first block's chunk 0, chunks past the block's steps, the row's
+            # last) through the general test and `_Builder.store_chunk`
+            per = (full_len + 2 * CHUNK - 2) // CHUNK
+            groups, nwarps = 32 // lanes, threads // 32
+            njg = -(-per // lanes)
+            units = -(-nw // groups) * njg  # type: ignore[operator]
+            first_block = k.cmp("eq", k_origin, c(0))
+            lane = k.andi(tid, c(31))
+            q_lo, j_lo = k.divui(lane, c(lanes)), k.remui(lane, c(lanes))
+            k_end = k.subi(n[kmode], k.addi(k_origin, c16))
+            s_q = boxed(k.andi(sorig, c(15)))
+            with k.loop(k.divui(tid, c(32)), c(units), c(nwarps)) as g:
+                ga = k.divui(g, c(njg))
+                q = k.addi(k.muli(ga, c(groups)), q_lo)
+                j = k.addi(k.muli(k.subi(g, k.muli(ga, c(njg))), c(lanes)), j_lo)
+                with k.when(k.cmp("ult", q, c(nw))):  # type: ignore[arg-type]
+                    ds = stepped(dorig, q, dsw)
+                    pj = k.subi(k.muli(j, c16), k.andi(ds, c(15)))
+                    fast = k.andi(k.cmp("ult", pj, dlen), k.cmp("sle", pj, k_end))
+                    with k.when(fast, otherwise=True) as to_else:
+                        a0 = k.addi(k.addi(s_q, q), k.muli(c(nw), pj))  # type: ignore[arg-type]
+                        vec = None
+                        for t in range(CHUNK):
+                            x = k.add(ReadOp(box, [a0 if t == 0 else k.addi(a0, c(nw * t))]))  # type: ignore[operator]
+                            vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
+                                   else k.add(vector.InsertOp(x, vec, [t], vt)))
+                        k.add(WriteOp(vec, dst, [k.aligned(k.addi(ds, pj))], width=CHUNK))
+                        to_else()
+                        cs = k.addi(ds, pj)
+                        row_lo = k.subi(ds, k_origin)
+                        owned = k.andi(k.cmp("slt", cs, k.addi(ds, dlen)),
+                                       k.add(arith.OrIOp(k.cmp("sge", cs, ds),
+                                                         k.andi(first_block, k.cmp("eq", j, c(0))))))
+                        with k.when(owned):
+                            k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo,
+                                          k.addi(row_lo, n[kmode]), cs, lambda: chunk_addrs(q, pj))
         elif flavour != "cols" and spare:
             # flat, whole chunks: the chunks starting in [ds, ds + tk), and in the first block
             # the chunk holding the run's first byte; each written within its run's ends

@@ -174,6 +174,9 @@ class TilePass(ModulePass):
                      rolled loop: S - 1 parts in flight while one is written.
                      Default per flavour (`_box_tile.BOX_RING`): 2 for `flat`, as
                      measured (more boxes were slower).
+      box_carry=B    how a `box<flat>` copy's phase 2 gives its work (1: a warp's
+                     units taken directly, a chunk's tests folded into two; 0: the
+                     work items' loop). Default `_box_tile.BOX_CARRY`.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
@@ -301,6 +304,7 @@ class TilePass(ModulePass):
     box_pitch: int | None = None
     box_depth: int | None = None
     box_ring: int | None = None
+    box_carry: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int = TILES_GRAIN
@@ -345,6 +349,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_depth={self.box_depth} must be in [0, 8]")
         if self.box_ring is not None and self.box_ring and not 2 <= self.box_ring <= 8:
             raise TilecError(f"tile: box_ring={self.box_ring} must be 0 or in [2, 8]")
+        if self.box_carry not in (None, 0, 1):
+            raise TilecError(f"tile: box_carry={self.box_carry} must be 0 or 1")
         if not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):
@@ -578,7 +584,8 @@ class TilePass(ModulePass):
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else self.tiles_run,
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
-                         self.tiles_row_step, bool(self.tiles_rotate), self.box_ring, self.tiles_merge)
+                         self.tiles_row_step, bool(self.tiles_rotate), self.box_ring, self.tiles_merge,
+                         None if self.box_carry is None else bool(self.box_carry))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)
