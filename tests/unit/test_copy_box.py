@@ -245,6 +245,26 @@ def test_flat_boxes_owning_whole_chunks_match_numpy(routes, smem, nvrtc_availabl
         assert np.array_equal(base, want)
 
 
+@pytest.mark.parametrize("smem", [2048, BOX_SMEM])
+def test_flat_boxes_with_folded_chunk_tests_match_numpy(routes, smem, nvrtc_available):
+    # the `tile` option box_carry=1 (a flat phase 2 whose warps take their units
+    # directly, each chunk's ownership and row tests folded into two, the rest through
+    # the general tests): every destination element written once, exactly, nothing
+    # around it, where runs cross the blocks' ranges (the first block's chunk 0, the
+    # row's last chunks), at both pointers' residues, one part and two through a ring
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_carry=1, box_smem=smem)
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    cases = [c for c in _cases(np.random.default_rng(smem + 1)) if c[3] == "box<flat>"]
+    assert len(cases) == 4
+    for src, base, view, _strategy in cases:
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=True)
+        assert np.array_equal(base, want)
+
+
 @pytest.mark.parametrize("depth", [2, 3])
 def test_box_copies_in_parts_through_two_boxes_match_numpy(routes, depth, nvrtc_available):
     # the `tile` option box_depth=N (a flat, rows, span or cols block takes N parts of
