@@ -752,6 +752,13 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                          f"staged by cp.async (got {stage})")
     lanes = BOX_LANES.get(flavour, 0) if lanes is None else lanes
     carry = BOX_CARRY if carry is None else carry
+    carry = int(carry)
+    if carry == 2 and flavour == "flat" and lanes:
+        # a warp's lanes on 32 / lanes runs of one group for the whole phase 2: the
+        # block's warps a multiple of the groups where they fit (the nearest to `threads`)
+        ngroups = -(-facts.modes[box_modes(facts, flavour)[0]].bound // (32 // lanes))  # type: ignore[operator]
+        if 32 * ngroups <= 1024:
+            threads = 32 * ngroups * max(1, min(1024 // (32 * ngroups), round(threads / (32 * ngroups))))
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
     nw = modes[w].bound if flavour != "cols" else None
@@ -1136,6 +1143,51 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 row, col = k.divui(pt, c(nw)), k.remui(pt, c(nw))  # type: ignore[arg-type]
                 return boxed(k.addi(k.addi(s0, k.muli(row, c(span_pitch))), k.subi(col, c(CHUNK * span_pitch))))  # type: ignore[operator]
             chunks_by_residue(nw, CHUNK // gcd(nw, CHUNK) * span_pitch, span_byte)  # type: ignore[arg-type, operator]
+        elif flavour == "flat" and spare and lanes and carry == 2 and threads % (32 * -(-nw // (32 // lanes))) == 0:  # type: ignore[operator]
+            # flat, whole chunks, each warp on one group of 32 / lanes runs (`BOX_CARRY` 2):
+            # with W warps and G groups (W a multiple of G: the launch's threads), warp w
+            # takes group w mod G, its chunk units w / G, w / G + W / G, ...; a thread's run,
+            # its start and residue, its box column and the range of its chunks owned
+            # whole (0 <= p < min(the block's steps, n_K - k_origin - 15)) are computed
+            # once a run, then one unsigned test a chunk; the rest through the general
+            # tests (`_Builder.store_chunk`)
+            per = (full_len + 2 * CHUNK - 2) // CHUNK
+            groups, nwarps = 32 // lanes, threads // 32
+            ngroups = -(-nw // groups)  # type: ignore[operator]
+            first_block = k.cmp("eq", k_origin, c(0))
+            lane = k.andi(tid, c(31))
+            q_lo, j_lo = k.divui(lane, c(lanes)), k.remui(lane, c(lanes))
+            warp = k.divui(tid, c(32))
+            plim = k.add(arith.MaxSIOp(k.add(arith.MinSIOp(dlen, k.subi(n[kmode], k.addi(k_origin, c(CHUNK - 1))))),
+                                      c(0)))
+            per_group = nwarps // ngroups
+            ga, sub = k.remui(warp, c(ngroups)), k.divui(warp, c(ngroups))
+            q = k.addi(k.muli(ga, c(groups)), q_lo)
+            with k.when(k.cmp("ult", q, c(nw))):  # type: ignore[arg-type]
+                ds = stepped(dorig, q, dsw)
+                r16 = k.andi(ds, c(15))
+                s_q = k.addi(boxed(k.andi(sorig, c(15))), q)
+                row_lo = k.subi(ds, k_origin)
+                row_hi = k.addi(row_lo, n[kmode])
+                de = k.addi(ds, dlen)
+                with k.loop(k.addi(k.muli(sub, c(lanes)), j_lo), c(per), c(per_group * lanes)) as j:
+                    pj = k.subi(k.muli(j, c16), r16)
+                    with k.when(k.cmp("ult", pj, plim), otherwise=True) as to_else:
+                        a0 = k.addi(s_q, k.muli(c(nw), pj))  # type: ignore[arg-type]
+                        vec = None
+                        for t in range(CHUNK):
+                            x = k.add(ReadOp(box, [a0 if t == 0 else k.addi(a0, c(nw * t))]))  # type: ignore[operator]
+                            vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
+                                   else k.add(vector.InsertOp(x, vec, [t], vt)))
+                        k.add(WriteOp(vec, dst, [k.aligned(k.addi(ds, pj))], width=CHUNK))
+                        to_else()
+                        cs = k.addi(ds, pj)
+                        owned = k.andi(k.cmp("slt", cs, de),
+                                       k.add(arith.OrIOp(k.cmp("sge", cs, ds),
+                                                         k.andi(first_block, k.cmp("eq", j, c(0))))))
+                        with k.when(owned):
+                            k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, row_hi, cs,
+                                          lambda: chunk_addrs(q, pj))
         elif flavour == "flat" and spare and lanes and carry:
             # flat, whole chunks, the interior's test folded (`BOX_CARRY`): warp unit g
             # (`nq` runs by `per` chunks, `work_items`' order) taken by the warp directly

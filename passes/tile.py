@@ -349,8 +349,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_depth={self.box_depth} must be in [0, 8]")
         if self.box_ring is not None and self.box_ring and not 2 <= self.box_ring <= 8:
             raise TilecError(f"tile: box_ring={self.box_ring} must be 0 or in [2, 8]")
-        if self.box_carry not in (None, 0, 1):
-            raise TilecError(f"tile: box_carry={self.box_carry} must be 0 or 1")
+        if self.box_carry not in (None, 0, 1, 2):
+            raise TilecError(f"tile: box_carry={self.box_carry} must be 0, 1 or 2")
         if not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):
@@ -585,7 +585,7 @@ class TilePass(ModulePass):
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, bool(self.tiles_rotate), self.box_ring, self.tiles_merge,
-                         None if self.box_carry is None else bool(self.box_carry))
+                         self.box_carry)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)

@@ -245,16 +245,17 @@ def test_flat_boxes_owning_whole_chunks_match_numpy(routes, smem, nvrtc_availabl
         assert np.array_equal(base, want)
 
 
-@pytest.mark.parametrize("smem", [2048, BOX_SMEM])
-def test_flat_boxes_with_folded_chunk_tests_match_numpy(routes, smem, nvrtc_available):
+@pytest.mark.parametrize("carry, smem", [(1, 2048), (1, BOX_SMEM), (2, 2048), (2, BOX_SMEM)])
+def test_flat_boxes_with_folded_chunk_tests_match_numpy(routes, carry, smem, nvrtc_available):
     # the `tile` option box_carry=1 (a flat phase 2 whose warps take their units
     # directly, each chunk's ownership and row tests folded into two, the rest through
-    # the general tests): every destination element written once, exactly, nothing
-    # around it, where runs cross the blocks' ranges (the first block's chunk 0, the
-    # row's last chunks), at both pointers' residues, one part and two through a ring
+    # the general tests) and 2 (each warp on one group of runs, a run's values and its
+    # chunks' range computed once, one test a chunk): every destination element written
+    # once, exactly, nothing around it, where runs cross the blocks' ranges (the first
+    # block's chunk 0, the row's last chunks), at both pointers' residues
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    routes(box_carry=1, box_smem=smem)
+    routes(box_carry=carry, box_smem=smem)
     kernels = CopyKernels(arch="sm_90", disk=False)
     cases = [c for c in _cases(np.random.default_rng(smem + 1)) if c[3] == "box<flat>"]
     assert len(cases) == 4
