@@ -347,13 +347,18 @@ benchmarks/NOTES.md): two boxes of 40 KiB in 2 parts 0.877, **a ring of 2 of 40 
 flight is slower, not faster (Nsight: the shared-memory pipe's throttle and short
 scoreboard stalls grow with the warps; DRAM reads are not what waits). Rows and span in
 a ring of 3: 0.789 / 0.713 and 0.705 / 0.721 against 0.899 and 0.772 in one part."""
-BOX_CARRY = False
+BOX_CARRY = 0
 """How a `flat` box whose block owns whole chunks (`BOX_GRAIN`) with lanes on a run's
-chunks (`BOX_LANES`) gives its phase 2 work (the `tile` option `box_carry`): False, the
+chunks (`BOX_LANES`) gives its phase 2 work (the `tile` option `box_carry`): 0, the
 work items' loop over thread indices (`work_items`: the unit divided out of the index,
-the items clamped, each chunk's ownership and row tests in full); True, the warp's units
-taken directly and a chunk's tests folded into two (its offset `p` in the run below the
-block's steps, unsigned; the row's end), the rest through the general tests."""
+the items clamped, each chunk's ownership and row tests in full; box flat bool 19 x
+38647519: ~67 SASS instructions a chunk); 1, the warp's units taken directly and a
+chunk's tests folded into two (its offset `p` in the run below the block's steps,
+unsigned; the row's end), the rest through the general tests (~54); 2, each warp on one
+group of `32 / lanes` runs for the whole phase 2, the block's threads the multiple of
+32 x the groups nearest to those asked (320 for 19 runs in groups of 4), a thread's run,
+residue, box column and range of whole chunks computed once, one unsigned test a chunk
+(~43: 16 `LDS.U8`, 12 `PRMT`, the store and 14 more)."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a

@@ -174,9 +174,12 @@ class TilePass(ModulePass):
                      rolled loop: S - 1 parts in flight while one is written.
                      Default per flavour (`_box_tile.BOX_RING`): 2 for `flat`, as
                      measured (more boxes were slower).
-      box_carry=B    how a `box<flat>` copy's phase 2 gives its work (1: a warp's
-                     units taken directly, a chunk's tests folded into two; 0: the
-                     work items' loop). Default `_box_tile.BOX_CARRY`.
+      box_carry=C    how a `box<flat>` copy's phase 2 gives its work: 0 the work
+                     items' loop (each chunk's unit divided out, its tests in full);
+                     1 a warp's units taken directly, a chunk's tests folded into two;
+                     2 each warp on one group of runs (the block's threads a multiple
+                     of the groups), a run's values computed once, one test a chunk.
+                     Default `_box_tile.BOX_CARRY`.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
