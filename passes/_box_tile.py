@@ -1201,41 +1201,77 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             # steps) and one of the row's end (`k_origin + p + 16 <= n_K`) take the chunks
             # a block owns whole, one vector each from the box (`box_addr` + n_W t); the
             # rest (the first block's chunk 0, chunks past the block's steps, the row's
-            # last) through the general test and `_Builder.store_chunk`
+            # last) through the general test and `_Builder.store_chunk`. With 3, a thread
+            # takes units g and g + W (W warps) a trip: where both are whole, the box
+            # reads of both before either's vector (two chunks' loads in flight)
             per = (full_len + 2 * CHUNK - 2) // CHUNK
             groups, nwarps = 32 // lanes, threads // 32
             njg = -(-per // lanes)
             units = -(-nw // groups) * njg  # type: ignore[operator]
+            pairs = 2 if carry == 3 else 1
             first_block = k.cmp("eq", k_origin, c(0))
             lane = k.andi(tid, c(31))
             q_lo, j_lo = k.divui(lane, c(lanes)), k.remui(lane, c(lanes))
             k_end = k.subi(n[kmode], k.addi(k_origin, c16))
             s_q = boxed(k.andi(sorig, c(15)))
-            with k.loop(k.divui(tid, c(32)), c(units), c(nwarps)) as g:
+
+            def unit(g: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue, SSAValue, SSAValue]:
+                """(q, j, ds, p, the unit's item inside, its chunk whole) of warp unit g (its
+                run clamped: a skipped item's values stay those of an item)."""
                 ga = k.divui(g, c(njg))
                 q = k.addi(k.muli(ga, c(groups)), q_lo)
                 j = k.addi(k.muli(k.subi(g, k.muli(ga, c(njg))), c(lanes)), j_lo)
-                with k.when(k.cmp("ult", q, c(nw))):  # type: ignore[arg-type]
-                    ds = stepped(dorig, q, dsw)
-                    pj = k.subi(k.muli(j, c16), k.andi(ds, c(15)))
-                    fast = k.andi(k.cmp("ult", pj, dlen), k.cmp("sle", pj, k_end))
-                    with k.when(fast, otherwise=True) as to_else:
-                        a0 = k.addi(k.addi(s_q, q), k.muli(c(nw), pj))  # type: ignore[arg-type]
-                        vec = None
-                        for t in range(CHUNK):
-                            x = k.add(ReadOp(box, [a0 if t == 0 else k.addi(a0, c(nw * t))]))  # type: ignore[operator]
-                            vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
-                                   else k.add(vector.InsertOp(x, vec, [t], vt)))
-                        k.add(WriteOp(vec, dst, [k.aligned(k.addi(ds, pj))], width=CHUNK))
+                inside = k.cmp("ult", q, c(nw))  # type: ignore[arg-type]
+                if pairs > 1:
+                    inside = k.andi(inside, k.cmp("ult", g, c(units)))
+                    q = k.add(arith.MinUIOp(q, c(nw - 1)))  # type: ignore[operator]
+                ds = stepped(dorig, q, dsw)
+                pj = k.subi(k.muli(j, c16), k.andi(ds, c(15)))
+                fast = k.andi(k.cmp("ult", pj, dlen), k.cmp("sle", pj, k_end))
+                return q, j, ds, pj, inside, fast
+
+            def reads(q: SSAValue, pj: SSAValue) -> list[SSAValue]:
+                a0 = k.addi(k.addi(s_q, q), k.muli(c(nw), pj))  # type: ignore[arg-type]
+                return [k.add(ReadOp(box, [a0 if t == 0 else k.addi(a0, c(nw * t))]))  # type: ignore[operator]
+                        for t in range(CHUNK)]
+
+            def write(xs: list[SSAValue], ds: SSAValue, pj: SSAValue) -> None:
+                vec = k.add(vector.BroadcastOp(xs[0], vt))
+                for t, x in enumerate(xs[1:], 1):
+                    vec = k.add(vector.InsertOp(x, vec, [t], vt))
+                k.add(WriteOp(vec, dst, [k.aligned(k.addi(ds, pj))], width=CHUNK))
+
+            def general(q: SSAValue, j: SSAValue, ds: SSAValue, pj: SSAValue) -> None:
+                cs = k.addi(ds, pj)
+                row_lo = k.subi(ds, k_origin)
+                owned = k.andi(k.cmp("slt", cs, k.addi(ds, dlen)),
+                               k.add(arith.OrIOp(k.cmp("sge", cs, ds),
+                                                 k.andi(first_block, k.cmp("eq", j, c(0))))))
+                with k.when(owned):
+                    k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo,
+                                  k.addi(row_lo, n[kmode]), cs, lambda: chunk_addrs(q, pj))
+
+            with k.loop(k.divui(tid, c(32)), c(units), c(nwarps * pairs)) as g:
+                if pairs == 1:
+                    q, j, ds, pj, inside, fast = unit(g)
+                    with k.when(inside):
+                        with k.when(fast, otherwise=True) as to_else:
+                            write(reads(q, pj), ds, pj)
+                            to_else()
+                            general(q, j, ds, pj)
+                else:
+                    us = [unit(g if u == 0 else k.addi(g, c(u * nwarps))) for u in range(pairs)]
+                    both = us[0][4]
+                    for u in us:
+                        both = k.andi(both, k.andi(u[4], u[5])) if u is not us[0] else k.andi(both, u[5])
+                    with k.when(both, otherwise=True) as to_else:
+                        xs = [reads(u[0], u[3]) for u in us]
+                        for x, u in zip(xs, us):
+                            write(x, u[2], u[3])
                         to_else()
-                        cs = k.addi(ds, pj)
-                        row_lo = k.subi(ds, k_origin)
-                        owned = k.andi(k.cmp("slt", cs, k.addi(ds, dlen)),
-                                       k.add(arith.OrIOp(k.cmp("sge", cs, ds),
-                                                         k.andi(first_block, k.cmp("eq", j, c(0))))))
-                        with k.when(owned):
-                            k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo,
-                                          k.addi(row_lo, n[kmode]), cs, lambda: chunk_addrs(q, pj))
+                        for q, j, ds, pj, inside, _fast in us:
+                            with k.when(inside):
+                                general(q, j, ds, pj)
         elif flavour != "cols" and spare:
             # flat, whole chunks: the chunks starting in [ds, ds + tk), and in the first block
             # the chunk holding the run's first byte; each written within its run's ends
