@@ -1224,7 +1224,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 inside = k.cmp("ult", q, c(nw))  # type: ignore[arg-type]
                 if pairs > 1:
                     inside = k.andi(inside, k.cmp("ult", g, c(units)))
-                    q = k.add(arith.MinUIOp(q, c(nw - 1)))  # type: ignore[operator]
+                q = k.add(arith.MinUIOp(q, c(nw - 1)))  # type: ignore[operator]
                 ds = stepped(dorig, q, dsw)
                 pj = k.subi(k.muli(j, c16), k.andi(ds, c(15)))
                 fast = k.andi(k.cmp("ult", pj, dlen), k.cmp("sle", pj, k_end))

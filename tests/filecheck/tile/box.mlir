@@ -136,11 +136,12 @@
 // CARRY-NEXT:        %[[W:.*]] = arith.divui %{{.*}}, %[[C32]] : index
 // CARRY:             scf.for %[[G:.*]] = %[[W]] to %{{.*}} step %{{.*}} {
 // CARRY:               arith.divui %[[G]]
-// CARRY:               scf.if
-// CARRY:                 %[[P:.*]] = arith.subi
-// CARRY-NEXT:            %[[IN:.*]] = arith.cmpi ult, %[[P]], %{{.*}} : index
-// CARRY-NEXT:            %[[END:.*]] = arith.cmpi sle, %[[P]], %{{.*}} : index
-// CARRY-NEXT:            %[[FAST:.*]] = arith.andi %[[IN]], %[[END]] : i1
+// CARRY:               %[[INSIDE:.*]] = arith.cmpi ult
+// CARRY:               %[[P:.*]] = arith.subi
+// CARRY-NEXT:          %[[IN:.*]] = arith.cmpi ult, %[[P]], %{{.*}} : index
+// CARRY-NEXT:          %[[END:.*]] = arith.cmpi sle, %[[P]], %{{.*}} : index
+// CARRY-NEXT:          %[[FAST:.*]] = arith.andi %[[IN]], %[[END]] : i1
+// CARRY-NEXT:          scf.if %[[INSIDE]] {
 // CARRY-NEXT:            scf.if %[[FAST]] {
 // CARRY:                   layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // CARRY:                 } else {
