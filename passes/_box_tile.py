@@ -1204,7 +1204,10 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             # last) through the general test and `_Builder.store_chunk`. With 3, a thread
             # takes units g and g + W (W warps) a trip: where both are whole, the box
             # reads of both before either's vector (two chunks' loads in flight)
-            per = (full_len + 2 * CHUNK - 2) // CHUNK
+            # with 4, a run's chunks counted from its start rounded down to 32 bytes (one
+            # chunk more a run), so that a group's `lanes` chunks cover whole sectors
+            grid = 2 * CHUNK if carry == 4 else CHUNK
+            per = (full_len + grid + CHUNK - 2) // CHUNK
             groups, nwarps = 32 // lanes, threads // 32
             njg = -(-per // lanes)
             units = -(-nw // groups) * njg  # type: ignore[operator]
@@ -1226,7 +1229,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                     inside = k.andi(inside, k.cmp("ult", g, c(units)))
                 q = k.add(arith.MinUIOp(q, c(nw - 1)))  # type: ignore[operator]
                 ds = stepped(dorig, q, dsw)
-                pj = k.subi(k.muli(j, c16), k.andi(ds, c(15)))
+                pj = k.subi(k.muli(j, c16), k.andi(ds, c(grid - 1)))
                 fast = k.andi(k.cmp("ult", pj, dlen), k.cmp("sle", pj, k_end))
                 return q, j, ds, pj, inside, fast
 
@@ -1242,11 +1245,13 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 k.add(WriteOp(vec, dst, [k.aligned(k.addi(ds, pj))], width=CHUNK))
 
             def general(q: SSAValue, j: SSAValue, ds: SSAValue, pj: SSAValue) -> None:
+                # owned: starting in the block's steps, or in the first block the chunk
+                # holding the run's first byte (-16 < p <= 0)
                 cs = k.addi(ds, pj)
                 row_lo = k.subi(ds, k_origin)
                 owned = k.andi(k.cmp("slt", cs, k.addi(ds, dlen)),
                                k.add(arith.OrIOp(k.cmp("sge", cs, ds),
-                                                 k.andi(first_block, k.cmp("eq", j, c(0))))))
+                                                 k.andi(first_block, k.cmp("sgt", pj, c(-CHUNK))))))
                 with k.when(owned):
                     k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo,
                                   k.addi(row_lo, n[kmode]), cs, lambda: chunk_addrs(q, pj))

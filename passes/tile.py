@@ -180,7 +180,8 @@ class TilePass(ModulePass):
                      2 each warp on one group of runs (the block's threads a multiple
                      of the groups), a run's values computed once, one test a chunk;
                      3 as 1, two units a trip, both chunks' box reads before either's
-                     vector.
+                     vector; 4 as 1, a run's chunks counted from its start rounded
+                     down to 32 bytes (a warp's stores cover whole sectors).
                      Default `_box_tile.BOX_CARRY`.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
@@ -354,8 +355,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_depth={self.box_depth} must be in [0, 8]")
         if self.box_ring is not None and self.box_ring and not 2 <= self.box_ring <= 8:
             raise TilecError(f"tile: box_ring={self.box_ring} must be 0 or in [2, 8]")
-        if self.box_carry not in (None, 0, 1, 2, 3):
-            raise TilecError(f"tile: box_carry={self.box_carry} must be 0, 1, 2 or 3")
+        if self.box_carry not in (None, 0, 1, 2, 3, 4):
+            raise TilecError(f"tile: box_carry={self.box_carry} must be in [0, 4]")
         if not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):

@@ -246,12 +246,13 @@ def test_flat_boxes_owning_whole_chunks_match_numpy(routes, smem, nvrtc_availabl
 
 
 @pytest.mark.parametrize("carry, smem", [(1, 2048), (1, BOX_SMEM), (2, 2048), (2, BOX_SMEM), (3, 2048),
-                                         (3, BOX_SMEM)])
+                                         (3, BOX_SMEM), (4, 2048), (4, BOX_SMEM)])
 def test_flat_boxes_with_folded_chunk_tests_match_numpy(routes, carry, smem, nvrtc_available):
     # the `tile` option box_carry=1 (a flat phase 2 whose warps take their units
     # directly, each chunk's ownership and row tests folded into two, the rest through
     # the general tests), 2 (each warp on one group of runs, a run's values and its
-    # chunks' range computed once, one test a chunk) and 3 (as 1, two units a trip):
+    # chunks' range computed once, one test a chunk), 3 (as 1, two units a trip) and 4
+    # (as 1, a run's chunks from its start rounded down to 32 bytes):
     # every destination element written once, exactly, nothing around it, where runs
     # cross the blocks' ranges (the first block's chunk 0, the row's last chunks), at
     # both pointers' residues

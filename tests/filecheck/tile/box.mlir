@@ -33,7 +33,9 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=256 box_carry=2 box_depth=3 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_carry=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=96 box_carry=3 box_depth=3 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
-// RUN: not tilec %s -p 'copy-strategy,tile{box_carry=4}' 2>&1 | filecheck %s --check-prefix=CARRY-ERR
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_carry=4}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=96 box_carry=4 box_depth=3 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: not tilec %s -p 'copy-strategy,tile{box_carry=5}' 2>&1 | filecheck %s --check-prefix=CARRY-ERR
 // The tile pass lowers a copy of strategy box<flat|rows|cols> (chosen by copy-strategy)
 // to a launch that stages a box of the source in a shared allocation, 16-byte chunks
 // into slots congruent to the source modulo 16, then writes each aligned 16-byte chunk
@@ -148,7 +150,7 @@
 // CARRY:                   layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // CARRY:                       layout.write %{{.*}}, %{{.*}}[%{{.*}}] : i8
 // CARRY-LABEL: func.func @flat_misaligned
-// CARRY-ERR: tile: box_carry=4 must be 0, 1, 2 or 3
+// CARRY-ERR: tile: box_carry=5 must be in [0, 4]
 
 // box_depth=0: persistent blocks, at most the Target's multiprocessors (132 on sm_90)
 // times the blocks each holds (two boxes of BOX_PART_SMEM, 40 KiB: 2), asked of the
