@@ -358,7 +358,14 @@ unsigned; the row's end), the rest through the general tests (~54); 2, each warp
 group of `32 / lanes` runs for the whole phase 2, the block's threads the multiple of
 32 x the groups nearest to those asked (320 for 19 runs in groups of 4), a thread's run,
 residue, box column and range of whole chunks computed once, one unsigned test a chunk
-(~43: 16 `LDS.U8`, 12 `PRMT`, the store and 14 more)."""
+(~43: 16 `LDS.U8`, 12 `PRMT`, the store and 14 more); 3, as 1 with two units a trip,
+both chunks' box reads before either's vector; 4, as 1 with a run's chunks counted from
+its start rounded down to 32 bytes (one chunk more a run), so that a lane group's chunks
+cover whole 32-byte sectors. Measured on the H200 (2026-11-30, the Program path, ratio
+to cudaMemcpy, benchmarks/NOTES.md): default 0.883 / 0.878 (two runs), 1 0.884, 2 0.861
+(0.870 at 160 threads, 0.854 at 480), 3 0.857: fewer instructions or more box reads in
+flight do not make phase 2 faster (the issue rate falls with the count; Nsight: the box
+reads' latency and the data's arrival, and L2 at 89% of its throughput)."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
