@@ -361,7 +361,9 @@ residue, box column and range of whole chunks computed once, one unsigned test a
 (~43: 16 `LDS.U8`, 12 `PRMT`, the store and 14 more); 3, as 1 with two units a trip,
 both chunks' box reads before either's vector; 4, as 1 with a run's chunks counted from
 its start rounded down to 32 bytes (one chunk more a run), so that a lane group's chunks
-cover whole 32-byte sectors. Measured on the H200 (2026-11-30, the Program path, ratio
+cover whole 32-byte sectors; for a `rows` box owning whole chunks (`ROWS_GRAIN`), 4 puts a
+warp on 32 consecutive chunks of one run so counted (each chunk's box addresses computed,
+not stepped). Measured on the H200 (2026-11-30, the Program path, ratio
 to cudaMemcpy, benchmarks/NOTES.md): default 0.883 / 0.878 (two runs), 1 0.884, 2 0.861
 (0.870 at 160 threads, 0.854 at 480), 3 0.857: fewer instructions or more box reads in
 flight do not make phase 2 faster (the issue rate falls with the count; Nsight: the box
@@ -1100,7 +1102,42 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                     off = k.muli(m, c(step))
                     store_chunk(c(0), ds, de, cs, lambda: [k.addi(a, off) for a in first])
 
-        if flavour == "rows":
+        if flavour == "rows" and carry == 4 and rows_spare:
+            # rows, a warp on 32 consecutive chunks of one run (`BOX_CARRY` 4), the run's
+            # chunks counted from its start rounded down to 32 bytes: each warp store covers
+            # whole sectors. Chunk c of run q starts at p = 16 c - (ds mod 32) of the run;
+            # its 16 addresses as below (two slots' bases and n_W t), computed a chunk
+            per_run = (full_len + 2 * CHUNK + CHUNK - 2) // CHUNK
+            upr = -(-per_run // 32)
+            nwarps = threads // 32
+            first_block = k.cmp("eq", k_origin, c(0))
+            lane = k.andi(tid, c(31))
+            slots16 = c(CHUNK * pb) if step < 0 else k.muli(c(CHUNK), pitch)
+            with k.loop(k.divui(tid, c(32)), c(nw * upr), c(nwarps)) as g:  # type: ignore[operator]
+                q = k.divui(g, c(upr))
+                ci = k.addi(k.muli(k.subi(g, k.muli(q, c(upr))), c(32)), lane)
+                with k.when(k.cmp("ult", ci, c(per_run))):
+                    ds = stepped(dorig, q, dsw)
+                    de = k.addi(ds, dlen)
+                    pj = k.subi(k.muli(ci, c16), k.andi(ds, c(2 * CHUNK - 1)))
+                    cs = k.addi(ds, pj)
+                    row_lo = k.subi(ds, k.muli(k_origin, c(nd)))  # type: ignore[arg-type]
+                    row_hi = k.addi(row_lo, k.muli(n[kmode], c(nd)))  # type: ignore[arg-type]
+                    owned = k.andi(k.cmp("slt", cs, de),
+                                   k.add(arith.OrIOp(k.cmp("sge", cs, ds),
+                                                     k.andi(first_block, k.cmp("sgt", pj, c(-CHUNK))))))
+                    with k.when(owned):
+                        # 16 n_D on, so that the step and byte are non-negative
+                        p0 = k.addi(pj, c(CHUNK * nd))  # type: ignore[operator]
+                        kk, dd = k.divui(p0, c(nd)), k.remui(p0, c(nd))  # type: ignore[arg-type]
+                        here = k.subi(k.addi(slot_at(kk), k.addi(q, k.muli(c(nw), dd))), slots16)  # type: ignore[arg-type]
+                        on = k.subi(k.addi(slot_at(k.addi(kk, c(1))), k.addi(q, k.muli(c(nw), dd))),  # type: ignore[arg-type]
+                                    k.addi(slots16, c(nw * nd)))  # type: ignore[operator]
+                        left = k.subi(c(nd), dd)  # type: ignore[arg-type]
+                        k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, row_hi, cs,
+                                      lambda: [k.addi(k.add(arith.SelectOp(k.cmp("ult", c(t), left), here, on)),
+                                                      c(nw * t)) for t in range(CHUNK)])  # type: ignore[operator]
+        elif flavour == "rows":
             # rows: byte p of run q lies at slot p / n_D, byte q + n_W (p mod n_D), the
             # slot's residue mod 16 added; chunk j + n_D (16 n_D bytes on: 16 slots on,
             # the same p mod n_D, and a residue 16 ss_K apart, the same mod 16) lies 16 PB

@@ -181,7 +181,8 @@ class TilePass(ModulePass):
                      of the groups), a run's values computed once, one test a chunk;
                      3 as 1, two units a trip, both chunks' box reads before either's
                      vector; 4 as 1, a run's chunks counted from its start rounded
-                     down to 32 bytes (a warp's stores cover whole sectors).
+                     down to 32 bytes (a warp's stores cover whole sectors), and for
+                     `box<rows>` a warp on 32 consecutive chunks of one run so.
                      Default `_box_tile.BOX_CARRY`.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
