@@ -347,7 +347,7 @@ benchmarks/NOTES.md): two boxes of 40 KiB in 2 parts 0.877, **a ring of 2 of 40 
 flight is slower, not faster (Nsight: the shared-memory pipe's throttle and short
 scoreboard stalls grow with the warps; DRAM reads are not what waits). Rows and span in
 a ring of 3: 0.789 / 0.713 and 0.705 / 0.721 against 0.899 and 0.772 in one part."""
-BOX_CARRY = 0
+BOX_CARRY = {"flat": 4, "rows": 0}
 """How a `flat` box whose block owns whole chunks (`BOX_GRAIN`) with lanes on a run's
 chunks (`BOX_LANES`) gives its phase 2 work (the `tile` option `box_carry`): 0, the
 work items' loop over thread indices (`work_items`: the unit divided out of the index,
@@ -367,7 +367,10 @@ not stepped). Measured on the H200 (2026-11-30, the Program path, ratio
 to cudaMemcpy, benchmarks/NOTES.md): default 0.883 / 0.878 (two runs), 1 0.884, 2 0.861
 (0.870 at 160 threads, 0.854 at 480), 3 0.857: fewer instructions or more box reads in
 flight do not make phase 2 faster (the issue rate falls with the count; Nsight: the box
-reads' latency and the data's arrival, and L2 at 89% of its throughput)."""
+reads' latency and the data's arrival, and L2 at 89% of its throughput); **4 0.909**
+against the default's 0.887 in the same run (the L2's write sectors 1.11x the DRAM's ->
+1.04x, 392 -> 381 us): the default for `flat`. Box rows with 4: 0.895 against 0.892 (its
+write sectors 1.18x -> 1.10x, its loads 2.12 -> 2.21 wavefronts): 0 for `rows`."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
@@ -765,7 +768,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         raise TilecError(f"tile: a ring of {ring} boxes takes a block's steps in parts (box_depth >= 2, got {depth}) "
                          f"staged by cp.async (got {stage})")
     lanes = BOX_LANES.get(flavour, 0) if lanes is None else lanes
-    carry = BOX_CARRY if carry is None else carry
+    carry = BOX_CARRY.get(flavour, 0) if carry is None else carry
     carry = int(carry)
     if carry == 2 and flavour == "flat" and lanes:
         # a warp's lanes on 32 / lanes runs of one group for the whole phase 2: the

@@ -183,7 +183,8 @@ class TilePass(ModulePass):
                      vector; 4 as 1, a run's chunks counted from its start rounded
                      down to 32 bytes (a warp's stores cover whole sectors), and for
                      `box<rows>` a warp on 32 consecutive chunks of one run so.
-                     Default `_box_tile.BOX_CARRY`.
+                     Default per flavour (`_box_tile.BOX_CARRY`): 4 for `flat`, 0
+                     for `rows`, as measured.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
