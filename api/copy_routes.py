@@ -35,7 +35,7 @@ ROUTE_NAMES = ("gather", "realign", "box")
 
 TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tiles_grain", "tiles_stage",
                 "tiles_interleave", "tiles_rounds", "tiles_row_step", "tiles_rotate", "box_lanes", "box_grain", "box_pitch",
-                "box_depth", "box_ring", "tiles_merge", "tiles_short")
+                "box_depth", "box_ring", "box_carry", "tiles_merge", "tiles_short")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -54,7 +54,8 @@ phase 2 puts a warp's lanes, `box_lanes=`, default per flavour `passes/_box_tile
 which destination chunks a `box<flat>` or `box<rows>` block writes, `box_grain=`, default `BOX_GRAIN` / `ROWS_GRAIN`, and
 where a `box<rows>` box places its slots, `box_pitch=`, default `passes/_box_tile.ROWS_PITCH_STEP`; in how
 many parts of a box a `box<flat|rows|span|cols>` block takes its steps, `box_depth=`, default
-`passes/_box_tile.BOX_DEPTH`, and through how many boxes, `box_ring=`, default `BOX_RING`; whether a `box<tiles>` copy merges the destination's modes after
+`passes/_box_tile.BOX_DEPTH`, and through how many boxes, `box_ring=`, default `BOX_RING`; how a `box<flat>`
+phase 2 gives its work, `box_carry=`, default `BOX_CARRY`; whether a `box<tiles>` copy merges the destination's modes after
 the source's contiguous mode, `tiles_merge=`, the `copy-strategy` and `tile` passes' option,
 default `passes/_copy_cost.TILES_MERGE`; whether it takes a short source-contiguous
 mode whole, `tiles_short=`, both passes' option, default `TILES_SHORT_BYTES`): benchmarks and experiments compare
@@ -82,6 +83,7 @@ class Routes:
     box_pitch: int | None = None
     box_depth: int | None = None
     box_ring: int | None = None
+    box_carry: int | None = None
     tiles_interleave: int | None = None
     tiles_rounds: int | None = None
     tiles_row_step: int | None = None

@@ -388,6 +388,30 @@ benchmarks/NOTES.md): two boxes of 40 KiB in 2 parts 0.877, **a ring of 2 of 40 
 flight is slower, not faster (Nsight: the shared-memory pipe's throttle and short
 scoreboard stalls grow with the warps; DRAM reads are not what waits). Rows and span in
 a ring of 3: 0.789 / 0.713 and 0.705 / 0.721 against 0.899 and 0.772 in one part."""
+BOX_CARRY = {"flat": 4, "rows": 0}
+"""How a `flat` box whose block owns whole chunks (`BOX_GRAIN`) with lanes on a run's
+chunks (`BOX_LANES`) gives its phase 2 work (the `tile` option `box_carry`): 0, the
+work items' loop over thread indices (`work_items`: the unit divided out of the index,
+the items clamped, each chunk's ownership and row tests in full; box flat bool 19 x
+38647519: ~67 SASS instructions a chunk); 1, the warp's units taken directly and a
+chunk's tests folded into two (its offset `p` in the run below the block's steps,
+unsigned; the row's end), the rest through the general tests (~54); 2, each warp on one
+group of `32 / lanes` runs for the whole phase 2, the block's threads the multiple of
+32 x the groups nearest to those asked (320 for 19 runs in groups of 4), a thread's run,
+residue, box column and range of whole chunks computed once, one unsigned test a chunk
+(~43: 16 `LDS.U8`, 12 `PRMT`, the store and 14 more); 3, as 1 with two units a trip,
+both chunks' box reads before either's vector; 4, as 1 with a run's chunks counted from
+its start rounded down to 32 bytes (one chunk more a run), so that a lane group's chunks
+cover whole 32-byte sectors; for a `rows` box owning whole chunks (`ROWS_GRAIN`), 4 puts a
+warp on 32 consecutive chunks of one run so counted (each chunk's box addresses computed,
+not stepped). Measured on the H200 (2026-11-30, the Program path, ratio
+to cudaMemcpy, benchmarks/NOTES.md): default 0.883 / 0.878 (two runs), 1 0.884, 2 0.861
+(0.870 at 160 threads, 0.854 at 480), 3 0.857: fewer instructions or more box reads in
+flight do not make phase 2 faster (the issue rate falls with the count; Nsight: the box
+reads' latency and the data's arrival, and L2 at 89% of its throughput); **4 0.909**
+against the default's 0.887 in the same run (the L2's write sectors 1.11x the DRAM's ->
+1.04x, 392 -> 381 us): the default for `flat`. Box rows with 4: 0.895 against 0.892 (its
+write sectors 1.18x -> 1.10x, its loads 2.12 -> 2.21 wavefronts): 0 for `rows`."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
@@ -762,7 +786,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_rounds: bool = TILES_ROUNDS, depth: int | None = None,
                tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = False,
                ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES,
-               tiles_columns: bool = TILES_COLUMNS) -> list[Operation]:
+               tiles_columns: bool = TILES_COLUMNS, carry: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -785,6 +809,14 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         raise TilecError(f"tile: a ring of {ring} boxes takes a block's steps in parts (box_depth >= 2, got {depth}) "
                          f"staged by cp.async (got {stage})")
     lanes = BOX_LANES.get(flavour, 0) if lanes is None else lanes
+    carry = BOX_CARRY.get(flavour, 0) if carry is None else carry
+    carry = int(carry)
+    if carry == 2 and flavour == "flat" and lanes:
+        # a warp's lanes on 32 / lanes runs of one group for the whole phase 2: the
+        # block's warps a multiple of the groups where they fit (the nearest to `threads`)
+        ngroups = -(-facts.modes[box_modes(facts, flavour)[0]].bound // (32 // lanes))  # type: ignore[operator]
+        if 32 * ngroups <= 1024:
+            threads = 32 * ngroups * max(1, min(1024 // (32 * ngroups), round(threads / (32 * ngroups))))
     w, d, kmode = box_modes(facts, flavour)
     modes = facts.modes
     nw = modes[w].bound if flavour != "cols" else None
@@ -1114,7 +1146,42 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                     off = k.muli(m, c(step))
                     store_chunk(c(0), ds, de, cs, lambda: [k.addi(a, off) for a in first])
 
-        if flavour == "rows":
+        if flavour == "rows" and carry == 4 and rows_spare:
+            # rows, a warp on 32 consecutive chunks of one run (`BOX_CARRY` 4), the run's
+            # chunks counted from its start rounded down to 32 bytes: each warp store covers
+            # whole sectors. Chunk c of run q starts at p = 16 c - (ds mod 32) of the run;
+            # its 16 addresses as below (two slots' bases and n_W t), computed a chunk
+            per_run = (full_len + 2 * CHUNK + CHUNK - 2) // CHUNK
+            upr = -(-per_run // 32)
+            nwarps = threads // 32
+            first_block = k.cmp("eq", k_origin, c(0))
+            lane = k.andi(tid, c(31))
+            slots16 = c(CHUNK * pb) if step < 0 else k.muli(c(CHUNK), pitch)
+            with k.loop(k.divui(tid, c(32)), c(nw * upr), c(nwarps)) as g:  # type: ignore[operator]
+                q = k.divui(g, c(upr))
+                ci = k.addi(k.muli(k.subi(g, k.muli(q, c(upr))), c(32)), lane)
+                with k.when(k.cmp("ult", ci, c(per_run))):
+                    ds = stepped(dorig, q, dsw)
+                    de = k.addi(ds, dlen)
+                    pj = k.subi(k.muli(ci, c16), k.andi(ds, c(2 * CHUNK - 1)))
+                    cs = k.addi(ds, pj)
+                    row_lo = k.subi(ds, k.muli(k_origin, c(nd)))  # type: ignore[arg-type]
+                    row_hi = k.addi(row_lo, k.muli(n[kmode], c(nd)))  # type: ignore[arg-type]
+                    owned = k.andi(k.cmp("slt", cs, de),
+                                   k.add(arith.OrIOp(k.cmp("sge", cs, ds),
+                                                     k.andi(first_block, k.cmp("sgt", pj, c(-CHUNK))))))
+                    with k.when(owned):
+                        # 16 n_D on, so that the step and byte are non-negative
+                        p0 = k.addi(pj, c(CHUNK * nd))  # type: ignore[operator]
+                        kk, dd = k.divui(p0, c(nd)), k.remui(p0, c(nd))  # type: ignore[arg-type]
+                        here = k.subi(k.addi(slot_at(kk), k.addi(q, k.muli(c(nw), dd))), slots16)  # type: ignore[arg-type]
+                        on = k.subi(k.addi(slot_at(k.addi(kk, c(1))), k.addi(q, k.muli(c(nw), dd))),  # type: ignore[arg-type]
+                                    k.addi(slots16, c(nw * nd)))  # type: ignore[operator]
+                        left = k.subi(c(nd), dd)  # type: ignore[arg-type]
+                        k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, row_hi, cs,
+                                      lambda: [k.addi(k.add(arith.SelectOp(k.cmp("ult", c(t), left), here, on)),
+                                                      c(nw * t)) for t in range(CHUNK)])  # type: ignore[operator]
+        elif flavour == "rows":
             # rows: byte p of run q lies at slot p / n_D, byte q + n_W (p mod n_D), the
             # slot's residue mod 16 added; chunk j + n_D (16 n_D bytes on: 16 slots on,
             # the same p mod n_D, and a residue 16 ss_K apart, the same mod 16) lies 16 PB
@@ -1169,6 +1236,135 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 row, col = k.divui(pt, c(nw)), k.remui(pt, c(nw))  # type: ignore[arg-type]
                 return boxed(k.addi(k.addi(s0, k.muli(row, c(span_pitch))), k.subi(col, c(CHUNK * span_pitch))))  # type: ignore[operator]
             chunks_by_residue(nw, CHUNK // gcd(nw, CHUNK) * span_pitch, span_byte)  # type: ignore[arg-type, operator]
+        elif flavour == "flat" and spare and lanes and carry == 2 and threads % (32 * -(-nw // (32 // lanes))) == 0:  # type: ignore[operator]
+            # flat, whole chunks, each warp on one group of 32 / lanes runs (`BOX_CARRY` 2):
+            # with W warps and G groups (W a multiple of G: the launch's threads), warp w
+            # takes group w mod G, its chunk units w / G, w / G + W / G, ...; a thread's run,
+            # its start and residue, its box column and the range of its chunks owned
+            # whole (0 <= p < min(the block's steps, n_K - k_origin - 15)) are computed
+            # once a run, then one unsigned test a chunk; the rest through the general
+            # tests (`_Builder.store_chunk`)
+            per = (full_len + 2 * CHUNK - 2) // CHUNK
+            groups, nwarps = 32 // lanes, threads // 32
+            ngroups = -(-nw // groups)  # type: ignore[operator]
+            first_block = k.cmp("eq", k_origin, c(0))
+            lane = k.andi(tid, c(31))
+            q_lo, j_lo = k.divui(lane, c(lanes)), k.remui(lane, c(lanes))
+            warp = k.divui(tid, c(32))
+            plim = k.add(arith.MaxSIOp(k.add(arith.MinSIOp(dlen, k.subi(n[kmode], k.addi(k_origin, c(CHUNK - 1))))),
+                                      c(0)))
+            per_group = nwarps // ngroups
+            ga, sub = k.remui(warp, c(ngroups)), k.divui(warp, c(ngroups))
+            q = k.addi(k.muli(ga, c(groups)), q_lo)
+            with k.when(k.cmp("ult", q, c(nw))):  # type: ignore[arg-type]
+                ds = stepped(dorig, q, dsw)
+                r16 = k.andi(ds, c(15))
+                s_q = k.addi(boxed(k.andi(sorig, c(15))), q)
+                row_lo = k.subi(ds, k_origin)
+                row_hi = k.addi(row_lo, n[kmode])
+                de = k.addi(ds, dlen)
+                with k.loop(k.addi(k.muli(sub, c(lanes)), j_lo), c(per), c(per_group * lanes)) as j:
+                    pj = k.subi(k.muli(j, c16), r16)
+                    with k.when(k.cmp("ult", pj, plim), otherwise=True) as to_else:
+                        a0 = k.addi(s_q, k.muli(c(nw), pj))  # type: ignore[arg-type]
+                        vec = None
+                        for t in range(CHUNK):
+                            x = k.add(ReadOp(box, [a0 if t == 0 else k.addi(a0, c(nw * t))]))  # type: ignore[operator]
+                            vec = (k.add(vector.BroadcastOp(x, vt)) if t == 0
+                                   else k.add(vector.InsertOp(x, vec, [t], vt)))
+                        k.add(WriteOp(vec, dst, [k.aligned(k.addi(ds, pj))], width=CHUNK))
+                        to_else()
+                        cs = k.addi(ds, pj)
+                        owned = k.andi(k.cmp("slt", cs, de),
+                                       k.add(arith.OrIOp(k.cmp("sge", cs, ds),
+                                                         k.andi(first_block, k.cmp("eq", j, c(0))))))
+                        with k.when(owned):
+                            k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, row_hi, cs,
+                                          lambda: chunk_addrs(q, pj))
+        elif flavour == "flat" and spare and lanes and carry:
+            # flat, whole chunks, the interior's test folded (`BOX_CARRY`): warp unit g
+            # (`nq` runs by `per` chunks, `work_items`' order) taken by the warp directly
+            # (no division of a thread index), run q's chunk j at p = 16 j - (ds mod 16)
+            # of the run; one unsigned test `p < dlen` (the chunk starts in the block's
+            # steps) and one of the row's end (`k_origin + p + 16 <= n_K`) take the chunks
+            # a block owns whole, one vector each from the box (`box_addr` + n_W t); the
+            # rest (the first block's chunk 0, chunks past the block's steps, the row's
+            # last) through the general test and `_Builder.store_chunk`. With 3, a thread
+            # takes units g and g + W (W warps) a trip: where both are whole, the box
+            # reads of both before either's vector (two chunks' loads in flight)
+            # with 4, a run's chunks counted from its start rounded down to 32 bytes (one
+            # chunk more a run), so that a group's `lanes` chunks cover whole sectors
+            grid = 2 * CHUNK if carry == 4 else CHUNK
+            per = (full_len + grid + CHUNK - 2) // CHUNK
+            groups, nwarps = 32 // lanes, threads // 32
+            njg = -(-per // lanes)
+            units = -(-nw // groups) * njg  # type: ignore[operator]
+            pairs = 2 if carry == 3 else 1
+            first_block = k.cmp("eq", k_origin, c(0))
+            lane = k.andi(tid, c(31))
+            q_lo, j_lo = k.divui(lane, c(lanes)), k.remui(lane, c(lanes))
+            k_end = k.subi(n[kmode], k.addi(k_origin, c16))
+            s_q = boxed(k.andi(sorig, c(15)))
+
+            def unit(g: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue, SSAValue, SSAValue]:
+                """(q, j, ds, p, the unit's item inside, its chunk whole) of warp unit g (its
+                run clamped: a skipped item's values stay those of an item)."""
+                ga = k.divui(g, c(njg))
+                q = k.addi(k.muli(ga, c(groups)), q_lo)
+                j = k.addi(k.muli(k.subi(g, k.muli(ga, c(njg))), c(lanes)), j_lo)
+                inside = k.cmp("ult", q, c(nw))  # type: ignore[arg-type]
+                if pairs > 1:
+                    inside = k.andi(inside, k.cmp("ult", g, c(units)))
+                q = k.add(arith.MinUIOp(q, c(nw - 1)))  # type: ignore[operator]
+                ds = stepped(dorig, q, dsw)
+                pj = k.subi(k.muli(j, c16), k.andi(ds, c(grid - 1)))
+                fast = k.andi(k.cmp("ult", pj, dlen), k.cmp("sle", pj, k_end))
+                return q, j, ds, pj, inside, fast
+
+            def reads(q: SSAValue, pj: SSAValue) -> list[SSAValue]:
+                a0 = k.addi(k.addi(s_q, q), k.muli(c(nw), pj))  # type: ignore[arg-type]
+                return [k.add(ReadOp(box, [a0 if t == 0 else k.addi(a0, c(nw * t))]))  # type: ignore[operator]
+                        for t in range(CHUNK)]
+
+            def write(xs: list[SSAValue], ds: SSAValue, pj: SSAValue) -> None:
+                vec = k.add(vector.BroadcastOp(xs[0], vt))
+                for t, x in enumerate(xs[1:], 1):
+                    vec = k.add(vector.InsertOp(x, vec, [t], vt))
+                k.add(WriteOp(vec, dst, [k.aligned(k.addi(ds, pj))], width=CHUNK))
+
+            def general(q: SSAValue, j: SSAValue, ds: SSAValue, pj: SSAValue) -> None:
+                # owned: starting in the block's steps, or in the first block the chunk
+                # holding the run's first byte (-16 < p <= 0)
+                cs = k.addi(ds, pj)
+                row_lo = k.subi(ds, k_origin)
+                owned = k.andi(k.cmp("slt", cs, k.addi(ds, dlen)),
+                               k.add(arith.OrIOp(k.cmp("sge", cs, ds),
+                                                 k.andi(first_block, k.cmp("sgt", pj, c(-CHUNK))))))
+                with k.when(owned):
+                    k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo,
+                                  k.addi(row_lo, n[kmode]), cs, lambda: chunk_addrs(q, pj))
+
+            with k.loop(k.divui(tid, c(32)), c(units), c(nwarps * pairs)) as g:
+                if pairs == 1:
+                    q, j, ds, pj, inside, fast = unit(g)
+                    with k.when(inside):
+                        with k.when(fast, otherwise=True) as to_else:
+                            write(reads(q, pj), ds, pj)
+                            to_else()
+                            general(q, j, ds, pj)
+                else:
+                    us = [unit(g if u == 0 else k.addi(g, c(u * nwarps))) for u in range(pairs)]
+                    both = us[0][4]
+                    for u in us:
+                        both = k.andi(both, k.andi(u[4], u[5])) if u is not us[0] else k.andi(both, u[5])
+                    with k.when(both, otherwise=True) as to_else:
+                        xs = [reads(u[0], u[3]) for u in us]
+                        for x, u in zip(xs, us):
+                            write(x, u[2], u[3])
+                        to_else()
+                        for q, j, ds, pj, inside, _fast in us:
+                            with k.when(inside):
+                                general(q, j, ds, pj)
         elif flavour != "cols" and spare:
             # flat, whole chunks: the chunks starting in [ds, ds + tk), and in the first block
             # the chunk holding the run's first byte; each written within its run's ends

@@ -198,6 +198,17 @@ class TilePass(ModulePass):
                      rolled loop: S - 1 parts in flight while one is written.
                      Default per flavour (`_box_tile.BOX_RING`): 2 for `flat`, as
                      measured (more boxes were slower).
+      box_carry=C    how a `box<flat>` copy's phase 2 gives its work: 0 the work
+                     items' loop (each chunk's unit divided out, its tests in full);
+                     1 a warp's units taken directly, a chunk's tests folded into two;
+                     2 each warp on one group of runs (the block's threads a multiple
+                     of the groups), a run's values computed once, one test a chunk;
+                     3 as 1, two units a trip, both chunks' box reads before either's
+                     vector; 4 as 1, a run's chunks counted from its start rounded
+                     down to 32 bytes (a warp's stores cover whole sectors), and for
+                     `box<rows>` a warp on 32 consecutive chunks of one run so.
+                     Default per flavour (`_box_tile.BOX_CARRY`): 4 for `flat`, 0
+                     for `rows`, as measured.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
@@ -337,6 +348,7 @@ class TilePass(ModulePass):
     box_pitch: int | None = None
     box_depth: int | None = None
     box_ring: int | None = None
+    box_carry: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int = TILES_GRAIN
@@ -386,6 +398,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_depth={self.box_depth} must be in [0, 8]")
         if self.box_ring is not None and self.box_ring and not 2 <= self.box_ring <= 8:
             raise TilecError(f"tile: box_ring={self.box_ring} must be 0 or in [2, 8]")
+        if self.box_carry not in (None, 0, 1, 2, 3, 4):
+            raise TilecError(f"tile: box_carry={self.box_carry} must be in [0, 4]")
         if not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (16, 32, 64, 128):
@@ -626,7 +640,7 @@ class TilePass(ModulePass):
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
-                         self.tiles_merge, bool(self.tiles_columns))
+                         self.tiles_merge, bool(self.tiles_columns), self.box_carry)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)

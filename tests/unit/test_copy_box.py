@@ -248,6 +248,32 @@ def test_flat_boxes_owning_whole_chunks_match_numpy(routes, smem, nvrtc_availabl
     _run_compiled(cases)
 
 
+@pytest.mark.parametrize("carry, smem", [(1, 2048), (1, BOX_SMEM), (2, 2048), (2, BOX_SMEM), (3, 2048),
+                                         (3, BOX_SMEM), (4, 2048), (4, BOX_SMEM)])
+def test_flat_boxes_with_folded_chunk_tests_match_numpy(routes, carry, smem, nvrtc_available):
+    # the `tile` option box_carry=1 (a flat phase 2 whose warps take their units
+    # directly, each chunk's ownership and row tests folded into two, the rest through
+    # the general tests), 2 (each warp on one group of runs, a run's values and its
+    # chunks' range computed once, one test a chunk), 3 (as 1, two units a trip) and 4
+    # (as 1, a run's chunks from its start rounded down to 32 bytes):
+    # every destination element written once, exactly, nothing around it, where runs
+    # cross the blocks' ranges (the first block's chunk 0, the row's last chunks), at
+    # both pointers' residues
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_carry=carry, box_smem=smem)
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    # 4 for rows too (a warp on one run's consecutive chunks, from 32-byte boundaries)
+    kinds = ("box<flat>", "box<rows>") if carry == 4 else ("box<flat>",)
+    cases = [c for c in _cases(np.random.default_rng(smem + 1)) if c[3] in kinds]
+    assert len(cases) == (7 if carry == 4 else 4)
+    for src, base, view, _strategy in cases:
+        want = base.copy()
+        view(want)[...] = src
+        copy_numpy(view(base), src, kernels=kernels, compiled=True)
+        assert np.array_equal(base, want)
+
+
 @pytest.mark.parametrize("depth", [2, 3])
 def test_box_copies_in_parts_through_two_boxes_match_numpy(routes, depth, nvrtc_available):
     # the `tile` option box_depth=N (a flat, rows, span or cols block takes N parts of

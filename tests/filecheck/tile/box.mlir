@@ -7,7 +7,7 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_stage=registers}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA
 // RUN: not tilec %s -p 'copy-strategy,tile{box_stage=sync}' 2>&1 | filecheck %s --check-prefix=STAGE
-// RUN: tilec %s -p 'copy-strategy,tile{box_lanes=8}' | filecheck %s --check-prefix=LANES
+// RUN: tilec %s -p 'copy-strategy,tile{box_lanes=8 box_carry=0}' | filecheck %s --check-prefix=LANES
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_lanes=4}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_lanes=32}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: not tilec %s -p 'copy-strategy,tile{box_lanes=3}' 2>&1 | filecheck %s --check-prefix=LANES-ERR
@@ -26,6 +26,17 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3 box_ring=3}' | filecheck %s --check-prefix=RING
 // RUN: not tilec %s -p 'copy-strategy,tile{box_ring=9}' 2>&1 | filecheck %s --check-prefix=RING-ERR
 // RUN: not tilec %s -p 'copy-strategy,tile{box_depth=1 box_ring=3}' 2>&1 | filecheck %s --check-prefix=RING-DEPTH
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_carry=1}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_carry=1 box_depth=3 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64}' | filecheck %s --check-prefix=CARRY
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_carry=1}' | filecheck %s --check-prefix=CARRY
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_carry=2}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=256 box_carry=2 box_depth=3 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_carry=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=96 box_carry=3 box_depth=3 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_carry=4}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=96 box_carry=4 box_depth=3 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: not tilec %s -p 'copy-strategy,tile{box_carry=5}' 2>&1 | filecheck %s --check-prefix=CARRY-ERR
 // The tile pass lowers a copy of strategy box<flat|rows|cols> (chosen by copy-strategy)
 // to a launch that stages a box of the source in a shared allocation, 16-byte chunks
 // into slots congruent to the source modulo 16, then writes each aligned 16-byte chunk
@@ -59,7 +70,8 @@
 
 // box_lanes=8: phase 2's lanes in groups of 8 on one destination run's chunks, 4 runs
 // a warp: lane l takes run (g / 46) 4 + l / 8 and chunk (g mod 46) 8 + l mod 8 of warp
-// unit g (7 runs of 367 chunks: 2 x 46 units), the items past them skipped.
+// unit g (7 runs of 367 chunks: 2 x 46 units), the items past them skipped (box_carry=0:
+// the work items' loop; the default for flat, 4, is checked under CARRY).
 // box_depth=3 box_ring=0: a block takes 3 parts of a box's steps through two boxes (one
 // allocation of 2 x 1024 bytes): part 0's phase 1, then per part one wait and one
 // barrier, the next part's phase 1 (its cp.async in flight) and this part's phase 2.
@@ -115,6 +127,33 @@
 // RING-LABEL: func.func @flat_misaligned
 // RING-ERR: tile: box_ring=9 must be 0 or in [2, 8]
 // RING-DEPTH: tile: a ring of 3 boxes takes a block's steps in parts (box_depth >= 2, got 1)
+
+// box_carry=1 and 4 (the default for flat): a flat phase 2's warps take their units
+// directly (from the warp's index, a step of the block's warps), lane l run g / njg 4 +
+// l / 8 (clamped), chunk (g mod njg) 8 + l mod 8; a chunk at p = 16 j - (ds mod 16) (4:
+// mod 32, whole sectors a lane group) of its run is stored whole from the box where
+// p < the block's steps (unsigned) and p <= n_K - k_origin - 16 (the row's end); the
+// others through the general tests (the first block's first chunk, the row's last).
+// CARRY-LABEL: func.func @flat(
+// CARRY:         layout.launch
+// CARRY:             layout.mbarrier_wait
+// CARRY:             %[[C32:.*]] = arith.constant 32 : index
+// CARRY-NEXT:        %[[W:.*]] = arith.divui %{{.*}}, %[[C32]] : index
+// CARRY:             scf.for %[[G:.*]] = %[[W]] to %{{.*}} step %{{.*}} {
+// CARRY:               arith.divui %[[G]]
+// CARRY:               %[[INSIDE:.*]] = arith.cmpi ult
+// CARRY:               %[[P:.*]] = arith.subi
+// CARRY-NEXT:          %[[IN:.*]] = arith.cmpi ult, %[[P]], %{{.*}} : index
+// CARRY-NEXT:          %[[END:.*]] = arith.cmpi sle, %[[P]], %{{.*}} : index
+// CARRY-NEXT:          %[[FAST:.*]] = arith.andi %[[IN]], %[[END]] : i1
+// CARRY-NEXT:          scf.if %[[INSIDE]] {
+// CARRY-NEXT:            scf.if %[[FAST]] {
+// CARRY:                   layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+// CARRY:                 } else {
+// CARRY:                   layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+// CARRY:                       layout.write %{{.*}}, %{{.*}}[%{{.*}}] : i8
+// CARRY-LABEL: func.func @flat_misaligned
+// CARRY-ERR: tile: box_carry=5 must be in [0, 4]
 
 // box_depth=0: persistent blocks, at most the Target's multiprocessors (132 on sm_90)
 // times the blocks each holds (two boxes of BOX_PART_SMEM, 40 KiB: 2), asked of the
