@@ -507,6 +507,8 @@ BUILDER_METHODS = {
 NO_BUILDER_METHOD = {
     "layout.prefetch": "an L2 schedule, not a value: `reread-order{prefetch=true}` places it from the re-read "
                        "fact a program's loops state (as Triton's language has no prefetch)",
+    "layout.ptr_prefetch": "an L2 schedule, not a value: the `tile` pass's realign strategy places it where a "
+                           "row's destination sectors are written in part (`tile{realign_prefetch}`)",
     "layout.yield": "the terminator of reduce_region / scan_region: `reduce` and `scan` with a combiner function "
                     "insert it after the function returns its values",
 }
