@@ -123,12 +123,15 @@ def test_split_k_decode(shape):
 
 @pytest.mark.parametrize("shape", [(1, 8192, 8192), (16, 6144, 4096), (7, 1000, 1000), (40, 28672, 4096),
                                    (64, 8192, 8192), (128, 6144, 4096), (100, 4096, 14336)])
-def test_swap_ab_decode(shape):
+def test_swap_ab_decode(shape, monkeypatch):
     """M <= 128 with a Linear weight where the decode rule takes the swap (C^T = B^T A^T:
     N on the wgmma's rows, M its columns; 128 of them from M = 65), the widest epilogue
-    along C^T's rows."""
+    along C^T's rows. The tiles of M's halves, which the rule prefers at some of these
+    shapes (QKV at M = 128), are off here: they have their test below."""
     torch = _torch()
     from tilec import gemm
+
+    monkeypatch.setattr(gemm, "DECODE_HALVES", False)
 
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     m, n, k = shape
