@@ -259,8 +259,27 @@ class PrefetchL2Op(IRDLOperation):
             raise VerifyException("'cuda.prefetch_l2' prefetches global memory, not shared memory")
 
 
+class _GlobalLinePrefetch(IRDLOperation):
+    """What `cuda.prefetch_l1` and `cuda.prefetch_global_l2` share: a thread's hint for the
+    line or sector holding `src[index]` of a global buffer. No value is read or changed;
+    no memory-effect trait, as cuda.prefetch_l2: its effect is on the cache."""
+
+    src = operand_def(MemRefType)
+    index = operand_def(IndexType)
+
+    assembly_format = "$src `[` $index `]` attr-dict `:` type($src)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, src: SSAValue | Operation, index: SSAValue | Operation):
+        super().__init__(operands=[src, index])
+
+    def verify_(self) -> None:
+        if self.src.type.memory_space == SHARED_MEMORY_SPACE:
+            raise VerifyException(f"'{self.name}' prefetches global memory, not shared memory")
+
+
 @irdl_op_definition
-class PrefetchL1Op(IRDLOperation):
+class PrefetchL1Op(_GlobalLinePrefetch):
     """
     This thread asks L1 for the line holding `src[index]` of a global buffer (a
     `layout.prefetch_l1`): one `prefetch.global.L1`. No value is read or changed.
@@ -269,24 +288,10 @@ class PrefetchL1Op(IRDLOperation):
     """
 
     name = "cuda.prefetch_l1"
-    # no memory-effect trait, as cuda.prefetch_l2: its effect is on the cache
-
-    src = operand_def(MemRefType)
-    index = operand_def(IndexType)
-
-    assembly_format = "$src `[` $index `]` attr-dict `:` type($src)"
-    irdl_options = (ParsePropInAttrDict(),)
-
-    def __init__(self, src: SSAValue | Operation, index: SSAValue | Operation):
-        super().__init__(operands=[src, index])
-
-    def verify_(self) -> None:
-        if self.src.type.memory_space == SHARED_MEMORY_SPACE:
-            raise VerifyException("'cuda.prefetch_l1' prefetches global memory, not shared memory")
 
 
 @irdl_op_definition
-class PrefetchGlobalL2Op(IRDLOperation):
+class PrefetchGlobalL2Op(_GlobalLinePrefetch):
     """
     This thread asks L2 for the sector holding `src[index]` of a global buffer (a
     `layout.ptr_prefetch`): one `prefetch.global.L2`. No value is read or changed.
@@ -295,20 +300,6 @@ class PrefetchGlobalL2Op(IRDLOperation):
     """
 
     name = "cuda.prefetch_global_l2"
-    # no memory-effect trait, as cuda.prefetch_l2: its effect is on the cache
-
-    src = operand_def(MemRefType)
-    index = operand_def(IndexType)
-
-    assembly_format = "$src `[` $index `]` attr-dict `:` type($src)"
-    irdl_options = (ParsePropInAttrDict(),)
-
-    def __init__(self, src: SSAValue | Operation, index: SSAValue | Operation):
-        super().__init__(operands=[src, index])
-
-    def verify_(self) -> None:
-        if self.src.type.memory_space == SHARED_MEMORY_SPACE:
-            raise VerifyException("'cuda.prefetch_global_l2' prefetches global memory, not shared memory")
 
 
 @irdl_op_definition
