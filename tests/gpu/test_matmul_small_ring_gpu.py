@@ -8,29 +8,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
 import pytest
 from helpers.matmul_oracle import within_bound
+from helpers.torch_gpu import f64, torch_cuda
 
 import tilec
 
 pytestmark = [pytest.mark.gpu, pytest.mark.torch]
 
 
-def _torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("PyTorch without CUDA")
-    return torch
-
-
-def _f64(t) -> np.ndarray:
-    return t.double().cpu().numpy()
-
-
 @pytest.mark.parametrize(("n", "kind"), [(6144, "swap"), (6144, "prefetch"), (4096, "csplit")])
 def test_small_ring_within_the_bound(n, kind, monkeypatch):
-    torch = _torch()
+    torch = torch_cuda()
     from tilec import gemm
 
     k = 4096
@@ -47,14 +36,14 @@ def test_small_ring_within_the_bound(n, kind, monkeypatch):
         c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
         tilec.matmul(a, w, out=c)
         torch.cuda.synchronize()
-        assert within_bound(_f64(c), _f64(a), _f64(w), None, None, None, "bf16").all()
+        assert within_bound(f64(c), f64(a), f64(w), None, None, None, "bf16").all()
 
 
 @pytest.mark.parametrize(("m", "n", "kind"), [(16, 2048, "swap"), (128, 4096, "csplit")])
 def test_late_trigger_in_a_chain(m, n, kind, monkeypatch):
     """12 layers queued back to back, each reading the previous one's output and writing
     the buffer the one before it read, launched as dependents with the late trigger."""
-    torch = _torch()
+    torch = torch_cuda()
     from tilec import gemm
 
     k = n
