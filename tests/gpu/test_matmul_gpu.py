@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.matmul_chain import pdl_chain
 from helpers.matmul_oracle import within_bound
 from helpers.torch_gpu import f64, torch_cuda
 
@@ -652,39 +653,13 @@ def test_cached_fp8_calls_keep_their_number_scales():
     (16, 2048, "swap", False), (16, 2048, "swap", True), (128, 1024, "swap", True), (128, 4096, "csplit", True)])
 def test_programmatic_dependent_launch_in_a_chain(m, n, kind, weight, monkeypatch):
     """`GemmConfig.pdl` (and `pdl_weight`: the weight's first stages before the wait): 12
-    layers queued back to back, each reading the previous layer's output and writing
+    layers queued back to back (`helpers.matmul_chain`), each reading the previous layer's output and writing
     the buffer the layer before it read (two buffers in turn), launched as programmatic
     dependents: the same bits as the same kernels without PDL, the first layer within
     the bound against float64. `kind`: the swapped kernel, persistent, or split twice
     in clusters of two (`csplit`)."""
     torch = torch_cuda()
-    from dataclasses import replace
-
-    from tilec import gemm
-
-    k = n
-    swap = gemm.swap_config(m)
-    if kind == "csplit":
-        swap = next(c for c in gemm.cluster_splits(swap, k) if c.split_k == 2 and not c.global_partials)
-    g = torch.Generator(device="cuda").manual_seed(m + n)
-    ws = [(torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g) / 32).t() for _ in range(12)]
-    x0 = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
-    outs = {}
-    for pdl in (False, True):
-        config = replace(swap, pdl=pdl, pdl_weight=weight and pdl)
-        monkeypatch.setattr(gemm, "_decode_config", lambda *args, c=config: c)
-        monkeypatch.setattr(gemm, "_fast", {})
-        bufs = [x0.clone(), torch.full_like(x0, float("nan"))]
-        firsts = []
-        for r in range(3):  # compiled and prepared on the first round, replayed after
-            bufs[0].copy_(x0)
-            for i, w in enumerate(ws):
-                tilec.matmul(bufs[i % 2], w, out=bufs[(i + 1) % 2])
-                if r == 0 and i == 0:
-                    torch.cuda.synchronize()
-                    firsts.append(bufs[1].clone())
-            torch.cuda.synchronize()
-        outs[pdl] = bufs[0].clone()
-        ok = within_bound(f64(firsts[0]), f64(x0), f64(ws[0]), None, None, None, "bf16")
-        assert ok.all()
+    outs, firsts, x0, w0 = pdl_chain(torch, monkeypatch, m, n, kind, pdl_weight=weight)
+    for first in firsts.values():
+        assert within_bound(f64(first), f64(x0), f64(w0), None, None, None, "bf16").all()
     assert torch.equal(outs[False], outs[True])
