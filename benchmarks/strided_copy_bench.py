@@ -161,6 +161,23 @@ SECTOR = 32
 """Bytes of one DRAM sector (the unit the memory system moves on Hopper)."""
 
 
+def _byte_modes(addr: int, itemsize: int, shape, strides) -> tuple[int, list[tuple[int, int]]]:
+    """The lowest byte address of a strided view (element 0 at `addr`, `strides` in
+    elements) and its modes as (stride in bytes, extent), increasing: modes of extent 1
+    or stride 0 dropped, negative strides flipped (neither changes the set of addresses
+    once the base moves to the lowest one)."""
+    base = addr
+    modes = []
+    for n, s in zip(shape, strides):
+        if n == 1 or s == 0:
+            continue
+        if s < 0:
+            base += s * (n - 1) * itemsize
+            s = -s
+        modes.append((s * itemsize, n))
+    return base, sorted(modes)
+
+
 def sectors_touched(addr: int, itemsize: int, shape, strides) -> int:
     """Distinct 32-byte sectors that the elements of a strided view touch, exactly.
 
@@ -179,16 +196,7 @@ def sectors_touched(addr: int, itemsize: int, shape, strides) -> int:
     elements)."""
     if any(n == 0 for n in shape):
         return 0
-    base = addr
-    modes = []
-    for n, s in zip(shape, strides):
-        if n == 1 or s == 0:
-            continue
-        if s < 0:
-            base += s * (n - 1) * itemsize
-            s = -s
-        modes.append((s * itemsize, n))
-    modes.sort()
+    base, modes = _byte_modes(addr, itemsize, shape, strides)
     reach = itemsize
     nested = True
     for s, n in modes:
@@ -238,16 +246,7 @@ def partial_sectors(addr: int, itemsize: int, shape, strides) -> int:
     count is `sectors_touched` less the whole sectors of every run."""
     if any(n == 0 for n in shape):
         return 0
-    base = addr
-    modes = []
-    for n, s in zip(shape, strides):
-        if n == 1 or s == 0:
-            continue
-        if s < 0:
-            base += s * (n - 1) * itemsize
-            s = -s
-        modes.append((s * itemsize, n))
-    modes.sort()
+    base, modes = _byte_modes(addr, itemsize, shape, strides)
     run = itemsize
     while modes and modes[0][0] == run:  # the contiguous run continues through this mode
         run *= modes.pop(0)[1]

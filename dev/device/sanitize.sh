@@ -14,7 +14,7 @@
 # line per run, a table at the end; exits 1 if any run reports an error (or fails).
 #
 #   device run (carry .whl): bash dev/device/sanitize.sh [--count N] [--seed S] [--mbarrier N]
-#                            [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--coarsen N] [--prefetch N] [--tools "memcheck racecheck synccheck"]
+#                            [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--coarsen N] [--prefetch N] [--realign N] [--tools "memcheck racecheck synccheck"]
 #                            [--gemm "CONFIG ..."] [--gemm-shape MxNxK] [--no-examples]
 #                            [--matmul "CONFIG@MxNxK[+mn][+bias] ..."] [--copy "DTYPE:SHAPE:STRIDES[:+O][:NAME=V] ..."] [--budget S]
 #                            [--attention "D:causal|full:BxHxHKVxSQxSKV[:P[:pingpong]] ..."] [--generate-only]
@@ -38,7 +38,9 @@
 #   `layout.griddep_wait` / `griddep_launch_dependents` (a launch through cuLaunchKernelEx); --prefetch N:
 #   N kernels around `layout.prefetch_l1` (tests/fuzz/generate.py random_prefetch_l1_kernel: a block's
 #   tile, a tile ahead, a column or row of one asked of L1 in a load's layout, ragged tensors, m at
-#   run time or not; the copy beside it checked). Each default (count + 3) / 4.
+#   run time or not; the copy beside it checked); --realign N: N copies the realign strategy takes,
+#   around its sector prefetch (random_realign_copy: `layout.ptr_prefetch` where the destination's
+#   rows leave gaps; its pipeline asks for the strategy). Each default (count + 3) / 4.
 #
 # --matmul runs `tilec.matmul` (dev/device/matmul_check.py: operands drawn on the host, the
 # result checked on the host against docs/matmul.md's bound, two calls on the same operands)
@@ -102,7 +104,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 count=10; seed=0; tools="memcheck racecheck synccheck"; gemm=""; gemm_shape=256x256x256; examples=1; attention=""
-mbarrier=""; cluster=""; atomic=""; dsmem=""; epilogue=""; coarsen=""; prefetch=""; matmul=""; copies=""; generate_only=0; budget=""; began=$(date +%s)
+mbarrier=""; cluster=""; atomic=""; dsmem=""; epilogue=""; coarsen=""; prefetch=""; realign=""; matmul=""; copies=""; generate_only=0; budget=""; began=$(date +%s)
 while [ $# -gt 0 ]; do
   case "$1" in
     --count) count=$2; shift 2 ;;
@@ -119,11 +121,12 @@ while [ $# -gt 0 ]; do
     --epilogue) epilogue=$2; shift 2 ;;
     --coarsen) coarsen=$2; shift 2 ;;
     --prefetch) prefetch=$2; shift 2 ;;
+    --realign) realign=$2; shift 2 ;;
     --matmul) matmul=$2; shift 2 ;;
     --copy) copies=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
     --generate-only) generate_only=1; shift ;;
-    *) echo "usage: $0 [--count N] [--seed S] [--mbarrier N] [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--coarsen N] [--prefetch N] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--matmul 'CONFIG@MxNxK ...'] [--copy 'DTYPE:SHAPE:STRIDES ...'] [--budget S] [--no-examples] [--attention 'SPEC ...'] [--generate-only]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--count N] [--seed S] [--mbarrier N] [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--coarsen N] [--prefetch N] [--realign N] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--matmul 'CONFIG@MxNxK ...'] [--copy 'DTYPE:SHAPE:STRIDES ...'] [--budget S] [--no-examples] [--attention 'SPEC ...'] [--generate-only]" >&2; exit 2 ;;
   esac
 done
 [ -z "$mbarrier" ] && mbarrier=$(( (count + 1) / 2 ))
@@ -133,6 +136,7 @@ done
 [ -z "$epilogue" ] && epilogue=$(( (count + 3) / 4 ))
 [ -z "$coarsen" ] && coarsen=$(( (count + 3) / 4 ))
 [ -z "$prefetch" ] && prefetch=$(( (count + 3) / 4 ))
+[ -z "$realign" ] && realign=$(( (count + 3) / 4 ))
 
 if ls .whl/*.whl >/dev/null 2>&1; then
   source dev/device/install.sh
@@ -161,20 +165,20 @@ rm -rf "$gen"; mkdir -p "$gen"
 inputs=()
 declare -A pipe=()
 [ "$examples" = 1 ] && inputs+=(examples/*.mlir)
-if [ "$count" -gt 0 ] || [ "$mbarrier" -gt 0 ] || [ "$cluster" -gt 0 ] || [ "$atomic" -gt 0 ] || [ "$dsmem" -gt 0 ] || [ "$epilogue" -gt 0 ] || [ "$coarsen" -gt 0 ] || [ "$prefetch" -gt 0 ]; then
+if [ "$count" -gt 0 ] || [ "$mbarrier" -gt 0 ] || [ "$cluster" -gt 0 ] || [ "$atomic" -gt 0 ] || [ "$dsmem" -gt 0 ] || [ "$epilogue" -gt 0 ] || [ "$coarsen" -gt 0 ] || [ "$prefetch" -gt 0 ] || [ "$realign" -gt 0 ]; then
   # and per 4 copies a funnel-shift kernel (layout.funnel_shift, the realign kernel's op) and
   # a chunk kernel (layout.copy_chunk_async, the box kernels' staging; cache hints; layout.prefetch)
   python3 -m tests.fuzz.generate --count "$count" --funnel $(( (count + 3) / 4 )) --chunks $(( (count + 3) / 4 )) \
-    --mbarrier "$mbarrier" --cluster "$cluster" --atomic "$atomic" --dsmem "$dsmem" --epilogue "$epilogue" --coarsen "$coarsen" --prefetch "$prefetch" \
+    --mbarrier "$mbarrier" --cluster "$cluster" --atomic "$atomic" --dsmem "$dsmem" --epilogue "$epilogue" --coarsen "$coarsen" --prefetch "$prefetch" --realign "$realign" \
     --seed "$seed" --out "$gen" > "$OUT/sanitize/programs.txt" \
     || { echo "sanitize: the program generator failed" >&2; exit 2; }
   shopt -s nullglob
   inputs+=("$gen"/prog_*.mlir "$gen"/funnel_*.mlir "$gen"/chunks_*.mlir "$gen"/mbarrier_*.mlir)
   inputs+=("$gen"/cluster_*.mlir "$gen"/atomic_*.mlir "$gen"/dsmem_*.mlir "$gen"/epilogue_*.mlir "$gen"/coarsen_*.mlir)
-  inputs+=("$gen"/prefetch_*.mlir)
+  inputs+=("$gen"/prefetch_*.mlir "$gen"/realign_*.mlir)
   # a generated program other than a copy runs its own pipeline (its first line: `// pipeline: P`;
   # the plain loops' rolled software pipeline, CSE before or after the default passes)
-  for f in "$gen"/mbarrier_*.mlir "$gen"/cluster_*.mlir "$gen"/atomic_*.mlir "$gen"/dsmem_*.mlir "$gen"/epilogue_*.mlir "$gen"/coarsen_*.mlir; do
+  for f in "$gen"/mbarrier_*.mlir "$gen"/cluster_*.mlir "$gen"/atomic_*.mlir "$gen"/dsmem_*.mlir "$gen"/epilogue_*.mlir "$gen"/coarsen_*.mlir "$gen"/realign_*.mlir; do
     pipe["$f"]=$(sed -n '1s|^// pipeline: ||p' "$f")
   done
   shopt -u nullglob
@@ -354,7 +358,7 @@ done
 echo
 echo "program                      tool       status  exit  errors hazards  time"
 printf '%s\n' "${results[@]}" | tee "$OUT/sanitize/summary.txt"
-echo "programs: ${#inputs[@]} ($count random, $mbarrier mbarrier, $cluster cluster, $atomic atomic, $dsmem dsmem, $epilogue epilogue, $coarsen coarsen, $prefetch prefetch_l1, seed $seed; examples: $examples; GEMMs: $i; matmul: $(wc -w <<< "$matmul"); copies: $(wc -w <<< "$copies")); logs in $OUT/sanitize"
+echo "programs: ${#inputs[@]} ($count random, $mbarrier mbarrier, $cluster cluster, $atomic atomic, $dsmem dsmem, $epilogue epilogue, $coarsen coarsen, $prefetch prefetch_l1, $realign realign, seed $seed; examples: $examples; GEMMs: $i; matmul: $(wc -w <<< "$matmul"); copies: $(wc -w <<< "$copies")); logs in $OUT/sanitize"
 if [ $failed -ne 0 ]; then
   echo "sanitize: FAILED (see the ERRORS/FAIL lines above)"
   exit 1

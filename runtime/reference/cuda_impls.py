@@ -80,11 +80,12 @@ class CudaFunctions(InterpreterFunctions):
     def run_prefetch_l2(self, interp: ReferenceInterpreter, op: cuda.PrefetchL2Op, args):
         return ()  # a hint to L2: no value is read or changed
 
-    @impl(cuda.PrefetchL1Op)
-    def run_prefetch_l1(self, interp: ReferenceInterpreter, op: cuda.PrefetchL1Op, args):
-        """A hint to L1: no value is read or changed. The element asked for must lie inside
-        its buffer, as a load's (as `layout.prefetch_l1`'s: the lowering's guards on a masked
-        view's elements are checked here)."""
+    @staticmethod
+    def _line_prefetch(interp: ReferenceInterpreter, op: cuda.PrefetchL1Op | cuda.PrefetchGlobalL2Op, args):
+        """A hint to L1 or L2 (`cuda.prefetch_l1`, `cuda.prefetch_global_l2`): no value is
+        read or changed. The element asked for must lie inside its buffer, as a load's (as
+        `layout.prefetch_l1`'s and `layout.ptr_prefetch`'s: the lowering's guards on a
+        masked view's or pointer tensor's elements are checked here)."""
         grid = _grid(interp, op)
         src = _mem(op, args[0])
         tids = grid.active_tids()
@@ -92,9 +93,13 @@ class CudaFunctions(InterpreterFunctions):
         resolve(op, grid, src, tids, [np.broadcast_to(np.asarray(i, dtype=np.int64), tids.shape)], "prefetches")
         return ()
 
+    @impl(cuda.PrefetchL1Op)
+    def run_prefetch_l1(self, interp: ReferenceInterpreter, op: cuda.PrefetchL1Op, args):
+        return self._line_prefetch(interp, op, args)
+
     @impl(cuda.PrefetchGlobalL2Op)
     def run_prefetch_global_l2(self, interp: ReferenceInterpreter, op: cuda.PrefetchGlobalL2Op, args):
-        return ()  # a hint to L2: no value is read or changed
+        return self._line_prefetch(interp, op, args)
 
     @impl(cuda.CpAsyncCommitOp)
     def run_commit(self, interp: ReferenceInterpreter, op: cuda.CpAsyncCommitOp, args):

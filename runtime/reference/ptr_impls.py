@@ -81,6 +81,13 @@ def _per_register(grid, acc: Access, c: np.ndarray, value: Any, t: TensorType) -
     return v[(blocks, *idx)]
 
 
+def _vector_width(op) -> int:
+    """Elements a thread accesses at once (`vector`; 1 where unset, and for
+    `layout.ptr_prefetch`, which has none)."""
+    vector = getattr(op, "vector", None)
+    return vector.value.data if vector is not None else 1
+
+
 @register_impls
 class PointerFunctions(InterpreterFunctions):
     @impl(lp.AddPtrOp)
@@ -111,15 +118,15 @@ class PointerFunctions(InterpreterFunctions):
         acc = Access(tids, tids)
         if mask is not None:
             bits = _mask_bits(grid, acc, c, mask, t)
-            n = op.vector.value.data if op.vector is not None else 1
-            if op.uniform_mask is not None and n > 1:
+            n = _vector_width(op)
+            if getattr(op, "uniform_mask", None) is not None and n > 1:
                 check_uniform_mask(op, grid, acc, bits, n)
             valid = valid & bits
         storage, align = self._root(interp, op)
         offs = _per_register(grid, acc, c, offsets, t)
         shim = _ElementsOf(storage, align, _Pointee(t))
         keys = element_keys(op, grid, shim, acc, offs, valid, verb)
-        n = op.vector.value.data if op.vector is not None else 1
+        n = _vector_width(op)
         if n > 1:
             check_vectors(
                 op, grid, shim, acc, keys - np.asarray(storage.base(grid, acc.actors)).reshape(-1, 1), n, verb, valid
@@ -158,9 +165,12 @@ class PointerFunctions(InterpreterFunctions):
 
     @impl(lp.PtrPrefetchOp)
     def run_ptr_prefetch(self, interp: ReferenceInterpreter, op: lp.PtrPrefetchOp, args):
-        if interp.grid is None:
-            raise ExecutionError(op, f"'{op.name}' outside a layout.launch")
-        return ()  # a hint to L2: no value is read or changed
+        """A hint to L2: no value is read or changed. The elements asked for (those the mask
+        keeps) must lie inside their buffer, as a load's: an address past it is an error
+        here, not a prefetch of another allocation's sector."""
+        mask = args[1] if op.mask is not None else None
+        self._elements(interp, op, args[0], mask, "prefetches")
+        return ()
 
     @impl(lp.MultipleOfOp)
     def run_multiple_of(self, interp: ReferenceInterpreter, op: lp.MultipleOfOp, args):

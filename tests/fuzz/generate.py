@@ -21,6 +21,8 @@ writes DIR/prog_000.mlir ... (each with the pipeline in a comment), with
 DIR/funnel_000.mlir ...), with `--chunks N` N kernels around `layout.copy_chunk_async`,
 cache hints and `layout.prefetch` (`random_chunk_kernel`, DIR/chunks_000.mlir ...), with `--prefetch N` N
 kernels around `layout.prefetch_l1` (`random_prefetch_l1_kernel`, DIR/prefetch_000.mlir ...), with
+`--realign N` N copies the realign strategy takes, around its sector prefetch `layout.ptr_prefetch`
+(`random_realign_copy`, DIR/realign_000.mlir ...), with
 `--mbarrier N` N valid mbarrier programs (TMA rings and
 warp-specialised producer/consumer pipelines, tests/fuzz/generate_mbarrier.py,
 DIR/mbarrier_000.mlir ...), with `--cluster N` N thread-block cluster rings (multicast TMA,
@@ -605,6 +607,87 @@ def random_prefetch_l1_kernel(rng: random.Random) -> PrefetchProgram:
     return PrefetchProgram(tilec.emit(module, "mlir"), "default", summary, m, n, pa, pb)
 
 
+@dataclass(frozen=True)
+class RealignProgram(Program):
+    """A `random_realign_copy` program: `dst[dmis + j . dst_strides] = src[smis + j .
+    src_strides]` for every index j of `shape` (strides in elements)."""
+
+    shape: tuple[int, ...] = ()
+    src_strides: tuple[int, ...] = ()
+    dst_strides: tuple[int, ...] = ()
+    smis: int = 0
+    dmis: int = 0
+
+
+REALIGN_TYPES = ["i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"]
+
+
+def realign_pipeline(prefetch: bool) -> str:
+    """The default pipeline with the realign strategy taken where it fits
+    (`copy-strategy{realign=always}`, as `tilec.copy_`'s plan asks for it), with its
+    sector prefetch (the default) or without it (`tile{realign_prefetch=0}`)."""
+    from tilec.compiler.pipeline import expand_pipeline
+
+    swap = {"copy-strategy": "copy-strategy{realign=always}", "tile": "tile" if prefetch else "tile{realign_prefetch=0}"}
+    return ",".join(swap.get(p, p) for p in expand_pipeline("default").split(","))
+
+
+def random_realign_copy(rng: random.Random) -> RealignProgram:
+    """A copy the realign strategy takes (passes/_realign_tile.py), around its sector
+    prefetch (`layout.ptr_prefetch` of the chunks of the 32-byte sectors a destination
+    row covers in part, where the rows leave gaps): rows of `n` elements (1 to 80, 1- to
+    8-byte integers or floats, 2 to 12 rows) read at a step of 1 from a pointer moved by
+    `smis` elements and written to one moved by `dmis` (both run-time arguments, under 16
+    bytes), source and destination row pitches of the row or longer (a gap in most
+    destinations; never rows that abut on both sides, one contiguous run the strategy
+    does not take), rank 2 or 3 (an outer mode past the rows' reach, or abutting it).
+    The buffers end at the first 16-byte boundary past the views' reach (the strategy
+    reads whole 16-byte chunks of aligned allocations): a load or prefetch past it is an
+    error on the executor. Built with `tilec.Program` and printed."""
+    import tilec
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr
+
+    ty = rng.choice(REALIGN_TYPES)
+    e = ELEMENT_BYTES[ty]
+    n = rng.choice([rng.randint(1, 16), rng.randint(2, 80)])
+    rows = rng.randint(2, 12)
+    sp = n + rng.choice([0, rng.randint(1, 20)])
+    dp = n + rng.choice([0, rng.randint(1, 20), rng.randint(1, 20)])
+    if sp == dp == n:  # rows that continue each other on both sides: one contiguous run, not realign's
+        sp += rng.randint(1, 20)
+    shape, sst, dst_ = [rows, n], [sp, 1], [dp, 1]
+    if rng.random() < 0.3:
+        outer = rng.randint(2, 3)
+        shape.insert(0, outer)
+        sst.insert(0, rows * sp + rng.choice([0, rng.randint(1, 9)]))
+        dst_.insert(0, rows * dp + rng.choice([0, rng.randint(1, 9)]))
+    smis, dmis = rng.randrange(16 // e), rng.randrange(16 // e)
+
+    def reach(strides: list[int]) -> int:
+        return sum((k - 1) * s for k, s in zip(shape, strides)) + 1
+
+    p = tilec.Program("realign")
+    src, dst = p.pointer("src", ty, align=16), p.pointer("dst", ty, align=16)
+    sm, dm = p.index("smis", value=smis), p.index("dmis", value=dmis)
+
+    def layout(strides: list[int]) -> str:
+        return f"({','.join(map(str, shape))}):({','.join(map(str, strides))})"
+
+    p.copy(p.view(p.addptr(src, sm), layout(sst)), p.view(p.addptr(dst, dm), layout(dst_)))
+    module = p.module
+    fn = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    chunk = 16 // e  # the strategy reads and asks for whole 16-byte chunks of the aligned allocations
+    sizes = {"src": -(-(smis + reach(sst)) // chunk) * chunk, "dst": -(-(dmis + reach(dst_)) // chunk) * chunk}
+    args = dict(fn.attributes["tilec.args"].data)
+    args.update({k: IntegerAttr(v, IndexType()) for k, v in sizes.items()})
+    fn.attributes["tilec.args"] = DictionaryAttr(args)
+    summary = (f"{ty} {'x'.join(map(str, shape))} src {layout(sst)} +{smis}, dst {layout(dst_)} +{dmis}"
+               f"{' (rows abut)' if dp == n else ''}")
+    return RealignProgram(tilec.emit(module, "mlir"), realign_pipeline(True), summary, tuple(shape), tuple(sst), tuple(dst_),
+                          smis, dmis)
+
+
 def random_pipeline_for_copy(rng: random.Random, extents: list[int]) -> str:
     """The default pipeline's passes with random valid options (tile extents no larger
     than the copy's: `tile` refuses those with a diagnostic)."""
@@ -641,6 +724,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="copy_chunk_async / cache-hint / prefetch kernels to write as well (chunks_NNN.mlir)")
     ap.add_argument("--prefetch", type=int, default=0,
                     help="layout.prefetch_l1 kernels to write as well (prefetch_NNN.mlir)")
+    ap.add_argument("--realign", type=int, default=0,
+                    help="copies the realign strategy takes, around its sector prefetch, to write as well "
+                         "(realign_NNN.mlir)")
     ap.add_argument("--mbarrier", type=int, default=0,
                     help="valid mbarrier programs to write as well (mbarrier_NNN.mlir, generate_mbarrier.py)")
     ap.add_argument("--cluster", type=int, default=0,
@@ -673,6 +759,7 @@ def main(argv: list[str] | None = None) -> int:
         ("funnel", args.funnel, random_funnel_kernel, random.Random(f"funnel{args.seed}")),
         ("chunks", args.chunks, random_chunk_kernel, random.Random(f"chunks{args.seed}")),
         ("prefetch", args.prefetch, random_prefetch_l1_kernel, random.Random(f"prefetch{args.seed}")),
+        ("realign", args.realign, random_realign_copy, random.Random(f"realign{args.seed}")),
         ("mbarrier", args.mbarrier, random_mbarrier_kernel, random.Random(f"mbarrier{args.seed}")),
         ("cluster", args.cluster, random_cluster_kernel, random.Random(f"cluster{args.seed}")),
         ("atomic", args.atomic, random_split_k_kernel, random.Random(f"atomic{args.seed}")),

@@ -11,17 +11,11 @@ set's cases it takes, made small.
 from __future__ import annotations
 
 import pytest
+from helpers.torch_gpu import torch_cuda
 
 pytestmark = [pytest.mark.gpu, pytest.mark.torch]
 
 DTYPES = ["int8", "bool", "uint8", "int16", "bfloat16", "float16", "int32", "float32", "int64", "float64"]
-
-
-def _torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("PyTorch without CUDA")
-    return torch
 
 
 def _random(torch, dtype, n, gen):
@@ -64,7 +58,7 @@ def test_every_shift_head_and_tail_matches_torch(always, dtype):
     of a 16-byte chunk, src and dst pitches that shift each row differently."""
     from tilec.copy_kernels import CopyKernels
 
-    torch = _torch()
+    torch = torch_cuda()
     gen = torch.Generator(device="cuda").manual_seed(21)
     kernels = CopyKernels(disk=False)
     e = torch.empty(0, dtype=getattr(torch, dtype)).element_size()
@@ -88,7 +82,7 @@ def test_outer_modes_broadcasts_and_64_bit_offsets(always, dtype, monkeypatch):
     from tilec.copy_kernels import CopyKernels
     from tilec.passes import _realign_tile
 
-    torch = _torch()
+    torch = torch_cuda()
     gen = torch.Generator(device="cuda").manual_seed(4)
     t = getattr(torch, dtype)
     for limit in (_realign_tile.INDEX32_LIMIT, 1000):
@@ -138,7 +132,7 @@ def test_a_program_that_states_its_misalignments_matches_torch(dtype):
     from tilec import Program
     from tilec.dialects.layout import CopyOp
 
-    torch = _torch()
+    torch = torch_cuda()
     short = {"int8": "i8", "float16": "f16", "float32": "f32", "int64": "i64"}[dtype]
     t = getattr(torch, dtype)
     e = torch.empty(0, dtype=t).element_size()

@@ -6,23 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.matmul_chain import pdl_chain
 from helpers.matmul_oracle import within_bound
+from helpers.torch_gpu import f64, torch_cuda
 
 import tilec
 from tilec.support.diagnostics import TilecError
 
 pytestmark = [pytest.mark.gpu, pytest.mark.torch]
-
-
-def _torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("PyTorch without CUDA")
-    return torch
-
-
-def _f64(t) -> np.ndarray:
-    return t.double().cpu().numpy()
 
 
 def _check(torch, m, n, k, *, bias=False, activation=None, residual=False, out_dtype=None, dtype=None, seed=0,
@@ -42,16 +33,16 @@ def _check(torch, m, n, k, *, bias=False, activation=None, residual=False, out_d
     got = tilec.matmul(a, b, bias=bv, activation=activation, residual=rv, out_dtype=out_dtype, out=out)
     assert got is out
     torch.cuda.synchronize()
-    a2 = _f64(a).reshape(-1, k)
-    ok = within_bound(_f64(got).reshape(-1, n), a2, _f64(b), None if bv is None else _f64(bv), activation,
-                      None if rv is None else _f64(rv).reshape(-1, n), "f16" if odt == torch.float16 else "bf16")
+    a2 = f64(a).reshape(-1, k)
+    ok = within_bound(f64(got).reshape(-1, n), a2, f64(b), None if bv is None else f64(bv), activation,
+                      None if rv is None else f64(rv).reshape(-1, n), "f16" if odt == torch.float16 else "bf16")
     assert ok.all(), f"{(~ok).sum()} of {ok.size} elements outside the bound, first at {np.argwhere(~ok)[0]}"
 
 
 @pytest.mark.parametrize("shape", [(4000, 4000, 4000), (3000, 5000, 7000), (1, 4096, 4096), (16, 14336, 4096),
                                    (127, 1032, 520), (2176, 2176, 1024), (64, 32768, 256), (72, 40, 48)])
 def test_plain_ragged_shapes(shape):
-    _check(_torch(), *shape)
+    _check(torch_cuda(), *shape)
 
 
 @pytest.mark.parametrize("epilogue", [
@@ -61,7 +52,7 @@ def test_plain_ragged_shapes(shape):
 ])
 @pytest.mark.parametrize("shape", [(1000, 1032, 1000), (33, 4104, 512)])
 def test_epilogues(epilogue, shape):
-    torch = _torch()
+    torch = torch_cuda()
     kw = dict(epilogue)
     if kw.get("out_dtype") == "f16":
         kw["out_dtype"] = torch.float16
@@ -73,7 +64,7 @@ def test_silu_tanh_where_its_error_shows(out_dtype):
     """`silu_tanh` at K = 16 (z of a few units, the accumulation's part of the bound
     about 2^-17): the bound is then its rounding and `tanh.approx`'s 2^-11 |z|, in bf16
     and f16 (docs/matmul.md)."""
-    torch = _torch()
+    torch = torch_cuda()
     _check(torch, 512, 1032, 16, bias=True, activation="silu_tanh",
            out_dtype=torch.float16 if out_dtype == "f16" else None)
 
@@ -83,7 +74,7 @@ def test_silu_error_is_relative_where_silu_tanh_is_not():
     element within bf16's rounding and 2^-16 of silu(y) relative (the f32 accumulation's
     share and docs/matmul.md's (2^-20 + 2^-23 |y|)); `silu_tanh`'s absolute 2^-12 |y| is
     not (some elements off by more than bf16's rounding)."""
-    torch = _torch()
+    torch = torch_cuda()
     g = torch.Generator(device="cuda").manual_seed(3)
     m, n, k = 512, 1032, 16
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
@@ -95,7 +86,7 @@ def test_silu_error_is_relative_where_silu_tanh_is_not():
     for act in ("silu", "silu_tanh"):
         got = tilec.matmul(a, b, bias=bias, activation=act)
         torch.cuda.synchronize()
-        rel[act] = np.abs(_f64(got) - exact) / np.abs(exact)
+        rel[act] = np.abs(f64(got) - exact) / np.abs(exact)
     assert (rel["silu"] <= 2.0**-8 + 2.0**-16).all(), float(rel["silu"].max())
     assert (rel["silu_tanh"] > 2.0**-8 + 2.0**-16).any()
 
@@ -103,7 +94,7 @@ def test_silu_error_is_relative_where_silu_tanh_is_not():
 @pytest.mark.parametrize("shape", [(4000, 4000, 4000), (16, 6144, 4096), (1000, 1032, 1000)])
 def test_linear_weight(shape):
     """B K-major: `x @ w.t()` with `w` a (N, K) `torch.nn.Linear` weight, as F.linear."""
-    _check(_torch(), *shape, b_kmajor=True, bias=True, activation="silu")
+    _check(torch_cuda(), *shape, b_kmajor=True, bias=True, activation="silu")
 
 
 @pytest.mark.parametrize("shape", [(1, 4096, 4096), (7, 2048, 8192), (64, 4096, 14336), (3, 1000, 1000),
@@ -111,7 +102,7 @@ def test_linear_weight(shape):
 def test_split_k_decode(shape):
     """M <= 128 where the tiles leave most multiprocessors idle: split-K, its partials
     reduced by the second launch with the widest epilogue; B as a Linear weight."""
-    torch = _torch()
+    torch = torch_cuda()
     from tilec import gemm
 
     sms = torch.cuda.get_device_properties(0).multi_processor_count
@@ -128,7 +119,7 @@ def test_swap_ab_decode(shape, monkeypatch):
     N on the wgmma's rows, M its columns; 128 of them from M = 65), the widest epilogue
     along C^T's rows. The tiles of M's halves, which the rule prefers at some of these
     shapes (QKV at M = 128), are off here: they have their test below."""
-    torch = _torch()
+    torch = torch_cuda()
     from tilec import gemm
 
     monkeypatch.setattr(gemm, "DECODE_HALVES", False)
@@ -147,7 +138,7 @@ def test_split_k_decode_shapes(m, kmajor):
     (64 x 128, 128 x 128 at M 65-128), the widest epilogue applied once after the
     reduction, against float64; two runs give the same bits (the partials are summed in
     order)."""
-    torch = _torch()
+    torch = torch_cuda()
     from tilec import gemm
 
     sms = torch.cuda.get_device_properties(0).multi_processor_count
@@ -167,7 +158,7 @@ def test_split_k_decode_shapes(m, kmajor):
 
 def test_split_k_one_kernel_per_bucket():
     """M 1, 5, 16 (one bucket) take one split configuration: nothing compiled after the first."""
-    torch = _torch()
+    torch = torch_cuda()
     from tilec import gemm
 
     n, k = 2048, 8192
@@ -179,7 +170,7 @@ def test_split_k_one_kernel_per_bucket():
 
 
 def test_swap_ab_one_kernel_for_m_up_to_16():
-    torch = _torch()
+    torch = torch_cuda()
     from tilec import gemm
 
     n, k = 8192, 2048
@@ -191,14 +182,14 @@ def test_swap_ab_one_kernel_for_m_up_to_16():
 
 
 def test_f16_operands_and_leading_dimensions():
-    torch = _torch()
+    torch = torch_cuda()
     _check(torch, 0, 520, 264, dtype=torch.float16, lead=(3, 37), bias=True, activation="gelu")
 
 
 def test_one_kernel_serves_every_m():
     """Every M of one (N, K, epilogue) whose configuration is the same runs the same
     compiled kernel: nothing is compiled for a new M."""
-    torch = _torch()
+    torch = torch_cuda()
     from tilec import gemm
 
     sms = torch.cuda.get_device_properties(0).multi_processor_count
@@ -219,7 +210,7 @@ def test_one_kernel_serves_every_m():
 def test_every_configuration_runs(index, monkeypatch):
     """Each configuration of `CONFIGS`, forced, on a ragged shape with bias + SiLU +
     residual."""
-    torch = _torch()
+    torch = torch_cuda()
     from tilec import gemm
 
     config = gemm.CONFIGS[index]
@@ -235,7 +226,7 @@ def test_192_column_tile(cluster, m, n, k, monkeypatch):
     pairs sharing B, the widest epilogue: the rule's 3000 x 5000 x 7000, rows 16 mod 32
     bytes with block rows past M (300) and a last block column of 136 (1096), fewer
     tiles than blocks (72), a last column chunk of 8 (392)."""
-    torch = _torch()
+    torch = torch_cuda()
     from dataclasses import replace
 
     from tilec import gemm
@@ -256,7 +247,7 @@ def test_one_wgmma(index, cluster, m, n, k, monkeypatch):
     128 x 256), forced, the widest epilogue: the rule's 3000 x 5000 x 7000, rows 16 mod
     32 bytes with block rows past M and a last block column of 136, a last column chunk
     of 8 and one trip of K."""
-    torch = _torch()
+    torch = torch_cuda()
     from dataclasses import replace
 
     from tilec import gemm
@@ -288,7 +279,7 @@ def test_128_row_consumer_warpgroups(bn, chunk, stages, cluster, shape, monkeypa
     m, n, k, kmajor = shape
     half = cluster == "hs"
     cluster = (1, 2) if half else cluster
-    torch = _torch()
+    torch = torch_cuda()
     from tilec import gemm
 
     config = gemm.GemmConfig(f"256x{bn}x64:{stages}:c{chunk}:ow:w128:{gemm.cluster_name(cluster)}:bp"
@@ -307,7 +298,7 @@ def test_skip_padding(index, cluster, m, n, k, monkeypatch):
     """The steps of the last trip past K skipped (`GemmConfig.skip_padding`), forced on
     the 128 x 256 and 128 x 192 tiles, alone or in pairs, the widest epilogue: 110 K
     steps of 64 in trips of 4, 14 (rows 16 mod 32 bytes), 2 (one trip)."""
-    torch = _torch()
+    torch = torch_cuda()
     from dataclasses import replace
 
     from tilec import gemm
@@ -328,7 +319,7 @@ def test_staggered_and_pingpong_epilogues(name, m, n, k, monkeypatch):
     buffers) or 6 with one C buffer (`GemmConfig.one_c`), the turn given after the K
     loop, forced, the widest epilogue: block rows past M (consumer 1's 64 rows of the
     last one all past it at M = 3000 and 300), a last block column of 136, one trip of K."""
-    torch = _torch()
+    torch = torch_cuda()
     import sys
     from pathlib import Path
 
@@ -347,7 +338,7 @@ def test_resident_clusters_fit_the_multiprocessors():
     """`cuOccupancyMaxActiveClusters` of the clustered tile's shape: every cluster size
     runs at least one cluster, no more clusters than the multiprocessors hold, and no
     more blocks of a larger cluster than of a smaller one."""
-    torch = _torch()
+    torch = torch_cuda()
     from tilec import gemm
     from tilec.runtime import raw_launch
 
@@ -369,7 +360,7 @@ def test_clusters_sharing_operands(cluster, m, n, k, monkeypatch):
     (N = 1096, K = 776: one kernel serving three M) or 32-byte rows, groups with tiles
     past M (300: 3 block rows) and past N (5 block columns), fewer groups than clusters
     (72), the widest epilogue."""
-    torch = _torch()
+    torch = torch_cuda()
     from dataclasses import replace
 
     from tilec import gemm
@@ -390,7 +381,7 @@ def test_clusters_sharing_operands(cluster, m, n, k, monkeypatch):
 def test_persistent_swapped_configurations(m, n, k, name, monkeypatch):
     """The swapped kernel persistent over one or two blocks a multiprocessor (split or
     not, K steps of 64 or 128), forced, with the widest epilogue."""
-    torch = _torch()
+    torch = torch_cuda()
     from dataclasses import replace
 
     from tilec import gemm
@@ -414,7 +405,7 @@ def test_persistent_swapped_configurations(m, n, k, name, monkeypatch):
 ])
 def test_stream_k_configurations(m, n, k, name, monkeypatch):
     """Stream-K (`GemmConfig.stream_k`), forced, with the widest epilogue, against float64."""
-    torch = _torch()
+    torch = torch_cuda()
     from dataclasses import replace
 
     from tilec import gemm
@@ -435,7 +426,7 @@ def test_stream_k_configurations(m, n, k, name, monkeypatch):
 def test_swapped_pairs_sharing_a_t(m, n, k, name, monkeypatch):
     """Swapped units in pairs sharing A^T's stages (`:cl2`, `GemmConfig.cluster`), forced,
     the widest epilogue, against float64."""
-    torch = _torch()
+    torch = torch_cuda()
     from dataclasses import replace
 
     from tilec import gemm
@@ -458,7 +449,7 @@ def test_swapped_pairs_sharing_a_t(m, n, k, name, monkeypatch):
 def test_the_halves_in_pairs_sharing_the_weight(m, n, k, bn, monkeypatch):
     """The decode tiles of M's halves (`gemm.halves_configs`, `DECODE_HALVES`), forced, with
     the widest epilogue, against float64."""
-    torch = _torch()
+    torch = torch_cuda()
     from tilec import gemm
 
     config = next(c for c in gemm.halves_configs() if c.bn == bn)
@@ -480,7 +471,7 @@ def test_stream_k_summed_in_the_kernel(m, n, k, name, monkeypatch):
     widest epilogue, alone or in pairs sharing A^T (`:cl2`): within the bound, the same
     bits three calls running (the counters left zero by each) and the same bits as the
     fixup launch (`:sk`)."""
-    torch = _torch()
+    torch = torch_cuda()
     from dataclasses import replace
 
     from tilec import gemm
@@ -503,7 +494,7 @@ def test_stream_k_summed_in_the_kernel(m, n, k, name, monkeypatch):
         tilec.matmul(a, w.t(), bias=bias, activation="silu", residual=res, out_dtype=torch.float16, out=out)
         torch.cuda.synchronize()
         outs.append(out.clone())
-    ok = within_bound(_f64(outs[0]), _f64(a), _f64(w.t()), _f64(bias), "silu", _f64(res), "f16")
+    ok = within_bound(f64(outs[0]), f64(a), f64(w.t()), f64(bias), "silu", f64(res), "f16")
     assert ok.all(), f"{(~ok).sum()} of {ok.size} elements outside the bound"
     assert all(torch.equal(outs[0], x) for x in outs[1:])
 
@@ -518,7 +509,7 @@ def test_stream_k_summed_in_the_kernel(m, n, k, name, monkeypatch):
 def test_cluster_split_configurations(m, n, k, split, monkeypatch):
     """Split-K summed in a thread-block cluster (`GemmConfig.cluster_split`), forced, with
     the widest epilogue, against float64; the same bits on a second call."""
-    torch = _torch()
+    torch = torch_cuda()
     from tilec import gemm
 
     from dataclasses import replace
@@ -549,7 +540,7 @@ def test_cluster_split_with_global_partials(m, n, k, split, monkeypatch):
     the split summed by a second launch: test_gemm_cluster_split.py, on the reference
     executor; not as the partials through shared memory, whose shallower ring splits K
     elsewhere: 32 steps a split of 4 stages, 35 of 7)."""
-    torch = _torch()
+    torch = torch_cuda()
     from tilec import gemm
 
     wide = gemm.cluster_splits(gemm.swap_config(m, rows=128), k)
@@ -573,7 +564,7 @@ def test_cluster_split_with_global_partials(m, n, k, split, monkeypatch):
 def test_stream_k_tail(m, n, k, b_kmajor, cluster, monkeypatch):
     """The wave rule's tile with the stream-K tail (`with_stream_k_tail`), forced, alone
     or in pairs sharing B, the widest epilogue, against float64."""
-    torch = _torch()
+    torch = torch_cuda()
     from dataclasses import replace
 
     from tilec import gemm
@@ -595,7 +586,7 @@ def test_cupy_f16():
 
 
 def test_errors_name_the_operand():
-    torch = _torch()
+    torch = torch_cuda()
     a = torch.randn(64, 128, device="cuda", dtype=torch.bfloat16)
     w = torch.randn(256, 128, device="cuda", dtype=torch.bfloat16)
     with pytest.raises(TilecError, match="b must be row-major or the transpose of a row-major matrix"):
@@ -611,7 +602,7 @@ def test_cached_calls_with_new_pointers_and_a_new_m(m, n, k, kmajor, monkeypatch
     and outputs each call (held, so every call's pointers are new: the tensor maps'
     global addresses rewritten), then another M: each result within the bound of
     float64; the cached calls run no host function, the new M compiles nothing."""
-    torch = _torch()
+    torch = torch_cuda()
     from tilec import gemm
     from tilec.runtime import host
 
@@ -626,7 +617,7 @@ def test_cached_calls_with_new_pointers_and_a_new_m(m, n, k, kmajor, monkeypatch
         got = tilec.matmul(a, b, bias=bias, activation="silu")
         held.append((a, got))
         torch.cuda.synchronize()
-        ok = within_bound(_f64(got), _f64(a), _f64(b), _f64(bias), "silu", None, "bf16")
+        ok = within_bound(f64(got), f64(a), f64(b), f64(bias), "silu", None, "bf16")
         assert ok.all(), f"M = {rows}: {(~ok).sum()} of {ok.size} outside the bound"
 
     one(m)
@@ -645,7 +636,7 @@ def test_cached_fp8_calls_keep_their_number_scales():
     """FP8 with float scales: a cached call launches with the scale tensors its first
     call made (held by the launcher), the same bits as the first call; another number
     is another structure (its own scale tensor)."""
-    torch = _torch()
+    torch = torch_cuda()
     if not hasattr(torch, "float8_e4m3fn"):
         pytest.skip("PyTorch without float8")
     a = torch.randn(16, 1024, device="cuda").to(torch.float8_e4m3fn)
@@ -662,39 +653,13 @@ def test_cached_fp8_calls_keep_their_number_scales():
     (16, 2048, "swap", False), (16, 2048, "swap", True), (128, 1024, "swap", True), (128, 4096, "csplit", True)])
 def test_programmatic_dependent_launch_in_a_chain(m, n, kind, weight, monkeypatch):
     """`GemmConfig.pdl` (and `pdl_weight`: the weight's first stages before the wait): 12
-    layers queued back to back, each reading the previous layer's output and writing
+    layers queued back to back (`helpers.matmul_chain`), each reading the previous layer's output and writing
     the buffer the layer before it read (two buffers in turn), launched as programmatic
     dependents: the same bits as the same kernels without PDL, the first layer within
     the bound against float64. `kind`: the swapped kernel, persistent, or split twice
     in clusters of two (`csplit`)."""
-    torch = _torch()
-    from dataclasses import replace
-
-    from tilec import gemm
-
-    k = n
-    swap = gemm.swap_config(m)
-    if kind == "csplit":
-        swap = next(c for c in gemm.cluster_splits(swap, k) if c.split_k == 2 and not c.global_partials)
-    g = torch.Generator(device="cuda").manual_seed(m + n)
-    ws = [(torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g) / 32).t() for _ in range(12)]
-    x0 = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
-    outs = {}
-    for pdl in (False, True):
-        config = replace(swap, pdl=pdl, pdl_weight=weight and pdl)
-        monkeypatch.setattr(gemm, "_decode_config", lambda *args, c=config: c)
-        monkeypatch.setattr(gemm, "_fast", {})
-        bufs = [x0.clone(), torch.full_like(x0, float("nan"))]
-        firsts = []
-        for r in range(3):  # compiled and prepared on the first round, replayed after
-            bufs[0].copy_(x0)
-            for i, w in enumerate(ws):
-                tilec.matmul(bufs[i % 2], w, out=bufs[(i + 1) % 2])
-                if r == 0 and i == 0:
-                    torch.cuda.synchronize()
-                    firsts.append(bufs[1].clone())
-            torch.cuda.synchronize()
-        outs[pdl] = bufs[0].clone()
-        ok = within_bound(_f64(firsts[0]), _f64(x0), _f64(ws[0]), None, None, None, "bf16")
-        assert ok.all()
+    torch = torch_cuda()
+    outs, firsts, x0, w0 = pdl_chain(torch, monkeypatch, m, n, kind, pdl_weight=weight)
+    for first in firsts.values():
+        assert within_bound(f64(first), f64(x0), f64(w0), None, None, None, "bf16").all()
     assert torch.equal(outs[False], outs[True])

@@ -8,29 +8,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
 import pytest
+from helpers.matmul_chain import pdl_chain
 from helpers.matmul_oracle import within_bound
+from helpers.torch_gpu import f64, torch_cuda
 
 import tilec
 
 pytestmark = [pytest.mark.gpu, pytest.mark.torch]
 
 
-def _torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("PyTorch without CUDA")
-    return torch
-
-
-def _f64(t) -> np.ndarray:
-    return t.double().cpu().numpy()
-
-
 @pytest.mark.parametrize(("n", "kind"), [(6144, "swap"), (6144, "prefetch"), (4096, "csplit")])
 def test_small_ring_within_the_bound(n, kind, monkeypatch):
-    torch = _torch()
+    torch = torch_cuda()
     from tilec import gemm
 
     k = 4096
@@ -47,33 +37,16 @@ def test_small_ring_within_the_bound(n, kind, monkeypatch):
         c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
         tilec.matmul(a, w, out=c)
         torch.cuda.synchronize()
-        assert within_bound(_f64(c), _f64(a), _f64(w), None, None, None, "bf16").all()
+        assert within_bound(f64(c), f64(a), f64(w), None, None, None, "bf16").all()
 
 
 @pytest.mark.parametrize(("m", "n", "kind"), [(16, 2048, "swap"), (128, 4096, "csplit")])
 def test_late_trigger_in_a_chain(m, n, kind, monkeypatch):
     """12 layers queued back to back, each reading the previous one's output and writing
-    the buffer the one before it read, launched as dependents with the late trigger."""
-    torch = _torch()
-    from tilec import gemm
-
-    k = n
-    swap = gemm.swap_config(m)
-    if kind == "csplit":
-        swap = next(c for c in gemm.cluster_splits(swap, k) if c.split_k == 2 and not c.global_partials)
-    g = torch.Generator(device="cuda").manual_seed(m + n)
-    ws = [(torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g) / 32).t() for _ in range(12)]
-    x0 = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
-    outs = {}
-    for pdl in (False, True):
-        config = replace(swap, pdl=pdl, pdl_late=pdl)
-        monkeypatch.setattr(gemm, "_decode_config", lambda *args, c=config: c)
-        monkeypatch.setattr(gemm, "_fast", {})
-        bufs = [x0.clone(), torch.full_like(x0, float("nan"))]
-        for _ in range(3):
-            bufs[0].copy_(x0)
-            for i, w in enumerate(ws):
-                tilec.matmul(bufs[i % 2], w, out=bufs[(i + 1) % 2])
-            torch.cuda.synchronize()
-        outs[pdl] = bufs[0].clone()
+    the buffer the one before it read, launched as dependents with the late trigger
+    (`helpers.matmul_chain`): the same bits as without PDL, the first layer within the
+    bound against float64."""
+    torch = torch_cuda()
+    outs, firsts, x0, w0 = pdl_chain(torch, monkeypatch, m, n, kind, pdl_late=True)
+    assert within_bound(f64(firsts[True]), f64(x0), f64(w0), None, None, None, "bf16").all()
     assert torch.equal(outs[False], outs[True])

@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 from helpers.canonical_copies import key_strategy
+from helpers.torch_gpu import torch_cuda
 
 import tilec
 from tilec.copy_kernels import CopyKernels
@@ -21,13 +22,6 @@ pytestmark = pytest.mark.gpu
 
 DTYPES = ["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]
 FLOATS = {"float16", "bfloat16", "float32", "float64"}
-
-
-def _torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("PyTorch without CUDA")
-    return torch
 
 
 def _random(torch, dtype, shape, gen, small=False):
@@ -92,7 +86,7 @@ def _check_against_torch(torch, make_src, shape, src_dtype, dst_dtype, name):
 @pytest.mark.parametrize("src_dtype", DTYPES)
 def test_every_dtype_pair_matches_torch_bit_for_bit(src_dtype):
     """All 100 dtype pairs on a sliced transpose of odd extents (one kernel each)."""
-    torch = _torch()
+    torch = torch_cuda()
     gen = torch.Generator(device="cuda").manual_seed(DTYPES.index(src_dtype))
     for dst_dtype in DTYPES:
         make = lambda d: _random(torch, d, (301, 517), gen, True)[5:, 3::2].t()
@@ -105,7 +99,7 @@ def test_every_dtype_pair_matches_torch_bit_for_bit(src_dtype):
 def test_strided_patterns_match_torch_bit_for_bit(pair):
     """Permutes (rank 3, NHWC -> NCHW, rank 6), slices with steps, broadcasts, a 0-d
     tensor, an odd transpose, for a few dtype pairs."""
-    torch = _torch()
+    torch = torch_cuda()
     src_dtype, dst_dtype = pair
     gen = torch.Generator(device="cuda").manual_seed(DTYPES.index(src_dtype) * 16 + DTYPES.index(dst_dtype))
     for name, make_src, shape in _cases(torch, gen):
@@ -114,7 +108,7 @@ def test_strided_patterns_match_torch_bit_for_bit(pair):
 
 @pytest.mark.torch
 def test_float_specials_and_rounding_match_torch():
-    torch = _torch()
+    torch = torch_cuda()
     x = torch.tensor([1 + 2**-11, 1 + 3 * 2**-11, float("nan"), float("inf"), -float("inf"),
                       65520.0, -0.0, 3.4e38, 1e-40], dtype=torch.float64, device="cuda")
     for dt in (torch.float16, torch.bfloat16, torch.float32):
@@ -125,7 +119,7 @@ def test_float_specials_and_rounding_match_torch():
 
 @pytest.mark.torch
 def test_contiguous_and_permute_return_torch_tensors():
-    torch = _torch()
+    torch = torch_cuda()
     x = torch.randn(8, 16, 32, device="cuda").to(torch.bfloat16)
     y = tilec.permute(x, (2, 0, 1))
     assert isinstance(y, torch.Tensor) and y.is_contiguous()
@@ -138,7 +132,7 @@ def test_contiguous_and_permute_return_torch_tensors():
 def test_runs_on_torch_current_stream():
     """A long kernel queued first on a side stream writes src; tilec.copy_ on that
     stream must see the write (on another stream it would copy the old values)."""
-    torch = _torch()
+    torch = torch_cuda()
     src = torch.zeros(1 << 20, device="cuda")
     dst = torch.full((1 << 20,), -1.0, device="cuda")
     torch.cuda.synchronize()
@@ -217,7 +211,7 @@ def test_bad_input_writes_nothing():
 
 @pytest.mark.torch
 def test_torch_cpu_tensors_and_other_devices_are_refused():
-    torch = _torch()
+    torch = torch_cuda()
     with pytest.raises(TilecError, match="PyTorch CPU tensor"):
         tilec.copy_(torch.zeros(4, device="cuda"), torch.zeros(4))
     if torch.cuda.device_count() > 1:
@@ -266,7 +260,7 @@ def test_gather_kernel_matches_torch_bit_for_bit(force, monkeypatch, routes):
     from tilec import copy_plan
     from tilec.tensor_copy import copy_
 
-    torch = _torch()
+    torch = torch_cuda()
     routes(gather=force)
     gen = torch.Generator(device="cuda").manual_seed(20)
     cases = [
@@ -325,7 +319,7 @@ def test_strided_set_patterns_in_small_match_torch_bit_for_bit():
     from tilec.copy_program import pass_tile
     from tilec.tensor_copy import copy_
 
-    torch = _torch()
+    torch = torch_cuda()
     gen = torch.Generator(device="cuda").manual_seed(42)
     cases = [
         # 42: rows of 17 bytes in steps of 19: the box's rows flavour (passes/_box_tile.py)
@@ -387,7 +381,7 @@ def test_32_bit_offsets_near_the_limit_and_64_bit_past_it():
     from tilec.copy_kernels import CopyKernels
     from tilec.tensor_copy import copy_
 
-    torch = _torch()
+    torch = torch_cuda()
     gen = torch.Generator(device="cuda").manual_seed(7)
     for n, bits in ((85_000_000, 32), (115_000_000, 64)):
         src = torch.randint(0, 2, (n, 19), generator=gen, device="cuda", dtype=torch.uint8).t()
@@ -414,7 +408,7 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
     from tilec.copy_plan import plan_copy
     from tilec.tensor_copy import as_array, copy_
 
-    torch = _torch()
+    torch = torch_cuda()
     gen = torch.Generator(device="cuda").manual_seed(44)
     cases = [
         ("uint8", (1, 3), (1500007, 3), True),  # rows of 3 bytes: parts with a tail
@@ -465,7 +459,7 @@ def test_box_strategy_matches_torch_bit_for_bit(policy, routes):
     from tilec.passes._copy_cost import BOX_SMEM
     from tilec.tensor_copy import copy_
 
-    torch = _torch()
+    torch = torch_cuda()
     gen = torch.Generator(device="cuda").manual_seed(30)
     for smem in (BOX_SMEM, 2048):
         routes(box=policy, box_smem=smem)
@@ -515,7 +509,7 @@ def test_fp8_copies_match_torch_bit_for_bit(pair):
     positive NaN (PyTorch keeps a NaN's sign, tilec gives 0x7F: no negative NaN here).
     From an 8-bit float source the values stay finite: a NaN widened has no one bit
     pattern (PyTorch's and cuda_fp8.h's payloads differ)."""
-    torch = _torch()
+    torch = torch_cuda()
     src_dtype, dst_dtype = pair
     gen = torch.Generator(device="cuda").manual_seed(len(src_dtype) * 31 + len(dst_dtype))
     x = torch.randn(301, 517, generator=gen, device="cuda") * 40

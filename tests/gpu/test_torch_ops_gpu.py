@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.torch_gpu import torch_cuda
 
 import tilec
 
@@ -16,9 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("PyTorch without CUDA")
+    torch = torch_cuda()
     import tilec.torch_ops  # noqa: F401 - registers the operators
 
     return torch

@@ -7,7 +7,7 @@ measurement, and the canonical copies' kernels, which those changes leave as the
 
 from __future__ import annotations
 
-from helpers.canonical_copies import CANONICAL, copy_choice
+from helpers.canonical_copies import CANONICAL, DST_BASE, SRC_BASE, c_strides, copy_choice
 
 from tilec.copy_plan import Operand, plan_copy
 from tilec.copy_routes import forced_routes
@@ -15,26 +15,14 @@ from tilec.passes._box_tile import TILES_GRAIN, tiles_smem
 from tilec.passes._copy_cost import tiles_shape
 from tilec.passes.tile import DYN, source_run_modes
 
-DST = 1 << 30
-SRC = 1 << 34
-"""16-byte aligned byte addresses of the views' first elements, as an allocation's."""
-
-
-def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    out, acc = [], 1
-    for n in reversed(shape):
-        out.append(acc)
-        acc *= n
-    return tuple(reversed(out))
-
 
 def permuted(dtype: str, base: tuple[int, ...], perm: tuple[int, ...], dst_dtype: str) -> tuple[Operand, Operand]:
     """(dst, src): src a C-contiguous `base` tensor permuted by `perm`, dst a new
     C-contiguous tensor of its shape."""
     strides = c_strides(base)
     shape = tuple(base[p] for p in perm)
-    src = Operand(SRC, dtype, shape, tuple(strides[p] for p in perm))
-    return Operand(DST, dst_dtype, shape, c_strides(shape)), src
+    src = Operand(SRC_BASE, dtype, shape, tuple(strides[p] for p in perm))
+    return Operand(DST_BASE, dst_dtype, shape, c_strides(shape)), src
 
 
 def test_narrow_misaligned_transpose_takes_the_short_mode_tile():
@@ -79,23 +67,23 @@ def test_a_compact_destination_after_w_merges_into_one_box_mode():
     strategy's step-2 form read 0.294 and 0.419 against 0.425 and 0.445
     (`_copy_cost.REALIGN_STEPS`)."""
     ext = (181, 31, 12, 5, 31, 19)
-    plan = plan_copy(Operand(DST, "int8", ext, c_strides(ext)),
-                     Operand(SRC, "int8", ext, (1, 67332, 181, 2087292, 2172, 10436460)))
+    plan = plan_copy(Operand(DST_BASE, "int8", ext, c_strides(ext)),
+                     Operand(SRC_BASE, "int8", ext, (1, 67332, 181, 2087292, 2172, 10436460)))
     assert copy_choice(plan) == ("box<tiles>", None, 512)
     assert plan.key.small_extents[0] == 181 and plan.key.exact_extents[0] and plan.key.dst_flat
     ext = (186, 3, 230, 4, 275)
-    plan = plan_copy(Operand(DST, "uint8", ext, c_strides(ext)), Operand(SRC, "uint8", ext, (1, 744, 2232, 186, 513360)))
+    plan = plan_copy(Operand(DST_BASE, "uint8", ext, c_strides(ext)), Operand(SRC_BASE, "uint8", ext, (1, 744, 2232, 186, 513360)))
     assert copy_choice(plan) == ("box<tiles>", None, 512)
     assert plan.key.small_extents[0] == 186 and plan.key.exact_extents[0]
     ext = (793, 871, 42)
-    assert copy_choice(plan_copy(Operand(DST, "int32", ext, c_strides(ext)),
-                                 Operand(SRC, "int32", ext, (1, 793, 690703))))[0] == "tiled"
+    assert copy_choice(plan_copy(Operand(DST_BASE, "int32", ext, c_strides(ext)),
+                                 Operand(SRC_BASE, "int32", ext, (1, 793, 690703))))[0] == "tiled"
     ext = (488, 20070, 56)
-    assert copy_choice(plan_copy(Operand(DST, "int8", ext, c_strides(ext)),
-                                 Operand(SRC + 9392764, "int8", ext, (4696380, 117, 2))))[0] == "gather"
+    assert copy_choice(plan_copy(Operand(DST_BASE, "int8", ext, c_strides(ext)),
+                                 Operand(SRC_BASE + 9392764, "int8", ext, (4696380, 117, 2))))[0] == "gather"
     ext = (34951, 18858)
-    assert copy_choice(plan_copy(Operand(DST, "int8", ext, c_strides(ext)),
-                                 Operand(SRC + 37723, "int8", ext, (75438, 2))))[0] == "tiled"
+    assert copy_choice(plan_copy(Operand(DST_BASE, "int8", ext, c_strides(ext)),
+                                 Operand(SRC_BASE + 37723, "int8", ext, (75438, 2))))[0] == "tiled"
 
 
 def test_a_short_d_box_takes_d_whole_and_longer_runs():
@@ -141,8 +129,8 @@ def test_a_gather_whose_runs_wrap_their_mode_is_tiled():
     counting padding) in one run; 0.740 against 0.519 for 1 x 1 x 2 x 8 x 8 x 32 (runs of
     20 bytes) and 0.618 for 8 x 1 x 1 x 8 x 2 x 32 (runs of 100) in another."""
     ext = (5, 11, 648, 5, 5, 31)
-    src = Operand(SRC, "int32", ext, (5, 502200, 25, 1, 5524200, 16200))
-    plan = plan_copy(Operand(DST, "float64", ext, c_strides(ext)), src)
+    src = Operand(SRC_BASE, "int32", ext, (5, 502200, 25, 1, 5524200, 16200))
+    plan = plan_copy(Operand(DST_BASE, "float64", ext, c_strides(ext)), src)
     assert copy_choice(plan) == ("tiled", (8, 1, 2, 8, 2, 32), 256)
     assert plan.key.src_strides[0] == 5 and plan.key.src_strides[2] == 25
     assert plan.key.exact_extents[0] and plan.key.exact_extents[3] and not plan.key.exact_extents[2]
@@ -229,7 +217,7 @@ def test_rows_into_a_longer_pitch_ask_l2_for_their_partial_sectors():
                               ("int32", (7, 32605, 17, 56), (44246342, 1357, 59, 1)),
                               ("int64", (2066257, 5), (10, 1))):
         e = {"int16": 2, "int32": 4, "int64": 8}[dtype]
-        plan = plan_copy(Operand(DST + 4 * e, dtype, ext, pitch), Operand(SRC, dtype, ext, c_strides(ext)))
+        plan = plan_copy(Operand(DST_BASE + 4 * e, dtype, ext, pitch), Operand(SRC_BASE, dtype, ext, c_strides(ext)))
         assert copy_choice(plan) == ("realign", None, 512)
         kernel = compile_program(copy_program(plan.key), kernel_pipeline(plan.key, "default"), arch="sm_90",
                                  function=FUNCTION)

@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import IntegerAttr, UnitAttr
 
 from tilec.compiler.pipeline import emit, parse_module, run_pipeline
 from tilec.dialects.distributed import BlockedLayout, SliceLayout
+from tilec.dialects.layout_ptr import PtrPrefetchOp
 from tilec.runtime.nvrtc import compile_cuda
 from tilec.runtime.reference import ExecutionError, random_inputs, run
 
@@ -29,6 +30,7 @@ def _ceil_div(p, n, block):
 def memcpy_1d(
     xblock: int, r: int = 1, warps: int = 4, et: str = "f32", align: int = 16, other: float | None = None,
     masked: bool = True, start_offset: int = 0, promised: bool = False, load_props: dict | None = None,
+    prefetch: bool = False,
 ):
     """The tutorial's memcpy_1d_kernel with BlockedLayout([r], [32], [warps], [0]) (a
     module built with `tilec.Program`); `other` fills the masked elements (it then
@@ -36,7 +38,8 @@ def memcpy_1d(
     checks: `masked=False` drops the mask, `start_offset` moves each block's start,
     `promised` states xnumel a multiple of 16 (`layout.multiple_of`), `load_props`
     are properties set on the load (`vector`, `uniform_mask`, as vectorize-pointers
-    sets them)."""
+    sets them), `prefetch` asks L2 for out's elements first (`layout.ptr_prefetch`, with
+    the mask)."""
     import tilec
 
     lay = blocked([r], [32], [warps], [0])
@@ -53,6 +56,8 @@ def memcpy_1d(
         if promised:
             n32 = p.multiple_of(n32, 16)
         mask = (offsets < n32).named("mask") if masked else None
+        if prefetch:
+            p.insert(PtrPrefetchOp(p.addptr(out_ptr, offsets).ssa, mask.ssa if mask is not None else None))
         value = p.ptr_load(p.addptr(in_ptr, offsets), mask=mask, other=other).named("value")
         for name, v in (load_props or {}).items():
             value.ssa.owner.properties[name] = UnitAttr() if v is True else IntegerAttr(v, 64)
@@ -157,6 +162,31 @@ def test_unmasked_access_outside_the_buffer_is_an_error():
         ExecutionError, match="out-of-bounds access: .* reads element 200 of %in_ptr, which has 200 elements"
     ):
         run(memcpy_1d(128, masked=False), {"in_ptr": np.zeros(200, np.float32), "out_ptr": poison(200), "xnumel": 200})
+
+
+def test_ptr_prefetch_changes_nothing_in_bounds():
+    """`layout.ptr_prefetch` of out's elements under the mask reads and changes nothing:
+    the copy is exact before and after the default pipeline (as `cuda.prefetch_global_l2`
+    behind the lowering's guards, each element checked inside its buffer there too)."""
+    n = 1000
+    x = np.random.default_rng(3).standard_normal(n).astype(np.float32)
+    module = memcpy_1d(256, prefetch=True)
+    out = _through_default(module, {"in_ptr": x, "out_ptr": poison(n), "xnumel": n})
+    np.testing.assert_array_equal(out["out_ptr"], x)
+    lowered = module.clone()
+    run_pipeline(lowered, "default")
+    assert "cuda.prefetch_global_l2" in str(lowered)
+
+
+def test_ptr_prefetch_outside_the_buffer_is_an_error():
+    """Without a mask the last block asks L2 for elements past xnumel: the same error as
+    a load's (the prefetch is the kernel's first access), not a hint to another
+    allocation's sector."""
+    with pytest.raises(
+        ExecutionError, match="out-of-bounds access: .* prefetches element 200 of %out_ptr, which has 200 elements"
+    ):
+        run(memcpy_1d(128, masked=False, prefetch=True),
+            {"in_ptr": np.zeros(200, np.float32), "out_ptr": poison(200), "xnumel": 200})
 
 
 def test_uniform_mask_that_is_not_uniform_is_an_error():

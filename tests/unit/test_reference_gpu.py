@@ -362,15 +362,17 @@ def test_out_of_bounds_vector_access():
     assert e.details["index"] == (1000,)
 
 
-def test_prefetch_l1_past_its_buffer_is_out_of_bounds():
-    """`cuda.prefetch_l1` reads and changes nothing, but the element it asks L1 for must lie
-    inside its buffer, as a load's (a lowering that dropped a masked view's guard): in
-    bounds it is a no-op, one element past the end an error."""
+@pytest.mark.parametrize("op", ["PrefetchL1Op", "PrefetchGlobalL2Op"])
+def test_line_prefetch_past_its_buffer_is_out_of_bounds(op):
+    """`cuda.prefetch_l1` and `cuda.prefetch_global_l2` read and change nothing, but the
+    element they ask L1 / L2 for must lie inside its buffer, as a load's (a lowering that
+    dropped a masked view's or pointer tensor's guard): in bounds it is a no-op, one
+    element past the end an error."""
     from tilec.dialects import cuda
 
     def body(shift):
         def build(g, src, dst, k):
-            g.insert(cuda.PrefetchL1Op(src.ssa, (k.gid + shift).ssa))
+            g.insert(getattr(cuda, op)(src.ssa, (k.gid + shift).ssa))
             dst[k.gid] = src[k.gid]
         return build
 
