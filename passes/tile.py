@@ -12,7 +12,7 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from tilec.support.diagnostics import TilecError
 from tilec.support.locations import copy_loc
@@ -422,6 +422,8 @@ class TilePass(ModulePass):
         ]
         for c in copies:
             self._tile_copy(c)
+        for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
+            _sink_moved_pointers(launch)
 
     # ------------------------------------------------------------------ one copy
 
@@ -550,7 +552,7 @@ class TilePass(ModulePass):
         ops = gather_launch(copy, facts, tgt, bits, threads, self.runs)
         if not promised:
             _promise_launch(ops, bits)
-        _replace_copy(copy, ops, moved_pointers=False)
+        _replace_copy(copy, ops)
 
     def _realign(self, copy: CopyOp) -> None:
         """The realign strategy's launch in the copy's place (passes/_realign_tile.py),
@@ -579,7 +581,7 @@ class TilePass(ModulePass):
         ops = realign_launch(copy, facts, tgt, bits, threads, chunks, prefetch)
         if not promised:
             _promise_launch(ops, bits)
-        _replace_copy(copy, ops, moved_pointers=True)
+        _replace_copy(copy, ops)
 
     def _box(self, copy: CopyOp) -> None:
         """The box strategy's launch in the copy's place (passes/_box_tile.py); the views
@@ -643,7 +645,7 @@ class TilePass(ModulePass):
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
-        _replace_copy(copy, ops, moved_pointers=True)
+        _replace_copy(copy, ops)
 
     def _group_size(self, counts, group: list[int], new_ops: list[Operation], const) -> SSAValue:
         n = _static_product(counts, group)
@@ -1028,10 +1030,50 @@ def _promise_launch(ops: list[Operation], bits: int | None) -> None:
             promise_index_bits(op, 32)
 
 
-def _replace_copy(copy: CopyOp, new_ops: list[Operation], moved_pointers: bool) -> None:
+def _sink_moved_pointers(launch: LaunchOp) -> None:
+    """Pointers moved outside `launch` by `layout.addptr` (a pointer argument plus an
+    index, as a view of a misaligned pointer has), and the views made of them, that
+    ops inside it read are made again at the top of its body, as the verifier and the
+    kernel's arguments ask (pointers are made inside the `layout.launch` that uses
+    them, dialects/layout_ptr.py; a kernel takes the argument and the index); the
+    outer ones go where nothing else reads them. So a strategy that reads its views
+    as they are (gather, tiles, the tiled path) takes views of moved pointers as
+    realign, which rebuilds them, does. Views of arguments themselves stay outside."""
+    body = launch.body.block
+    made: dict[SSAValue, SSAValue] = {}
+
+    def moved(v: SSAValue) -> bool:
+        owner = v.owner
+        if not isinstance(owner, (AddPtrOp, ViewOp)) or launch.is_ancestor(owner):
+            return False
+        return isinstance(owner, AddPtrOp) or moved(owner.source)
+
+    def inside(v: SSAValue) -> SSAValue:
+        if not moved(v):
+            return v
+        if v not in made:
+            owner = v.owner
+            base = inside(owner.operands[0])
+            clone = owner.clone()
+            clone.operands[0] = base
+            last = list(made.values())[-1].owner if made else None
+            Rewriter.insert_op(clone, InsertPoint.after(last) if last else InsertPoint.at_start(body))
+            made[v] = clone.results[0]
+        return made[v]
+
+    for op in list(launch.walk()):
+        for i, v in enumerate(op.operands):
+            if moved(v):
+                op.operands[i] = inside(v)
+    for v in reversed(list(made)):
+        if not v.uses:
+            Rewriter.erase_op(v.owner)
+
+
+def _replace_copy(copy: CopyOp, new_ops: list[Operation]) -> None:
     """`copy` replaced by a strategy's `new_ops` (at its location); its views go where
-    nothing else reads them, and with `moved_pointers` the `layout.addptr`s they were
-    made of too (the realign strategy's aligned-down pointers)."""
+    nothing else reads them, and so do the `layout.addptr`s they were made of (moved
+    pointers: realign's aligned-down ones)."""
     copy_loc(copy, *new_ops)
     views = [v.owner for v in (copy.source, copy.dest)]
     Rewriter.replace_op(copy, new_ops, [])
@@ -1039,5 +1081,5 @@ def _replace_copy(copy: CopyOp, new_ops: list[Operation], moved_pointers: bool) 
         if isinstance(v, ViewOp) and not v.result.uses:
             moved = v.source.owner
             Rewriter.erase_op(v)
-            if moved_pointers and isinstance(moved, AddPtrOp) and not moved.result.uses:
+            if isinstance(moved, AddPtrOp) and not moved.result.uses:
                 Rewriter.erase_op(moved)

@@ -10,6 +10,7 @@ from dataclasses import replace
 from xdsl.dialects import memref
 
 from tilec.dialects import cuda, layout, views
+from tilec.dialects.layout_ptr import AddPtrOp, pointer_root
 from tilec.dialects.layout_attrs import (
     ComposedLayoutAttr,
     PtrType,
@@ -43,8 +44,12 @@ class ViewOpsLowering(OpFamily):
         src = op.source
         dyn = [self.values.index(d) for d in op.dynamic]
         if isinstance(src.type, PtrType):
-            mem = self.values.scalar(src)
-            self.values.set_view(op.result, View(mem, 0, _value_layout(rt.cute_layout, dyn), None, None, "gmem",
+            # a pointer argument, or one moved by scalar `layout.addptr`s (lowered to its
+            # offset in elements: the view starts there in the argument's memory)
+            moved = isinstance(src.owner, AddPtrOp)
+            mem = self.values.scalar(pointer_root(src) if moved else src)
+            base = self.values.index(src) if moved else 0
+            self.values.set_view(op.result, View(mem, base, _value_layout(rt.cute_layout, dyn), None, None, "gmem",
                                                  rt.element_type, src.type.alignment))
             return
         sv: View = self.values.view(src)

@@ -100,7 +100,6 @@ def run_tilec(argv: list[str], text: str | None = None, timeout: int = TIME_BOUN
 
 
 KNOWN_BUGS = {
-    "moved-pointers-outside-realign": "'layout.addptr' makes pointers outside the layout.launch that uses them",
 }
 """Bugs the fuzzer found in files this harness's authors may not edit (see
 test_known_bugs.py: each has a strict-xfail reproducer, which turns into a failure
