@@ -1915,7 +1915,7 @@ def gemm_hopper_ws(
                                 tb, b = (ta, sa[s]) if box < 0 else (tbs[box], sb[s][box])
                                 if part >= 0:
                                     tb, b = box_part(box, part, kt, s)
-                                p.tma_load(tb, b, full[s], multicast=mask)
+                                p.tma_load(tb, b, full[s], multicast=mask, l2_promotion=l2_promotion)
                 if cm > 1:
                     return
             for tb, b in zip(tbs, sb[s]):
