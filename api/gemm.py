@@ -148,6 +148,10 @@ class GemmConfig:
     """With `cluster`: every stage each block loads its part of every shared box (1 / cm
     of B's, 1 / cn of A's) instead of whole boxes in turn (`gemm_hopper_ws(box_parts=True)`;
     named `:bp`)."""
+    tile_parts: bool = False
+    """With `cluster` (cm, 1) and `one_wgmma`: every stage each block loads its 1 / cm of the rows of
+    the stage's whole B tile, one box across the column chunks, multicast (`gemm_hopper_ws(tile_parts=True)`,
+    named `:tp`; cuBLAS's decode kernel's split of its 96 rows). An option until measured."""
     serial: bool = False
     """Swapped and split: the tile's last unit to arrive sums the partials in the same kernel
     (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`).
@@ -297,6 +301,8 @@ class GemmConfig:
             kw["cluster"] = self.cluster
         if self.box_parts:
             kw["box_parts"] = True
+        if self.tile_parts:
+            kw["tile_parts"] = True
         if self.skip_padding:
             kw["skip_padding"] = True
         if self.a_registers:
