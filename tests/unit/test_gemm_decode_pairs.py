@@ -110,3 +110,37 @@ def test_the_halves_read_the_weight_once():
     assert decode_cost(c, 128, 6144, 4096, 132) == pytest.approx(max(fill, dram))
     quick = dataclasses.replace(t, sm_fill_bytes_per_s=1e15, sm_mma_flops_per_s=1e18, dram_latency_s=0.0)
     assert decode_cost(c, 128, 6144, 4096, 132, quick) == pytest.approx(6144 * 4096 * 2 / t.dram_bytes_per_s)
+
+
+def test_each_block_loads_its_rows_of_the_whole_tile():
+    """`tile_parts` (`:tp`): every stage each block of the pair issues one multicast box of 48
+    rows of the weight (its half of the stage's 96 x 64 tile, across the three 32-column chunks)
+    beside its own A box; with the chunks' boxes in turn (the default) the blocks issue two and
+    one boxes of 32 rows in turn. The L2 promotion reaches the multicast loads too."""
+    import sys
+    from pathlib import Path
+
+    from tilec.dialects.layout_tma import TmaLoadOp
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    def loads(**kw) -> tuple[list, set]:
+        """The program's TMA loads, and the boxes of its tensor maps after the passes."""
+        module = gemm_hopper_ws(None, 6144, 4096, stages=8, persistent=132, cluster=(2, 1), **TILE, **kw)
+        ops = [o for o in module.walk() if isinstance(o, TmaLoadOp)]
+        run_pipeline(module, "default")
+        boxes = {tuple(o.properties["box"].get_values()) for o in module.walk() if o.name == "cuda.tensor_map"}
+        return ops, boxes
+
+    parts, boxes = loads(tile_parts=True, l2_promotion=256)
+    shared = [o for o in parts if o.multicast is not None]
+    assert len(shared) == 8 * 2 and len(parts) - len(shared) == 8  # a box a block a stage, and A's
+    assert (64, 48) in boxes and (64, 32) not in boxes  # B's box: 48 rows of 64 elements of K
+    assert all(o.l2_promotion_bytes == 256 for o in parts)
+    whole, boxes = loads()
+    assert len([o for o in whole if o.multicast is not None]) == 8 * 3 and (64, 32) in boxes
+    c = parse_config("64x96x64:8:c32:ow:cl2:tp")
+    assert c.tile_parts and c.kwargs(132)["tile_parts"] and not parse_config("64x96x64:8:c32:ow:cl2").tile_parts
+    with pytest.raises(ValueError, match="tile_parts"):
+        gemm_hopper_ws(None, 6144, 4096, stages=8, persistent=132, tile_parts=True, **TILE)  # no cluster
