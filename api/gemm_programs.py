@@ -694,7 +694,8 @@ def gemm_hopper_ws(
     a stage a peer still reads (CUTLASS's multicast consumer arrival); the "full"
     barriers expect the same bytes as without clusters (the peers' boxes land on them).
     The cluster meets (`cluster_sync`) after the barriers' initialisation and before the
-    blocks exit. `tile_parts` (a cluster of cm x 1 blocks, `one_wgmma`, B K-major): every
+    blocks exit. `tile_parts` (a cluster of cm x 1 blocks, `one_wgmma` or one column chunk, B
+    K-major): every
     stage block r of the cluster loads rows part r of cm of the stage's whole B tile (one box
     of bn / cm rows of N across the column chunks, into its rows of the stage's one buffer),
     multicast to the cluster, beside its own A tile: each block issues the same loads every
@@ -1092,11 +1093,11 @@ def gemm_hopper_ws(
                          "overlap_epilogue, cp_async or swap_ab")
     cm, cn = cluster
     size = cm * cn
-    if tile_parts and (cn != 1 or cm < 2 or not one_wgmma or not b_kmajor or box_parts or (bn // cm) % 8
-                       or bn % cm or bk * (1 if dtype in FP8_DTYPES else 2) > 128):
-        raise ValueError(f"gemm_hopper_ws: tile_parts needs a cluster of cm x 1 blocks (cm > 1), one_wgmma, B "
-                         f"K-major, bn / cm a multiple of 8, K steps one 128-byte swizzle wide and no box_parts "
-                         f"(got cluster {cluster}, bn {bn}, bk {bk})")
+    if tile_parts and (cn != 1 or cm < 2 or not (one_wgmma or nch == 1) or not b_kmajor or box_parts
+                       or (bn // cm) % 8 or bn % cm or bk * (1 if dtype in FP8_DTYPES else 2) > 128):
+        raise ValueError(f"gemm_hopper_ws: tile_parts needs a cluster of cm x 1 blocks (cm > 1), one_wgmma or "
+                         f"one column chunk, B K-major, bn / cm a multiple of 8, K steps one 128-byte swizzle "
+                         f"wide and no box_parts (got cluster {cluster}, bn {bn}, bk {bk})")
     if cm < 1 or cn < 1 or size not in CLUSTER_SIZES or (size > 1 and (
             not persistent or persistent % size
             or (not (box_parts or tile_parts) and ((stages * nch) % cm or stages % cn))
@@ -1926,7 +1927,7 @@ def gemm_hopper_ws(
                     with p.if_(g.crank.eq(g.crs[r]).named("mypart")):
                         at = ((g.by * pn).named("byp") + pc).named("byp")
                         p.tma_load(p.tile(g.B, [kt, at], [bk, bn // cm]).named(f"tbt{s}"),
-                                   p.tile(sbw[s], [g.c0, pc], [bk, bn // cm]).named(f"sbt{s}"), full[s],
+                                   p.tile(sbw.get(s, sb[s][0]), [g.c0, pc], [bk, bn // cm]).named(f"sbt{s}"), full[s],
                                    multicast=(1 << cm) - 1, l2_promotion=l2_promotion)
                 return
             if size > 1:  # each rank its share of the stage's boxes, multicast (`cluster_loads`)

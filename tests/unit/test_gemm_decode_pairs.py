@@ -21,14 +21,16 @@ TILE = {"bm": 64, "bn": 96, "bk": 64, "chunk": 32, "one_wgmma": True, "b_kmajor"
 
 
 @pytest.mark.parametrize(("stages", "skip", "parts"), [(2, True, False), (4, False, False), (3, True, True),
-                                                     (3, True, "tile"), (4, False, "tile")])
+                                                     (3, True, "tile"), (4, False, "tile"), (3, True, "tile64")])
 def test_m_halves_in_pairs_sharing_the_weight(stages, skip, parts):
     """`parts`: each block of the pair loads its part of every box (`box_parts`), so an odd
     number of stages of three chunks is shared evenly; "tile": its 48 rows of the stage's
-    whole B tile, one box across the chunks (`tile_parts`, cuBLAS's split)."""
+    whole B tile, one box across the chunks (`tile_parts`, cuBLAS's split); "tile64": 64 columns
+    in one chunk, 32 rows of its box each."""
     n, k = 200, 320  # 3 block columns, the last past N; 5 K steps: padded last trips
+    tile = TILE if parts != "tile64" else {**TILE, "bn": 64, "chunk": 0, "one_wgmma": False}
     module = gemm_hopper_ws(None, n, k, stages=stages, persistent=4, cluster=(2, 1), skip_padding=skip,
-                            box_parts=parts is True, tile_parts=parts == "tile", **TILE)
+                            box_parts=parts is True, tile_parts=str(parts).startswith("tile"), **tile)
     run_pipeline(module, "default")
     for m in (100, 64):
         ops = _operands(m, n, k, PLAIN, seed=m)
