@@ -87,6 +87,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import sys
 import time
 
@@ -640,12 +641,13 @@ def variant(name: str, rule):
     """The configuration `--configs`' `name` says for a row whose rule takes `rule`:
     `parse_config(name)`, or with a leading `+` the rule's swapped configuration with
     the flags after it (`+p1`: persistent, one block a multiprocessor; `+splitK2`: split
-    twice instead); False where `rule` is not swapped, or where P blocks of the result
-    would not fit a multiprocessor's shared memory together."""
+    twice instead; `+pr256`: the TMA loads' 256-byte L2 promotion, on an unswapped rule's
+    configuration too); False where `rule` is not swapped (but for `+pr<B>`), or where P
+    blocks of the result would not fit a multiprocessor's shared memory together."""
     if not name.startswith("+"):
         return parse_config(name)
     if not rule.swap_ab:
-        return False
+        return parse_config(f"{rule.name}:{name[1:]}") if re.fullmatch(r"pr\d+", name[1:]) else False
     cfg = parse_config(f"{rule.name}:{name[1:]}")
     from tilec.support.target import target
 
