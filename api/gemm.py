@@ -613,6 +613,11 @@ projections back to back at M = 16 21% slower (139.4 us a layer against 115.1). 
 loaded before the wait: 18.6 and 12.5, even) needs the caller's promise that no earlier
 kernel on the stream writes the weight, and stays an option."""
 
+DECODE_L2_PROMOTION = 0
+"""The L2 sector promotion (bytes) of the decode rule's TMA loads (`GemmConfig.l2_promotion`,
+named `:pr<B>`; 0: the default, 128). Off until measured over the decode table (H200, QKV at
+M = 128 in graphs: the halves with 256 18.3 us against 18.8-18.9; benchmarks/NOTES.md, dec40)."""
+
 SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K
 step (`swap_config`)."""
@@ -1179,6 +1184,8 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
     # ties to a swap (no tile rows past M), then to fewer bytes into shared memory, then to the earlier
     best = min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
+    if DECODE_L2_PROMOTION:
+        best = dataclasses.replace(best, l2_promotion=DECODE_L2_PROMOTION, name=f"{best.name}:pr{DECODE_L2_PROMOTION}")
     return dataclasses.replace(best, pdl=True, pdl_late=True, name=f"{best.name}:pdll") if PDL else best
 
 

@@ -146,3 +146,28 @@ def test_each_block_loads_its_rows_of_the_whole_tile():
     assert c.tile_parts and c.kwargs(132)["tile_parts"] and not parse_config("64x96x64:8:c32:ow:cl2").tile_parts
     with pytest.raises(ValueError, match="tile_parts"):
         gemm_hopper_ws(None, 6144, 4096, stages=8, persistent=132, tile_parts=True, **TILE)  # no cluster
+
+
+def test_the_decode_rule_s_l2_promotion(monkeypatch):
+    """`DECODE_L2_PROMOTION`: the decode rule's pick, swapped or the halves, with its TMA loads'
+    L2 promotion, named so that benchmarks/matmul_bench.py reads it back; 0 leaves the pick as it was."""
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    picks = {}
+    for promotion in (0, 256):
+        monkeypatch.setattr(gemm, "DECODE_L2_PROMOTION", promotion)
+        gemm._decode_config.cache_clear()
+        try:
+            picks[promotion] = [gemm.choose_config(m, 6144, 132, k=4096, b_kmajor=True) for m in (16, 128)]
+        finally:
+            gemm._decode_config.cache_clear()
+    for plain, promoted in zip(picks[0], picks[256]):
+        assert plain.l2_promotion == 0 and promoted.l2_promotion == 256
+        assert promoted.name == f"{plain.name}:pr256" and parse_config(promoted.name).l2_promotion == 256
+        assert promoted.kwargs(132)["l2_promotion"] == 256
