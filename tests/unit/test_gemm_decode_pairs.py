@@ -149,8 +149,10 @@ def test_each_block_loads_its_rows_of_the_whole_tile():
 
 
 def test_the_decode_rule_s_l2_promotion(monkeypatch):
-    """`DECODE_L2_PROMOTION`: the decode rule's pick, swapped or the halves, with its TMA loads'
-    L2 promotion, named so that benchmarks/matmul_bench.py reads it back; 0 leaves the pick as it was."""
+    """`DECODE_L2_PROMOTION`: the decode rule's pick with its TMA loads' L2 promotion where the
+    weight's K step is fewer bytes (the halves' and the 256-row swaps' 128 bytes; the 64-row
+    swap's 256-byte steps keep theirs), named so that benchmarks/matmul_bench.py reads it back;
+    0 leaves every pick as it was."""
     import sys
     from pathlib import Path
 
@@ -164,10 +166,13 @@ def test_the_decode_rule_s_l2_promotion(monkeypatch):
         monkeypatch.setattr(gemm, "DECODE_L2_PROMOTION", promotion)
         gemm._decode_config.cache_clear()
         try:
-            picks[promotion] = [gemm.choose_config(m, 6144, 132, k=4096, b_kmajor=True) for m in (16, 128)]
+            picks[promotion] = [gemm.choose_config(m, n, 132, k=4096, b_kmajor=True)
+                                for m, n in ((128, 6144), (16, 28672), (16, 6144))]
         finally:
             gemm._decode_config.cache_clear()
-    for plain, promoted in zip(picks[0], picks[256]):
+    assert [c.name for c in picks[0]] == ["64x96x64:8:c32:ow:cl2", "256x16x64:4:swapAB:p1", "64x16x128:8:swapAB:p1"]
+    for plain, promoted in zip(picks[0][:2], picks[256][:2]):
         assert plain.l2_promotion == 0 and promoted.l2_promotion == 256
         assert promoted.name == f"{plain.name}:pr256" and parse_config(promoted.name).l2_promotion == 256
         assert promoted.kwargs(132)["l2_promotion"] == 256
+    assert picks[256][2] == picks[0][2]
