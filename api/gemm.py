@@ -614,8 +614,8 @@ loaded before the wait: 18.6 and 12.5, even) needs the caller's promise that no 
 kernel on the stream writes the weight, and stays an option."""
 
 DECODE_L2_PROMOTION = 0
-"""The L2 sector promotion (bytes) of the decode rule's TMA loads where the weight is K-major and
-its K step is fewer bytes (`GemmConfig.l2_promotion`, named `:pr<B>`; 0: the default, 128): each
+"""The L2 sector promotion (bytes) of the decode rule's TMA loads where the weight is K-major, of
+16 bits, and its K step is fewer bytes (`GemmConfig.l2_promotion`, named `:pr<B>`; 0: the default, 128): each
 request of a weight row then brings the row's next step into L2 too (the halves' and 256-row
 swaps' 128-byte steps; not the 256-byte steps of the 64-row swaps). Off until measured over the
 decode table (H200, QKV at M = 128 in graphs: the halves with 256 18.3 us against 18.8-18.9;
@@ -1187,7 +1187,7 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
     # ties to a swap (no tile rows past M), then to fewer bytes into shared memory, then to the earlier
     best = min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
-    if b_kmajor and DECODE_L2_PROMOTION > best.bk * best.operand_bytes:  # the next K step comes along
+    if b_kmajor and not (fp8 or block_scales) and DECODE_L2_PROMOTION > best.bk * best.operand_bytes:
         best = dataclasses.replace(best, l2_promotion=DECODE_L2_PROMOTION, name=f"{best.name}:pr{DECODE_L2_PROMOTION}")
     return dataclasses.replace(best, pdl=True, pdl_late=True, name=f"{best.name}:pdll") if PDL else best
 
