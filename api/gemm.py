@@ -617,9 +617,10 @@ DECODE_L2_PROMOTION = 0
 """The L2 sector promotion (bytes) of the decode rule's TMA loads where the weight is K-major, of
 16 bits, and its K step is fewer bytes (`GemmConfig.l2_promotion`, named `:pr<B>`; 0: the default, 128): each
 request of a weight row then brings the row's next step into L2 too (the halves' and 256-row
-swaps' 128-byte steps; not the 256-byte steps of the 64-row swaps). Off until measured over the
-decode table (H200, QKV at M = 128 in graphs: the halves with 256 18.3 us against 18.8-18.9;
-benchmarks/NOTES.md, dec40)."""
+swaps' 128-byte steps; not the 256-byte steps of the 64-row swaps). Off: H200, the decode table
+in CUDA graphs (benchmarks/NOTES.md, dec40), 256 on the halves within the spread (QKV at M = 128
+18.4 us against 18.5, M = 100 19.5 against 19.8), on the 256-row swaps up to 1.8% slower (gate_up
+at M = 1-64), on every swap's configuration up to 7% slower (QKV at M = 64 17.2 against 16.1)."""
 
 SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K
