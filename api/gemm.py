@@ -148,6 +148,10 @@ class GemmConfig:
     """With `cluster`: every stage each block loads its part of every shared box (1 / cm
     of B's, 1 / cn of A's) instead of whole boxes in turn (`gemm_hopper_ws(box_parts=True)`;
     named `:bp`)."""
+    tile_parts: bool = False
+    """With `cluster` (cm, 1) and `one_wgmma`: every stage each block loads its 1 / cm of the rows of
+    the stage's whole B tile, one box across the column chunks, multicast (`gemm_hopper_ws(tile_parts=True)`,
+    named `:tp`; cuBLAS's decode kernel's split of its 96 rows). An option until measured."""
     serial: bool = False
     """Swapped and split: the tile's last unit to arrive sums the partials in the same kernel
     (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`).
@@ -297,6 +301,8 @@ class GemmConfig:
             kw["cluster"] = self.cluster
         if self.box_parts:
             kw["box_parts"] = True
+        if self.tile_parts:
+            kw["tile_parts"] = True
         if self.skip_padding:
             kw["skip_padding"] = True
         if self.a_registers:
@@ -606,6 +612,15 @@ O and down at M = 16 and 64 1.0-1.3 us faster, QKV at M = 64 1.7 slower, and Lla
 projections back to back at M = 16 21% slower (139.4 us a layer against 115.1). `GemmConfig.pdl_weight` (the weight's first stages
 loaded before the wait: 18.6 and 12.5, even) needs the caller's promise that no earlier
 kernel on the stream writes the weight, and stays an option."""
+
+DECODE_L2_PROMOTION = 0
+"""The L2 sector promotion (bytes) of the decode rule's TMA loads where the weight is K-major, of
+16 bits, and its K step is fewer bytes (`GemmConfig.l2_promotion`, named `:pr<B>`; 0: the default, 128): each
+request of a weight row then brings the row's next step into L2 too (the halves' and 256-row
+swaps' 128-byte steps; not the 256-byte steps of the 64-row swaps). Off: H200, the decode table
+in CUDA graphs (benchmarks/NOTES.md, dec40), 256 on the halves within the spread (QKV at M = 128
+18.4 us against 18.5, M = 100 19.5 against 19.8), on the 256-row swaps up to 1.8% slower (gate_up
+at M = 1-64), on every swap's configuration up to 7% slower (QKV at M = 64 17.2 against 16.1)."""
 
 SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K
@@ -1173,6 +1188,8 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
     # ties to a swap (no tile rows past M), then to fewer bytes into shared memory, then to the earlier
     best = min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
+    if b_kmajor and not (fp8 or block_scales) and DECODE_L2_PROMOTION > best.bk * best.operand_bytes:
+        best = dataclasses.replace(best, l2_promotion=DECODE_L2_PROMOTION, name=f"{best.name}:pr{DECODE_L2_PROMOTION}")
     return dataclasses.replace(best, pdl=True, pdl_late=True, name=f"{best.name}:pdll") if PDL else best
 
 

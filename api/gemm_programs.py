@@ -575,7 +575,7 @@ def gemm_hopper_ws(
     one_wgmma: bool = False, pdl: bool = False, pdl_weight: bool = False, l2_ahead: int = 0,
     one_c_buffer: bool = False, stagger: int = 0, consumer_rows: int = 64, half_stores: bool = False,
     scale_prefetch: bool = False, scale_a_mn_major: bool = False, l2_promotion: int | None = None,
-    small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False,
+    small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False, tile_parts: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -694,7 +694,14 @@ def gemm_hopper_ws(
     a stage a peer still reads (CUTLASS's multicast consumer arrival); the "full"
     barriers expect the same bytes as without clusters (the peers' boxes land on them).
     The cluster meets (`cluster_sync`) after the barriers' initialisation and before the
-    blocks exit. `box_parts` (with a cluster): instead of whole boxes taken in turn, every
+    blocks exit. `tile_parts` (a cluster of cm x 1 blocks, `one_wgmma` or one column chunk, B
+    K-major): every
+    stage block r of the cluster loads rows part r of cm of the stage's whole B tile (one box
+    of bn / cm rows of N across the column chunks, into its rows of the stage's one buffer),
+    multicast to the cluster, beside its own A tile: each block issues the same loads every
+    stage (cuBLAS's `nvjet_sm90_tst_96x64_64x10_1x2`: 48 of 96 rows each; whole chunk boxes
+    in turn leave one block two boxes of 32 rows and the other one). `box_parts` (with a
+    cluster): instead of whole boxes taken in turn, every
     stage each block of a cluster column loads its part of each of B's boxes (1 / cm of
     its rows along the shared buffer's outer mode: N where B is K-major, K else) and each
     of a cluster row its part of A's (1 / cn of the rows of M), multicast as the whole
@@ -1086,8 +1093,14 @@ def gemm_hopper_ws(
                          "overlap_epilogue, cp_async or swap_ab")
     cm, cn = cluster
     size = cm * cn
+    if tile_parts and (cn != 1 or cm < 2 or not (one_wgmma or nch == 1) or not b_kmajor or box_parts
+                       or (bn // cm) % 8 or bn % cm or bk * (1 if dtype in FP8_DTYPES else 2) > 128):
+        raise ValueError(f"gemm_hopper_ws: tile_parts needs a cluster of cm x 1 blocks (cm > 1), one_wgmma or "
+                         f"one column chunk, B K-major, bn / cm a multiple of 8, K steps one 128-byte swizzle "
+                         f"wide and no box_parts (got cluster {cluster}, bn {bn}, bk {bk})")
     if cm < 1 or cn < 1 or size not in CLUSTER_SIZES or (size > 1 and (
-            not persistent or persistent % size or (not box_parts and ((stages * nch) % cm or stages % cn))
+            not persistent or persistent % size
+            or (not (box_parts or tile_parts) and ((stages * nch) % cm or stages % cn))
             or pingpong or split_k > 1 or cp_async or overlap_epilogue)) or (
             box_parts and (size == 1 or bm % (8 * cn) or (bc if b_kmajor else bk) % (8 * cm)
                            or max(bk, bk if b_kmajor else bc) * (1 if dtype in FP8_DTYPES else 2) > 128)):
@@ -1907,6 +1920,16 @@ def gemm_hopper_ws(
                 p.cp_async_load(ta, sa[s], full[s])
             elif cn == 1:
                 p.tma_load(ta, sa[s], full[s], l2_promotion=l2_promotion)
+            if tile_parts:  # each rank its rows of the stage's whole B tile, multicast to the cluster
+                pn = p.constant(cm).named("parts")
+                for r in range(cm):
+                    pc = p.constant(r).named(f"part{r}")
+                    with p.if_(g.crank.eq(g.crs[r]).named("mypart")):
+                        at = ((g.by * pn).named("byp") + pc).named("byp")
+                        p.tma_load(p.tile(g.B, [kt, at], [bk, bn // cm]).named(f"tbt{s}"),
+                                   p.tile(sbw.get(s, sb[s][0]), [g.c0, pc], [bk, bn // cm]).named(f"sbt{s}"), full[s],
+                                   multicast=(1 << cm) - 1, l2_promotion=l2_promotion)
+                return
             if size > 1:  # each rank its share of the stage's boxes, multicast (`cluster_loads`)
                 for r, loads in enumerate(cluster_loads(cm, cn, s, nch, box_parts)):
                     if loads:
@@ -1915,7 +1938,7 @@ def gemm_hopper_ws(
                                 tb, b = (ta, sa[s]) if box < 0 else (tbs[box], sb[s][box])
                                 if part >= 0:
                                     tb, b = box_part(box, part, kt, s)
-                                p.tma_load(tb, b, full[s], multicast=mask)
+                                p.tma_load(tb, b, full[s], multicast=mask, l2_promotion=l2_promotion)
                 if cm > 1:
                     return
             for tb, b in zip(tbs, sb[s]):

@@ -87,6 +87,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import sys
 import time
 
@@ -505,8 +506,8 @@ def parse_config(name: str):
         flags = name[len(c.name) + 1:].split(":")
         groups = [int(f[1:]) for f in flags if re.fullmatch(r"g\d+", f)]
         clusters = [_cluster(f) for f in flags if _cluster(f)]
-        if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "sk", "sp", "ar", "ow",
-                                                       "pdl", "pdlw", "pdll", "w128", "hs", "pf"}
+        if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "tp", "sk", "sp", "ar",
+                                                       "ow", "pdl", "pdlw", "pdll", "w128", "hs", "pf"}
                                                  or re.fullmatch(r"g\d+|pr\d+", f) or _cluster(f) for f in flags):
             # the flags add to the named configuration's own (256x160x64:4:c32:ow:w128:sp:cl1x2:bp
             # keeps its one_wgmma and skip_padding); `nov` takes the overlap away
@@ -515,6 +516,7 @@ def parse_config(name: str):
                                        cp_async=cp, stream_k=c.stream_k or "sk" in flags,
                                        cluster=clusters[-1] if clusters else c.cluster,
                                        box_parts=c.box_parts or "bp" in flags,
+                                       tile_parts=c.tile_parts or "tp" in flags,
                                        group=groups[-1] if groups else c.group,
                                        skip_padding=c.skip_padding or "sp" in flags,
                                        a_registers=c.a_registers or "ar" in flags,
@@ -565,6 +567,8 @@ def parse_config(name: str):
             kw["cluster"] = _cluster(f)
         elif f == "bp":
             kw["box_parts"] = True
+        elif f == "tp":
+            kw["tile_parts"] = True
         elif f == "sp":
             kw["skip_padding"] = True
         elif f == "ar":
@@ -637,12 +641,13 @@ def variant(name: str, rule):
     """The configuration `--configs`' `name` says for a row whose rule takes `rule`:
     `parse_config(name)`, or with a leading `+` the rule's swapped configuration with
     the flags after it (`+p1`: persistent, one block a multiprocessor; `+splitK2`: split
-    twice instead); False where `rule` is not swapped, or where P blocks of the result
-    would not fit a multiprocessor's shared memory together."""
+    twice instead; `+pr256`: the TMA loads' 256-byte L2 promotion, on an unswapped rule's
+    configuration too); False where `rule` is not swapped (but for `+pr<B>`), or where P
+    blocks of the result would not fit a multiprocessor's shared memory together."""
     if not name.startswith("+"):
         return parse_config(name)
     if not rule.swap_ab:
-        return False
+        return parse_config(f"{rule.name}:{name[1:]}") if re.fullmatch(r"pr\d+", name[1:]) else False
     cfg = parse_config(f"{rule.name}:{name[1:]}")
     from tilec.support.target import target
 

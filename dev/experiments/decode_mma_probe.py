@@ -6,14 +6,17 @@ ring, its barriers, the loads, the waits and the stores as they were: the fill a
 `half`: every other one removed: half the tensor cores' work and their shared-memory
 reads, the same fill), compiled and timed as benchmarks/matmul_bench.py's `--decode
 --configs` times (CUDA graphs over 4 weight copies), beside the unpatched kernel and cuBLAS.
-The patched kernels' results are wrong by construction (not checked); the unpatched one's is.
+The `nomma` and `half` kernels' results are wrong by construction (not checked); the others' are.
+dec40's probes of the kernel's start (`tmpf`: the tensor maps prefetched; `init1`: one barrier
+after the barriers' initialisation; `fence1`: `fence.mbarrier_init` by one thread; `start`: the
+three) keep the result.
 
     python3 dev/experiments/decode_mma_probe.py [--shapes qkv,5120x5120] [--tokens 128] [CONFIG[/PROBE] ...]
         (on the GPU)
     python3 dev/experiments/decode_mma_probe.py --patch FILE.cu nomma|half   (the patched text, on the CPU)
 
 CONFIG: a configuration's name (benchmarks/matmul_bench.py's `parse_config`, or `+FLAGS` on the
-rule's swap; empty: the rule's); PROBE: `nomma` or `half` (none: the kernel as built, checked).
+rule's swap; empty: the rule's); PROBE: a name of `VARIANTS` (none: the kernel as built, checked).
 A shape: a name of matmul_bench's `LLAMA` or N x K.
 No arguments: the rule's kernel, then its two probes.
 """
@@ -42,14 +45,58 @@ def patch(src: str, keep: int) -> tuple[str, int]:
     return out, count[1]
 
 
-VARIANTS = {"nomma": lambda s: patch(s, 0), "half": lambda s: patch(s, 2)}
+def prefetch_maps(src: str) -> tuple[str, int]:
+    """`tmpf` (dec40): a thread of the second warp asks for every `__grid_constant__` tensor
+    map (`prefetch.tensormap`, as CUTLASS's producer does) at the kernel's start, under the
+    barriers' initialisation, so that the first TMA copies do not wait for the descriptors."""
+    maps = re.findall(r"const __grid_constant__ tilec_tensor_map (\w+)", src)
+    asks = "".join(f'    asm volatile("prefetch.tensormap [%0];" :: '
+                   f'"l"(reinterpret_cast<unsigned long long>(&{m})) : "memory");\n' for m in maps)
+    anchor = "unsigned char tilec_smem[];\n"
+    return src.replace(anchor, anchor + "  if (threadIdx.x == 32) {\n" + asks + "  }\n", 1), len(maps)
+
+
+def one_init_sync(src: str) -> tuple[str, int]:
+    """`init1` (dec40): the prologue's `__syncthreads()` after each barrier's initialisation
+    dropped but the last (the cluster barrier after it orders them for every thread anyway)."""
+    head, sep, tail = src.partition("  tilec_cluster_sync();\n")
+    n = head.count("  __syncthreads();\n")
+    if not sep or n < 2:
+        return src, 0
+    head = head.replace("  __syncthreads();\n", "", n - 1)
+    return head + sep + tail, n - 1
+
+
+def one_fence(src: str) -> tuple[str, int]:
+    """`fence1` (dec40): `fence.mbarrier_init` by thread 0 only (the one that initialised the
+    barriers; CUTLASS's `fence_barrier_init`) instead of by every thread at each cluster barrier."""
+    old = '  asm volatile("fence.mbarrier_init.release.cluster;\\n"\n'
+    if old not in src:
+        return src, 0
+    new = ('  if (threadIdx.x == 0) asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");\n'
+           '  asm volatile(\n')
+    return src.replace(old, new, 1), 1
+
+
+def chain(*fs):
+    def run(src: str) -> tuple[str, int]:
+        total = 0
+        for f in fs:
+            src, n = f(src)
+            total += n
+        return src, total
+    return run
+
+
+VARIANTS = {"nomma": lambda s: patch(s, 0), "half": lambda s: patch(s, 2), "tmpf": prefetch_maps,
+            "init1": one_init_sync, "fence1": one_fence, "start": chain(prefetch_maps, one_init_sync, one_fence)}
 
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--patch"]:
         text, n = VARIANTS[argv[2]](open(argv[1]).read())
         sys.stdout.write(text)
-        print(f"// {n} wgmma removed", file=sys.stderr)
+        print(f"// {argv[2]}: {n} edits", file=sys.stderr)
         return 0
     import dataclasses
     import os
@@ -104,7 +151,8 @@ def main(argv: list[str]) -> int:
                         c.fill_(float("nan"))
                         tilec.matmul(a, ws[0].t(), out=c)
                         torch.cuda.synchronize()
-                        ok = "" if probe else " ok" if within_bound(c, a, ws[0].t()) else " FAIL"
+                        wrong = probe in ("nomma", "half")  # wrong by construction; the others checked
+                        ok = "" if wrong else " ok" if within_bound(c, a, ws[0].t()) else " FAIL"
                         us = graph_us([lambda w=w: tilec.matmul(a, w.t(), out=c) for w in ws])  # noqa: B023
                 except Exception as e:  # noqa: BLE001 - one variant's failure reported, the others timed
                     print(f"{shape} M={m} {label}: {type(e).__name__}: {str(e)[:120]}", flush=True)

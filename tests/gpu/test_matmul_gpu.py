@@ -440,19 +440,26 @@ def test_swapped_pairs_sharing_a_t(m, n, k, name, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
 
 
-@pytest.mark.parametrize(("m", "n", "k", "bn"), [
-    (128, 6144, 4096, 96),   # QKV: 128 blocks of 64 x 96 in 64 pairs sharing the weight
-    (100, 6144, 4096, 96),   # the second block row's last 28 rows past M
-    (77, 4096, 4096, 64),    # O: 64 x 64
-    (128, 1000, 1000, 128),  # ragged N and K: the last column past N, the last trip padded
+@pytest.mark.parametrize(("m", "n", "k", "bn", "parts"), [
+    (128, 6144, 4096, 96, False),   # QKV: 128 blocks of 64 x 96 in 64 pairs sharing the weight
+    (100, 6144, 4096, 96, False),   # the second block row's last 28 rows past M
+    (77, 4096, 4096, 64, False),    # O: 64 x 64
+    (128, 1000, 1000, 128, False),  # ragged N and K: the last column past N, the last trip padded
+    (100, 6144, 4096, 96, True),    # each block its 48 rows of the whole tile (`tile_parts`), 256-byte promotion
+    (128, 1000, 1000, 64, True),    # one chunk, 32 rows each
 ])
-def test_the_halves_in_pairs_sharing_the_weight(m, n, k, bn, monkeypatch):
+def test_the_halves_in_pairs_sharing_the_weight(m, n, k, bn, parts, monkeypatch):
     """The decode tiles of M's halves (`gemm.halves_configs`, `DECODE_HALVES`), forced, with
-    the widest epilogue, against float64."""
+    the widest epilogue, against float64; `parts`: with `tile_parts` and the loads' 256-byte L2
+    promotion (`:tp:pr256`)."""
     torch = torch_cuda()
+    from dataclasses import replace
+
     from tilec import gemm
 
     config = next(c for c in gemm.halves_configs() if c.bn == bn)
+    if parts:
+        config = replace(config, name=f"{config.name}:tp:pr256", tile_parts=True, l2_promotion=256)
     monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
     monkeypatch.setattr(gemm, "_fast", {})
     _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)

@@ -20,13 +20,17 @@ PLAIN = Epilogue()
 TILE = {"bm": 64, "bn": 96, "bk": 64, "chunk": 32, "one_wgmma": True, "b_kmajor": True, "tma_epilogue": True}
 
 
-@pytest.mark.parametrize(("stages", "skip", "parts"), [(2, True, False), (4, False, False), (3, True, True)])
+@pytest.mark.parametrize(("stages", "skip", "parts"), [(2, True, False), (4, False, False), (3, True, True),
+                                                     (3, True, "tile"), (4, False, "tile"), (3, True, "tile64")])
 def test_m_halves_in_pairs_sharing_the_weight(stages, skip, parts):
     """`parts`: each block of the pair loads its part of every box (`box_parts`), so an odd
-    number of stages of three chunks is shared evenly."""
+    number of stages of three chunks is shared evenly; "tile": its 48 rows of the stage's
+    whole B tile, one box across the chunks (`tile_parts`, cuBLAS's split); "tile64": 64 columns
+    in one chunk, 32 rows of its box each."""
     n, k = 200, 320  # 3 block columns, the last past N; 5 K steps: padded last trips
+    tile = TILE if parts != "tile64" else {**TILE, "bn": 64, "chunk": 0, "one_wgmma": False}
     module = gemm_hopper_ws(None, n, k, stages=stages, persistent=4, cluster=(2, 1), skip_padding=skip,
-                            box_parts=parts, **TILE)
+                            box_parts=parts is True, tile_parts=str(parts).startswith("tile"), **tile)
     run_pipeline(module, "default")
     for m in (100, 64):
         ops = _operands(m, n, k, PLAIN, seed=m)
@@ -108,3 +112,67 @@ def test_the_halves_read_the_weight_once():
     assert decode_cost(c, 128, 6144, 4096, 132) == pytest.approx(max(fill, dram))
     quick = dataclasses.replace(t, sm_fill_bytes_per_s=1e15, sm_mma_flops_per_s=1e18, dram_latency_s=0.0)
     assert decode_cost(c, 128, 6144, 4096, 132, quick) == pytest.approx(6144 * 4096 * 2 / t.dram_bytes_per_s)
+
+
+def test_each_block_loads_its_rows_of_the_whole_tile():
+    """`tile_parts` (`:tp`): every stage each block of the pair issues one multicast box of 48
+    rows of the weight (its half of the stage's 96 x 64 tile, across the three 32-column chunks)
+    beside its own A box; with the chunks' boxes in turn (the default) the blocks issue two and
+    one boxes of 32 rows in turn. The L2 promotion reaches the multicast loads too."""
+    import sys
+    from pathlib import Path
+
+    from tilec.dialects.layout_tma import TmaLoadOp
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    def loads(**kw) -> tuple[list, set]:
+        """The program's TMA loads, and the boxes of its tensor maps after the passes."""
+        module = gemm_hopper_ws(None, 6144, 4096, stages=8, persistent=132, cluster=(2, 1), **TILE, **kw)
+        ops = [o for o in module.walk() if isinstance(o, TmaLoadOp)]
+        run_pipeline(module, "default")
+        boxes = {tuple(o.properties["box"].get_values()) for o in module.walk() if o.name == "cuda.tensor_map"}
+        return ops, boxes
+
+    parts, boxes = loads(tile_parts=True, l2_promotion=256)
+    shared = [o for o in parts if o.multicast is not None]
+    assert len(shared) == 8 * 2 and len(parts) - len(shared) == 8  # a box a block a stage, and A's
+    assert (64, 48) in boxes and (64, 32) not in boxes  # B's box: 48 rows of 64 elements of K
+    assert all(o.l2_promotion_bytes == 256 for o in parts)
+    whole, boxes = loads()
+    assert len([o for o in whole if o.multicast is not None]) == 8 * 3 and (64, 32) in boxes
+    c = parse_config("64x96x64:8:c32:ow:cl2:tp")
+    assert c.tile_parts and c.kwargs(132)["tile_parts"] and not parse_config("64x96x64:8:c32:ow:cl2").tile_parts
+    with pytest.raises(ValueError, match="tile_parts"):
+        gemm_hopper_ws(None, 6144, 4096, stages=8, persistent=132, tile_parts=True, **TILE)  # no cluster
+
+
+def test_the_decode_rule_s_l2_promotion(monkeypatch):
+    """`DECODE_L2_PROMOTION`: the decode rule's pick with its TMA loads' L2 promotion where the
+    weight's K step is fewer bytes (the halves' and the 256-row swaps' 128 bytes; the 64-row
+    swap's 256-byte steps keep theirs), named so that benchmarks/matmul_bench.py reads it back;
+    0 leaves every pick as it was."""
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    picks = {}
+    for promotion in (0, 256):
+        monkeypatch.setattr(gemm, "DECODE_L2_PROMOTION", promotion)
+        gemm._decode_config.cache_clear()
+        try:
+            picks[promotion] = [gemm.choose_config(m, n, 132, k=4096, b_kmajor=True)
+                                for m, n in ((128, 6144), (16, 28672), (16, 6144))]
+        finally:
+            gemm._decode_config.cache_clear()
+    assert [c.name for c in picks[0]] == ["64x96x64:8:c32:ow:cl2", "256x16x64:4:swapAB:p1", "64x16x128:8:swapAB:p1"]
+    for plain, promoted in zip(picks[0][:2], picks[256][:2]):
+        assert plain.l2_promotion == 0 and promoted.l2_promotion == 256
+        assert promoted.name == f"{plain.name}:pr256" and parse_config(promoted.name).l2_promotion == 256
+        assert promoted.kwargs(132)["l2_promotion"] == 256
+    assert picks[256][2] == picks[0][2]
