@@ -203,9 +203,20 @@ def patch_cpa(src: str) -> tuple[str, int]:
     return "\n".join(out), n
 
 
+def patch_nop(src: str) -> tuple[str, int]:
+    """`src` without the promotion (fp840; a bound, not a result: its check fails): each
+    `acc = fma(partial, scale, acc)` becomes `acc = partial`, so the K loop keeps its
+    fresh partials, its waits a step and its drain a trip, without the 64 FFMA a step
+    and thread (the scale loads and products, then dead, go too). How much of the gap
+    to the per-tensor kernel of the same tile is the promotion's instructions, and how
+    much the loop's structure. (FFMA -> FADD, the same count without the scales, makes
+    ptxas serialize the wgmma and spill 768 bytes at 8192^3: not a bound.)"""
+    return re.subn(r"= fmaf\((w_?\d*), (t_\d+), (\w+)\);", r"= \1;", src)
+
+
 VARIANTS = {"pf": lambda s: patch(s), "pf16": lambda s: patch(s, 16), "dep": patch_dep,
             "pfdep": lambda s: patch_dep(patch(s)[0]), "mn": patch_mn, "mnpf": patch_mn_ahead,
-            "cpa": patch_cpa}
+            "cpa": patch_cpa, "nop": patch_nop}
 MN_MAJOR = ("mn", "mnpf")
 """The variants that read A's scales MN-major (`patch_mn`)."""
 """The probe's variants of the rule's CUDA. `dep` (checked in the SASS on the CPU): ptxas then
