@@ -203,20 +203,9 @@ def patch_cpa(src: str) -> tuple[str, int]:
     return "\n".join(out), n
 
 
-def patch_nop(src: str) -> tuple[str, int]:
-    """`src` without the promotion (fp840; a bound, not a result: its check fails): each
-    `acc = fma(partial, scale, acc)` becomes `acc = partial`, so the K loop keeps its
-    fresh partials, its waits a step and its drain a trip, without the 64 FFMA a step
-    and thread (the scale loads and products, then dead, go too). How much of the gap
-    to the per-tensor kernel of the same tile is the promotion's instructions, and how
-    much the loop's structure. (FFMA -> FADD, the same count without the scales, makes
-    ptxas serialize the wgmma and spill 768 bytes at 8192^3: not a bound.)"""
-    return re.subn(r"= fmaf\((w_?\d*), (t_\d+), (\w+)\);", r"= \1;", src)
-
-
 VARIANTS = {"pf": lambda s: patch(s), "pf16": lambda s: patch(s, 16), "dep": patch_dep,
             "pfdep": lambda s: patch_dep(patch(s)[0]), "mn": patch_mn, "mnpf": patch_mn_ahead,
-            "cpa": patch_cpa, "nop": patch_nop}
+            "cpa": patch_cpa}
 MN_MAJOR = ("mn", "mnpf")
 """The variants that read A's scales MN-major (`patch_mn`)."""
 """The probe's variants of the rule's CUDA. `dep` (checked in the SASS on the CPU): ptxas then
@@ -306,7 +295,7 @@ def main(argv: list[str]) -> int:
                               queued_ms, rotated)
 
     import tilec
-    from tilec import gemm
+    from tilec import compiling, gemm
     from tilec.runtime import cache as kcache
 
     state = {"on": None, "patched": {}}
@@ -355,6 +344,8 @@ def main(argv: list[str]) -> int:
                    else dataclasses.replace(rule, name=f"{rule.name}:{base}probe"))
             c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
             state["on"] = label if label in VARIANTS else None
+            if state["on"]:  # compile_program keeps kernels by the program's text, the same as the rule's:
+                compiling._compiled.clear()  # a patched variant must compile its own (fp840: calls 1-2 timed the rule)
             xa = bsa_mn if label in MN_MAJOR else bsa_t if label.endswith("+mn") else bsa
             xb = bsb
             if not cfg.block_scales:  # a per-tensor configuration (`f8:...`, `trule`): the one-element scales
@@ -369,6 +360,8 @@ def main(argv: list[str]) -> int:
                 ok = False
                 continue
             finally:
+                if state["on"]:  # nor may a later variant of the same text get the patched kernel
+                    compiling._compiled.clear()
                 state["on"] = None
             good = (block_fp8_within_bound(c, a, w, bsa, bsb) if cfg.block_scales
                     else fp8_within_bound(c, a, w, float(sa) * float(sb)))
