@@ -1080,20 +1080,31 @@ def wave_seconds(c: GemmConfig, m: int, n: int, k: int, sms: int, tgt: Target | 
     return waves * tile + span * tile / trips + partials / tgt.dram_bytes_per_s + tgt.kernel_gap_s
 
 
-STREAM_K_TAIL_BLOCK_SCALED = False
+STREAM_K_TAIL_BLOCK_SCALED = True
 """Whether the wave rule weighs the stream-K tail (`with_stream_k_tail`) of block-scaled FP8
-configurations (two partials): off. H200 (benchmarks/NOTES.md, fp839), in turns with whole tiles:
-at 8192^3 (31 rounds of 132 tiles and 4) +0.5% per call and +2.9% sustained (with groups of 16:
-0.916 / 0.914 of `_scaled_mm` per call / queued against 0.902 / 0.833), but where the rule took
-it elsewhere 4-9% slower per call and 2-4% sustained (8192 x 8192 x 2048, 4096 x 7168 x 7168,
-2048 x 7168 x 18432) and 30% at 300 x 7168 x 2112: the stream-K kernel's cost is not the one
-`wave_seconds` counts (the fixup's launch and the partials)."""
+configurations (two partials): on, where K is at least `STREAM_K_TAIL_MIN_K_BLOCK_SCALED` and the
+last round holds at most `1 / STREAM_K_TAIL_ROUND_SHARE_BLOCK_SCALED` of the blocks. H200
+(benchmarks/NOTES.md, fp839, fp840), in turns with whole tiles: faster at 8192^3 in four runs (with
+groups of 16 +0-2% per call, +2-10% queued, +2-4% sustained), at 16384 x 8192 x 8192 (+1.2% /
++2.5% / +0.2%) and 8192 x 8192 x 16384 (+1.8% / +3.8% / +2.3%), all with a last round of 4-8 tiles
+of 132; slower where the model alone took it: 4-9% per call at 8192 x 8192 x 2048 (the same 4 tiles,
+a quarter of the K: the tail's fixed costs), 4096 x 7168 x 7168 and 2048 x 7168 x 18432 (last rounds
+of 76 and 104 tiles), 30% at 300 x 7168 x 2112: `wave_seconds` does not see the stream-K kernel's
+own costs, so the tail is weighed only where its saving is a long tile's idle round."""
+
+STREAM_K_TAIL_MIN_K_BLOCK_SCALED = 8192
+"""The least K at which block-scaled FP8 weighs its stream-K tail (`STREAM_K_TAIL_BLOCK_SCALED`):
+8192 x 8192 x 2048 (4 tiles in the last round, as 8192^3) lost 4-9% per call with it."""
+
+STREAM_K_TAIL_ROUND_SHARE_BLOCK_SCALED = 8
+"""Block-scaled FP8 weighs its stream-K tail only where the last round's tiles are at most
+1 / 8 of the blocks (8192^3: 4 of 132; 2048 x 7168 x 18432's 104 of 132 lost 8% per call)."""
 
 
 def with_stream_k_tail(c: GemmConfig, m: int, n: int, k: int | None, sms: int, tgt: Target) -> GemmConfig:
     """`c` with its last round's tiles shared along K (`GemmConfig.stream_k`, named
     `<c.name>:sk`) where `STREAM_K_TAIL` says so (block-scaled FP8:
-    `STREAM_K_TAIL_BLOCK_SCALED`), K is known, `c` may take it (16-bit or block-scaled with
+    `STREAM_K_TAIL_BLOCK_SCALED`: K long, the last round nearly idle), K is known, `c` may take it (16-bit or block-scaled with
     two partials, unswapped, unsplit, no pingpong, overlapped epilogue, skipped padding or
     128-row consumers; clusters or not) and
     its `wave_seconds` are fewer than the whole tiles' (ties to whole tiles). Estimate
@@ -1104,6 +1115,11 @@ def with_stream_k_tail(c: GemmConfig, m: int, n: int, k: int | None, sms: int, t
             or (not STREAM_K_TAIL_BLOCK_SCALED if c.block_scales else not STREAM_K_TAIL or c.operand_bytes != 2)
             or (c.block_scales and c.partials != 2)):
         return c
+    if c.block_scales:  # only a long tile's nearly idle last round (`STREAM_K_TAIL_BLOCK_SCALED`)
+        tiles, _, blocks, _, waves = stream_k_schedule(dataclasses.replace(c, stream_k=True), m, n, k, sms)
+        last = tiles - waves * blocks
+        if k < STREAM_K_TAIL_MIN_K_BLOCK_SCALED or last * STREAM_K_TAIL_ROUND_SHARE_BLOCK_SCALED > blocks:
+            return c
     sk = dataclasses.replace(c, stream_k=True, name=f"{c.name}:sk")
     return sk if wave_seconds(sk, m, n, k, sms, tgt) < wave_seconds(c, m, n, k, sms, tgt) else c
 

@@ -1,7 +1,8 @@
 """Nsight Compute figures of one FP8 `tilec.matmul` kernel (issue 39: what holds the
 block-scaled 128 x 128 tile at 8192^3): one launch of a configuration forced by name
 (benchmarks/matmul_bench.py's `parse_config`: `f8b:` block-scaled, `f8:` per-tensor)
-profiled between `cudaProfilerStart`/`Stop` after two warm-up calls, then the raw CSV
+profiled between `cudaProfilerStart`/`Stop` after two warm-up calls (with `FP8_PATCH=V`, its CUDA
+patched as dev/experiments/fp8_prefetch_probe.py's variant V), then the raw CSV
 that ncu prints summarised in a few lines (tensor pipe, L1/shared, L2 and DRAM
 throughput, SM clock, issue activity, the largest warp stalls per issued instruction).
 
@@ -90,6 +91,21 @@ def profile(name: str, size: str) -> None:
     from tilec import gemm
 
     cfg = parse_config(name)
+    patch = os.environ.get("FP8_PATCH")  # a variant of dev/experiments/fp8_prefetch_probe.py (`cpa`): its CUDA
+    if patch:
+        sys.path.insert(0, os.path.join(HERE, "..", "experiments"))
+        from fp8_prefetch_probe import VARIANTS
+
+        from tilec.runtime import cache as kcache
+
+        orig = kcache.KernelCache.compile
+
+        def compile_(self, source, **kw):
+            if "pscale_a[" in source:
+                source = VARIANTS[patch](source)[0]
+            return orig(self, source, **kw)
+
+        kcache.KernelCache.compile = compile_
     m, n, k = (int(x) for x in size.split("x")) if "x" in size else (int(size),) * 3
     g = torch.Generator(device="cuda").manual_seed(7)
     a = (torch.randn(m, k, device="cuda", generator=g) * 4).to(torch.float8_e4m3fn)

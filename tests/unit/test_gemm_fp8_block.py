@@ -139,9 +139,9 @@ def test_block_scaled_configurations_rule():
 
     assert all(c.smem_bytes() <= target("sm_90a").smem_per_block for c in FP8_BLOCK_CONFIGS)
     assert choose_config(4096, 4096, 132, k=4096, fp8=True, block_scales=True) is FP8_BLOCK_CONFIGS[0]
-    # 8192^3: the tile in groups of 16 block rows (`with_l2_group`), whole tiles (no stream-K tail)
+    # 8192^3: the tile in groups of 16 block rows (`with_l2_group`), with the stream-K tail
     assert choose_config(8192, 8192, 132, k=8192, fp8=True, block_scales=True, b_kmajor=True).name == \
-        "f8b:128x128x128:4:g16"
+        "f8b:128x128x128:4:g16:sk"
     assert choose_config(16, 8192, 132, k=8192, fp8=True, block_scales=True) is FP8_BLOCK_CONFIGS[1]
     assert all(c.block_scales and c.kwargs(132)["block_scales"] for c in FP8_BLOCK_CONFIGS)
     # decode sizes of a Linear weight (B K-major, as tilec.matmul always has it): the swap
@@ -514,10 +514,13 @@ def test_block_scaled_stream_k_128x128_compiles_without_spills_at_8192(serial):
 
 
 def test_block_scaled_rule_takes_the_stream_k_tail_by_its_cost(monkeypatch):
-    """With `STREAM_K_TAIL_BLOCK_SCALED` (off; here without the group of `with_l2_group`):
+    """With `STREAM_K_TAIL_BLOCK_SCALED` (on; here without the group of `with_l2_group`):
     8192^3 (4096 tiles of 128 x 128 over 132 blocks: 31.03 rounds) takes the tail, its last 4
-    tiles' 64 trips one a block; 4096^3 (7.76 rounds, 8 trips a tile: the tail saves one trip
-    of 8, its partials and the fixup cost more) whole tiles; off, whole tiles everywhere."""
+    tiles' 64 trips one a block, and so does 8192 x 8192 x 16384; 4096^3 (7.76 rounds, 8 trips
+    a tile: the tail saves one trip of 8, its partials and the fixup cost more) whole tiles;
+    8192 x 8192 x 2048 (K under `STREAM_K_TAIL_MIN_K_BLOCK_SCALED`) and 2048 x 7168 x 18432
+    (a last round of 104 tiles of 132), where the model alone took it and it ran slower, whole
+    tiles; off, whole tiles everywhere."""
     from tilec import gemm
 
     kw = {"fp8": True, "block_scales": True, "b_kmajor": True}
@@ -531,6 +534,9 @@ def test_block_scaled_rule_takes_the_stream_k_tail_by_its_cost(monkeypatch):
     assert taken.workspace(8192, 8192, 132) == 2 * 132 * 128 * 128
     assert not gemm.choose_config(4096, 4096, 132, k=4096, **kw).stream_k
     assert not gemm.choose_config(8192, 8192, 132, **kw).stream_k  # K unknown
+    assert gemm.choose_config(8192, 8192, 132, k=16384, **kw).stream_k
+    for m, n, k in ((8192, 8192, 2048), (2048, 7168, 18432), (300, 7168, 2112), (4096, 7168, 7168)):
+        assert not gemm.choose_config(m, n, 132, k=k, **kw).stream_k, (m, n, k)
 
 
 def test_block_scaled_rule_sizes_its_group_by_the_walk_s_dram_bytes(monkeypatch):
