@@ -95,7 +95,8 @@ def test_the_192_column_kernel_compiles_without_spills(cluster, one_wgmma):
     (3000, 5000, 7000, False, "256x160x64:4:c32:ow:w128:sp:cl1x2:bp"),
     (3000, 5008, 7008, False, "256x160x64:4:c32:ow:w128:sp"),  # 32-byte rows: no pairs, the same rounds
     # the model table's aligned shapes keep 128 x 256
-    (4000, 4000, 4000, False, "128x256x64:4:c128"),  # 512 tiles in 4 rounds; 672 of 128 x 192 in 6
+    # 512 tiles in 4 rounds; 672 of 128 x 192 in 6 (63 K steps: the 64th, past K, skipped)
+    (4000, 4000, 4000, False, "128x256x64:4:c128:sp"),
     (4096, 4096, 4096, False, "128x256x64:4:c128"),
     (8192, 8192, 8192, False, "128x256x64:4:c128"),  # 16 rounds; 21 of 3/4: 15.75 / 0.91
     (2048, 6144, 4096, True, "128x256x64:4:c128"),   # 3 rounds; 4 of 3/4
@@ -120,8 +121,8 @@ def test_the_rule_reads_the_tiles_efficiency(monkeypatch):
     slow = tuple(dataclasses.replace(c, efficiency=0.91) if c is TILE else c for c in gemm.CONFIGS
                  if c.consumer_rows == 64)  # among the tiles of 64-row consumers
     monkeypatch.setattr(gemm, "CONFIGS", slow)
-    assert gemm.choose_config(3000, 5000, 132, k=7000).name == "128x256x64:4:c128:cl2"
-    assert gemm.choose_config(3000, 5008, 132, k=7008).name == "128x256x64:4:c128"
+    assert gemm.choose_config(3000, 5000, 132, k=7000).name == "128x256x64:4:c128:cl2:sp"
+    assert gemm.choose_config(3000, 5008, 132, k=7008).name == "128x256x64:4:c128:sp"
 
 
 @pytest.mark.parametrize("level", ["layout", "lowered"])
