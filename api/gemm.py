@@ -1034,9 +1034,10 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
 SKIP_PADDING = True
 """Whether the wave rule's pick skips the steps of a tile's last trip of the ring wholly past
 K (`with_skip_padding`): on. H200 (benchmarks/NOTES.md, gemm40): at 4000^3 (62.5 K steps of
-64 in trips of 4: 64 steps run, 63 with `:sp`) `128x256x64:4:c128:sp` takes 284.7 thousand
-cycles against 288.4 at Nsight's fixed base clock (-1.3%), in turns 660 / 717 TFLOP/s per
-call / queued against 656 / 711 (7 rounds)."""
+64 in trips of 4: 64 steps run, 63 with `:sp`) `128x256x64:4:c128:sp` takes 284.7 / 285.6
+thousand cycles against 288.4 at Nsight's fixed base clock (-1.1% to -1.3%, two runs); in
+turns with cuBLAS 0.987 / 0.991 of it per call / queued against 0.980 / 0.983 (7 rounds), and
+0.982 / 0.980 against 0.973 / 0.967 (11 rounds, the rule with it)."""
 
 
 def with_skip_padding(c: GemmConfig, k: int | None) -> GemmConfig:

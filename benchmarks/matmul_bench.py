@@ -63,7 +63,10 @@ its plain GEMM instead (`--epilogue silu,silu_tanh`: a row for each activation, 
 the bias, beside the same plain figure), the plain and epilogue kernels of a configuration
 timed in turns, call by call (`per_call_in_turns`) and queued. `--repeat R`: R rounds of
 timing in which the configurations take turns (the order rotated each round), each figure
-the median of its rounds: a long GEMM (8192 x 28672 x 4096: 2.5 ms) slows the GPU as it
+the median of its rounds, and beside each ratio to cuBLAS the least and the most of the
+rounds' own ratios (each round's figure over cuBLAS's of the same round: the spread of the
+comparison), then the GPU's SM clock, power, temperature and clock event reasons at the start
+of each round and at the end (`gpu_state`, nvidia-smi; 0x4: the power cap held the clock): a long GEMM (8192 x 28672 x 4096: 2.5 ms) slows the GPU as it
 heats (queued 20 calls measured 12-18% slower than single calls in one run), so kernels
 timed one after the other are not compared alike. A comparison for one device call (no
 Triton, FP8 or decode rows). The default table's epilogue line is this comparison of the
