@@ -191,3 +191,30 @@ def test_one_wgmma_is_named_ow():
     assert c.one_wgmma and c.box_parts and c.cluster == (2, 1) and c.kwargs(132)["one_wgmma"]
     assert parse_config("128x256x64:4:c128:ow").one_wgmma
     assert not parse_config("128x192x64:5:c64:cl2:bp").one_wgmma
+
+
+def test_the_rule_skips_the_padded_steps_of_its_pick(monkeypatch):
+    """`with_skip_padding`: `:sp` on the pick where K's steps are not whole trips of its ring
+    (4000: 62.5 steps of 64, 16 trips of 4), not where they are (4096) nor on the pingpong
+    tile; the tile is chosen as before (without `SKIP_PADDING`, the same tile unskipped)."""
+    c128 = gemm.CONFIGS[0]
+    assert gemm.with_skip_padding(c128, 4000).name == "128x256x64:4:c128:sp"
+    assert gemm.with_skip_padding(c128, 4000).skip_padding
+    assert gemm.with_skip_padding(c128, 4096) is c128 and gemm.with_skip_padding(c128, None) is c128
+    pp = next(c for c in gemm.CONFIGS if c.pingpong)
+    assert gemm.with_skip_padding(pp, 4000) is pp
+    assert gemm.choose_config(129, 5000, 132, k=7000).name == "128x128x64:4:pp"
+    monkeypatch.setattr(gemm, "SKIP_PADDING", False)
+    assert gemm.choose_config(4000, 4000, 132, k=4000).name == "128x256x64:4:c128"
+
+
+def test_skipping_no_step_emits_the_same_cuda():
+    """A K of whole trips (the model table's 4096, 14336): `:sp` changes no byte of the CUDA."""
+    def cuda(c):
+        key = gemm.MatmulKey(c, 1024, 2048, "bf16", Epilogue(), 132, True, 32)
+        module = gemm.matmul_program(key)
+        run_pipeline(module, "default")
+        return emit(module, "cuda")
+
+    c128 = gemm.CONFIGS[0]
+    assert cuda(c128) == cuda(dataclasses.replace(c128, skip_padding=True, name=c128.name + ":sp"))
