@@ -1037,7 +1037,9 @@ K (`with_skip_padding`): on. H200 (benchmarks/NOTES.md, gemm40): at 4000^3 (62.5
 64 in trips of 4: 64 steps run, 63 with `:sp`) `128x256x64:4:c128:sp` takes 284.7 / 285.6
 thousand cycles against 288.4 at Nsight's fixed base clock (-1.1% to -1.3%, two runs); in
 turns with cuBLAS 0.987 / 0.991 of it per call / queued against 0.980 / 0.983 (7 rounds), and
-0.982 / 0.980 against 0.973 / 0.967 (11 rounds, the rule with it)."""
+0.982 / 0.980 against 0.973 / 0.967 (11 rounds, the rule with it), 0.955 / 0.998 against 0.966 /
+0.985 (5 rounds); at 3000 x 14336 x 4000 (65 steps in trips of 5 for 63) `128x192x64:5:c64:sp`
+693 / 737 TFLOP/s per call / queued against 647 / 670."""
 
 
 def with_skip_padding(c: GemmConfig, k: int | None) -> GemmConfig:
