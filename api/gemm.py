@@ -1046,6 +1046,32 @@ def with_cluster(c: GemmConfig, m: int, n: int, k: int | None, sms: int, b_kmajo
                                name=f"{c.name}:{cluster_name((2, 1))}" + (":bp" if parts else ""))
 
 
+SKIP_PADDING = True
+"""Whether the wave rule's pick skips the steps of a tile's last trip of the ring wholly past
+K (`with_skip_padding`): on. H200 (benchmarks/NOTES.md, gemm40): at 4000^3 (62.5 K steps of
+64 in trips of 4: 64 steps run, 63 with `:sp`) `128x256x64:4:c128:sp` takes 284.7 / 285.6
+thousand cycles against 288.4 at Nsight's fixed base clock (-1.1% to -1.3%, two runs); in
+turns with cuBLAS 0.987 / 0.991 of it per call / queued against 0.980 / 0.983 (7 rounds), and
+0.982 / 0.980 against 0.973 / 0.967 (11 rounds, the rule with it), 0.955 / 0.998 against 0.966 /
+0.985 (5 rounds); at 3000 x 14336 x 4000 (65 steps in trips of 5 for 63) `128x192x64:5:c64:sp`
+693 / 737 TFLOP/s per call / queued against 647 / 670."""
+
+
+def with_skip_padding(c: GemmConfig, k: int | None) -> GemmConfig:
+    """`c` with the steps of its tiles' last trip wholly past K skipped (`skip_padding`,
+    named `<c.name>:sp`) where `SKIP_PADDING` says so, K is known and not whole trips of
+    the ring, and `c` may take it (16-bit operands, unswapped, unsplit, no stream-K,
+    pingpong, overlapped epilogue or cp.async). The rule's choice of tile is made
+    before (`wave_seconds` of the tiles as `CONFIGS` names them), so this moves no shape
+    to another tile: 4000^3 `128x256x64:4:c128:sp` (63 steps instead of 64); a K of whole
+    trips (4096, 14336 in 4 stages of 64) emits the same CUDA with or without it."""
+    if (not SKIP_PADDING or k is None or c.skip_padding or c.operand_bytes != 2 or c.swap_ab or c.split_k > 1
+            or c.stream_k or c.block_scales or c.pingpong or c.stagger or c.overlap or c.cp_async
+            or -(-k // c.bk) % c.stages == 0):
+        return c
+    return dataclasses.replace(c, skip_padding=True, name=f"{c.name}:sp")
+
+
 STREAM_K_TAIL = False
 """Whether the wave rule weighs its pick's stream-K tail (`with_stream_k_tail`): off. H200
 (benchmarks/NOTES.md, wave44): slower at every measured shape, 563 TFLOP/s against 584
@@ -1243,7 +1269,7 @@ def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, 
             best, best_cost = c, cost
     if best is None:
         raise TilecError(f"no GEMM configuration fits the {tgt.smem_per_block} bytes of shared memory of {tgt.arch}")
-    return best
+    return with_skip_padding(best, k) if past_decode else best
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,10 @@ its plain GEMM instead (`--epilogue silu,silu_tanh`: a row for each activation, 
 the bias, beside the same plain figure), the plain and epilogue kernels of a configuration
 timed in turns, call by call (`per_call_in_turns`) and queued. `--repeat R`: R rounds of
 timing in which the configurations take turns (the order rotated each round), each figure
-the median of its rounds: a long GEMM (8192 x 28672 x 4096: 2.5 ms) slows the GPU as it
+the median of its rounds, and beside each ratio to cuBLAS the least and the most of the
+rounds' own ratios (each round's figure over cuBLAS's of the same round: the spread of the
+comparison), then the GPU's SM clock, power, temperature and clock event reasons at the start
+of each round and at the end (`gpu_state`, nvidia-smi; 0x4: the power cap held the clock): a long GEMM (8192 x 28672 x 4096: 2.5 ms) slows the GPU as it
 heats (queued 20 calls measured 12-18% slower than single calls in one run), so kernels
 timed one after the other are not compared alike. A comparison for one device call (no
 Triton, FP8 or decode rows). The default table's epilogue line is this comparison of the
@@ -282,6 +285,26 @@ def per_call_in_turns(fns: dict, start: int = 0, reps: int = 20, warmup: int = 3
     return {name: sorted(t)[len(t) // 2] for name, t in times.items()}
 
 
+def gpu_state() -> str:
+    """The GPU's SM clock (MHz), power draw (W), temperature (C) and active clock event
+    reasons (nvidia-smi's bit mask: 0x4 the power cap, 0x20 / 0x40 thermal slowdown) now, as
+    `nvidia-smi` reports them for the device PyTorch uses; "" where nvidia-smi fails. Recorded
+    each round of `compare`, so that a reading says whether the power cap moved the clock."""
+    import subprocess
+
+    import torch
+
+    try:
+        uuid = str(torch.cuda.get_device_properties(0).uuid)
+        ident = uuid if uuid.startswith("GPU-") else f"GPU-{uuid}"
+        out = subprocess.run(["nvidia-smi", "-i", ident, "--format=csv,noheader,nounits",
+                              "--query-gpu=clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active"],
+                             capture_output=True, text=True, timeout=10).stdout.strip()
+    except Exception:  # noqa: BLE001 - no nvidia-smi: no state
+        return ""
+    return " ".join(x.strip() for x in out.split(","))
+
+
 def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue, sms: int,
             repeat: int = 1) -> list[dict]:
     """`--shapes`' rows (the module docstring): per shape, the rule's configuration and
@@ -338,7 +361,9 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue, sms:
             shape_rows["cuBLAS", None] = {"shape": shape, "config": "cuBLAS", "ok": within_bound(ct, a, b)}
             variants.append(("cuBLAS", None))
         samples: dict = {label: {} for label, _ in variants}
+        states = []
         for r in range(repeat):
+            states.append(gpu_state())
             for label, config in rotated(variants, r):
                 if label == "cuBLAS":
                     timed = {None: lambda: torch.matmul(a, b, out=ct)}  # noqa: B023 - run now
@@ -352,12 +377,21 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue, sms:
                         samples[label].setdefault((key, "ms"), []).append(ms)
                     for key in rotated(list(timed), r):
                         samples[label].setdefault((key, "queued_ms"), []).append(queued_ms(timed[key]))
+        states.append(gpu_state())
         for label, _ in variants:
             got = {key: statistics.median(v) for key, v in samples[label].items()}
             for act in acts or [None]:
                 row = shape_rows[label, act]
                 ms, queued = got[act, "ms"], got[act, "queued_ms"]
                 row["tflops"], row["tflops_queued"] = flops / ms / 1e9, flops / queued / 1e9
+                if not acts and label != "cuBLAS" and repeat > 1:
+                    # each round's ratio to cuBLAS's figure of the same round: the spread of the comparison
+                    ref = samples["cuBLAS"]
+                    row["rounds_of_cublas"] = [ref[None, "ms"][i] / t for i, t in enumerate(samples[label][None, "ms"])]
+                    row["rounds_of_cublas_queued"] = [ref[None, "queued_ms"][i] / t
+                                                      for i, t in enumerate(samples[label][None, "queued_ms"])]
+                if states[0]:
+                    row["gpu_states"] = states
                 if act:
                     row["ms"], row["queued_ms"] = ms, queued
                     row["plain_ms"], row["plain_queued_ms"] = got[None, "ms"], got[None, "queued_ms"]
@@ -396,10 +430,16 @@ def compare_markdown(rows: list[dict], title: str) -> str:
                          f"{100 * r['overhead_queued']:+.1f}% | {ok} |")
             continue
         ref = cublas.get(r["shape"])
-        ratio = (f"{r['tflops'] / ref['tflops']:.2f} | {r['tflops_queued'] / ref['tflops_queued']:.2f}" if ref
-                 else "- | -")
+        # with rounds: each round's ratio, least to most, in brackets
+        spread = [f" ({min(x):.3f}-{max(x):.3f})" if x else "" for x in (r.get("rounds_of_cublas"),
+                                                                       r.get("rounds_of_cublas_queued"))]
+        ratio = (f"{r['tflops'] / ref['tflops']:.3f}{spread[0]} | {r['tflops_queued'] / ref['tflops_queued']:.3f}"
+                 f"{spread[1]}" if ref else "- | -")
         lines.append(f"| {r['shape']} | {r['config']} | {r['tflops']:.0f} | {r['tflops_queued']:.0f} | {ratio} | "
                      f"{ok} |")
+    states = {r["shape"]: r["gpu_states"] for r in rows if r.get("gpu_states")}
+    lines += [f"GPU each round at {shape} (SM MHz, W, C, clock event reasons): {'; '.join(st)}"
+              for shape, st in states.items()]
     return "\n".join(lines)
 
 

@@ -95,7 +95,8 @@ def test_the_192_column_kernel_compiles_without_spills(cluster, one_wgmma):
     (3000, 5000, 7000, False, "256x160x64:4:c32:ow:w128:sp:cl1x2:bp"),
     (3000, 5008, 7008, False, "256x160x64:4:c32:ow:w128:sp"),  # 32-byte rows: no pairs, the same rounds
     # the model table's aligned shapes keep 128 x 256
-    (4000, 4000, 4000, False, "128x256x64:4:c128"),  # 512 tiles in 4 rounds; 672 of 128 x 192 in 6
+    # 512 tiles in 4 rounds; 672 of 128 x 192 in 6 (63 K steps: the 64th, past K, skipped)
+    (4000, 4000, 4000, False, "128x256x64:4:c128:sp"),
     (4096, 4096, 4096, False, "128x256x64:4:c128"),
     (8192, 8192, 8192, False, "128x256x64:4:c128"),  # 16 rounds; 21 of 3/4: 15.75 / 0.91
     (2048, 6144, 4096, True, "128x256x64:4:c128"),   # 3 rounds; 4 of 3/4
@@ -120,8 +121,8 @@ def test_the_rule_reads_the_tiles_efficiency(monkeypatch):
     slow = tuple(dataclasses.replace(c, efficiency=0.91) if c is TILE else c for c in gemm.CONFIGS
                  if c.consumer_rows == 64)  # among the tiles of 64-row consumers
     monkeypatch.setattr(gemm, "CONFIGS", slow)
-    assert gemm.choose_config(3000, 5000, 132, k=7000).name == "128x256x64:4:c128:cl2"
-    assert gemm.choose_config(3000, 5008, 132, k=7008).name == "128x256x64:4:c128"
+    assert gemm.choose_config(3000, 5000, 132, k=7000).name == "128x256x64:4:c128:cl2:sp"
+    assert gemm.choose_config(3000, 5008, 132, k=7008).name == "128x256x64:4:c128:sp"
 
 
 @pytest.mark.parametrize("level", ["layout", "lowered"])
@@ -190,3 +191,30 @@ def test_one_wgmma_is_named_ow():
     assert c.one_wgmma and c.box_parts and c.cluster == (2, 1) and c.kwargs(132)["one_wgmma"]
     assert parse_config("128x256x64:4:c128:ow").one_wgmma
     assert not parse_config("128x192x64:5:c64:cl2:bp").one_wgmma
+
+
+def test_the_rule_skips_the_padded_steps_of_its_pick(monkeypatch):
+    """`with_skip_padding`: `:sp` on the pick where K's steps are not whole trips of its ring
+    (4000: 62.5 steps of 64, 16 trips of 4), not where they are (4096) nor on the pingpong
+    tile; the tile is chosen as before (without `SKIP_PADDING`, the same tile unskipped)."""
+    c128 = gemm.CONFIGS[0]
+    assert gemm.with_skip_padding(c128, 4000).name == "128x256x64:4:c128:sp"
+    assert gemm.with_skip_padding(c128, 4000).skip_padding
+    assert gemm.with_skip_padding(c128, 4096) is c128 and gemm.with_skip_padding(c128, None) is c128
+    pp = next(c for c in gemm.CONFIGS if c.pingpong)
+    assert gemm.with_skip_padding(pp, 4000) is pp
+    assert gemm.choose_config(129, 5000, 132, k=7000).name == "128x128x64:4:pp"
+    monkeypatch.setattr(gemm, "SKIP_PADDING", False)
+    assert gemm.choose_config(4000, 4000, 132, k=4000).name == "128x256x64:4:c128"
+
+
+def test_skipping_no_step_emits_the_same_cuda():
+    """A K of whole trips (the model table's 4096, 14336): `:sp` changes no byte of the CUDA."""
+    def cuda(c):
+        key = gemm.MatmulKey(c, 1024, 2048, "bf16", Epilogue(), 132, True, 32)
+        module = gemm.matmul_program(key)
+        run_pipeline(module, "default")
+        return emit(module, "cuda")
+
+    c128 = gemm.CONFIGS[0]
+    assert cuda(c128) == cuda(dataclasses.replace(c128, skip_padding=True, name=c128.name + ":sp"))

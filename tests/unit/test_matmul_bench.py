@@ -57,7 +57,13 @@ def test_comparison_tables():
     rows = [{"shape": "3000x5000x7000", "config": "rule (x)", "tflops": 500.0, "tflops_queued": 520.0, "ok": True},
             {"shape": "3000x5000x7000", "config": "cuBLAS", "tflops": 700.0, "tflops_queued": 650.0, "ok": True}]
     table = matmul_bench.compare_markdown(rows, "title")
-    assert "| 3000x5000x7000 | rule (x) | 500 | 520 | 0.71 | 0.80 | ok |" in table
+    assert "| 3000x5000x7000 | rule (x) | 500 | 520 | 0.714 | 0.800 | ok |" in table
+    # with rounds: each round's ratio to cuBLAS's, least to most, and the GPU's state each round
+    rows[0].update(rounds_of_cublas=[0.70, 0.75, 0.69], rounds_of_cublas_queued=[0.8, 0.81, 0.79],
+                   gpu_states=["1980 600.5 55 0x0", "1755 699.8 61 0x4"])
+    table = matmul_bench.compare_markdown(rows, "title")
+    assert "| rule (x) | 500 | 520 | 0.714 (0.690-0.750) | 0.800 (0.790-0.810) | ok |" in table
+    assert "GPU each round at 3000x5000x7000 (SM MHz, W, C, clock event reasons): 1980 600.5 55 0x0; 1755" in table
     epi = [{"shape": "8192x28672x4096", "config": "rule (x)", "epilogue": "bias+silu_tanh", "tflops": 700.0,
             "tflops_queued": 710.0, "ok": False, "plain_ms": 2.5, "plain_queued_ms": 2.4, "overhead": 0.059,
             "overhead_queued": 0.041}]
