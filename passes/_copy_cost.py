@@ -902,7 +902,7 @@ def realign_fits(facts: CopyFacts, steps: tuple[int, ...] = REALIGN_STEPS) -> bo
         return False
     last = facts.modes[-1]
     step = _static(last.src_stride)
-    if step == 2 and (facts.src_bytes != 1 or not facts.integers):
+    if step == 2 and (facts.src_bytes > 2 or not facts.integers):
         return False
     return step in steps and step in (1, 2) and _static(last.dst_stride) == 1
 
