@@ -38,14 +38,16 @@ pointers:
 Every vector read lies inside the aligned span of a row's bytes, so inside the
 allocation (allocations are at least 16-byte aligned). Offsets are `i<bits>`.
 
-Rows of 1-byte integers read at a source step of 2 (`_copy_cost.realign_fits`' `steps`;
-`realign=always` only, `REALIGN_STEPS`): 8-byte destination chunks (two a thread), the
-chunk's source bytes `s = 2 (A - D) + S` on in the window of the aligned 16-byte vectors
-at `sa = floor(s / 16) * 16` and `sa + 16`, funnel-shifted by `s - sa`, then shifted by 0
-into 8 16-bit pairs whose low bytes (a truncation) are the chunk's elements; the chunk's
-tensors then of 8 elements a row (`layout.convert_layout` of the row values, no data
-moving). H200: slower than the gather and tiled kernels on the strided set's 07 and 37
-(benchmarks/NOTES.md, strided38).
+Rows of 1- and 2-byte integers read at a source step of 2 (`_copy_cost.realign_fits`'
+`steps`, `REALIGN_STEPS`): 16-byte destination chunks (`STEP2_CHUNKS` a thread), the
+chunk's V source elements `s = 2 (A - D) + S` on spanning a window of 2V elements, the
+three aligned vectors at `sa = floor(s / V) * V`, `sa + V` and `sa + 2V` (the third where
+the shift is 2 or more); the window's halves funnel-shifted by `s - sa` (two
+`layout.funnel_shift`s sharing the middle vector), each shifted by 0 into V / 2 pairs of
+twice the element size whose low halves (a truncation) are the half chunk's elements,
+stored at A and A + V / 2 (a row's head and tail halves whole where its start is a
+multiple of 8 bytes). The halves' tensors are of V / 2 elements a row
+(`layout.convert_layout` of the row values, no data moving).
 """
 
 from __future__ import annotations
