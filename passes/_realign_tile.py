@@ -39,7 +39,7 @@ Every vector read lies inside the aligned span of a row's bytes, so inside the
 allocation (allocations are at least 16-byte aligned). Offsets are `i<bits>`.
 
 Rows of 1- and 2-byte integers read at a source step of 2 (`_copy_cost.realign_fits`'
-`steps`, `REALIGN_STEPS`): 16-byte destination chunks (`STEP2_CHUNKS` a thread), the
+`steps`, `REALIGN_STEPS`): 16-byte destination chunks (one a thread, `STEP2_THREADS` a block), the
 chunk's V source elements `s = 2 (A - D) + S` on spanning a window of 2V elements, the
 three aligned vectors at `sa = floor(s / V) * V`, `sa + V` and `sa + 2V` (the third where
 the shift is 2 or more); the window's halves funnel-shifted by `s - sa` (two
@@ -75,6 +75,11 @@ REALIGN_THREADS = 512
 strategy replaces, one call), of cudaMemcpy for 128 / 256 / 512 / 1024 threads: 46
 0.364 / 0.372 / 0.379 / 0.383, 16 0.782 / 0.793 / 0.803 / 0.805, 04 1.007 / 0.997 /
 1.004 / 0.960, 28 1.005 / 1.009 / 1.010 / 0.977."""
+STEP2_THREADS = 256
+"""Threads per block of rows read at a step of 2 (one 16-byte chunk a thread). H200, the
+strided set's 37 (int8 34951 x 18858 at a pitch of 75438, every other byte), of
+cudaMemcpy for 512 x 2 / 256 x 2 / 256 x 1 (threads x chunks): 0.509 / 0.528 / 0.562
+(benchmarks/NOTES.md, slice40)."""
 SHORT_ROW_BYTES = 64
 """Rows of 8-byte elements known to be at most this many bytes take 8-byte chunks
 (`chunk_bytes`)."""
@@ -149,15 +154,8 @@ def chunk_bytes(facts: CopyFacts, target: Target) -> int:
     return target.vector_bytes
 
 
-STEP2_CHUNKS = 2
-"""A thread's destination chunks of rows read at a step of 2 (`chunks_per_thread`)."""
-
-
-def chunks_per_thread(chunk: int, target: Target, step: int = 1) -> int:
-    """A thread's chunks: 1, or as many as fill the widest vector's bytes; rows read at
-    a step of 2: `STEP2_CHUNKS`."""
-    if step == 2:
-        return STEP2_CHUNKS
+def chunks_per_thread(chunk: int, target: Target) -> int:
+    """A thread's chunks: 1, or as many as fill the widest vector's bytes."""
     return max(1, target.vector_bytes // chunk)
 
 
@@ -261,7 +259,7 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     chunk = chunk_bytes(facts, target)
     v = chunk // e
     shift_v = v.bit_length() - 1
-    rows = threads * (chunks or chunks_per_thread(chunk, target, step))
+    rows = threads * (chunks or chunks_per_thread(chunk, target))
     host: list[Operation] = []
 
     def hadd(op: Operation) -> SSAValue:

@@ -1,8 +1,9 @@
-"""The realign strategy over 1-byte rows read at a step of 2 (`realign=always`:
-passes/_copy_cost.realign_fits' `steps`, `REALIGN_STEPS`), as `tilec.copy_` reaches it:
-each 8-byte destination chunk from the 16-byte source window its bytes span (two aligned
-vectors, a `layout.funnel_shift` by the window's shift, a second to 16-bit pairs and a
-truncation to their low bytes). On the CPU reference executor against NumPy, bit for bit,
+"""The realign strategy over integer rows read at a step of 2 (1-byte rows longer than 64
+elements by the rule, the rest with `realign=always`: passes/_copy_cost.realign_fits'
+`steps`, `REALIGN_STEPS`), as `tilec.copy_` reaches it: each 16-byte destination chunk
+from the 32-byte source window its elements span (three aligned vectors, two
+`layout.funnel_shift`s by the window's shift, each half to pairs of twice the element size
+and a truncation to their low halves). On the CPU reference executor against NumPy, bit for bit,
 the bytes around dst untouched (poisoned): every source residue against several
 destination ones, heads and tails, short rows, rows of odd pitches (every other row
 starting at an odd byte), an outer mode, the strided set's 07 and 37 shapes scaled down;
@@ -28,11 +29,18 @@ def _aligned(n: int, fill=None, rng=None) -> np.ndarray:
     return a
 
 
-def test_the_step_is_stated_and_taken_only_when_asked(routes):
-    """`realign=auto` leaves step-2 rows to the other kernels (`REALIGN_STEPS`);
-    `realign=always` takes them, the key stating the step."""
-    dst, src = operand((9, 100), dtype="int8"), operand((9, 100), (203, 2), dtype="int8")
+def test_the_step_is_stated_and_long_rows_taken_by_the_rule(routes):
+    """`realign=auto` takes 1-byte step-2 rows longer than `STEP2_SHORT_ROW` (64)
+    elements (`REALIGN_STEPS`; the strided set's 37: 0.446 -> 0.562 of cudaMemcpy on the
+    H200) and leaves shorter ones (07's 56: the gather, 0.424 against 0.330) and 2-byte
+    ones to the other kernels; `realign=always` takes them all, the key stating the step."""
+    long_dst, long_src = operand((9, 100), dtype="int8"), operand((9, 100), (203, 2), dtype="int8")
+    plan = plan_copy(long_dst, long_src)
+    assert key_strategy(plan.key) == "realign" and plan.key.src_strides[-1] == 2
+    dst, src = operand((9, 56), dtype="int8"), operand((9, 56), (117, 2), dtype="int8")
     assert key_strategy(plan_copy(dst, src).key) != "realign"
+    assert key_strategy(plan_copy(operand((9, 100), dtype="int16"),
+                                  operand((9, 100), (203, 2), dtype="int16")).key) != "realign"
     routes(realign="always")
     plan = plan_copy(dst, src)
     assert key_strategy(plan.key) == "realign"

@@ -50,3 +50,20 @@ func.func @step2_i16(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i16, al
   layout.copy %a, %b : !layout.tensor<i16, #layout.cute<(7,31):(93,2)>, gmem>, !layout.tensor<i16, #layout.cute<(7,31):(33,1)>, gmem>
   func.return
 }
+
+// Rows longer than 64 elements (`_copy_cost.STEP2_SHORT_ROW`): the rule's too.
+// EQ: @step2_long: equivalent after
+// CHECK-LABEL: func.func @step2_long
+// CHECK:         layout.launch {{.*}} threads(256)
+// CHECK:         layout.funnel_shift
+// AUTO-LABEL: func.func @step2_long
+// AUTO:         layout.launch {{.*}} threads(256)
+// AUTO:         layout.funnel_shift
+func.func @step2_long(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>, %smis: index, %dmis: index) attributes {tilec.args = {smis = 11 : index, dmis = 0 : index, src = 1200 : index, dst = 512 : index}} {
+  %sp = layout.addptr %src, %smis : !layout.ptr<i8, align 16>, index
+  %dp = layout.addptr %dst, %dmis : !layout.ptr<i8, align 16>, index
+  %a = layout.view %sp : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(3,150):(301,2)>, gmem>
+  %b = layout.view %dp : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(3,150):(150,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(3,150):(301,2)>, gmem>, !layout.tensor<i8, #layout.cute<(3,150):(150,1)>, gmem>
+  func.return
+}
