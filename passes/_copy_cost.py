@@ -891,8 +891,10 @@ from the 32-byte window of three aligned vectors (passes/_realign_tile.py). H200
 cudaMemcpy: 37 (int8 34951 x 18858, every other byte of rows 75438 apart) 0.446 (its tiled
 kernel: 174 registers, one block a multiprocessor) -> 0.562 (bound 0.666); short rows
 lose to the gather: 07 (rows of 56 at a pitch of 117) 0.330 against 0.424, 43 (int16 rows
-of 31, `realign=always`) 0.362 against 0.481 (benchmarks/NOTES.md, slice40). 2-byte
-integers at a step of 2: `realign=always` only."""
+of 31, `realign=always`) 0.362 against 0.481; int8 rows of 72 / 128 / 512 elements 0.498 /
+0.599 / 0.605 against the tiled kernel's 0.073 / 0.127 / 0.299 (benchmarks/NOTES.md,
+slice40). 2-byte integers at a step of 2: `realign=always` only (int16 rows of 1024: 0.626
+against the tiled kernel's 0.676)."""
 STEP2_SHORT_ROW = 64
 """Rows read at a step of 2 of at most this many elements (the bound the facts know) stay
 with the other kernels (`REALIGN_STEPS`)."""
