@@ -883,27 +883,40 @@ GATHER_SETTINGS = ("auto", "always", "never")
 REALIGN_SETTINGS = GATHER_SETTINGS
 
 
-REALIGN_STEPS = (1,)
+REALIGN_STEPS = (1, 2)
 """The source steps of the last mode the realign rule takes by itself (`realign=auto`):
-rows contiguous in both views. The strategy also takes 1-byte rows read at a step of 2
-(`realign_fits`' `steps`: `realign=always`, an A/B), each 8-byte destination chunk from
-two aligned 16-byte source vectors, its bytes picked by two `layout.funnel_shift`s and a
-truncation; off until measured."""
+rows contiguous in both views, and rows of 1-byte integers read at a step of 2 longer
+than `STEP2_SHORT_ROW` elements (not known to be shorter), each 16-byte destination chunk
+from the 32-byte window of three aligned vectors (passes/_realign_tile.py). H200, of
+cudaMemcpy: 37 (int8 34951 x 18858, every other byte of rows 75438 apart) 0.446 (its tiled
+kernel: 174 registers, one block a multiprocessor) -> 0.562 (bound 0.666); short rows
+lose to the gather: 07 (rows of 56 at a pitch of 117) 0.330 against 0.424, 43 (int16 rows
+of 31, `realign=always`) 0.362 against 0.481; int8 rows of 72 / 128 / 512 elements 0.498 /
+0.599 / 0.605 against the tiled kernel's 0.073 / 0.127 / 0.299 (benchmarks/NOTES.md,
+slice40). 2-byte integers at a step of 2: `realign=always` only (int16 rows of 1024: 0.626
+against the tiled kernel's 0.676)."""
+STEP2_SHORT_ROW = 64
+"""Rows read at a step of 2 of at most this many elements (the bound the facts know) stay
+with the other kernels (`REALIGN_STEPS`)."""
 
 
-def realign_fits(facts: CopyFacts, steps: tuple[int, ...] = REALIGN_STEPS) -> bool:
+def realign_fits(facts: CopyFacts, steps: tuple[int, ...] = REALIGN_STEPS, rule: bool = True) -> bool:
     """Whether the realign strategy can take the copy: both views' pointers aligned
     pointers moved by their misalignments (`src_mis`, `dst_mis`), one element size and
     no conversion, two modes or more, the last contiguous (stride 1) in the destination
-    and of a source stride in `steps` (2: 1-byte integers only, `REALIGN_STEPS`)."""
+    and of a source stride in `steps` (2: 1- and 2-byte integers; by the rule,
+    `REALIGN_STEPS`, where `rule`, 1-byte rows longer than `STEP2_SHORT_ROW` only)."""
     if facts.src_mis is None or facts.dst_mis is None or facts.rank < 2:
         return False
     if facts.src_bytes != facts.dst_bytes or facts.converts or facts.src_bytes > 8:
         return False
     last = facts.modes[-1]
     step = _static(last.src_stride)
-    if step == 2 and (facts.src_bytes != 1 or not facts.integers):
+    if step == 2 and (facts.src_bytes > 2 or not facts.integers):
         return False
+    if step == 2 and rule and (facts.src_bytes != 1 or (
+            last.bound is not None and last.bound <= STEP2_SHORT_ROW)):
+        return False  # the rule's step-2 rows: 1-byte, long (`REALIGN_STEPS`)
     return step in steps and step in (1, 2) and _static(last.dst_stride) == 1
 
 
@@ -941,7 +954,8 @@ def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", real
         flavour = box_flavour(facts, box_smem, tiles_bytes, tiles_merge, tiles_short)
         if flavour is not None:
             return f"box<{flavour}>"
-    fits = realign != "never" and realign_fits(facts, (1, 2) if realign == "always" else REALIGN_STEPS)
+    fits = realign != "never" and realign_fits(facts, (1, 2) if realign == "always" else REALIGN_STEPS,
+                                                      rule=realign != "always")
     if fits and (realign == "always" or (gather != "always" and _static(facts.modes[-1].src_stride) == 2)):
         return "realign"  # asked, or rows read at a step of 2 (`REALIGN_STEPS`), before the gather
     if _gathers(facts, target, gather):

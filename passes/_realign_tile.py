@@ -38,14 +38,16 @@ pointers:
 Every vector read lies inside the aligned span of a row's bytes, so inside the
 allocation (allocations are at least 16-byte aligned). Offsets are `i<bits>`.
 
-Rows of 1-byte integers read at a source step of 2 (`_copy_cost.realign_fits`' `steps`;
-`realign=always` only, `REALIGN_STEPS`): 8-byte destination chunks (two a thread), the
-chunk's source bytes `s = 2 (A - D) + S` on in the window of the aligned 16-byte vectors
-at `sa = floor(s / 16) * 16` and `sa + 16`, funnel-shifted by `s - sa`, then shifted by 0
-into 8 16-bit pairs whose low bytes (a truncation) are the chunk's elements; the chunk's
-tensors then of 8 elements a row (`layout.convert_layout` of the row values, no data
-moving). H200: slower than the gather and tiled kernels on the strided set's 07 and 37
-(benchmarks/NOTES.md, strided38).
+Rows of 1- and 2-byte integers read at a source step of 2 (`_copy_cost.realign_fits`'
+`steps`, `REALIGN_STEPS`): 16-byte destination chunks (one a thread, `STEP2_THREADS` a block), the
+chunk's V source elements `s = 2 (A - D) + S` on spanning a window of 2V elements, the
+three aligned vectors at `sa = floor(s / V) * V`, `sa + V` and `sa + 2V` (the third where
+the shift is 2 or more); the window's halves funnel-shifted by `s - sa` (two
+`layout.funnel_shift`s sharing the middle vector), each shifted by 0 into V / 2 pairs of
+twice the element size whose low halves (a truncation) are the half chunk's elements,
+stored at A and A + V / 2 (a row's head and tail halves whole where its start is a
+multiple of 8 bytes). The halves' tensors are of V / 2 elements a row
+(`layout.convert_layout` of the row values, no data moving).
 """
 
 from __future__ import annotations
@@ -73,6 +75,11 @@ REALIGN_THREADS = 512
 strategy replaces, one call), of cudaMemcpy for 128 / 256 / 512 / 1024 threads: 46
 0.364 / 0.372 / 0.379 / 0.383, 16 0.782 / 0.793 / 0.803 / 0.805, 04 1.007 / 0.997 /
 1.004 / 0.960, 28 1.005 / 1.009 / 1.010 / 0.977."""
+STEP2_THREADS = 256
+"""Threads per block of rows read at a step of 2 (one 16-byte chunk a thread). H200, the
+strided set's 37 (int8 34951 x 18858 at a pitch of 75438, every other byte), of
+cudaMemcpy for 512 x 2 / 256 x 2 / 256 x 1 (threads x chunks): 0.509 / 0.528 / 0.562
+(benchmarks/NOTES.md, slice40)."""
 SHORT_ROW_BYTES = 64
 """Rows of 8-byte elements known to be at most this many bytes take 8-byte chunks
 (`chunk_bytes`)."""
@@ -138,12 +145,10 @@ def chunk_bytes(facts: CopyFacts, target: Target) -> int:
     """The destination chunk: 8 bytes (one element, two chunks a thread) for rows of
     8-byte elements known to be at most `SHORT_ROW_BYTES` (a warp's store then writes
     32 consecutive elements: rows of 40 bytes at a pitch of 80 store no half chunk),
-    and for rows read at a step of 2 (the chunk's source bytes one 16-byte window),
-    else the widest vector."""
+    else the widest vector (rows read at a step of 2 too: the chunk's source elements
+    span a 32-byte window, three aligned vectors)."""
     last = facts.modes[-1]
     e = facts.dst_bytes
-    if source_step(facts) == 2:
-        return target.vector_bytes // 2
     if e == 8 and last.bound is not None and last.bound * e <= SHORT_ROW_BYTES:
         return 8
     return target.vector_bytes
@@ -294,9 +299,8 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         for k in range(1, last):
             magics[k] = host_magic_i64(facts.modes[k].extent, host)
 
-    # the source's vectors: `v` elements, or `step v` (a step of 2: the chunk's window)
-    vs = step * v
-    b = _Body(IntegerType(bits), rows, vs, threads)
+    # the source's vectors: `v` elements (a step of 2: three, the chunk's 2v-element window)
+    b = _Body(IntegerType(bits), rows, v, threads)
     R, T = b.R, b.T
     n = [b.scalar(m.extent) for m in facts.modes]
     chunks = b.add(arith.IndexCastOp(c_host, b.it))
@@ -341,60 +345,62 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     v_r, sh_r = b.splat(b.const(v)), b.splat(b.const(shift_v))
     # A = (floor(D / V) + c) * V: the chunk's first destination element
     achunk = b.muli(b.addi(b.add(arith.ShRSIOp(doff, sh_r)), chunk_i), v_r)
-    # s = step (A - D) + S; sa = floor(s / Vs) * Vs; the shift s - sa
+    # s = step (A - D) + S; sa = floor(s / V) * V; the shift s - sa
     s_first = b.addi(b.muli(b.subi(achunk, doff), b.splat(b.const(step))) if step > 1 else b.subi(achunk, doff), soff)
-    vs_r, shs_r = (v_r, sh_r) if step == 1 else (b.splat(b.const(vs)), b.splat(b.const(vs.bit_length() - 1)))
-    sa = b.muli(b.add(arith.ShRSIOp(s_first, shs_r)), vs_r)
+    sa = b.muli(b.add(arith.ShRSIOp(s_first, sh_r)), v_r)
     shift = b.subi(s_first, sa)
     # one past the row's last source element
     send = b.addi(soff, b.splat(n[last]) if step == 1 else
                   b.splat(b.addi(b.muli(b.subi(n[last], b.const(1)), b.const(step)), b.const(1))))
-    sa_v = b.addi(sa, vs_r)
-    sa_2v = b.addi(sa_v, vs_r)
     if prefetch and step == 1:
         sector_prefetch(b, facts, n, doff, achunk, row_ok)
 
     def both(x: SSAValue, y: SSAValue) -> SSAValue:
         return b.add(arith.AndIOp(x, y))
 
-    lo_ok = both(both(b.cmp("sgt", sa_v, soff), b.cmp("slt", sa, send)), row_ok)
-    hi_in = both(b.cmp("sgt", sa_2v, soff), b.cmp("slt", sa_v, send))
-    hi_ok = both(both(hi_in, b.cmp("ne", shift, b.splat(b.const(0)))), row_ok)
-    jj = b.full(b.arange(vs, b.J), 0)
+    # vector k at sa + k V, loaded where it holds an element of the row and the window
+    # reaches it: the second where the shift is not 0 (a step of 1), the third where the
+    # window's last element, s + 2 (V - 1), lies past sa + 2 V (a shift of 2 or more)
+    bases = [sa] + [b.addi(sa, b.splat(b.const(k * v))) for k in range(1, 4 if step == 2 else 3)]
+    oks = [both(both(b.cmp("sgt", bases[k + 1], soff), b.cmp("slt", bases[k], send)), row_ok)
+           for k in range(len(bases) - 1)]
+    oks[-1] = both(oks[-1], b.cmp("sgt", shift, b.splat(b.const(step - 1))))
+    jj = b.full(b.arange(v, b.J), 0)
     st_elem = facts.src_base.type.element_type  # type: ignore[union-attr]
     dt_elem = facts.dst_base.type.element_type  # type: ignore[union-attr]
-    lo_offs = b.addi(b.full(sa, 1), jj)
-    hi_offs = b.addi(lo_offs, b.splat(b.const(vs), T))
-    sbase = b.splat(facts.src_base, TensorType(PtrType(st_elem), [rows, vs], b.l))  # type: ignore[arg-type]
-    lo = b.add(PtrLoadOp(b.add(AddPtrOp(sbase, lo_offs)), None, b.full(lo_ok, 1)))
-    hi = b.add(PtrLoadOp(b.add(AddPtrOp(sbase, hi_offs)), None, b.full(hi_ok, 1)))
-    out = b.add(FunnelShiftOp(lo, hi, shift))
+    sbase = b.splat(facts.src_base, TensorType(PtrType(st_elem), [rows, v], b.l))  # type: ignore[arg-type]
+    vecs = [b.add(PtrLoadOp(b.add(AddPtrOp(sbase, b.addi(b.full(x, 1), jj))), None, b.full(ok, 1)))
+            for x, ok in zip(bases, oks)]
+    outs = [b.add(FunnelShiftOp(vecs[k], vecs[k + 1], shift)) for k in range(len(vecs) - 1)]
+    parts = [(outs[0], 0)]
     if step == 2:
-        # the window's 16 bytes from the shift on, as 8 pairs (a second funnel shift, by
-        # 0, to 16-bit elements), their low bytes the chunk's elements (a truncation);
-        # the chunk's tensors then of `v` elements a row (the rows where they were)
-        b8 = _Body(b.it, rows, v, threads)
+        # each window half's V elements from the shift on, as V / 2 pairs (a funnel
+        # shift by 0 to elements of twice the size), their low halves (a truncation) the
+        # half's V / 2 destination elements; the chunk's tensors then of V / 2 elements
+        # a row (the rows where they were), its two halves stored at A and A + V / 2
+        b8 = _Body(b.it, rows, v // 2, threads)
         b8.ops, b8._consts = b.ops, b._consts
-        pair = IntegerType(16)
+        pair = IntegerType(16 * e)
         zero = b8.splat(b.const(0))
-        pairs = b.add(FunnelShiftOp(out, out, zero, TensorType(pair, [rows, v], b8.l)))
-        out = b.add(lc.TruncIOp(pairs, TensorType(st_elem, [rows, v], b8.l)))
+        parts = []
+        for k, out in enumerate(outs):
+            pairs = b.add(FunnelShiftOp(out, out, zero, TensorType(pair, [rows, v // 2], b8.l)))
+            parts.append((b.add(lc.TruncIOp(pairs, TensorType(st_elem, [rows, v // 2], b8.l))), k * (v // 2)))
 
         def moved(x: SSAValue) -> SSAValue:
             return b.add(ConvertLayoutOp(x, TensorType(x.type.element_type, [rows], b8.r)))  # type: ignore[attr-defined]
 
         doff, achunk, row_ok = moved(doff), moved(achunk), moved(row_ok)
         b = b8
+        jj = b.full(b.arange(v // 2, b.J), 0)
     # the chunk's elements that lie in the row: D - A <= j < D + n - A
-    if step == 2:
-        jj = b.full(b.arange(v, b.J), 0)
     first = b.full(b.subi(doff, achunk), 1)
     end = b.full(b.subi(b.addi(doff, b.splat(n[last])), achunk), 1)
-    in_row = both(b.cmp("sge", jj, first), b.cmp("slt", jj, end))
-    st_mask = both(in_row, b.full(row_ok, 1))
-    d_offs = b.addi(b.full(achunk, 1), jj)
-    dbase = b.splat(facts.dst_base, TensorType(PtrType(dt_elem), [rows, v], b.l))  # type: ignore[arg-type]
-    b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, d_offs)), st_mask))
+    dbase = b.splat(facts.dst_base, TensorType(PtrType(dt_elem), [rows, b.v], b.l))  # type: ignore[arg-type]
+    for out, at in parts:
+        j = b.addi(jj, b.full(b.splat(b.const(at)), 1)) if at else jj
+        st_mask = both(both(b.cmp("sge", j, first), b.cmp("slt", j, end)), b.full(row_ok, 1))
+        b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, b.addi(b.full(achunk, 1), j))), st_mask))
     launch.body.block.add_ops(b.ops)
     host.append(launch)
     return host

@@ -48,7 +48,11 @@ class CopyStrategyPass(ModulePass):
     not known to be a power of two (any element size), or known exactly, at most
     512, the source contiguous along it or broadcasting it, and less than 90% of its
     power-of-two ceiling (the tile pads it), and a gather block's source reads use at least 35%
-    of the sectors they touch. Else `realign` where the views' rows (the last mode)
+    of the sectors they touch; `realign` before the gather where the rows are 1-byte
+    integers read at a source step of 2 (contiguous in the destination) and longer than 64
+    elements (not known to be shorter): each 16-byte destination chunk from the 32-byte
+    window of three aligned source vectors, the even bytes selected in registers. Else
+    `realign` where the views' rows (the last mode)
     are contiguous in both, of one element type without conversion, each view's pointer
     is a 16-byte aligned pointer moved by its misalignment (a scalar `layout.addptr`:
     the fact `tilec.copy_` states for misaligned rows) and the tiled copy could not move
@@ -60,8 +64,10 @@ class CopyStrategyPass(ModulePass):
       gather=auto|always|never   `always` takes every copy of two modes or more whose
                                  views the gather strategy can walk; `never` none
                                  (for comparisons; default `auto`, the rule above).
-      realign=auto|always|never  `always` takes every copy the realign strategy fits,
-                                 before the gather rule; `never` none (default `auto`).
+      realign=auto|always|never  `always` takes every copy the realign strategy fits
+                                 (also 2-byte integer and short rows read at a step
+                                 of 2), before the gather rule; `never` none (default
+                                 `auto`).
       box=auto|never             `auto` takes the copies the box rule fits, before the
                                  others (default `auto`; `never` for comparisons).
       box_smem=N                 shared memory of one box in bytes (default 40960; the

@@ -37,7 +37,7 @@ from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
 from ._gather_tile import gather_launch, static_index_bits
-from ._realign_tile import REALIGN_THREADS, SECTOR_PREFETCH, realign_launch
+from ._realign_tile import REALIGN_THREADS, SECTOR_PREFETCH, STEP2_THREADS, realign_launch, source_step
 from ._realign_tile import static_index_bits as realign_static_bits
 from ._analysis import DYN, _min_stride, contiguous_mode, leaves, memory_order, pow2_floor
 from ._vector_legality import _promised_strides
@@ -163,7 +163,7 @@ class TilePass(ModulePass):
                      `_realign_tile.SECTOR_PREFETCH` (on, as measured).
       threads=N      threads per block, 1..1024 (a gather copy's: a power of two, at
                      least 32, default 256; a realign copy's: the same, default
-                     512; default: 512 for a misaligned
+                     512, 256 for rows read at a step of 2; default: 512 for a misaligned
                      transpose's tile of 16384 elements or more, below; else 256;
                      a box copy's: a multiple of 32, default 256, a `box<tiles>`
                      copy's 512).
@@ -559,13 +559,13 @@ class TilePass(ModulePass):
         with 32-bit offsets where the function promises them or static extents, strides
         and misalignments show they fit; the views and their moved pointers go."""
         facts = copy_facts(copy)
-        if facts is None or not realign_fits(facts, (1, 2)):
+        if facts is None or not realign_fits(facts, (1, 2), rule=False):
             raise TilecError(
                 "tile: a copy of strategy realign copies rows contiguous in both views (the last "
                 "mode's strides 1) of one element type of at most 8 bytes, without conversion, two "
                 "modes or more, between two `layout.view`s whose pointers are 16-byte aligned "
                 "pointers moved by a scalar `layout.addptr` of an index (their misalignments)", op=copy)
-        threads = self.threads or REALIGN_THREADS
+        threads = self.threads or (STEP2_THREADS if source_step(facts) == 2 else REALIGN_THREADS)
         chunks = self.realign_chunks
         if threads < 32 or threads & (threads - 1):
             raise TilecError(f"tile: a realign copy takes threads that are a power of two, at least 32; "

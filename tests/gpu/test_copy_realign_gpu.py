@@ -158,3 +158,33 @@ def test_a_program_that_states_its_misalignments_matches_torch(dtype):
             kernel(base, out, smis, dmis)
             torch.cuda.synchronize()
             assert torch.equal(_bits(torch, out), _bits(torch, want)), (smis, dmis)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
+@pytest.mark.parametrize("forced", [False, True])
+def test_step_two_rows_match_torch(routes, dtype, forced):
+    """Rows read at a source step of 2 (`_copy_cost.REALIGN_STEPS`: 1-byte rows longer than
+    64 elements by the rule, every integer row of 1 or 2 bytes with `realign=always`):
+    each 16-byte chunk from its 32-byte window, rows of 1..203 elements, the source
+    starting at every element of a chunk, destination offsets and pitches that shift
+    each row differently."""
+    from tilec.copy_kernels import CopyKernels
+
+    if forced:
+        routes(realign="always")
+    torch = _torch()
+    gen = torch.Generator(device="cuda").manual_seed(40)
+    kernels = CopyKernels(disk=False)
+    e = torch.empty(0, dtype=getattr(torch, dtype)).element_size()
+    v = 16 // e
+    base = _random(torch, dtype, 1 << 16, gen)
+    out = torch.empty(1 << 16, dtype=getattr(torch, dtype), device="cuda")
+    for n in ((1, 3, v, 2 * v + 3, 56, 203) if forced else (65, 203, 1000)):
+        for so in range(v):
+            for do in (0, 3, 5):
+                rows, sp, dp = 7, 2 * n + 1 + so % 3, n + (do % 2) + 2
+                src = base.as_strided((rows, n), (sp, 2), so)
+                dst = out.as_strided((rows, n), (dp, 1), do)
+                _copy_and_check(torch, kernels, out, dst, src)
+    taken = {k.src_strides[-1] for k in kernels._entries if k.aligned_pointers}
+    assert taken == ({2} if forced or e == 1 else set())

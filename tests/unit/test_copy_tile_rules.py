@@ -63,9 +63,10 @@ def test_a_compact_destination_after_w_merges_into_one_box_mode():
     table) and W whole (`_copy_cost.TILES_MERGE_BYTES`, `tiles_merged_run`: W stated
     exactly). H200 (one run, ratio to cudaMemcpy): 36 0.284 tiled -> 0.546, 00 0.418 ->
     0.598 (runs of 128: 0.449, 0.504). 06 (int32, D of 42) stays tiled: 0.977 against 0.960
-    merged. 1-byte rows read at a step of 2 (07, 37) keep their kernels: the realign
-    strategy's step-2 form read 0.294 and 0.419 against 0.425 and 0.445
-    (`_copy_cost.REALIGN_STEPS`)."""
+    merged. 1-byte rows read at a step of 2: 37's long rows take the realign strategy's
+    step-2 form (16-byte chunks from three aligned vectors, 256 threads: 0.446 -> 0.562,
+    its tiled kernel held one block a multiprocessor by 174 registers); 07's rows of 56
+    keep the gather (0.424 against 0.330) (`_copy_cost.REALIGN_STEPS`, `STEP2_SHORT_ROW`)."""
     ext = (181, 31, 12, 5, 31, 19)
     plan = plan_copy(Operand(DST_BASE, "int8", ext, c_strides(ext)),
                      Operand(SRC_BASE, "int8", ext, (1, 67332, 181, 2087292, 2172, 10436460)))
@@ -83,7 +84,7 @@ def test_a_compact_destination_after_w_merges_into_one_box_mode():
                                  Operand(SRC_BASE + 9392764, "int8", ext, (4696380, 117, 2))))[0] == "gather"
     ext = (34951, 18858)
     assert copy_choice(plan_copy(Operand(DST_BASE, "int8", ext, c_strides(ext)),
-                                 Operand(SRC_BASE + 37723, "int8", ext, (75438, 2))))[0] == "tiled"
+                                 Operand(SRC_BASE + 37723, "int8", ext, (75438, 2))))[0] == "realign"
 
 
 def test_a_short_d_box_takes_d_whole_and_longer_runs():
