@@ -39,6 +39,7 @@ FIGURES = (
     ("l1tex__throughput.avg.pct_of_peak_sustained_active", "l1%", 1, "{:.0f}"),
     ("sm__warps_active.avg.pct_of_peak_sustained_active", "occ%", 1, "{:.0f}"),
     ("smsp__issue_active.avg.per_cycle_active", "issue/clk", 1, "{:.2f}"),
+    ("smsp__inst_executed.sum", "inst_M", 1e-6, "{:.1f}"),
 )
 """The figures of the first line, where ncu reported them: (metric, label, factor, format)."""
 
