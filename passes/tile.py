@@ -37,7 +37,7 @@ from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
 from ._gather_tile import gather_launch, static_index_bits
-from ._realign_tile import REALIGN_THREADS, SECTOR_PREFETCH, realign_launch
+from ._realign_tile import REALIGN_THREADS, SECTOR_PREFETCH, flat_fits, flat_rule, realign_flat_launch, realign_launch
 from ._realign_tile import static_index_bits as realign_static_bits
 from ._analysis import DYN, _min_stride, contiguous_mode, leaves, memory_order, pow2_floor
 from ._vector_legality import _promised_strides
@@ -161,6 +161,10 @@ class TilePass(ModulePass):
                      whose 32-byte sector its row covers in part (`layout.ptr_prefetch`,
                      `_realign_tile.sector_prefetch`); 0 not. Default
                      `_realign_tile.SECTOR_PREFETCH` (on, as measured).
+      realign_flat=F  1: a realign copy whose destination is compact writes it as one
+                     flat run of aligned chunks, each from its row and the next
+                     (`_realign_tile.realign_flat_launch`, where `flat_fits`); 0 row by
+                     row. Default `_realign_tile.flat_rule` (off until measured).
       threads=N      threads per block, 1..1024 (a gather copy's: a power of two, at
                      least 32, default 256; a realign copy's: the same, default
                      512; default: 512 for a misaligned
@@ -341,6 +345,7 @@ class TilePass(ModulePass):
     runs: int = GATHER_RUNS_PER_THREAD
     realign_chunks: int | None = None
     realign_prefetch: int | None = None
+    realign_flat: int | None = None
     box_smem: int | None = None
     box_stage: str = "async"
     box_lanes: int | None = None
@@ -576,7 +581,11 @@ class TilePass(ModulePass):
         if bits is None:
             bits = realign_static_bits(facts, tgt) or 64
         prefetch = SECTOR_PREFETCH if self.realign_prefetch is None else bool(self.realign_prefetch)
-        ops = realign_launch(copy, facts, tgt, bits, threads, chunks, prefetch)
+        flat = flat_rule(facts) if self.realign_flat is None else bool(self.realign_flat)
+        if flat and flat_fits(facts, tgt):
+            ops = realign_flat_launch(copy, facts, tgt, bits, threads)
+        else:
+            ops = realign_launch(copy, facts, tgt, bits, threads, chunks, prefetch)
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops, moved_pointers=True)
