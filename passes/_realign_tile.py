@@ -63,7 +63,7 @@ from tilec.dialects.layout_attrs import PtrType
 from tilec.dialects.layout_ptr import AddPtrOp, PtrLoadOp, PtrPrefetchOp, PtrStoreOp
 from tilec.support.target import Target
 
-from ._copy_cost import CopyFacts, Value, _static, value_bound
+from ._copy_cost import CopyFacts, Value, _static, flat_broadcast, value_bound
 from ._gather_tile import INDEX32_LIMIT, _Body
 
 index = IndexType()
@@ -400,14 +400,10 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     return host
 
 
-REALIGN_FLAT = False
-"""Whether a realign copy of a broadcasting source into a compact destination writes it as
-one flat run (`flat_rule`; the `tile` pass's `realign_flat=`): off until measured."""
-
-
 def flat_rule(facts: CopyFacts) -> bool:
-    """The flat form by default (`REALIGN_FLAT`) for a source broadcast along a mode."""
-    return REALIGN_FLAT and any(_static(m.src_stride) == 0 for m in facts.modes)
+    """The flat form by default: the broadcasts the cost model gives the realign strategy
+    for it (`_copy_cost.flat_broadcast`, `REALIGN_FLAT_BROADCAST`)."""
+    return flat_broadcast(facts)
 
 
 def flat_fits(facts: CopyFacts, target: Target) -> bool:
