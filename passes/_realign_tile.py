@@ -558,7 +558,7 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
     flat = b.addi(b.full(a_first, 1), jj)
     st_mask = both(both(b.cmp("sge", flat, b.splat(b.const(0), T)), b.cmp("slt", flat, b.splat(total, T))),
                    b.full(k_ok, 1))
-    d_offs = b.addi(b.full(b.add(arith.ShLIOp(kk, sh_r)), 1), jj)
+    d_offs = b.addi(b.full(b.muli(kk, v_r), 1), jj)  # k V: a multiple of V (one vector store)
     dbase = b.splat(facts.dst_base, TensorType(PtrType(dt_elem), [rows, v], b.l))  # type: ignore[arg-type]
     b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, d_offs)), st_mask))
     launch.body.block.add_ops(b.ops)
