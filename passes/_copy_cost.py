@@ -924,7 +924,7 @@ def flat_broadcast(facts: CopyFacts, chunk: int = CHUNK_BYTES, on: bool | None =
     if facts.dst_bytes < 2:
         return False
     last = facts.modes[-1]
-    n = _static(last.extent)
+    n = last.bound if last.exact else _static(last.extent)  # known exactly
     return (_static(last.src_stride) == 1 and n is not None and n * facts.dst_bytes >= chunk
             and any(_static(m.src_stride) == 0 for m in facts.modes[:-1]))
 

@@ -413,7 +413,8 @@ def flat_fits(facts: CopyFacts, target: Target) -> bool:
     (a chunk then crosses at most one row's end)."""
     if source_step(facts) != 1 or not facts.dst_compact or facts.rank < 2:
         return False
-    n_last = _static(facts.modes[-1].extent)
+    last = facts.modes[-1]
+    n_last = last.bound if last.exact else _static(last.extent)  # known exactly
     chunk = chunk_bytes(facts, target)
     return n_last is not None and n_last * facts.dst_bytes >= chunk and chunk == target.vector_bytes
 
