@@ -38,6 +38,13 @@ pointers:
 Every vector read lies inside the aligned span of a row's bytes, so inside the
 allocation (allocations are at least 16-byte aligned). Offsets are `i<bits>`.
 
+A compact destination may instead be written as one flat run (`realign_flat_launch`, the
+`tile` pass's `realign_flat=1`; `flat_fits`): a thread's aligned chunk from its row's
+window and the next row's, a select between them, no chunk written in parts. H200, the
+strided set's 38 (a bf16 broadcast, rows of 2246 bytes): 0.38 of cudaMemcpy against the row
+form's 0.64, arithmetic-bound (benchmarks/NOTES.md, perm40): off
+(`_copy_cost.REALIGN_FLAT_BROADCAST`).
+
 Rows of 1-byte integers read at a source step of 2 (`_copy_cost.realign_fits`' `steps`;
 `realign=always` only, `REALIGN_STEPS`): 8-byte destination chunks (two a thread), the
 chunk's source bytes `s = 2 (A - D) + S` on in the window of the aligned 16-byte vectors
