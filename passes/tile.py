@@ -164,7 +164,7 @@ class TilePass(ModulePass):
       realign_flat=F  1: a realign copy whose destination is compact writes it as one
                      flat run of aligned chunks, each from its row and the next
                      (`_realign_tile.realign_flat_launch`, where `flat_fits`); 0 row by
-                     row. Default `_realign_tile.flat_rule` (off until measured).
+                     row. Default `_realign_tile.flat_rule` (off: measured slower).
       threads=N      threads per block, 1..1024 (a gather copy's: a power of two, at
                      least 32, default 256; a realign copy's: the same, default
                      512; default: 512 for a misaligned
