@@ -911,7 +911,7 @@ REALIGN_FLAT_BROADCAST = False
 """Whether a broadcast into a compact destination whose rows cannot move 16-byte vectors on
 both sides takes the realign strategy's flat form (`flat_broadcast`) before the gather:
 off, measured slower (H200, the strided set's 38: 0.38 of cudaMemcpy against the gather's
-0.66, its arithmetic binding it; benchmarks/NOTES.md, perm40).
+0.66, its arithmetic binding it; benchmarks/NOTES.md, perm40)."""
 
 
 def flat_broadcast(facts: CopyFacts, chunk: int = CHUNK_BYTES, on: bool | None = None) -> bool:
