@@ -98,6 +98,29 @@ def test_a_compact_destination_after_w_merges_into_one_box_mode():
                                  Operand(SRC + 37723, "int8", ext, (75438, 2))))[0] == "tiled"
 
 
+def test_a_merged_box_owns_whole_sectors(monkeypatch):
+    """A `box<tiles>` over a merged destination mode (36, 00) owns grains of 32 bytes (whole
+    sectors of its long destination rows, `_box_tile.TILES_MERGE_GRAIN`); other boxes keep
+    16 (`TILES_GRAIN`). H200 (perm40): 36 0.584 against 0.553-0.555 at 16 in three calls,
+    00 0.599 against 0.600-0.605."""
+    import tilec.passes.tile as tile_pass
+
+    grains = []
+    real = tile_pass.box_launch
+
+    def spy(*args, **kwargs):
+        grains.append(args[8])  # box_launch's tiles_grain
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tile_pass, "box_launch", spy)
+    ext = (181, 31, 12, 5, 31, 19)
+    copy_choice(plan_copy(Operand(DST, "int8", ext, c_strides(ext)),
+                          Operand(SRC, "int8", ext, (1, 67332, 181, 2087292, 2172, 10436460))))
+    ext = (8191, 8209)  # the odd int8 transpose: its box unmerged
+    copy_choice(plan_copy(Operand(DST, "int8", ext, c_strides(ext)), Operand(SRC, "int8", ext, (1, 8191))))
+    assert grains == [32, 16]
+
+
 def test_a_short_d_box_takes_d_whole_and_longer_runs():
     """Case 00, uint8 (186, 3, 230, 4, 275) permuted (4, 2, 1, 3, 0): `box<tiles>` with a
     destination contiguous mode of 186 steps, under a third of the 86 KiB box's 592-step
