@@ -229,8 +229,8 @@ class TilePass(ModulePass):
                      chunks of one destination row, the threads a multiple of N times
                      the grain's elements; 0 on consecutive destination rows.
       tiles_grain=B  bytes of the destination grains a `box<tiles>` block owns (16, 32,
-                     64 or 128; default 16: `TILES_GRAIN`, 32 over a merged destination
-                     mode: `TILES_MERGE_GRAIN`): 32 writes whole sectors.
+                     64 or 128; default 16: `TILES_GRAIN`, over a merged destination
+                     mode `TILES_MERGE_GRAIN`): 32 writes whole sectors.
       tiles_stage=B  bytes of a `box<tiles>` copy's phase-1 chunks (4, 8 or 16; default
                      `tiles_phase2`'s: 16 for 1-byte elements, 8 for wider); with
                      tiles_lanes, each 16 / E slots move B bytes
