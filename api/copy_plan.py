@@ -548,16 +548,22 @@ def _realign_plan(
 
     if not may_realign(key, ns, ss, ds, src_ptr, dst_ptr):
         return None
+    from tilec.passes._copy_cost import REALIGN_FLAT_BROADCAST, flat_broadcast
+
     e = ITEMSIZE[key.src_dtype]
     smis, dmis = src_ptr % VECTOR_BYTES, dst_ptr % VECTOR_BYTES
+    # a broadcast into a compact destination through the flat form (`flat_broadcast`):
+    # the destination stated compact and the rows' extent exactly, the facts it reads
+    on = current_routes().realign_flat
+    flat = flat_broadcast(_numbers_facts(key, ns, ss, ds, 0, 0), on=REALIGN_FLAT_BROADCAST if on is None else bool(on))
     # the facts the realign strategy reads, so that copies of one pattern share a key:
     # the stride classes, what the dst's strides are multiples of (its chunks per
     # row), the last extent's class for 8-byte elements (its chunk size)
     n = len(ns)
     rkey = replace(
         key, src_align=VECTOR_BYTES, dst_align=VECTOR_BYTES, aligned_pointers=True, src_divisors=(1,) * n,
-        small_extents=(None,) * (n - 1) + ((key.small_extents[-1],) if e == 8 else (None,)),
-        exact_extents=(False,) * n, src_order=(), dst_flat=False, last_divisor=1,
+        small_extents=(None,) * (n - 1) + ((ns[-1],) if flat else (key.small_extents[-1],) if e == 8 else (None,)),
+        exact_extents=(False,) * (n - 1) + (flat,), src_order=(), dst_flat=flat, last_divisor=1,
         # a source step of 2 (1-byte rows, `_copy_cost.realign_fits`) stated as its value
         src_strides=key.src_strides[:-1] + ((2,) if ss[-1] == 2 else key.src_strides[-1:]),
     )

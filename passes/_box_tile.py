@@ -113,6 +113,12 @@ TILES_GRAIN = 16
 destination row (and the first tile the one holding the row's first element). 16: a
 chunk, so a 32-byte sector at the range's ends is written half by each of two blocks;
 32: whole sectors, the box holding `32 / E - 16 / E` more source runs."""
+TILES_MERGE_GRAIN = 16
+"""The grain of a `tiles` box over a merged destination mode (`TILES_GRAIN` otherwise). H200,
+the strided set's 36 (int8 rank 6) at 32 bytes (whole sectors of its long destination rows):
+0.584 of cudaMemcpy against 0.553-0.555 at 16 in three calls, 00 0.599 against 0.600-0.605
+(benchmarks/NOTES.md, perm40); the confirming call ended in an illegal address in one of
+its variants (32, 16 or 64 bytes; not known which): 16 until a run confirms 32."""
 TILES_STAGE = 16
 """Bytes of each `cp.async` (or register) chunk of a `tiles` box's phase 1 (the `tile`
 option `tiles_stage`: 16, 8 or 4, at least an element). With the lanes along a row

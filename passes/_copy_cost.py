@@ -920,6 +920,29 @@ def realign_fits(facts: CopyFacts, steps: tuple[int, ...] = REALIGN_STEPS, rule:
     return step in steps and step in (1, 2) and _static(last.dst_stride) == 1
 
 
+REALIGN_FLAT_BROADCAST = False
+"""Whether a broadcast into a compact destination whose rows cannot move 16-byte vectors on
+both sides takes the realign strategy's flat form (`flat_broadcast`) before the gather:
+off, measured slower (H200, the strided set's 38: 0.38 of cudaMemcpy against the gather's
+0.66, its arithmetic binding it; benchmarks/NOTES.md, perm40)."""
+
+
+def flat_broadcast(facts: CopyFacts, chunk: int = CHUNK_BYTES, on: bool | None = None) -> bool:
+    """Whether `REALIGN_FLAT_BROADCAST` (or `on`) takes the copy: a source broadcast along a
+    mode (stride 0) other than the last, the destination compact, elements of 2 bytes or
+    more (1-byte broadcasts, the strided set's 14 and 20, run at 0.94-1.0 through the
+    gather), the last mode read at a step of 1 and known to hold at least a `chunk` of
+    bytes (a chunk then spans at most two rows: passes/_realign_tile.realign_flat_launch)."""
+    if not (REALIGN_FLAT_BROADCAST if on is None else on) or facts.rank < 2 or not facts.dst_compact:
+        return False
+    if facts.dst_bytes < 2:
+        return False
+    last = facts.modes[-1]
+    n = last.bound if last.exact else _static(last.extent)  # known exactly
+    return (_static(last.src_stride) == 1 and n is not None and n * facts.dst_bytes >= chunk
+            and any(_static(m.src_stride) == 0 for m in facts.modes[:-1]))
+
+
 def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:
     """Whether both views allow `vector_bytes` vectors: each pointer aligned to them and
     each stride other than 0 and 1 a multiple of them (static, or promised
@@ -958,6 +981,9 @@ def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", real
                                                       rule=realign != "always")
     if fits and (realign == "always" or (gather != "always" and _static(facts.modes[-1].src_stride) == 2)):
         return "realign"  # asked, or rows read at a step of 2 (`REALIGN_STEPS`), before the gather
+    if (fits and realign == "auto" and gather != "always" and flat_broadcast(facts)
+            and not vector_aligned(facts, target.vector_bytes)):
+        return "realign"  # a broadcast into a compact destination, its flat form
     if _gathers(facts, target, gather):
         return "gather"
     if fits and realign == "auto" and not vector_aligned(facts, target.vector_bytes):

@@ -48,6 +48,13 @@ twice the element size whose low halves (a truncation) are the half chunk's elem
 stored at A and A + V / 2 (a row's head and tail halves whole where its start is a
 multiple of 8 bytes). The halves' tensors are of V / 2 elements a row
 (`layout.convert_layout` of the row values, no data moving).
+
+A compact destination may instead be written as one flat run (`realign_flat_launch`, the
+`tile` pass's `realign_flat=1`; `flat_fits`): a thread's aligned chunk from its row's
+window and the next row's, a select between them, no chunk written in parts. H200, the
+strided set's 38 (a bf16 broadcast, rows of 2246 bytes): 0.38 of cudaMemcpy against the row
+form's 0.64, arithmetic-bound (benchmarks/NOTES.md, perm40): off
+(`_copy_cost.REALIGN_FLAT_BROADCAST`).
 """
 
 from __future__ import annotations
@@ -65,7 +72,7 @@ from tilec.dialects.layout_attrs import PtrType
 from tilec.dialects.layout_ptr import AddPtrOp, PtrLoadOp, PtrPrefetchOp, PtrStoreOp
 from tilec.support.target import Target
 
-from ._copy_cost import CopyFacts, Value, _static, value_bound
+from ._copy_cost import CopyFacts, Value, _static, flat_broadcast, value_bound
 from ._gather_tile import INDEX32_LIMIT, _Body
 
 index = IndexType()
@@ -401,6 +408,173 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         j = b.addi(jj, b.full(b.splat(b.const(at)), 1)) if at else jj
         st_mask = both(both(b.cmp("sge", j, first), b.cmp("slt", j, end)), b.full(row_ok, 1))
         b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, b.addi(b.full(achunk, 1), j))), st_mask))
+    launch.body.block.add_ops(b.ops)
+    host.append(launch)
+    return host
+
+
+def flat_rule(facts: CopyFacts) -> bool:
+    """The flat form by default: the broadcasts the cost model gives the realign strategy
+    for it (`_copy_cost.flat_broadcast`, `REALIGN_FLAT_BROADCAST`)."""
+    return flat_broadcast(facts)
+
+
+def flat_fits(facts: CopyFacts, target: Target) -> bool:
+    """Whether the realign strategy can write the copy's destination as one flat run
+    (`realign_flat_launch`): rows read at a step of 1, the destination compact over every
+    mode (rows continue each other), and rows known to hold at least a chunk's elements
+    (a chunk then crosses at most one row's end)."""
+    if source_step(facts) != 1 or not facts.dst_compact or facts.rank < 2:
+        return False
+    last = facts.modes[-1]
+    n_last = last.bound if last.exact else _static(last.extent)  # known exactly
+    chunk = chunk_bytes(facts, target)
+    return n_last is not None and n_last * facts.dst_bytes >= chunk and chunk == target.vector_bytes
+
+
+def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
+                        threads: int = REALIGN_THREADS) -> list[Operation]:
+    """The host ops and the `layout.launch` of the realign strategy over a compact
+    destination (`flat_fits`): each thread writes one aligned 16-byte chunk of the
+    destination's flat run, chunk k's first element A = k V - dmis (V a chunk's
+    elements, dmis the destination's misalignment), whatever rows it spans. Its row
+    r = A / n (n the last extent; A clamped at 0) and the next r + 1 give two source
+    windows: elements j < b = (r + 1) n - A from S(r) + A - r n + j, the rest from
+    S(r + 1) + j - b (S a row's first source offset), each window two aligned vectors
+    funnel-shifted as the row form's (`realign_launch`), loads masked outside their row's
+    aligned span (the second row's also where the chunk does not reach it), one select
+    between the two; the store's mask is the flat run's ends only (every chunk inside
+    it is whole: one vector store). No per-row head and tail chunks written in parts,
+    and the rows' coordinates of one chunk computed once."""
+    rank = facts.rank
+    last = rank - 1
+    e = facts.dst_bytes
+    chunk = chunk_bytes(facts, target)
+    v = chunk // e
+    shift_v = v.bit_length() - 1
+    rows = threads
+    host: list[Operation] = []
+
+    def hadd(op: Operation) -> SSAValue:
+        host.append(op)
+        return op.results[0]
+
+    def hconst(x: int) -> SSAValue:
+        return hadd(arith.ConstantOp.from_int_and_width(x, index))
+
+    def hval(x: Value) -> SSAValue:
+        return hconst(x) if isinstance(x, int) else x
+
+    # the flat run's chunks: ceil((dmis + N) / V)
+    total_host = hval(facts.modes[0].extent)
+    for m in facts.modes[1:]:
+        total_host = hadd(arith.MuliOp(total_host, hval(m.extent)))
+    span = hadd(arith.AddiOp(total_host, hval(facts.dst_mis)))  # type: ignore[arg-type]
+    nchunks_host = hadd(arith.CeilDivUIOp(span, hconst(v)))
+    grid = hadd(arith.CeilDivUIOp(nchunks_host, hconst(rows)))
+    one = hconst(1)
+    launch = LaunchOp([grid, one, one], threads)
+    pid = launch.block_ids[0]
+
+    fast = bits == 32
+    magics = {}
+    if fast:
+        for k in range(1, rank):
+            magics[k] = host_magic_i64(facts.modes[k].extent, host)
+
+    b = _Body(IntegerType(bits), rows, v, threads)
+    R, T = b.R, b.T
+    n = [b.scalar(m.extent) for m in facts.modes]
+    total = b.scalar(facts.modes[0].extent)
+    for k in range(1, rank):
+        total = b.muli(total, n[k])
+    nrows = n[0]
+    for k in range(1, last):
+        nrows = b.muli(nrows, n[k])
+    dmis = b.scalar(facts.dst_mis)  # type: ignore[arg-type]
+    nch = b.add(arith.IndexCastOp(nchunks_host, b.it))
+    start = b.muli(b.add(arith.IndexCastOp(pid, b.it)), b.const(rows))
+    kk = b.addi(b.arange(rows, R), b.splat(start))
+    k_ok = b.cmp("slt", kk, b.splat(nch))
+    v_r, sh_r = b.splat(b.const(v)), b.splat(b.const(shift_v))
+    zero = b.splat(b.const(0))
+    a_first = b.subi(b.add(arith.ShLIOp(kk, sh_r)), b.splat(dmis))  # A = k V - dmis
+    a_clamp = b.select(b.cmp("slt", a_first, zero), zero, a_first)
+    i64 = IntegerType(64)
+    R64 = TensorType(i64, [rows], b.r)
+
+    def divmod_(x: SSAValue, k: int) -> tuple[SSAValue, SSAValue]:
+        """(x // n_k, x % n_k) of a [rows] tensor x >= 0 (`realign_launch`'s)."""
+        d = b.splat(n[k])
+        if not fast:
+            return b.add(arith.DivSIOp(x, d)), b.add(arith.RemSIOp(x, d))
+        m, sh = (b.splat(y if y.type == i64 else b.add(arith.IndexCastOp(y, i64)), R64) for y in magics[k])
+        q = b.add(lc.TruncIOp(b.add(arith.ShRSIOp(b.muli(b.add(lc.ExtSIOp(x, R64)), m), sh)), R))
+        return q, b.subi(x, b.muli(q, d))
+
+    row, _col = divmod_(a_clamp, last)
+    # the outer modes a row's source offset needs: up to the outermost of nonzero stride
+    outer = [k for k in range(last) if _static(facts.modes[k].src_stride) != 0]
+    lowest = min(outer) if outer else last
+
+    def src_start(r: SSAValue) -> SSAValue:
+        """S(r): row r's first element's offset from the source's aligned pointer."""
+        off = b.splat(b.scalar(facts.src_mis))  # type: ignore[arg-type]
+        rest = r
+        for k in range(last - 1, lowest - 1, -1):
+            if k == 0:
+                c = rest
+            else:
+                rest, c = divmod_(rest, k)
+            s = _static(facts.modes[k].src_stride)
+            if s == 0:
+                continue
+            off = b.addi(off, c if s == 1 else b.muli(c, b.splat(b.scalar(facts.modes[k].src_stride))))
+        return off
+
+    nl = b.splat(n[last])
+    s0 = src_start(row)
+    row1 = b.addi(row, b.splat(b.const(1)))
+    s1 = src_start(row1)
+    row_end = b.muli(row1, nl)  # (r + 1) n: the flat index of the next row's first element
+    bnd = b.subi(row_end, a_first)  # b: the chunk's elements in row r
+
+    def both(x: SSAValue, y: SSAValue) -> SSAValue:
+        return b.add(arith.AndIOp(x, y))
+
+    crosses = both(b.cmp("slt", bnd, v_r), b.cmp("slt", row1, b.splat(nrows)))
+    st_elem = facts.src_base.type.element_type  # type: ignore[union-attr]
+    dt_elem = facts.dst_base.type.element_type  # type: ignore[union-attr]
+    jj = b.full(b.arange(v, b.J), 0)
+    sbase = b.splat(facts.src_base, TensorType(PtrType(st_elem), [rows, v], b.l))  # type: ignore[arg-type]
+
+    def window(s_first: SSAValue, srow: SSAValue, ok: SSAValue) -> SSAValue:
+        """The V source elements from `s_first` on (two aligned vectors, masked outside the
+        aligned span of the row starting at `srow`, and where `ok` is false), shifted."""
+        sa = b.muli(b.add(arith.ShRSIOp(s_first, sh_r)), v_r)
+        shift = b.subi(s_first, sa)
+        send = b.addi(srow, nl)
+        sa_v = b.addi(sa, v_r)
+        lo_ok = both(both(b.cmp("sgt", sa_v, srow), b.cmp("slt", sa, send)), ok)
+        hi_ok = both(both(both(b.cmp("sgt", b.addi(sa_v, v_r), srow), b.cmp("slt", sa_v, send)),
+                          b.cmp("ne", shift, zero)), ok)
+        lo_offs = b.addi(b.full(sa, 1), jj)
+        hi_offs = b.addi(lo_offs, b.splat(b.const(v), T))
+        lo = b.add(PtrLoadOp(b.add(AddPtrOp(sbase, lo_offs)), None, b.full(lo_ok, 1)))
+        hi = b.add(PtrLoadOp(b.add(AddPtrOp(sbase, hi_offs)), None, b.full(hi_ok, 1)))
+        return b.add(FunnelShiftOp(lo, hi, shift))
+
+    # row r's elements: from S(r) + (A - r n) on; row r + 1's: from S(r + 1) - b on
+    first = window(b.addi(s0, b.subi(a_first, b.muli(row, nl))), s0, k_ok)
+    second = window(b.subi(s1, bnd), s1, both(crosses, k_ok))
+    out = b.select(b.cmp("slt", jj, b.full(bnd, 1)), first, second)
+    # the flat run's elements: 0 <= A + j < N
+    flat = b.addi(b.full(a_first, 1), jj)
+    st_mask = both(both(b.cmp("sge", flat, b.splat(b.const(0), T)), b.cmp("slt", flat, b.splat(total, T))),
+                   b.full(k_ok, 1))
+    d_offs = b.addi(b.full(b.muli(kk, v_r), 1), jj)  # k V: a multiple of V (one vector store)
+    dbase = b.splat(facts.dst_base, TensorType(PtrType(dt_elem), [rows, v], b.l))  # type: ignore[arg-type]
+    b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, d_offs)), st_mask))
     launch.body.block.add_ops(b.ops)
     host.append(launch)
     return host

@@ -27,7 +27,7 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_THREADS,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_GRAIN, TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
                         tiles_rotated)
@@ -37,7 +37,8 @@ from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
 from ._gather_tile import gather_launch, static_index_bits
-from ._realign_tile import REALIGN_THREADS, SECTOR_PREFETCH, STEP2_THREADS, realign_launch, source_step
+from ._realign_tile import (REALIGN_THREADS, SECTOR_PREFETCH, STEP2_THREADS, flat_fits, flat_rule, realign_flat_launch,
+                            realign_launch, source_step)
 from ._realign_tile import static_index_bits as realign_static_bits
 from ._analysis import DYN, _min_stride, contiguous_mode, leaves, memory_order, pow2_floor
 from ._vector_legality import _promised_strides
@@ -161,6 +162,10 @@ class TilePass(ModulePass):
                      whose 32-byte sector its row covers in part (`layout.ptr_prefetch`,
                      `_realign_tile.sector_prefetch`); 0 not. Default
                      `_realign_tile.SECTOR_PREFETCH` (on, as measured).
+      realign_flat=F  1: a realign copy whose destination is compact writes it as one
+                     flat run of aligned chunks, each from its row and the next
+                     (`_realign_tile.realign_flat_launch`, where `flat_fits`); 0 row by
+                     row. Default `_realign_tile.flat_rule` (off: measured slower).
       threads=N      threads per block, 1..1024 (a gather copy's: a power of two, at
                      least 32, default 256; a realign copy's: the same, default
                      512, 256 for rows read at a step of 2; default: 512 for a misaligned
@@ -225,7 +230,8 @@ class TilePass(ModulePass):
                      chunks of one destination row, the threads a multiple of N times
                      the grain's elements; 0 on consecutive destination rows.
       tiles_grain=B  bytes of the destination grains a `box<tiles>` block owns (16, 32,
-                     64 or 128; default 16: `TILES_GRAIN`): 32 writes whole sectors.
+                     64 or 128; default 16: `TILES_GRAIN`, over a merged destination
+                     mode `TILES_MERGE_GRAIN`): 32 writes whole sectors.
       tiles_stage=B  bytes of a `box<tiles>` copy's phase-1 chunks (4, 8 or 16; default
                      `tiles_phase2`'s: 16 for 1-byte elements, 8 for wider); with
                      tiles_lanes, each 16 / E slots move B bytes
@@ -341,6 +347,7 @@ class TilePass(ModulePass):
     runs: int = GATHER_RUNS_PER_THREAD
     realign_chunks: int | None = None
     realign_prefetch: int | None = None
+    realign_flat: int | None = None
     box_smem: int | None = None
     box_stage: str = "async"
     box_lanes: int | None = None
@@ -351,7 +358,7 @@ class TilePass(ModulePass):
     box_carry: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
-    tiles_grain: int = TILES_GRAIN
+    tiles_grain: int | None = None
     tiles_stage: int | None = None
     tiles_depth: int = TILES_DEPTH
     tiles_blocks: int | None = None
@@ -402,7 +409,7 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_carry={self.box_carry} must be in [0, 4]")
         if not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
-        if self.tiles_grain not in (16, 32, 64, 128):
+        if self.tiles_grain not in (None, 16, 32, 64, 128):
             raise TilecError(f"tile: tiles_grain={self.tiles_grain} must be 16, 32, 64 or 128")
         if self.box_lanes is not None and self.box_lanes and (
                 self.box_lanes & (self.box_lanes - 1) or not 1 <= self.box_lanes <= 32):
@@ -578,7 +585,11 @@ class TilePass(ModulePass):
         if bits is None:
             bits = realign_static_bits(facts, tgt) or 64
         prefetch = SECTOR_PREFETCH if self.realign_prefetch is None else bool(self.realign_prefetch)
-        ops = realign_launch(copy, facts, tgt, bits, threads, chunks, prefetch)
+        flat = flat_rule(facts) if self.realign_flat is None else bool(self.realign_flat)
+        if flat and flat_fits(facts, tgt):
+            ops = realign_flat_launch(copy, facts, tgt, bits, threads)
+        else:
+            ops = realign_launch(copy, facts, tgt, bits, threads, chunks, prefetch)
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops)
@@ -596,20 +607,21 @@ class TilePass(ModulePass):
         # a short W's runs take it whole (`_copy_cost.TILES_SHORT_BYTES`)
         short_run = tiles_short_run(facts) if facts is not None and flavour == "tiles" else None
         run = self.tiles_run or short_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
+        merged = facts is not None and flavour == "tiles" and tiles_merged(facts, self.tiles_merge) is not None
+        tiles_grain = self.tiles_grain or (TILES_MERGE_GRAIN if merged else TILES_GRAIN)
         if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8,
                                                 merge=self.tiles_merge, short=self.tiles_short) != flavour or (
-                flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, self.tiles_grain,
+                flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, tiles_grain,
                                                    facts.dst_bytes) is None):
             raise TilecError(
                 f"tile: a copy of strategy {copy.strategy_name} is a transpose (converting only as box<tiles>) that "
                 f"the box rule takes as {flavour} with a box of {smem} bytes (tiles_run={run}) "
                 "(passes/_copy_cost.box_flavour), between two `layout.view`s of pointers", op=copy)
-        merged = flavour == "tiles" and tiles_merged(facts, self.tiles_merge) is not None
         threads = self.threads or (TILES_MERGE_THREADS if merged else TILES_THREADS if flavour == "tiles" else BOX_THREADS)
         if threads < 32 or threads % 32:
             raise TilecError(f"tile: a box copy takes threads that are a multiple of 32; got threads={threads}",
                              op=copy)
-        grain = max(self.tiles_grain, 16) // facts.dst_bytes
+        grain = max(tiles_grain, 16) // facts.dst_bytes
         lanes, stage = tiles_phase2(facts.src_bytes, facts.dst_bytes if facts.converts else None)
         lanes = lanes if self.tiles_lanes is None else self.tiles_lanes
         stage = stage if self.tiles_stage is None else self.tiles_stage
@@ -639,7 +651,7 @@ class TilePass(ModulePass):
         # rounds) the box's own (`tiles_shape`: a short D's fit)
         fixed = interleave or self.tiles_depth > 1 or bool(self.tiles_rounds)
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else (self.tiles_run or short_run),
-                         lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
+                         lanes, tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry)

@@ -1,7 +1,7 @@
 """Nsight Compute figures of one canonical copy (issue 35: what bounds the odd transposes):
 the first case of tests/helpers/canonical_copies.py whose name contains NAME (or
-`strided:N`, case N of benchmarks/strided_copy_bench.py's generated set (a variant there:
-routes in force, `realign=always,realign_threads=256`), or one of
+`strided:N`, case N of benchmarks/strided_copy_bench.py's generated set, its VARIANT
+routes `name=value,...` of api/copy_routes.py, or one of
 dev/experiments/odd_extra_bench.py's odd transposes), through
 `tilec.copy_` or, with a `canonical_copy_bench.py` variant (`tile{box_smem=76800}`; '' the
 default pipeline), the Program of the same views through that pipeline; one launch
@@ -40,6 +40,7 @@ FIGURES = (
     ("l1tex__throughput.avg.pct_of_peak_sustained_active", "l1%", 1, "{:.0f}"),
     ("sm__warps_active.avg.pct_of_peak_sustained_active", "occ%", 1, "{:.0f}"),
     ("smsp__issue_active.avg.per_cycle_active", "issue/clk", 1, "{:.2f}"),
+    ("smsp__inst_executed.sum", "inst_M", 1e-6, "{:.1f}"),
 )
 """The figures of the first line, where ncu reported them: (metric, label, factor, format)."""
 
@@ -103,18 +104,18 @@ def call_of(name: str, variant: str | None):
         src, _, dst = sb._make(torch, scase, torch.Generator(device="cuda").manual_seed(0))
         if not variant:
             return lambda: tilec.copy_(dst, src)
-        # a variant of routes, `realign=always,realign_threads=256`: copy_ under them
+        # a variant of a strided case: copy_ under the routes `name=value,...` (api/copy_routes.py)
         from tilec import tensor_copy
         from tilec.copy_kernels import CopyKernels
         from tilec.copy_routes import forced_routes
 
-        routes = {k: int(v) if v.isdigit() else v for k, v in (x.split("=") for x in variant.split(","))}
+        routes = {k: int(v) if v.isdigit() else v for k, v in (x.split("=") for x in variant.split(",") if x)}
         kern = CopyKernels(disk=False)
 
-        def routed():
+        def call():
             with forced_routes(**routes):
                 tensor_copy.copy_(dst, src, kernels=kern)
-        return routed
+        return call
     case = next((c for c in cases(False) if name in c.name), None)
     if case is None:  # the odd transposes outside the canonical set (dev/experiments/odd_extra_bench.py)
         sys.path.insert(0, os.path.join(ROOT, "dev", "experiments"))

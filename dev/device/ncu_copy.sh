@@ -14,7 +14,7 @@ run() {  # label, then ncu_copy.py's arguments
   local f="$out/$(echo "$name $label" | tr -c 'A-Za-z0-9_.\n-' '_')"
   ncu --clock-control none --profile-from-start off --csv --page raw \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
-    --section WarpStateStats --section Occupancy --section LaunchStats \
+    --section WarpStateStats --section Occupancy --section LaunchStats --metrics smsp__inst_executed.sum \
     python3 dev/device/ncu_copy.py "$@" > "$f.csv" 2> "$f.err" || { echo "ncu failed: $label"; tail -3 "$f.err"; }
   echo "$label:"; python3 dev/device/ncu_copy.py --summary < "$f.csv"
 }
