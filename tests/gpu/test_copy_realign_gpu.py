@@ -172,7 +172,7 @@ def test_step_two_rows_match_torch(routes, dtype, forced):
 
     if forced:
         routes(realign="always")
-    torch = _torch()
+    torch = torch_cuda()
     gen = torch.Generator(device="cuda").manual_seed(40)
     kernels = CopyKernels(disk=False)
     e = torch.empty(0, dtype=getattr(torch, dtype)).element_size()
