@@ -12,7 +12,7 @@ t0=$SECONDS
 for name in "$@"; do
   if (( SECONDS - t0 > ${BUDGET:-60} )); then echo "skipped (time): $name"; continue; fi
   f=$(echo "$name" | tr -c 'A-Za-z0-9_.\n-' '_')
-  timeout 40 ncu --clock-control none --profile-from-start off --set full -f -o "$rep/$f" \
+  timeout ${NCU_TIMEOUT:-40} ncu --clock-control none --profile-from-start off --set full -f -o "$rep/$f" \
     python3 dev/device/ncu_copy.py "$name" '' > "$rep/$f.log" 2>&1 || { echo "ncu failed: $name"; tail -3 "$rep/$f.log"; continue; }
   ncu --import "$rep/$f.ncu-rep" --csv --page raw > "$out/$f.raw.csv" 2>/dev/null
   ncu --import "$rep/$f.ncu-rep" --csv --page source --print-source sass > "$out/$f.sass.csv" 2>/dev/null
