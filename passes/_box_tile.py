@@ -162,6 +162,18 @@ TILES_COLUMNS = False
 of a flat loop over (run, chunk) pairs, which divides each pair's index by `cpr` (SASS:
 about 25 instructions a `cp.async`). Not yet measured on a GPU: off."""
 
+TILES_LINES = False
+"""Whether a `tiles` box's phase 1 gives each group of `128 / S` consecutive threads (`S`
+the bytes of a phase-1 chunk: 8 threads for 16-byte chunks, a quarter warp) the chunks
+of one 128-byte line of one run (the `tile` option `tiles_lines`: thread `tid + k
+threads` copies chunk `c` of line `l` of run `r`, `(r, l, c)` its index's digits, `l`
+counted from the line holding the run's first element, chunks outside the run's cover
+idle), so that each group's `cp.async` is one L2 request, instead of a flat loop over
+(run, chunk) pairs whose groups straddle runs and lines. Nsight Compute on the H200
+(int8 8191 x 8209, odd40): the flat loop makes 2.25 M L2 read requests for 67 MB (30
+bytes a request, 4.3 times the aligned 8192 x 8192 transpose's) and 1.7 times the
+sectors; the L2's tag lookups 73% busy, its throughput 84%. Not yet measured: off."""
+
 TILES_ROUNDS = False
 """Whether a `tiles` box spreads its tiles along `D` over whole rounds of the blocks the
 GPU runs at once (the `tile` option `tiles_rounds`; `_copy_cost.tiles_in_rounds`): the
@@ -786,7 +798,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_rounds: bool = TILES_ROUNDS, depth: int | None = None,
                tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = False,
                ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES,
-               tiles_columns: bool = TILES_COLUMNS, carry: int | None = None) -> list[Operation]:
+               tiles_columns: bool = TILES_COLUMNS, carry: int | None = None,
+               tiles_lines: bool = TILES_LINES) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -800,7 +813,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
-                            tiles_rotate, tiles_merge, tiles_columns)
+                            tiles_rotate, tiles_merge, tiles_columns, tiles_lines)
     stage_async = stage == "async"
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
@@ -1484,7 +1497,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  depth: int = TILES_DEPTH, blocks_per_sm: int | None = None,
                  interleave: bool = False, rounds: bool = TILES_ROUNDS,
                  row_step: int = TILES_ROW_STEP, rotate: bool = False,
-                 merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS) -> list[Operation]:
+                 merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS,
+                 by_lines: bool = TILES_LINES) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1800,7 +1814,24 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         pieces of `sv` elements); then the elements past `lim` (the view's last whole
         chunk), one at a time, in the blocks whose last run ends past it (a block-uniform
         test)."""
-        if columns and threads >= cpr:
+        line = 128 // e  # a 128-byte line's elements
+        per_line = line // ch  # threads a line: one L2 request
+        if by_lines and stage_async and per_line >= 1 and 32 % per_line == 0 and threads % per_line == 0:
+            # thread `idx` copies chunk c of line l of run r (`tiles_lines`): lines
+            # from the one holding the run's first element, `nl` a run at most
+            nl = -(-(line + -(-wt // ch) * ch) // line)
+            nlg = nl * per_line
+            with k.loop(tid, k.muli(t.runs, c(nlg)), c(threads)) as idx:
+                r = k.divui(idx, c(nlg))
+                rest = k.subi(idx, k.muli(r, c(nlg)))
+                st = t.run_start(r)
+                g0 = k.andi(st, c(-ch))
+                g = k.addi(k.andi(st, c(-line)), k.muli(rest, c(ch)))  # line rest / per_line, chunk rest mod per_line
+                hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), c(ch - 1)), c(-ch)), lim))
+                with k.when(k.andi(k.cmp("sge", g, g0), k.cmp("slt", g, hi))):
+                    slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.subi(g, g0))
+                    k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv))
+        elif columns and threads >= cpr:
             # thread `tid` keeps chunk column `tid mod cpr` of runs `tid / cpr + per k`
             # (`per = threads / cpr` runs a trip): no division a chunk
             per = threads // cpr
