@@ -162,8 +162,8 @@ TILES_COLUMNS = False
 of a flat loop over (run, chunk) pairs, which divides each pair's index by `cpr` (SASS:
 about 25 instructions a `cp.async`). Not yet measured on a GPU: off."""
 
-TILES_LINES = False
-"""Whether a `tiles` box's phase 1 gives each group of `128 / S` consecutive threads (`S`
+TILES_LINES = 0
+"""Bit 1: whether a `tiles` box's phase 1 gives each group of `128 / S` consecutive threads (`S`
 the bytes of a phase-1 chunk: 8 threads for 16-byte chunks, a quarter warp) the chunks
 of one 128-byte line of one run (the `tile` option `tiles_lines`: thread `tid + k
 threads` copies chunk `c` of line `l` of run `r`, `(r, l, c)` its index's digits, `l`
@@ -172,7 +172,12 @@ idle), so that each group's `cp.async` is one L2 request, instead of a flat loop
 (run, chunk) pairs whose groups straddle runs and lines. Nsight Compute on the H200
 (int8 8191 x 8209, odd40): the flat loop makes 2.25 M L2 read requests for 67 MB (30
 bytes a request, 4.3 times the aligned 8192 x 8192 transpose's) and 1.7 times the
-sectors; the L2's tag lookups 73% busy, its throughput 84%. Not yet measured: off."""
+sectors; the L2's tag lookups 73% busy, its throughput 84%. Bit 2: whether its phase 2
+(lanes along a row) counts a row's chunks from the start of the `lanes` chunks' span
+holding its first (lane `ci0` of trip j stores chunk `lanes j + ci0 - lag`, `lag` the
+first chunk's place in its span; those before the row's first idle), so that a quarter
+warp's 16-byte stores fill one 128-byte line (the flat order: 2.1 times the aligned
+transpose's write requests). Not yet measured: off."""
 
 TILES_ROUNDS = False
 """Whether a `tiles` box spreads its tiles along `D` over whole rounds of the blocks the
@@ -799,7 +804,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = False,
                ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES,
                tiles_columns: bool = TILES_COLUMNS, carry: int | None = None,
-               tiles_lines: bool = TILES_LINES) -> list[Operation]:
+               tiles_lines: int = TILES_LINES) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1498,7 +1503,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  interleave: bool = False, rounds: bool = TILES_ROUNDS,
                  row_step: int = TILES_ROW_STEP, rotate: bool = False,
                  merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS,
-                 by_lines: bool = TILES_LINES) -> list[Operation]:
+                 by_lines: int = TILES_LINES) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1598,6 +1603,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     consecutive chunks, `32 / lanes` groups a warp (conflict-free word reads: the
     lanes' slots `V` apart are moved 16 bytes each)."""
     stage_async = stage == "async"
+    store_lines = bool(by_lines & 2)
     d = facts.rank - 1
     w = next(k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1)
     e, ed = facts.src_bytes, facts.dst_bytes
@@ -1816,7 +1822,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         test)."""
         line = 128 // e  # a 128-byte line's elements
         per_line = line // ch  # threads a line: one L2 request
-        if by_lines and stage_async and per_line >= 1 and 32 % per_line == 0 and threads % per_line == 0:
+        if by_lines & 1 and stage_async and per_line >= 1 and 32 % per_line == 0 and threads % per_line == 0:
             # thread `idx` copies chunk c of line l of run r (`tiles_lines`): lines
             # from the one holding the run's first element, `nl` a run at most
             nl = -(-(line + -(-wt // ch) * ch) // line)
@@ -2001,13 +2007,25 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                     with k.loop(q0, tw, c(qs)) as q:
                         ds, rs, re, first, end = row(q)
                         dq = k.subi(q, q0)
-                        with k.loop(ci0, c(cpd), c(per)) as ci:
-                            cs = k.addi(first, k.muli(ci, cvd))
-                            with k.when(k.cmp("slt", cs, end)):
-                                # slot_base(r + V_d); run r + per V_d starts at run r's residue
-                                # mod V (per V_d ss_D, at least 16 elements, a multiple of V)
-                                step = k.addi(dq, k.muli(k.subi(ci, ci0), c(vd * pb + sv)))
-                                store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base], fix)
+                        if store_lines:
+                            # the row's chunks from the start of the `per` chunks' span
+                            # holding its first (`tiles_lines`): lane `ci0` of trip j
+                            # stores chunk `per j + ci0 - lag`, where it is one of the row's
+                            lag = k.remui(k.divui(first, cvd), c(per))
+                            with k.loop(ci0, c(cpd + per), c(per)) as cl:
+                                ci = k.subi(cl, lag)
+                                cs = k.addi(first, k.muli(ci, cvd))
+                                with k.when(k.andi(k.cmp("sge", ci, c(0)), k.cmp("slt", cs, end))):
+                                    step = k.addi(dq, k.muli(k.subi(ci, ci0), c(vd * pb + sv)))
+                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base], fix)
+                        else:
+                            with k.loop(ci0, c(cpd), c(per)) as ci:
+                                cs = k.addi(first, k.muli(ci, cvd))
+                                with k.when(k.cmp("slt", cs, end)):
+                                    # slot_base(r + V_d); run r + per V_d starts at run r's residue
+                                    # mod V (per V_d ss_D, at least 16 elements, a multiple of V)
+                                    step = k.addi(dq, k.muli(k.subi(ci, ci0), c(vd * pb + sv)))
+                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base], fix)
 
                 if when_rot is None:
                     lanes_body(rot)

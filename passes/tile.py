@@ -258,10 +258,12 @@ class TilePass(ModulePass):
       tiles_columns=C whether a `box<tiles>` copy's phase 1 gives each thread one
                      chunk column of the runs (1: no division a chunk) or a flat
                      loop over (run, chunk) pairs (0, default: `TILES_COLUMNS`).
-      tiles_lines=L  whether a `box<tiles>` copy's phase 1 gives each group of
+      tiles_lines=L  bit 1: a `box<tiles>` copy's phase 1 gives each group of
                      128 / S threads (S the bytes of a phase-1 chunk) the chunks of
-                     one 128-byte line of one run (1: one L2 request a group) or not
-                     (0, default: `TILES_LINES`).
+                     one 128-byte line of one run (one L2 request a group); bit 2: its
+                     phase 2 (lanes along a row) counts a row's chunks from the start
+                     of the lanes' span holding its first (a quarter warp's stores in
+                     one line); 0 neither (default: `TILES_LINES`).
       tiles_rounds=R whether a `box<tiles>` copy spreads its tiles along the
                      destination's contiguous mode over whole rounds of the blocks the
                      GPU holds at once (1: `_copy_cost.tiles_in_rounds`; each tile then
@@ -364,7 +366,7 @@ class TilePass(ModulePass):
     tiles_row_step: int = TILES_ROW_STEP
     tiles_rotate: int | None = None
     tiles_columns: int = int(TILES_COLUMNS)
-    tiles_lines: int = int(TILES_LINES)
+    tiles_lines: int = TILES_LINES
     tiles_merge: int = TILES_MERGE_BYTES
     tiles_short: int = TILES_SHORT_BYTES
     tile_bytes: int = TILE_BYTES
@@ -396,8 +398,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_rotate={self.tiles_rotate} must be 0 or 1")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
-        if self.tiles_lines not in (0, 1):
-            raise TilecError(f"tile: tiles_lines={self.tiles_lines} must be 0 or 1")
+        if self.tiles_lines not in (0, 1, 2, 3):
+            raise TilecError(f"tile: tiles_lines={self.tiles_lines} must be 0, 1, 2 or 3")
         for name in ("tiles_merge", "tiles_short"):
             if not 0 <= getattr(self, name) <= 8:
                 raise TilecError(f"tile: {name}={getattr(self, name)} must be in [0, 8]")
@@ -647,7 +649,7 @@ class TilePass(ModulePass):
                          lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
-                         self.tiles_merge, bool(self.tiles_columns), self.box_carry, bool(self.tiles_lines))
+                         self.tiles_merge, bool(self.tiles_columns), self.box_carry, self.tiles_lines)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)

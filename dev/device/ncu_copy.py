@@ -108,16 +108,44 @@ EXTRA = (
 """`--extra`'s figures from a full set's raw page: (metric, label, factor)."""
 
 
+REQUESTS = (
+    ("lts__t_requests_srcunit_tex_op_read.sum", "l2_rd_req_M"),
+    ("lts__t_requests_srcunit_tex_op_write.sum", "l2_wr_req_M"),
+    ("lts__t_requests_srcunit_ltcfabric.sum", "l2_fabric_req_M"),
+    ("lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed", "l2_tag%"),
+)
+"""`--extra`'s L2 requests (millions) and the tag lookups' busy share."""
+
+_SCALE = {"us": 1e-6, "ns": 1e-9, "ms": 1e-3, "byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3,
+          "second": 1}
+
+
+def _scaled(r: dict, metric: str) -> float | None:
+    """A metric's value in bytes or seconds where its unit (the raw page's units row) is
+    one of those, else as printed."""
+    v = _number(r.get(metric))
+    if v is None:
+        return None
+    return v * _SCALE.get((r.get("_units") or {}).get(metric, ""), 1)
+
+
 def extra(rows: list[dict], moved: float) -> str:
     """The bytes against the ideal `moved` (read + written), instructions a byte, and
     every warp stall of at least 0.2 cycles an issued instruction."""
     out = []
     for r in rows:
         got = []
+        t = _scaled(r, "gpu__time_duration.sum")
+        if t:
+            got.append(f"us {t * 1e6:.1f}")
         for metric, label, f in EXTRA:
-            v = _number(r.get(metric))
+            v = _scaled(r, metric) if metric.startswith("dram__bytes") else _number(r.get(metric))
             if v is not None:
                 got.append(f"{label} {v * f:.4g}")
+        for metric, label in REQUESTS:
+            v = _number(r.get(metric))
+            if v is not None:
+                got.append(f"{label} {v * (1 if label.endswith('%') else 1e-6):.3g}")
         inst = _number(r.get("smsp__inst_executed.sum"))
         if inst and moved:
             got.append(f"inst/B {inst * 32 / moved:.3f} (thread-inst a byte)")
@@ -132,15 +160,15 @@ def extra(rows: list[dict], moved: float) -> str:
 def sass_top(lines: list[str], n: int = 18) -> str:
     """The `n` SASS lines of ncu's `--page source --print-source sass --csv` with the most
     warp-stall samples: samples, executed, the source, and the stall columns of note."""
-    body = [x for x in lines if x.startswith('"')]
+    body = [x for x in lines if x.startswith('"') and not x.startswith('"Kernel Name"')]
     rows = list(csv.DictReader(body))
     if not rows:
         return "no SASS rows"
-    keys = list(rows[0].keys())
+    keys = [x for x in rows[0].keys() if x]
     samp = next((k for k in keys if "Warp Stall Sampling (All" in k), None)
     exe = next((k for k in keys if k.startswith("Instructions Executed")), None)
     src = next((k for k in keys if k == "Source"), keys[1] if len(keys) > 1 else keys[0])
-    stall_cols = [k for k in keys if k.startswith("stall_") or "Stall" in k and k != samp and "Not-issued" not in k]
+    stall_cols = [k for k in keys if k.startswith("stall_") and "Not Issued" not in k]
     if samp is None:
         return "columns: " + "; ".join(keys[:40])
     rows = [r for r in rows if _number(r.get(samp))]
