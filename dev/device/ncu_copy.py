@@ -70,8 +70,11 @@ def summary(rows: list[dict]) -> str:
     out = []
     for r in rows:
         first = []
+        units = r.get("_units") or {}
         for metric, label, f, fmt in FIGURES:
             v = _number(r.get(metric))
+            if v is not None and units.get(metric) in _SCALE:  # an imported report: values in their units
+                v, f = _scaled(r, metric), 1e6 if metric.startswith("gpu__time") else 1e-6
             if v is not None:
                 first.append(f"{label} {fmt.format(v * f)}")
         stalls = sorted(((k.split("stalled_")[1].split("_per")[0], _number(v)) for k, v in r.items()
