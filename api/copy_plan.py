@@ -490,12 +490,12 @@ def _tiles_fit_d(e: int, ed: int, smem: int, nd: int) -> bool:
     """Whether a `box<tiles>` copy's `D` of `nd` elements is shorter than the box's
     default tile and the box fits it with longer runs (passes/_copy_cost.tiles_shape
     with `n_d`, `TILES_FIT_D`), under the routes' grain."""
-    from tilec.passes._box_tile import TILES_GRAIN
+    from tilec.passes._box_tile import tiles_grain_of
     from tilec.passes._copy_cost import TILES_FIT_D, tiles_shape
 
     if not TILES_FIT_D:
         return False
-    grain = current_routes().tiles_grain or TILES_GRAIN
+    grain = tiles_grain_of(ed, current_routes().tiles_grain)
     base, fit = tiles_shape(e, smem, None, grain, ed), tiles_shape(e, smem, None, grain, ed, nd)
     return base is not None and fit is not None and fit != base
 

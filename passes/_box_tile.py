@@ -112,7 +112,19 @@ TILES_GRAIN = 16
 `tiles_grain`): a block writes the grains that start in its tile's range of each
 destination row (and the first tile the one holding the row's first element). 16: a
 chunk, so a 32-byte sector at the range's ends is written half by each of two blocks;
-32: whole sectors, the box holding `32 / E - 16 / E` more source runs."""
+32: whole sectors, the box holding `32 / E - 16 / E` more source runs. The default
+by the destination's element size: `tiles_grain_of`."""
+TILES_SECTOR_BYTES: tuple[int, ...] = ()
+"""The destination element sizes whose `tiles` box owns whole 32-byte sectors by default
+(`tiles_grain_of`: a grain of 32 bytes, else `TILES_GRAIN`)."""
+
+
+def tiles_grain_of(dst_e: int, asked: int | None) -> int:
+    """Bytes of the destination grains a `tiles` box's block owns: `asked` (the `tile`
+    option `tiles_grain`), else 32 for the element sizes of `TILES_SECTOR_BYTES` (whole
+    sectors), `TILES_GRAIN` for the others."""
+    return asked if asked else 32 if dst_e in TILES_SECTOR_BYTES else TILES_GRAIN
+
 TILES_STAGE = 16
 """Bytes of each `cp.async` (or register) chunk of a `tiles` box's phase 1 (the `tile`
 option `tiles_stage`: 16, 8 or 4, at least an element). With the lanes along a row

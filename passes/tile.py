@@ -27,9 +27,9 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_LINES, TILES_GRAIN, TILES_MERGE_THREADS,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_LINES, TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
-                        box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
+                        box_launch, box_smem_of, tiles_grain_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
                         tiles_rotated)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_SHORT_BYTES, box_flavour, copy_facts,
                          tiles_merged, tiles_short_run,
@@ -225,7 +225,8 @@ class TilePass(ModulePass):
                      chunks of one destination row, the threads a multiple of N times
                      the grain's elements; 0 on consecutive destination rows.
       tiles_grain=B  bytes of the destination grains a `box<tiles>` block owns (16, 32,
-                     64 or 128; default 16: `TILES_GRAIN`): 32 writes whole sectors.
+                     64 or 128; default `tiles_grain_of`'s: 32 for the element sizes
+                     of `TILES_SECTOR_BYTES`, else 16): 32 writes whole sectors.
       tiles_stage=B  bytes of a `box<tiles>` copy's phase-1 chunks (4, 8 or 16; default
                      `tiles_phase2`'s: 16 for 1-byte elements, 8 for wider); with
                      tiles_lanes, each 16 / E slots move B bytes
@@ -357,7 +358,7 @@ class TilePass(ModulePass):
     box_carry: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
-    tiles_grain: int = TILES_GRAIN
+    tiles_grain: int | None = None
     tiles_stage: int | None = None
     tiles_depth: int = TILES_DEPTH
     tiles_blocks: int | None = None
@@ -411,7 +412,7 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_carry={self.box_carry} must be in [0, 4]")
         if not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
-        if self.tiles_grain not in (16, 32, 64, 128):
+        if self.tiles_grain not in (None, 16, 32, 64, 128):
             raise TilecError(f"tile: tiles_grain={self.tiles_grain} must be 16, 32, 64 or 128")
         if self.box_lanes is not None and self.box_lanes and (
                 self.box_lanes & (self.box_lanes - 1) or not 1 <= self.box_lanes <= 32):
@@ -603,9 +604,10 @@ class TilePass(ModulePass):
         # a short W's runs take it whole (`_copy_cost.TILES_SHORT_BYTES`)
         short_run = tiles_short_run(facts) if facts is not None and flavour == "tiles" else None
         run = self.tiles_run or short_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
+        tiles_grain = tiles_grain_of(facts.dst_bytes if facts is not None else 1, self.tiles_grain)
         if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8,
                                                 merge=self.tiles_merge, short=self.tiles_short) != flavour or (
-                flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, self.tiles_grain,
+                flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, tiles_grain,
                                                    facts.dst_bytes) is None):
             raise TilecError(
                 f"tile: a copy of strategy {copy.strategy_name} is a transpose (converting only as box<tiles>) that "
@@ -616,7 +618,7 @@ class TilePass(ModulePass):
         if threads < 32 or threads % 32:
             raise TilecError(f"tile: a box copy takes threads that are a multiple of 32; got threads={threads}",
                              op=copy)
-        grain = max(self.tiles_grain, 16) // facts.dst_bytes
+        grain = max(tiles_grain, 16) // facts.dst_bytes
         lanes, stage = tiles_phase2(facts.src_bytes, facts.dst_bytes if facts.converts else None)
         lanes = lanes if self.tiles_lanes is None else self.tiles_lanes
         stage = stage if self.tiles_stage is None else self.tiles_stage
@@ -646,7 +648,7 @@ class TilePass(ModulePass):
         # rounds) the box's own (`tiles_shape`: a short D's fit)
         fixed = interleave or self.tiles_depth > 1 or bool(self.tiles_rounds)
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else (self.tiles_run or short_run),
-                         lanes, self.tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
+                         lanes, tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry, self.tiles_lines)
