@@ -114,16 +114,23 @@ destination row (and the first tile the one holding the row's first element). 16
 chunk, so a 32-byte sector at the range's ends is written half by each of two blocks;
 32: whole sectors, the box holding `32 / E - 16 / E` more source runs. The default
 by the destination's element size: `tiles_grain_of`."""
-TILES_SECTOR_BYTES: tuple[int, ...] = ()
+TILES_SECTOR_BYTES: tuple[int, ...] = (2, 4)
 """The destination element sizes whose `tiles` box owns whole 32-byte sectors by default
-(`tiles_grain_of`: a grain of 32 bytes, else `TILES_GRAIN`)."""
+(`tiles_grain_of`: a grain of 32 bytes, else `TILES_GRAIN`), so that no sector is written
+half by each of two blocks (`16 / E` more runs a box). Measured on the H200 (8191 x 8209
+transposes, the Program path, benchmarks/NOTES.md, odd40): f32 0.937 -> 0.962 and 0.918
+-> 0.939 of cudaMemcpy in two runs, f16 0.941 -> 0.960; int8 0.856 -> 0.795 (its box of
+86 KiB holds 16 more runs, and phase 2 spills 20 bytes at 64 registers): 2- and 4-byte
+elements. Nsight Compute (f32, grain 16): the L2 at 93% of its throughput, 1.09 times the
+ideal write sectors."""
 
 
-def tiles_grain_of(dst_e: int, asked: int | None) -> int:
+def tiles_grain_of(dst_e: int, asked: int | None, converts: bool = False) -> int:
     """Bytes of the destination grains a `tiles` box's block owns: `asked` (the `tile`
     option `tiles_grain`), else 32 for the element sizes of `TILES_SECTOR_BYTES` (whole
-    sectors), `TILES_GRAIN` for the others."""
-    return asked if asked else 32 if dst_e in TILES_SECTOR_BYTES else TILES_GRAIN
+    sectors) where the copy does not convert (not measured), `TILES_GRAIN` for the others
+    (the `tile` pass also where the box or the threads do not fit 32)."""
+    return asked if asked else 32 if dst_e in TILES_SECTOR_BYTES and not converts else TILES_GRAIN
 
 TILES_STAGE = 16
 """Bytes of each `cp.async` (or register) chunk of a `tiles` box's phase 1 (the `tile`
@@ -175,7 +182,8 @@ of a flat loop over (run, chunk) pairs, which divides each pair's index by `cpr`
 about 25 instructions a `cp.async`). Not yet measured on a GPU: off."""
 
 TILES_LINES = 0
-"""Bit 1: whether a `tiles` box's phase 1 gives each group of `128 / S` consecutive threads (`S`
+"""The default of `tiles_lines_of` for the element sizes outside `TILES_LINES_BYTES`.
+Bit 1: whether a `tiles` box's phase 1 gives each group of `128 / S` consecutive threads (`S`
 the bytes of a phase-1 chunk: 8 threads for 16-byte chunks, a quarter warp) the chunks
 of one 128-byte line of one run (the `tile` option `tiles_lines`: thread `tid + k
 threads` copies chunk `c` of line `l` of run `r`, `(r, l, c)` its index's digits, `l`
@@ -189,7 +197,25 @@ sectors; the L2's tag lookups 73% busy, its throughput 84%. Bit 2: whether its p
 holding its first (lane `ci0` of trip j stores chunk `lanes j + ci0 - lag`, `lag` the
 first chunk's place in its span; those before the row's first idle), so that a quarter
 warp's 16-byte stores fill one 128-byte line (the flat order: 2.1 times the aligned
-transpose's write requests). Not yet measured: off."""
+transpose's write requests). Measured on the H200 (8191 x 8209, the Program path,
+benchmarks/NOTES.md, odd40): phase 1 by lines int8 0.854 -> 0.863, f32 0.918 -> 0.921;
+phase 2 by lines int8 0.787 (its loop spills 36 bytes at 64 registers; Nsight: the L2's
+read sectors no fewer, 2.17 M read requests against 2.25 M), f16 0.905 against 0.941, f32
+with both 0.931."""
+
+TILES_LINES_BYTES: tuple[int, ...] = (1,)
+"""The element sizes whose `tiles` box copies phase 1 by 128-byte lines by default
+(`tiles_lines_of`: `TILES_LINES` bit 1): 1-byte elements (int8 8191 x 8209 +1.0% in one
+run, odd40)."""
+
+
+def tiles_lines_of(e: int, asked: int | None) -> int:
+    """`TILES_LINES`'s bits for a `tiles` box of `e`-byte elements: `asked` (the `tile`
+    option `tiles_lines`), else bit 1 for the sizes of `TILES_LINES_BYTES`, else
+    `TILES_LINES`."""
+    if asked is not None:
+        return asked
+    return TILES_LINES | 1 if e in TILES_LINES_BYTES else TILES_LINES
 
 TILES_ROUNDS = False
 """Whether a `tiles` box spreads its tiles along `D` over whole rounds of the blocks the

@@ -27,9 +27,9 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_LINES, TILES_MERGE_THREADS,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
-                        box_launch, box_smem_of, tiles_grain_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
+                        box_launch, box_smem_of, tiles_grain_of, tiles_lines_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
                         tiles_rotated)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_SHORT_BYTES, box_flavour, copy_facts,
                          tiles_merged, tiles_short_run,
@@ -264,7 +264,8 @@ class TilePass(ModulePass):
                      one 128-byte line of one run (one L2 request a group); bit 2: its
                      phase 2 (lanes along a row) counts a row's chunks from the start
                      of the lanes' span holding its first (a quarter warp's stores in
-                     one line); 0 neither (default: `TILES_LINES`).
+                     one line); 0 neither (default `tiles_lines_of`'s: phase 1 by
+                     lines for 1-byte elements, `TILES_LINES_BYTES`).
       tiles_rounds=R whether a `box<tiles>` copy spreads its tiles along the
                      destination's contiguous mode over whole rounds of the blocks the
                      GPU holds at once (1: `_copy_cost.tiles_in_rounds`; each tile then
@@ -367,7 +368,7 @@ class TilePass(ModulePass):
     tiles_row_step: int = TILES_ROW_STEP
     tiles_rotate: int | None = None
     tiles_columns: int = int(TILES_COLUMNS)
-    tiles_lines: int = TILES_LINES
+    tiles_lines: int | None = None
     tiles_merge: int = TILES_MERGE_BYTES
     tiles_short: int = TILES_SHORT_BYTES
     tile_bytes: int = TILE_BYTES
@@ -399,7 +400,7 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_rotate={self.tiles_rotate} must be 0 or 1")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
-        if self.tiles_lines not in (0, 1, 2, 3):
+        if self.tiles_lines not in (None, 0, 1, 2, 3):
             raise TilecError(f"tile: tiles_lines={self.tiles_lines} must be 0, 1, 2 or 3")
         for name in ("tiles_merge", "tiles_short"):
             if not 0 <= getattr(self, name) <= 8:
@@ -604,7 +605,12 @@ class TilePass(ModulePass):
         # a short W's runs take it whole (`_copy_cost.TILES_SHORT_BYTES`)
         short_run = tiles_short_run(facts) if facts is not None and flavour == "tiles" else None
         run = self.tiles_run or short_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
-        tiles_grain = tiles_grain_of(facts.dst_bytes if facts is not None else 1, self.tiles_grain)
+        # the grain: the option's, else the rule's where the box and the threads fit it
+        tiles_grain = tiles_grain_of(facts.dst_bytes if facts is not None else 1, self.tiles_grain,
+                                     facts is not None and facts.converts)
+        if facts is not None and self.tiles_grain is None and tiles_grain != TILES_GRAIN and (
+                tiles_shape(facts.src_bytes, smem, run, tiles_grain, facts.dst_bytes) is None):
+            tiles_grain = TILES_GRAIN
         if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8,
                                                 merge=self.tiles_merge, short=self.tiles_short) != flavour or (
                 flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, tiles_grain,
@@ -630,6 +636,9 @@ class TilePass(ModulePass):
                              f"{facts.dst_bytes}-byte elements takes tiles_lanes a multiple of "
                              f"{facts.dst_bytes // facts.src_bytes} (its lanes' chunks a source chunk apart); "
                              f"got tiles_lanes={lanes}", op=copy)
+        if flavour == "tiles" and lanes and (threads // lanes) % grain and self.tiles_grain is None:
+            tiles_grain = TILES_GRAIN  # the rule's grain, where the threads do not fit it
+            grain = tiles_grain // facts.dst_bytes
         if flavour == "tiles" and lanes and (threads // lanes) % grain:
             raise TilecError(f"tile: tiles_lanes={lanes} takes threads a multiple of {lanes} x "
                              f"{grain}; got threads={threads}", op=copy)
@@ -651,7 +660,8 @@ class TilePass(ModulePass):
                          lanes, tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
-                         self.tiles_merge, bool(self.tiles_columns), self.box_carry, self.tiles_lines)
+                         self.tiles_merge, bool(self.tiles_columns), self.box_carry,
+                         tiles_lines_of(facts.src_bytes, self.tiles_lines))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)

@@ -6,8 +6,8 @@
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_rotate=2}' 2>&1 | filecheck %s --check-prefix=OPT
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1 tiles_lanes=8 tiles_stage=16}' | filecheck %s --check-prefix=LANES8
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1 tiles_lanes=8 tiles_stage=16}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_columns=1}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy,tile{tiles_columns=1}' | filecheck %s --check-prefix=COLS
+// RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_columns=1 tiles_lines=0}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_columns=1 tiles_lines=0}' | filecheck %s --check-prefix=COLS
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_columns=2}' 2>&1 | filecheck %s --check-prefix=OPT2
 // RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_lines=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_lines=1}' --check-equivalence | filecheck %s --check-prefix=EQ
@@ -45,7 +45,7 @@
 // LINES-LABEL: func.func @odd_f32
 // LINES:         arith.constant 64 : index
 // LINES:           layout.copy_chunk_async
-// With tiles_columns=1 (off by default) phase 1's threads keep one chunk column
+// With tiles_columns=1 (off by default; int8 copies by lines unless tiles_lines=0) phase 1's threads keep one chunk column
 // (tid mod 33: the square's runs take D whole, 512 bytes, 33 chunks each) and step over
 // the runs, 15 a trip (495 of the 512 threads).
 // COLS-LABEL: func.func @square_int8
