@@ -205,8 +205,12 @@ with both 0.931."""
 
 TILES_LINES_BYTES: tuple[int, ...] = (1,)
 """The element sizes whose `tiles` box copies phase 1 by 128-byte lines by default
-(`tiles_lines_of`: `TILES_LINES` bit 1): 1-byte elements (int8 8191 x 8209 +1.0% in one
-run, odd40)."""
+(`tiles_lines_of`: `TILES_LINES` bit 1; where the box takes its own runs,
+`_copy_cost.tiles_run_bytes`, not a short `W` whole nor a merged `D'` (the `tile` pass): the strided set's
+cases 00 and 36, int8 `box<tiles>` of such runs, read 4-5% lower by lines in a run of
+their own, not compared in one run): 1-byte elements (odd40, H200, the
+Program path against `tiles_lines=0`: int8 8191 x 8209 +1.0% and +1.1% in two runs, 8191 x
+8191 +0.9%, 8192 x 8209 +0.8%)."""
 
 
 def tiles_lines_of(e: int, asked: int | None) -> int:
@@ -1860,7 +1864,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         test)."""
         line = 128 // e  # a 128-byte line's elements
         per_line = line // ch  # threads a line: one L2 request
-        if by_lines & 1 and stage_async and per_line >= 1 and 32 % per_line == 0 and threads % per_line == 0:
+        if (by_lines & 1 and stage_async and per_line >= 1 and 32 % per_line == 0 and threads % per_line == 0):
             # thread `idx` copies chunk c of line l of run r (`tiles_lines`): lines
             # from the one holding the run's first element, `nl` a run at most
             nl = -(-(line + -(-wt // ch) * ch) // line)

@@ -656,12 +656,16 @@ class TilePass(ModulePass):
         # the runs asked, else (one tile a block, not interleaved, not spread over
         # rounds) the box's own (`tiles_shape`: a short D's fit)
         fixed = interleave or self.tiles_depth > 1 or bool(self.tiles_rounds)
+        # phase 1 by lines: the rule's only where the box takes its own runs (measured there)
+        lines_bits = tiles_lines_of(facts.src_bytes, self.tiles_lines)
+        if self.tiles_lines is None and (merged or short_run or self.tiles_run):
+            lines_bits &= ~1
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else (self.tiles_run or short_run),
                          lanes, tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry,
-                         tiles_lines_of(facts.src_bytes, self.tiles_lines))
+                         lines_bits)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops, moved_pointers=True)
