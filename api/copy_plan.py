@@ -475,7 +475,8 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
         # a merged box's W stated exactly: its runs take it whole (`tiles_merged_run`)
         bkey = replace(bkey, small_extents=bkey.small_extents[:w] + (ns[w],) + bkey.small_extents[w + 1:],
                        exact_extents=bkey.exact_extents[:w] + (True,) + bkey.exact_extents[w + 1:])
-    elif flavour == "tiles" and not merged and _tiles_fit_d(e, ed, smem, ns[-1]):
+    elif flavour == "tiles" and not merged and _tiles_fit_d(e, ed, smem, ns[-1],
+                                                            needs_conversion(key.src_dtype, key.dst_dtype)):
         # D shorter than the box's tile: stated exactly, the box takes it whole and
         # longer runs (passes/_copy_cost.tiles_shape, `TILES_FIT_D`), as for a Program's
         # static extent
@@ -486,16 +487,16 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     return CopyPlan(bkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, (smis // e, dmis // ed))
 
 
-def _tiles_fit_d(e: int, ed: int, smem: int, nd: int) -> bool:
+def _tiles_fit_d(e: int, ed: int, smem: int, nd: int, converts: bool = False) -> bool:
     """Whether a `box<tiles>` copy's `D` of `nd` elements is shorter than the box's
     default tile and the box fits it with longer runs (passes/_copy_cost.tiles_shape
     with `n_d`, `TILES_FIT_D`), under the routes' grain."""
-    from tilec.passes._box_tile import TILES_GRAIN
+    from tilec.passes._box_tile import tiles_grain_of
     from tilec.passes._copy_cost import TILES_FIT_D, tiles_shape
 
     if not TILES_FIT_D:
         return False
-    grain = current_routes().tiles_grain or TILES_GRAIN
+    grain = tiles_grain_of(ed, current_routes().tiles_grain, converts)
     base, fit = tiles_shape(e, smem, None, grain, ed), tiles_shape(e, smem, None, grain, ed, nd)
     return base is not None and fit is not None and fit != base
 

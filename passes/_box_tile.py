@@ -112,13 +112,33 @@ TILES_GRAIN = 16
 `tiles_grain`): a block writes the grains that start in its tile's range of each
 destination row (and the first tile the one holding the row's first element). 16: a
 chunk, so a 32-byte sector at the range's ends is written half by each of two blocks;
-32: whole sectors, the box holding `32 / E - 16 / E` more source runs."""
+32: whole sectors, the box holding `32 / E - 16 / E` more source runs. The default
+by the destination's element size: `tiles_grain_of`."""
 TILES_MERGE_GRAIN = 16
 """The grain of a `tiles` box over a merged destination mode (`TILES_GRAIN` otherwise). H200,
 the strided set's 36 (int8 rank 6) at 32 bytes (whole sectors of its long destination rows):
 0.584 of cudaMemcpy against 0.553-0.555 at 16 in three calls, 00 0.599 against 0.600-0.605
 (benchmarks/NOTES.md, perm40); the confirming call ended in an illegal address in one of
 its variants (32, 16 or 64 bytes; not known which): 16 until a run confirms 32."""
+TILES_SECTOR_BYTES: tuple[int, ...] = (2, 4)
+"""The destination element sizes whose `tiles` box owns whole 32-byte sectors by default
+(`tiles_grain_of`: a grain of 32 bytes, else `TILES_GRAIN`), so that no sector is written
+half by each of two blocks (`16 / E` more runs a box). Measured on the H200 (8191 x 8209
+transposes, the Program path, benchmarks/NOTES.md, odd40): f32 0.937 -> 0.962 and 0.918
+-> 0.939 of cudaMemcpy in two runs, f16 0.941 -> 0.960; int8 0.856 -> 0.795 (its box of
+86 KiB holds 16 more runs, and phase 2 spills 20 bytes at 64 registers): 2- and 4-byte
+elements. Nsight Compute (f32, grain 16): the L2 at 93% of its throughput, 1.09 times the
+ideal write sectors."""
+
+
+def tiles_grain_of(dst_e: int, asked: int | None, converts: bool = False) -> int:
+    """Bytes of the destination grains a `tiles` box's block owns: `asked` (the `tile`
+    option `tiles_grain`), else 32 for the element sizes of `TILES_SECTOR_BYTES` (whole
+    sectors) where the copy does not convert (not measured), `TILES_GRAIN` for the others
+    (the `tile` pass also where the box or the threads do not fit 32)."""
+    return asked if asked else 32 if dst_e in TILES_SECTOR_BYTES and not converts else TILES_GRAIN
+
+
 TILES_STAGE = 16
 """Bytes of each `cp.async` (or register) chunk of a `tiles` box's phase 1 (the `tile`
 option `tiles_stage`: 16, 8 or 4, at least an element). With the lanes along a row
@@ -167,6 +187,46 @@ TILES_COLUMNS = False
 + k (threads / cpr)`, `cpr` chunks a run; the last `threads mod cpr` threads idle) instead
 of a flat loop over (run, chunk) pairs, which divides each pair's index by `cpr` (SASS:
 about 25 instructions a `cp.async`). Not yet measured on a GPU: off."""
+
+TILES_LINES = 0
+"""The default of `tiles_lines_of` for the element sizes outside `TILES_LINES_BYTES`.
+Bit 1: whether a `tiles` box's phase 1 gives each group of `128 / S` consecutive threads (`S`
+the bytes of a phase-1 chunk: 8 threads for 16-byte chunks, a quarter warp) the chunks
+of one 128-byte line of one run (the `tile` option `tiles_lines`: thread `tid + k
+threads` copies chunk `c` of line `l` of run `r`, `(r, l, c)` its index's digits, `l`
+counted from the line holding the run's first element, chunks outside the run's cover
+idle), so that each group's `cp.async` is one L2 request, instead of a flat loop over
+(run, chunk) pairs whose groups straddle runs and lines. Nsight Compute on the H200
+(int8 8191 x 8209, odd40): the flat loop makes 2.25 M L2 read requests for 67 MB (30
+bytes a request, 4.3 times the aligned 8192 x 8192 transpose's) and 1.7 times the
+sectors; the L2's tag lookups 73% busy, its throughput 84%. Bit 2: whether its phase 2
+(lanes along a row) counts a row's chunks from the start of the `lanes` chunks' span
+holding its first (lane `ci0` of trip j stores chunk `lanes j + ci0 - lag`, `lag` the
+first chunk's place in its span; those before the row's first idle), so that a quarter
+warp's 16-byte stores fill one 128-byte line (the flat order: 2.1 times the aligned
+transpose's write requests). Measured on the H200 (8191 x 8209, the Program path,
+benchmarks/NOTES.md, odd40): phase 1 by lines int8 0.854 -> 0.863, f32 0.918 -> 0.921;
+phase 2 by lines int8 0.787 (its loop spills 36 bytes at 64 registers; Nsight: the L2's
+read sectors no fewer, 2.17 M read requests against 2.25 M), f16 0.905 against 0.941, f32
+with both 0.931."""
+
+TILES_LINES_BYTES: tuple[int, ...] = (1,)
+"""The element sizes whose `tiles` box copies phase 1 by 128-byte lines by default
+(`tiles_lines_of`: `TILES_LINES` bit 1; where the box takes its own runs,
+`_copy_cost.tiles_run_bytes`, not a short `W` whole nor a merged `D'` (the `tile` pass): the strided set's
+cases 00 and 36, int8 `box<tiles>` of such runs, read 4-5% lower by lines in a run of
+their own, not compared in one run): 1-byte elements (odd40, H200, the
+Program path against `tiles_lines=0`: int8 8191 x 8209 +1.0% and +1.1% in two runs, 8191 x
+8191 +0.9%, 8192 x 8209 +0.8%)."""
+
+
+def tiles_lines_of(e: int, asked: int | None) -> int:
+    """`TILES_LINES`'s bits for a `tiles` box of `e`-byte elements: `asked` (the `tile`
+    option `tiles_lines`), else bit 1 for the sizes of `TILES_LINES_BYTES`, else
+    `TILES_LINES`."""
+    if asked is not None:
+        return asked
+    return TILES_LINES | 1 if e in TILES_LINES_BYTES else TILES_LINES
 
 TILES_ROUNDS = False
 """Whether a `tiles` box spreads its tiles along `D` over whole rounds of the blocks the
@@ -792,7 +852,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_rounds: bool = TILES_ROUNDS, depth: int | None = None,
                tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = False,
                ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES,
-               tiles_columns: bool = TILES_COLUMNS, carry: int | None = None) -> list[Operation]:
+               tiles_columns: bool = TILES_COLUMNS, carry: int | None = None,
+               tiles_lines: int = TILES_LINES) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -806,7 +867,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
-                            tiles_rotate, tiles_merge, tiles_columns)
+                            tiles_rotate, tiles_merge, tiles_columns, tiles_lines)
     stage_async = stage == "async"
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
@@ -1490,7 +1551,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  depth: int = TILES_DEPTH, blocks_per_sm: int | None = None,
                  interleave: bool = False, rounds: bool = TILES_ROUNDS,
                  row_step: int = TILES_ROW_STEP, rotate: bool = False,
-                 merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS) -> list[Operation]:
+                 merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS,
+                 by_lines: int = TILES_LINES) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1590,6 +1652,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     consecutive chunks, `32 / lanes` groups a warp (conflict-free word reads: the
     lanes' slots `V` apart are moved 16 bytes each)."""
     stage_async = stage == "async"
+    store_lines = bool(by_lines & 2)
     d = facts.rank - 1
     w = next(k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1)
     e, ed = facts.src_bytes, facts.dst_bytes
@@ -1806,7 +1869,24 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         pieces of `sv` elements); then the elements past `lim` (the view's last whole
         chunk), one at a time, in the blocks whose last run ends past it (a block-uniform
         test)."""
-        if columns and threads >= cpr:
+        line = 128 // e  # a 128-byte line's elements
+        per_line = line // ch  # threads a line: one L2 request
+        if (by_lines & 1 and stage_async and per_line >= 1 and 32 % per_line == 0 and threads % per_line == 0):
+            # thread `idx` copies chunk c of line l of run r (`tiles_lines`): lines
+            # from the one holding the run's first element, `nl` a run at most
+            nl = -(-(line + -(-wt // ch) * ch) // line)
+            nlg = nl * per_line
+            with k.loop(tid, k.muli(t.runs, c(nlg)), c(threads)) as idx:
+                r = k.divui(idx, c(nlg))
+                rest = k.subi(idx, k.muli(r, c(nlg)))
+                st = t.run_start(r)
+                g0 = k.andi(st, c(-ch))
+                g = k.addi(k.andi(st, c(-line)), k.muli(rest, c(ch)))  # line rest / per_line, chunk rest mod per_line
+                hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), c(ch - 1)), c(-ch)), lim))
+                with k.when(k.andi(k.cmp("sge", g, g0), k.cmp("slt", g, hi))):
+                    slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.subi(g, g0))
+                    k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv))
+        elif columns and threads >= cpr:
             # thread `tid` keeps chunk column `tid mod cpr` of runs `tid / cpr + per k`
             # (`per = threads / cpr` runs a trip): no division a chunk
             per = threads // cpr
@@ -1976,13 +2056,25 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                     with k.loop(q0, tw, c(qs)) as q:
                         ds, rs, re, first, end = row(q)
                         dq = k.subi(q, q0)
-                        with k.loop(ci0, c(cpd), c(per)) as ci:
-                            cs = k.addi(first, k.muli(ci, cvd))
-                            with k.when(k.cmp("slt", cs, end)):
-                                # slot_base(r + V_d); run r + per V_d starts at run r's residue
-                                # mod V (per V_d ss_D, at least 16 elements, a multiple of V)
-                                step = k.addi(dq, k.muli(k.subi(ci, ci0), c(vd * pb + sv)))
-                                store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base], fix)
+                        if store_lines:
+                            # the row's chunks from the start of the `per` chunks' span
+                            # holding its first (`tiles_lines`): lane `ci0` of trip j
+                            # stores chunk `per j + ci0 - lag`, where it is one of the row's
+                            lag = k.remui(k.divui(first, cvd), c(per))
+                            with k.loop(ci0, c(cpd + per), c(per)) as cl:
+                                ci = k.subi(cl, lag)
+                                cs = k.addi(first, k.muli(ci, cvd))
+                                with k.when(k.andi(k.cmp("sge", ci, c(0)), k.cmp("slt", cs, end))):
+                                    step = k.addi(dq, k.muli(k.subi(ci, ci0), c(vd * pb + sv)))
+                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base], fix)
+                        else:
+                            with k.loop(ci0, c(cpd), c(per)) as ci:
+                                cs = k.addi(first, k.muli(ci, cvd))
+                                with k.when(k.cmp("slt", cs, end)):
+                                    # slot_base(r + V_d); run r + per V_d starts at run r's residue
+                                    # mod V (per V_d ss_D, at least 16 elements, a multiple of V)
+                                    step = k.addi(dq, k.muli(k.subi(ci, ci0), c(vd * pb + sv)))
+                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base], fix)
 
                 if when_rot is None:
                     lanes_body(rot)

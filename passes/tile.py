@@ -29,7 +29,7 @@ from tilec.dialects.layout_ptr import AddPtrOp
 
 from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_GRAIN, TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
-                        box_launch, box_smem_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
+                        box_launch, box_smem_of, tiles_grain_of, tiles_lines_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
                         tiles_rotated)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_SHORT_BYTES, box_flavour, copy_facts,
                          tiles_merged, tiles_short_run,
@@ -230,8 +230,10 @@ class TilePass(ModulePass):
                      chunks of one destination row, the threads a multiple of N times
                      the grain's elements; 0 on consecutive destination rows.
       tiles_grain=B  bytes of the destination grains a `box<tiles>` block owns (16, 32,
-                     64 or 128; default 16: `TILES_GRAIN`, over a merged destination
-                     mode `TILES_MERGE_GRAIN`): 32 writes whole sectors.
+                     64 or 128; default over a merged destination mode
+                     `TILES_MERGE_GRAIN` (16), else `tiles_grain_of`'s: 32 for the
+                     element sizes of `TILES_SECTOR_BYTES`, else 16): 32 writes whole
+                     sectors.
       tiles_stage=B  bytes of a `box<tiles>` copy's phase-1 chunks (4, 8 or 16; default
                      `tiles_phase2`'s: 16 for 1-byte elements, 8 for wider); with
                      tiles_lanes, each 16 / E slots move B bytes
@@ -264,6 +266,13 @@ class TilePass(ModulePass):
       tiles_columns=C whether a `box<tiles>` copy's phase 1 gives each thread one
                      chunk column of the runs (1: no division a chunk) or a flat
                      loop over (run, chunk) pairs (0, default: `TILES_COLUMNS`).
+      tiles_lines=L  bit 1: a `box<tiles>` copy's phase 1 gives each group of
+                     128 / S threads (S the bytes of a phase-1 chunk) the chunks of
+                     one 128-byte line of one run (one L2 request a group); bit 2: its
+                     phase 2 (lanes along a row) counts a row's chunks from the start
+                     of the lanes' span holding its first (a quarter warp's stores in
+                     one line); 0 neither (default `tiles_lines_of`'s: phase 1 by
+                     lines for 1-byte elements, `TILES_LINES_BYTES`).
       tiles_rounds=R whether a `box<tiles>` copy spreads its tiles along the
                      destination's contiguous mode over whole rounds of the blocks the
                      GPU holds at once (1: `_copy_cost.tiles_in_rounds`; each tile then
@@ -367,6 +376,7 @@ class TilePass(ModulePass):
     tiles_row_step: int = TILES_ROW_STEP
     tiles_rotate: int | None = None
     tiles_columns: int = int(TILES_COLUMNS)
+    tiles_lines: int | None = None
     tiles_merge: int = TILES_MERGE_BYTES
     tiles_short: int = TILES_SHORT_BYTES
     tile_bytes: int = TILE_BYTES
@@ -398,6 +408,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_rotate={self.tiles_rotate} must be 0 or 1")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
+        if self.tiles_lines not in (None, 0, 1, 2, 3):
+            raise TilecError(f"tile: tiles_lines={self.tiles_lines} must be 0, 1, 2 or 3")
         for name in ("tiles_merge", "tiles_short"):
             if not 0 <= getattr(self, name) <= 8:
                 raise TilecError(f"tile: {name}={getattr(self, name)} must be in [0, 8]")
@@ -607,8 +619,14 @@ class TilePass(ModulePass):
         # a short W's runs take it whole (`_copy_cost.TILES_SHORT_BYTES`)
         short_run = tiles_short_run(facts) if facts is not None and flavour == "tiles" else None
         run = self.tiles_run or short_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
+        # the grain: the option's, else the rule's (a merged box's `TILES_MERGE_GRAIN`) where
+        # the box and the threads fit it
         merged = facts is not None and flavour == "tiles" and tiles_merged(facts, self.tiles_merge) is not None
-        tiles_grain = self.tiles_grain or (TILES_MERGE_GRAIN if merged else TILES_GRAIN)
+        tiles_grain = self.tiles_grain or (TILES_MERGE_GRAIN if merged else tiles_grain_of(
+            facts.dst_bytes if facts is not None else 1, None, facts is not None and facts.converts))
+        if facts is not None and self.tiles_grain is None and tiles_grain != TILES_GRAIN and (
+                tiles_shape(facts.src_bytes, smem, run, tiles_grain, facts.dst_bytes) is None):
+            tiles_grain = TILES_GRAIN
         if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8,
                                                 merge=self.tiles_merge, short=self.tiles_short) != flavour or (
                 flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, tiles_grain,
@@ -633,6 +651,9 @@ class TilePass(ModulePass):
                              f"{facts.dst_bytes}-byte elements takes tiles_lanes a multiple of "
                              f"{facts.dst_bytes // facts.src_bytes} (its lanes' chunks a source chunk apart); "
                              f"got tiles_lanes={lanes}", op=copy)
+        if flavour == "tiles" and lanes and (threads // lanes) % grain and self.tiles_grain is None:
+            tiles_grain = TILES_GRAIN  # the rule's grain, where the threads do not fit it
+            grain = tiles_grain // facts.dst_bytes
         if flavour == "tiles" and lanes and (threads // lanes) % grain:
             raise TilecError(f"tile: tiles_lanes={lanes} takes threads a multiple of {lanes} x "
                              f"{grain}; got threads={threads}", op=copy)
@@ -650,11 +671,16 @@ class TilePass(ModulePass):
         # the runs asked, else (one tile a block, not interleaved, not spread over
         # rounds) the box's own (`tiles_shape`: a short D's fit)
         fixed = interleave or self.tiles_depth > 1 or bool(self.tiles_rounds)
+        # phase 1 by lines: the rule's only where the box takes its own runs (measured there)
+        lines_bits = tiles_lines_of(facts.src_bytes, self.tiles_lines)
+        if self.tiles_lines is None and (merged or short_run or self.tiles_run):
+            lines_bits &= ~1
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else (self.tiles_run or short_run),
                          lanes, tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
-                         self.tiles_merge, bool(self.tiles_columns), self.box_carry)
+                         self.tiles_merge, bool(self.tiles_columns), self.box_carry,
+                         lines_bits)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)

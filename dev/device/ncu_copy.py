@@ -22,6 +22,7 @@ occupancy, and the five largest warp stalls (cycles per issued instruction).
 
 from __future__ import annotations
 
+import csv
 import os
 import sys
 
@@ -71,8 +72,11 @@ def summary(rows: list[dict]) -> str:
     out = []
     for r in rows:
         first = []
+        units = r.get("_units") or {}
         for metric, label, f, fmt in FIGURES:
             v = _number(r.get(metric))
+            if v is not None and units.get(metric) in _SCALE:  # an imported report: values in their units
+                v, f = _scaled(r, metric), 1e6 if metric.startswith("gpu__time") else 1e-6
             if v is not None:
                 first.append(f"{label} {fmt.format(v * f)}")
         stalls = sorted(((k.split("stalled_")[1].split("_per")[0], _number(v)) for k, v in r.items()
@@ -86,6 +90,100 @@ def summary(rows: list[dict]) -> str:
         out.append(", ".join(first) + " | stalls " + " ".join(f"{s} {v:.1f}" for s, v in stalls))
         out.append("  " + ", ".join(second))
     return "\n".join(out) if out else "no kernel in the CSV"
+
+
+EXTRA = (
+    ("dram__bytes_read.sum", "dram_rd_MB", 1e-6),
+    ("dram__bytes_write.sum", "dram_wr_MB", 1e-6),
+    ("lts__t_sectors_srcunit_tex_op_read.sum", "l2_rd_MB", 32e-6),
+    ("lts__t_sectors_srcunit_tex_op_write.sum", "l2_wr_MB", 32e-6),
+    ("smsp__inst_executed.sum", "inst_M", 1e-6),
+    ("smsp__inst_executed_op_ldgsts.sum", "ldgsts_M", 1e-6),
+    ("smsp__sass_inst_executed_op_shared_ld.sum", "lds_M", 1e-6),
+    ("smsp__sass_inst_executed_op_global_st.sum", "stg_M", 1e-6),
+    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "bank_confl_M", 1e-6),
+    ("sm__cycles_elapsed.avg", "cycles_k", 1e-3),
+    ("smsp__cycles_active.avg", "smsp_active_k", 1e-3),
+    ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "dram_thr%", 1),
+    ("lts__throughput.avg.pct_of_peak_sustained_elapsed", "l2_thr%", 1),
+    ("l1tex__throughput.avg.pct_of_peak_sustained_elapsed", "l1_thr%", 1),
+    ("sm__warps_active.avg.pct_of_peak_sustained_active", "occ%", 1),
+    ("launch__waves_per_multiprocessor", "waves", 1),
+)
+"""`--extra`'s figures from a full set's raw page: (metric, label, factor)."""
+
+
+REQUESTS = (
+    ("lts__t_requests_srcunit_tex_op_read.sum", "l2_rd_req_M"),
+    ("lts__t_requests_srcunit_tex_op_write.sum", "l2_wr_req_M"),
+    ("lts__t_requests_srcunit_ltcfabric.sum", "l2_fabric_req_M"),
+    ("lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed", "l2_tag%"),
+)
+"""`--extra`'s L2 requests (millions) and the tag lookups' busy share."""
+
+_SCALE = {"us": 1e-6, "ns": 1e-9, "ms": 1e-3, "byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3,
+          "second": 1}
+
+
+def _scaled(r: dict, metric: str) -> float | None:
+    """A metric's value in bytes or seconds where its unit (the raw page's units row) is
+    one of those, else as printed."""
+    v = _number(r.get(metric))
+    if v is None:
+        return None
+    return v * _SCALE.get((r.get("_units") or {}).get(metric, ""), 1)
+
+
+def extra(rows: list[dict], moved: float) -> str:
+    """The bytes against the ideal `moved` (read + written), instructions a byte, and
+    every warp stall of at least 0.2 cycles an issued instruction."""
+    out = []
+    for r in rows:
+        got = []
+        t = _scaled(r, "gpu__time_duration.sum")
+        if t:
+            got.append(f"us {t * 1e6:.1f}")
+        for metric, label, f in EXTRA:
+            v = _scaled(r, metric) if metric.startswith("dram__bytes") else _number(r.get(metric))
+            if v is not None:
+                got.append(f"{label} {v * f:.4g}")
+        for metric, label in REQUESTS:
+            v = _number(r.get(metric))
+            if v is not None:
+                got.append(f"{label} {v * (1 if label.endswith('%') else 1e-6):.3g}")
+        inst = _number(r.get("smsp__inst_executed.sum"))
+        if inst and moved:
+            got.append(f"inst/B {inst * 32 / moved:.3f} (thread-inst a byte)")
+        stalls = sorted(((k.split("stalled_")[1].split("_per")[0], _number(v)) for k, v in r.items()
+                         if k.startswith("smsp__average_warps_issue_stalled_") and k.endswith("per_issue_active.ratio")
+                         and (_number(v) or 0) >= 0.2), key=lambda x: -x[1])
+        out.append("  " + ", ".join(got))
+        out.append("  stalls " + " ".join(f"{s} {v:.2f}" for s, v in stalls))
+    return "\n".join(out)
+
+
+def sass_top(lines: list[str], n: int = 18) -> str:
+    """The `n` SASS lines of ncu's `--page source --print-source sass --csv` with the most
+    warp-stall samples: samples, executed, the source, and the stall columns of note."""
+    body = [x for x in lines if x.startswith('"') and not x.startswith('"Kernel Name"')]
+    rows = list(csv.DictReader(body))
+    if not rows:
+        return "no SASS rows"
+    keys = [x for x in rows[0].keys() if x]
+    samp = next((k for k in keys if "Warp Stall Sampling (All" in k), None)
+    exe = next((k for k in keys if k.startswith("Instructions Executed")), None)
+    src = next((k for k in keys if k == "Source"), keys[1] if len(keys) > 1 else keys[0])
+    stall_cols = [k for k in keys if k.startswith("stall_") and "Not Issued" not in k]
+    if samp is None:
+        return "columns: " + "; ".join(keys[:40])
+    rows = [r for r in rows if _number(r.get(samp))]
+    total = sum(_number(r[samp]) for r in rows) or 1
+    out = [f"  total samples {total:.0f}"]
+    for r in sorted(rows, key=lambda r: -_number(r[samp]))[:n]:
+        top = sorted(((k, _number(r.get(k)) or 0) for k in stall_cols), key=lambda x: -x[1])[:3]
+        out.append(f"  {_number(r[samp]) / total * 100:5.1f}% ex {r.get(exe, '')} | {r[src][:60]} | "
+                   + " ".join(f"{k.replace('stall_', '')[:18]}={v:.0f}" for k, v in top if v))
+    return "\n".join(out)
 
 
 def call_of(name: str, variant: str | None):
@@ -148,5 +246,9 @@ def profile(name: str, variant: str | None) -> None:
 if __name__ == "__main__":
     if sys.argv[1:] == ["--summary"]:
         print(summary(read_raw(sys.stdin.read().splitlines())))
+    elif sys.argv[1:2] == ["--extra"]:
+        print(extra(read_raw(sys.stdin.read().splitlines()), float(sys.argv[2])))
+    elif sys.argv[1:] == ["--sass"]:
+        print(sass_top(sys.stdin.read().splitlines()))
     else:
         profile(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)

@@ -63,6 +63,7 @@ def counts(sass: str) -> collections.Counter:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", default="int8,float16,float32")
+    ap.add_argument("--shape", default="8191x8209", help="the canonical transposes of this shape")
     ap.add_argument("--variant", action="append", default=None)
     ap.add_argument("--dump", default="")
     args = ap.parse_args()
@@ -74,7 +75,7 @@ def main() -> None:
     from tilec.runtime.nvrtc import compile_cuda
 
     for dt in args.cases.split(","):
-        case = next(c for c in CANONICAL if c.name == f"transpose {dt} 8191x8209")
+        case = next(c for c in CANONICAL if c.name == f"transpose {dt} {args.shape}")
         dst, src = case.operands()
         plan = plan_copy(dst, src)
         for v in args.variant or [""]:

@@ -6,9 +6,15 @@
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_rotate=2}' 2>&1 | filecheck %s --check-prefix=OPT
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1 tiles_lanes=8 tiles_stage=16}' | filecheck %s --check-prefix=LANES8
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1 tiles_lanes=8 tiles_stage=16}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_columns=1}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy,tile{tiles_columns=1}' | filecheck %s --check-prefix=COLS
+// RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_columns=1 tiles_lines=0}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_columns=1 tiles_lines=0}' | filecheck %s --check-prefix=COLS
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_columns=2}' 2>&1 | filecheck %s --check-prefix=OPT2
+// RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_lines=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_lines=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_lines=3}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_lines=2}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_lines=1}' | filecheck %s --check-prefix=LINES
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_lines=4}' 2>&1 | filecheck %s --check-prefix=OPT3
 // A box<tiles> copy's phase-2 rows by the pitches' rule (the default, tiles_row_step=0,
 // passes/_box_tile.tiles_row_step_of): a square odd int8 transpose (131 x 131: m = 1 -
 // 131 * 131 = 8 mod 16, no row step spreads the byte loads over the banks) keeps
@@ -22,7 +28,24 @@
 // EQ: @odd_f32: equivalent after
 // OPT: tiles_rotate=2 must be 0 or 1
 // OPT2: tiles_columns=2 must be 0 or 1
-// With tiles_columns=1 (off by default) phase 1's threads keep one chunk column
+// OPT3: tiles_lines=4 must be 0, 1, 2 or 3
+// With tiles_lines=1 (off by default) phase 1's threads take the chunks of 128-byte lines
+// of the runs, 8 threads a line (16-byte chunks): the square's runs of 512 bytes span 5
+// lines at most, 40 threads a run; a chunk is copied where it lies in the run's cover.
+// LINES-LABEL: func.func @square_int8
+// LINES:         arith.constant 40 : index
+// LINES:         scf.for
+// LINES:           arith.constant -128 : index
+// LINES:           arith.cmpi sge
+// LINES:           arith.cmpi slt
+// LINES:           layout.copy_chunk_async
+// LINES:         layout.async_wait
+// f32 (8-byte chunks, 16 threads a line): its runs of 76 elements (304 bytes) span 4 lines
+// at most, 64 threads a run.
+// LINES-LABEL: func.func @odd_f32
+// LINES:         arith.constant 64 : index
+// LINES:           layout.copy_chunk_async
+// With tiles_columns=1 (off by default; int8 copies by lines unless tiles_lines=0) phase 1's threads keep one chunk column
 // (tid mod 33: the square's runs take D whole, 512 bytes, 33 chunks each) and step over
 // the runs, 15 a trip (495 of the 512 threads).
 // COLS-LABEL: func.func @square_int8
