@@ -89,10 +89,10 @@ class GemmConfig:
     """The cooperative tile's two consumer warpgroups in regions of their own, each storing
     its 64 rows, the second run ahead of the first by up to this many K steps
     (`gemm_hopper_ws(stagger=)`, named `:st<L>`): each one's epilogue under the other's
-    wgmma. An option: its plain kernel ran as the rule's at 8192 x 28672 x 4096 on the H200
-    (Nsight 2389 against 2402 us), its bias + SiLU not measured cheaper than the rule's
-    (L = 1 +0.9% per call / +2.8% queued, L = 2 +1.5% / +4.0%, the rule's +2.6% / +2.4%
-    over the plain kernel in the same run; benchmarks/NOTES.md, epi38)."""
+    wgmma. An option: at 8192 x 28672 x 4096 on the H200 (Nsight Compute, elapsed cycles)
+    its plain kernel is 0.7-0.9% faster than the rule's, but bias + SiLU costs 6.3% (L = 1)
+    and 6.1% (L = 2) over it against the rule's 6.8%: +5.3% over the rule's plain kernel,
+    the epilogue not hidden (benchmarks/NOTES.md, epi38 and epi40)."""
     one_c: bool = False
     """Pingpong: the two consumers' epilogues take turns at one C buffer
     (`gemm_hopper_ws(one_c_buffer=True)`, named `:oc`), which leaves room for 6 stages of
