@@ -4,7 +4,10 @@ GEMM (`NAME/ACT`: with the bias and activation ACT), with silu_lowering_probe.py
 rewritten SiLU forms (`nr`, `a4`, `p4`, ...) available as activations, and a table in
 elapsed cycles (the clock moves between launches: cycles, not microseconds, compare
 kernels) over the first kernel, with the MUFU pipe's instructions, the issue slots and the
-shared-memory store bank conflicts beside.
+shared-memory store bank conflicts beside. Two more activation names: `pf` (the bias alone)
+and `pfsilu` (bias + SiLU), their CUDA rewritten so that each of the first column chunk's
+bias loads before the K loop also asks L1 for the second chunk's (`prefetch.global.L1`,
+128 columns on): whether the second chunk's bias loads after the K loop wait on L2.
 
     ncu --clock-control none --profile-from-start off --csv --page raw --metrics "$(python3
         dev/experiments/epilogue_ncu.py --metrics)" python3 dev/experiments/epilogue_ncu.py
@@ -55,6 +58,55 @@ def table(rows: list[dict], names: list[str]) -> str:
     return "\n".join(out)
 
 
+PREFETCHED = {"pf": None, "pfsilu": "silu"}
+"""The activation names whose kernels prefetch the second chunk's bias (-> the activation)."""
+
+
+def prefetched(src: str) -> str:
+    """`src` with a `prefetch.global.L1` of `pbias + X + 128` after each of the first 16 bias
+    loads `... (pbias + X));` (the first chunk's, before the K loop)."""
+    import re
+
+    out, seen = [], 0
+    for line in src.split("\n"):
+        out.append(line)
+        m = re.search(r"reinterpret_cast<const i32x1\*>\(pbias \+ (\w+)\)\);$", line)
+        if m and seen < 16:
+            seen += 1
+            out.append(f'      asm volatile("prefetch.global.L1 [%0];" :: "l"(pbias + {m.group(1)} + 128));')
+    if seen != 16:
+        raise SystemExit(f"prefetched: {seen} bias loads found, expected 16")
+    return "\n".join(out)
+
+
+def install_prefetch() -> None:
+    """`pf` and `pfsilu` as activation names of `tilec.matmul` (checked as the bias alone and SiLU)."""
+    import copy
+    import dataclasses
+
+    import matmul_bench
+    from tilec import gemm, gemm_programs
+
+    gemm_programs.ACTIVATIONS = gemm.ACTIVATIONS = (*gemm_programs.ACTIVATIONS, *PREFETCHED)
+    within, original = matmul_bench.within_bound, gemm.matmul_kernel
+
+    def within_bound(got, a, b, bias=None, act=None):
+        return within(got, a, b, bias, PREFETCHED.get(act, act) if act in PREFETCHED else act)
+
+    def matmul_kernel(key):
+        if key.epilogue.activation not in PREFETCHED:
+            return original(key)
+        act = PREFETCHED[key.epilogue.activation]
+        k = copy.copy(original(dataclasses.replace(key, epilogue=dataclasses.replace(key.epilogue, activation=act))))
+        k.source = prefetched(k.source)
+        k._compiled, k._modules, k._functions, k._packed = {}, {}, {}, {}
+        gemm._kernels[key] = k
+        return k
+
+    matmul_bench.within_bound = within_bound
+    gemm.matmul_kernel = matmul_kernel
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--metrics":
         print(EXTRA)
@@ -64,4 +116,5 @@ if __name__ == "__main__":
         import silu_lowering_probe
 
         silu_lowering_probe.install()
+        install_prefetch()
         ncu_gemm.profile(sys.argv[1:])
