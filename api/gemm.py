@@ -89,10 +89,10 @@ class GemmConfig:
     """The cooperative tile's two consumer warpgroups in regions of their own, each storing
     its 64 rows, the second run ahead of the first by up to this many K steps
     (`gemm_hopper_ws(stagger=)`, named `:st<L>`): each one's epilogue under the other's
-    wgmma. An option: its plain kernel ran as the rule's at 8192 x 28672 x 4096 on the H200
-    (Nsight 2389 against 2402 us), its bias + SiLU not measured cheaper than the rule's
-    (L = 1 +0.9% per call / +2.8% queued, L = 2 +1.5% / +4.0%, the rule's +2.6% / +2.4%
-    over the plain kernel in the same run; benchmarks/NOTES.md, epi38)."""
+    wgmma. An option: at 8192 x 28672 x 4096 on the H200 (Nsight Compute, elapsed cycles)
+    its plain kernel is 0.7-0.9% faster than the rule's, but bias + SiLU costs 6.3% (L = 1)
+    and 6.1% (L = 2) over it against the rule's 6.8%: +5.3% over the rule's plain kernel,
+    the epilogue not hidden (benchmarks/NOTES.md, epi38 and epi40)."""
     one_c: bool = False
     """Pingpong: the two consumers' epilogues take turns at one C buffer
     (`gemm_hopper_ws(one_c_buffer=True)`, named `:oc`), which leaves room for 6 stages of
@@ -903,7 +903,8 @@ def fill_bytes(c: GemmConfig, m: int, n: int, k: int) -> int:
 
 
 def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = None, k: int | None = None,
-                  fp8: bool = False, block_scales: bool = False, b_kmajor: bool = False) -> GemmConfig:
+                  fp8: bool = False, block_scales: bool = False, b_kmajor: bool = False,
+                  activation: str | None = None) -> GemmConfig:
     """The configuration of an M x N (x K) output on `sms` multiprocessors (None: the
     Target's `multiprocessors`; `tilec.matmul` passes the device's count) of `tgt`
     (default sm_90a).
@@ -944,14 +945,36 @@ def choose_config(m: int, n: int, sms: int | None = None, tgt: Target | None = N
     equal cost a swap is taken (its tiles have no rows past M), then the one of fewer
     `fill_bytes`, then the earlier. The
     rule reads M only through `m_bucket` (and the tiles of its rows), so one kernel
-    serves every M of a bucket."""
+    serves every M of a bucket. An `activation` with special-function work an element
+    (`MUFU_ACTIVATIONS`) staggers the wave rule's cooperative 128-row tile (`staggered`)."""
     tgt = tgt or target("sm_90a")
     sms = sms or tgt.multiprocessors
     if not sms:
         raise TilecError(f"choose_config: the multiprocessors of {tgt.arch} are not known; pass sms")
     if k is None or m > DECODE_MAX_M:
-        return _wave(m, n, sms, tgt, fp8, block_scales, k, b_kmajor, past_decode=True)
+        return staggered(_wave(m, n, sms, tgt, fp8, block_scales, k, b_kmajor, past_decode=True), activation)
     return _decode_config(m_bucket(m), n, k, sms, tgt, fp8, block_scales, b_kmajor, MAX_SPLIT_K)
+
+
+MUFU_ACTIVATIONS = ("silu", "silu_tanh")
+"""The activations whose epilogue is bound by its special-function (`MUFU`) work: SiLU's two
+`MUFU` an element (`silu_tanh`'s one) with the tensor cores idle cost the cooperative 128 x 256
+tile 4100 (2050) clocks of a ~70000-clock tile at K = 4096 (benchmarks/NOTES.md, epi40)."""
+
+
+def staggered(c: GemmConfig, activation: str | None) -> GemmConfig:
+    """`c` with its two consumer warpgroups staggered by one K step (`GemmConfig.stagger`
+    1) where the epilogue's `activation` does `MUFU` work (`MUFU_ACTIVATIONS`) and `c` is
+    the cooperative unclustered 128 x 256 tile of 16-bit operands with whole trips (no
+    pingpong, split-K, stream-K, swap, block scales, skipped steps); else `c`. Measured on
+    an H200 at 8192 x 28672 x 4096 in Nsight Compute's cycles (benchmarks/NOTES.md, epi40):
+    bias + `silu` 1.1-1.5% fewer than the rule's unstaggered kernel in two runs, bias +
+    `silu_tanh` 1.4%, each one's epilogue running under the other's wgmma."""
+    if (activation not in MUFU_ACTIVATIONS or (c.bm, c.bn) != (128, 256) or c.pingpong or c.split_k > 1 or c.stream_k
+            or c.swap_ab or c.block_scales or c.operand_bytes != 2 or c.cluster != (1, 1) or c.skip_padding
+            or c.overlap or c.cp_async or c.a_registers or c.one_wgmma or c.stages < 3 or c.stagger):
+        return c
+    return dataclasses.replace(c, stagger=1, name=f"{c.name}:st1")
 
 
 SECTOR_BYTES = 32
@@ -1556,7 +1579,7 @@ def matmul(a: Any, b: Any, *, bias: Any = None, activation: str | None = None, r
     if m == 0:
         return out
     sms = _sms(a)
-    config = choose_config(m, n, sms, k=k, fp8=fp8, block_scales=block, b_kmajor=b_kmajor)
+    config = choose_config(m, n, sms, k=k, fp8=fp8, block_scales=block, b_kmajor=b_kmajor, activation=activation)
     epilogue = Epilogue(bias=bias is not None, activation=activation, residual=residual is not None, out_dtype=odt,
                         scale=fp8 and not block)
     kernel = matmul_kernel(MatmulKey(config, n, k, dtype, epilogue, sms, b_kmajor, index_bits(m, n, k, config),

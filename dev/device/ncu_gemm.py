@@ -143,8 +143,8 @@ def profile(args: list[str]) -> None:
                 ok = within_bound(c, a, b, kw.get("bias"), kw.get("activation"))
                 fn()
                 torch.cuda.synchronize()
-            rule = gemm.choose_config(a.shape[0], b.shape[1], sms, k=a.shape[1],
-                                      b_kmajor=shape.endswith("t")).name if name == "rule" else ""
+            rule = gemm.choose_config(a.shape[0], b.shape[1], sms, k=a.shape[1], b_kmajor=shape.endswith("t"),
+                                      activation=kw.get("activation")).name if name == "rule" else ""
             print(f"# {shape} {full} {rule} {'ok' if ok else 'FAIL'}", file=sys.stderr, flush=True)
             calls.append((cfg, fn))
     torch.cuda.cudart().cudaProfilerStart()

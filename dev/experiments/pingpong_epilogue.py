@@ -11,7 +11,8 @@ A variant is `CONFIG/EPILOGUE`: CONFIG a configuration's name (`benchmarks/matmu
 `plain`, `bias` or an activation (with the bias). Each round times every variant once per
 call (its configuration forced, one untimed call, then CUDA events around each of three
 calls) and queued (`queued_ms`), in an order rotated each round; the figures are medians
-over the rounds, over the first variant. Every result is checked against float64 within
+over the rounds, over the first variant, and the queued time over the first variant's in
+the same round (paired), its median and quartiles over the rounds. Every result is checked against float64 within
 docs/matmul.md's bound first (the output poisoned).
 
 An experiment: nothing of the product changes."""
@@ -96,11 +97,19 @@ def main() -> None:
         base = next(iter(fns))
         pm, qm = statistics.median(per[base]), statistics.median(queued[base])
         print(f"\n{shape}, rule {rule.name}, {done} rounds; over {base} ({pm:.4f} / {qm:.4f} ms)")
-        print("| variant | ms per call | queued | over first per call | queued |\n|---|---:|---:|---:|---:|")
+        print("| variant | ms per call | queued | over first per call | queued | queued, paired a round: median [p25, p75] |"
+              "\n|---|---:|---:|---:|---:|---:|")
         for v in fns:
             p1, q1 = statistics.median(per[v]), statistics.median(queued[v])
-            print(f"| {v} | {p1:.4f} | {q1:.4f} | {100 * (p1 / pm - 1):+.2f}% | {100 * (q1 / qm - 1):+.2f}% |",
-                  flush=True)
+            paired = sorted(100 * (x / y - 1) for x, y in zip(queued[v], queued[base]))
+            lo, hi = quartiles(paired)
+            print(f"| {v} | {p1:.4f} | {q1:.4f} | {100 * (p1 / pm - 1):+.2f}% | {100 * (q1 / qm - 1):+.2f}% "
+                  f"| {statistics.median(paired):+.2f}% [{lo:+.2f}, {hi:+.2f}] |", flush=True)
+
+
+def quartiles(xs: list[float]) -> tuple[float, float]:
+    """The 25th and 75th percentiles of sorted `xs` (nearest rank)."""
+    return xs[len(xs) // 4], xs[(3 * len(xs)) // 4 - (1 if len(xs) % 4 == 0 else 0)]
 
 
 if __name__ == "__main__":

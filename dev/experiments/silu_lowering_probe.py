@@ -176,14 +176,10 @@ def rewrite(src: str, probe: str) -> str:
     return text[:at] + HELPERS + text[at:]
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--only", default=",".join(PROBES))
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--extra", default="gelu", help="other activations timed beside them (default: gelu)")
-    ap.add_argument("--dump", help="write the rewritten CUDA of --only's first probe here and stop (no GPU)")
-    args = ap.parse_args()
-    probes = args.only.split(",")
+def install() -> None:
+    """The probes as activation names of `tilec.matmul` (each compiled from `old`'s CUDA
+    rewritten) and checked by `matmul_bench.within_bound` as `silu` (`gelufast` as `gelu`):
+    dev/experiments/epilogue_ncu.py profiles them in Nsight Compute."""
     gemm_programs.ACTIVATIONS = gemm.ACTIVATIONS = (*gemm_programs.ACTIVATIONS, *PROBES)
     matmul_bench_within = matmul_bench.within_bound
 
@@ -241,10 +237,21 @@ def main() -> int:
         return k
 
     gemm.matmul_kernel = matmul_kernel
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default=",".join(PROBES))
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--extra", default="gelu", help="other activations timed beside them (default: gelu)")
+    ap.add_argument("--dump", help="write the rewritten CUDA of --only's first probe here and stop (no GPU)")
+    args = ap.parse_args()
+    probes = args.only.split(",")
+    install()
     if args.dump:
         key = gemm.MatmulKey(gemm.CONFIGS[0], 28672, 4096, "bf16",
                              gemm_programs.Epilogue(bias=True, activation=probes[0]), 132, index_bits=32)
-        Path(args.dump).write_text(matmul_kernel(key).source)
+        Path(args.dump).write_text(gemm.matmul_kernel(key).source)
         return 0
     import torch
 

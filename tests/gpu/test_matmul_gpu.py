@@ -311,7 +311,8 @@ def test_skip_padding(index, cluster, m, n, k, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)
 
 
-@pytest.mark.parametrize("name", ["128x256x64:4:c128:st2", "128x128x64:5:ppl", "128x128x64:6:ppl:oc"])
+@pytest.mark.parametrize("name", ["128x256x64:4:c128:st1", "128x256x64:4:c128:st2", "128x128x64:5:ppl",
+                                  "128x128x64:6:ppl:oc"])
 @pytest.mark.parametrize(("m", "n", "k"), [(3000, 5000, 7000), (300, 1096, 776), (1000, 392, 72)])
 def test_staggered_and_pingpong_epilogues(name, m, n, k, monkeypatch):
     """The cooperative tile's consumers staggered (`GemmConfig.stagger`: each its 64 rows

@@ -277,6 +277,23 @@ def test_split_k_rule(m, n, k, expected):
     assert choose_config(m, n, 132, k=k).name == expected
 
 
+@pytest.mark.parametrize(("m", "n", "k", "activation", "expected"), [
+    # SiLU's MUFU work: the 128 x 256 tile's consumers staggered (benchmarks/NOTES.md, epi40)
+    (8192, 28672, 4096, "silu", "128x256x64:4:c128:st1"),
+    (4000, 4000, 4000, "silu_tanh", "128x256x64:4:c128:st1"),
+    (8192, 28672, 4096, None, "128x256x64:4:c128"),      # plain, the bias alone, ReLU, GELU: not
+    (8192, 28672, 4096, "relu", "128x256x64:4:c128"),
+    (8192, 28672, 4096, "gelu", "128x256x64:4:c128"),
+    (3000, 5000, 7000, "silu", "256x160x64:4:c32:ow:w128:sp:cl1x2:bp"),  # another tile, in clusters
+    (128, 28672, 4096, "silu", "128x256x64:4:c128"),      # decode sizes: their own rule
+    (64, 4096, 4096, "silu", "64x128x64:4:splitK4"),
+])
+def test_heavy_epilogues_stagger_the_cooperative_tile(m, n, k, activation, expected):
+    chosen = choose_config(m, n, 132, k=k, activation=activation)
+    assert chosen.name == expected
+    assert chosen.stagger == (1 if expected.endswith(":st1") else 0)
+
+
 def test_configurations_past_the_targets_shared_memory_are_not_taken():
     small = dataclasses.replace(target("sm_90a"), smem_per_block=190 * 1024)
     chosen = choose_config(4096, 4096, 132, small)

@@ -1,0 +1,120 @@
+"""The epilogue's cost in Nsight Compute (issue 39: bias + SiLU + cast <= 3% over the plain
+GEMM at 8192 x 28672 x 4096): dev/device/ncu_gemm.py's one profiled launch of each named
+GEMM (`NAME/ACT`: with the bias and activation ACT), with silu_lowering_probe.py's
+rewritten SiLU forms (`nr`, `a4`, `p4`, ...) available as activations, and a table in
+elapsed cycles (the clock moves between launches: cycles, not microseconds, compare
+kernels) over the first kernel, with the MUFU pipe's instructions, the issue slots and the
+shared-memory store bank conflicts beside. Two more activation names: `pf` (the bias alone)
+and `pfsilu` (bias + SiLU), their CUDA rewritten so that each of the first column chunk's
+bias loads before the K loop also asks L1 for the second chunk's (`prefetch.global.L1`,
+128 columns on): whether the second chunk's bias loads after the K loop wait on L2.
+
+    ncu --clock-control none --profile-from-start off --csv --page raw --metrics "$(python3
+        dev/experiments/epilogue_ncu.py --metrics)" python3 dev/experiments/epilogue_ncu.py
+        8192x28672x4096 rule rule/bias rule/silu rule/nr > ncu.csv
+    python3 dev/experiments/epilogue_ncu.py --summary < ncu.csv
+
+An experiment: nothing of the product changes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parents[1] / "dev" / "device"), str(HERE.parents[1] / "benchmarks")]
+
+import ncu_gemm  # noqa: E402
+from ncu_gemm_fp8 import _number, read_raw  # noqa: E402
+
+EXTRA = ("smsp__inst_executed_pipe_xu.sum,smsp__inst_executed.sum,"
+         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,gpc__cycles_elapsed.max,gpu__time_duration.sum,"
+         "gpc__cycles_elapsed.avg.per_second,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed")
+"""The metrics of the table (ncu's `--metrics`)."""
+
+
+def table(rows: list[dict], names: list[str]) -> str:
+    """A line a kernel: its name (in order), time, clock, elapsed cycles and over the
+    first's, tensor pipe, MUFU (XU pipe) and all warp instructions a multiprocessor (in
+    thousands), shared store bank conflicts."""
+    out = ["| kernel | us | GHz | kcycles | over first | tensor % | MUFU k/SM | instr k/SM | st conflicts k |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    base = None
+    for i, r in enumerate(rows):
+        g = {k: _number(r.get(k)) for k in EXTRA.split(",")}
+        cyc = g["gpc__cycles_elapsed.max"]
+        base = base or cyc
+        name = names[i] if i < len(names) else r.get("Kernel Name", "?")[:40]
+
+        def f(x, scale=1.0, fmt="{:.1f}"):
+            return "-" if x is None else fmt.format(x * scale)
+        out.append(f"| {name} | {f(g['gpu__time_duration.sum'], 1e-3, '{:.0f}')} "
+                   f"| {f(g['gpc__cycles_elapsed.avg.per_second'], 1e-9, '{:.3f}')} | {f(cyc, 1e-3, '{:.0f}')} "
+                   f"| {'-' if not (cyc and base) else f'{100 * (cyc / base - 1):+.2f}%'} "
+                   f"| {f(g['sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed'])} "
+                   f"| {f(g['smsp__inst_executed_pipe_xu.sum'], 1e-3 / 132, '{:.0f}')} "
+                   f"| {f(g['smsp__inst_executed.sum'], 1e-3 / 132, '{:.0f}')} "
+                   f"| {f(g['l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum'], 1e-3, '{:.0f}')} |")
+    return "\n".join(out)
+
+
+PREFETCHED = {"pf": None, "pfsilu": "silu"}
+"""The activation names whose kernels prefetch the second chunk's bias (-> the activation)."""
+
+
+def prefetched(src: str) -> str:
+    """`src` with a `prefetch.global.L1` of `pbias + X + 128` after each of the first 16 bias
+    loads `... (pbias + X));` (the first chunk's, before the K loop)."""
+    import re
+
+    out, seen = [], 0
+    for line in src.split("\n"):
+        out.append(line)
+        m = re.search(r"reinterpret_cast<const i32x1\*>\(pbias \+ (\w+)\)\);$", line)
+        if m and seen < 16:
+            seen += 1
+            out.append(f'      asm volatile("prefetch.global.L1 [%0];" :: "l"(pbias + {m.group(1)} + 128));')
+    if seen != 16:
+        raise SystemExit(f"prefetched: {seen} bias loads found, expected 16")
+    return "\n".join(out)
+
+
+def install_prefetch() -> None:
+    """`pf` and `pfsilu` as activation names of `tilec.matmul` (checked as the bias alone and SiLU)."""
+    import copy
+    import dataclasses
+
+    import matmul_bench
+    from tilec import gemm, gemm_programs
+
+    gemm_programs.ACTIVATIONS = gemm.ACTIVATIONS = (*gemm_programs.ACTIVATIONS, *PREFETCHED)
+    within, original = matmul_bench.within_bound, gemm.matmul_kernel
+
+    def within_bound(got, a, b, bias=None, act=None):
+        return within(got, a, b, bias, PREFETCHED.get(act, act) if act in PREFETCHED else act)
+
+    def matmul_kernel(key):
+        if key.epilogue.activation not in PREFETCHED:
+            return original(key)
+        act = PREFETCHED[key.epilogue.activation]
+        k = copy.copy(original(dataclasses.replace(key, epilogue=dataclasses.replace(key.epilogue, activation=act))))
+        k.source = prefetched(k.source)
+        k._compiled, k._modules, k._functions, k._packed = {}, {}, {}, {}
+        gemm._kernels[key] = k
+        return k
+
+    matmul_bench.within_bound = within_bound
+    gemm.matmul_kernel = matmul_kernel
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--metrics":
+        print(EXTRA)
+    elif sys.argv[1] == "--summary":
+        print(table(read_raw(sys.stdin.read().splitlines()), sys.argv[2:]))
+    else:
+        import silu_lowering_probe
+
+        silu_lowering_probe.install()
+        install_prefetch()
+        ncu_gemm.profile(sys.argv[1:])
