@@ -5,6 +5,8 @@
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=0},tile{tiles_merge=0}' | filecheck %s --check-prefix=OFF
 // RUN: not tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=0}' 2>&1 | filecheck %s --check-prefix=DIS
 // RUN: not tilec %s -p 'copy-strategy{tiles_merge=9}' 2>&1 | filecheck %s --check-prefix=BAD
+// RUN: not tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1 tiles_grain=64}' 2>&1 | filecheck %s --check-prefix=GRAIN
+// GRAIN: error: 'layout.copy': tile: a box<tiles> copy over a merged destination mode takes tiles_grain 16 or 32; got tiles_grain=64
 // A box<tiles> over a merged destination mode (`_copy_cost.tiles_merged`): the
 // destination compact over the modes after the source's contiguous mode W, those modes
 // are one mode D' of the box; each block first fills two tables (each run's source start
