@@ -249,6 +249,24 @@ def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValu
     b.ops.append(PtrPrefetchOp(ptrs, mask))
 
 
+class _HostOps:
+    """A launch's host-side index ops in order (`ops`): `add` appends an op and gives its
+    result, `const` an index constant, `val` a fact's value (a constant where static)."""
+
+    def __init__(self) -> None:
+        self.ops: list[Operation] = []
+
+    def add(self, op: Operation) -> SSAValue:
+        self.ops.append(op)
+        return op.results[0]
+
+    def const(self, x: int) -> SSAValue:
+        return self.add(arith.ConstantOp.from_int_and_width(x, index))
+
+    def val(self, x: Value) -> SSAValue:
+        return self.const(x) if isinstance(x, int) else x
+
+
 def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
                    threads: int = REALIGN_THREADS, chunks: int | None = None,
                    prefetch: bool = False) -> list[Operation]:
@@ -267,17 +285,8 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     v = chunk // e
     shift_v = v.bit_length() - 1
     rows = threads * (chunks or chunks_per_thread(chunk, target))
-    host: list[Operation] = []
-
-    def hadd(op: Operation) -> SSAValue:
-        host.append(op)
-        return op.results[0]
-
-    def hconst(x: int) -> SSAValue:
-        return hadd(arith.ConstantOp.from_int_and_width(x, index))
-
-    def hval(x: Value) -> SSAValue:
-        return hconst(x) if isinstance(x, int) else x
+    host_ops = _HostOps()
+    host, hadd, hconst, hval = host_ops.ops, host_ops.add, host_ops.const, host_ops.val
 
     # C, the chunks a row spans at most (`chunks_per_row`), on the host
     g = _outer_granule(facts, chunk)
@@ -453,17 +462,8 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
     v = chunk // e
     shift_v = v.bit_length() - 1
     rows = threads
-    host: list[Operation] = []
-
-    def hadd(op: Operation) -> SSAValue:
-        host.append(op)
-        return op.results[0]
-
-    def hconst(x: int) -> SSAValue:
-        return hadd(arith.ConstantOp.from_int_and_width(x, index))
-
-    def hval(x: Value) -> SSAValue:
-        return hconst(x) if isinstance(x, int) else x
+    host_ops = _HostOps()
+    host, hadd, hconst, hval = host_ops.ops, host_ops.add, host_ops.const, host_ops.val
 
     # the flat run's chunks: ceil((dmis + N) / V)
     total_host = hval(facts.modes[0].extent)
