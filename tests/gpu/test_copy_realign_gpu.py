@@ -46,6 +46,28 @@ def _copy_and_check(torch, kernels, dst_base, dst, src):
     assert torch.equal(_bits(torch, dst_base), _bits(torch, want)), (dst.shape, dst.stride(), src.stride())
 
 
+def _sweep_rows(torch, dtype, seed, lengths, dst_offsets, step):
+    """Copies 7 rows of each length in `lengths`, read at source step `step` from every
+    element offset of a 16-byte chunk, into destinations starting at `dst_offsets`, with
+    pitches that shift each row differently; checks each (`_copy_and_check`) and returns
+    the kernels compiled."""
+    from tilec.copy_kernels import CopyKernels
+
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    kernels = CopyKernels(disk=False)
+    v = 16 // torch.empty(0, dtype=getattr(torch, dtype)).element_size()
+    base = _random(torch, dtype, 1 << 16, gen)
+    out = torch.empty(1 << 16, dtype=getattr(torch, dtype), device="cuda")
+    for n in lengths:
+        for so in range(v):
+            for do in dst_offsets:
+                rows, sp, dp = 7, step * n + 1 + so % 3, n + (do % 2) + 2
+                src = base.as_strided((rows, n), (sp, step), so)
+                dst = out.as_strided((rows, n), (dp, 1), do)
+                _copy_and_check(torch, kernels, out, dst, src)
+    return kernels
+
+
 @pytest.fixture
 def always(routes):
 
@@ -56,22 +78,10 @@ def always(routes):
 def test_every_shift_head_and_tail_matches_torch(always, dtype):
     """Rows of 1..40 and 203 elements, src and dst starting at every element offset
     of a 16-byte chunk, src and dst pitches that shift each row differently."""
-    from tilec.copy_kernels import CopyKernels
-
     torch = torch_cuda()
-    gen = torch.Generator(device="cuda").manual_seed(21)
-    kernels = CopyKernels(disk=False)
-    e = torch.empty(0, dtype=getattr(torch, dtype)).element_size()
-    v = 16 // e
-    base = _random(torch, dtype, 1 << 16, gen)
-    out = torch.empty(1 << 16, dtype=getattr(torch, dtype), device="cuda")
-    for n in (1, 2, 3, v - 1, v, v + 1, 2 * v + 3, 40, 203):
-        for so in range(v):
-            for do in range(0, v, 1 if v <= 4 else 3):
-                rows, sp, dp = 7, n + 1 + so % 3, n + (do % 2) + 2
-                src = base.as_strided((rows, n), (sp, 1), so)
-                dst = out.as_strided((rows, n), (dp, 1), do)
-                _copy_and_check(torch, kernels, out, dst, src)
+    v = 16 // torch.empty(0, dtype=getattr(torch, dtype)).element_size()
+    lengths = (1, 2, 3, v - 1, v, v + 1, 2 * v + 3, 40, 203)
+    kernels = _sweep_rows(torch, dtype, 21, lengths, range(0, v, 1 if v <= 4 else 3), step=1)
     assert {k.index_bits for k in kernels._entries if k.aligned_pointers} == {32}
 
 
@@ -168,23 +178,12 @@ def test_step_two_rows_match_torch(routes, dtype, forced):
     each 16-byte chunk from its 32-byte window, rows of 1..203 elements, the source
     starting at every element of a chunk, destination offsets and pitches that shift
     each row differently."""
-    from tilec.copy_kernels import CopyKernels
-
     if forced:
         routes(realign="always")
     torch = torch_cuda()
-    gen = torch.Generator(device="cuda").manual_seed(40)
-    kernels = CopyKernels(disk=False)
     e = torch.empty(0, dtype=getattr(torch, dtype)).element_size()
     v = 16 // e
-    base = _random(torch, dtype, 1 << 16, gen)
-    out = torch.empty(1 << 16, dtype=getattr(torch, dtype), device="cuda")
-    for n in ((1, 3, v, 2 * v + 3, 56, 203) if forced else (65, 203, 1000)):
-        for so in range(v):
-            for do in (0, 3, 5):
-                rows, sp, dp = 7, 2 * n + 1 + so % 3, n + (do % 2) + 2
-                src = base.as_strided((rows, n), (sp, 2), so)
-                dst = out.as_strided((rows, n), (dp, 1), do)
-                _copy_and_check(torch, kernels, out, dst, src)
+    lengths = (1, 3, v, 2 * v + 3, 56, 203) if forced else (65, 203, 1000)
+    kernels = _sweep_rows(torch, dtype, 40, lengths, (0, 3, 5), step=2)
     taken = {k.src_strides[-1] for k in kernels._entries if k.aligned_pointers}
     assert taken == ({2} if forced or e == 1 else set())
