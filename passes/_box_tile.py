@@ -1545,6 +1545,19 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
 
 
+def tiles_merged_table(dt: int, ge: int, vd: int) -> int:
+    """Entries of a merged box's run tables (`tiles_launch`'s `merge`): an entry per run
+    from `-V_d` on, as far as phase 2 reads them. A thread of phase 2 reads, for each of
+    its chunks `ci < C` (`C = Dt / V_d + G_e / V_d`, the chunks from the tile's first to
+    the end of its grains), the `V_d` entries of runs `r0 + V_d ci .. + V_d - 1`, where
+    `r0` (its first chunk's start less the run's) lies in `(-V_d, G_e - 1]`: the reads come
+    before the test that the chunk is one the tile writes (once for every run the thread
+    takes), so the table reaches run `G_e - 1 + V_d C - 1`, i.e. `V_d + G_e - 1 + V_d C`
+    entries. (Session 40's `Dt + G_e + 3 V_d` fell `G_e - 2 V_d - 1` short for 64-byte
+    grains of 1-byte elements: the H200's illegal address at the strided set's 36 and 00.)"""
+    return vd + ge - 1 + vd * (dt // vd + ge // vd)
+
+
 def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES_THREADS,
                  stage: str = "async", run: int | None = None, lanes_along: int = TILES_LANES,
                  grain: int = TILES_GRAIN, chunk_stage: int = TILES_STAGE,
@@ -1765,7 +1778,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     if group is not None:
         # per run r of the tile (r from -V_d, at table entry r + V_d): its source start
         # and its element 0's place in the box (slot and residue)
-        tab_n = dt + ge + 3 * vd
+        tab_n = tiles_merged_table(dt, ge, vd)
         wide = not (isinstance(sreach, int) and sreach + 2 * smem < INDEX32_LIMIT)
         st_t = i64 if wide else IntegerType(32)
         i32t = IntegerType(32)

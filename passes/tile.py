@@ -624,10 +624,6 @@ class TilePass(ModulePass):
         merged = facts is not None and flavour == "tiles" and tiles_merged(facts, self.tiles_merge) is not None
         tiles_grain = self.tiles_grain or (TILES_MERGE_GRAIN if merged else tiles_grain_of(
             facts.dst_bytes if facts is not None else 1, None, facts is not None and facts.converts))
-        if merged and tiles_grain > 32:
-            raise TilecError(f"tile: a box<tiles> copy over a merged destination mode takes tiles_grain 16 or 32; "
-                             f"got tiles_grain={tiles_grain} (wider grains accessed memory outside the tensors "
-                             "on an H200: benchmarks/NOTES.md, session 40)", op=copy)
         if facts is not None and self.tiles_grain is None and tiles_grain != TILES_GRAIN and (
                 tiles_shape(facts.src_bytes, smem, run, tiles_grain, facts.dst_bytes) is None):
             tiles_grain = TILES_GRAIN

@@ -153,3 +153,31 @@ def test_a_small_merged_box_takes_the_default_runs(routes, compiled, nvrtc_avail
     view(want)[...] = src
     copy_numpy(view(base), src, kernels=CopyKernels(arch="sm_90", disk=False) if compiled else None, compiled=compiled)
     assert np.array_equal(base, want)
+
+
+@pytest.mark.parametrize("grain", [16, 32, 64])
+def test_every_grain_reads_its_run_tables_inside_them(routes, grain, nvrtc_available):
+    """The compiled kernel on the executor (its shared tables' bounds checked) at each grain
+    the tile pass takes, 36's shape in small with several tiles along `D'` (a 16 KiB box:
+    16 steps a tile at 64-byte grains): phase 2 reads the tables' entries of every chunk it
+    may write before its test of which it does, as far as run `G_e - 1 + V_d C - 1`
+    (`_box_tile.tiles_merged_table`; session 40's `Dt + G_e + 3 V_d` entries were read past
+    at 64-byte grains: the executor's out-of-bounds read of entry 128 of 128, the H200's
+    CUDA_ERROR_ILLEGAL_ADDRESS at the strided set's 36 and 00)."""
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_smem=16384, tiles_merge=1, tiles_grain=grain)
+    rng = np.random.default_rng(grain)
+    base_shape = (5, 3, 7, 150)
+    n = int(np.prod(base_shape))
+    src = rng.integers(-100, 100, size=n + 9).astype(np.int8)[3 : 3 + n].reshape(base_shape).transpose(3, 1, 0, 2)
+    dbase = np.full(n + 40, 77, np.int8)
+
+    def view(b):
+        return b[5 : 5 + n].reshape(src.shape)
+
+    assert key_strategy(plan_copy(_operand(view(dbase), None), _operand(src, None)).key) == "box<tiles>"
+    want = dbase.copy()
+    view(want)[...] = src
+    copy_numpy(view(dbase), src, kernels=CopyKernels(arch="sm_90", disk=False), compiled=True)
+    assert np.array_equal(dbase, want)
