@@ -31,9 +31,9 @@ def _check_on_the_gpu(base, perm, so, do, kernels=None) -> None:
     import cupy as cp
     from helpers.canonical_copies import key_strategy
 
-    import tilec
     from tilec.copy_cpu import _operand
     from tilec.copy_plan import plan_copy
+    from tilec.tensor_copy import copy_
 
     rng = np.random.default_rng(sum(base) + so)
     n = int(np.prod(base))
@@ -47,7 +47,7 @@ def _check_on_the_gpu(base, perm, so, do, kernels=None) -> None:
     src_dev = cp.asarray(flat)[so : so + n].reshape(base).transpose(perm)
     for call in range(2):
         dst_dev = cp.asarray(dbase)
-        tilec.copy_(dst_dev[do : do + n].reshape(src.shape), src_dev, kernels=kernels)
+        copy_(dst_dev[do : do + n].reshape(src.shape), src_dev, kernels=kernels)
         cp.cuda.Device().synchronize()
         assert np.array_equal(cp.asnumpy(dst_dev), want), f"{base} {perm}, call {call + 1}"
 
