@@ -35,7 +35,7 @@ ROUTE_NAMES = ("gather", "realign", "box")
 
 TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tiles_grain", "tiles_stage",
                 "tiles_interleave", "tiles_rounds", "tiles_row_step", "tiles_rotate", "box_lanes", "box_grain", "box_pitch",
-                "box_depth", "box_ring", "box_carry", "tiles_merge", "tiles_short", "realign_flat")
+                "box_depth", "box_ring", "box_carry", "tiles_merge", "tiles_merge_banks", "tiles_short", "realign_flat")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -57,7 +57,8 @@ many parts of a box a `box<flat|rows|span|cols>` block takes its steps, `box_dep
 `passes/_box_tile.BOX_DEPTH`, and through how many boxes, `box_ring=`, default `BOX_RING`; how a `box<flat>`
 phase 2 gives its work, `box_carry=`, default `BOX_CARRY`; whether a `box<tiles>` copy merges the destination's modes after
 the source's contiguous mode, `tiles_merge=`, the `copy-strategy` and `tile` passes' option,
-default `passes/_copy_cost.TILES_MERGE`; whether it takes a short source-contiguous
+default `passes/_copy_cost.TILES_MERGE`, and whether such a box lays out its phase-2 reads by bank,
+`tiles_merge_banks=`, the `tile` pass's option, default `passes/_box_tile.TILES_MERGE_BANKS`; whether it takes a short source-contiguous
 mode whole, `tiles_short=`, both passes' option, default `TILES_SHORT_BYTES`; whether a
 realign copy of a broadcast into a compact destination takes the flat form, `realign_flat=`, the `tile`
 pass's option, default `passes/_copy_cost.REALIGN_FLAT_BROADCAST`): benchmarks and experiments compare
@@ -91,6 +92,7 @@ class Routes:
     tiles_row_step: int | None = None
     tiles_rotate: int | None = None
     tiles_merge: int | None = None
+    tiles_merge_banks: int | None = None
     tiles_short: int | None = None
     realign_flat: int | None = None
 

@@ -163,6 +163,16 @@ H200 (int8 8191 x 8209, Nsight Compute, one launch each, benchmarks/NOTES.md): r
 apart (the rule's) 44.2 us, 1.14 shared wavefronts a load, against 46.9 us and 2.15 at
 consecutive rows (copy_'s kernel, about 2% slower than the Program's in every run)."""
 
+TILES_MERGE_BANKS = False
+"""Whether a `tiles` box over a merged destination mode (`tiles_launch`'s `merge`) lays out
+phase 2's shared-memory reads by bank (the `tile` option `tiles_merge_banks`): its run
+tables padded (`tiles_merged_table_at`: one entry more every `V_d`, so the `lanes` chunks
+of a warp, `V_d` runs apart, read entries in different banks) and, where the row step is
+not forced (`tiles_row_step` 0), a warp's rows `tiles_merged_row_step` apart (rows whose
+chunk grids start at one residue read the same runs: one slot's bytes a chunk lane). Off
+until measured (dev/experiments/merged_banks.py's model: 36 3.1 wavefronts a phase-2
+load, 1.5 with both; 00 2.2, 1.0)."""
+
 TILES_ROTATE_BYTES: tuple[int, ...] = (1,)
 """The element sizes whose `tiles` box rotates its phase-2 loads by row lane by default
 where its row rule finds no row step (`tiles_rotated`; the `tile` option `tiles_rotate`
@@ -853,7 +863,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = False,
                ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES,
                tiles_columns: bool = TILES_COLUMNS, carry: int | None = None,
-               tiles_lines: int = TILES_LINES) -> list[Operation]:
+               tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -862,12 +872,13 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     a block's steps in `depth` parts of a box each (None: `box_depth_of`'s) through
     two boxes or a ring of `ring` (None: the flavour's `BOX_RING`), a `tiles`
     box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
-    `tiles_rotated`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
+    `tiles_rotated`), a merged one's phase-2 reads by bank as `tiles_merge_banks` says
+    (`TILES_MERGE_BANKS`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
-                            tiles_rotate, tiles_merge, tiles_columns, tiles_lines)
+                            tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks)
     stage_async = stage == "async"
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
@@ -1545,6 +1556,54 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
 
 
+def tiles_merged_table_at(i: int, vd: int, banks: bool) -> int:
+    """Where entry `i` of a merged box's run tables lies (`TILES_MERGE_BANKS`): `i`, or with
+    `banks` `i + i / V_d` (entries `V_d` apart, one a chunk lane of phase 2, `V_d + 1`
+    words apart: different banks for up to 32 lanes where `V_d + 1` is odd)."""
+    return i + i // vd if banks else i
+
+
+def tiles_merged_row_cap(e: int, lanes: int, threads: int) -> int:
+    """The largest row step `tiles_merged_row_step` takes: the largest power of two `C` with
+    `C (32 / lanes) E <= 16` and the warps a multiple of it."""
+    cap = 1
+    while cap * 2 * (32 // lanes) * e <= 16 and (threads // 32) % (cap * 2) == 0:
+        cap *= 2
+    return cap
+
+
+def tiles_merged_row_step(e: int, lanes: int, threads: int, grain_elems: int, dst_step: int | None) -> int:
+    """How far apart a warp's `32 / lanes` destination rows are in phase 2 of a merged `tiles`
+    box (`TILES_MERGE_BANKS`, row step not forced): the least `S` (a power of two) with
+    `S P_d = 0 (mod G_e)` (`P_d` the destination's step along `W`, `G_e` a grain's
+    elements), so that the warp's rows start their chunk grids at one residue and each
+    chunk lane reads one run's slot for all of them (the rows' elements `S` apart in it),
+    at most `C`: the largest power of two with `C rows E <= 16` (the rows' bytes within 16
+    of the slot) and the warps a multiple of it. 36 (`P_d = 1095540`, 4 mod 16): 4; 00
+    (759000, 8 mod 16): 2. 0 where `P_d` is a run-time value (the kernel selects among
+    the powers of two up to `C`)."""
+    cap = tiles_merged_row_cap(e, lanes, threads)
+    if dst_step is None:
+        return 0
+    s = 1
+    while s < cap and (s * dst_step) % grain_elems:
+        s *= 2
+    return s
+
+
+def tiles_merged_table(dt: int, ge: int, vd: int) -> int:
+    """Entries of a merged box's run tables (`tiles_launch`'s `merge`): an entry per run
+    from `-V_d` on, as far as phase 2 reads them. A thread of phase 2 reads, for each of
+    its chunks `ci < C` (`C = Dt / V_d + G_e / V_d`, the chunks from the tile's first to
+    the end of its grains), the `V_d` entries of runs `r0 + V_d ci .. + V_d - 1`, where
+    `r0` (its first chunk's start less the run's) lies in `(-V_d, G_e - 1]`: the reads come
+    before the test that the chunk is one the tile writes (once for every run the thread
+    takes), so the table reaches run `G_e - 1 + V_d C - 1`, i.e. `V_d + G_e - 1 + V_d C`
+    entries. (Session 40's `Dt + G_e + 3 V_d` fell `G_e - 2 V_d - 1` short for 64-byte
+    grains of 1-byte elements: the H200's illegal address at the strided set's 36 and 00.)"""
+    return vd + ge - 1 + vd * (dt // vd + ge // vd)
+
+
 def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES_THREADS,
                  stage: str = "async", run: int | None = None, lanes_along: int = TILES_LANES,
                  grain: int = TILES_GRAIN, chunk_stage: int = TILES_STAGE,
@@ -1552,7 +1611,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  interleave: bool = False, rounds: bool = TILES_ROUNDS,
                  row_step: int = TILES_ROW_STEP, rotate: bool = False,
                  merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS,
-                 by_lines: int = TILES_LINES) -> list[Operation]:
+                 by_lines: int = TILES_LINES, merge_banks: bool = TILES_MERGE_BANKS) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1608,7 +1667,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     box, slot plus residue; the elements past the source view's last whole chunk copied
     there by the runs that reach them); phase 1 reads each run's start from the table,
     phase 2 (the chunks outermost) each chunk's `V_d` box addresses once for every run it
-    writes. Where `W` is known exactly, the runs take it whole up to 512 bytes
+    writes. With `merge_banks` (`TILES_MERGE_BANKS`) the tables are padded and a warp's
+    rows `tiles_merged_row_step` apart (where `row_step` is 0; else `row_step`'s). Where `W` is known exactly, the runs take it whole up to 512 bytes
     (`_copy_cost.tiles_merged_run`) unless `run` is given or the box (a small `box_smem`)
     holds no chunk's rows of such runs (the default runs then).
 
@@ -1765,17 +1825,22 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     if group is not None:
         # per run r of the tile (r from -V_d, at table entry r + V_d): its source start
         # and its element 0's place in the box (slot and residue)
-        tab_n = dt + ge + 3 * vd
+        tab_n = tiles_merged_table(dt, ge, vd)
+        tab_len = tiles_merged_table_at(tab_n - 1, vd, merge_banks) + 1
         wide = not (isinstance(sreach, int) and sreach + 2 * smem < INDEX32_LIMIT)
         st_t = i64 if wide else IntegerType(32)
         i32t = IntegerType(32)
-        stab = k.add(AllocOp(TensorViewType(st_t, cute.make_layout((tab_n,), (1,)), "smem")))
-        atab = k.add(AllocOp(TensorViewType(i32t, cute.make_layout((tab_n,), (1,)), "smem")))
+        stab = k.add(AllocOp(TensorViewType(st_t, cute.make_layout((tab_len,), (1,)), "smem")))
+        atab = k.add(AllocOp(TensorViewType(i32t, cute.make_layout((tab_len,), (1,)), "smem")))
         cvd_tab = c(vd)
         coords_of = _coords_of(host, k, [(x, k.val(x)) for x in reversed(group_extents)])
 
+        def tab_at(i: SSAValue) -> SSAValue:
+            """Where entry `i` lies (`tiles_merged_table_at`)."""
+            return k.addi(i, k.divui(i, cvd_tab)) if merge_banks else i
+
         def tab_read(tab: SSAValue, r: SSAValue) -> SSAValue:
-            return k.add(arith.IndexCastOp(k.add(ReadOp(tab, [k.addi(r, cvd_tab)])), index))
+            return k.add(arith.IndexCastOp(k.add(ReadOp(tab, [tab_at(k.addi(r, cvd_tab))])), index))
 
     class Tile:
         """The values of the block's tile starting at `od` along D whose box starts at
@@ -1827,9 +1892,10 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             for m, x in zip(reversed(group), coords_of(p)):
                 if _static(modes[m].src_stride) != 0:
                     st = k.addi(st, k.muli(x, k.val(modes[m].src_stride)))
-            k.add(WriteOp(k.add(arith.IndexCastOp(st, st_t)), stab, [i]))
+            ti = tab_at(i)
+            k.add(WriteOp(k.add(arith.IndexCastOp(st, st_t)), stab, [ti]))
             at = k.addi(t.slot_base(r), k.andi(st, cv1))
-            k.add(WriteOp(k.add(arith.IndexCastOp(at, i32t)), atab, [i]))
+            k.add(WriteOp(k.add(arith.IndexCastOp(at, i32t)), atab, [ti]))
             end = k.addi(st, tw)
             with k.when(k.andi(k.andi(k.cmp("sge", r, c(0)), k.cmp("slt", r, t.runs)), k.cmp("sgt", end, lim))):
                 with k.loop(k.add(arith.MaxSIOp(lim, st)), end, c(1)) as a:
@@ -2010,7 +2076,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             per = lanes_along
             qs = threads // per
             with k.when(k.cmp("ult", tid, c(qs * per))):
-                q0 = k.divui(tid, c(per))
+                q0 = merged_row(per)
                 ci0 = k.remui(tid, c(per))
                 ds0, _, _, first0, _ = row(q0)
                 r00 = k.subi(first0, ds0)
@@ -2102,6 +2168,34 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                             step = k.muli(k.subi(ci, ci0), c(v * pb))
                             store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base])
 
+    def spread_rows(s_: int, per: int) -> SSAValue:
+        """Thread `tid`'s first run in phase 2 with `per` lanes along a run, a warp's
+        `32 / per` runs `s_` apart (`TILES_ROW_STEP`)."""
+        if s_ == 1:
+            return k.divui(tid, c(per))
+        rows = 32 // per
+        wid, kq = k.divui(tid, c(32)), k.divui(k.remui(tid, c(32)), c(per))
+        return k.addi(k.addi(k.muli(k.divui(wid, c(s_)), c(rows * s_)), k.remui(wid, c(s_))), k.muli(kq, c(s_)))
+
+    def merged_row(per: int) -> SSAValue:
+        """Thread `tid`'s first run in phase 2 of a merged box: runs `row_step` apart where
+        it is forced, else `tiles_merged_row_step`'s with `merge_banks` (in the kernel where
+        the destination's step along `W` is a run-time value: the least power of two `S`
+        up to the cap with `S P_d = 0 (mod G_e)`), else consecutive."""
+        if row_step or not merge_banks:
+            return spread_rows(row_step or 1, per)
+        s_ = tiles_merged_row_step(e, per, threads, ge, _static(modes[w].dst_stride))
+        if s_:
+            return spread_rows(s_, per)
+        cap = tiles_merged_row_cap(e, per, threads)
+        q = spread_rows(cap, per)
+        s_ = cap // 2
+        while s_ >= 1:
+            fits = k.cmp("eq", k.andi(k.muli(dsw, c(s_)), c(ge - 1)), c(0))
+            q = k.add(arith.SelectOp(fits, spread_rows(s_, per), q))
+            s_ //= 2
+        return q
+
     def phase2_row(per: int) -> tuple[SSAValue, SSAValue | None, SSAValue | None]:
         """(first run, rotation, when) of thread `tid` in phase 2 with `per` lanes along a
         run: `tid / per` (`row_step` 1), else the warp's `32 / per` runs `S` apart
@@ -2118,10 +2212,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             return k.divui(k.remui(tid, c(32)), c(per))
 
         def spread(s_: int) -> SSAValue:
-            if s_ == 1:
-                return k.divui(tid, c(per))
-            wid, kq = k.divui(tid, c(32)), k.divui(k.remui(tid, c(32)), c(per))
-            return k.addi(k.addi(k.muli(k.divui(wid, c(s_)), c(rows * s_)), k.remui(wid, c(s_))), k.muli(kq, c(s_)))
+            return spread_rows(s_, per)
 
         step, turn = row_step, False
         if step == 0:

@@ -27,7 +27,8 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_GRAIN, TILES_MERGE_THREADS,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_BANKS, TILES_MERGE_GRAIN,
+                        TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_grain_of, tiles_lines_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
                         tiles_rotated)
@@ -284,6 +285,11 @@ class TilePass(ModulePass):
                      contiguous mode that merges them into one destination mode
                      (`_copy_cost.tiles_merged`; default 1: `TILES_MERGE_BYTES`; 0
                      none; `copy-strategy`'s `tiles_merge` must agree).
+      tiles_merge_banks=M  whether a `box<tiles>` copy over a merged destination mode
+                     pads its run tables and, where tiles_row_step is 0, puts a warp's
+                     phase-2 rows `tiles_merged_row_step` apart (1: its reads in
+                     different shared-memory banks) or not (0, default:
+                     `TILES_MERGE_BANKS`).
       tiles_short=B  the largest source element (bytes) of a `box<tiles>` copy whose
                      source-contiguous mode is short, its runs that mode whole
                      (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
@@ -378,6 +384,7 @@ class TilePass(ModulePass):
     tiles_columns: int = int(TILES_COLUMNS)
     tiles_lines: int | None = None
     tiles_merge: int = TILES_MERGE_BYTES
+    tiles_merge_banks: int = int(TILES_MERGE_BANKS)
     tiles_short: int = TILES_SHORT_BYTES
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
@@ -406,6 +413,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_row_step={self.tiles_row_step} must be 0, 1, 2, 4 or 8")
         if self.tiles_rotate not in (None, 0, 1):
             raise TilecError(f"tile: tiles_rotate={self.tiles_rotate} must be 0 or 1")
+        if self.tiles_merge_banks not in (0, 1):
+            raise TilecError(f"tile: tiles_merge_banks={self.tiles_merge_banks} must be 0 or 1")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if self.tiles_lines not in (None, 0, 1, 2, 3):
@@ -624,10 +633,6 @@ class TilePass(ModulePass):
         merged = facts is not None and flavour == "tiles" and tiles_merged(facts, self.tiles_merge) is not None
         tiles_grain = self.tiles_grain or (TILES_MERGE_GRAIN if merged else tiles_grain_of(
             facts.dst_bytes if facts is not None else 1, None, facts is not None and facts.converts))
-        if merged and tiles_grain > 32:
-            raise TilecError(f"tile: a box<tiles> copy over a merged destination mode takes tiles_grain 16 or 32; "
-                             f"got tiles_grain={tiles_grain} (wider grains accessed memory outside the tensors "
-                             "on an H200: benchmarks/NOTES.md, session 40)", op=copy)
         if facts is not None and self.tiles_grain is None and tiles_grain != TILES_GRAIN and (
                 tiles_shape(facts.src_bytes, smem, run, tiles_grain, facts.dst_bytes) is None):
             tiles_grain = TILES_GRAIN
@@ -684,7 +689,7 @@ class TilePass(ModulePass):
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry,
-                         lines_bits)
+                         lines_bits, bool(self.tiles_merge_banks))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)

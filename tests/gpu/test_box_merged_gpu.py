@@ -3,7 +3,7 @@ the rule's 1-byte elements) through `tilec.copy_` on CuPy arrays: permutes whose
 destination is compact over the modes after the source's contiguous one (the strided
 set's 36 and 00 kinds, scaled), the source at an element offset, the destination's buffer
 poisoned and compared with NumPy byte for byte (nothing around the view written); each
-copy twice (the second through the cached launcher)."""
+copy twice (the second through the cached launcher); and at each grain the tile pass takes."""
 
 from __future__ import annotations
 
@@ -24,12 +24,16 @@ CASES = [
 
 @pytest.mark.parametrize("base, perm, so, do", CASES)
 def test_merged_box_copies_on_the_gpu(base, perm, so, do):
+    _check_on_the_gpu(base, perm, so, do)
+
+
+def _check_on_the_gpu(base, perm, so, do, kernels=None) -> None:
     import cupy as cp
     from helpers.canonical_copies import key_strategy
 
-    import tilec
     from tilec.copy_cpu import _operand
     from tilec.copy_plan import plan_copy
+    from tilec.tensor_copy import copy_
 
     rng = np.random.default_rng(sum(base) + so)
     n = int(np.prod(base))
@@ -43,6 +47,18 @@ def test_merged_box_copies_on_the_gpu(base, perm, so, do):
     src_dev = cp.asarray(flat)[so : so + n].reshape(base).transpose(perm)
     for call in range(2):
         dst_dev = cp.asarray(dbase)
-        tilec.copy_(dst_dev[do : do + n].reshape(src.shape), src_dev)
+        copy_(dst_dev[do : do + n].reshape(src.shape), src_dev, kernels=kernels)
         cp.cuda.Device().synchronize()
         assert np.array_equal(cp.asnumpy(dst_dev), want), f"{base} {perm}, call {call + 1}"
+
+
+@pytest.mark.parametrize("grain", [16, 32, 64])
+@pytest.mark.parametrize("base, perm, so, do", [CASES[1], CASES[2]])
+def test_merged_box_grains_on_the_gpu(routes, grain, base, perm, so, do):
+    """Every grain the tile pass takes (`tiles_grain`, forced): 64-byte grains read the
+    run tables furthest past the tile's runs (`_box_tile.tiles_merged_table`; session
+    40's tables were read past their end: CUDA_ERROR_ILLEGAL_ADDRESS on the H200)."""
+    from tilec.copy_kernels import CopyKernels
+
+    routes(tiles_grain=grain)
+    _check_on_the_gpu(base, perm, so, do, CopyKernels(disk=False))  # not copy_'s cache: the grain's kernel

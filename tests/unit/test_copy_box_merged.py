@@ -153,3 +153,64 @@ def test_a_small_merged_box_takes_the_default_runs(routes, compiled, nvrtc_avail
     view(want)[...] = src
     copy_numpy(view(base), src, kernels=CopyKernels(arch="sm_90", disk=False) if compiled else None, compiled=compiled)
     assert np.array_equal(base, want)
+
+
+@pytest.mark.parametrize("grain", [16, 32, 64])
+def test_every_grain_reads_its_run_tables_inside_them(routes, grain, nvrtc_available):
+    """The compiled kernel on the executor (its shared tables' bounds checked) at each grain
+    the tile pass takes, 36's shape in small with several tiles along `D'` (a 16 KiB box:
+    16 steps a tile at 64-byte grains): phase 2 reads the tables' entries of every chunk it
+    may write before its test of which it does, as far as run `G_e - 1 + V_d C - 1`
+    (`_box_tile.tiles_merged_table`; session 40's `Dt + G_e + 3 V_d` entries were read past
+    at 64-byte grains: the executor's out-of-bounds read of entry 128 of 128, the H200's
+    CUDA_ERROR_ILLEGAL_ADDRESS at the strided set's 36 and 00)."""
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_smem=16384, tiles_merge=1, tiles_grain=grain)
+    rng = np.random.default_rng(grain)
+    base_shape = (5, 3, 7, 150)
+    n = int(np.prod(base_shape))
+    src = rng.integers(-100, 100, size=n + 9).astype(np.int8)[3 : 3 + n].reshape(base_shape).transpose(3, 1, 0, 2)
+    dbase = np.full(n + 40, 77, np.int8)
+
+    def view(b):
+        return b[5 : 5 + n].reshape(src.shape)
+
+    assert key_strategy(plan_copy(_operand(view(dbase), None), _operand(src, None)).key) == "box<tiles>"
+    want = dbase.copy()
+    view(want)[...] = src
+    copy_numpy(view(dbase), src, kernels=CopyKernels(arch="sm_90", disk=False), compiled=True)
+    assert np.array_equal(dbase, want)
+
+
+@pytest.mark.parametrize("row_step", [0, 4])
+def test_merged_box_reads_by_bank_match_numpy(routes, row_step, nvrtc_available):
+    """`tiles_merge_banks=1` (`_box_tile.TILES_MERGE_BANKS`): the padded run tables and a
+    warp's rows `tiles_merged_row_step` apart, chosen in the kernel from copy_'s run-time
+    destination step (`row_step` 0: a select among 1, 2 and 4) or forced (4), over the
+    merged cases (1-, 2- and 4-byte elements, several tiles along both modes) and at each
+    grain: the compiled kernel on the executor, every byte around dst poisoned."""
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    for grain in (16, 64):
+        routes(box_smem=16384, tiles_merge=4, tiles_merge_banks=1, tiles_row_step=row_step, tiles_grain=grain)
+        kernels = CopyKernels(arch="sm_90", disk=False)
+        for src, base, view in _merged_cases(np.random.default_rng(grain + row_step)):
+            want = base.copy()
+            view(want)[...] = src
+            copy_numpy(view(base), src, kernels=kernels, compiled=True)
+            assert np.array_equal(base, want), (src.shape, src.dtype, grain)
+
+
+def test_the_merged_row_step_rule():
+    """`tiles_merged_row_step`: the least power of two S with `S P_d = 0 (mod G_e)`, at most
+    the cap (a warp's rows' bytes within 16 of a slot, the warps a multiple of it)."""
+    from tilec.passes._box_tile import tiles_merged_row_cap, tiles_merged_row_step
+
+    assert tiles_merged_row_cap(1, 8, 512) == 4 and tiles_merged_row_cap(2, 16, 512) == 4
+    assert tiles_merged_row_cap(1, 8, 64) == 2  # two warps
+    assert tiles_merged_row_step(1, 8, 512, 16, 1095540) == 4  # 36: 4 mod 16
+    assert tiles_merged_row_step(1, 8, 512, 16, 759000) == 2  # 00: 8 mod 16
+    assert tiles_merged_row_step(1, 8, 512, 16, 32) == 1
+    assert tiles_merged_row_step(1, 8, 512, 32, 1095540) == 4  # 20 mod 32: 8, capped
+    assert tiles_merged_row_step(1, 8, 512, 16, 7) == 4 and tiles_merged_row_step(1, 8, 512, 16, None) == 0
