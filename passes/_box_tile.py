@@ -114,12 +114,13 @@ destination row (and the first tile the one holding the row's first element). 16
 chunk, so a 32-byte sector at the range's ends is written half by each of two blocks;
 32: whole sectors, the box holding `32 / E - 16 / E` more source runs. The default
 by the destination's element size: `tiles_grain_of`."""
-TILES_MERGE_GRAIN = 16
-"""The grain of a `tiles` box over a merged destination mode (`TILES_GRAIN` otherwise). H200,
-the strided set's 36 (int8 rank 6) at 32 bytes (whole sectors of its long destination rows):
-0.584 of cudaMemcpy against 0.553-0.555 at 16 in three calls, 00 0.599 against 0.600-0.605
-(benchmarks/NOTES.md, perm40); the confirming call ended in an illegal address in one of
-its variants (32, 16 or 64 bytes; not known which): 16 until a run confirms 32."""
+TILES_MERGE_GRAIN = 32
+"""The grain of a `tiles` box over a merged destination mode (`TILES_GRAIN` otherwise): whole
+sectors of its long destination rows, with `TILES_MERGE_BANKS`. H200, ratio to cudaMemcpy,
+two calls (benchmarks/NOTES.md, perm41): the strided set's 36 (int8 rank 6) 0.548 / 0.547 at
+16 bytes, 0.584 / 0.581 at 32, 0.720 / 0.717 at 32 with the bank layout; 00 0.599 / 0.596,
+0.593 / 0.586, 0.747 / 0.743. (Session 40's illegal address at 64 bytes: run tables read
+past their end, `tiles_merged_table`.)"""
 TILES_SECTOR_BYTES: tuple[int, ...] = (2, 4)
 """The destination element sizes whose `tiles` box owns whole 32-byte sectors by default
 (`tiles_grain_of`: a grain of 32 bytes, else `TILES_GRAIN`), so that no sector is written
@@ -163,15 +164,16 @@ H200 (int8 8191 x 8209, Nsight Compute, one launch each, benchmarks/NOTES.md): r
 apart (the rule's) 44.2 us, 1.14 shared wavefronts a load, against 46.9 us and 2.15 at
 consecutive rows (copy_'s kernel, about 2% slower than the Program's in every run)."""
 
-TILES_MERGE_BANKS = False
+TILES_MERGE_BANKS = True
 """Whether a `tiles` box over a merged destination mode (`tiles_launch`'s `merge`) lays out
 phase 2's shared-memory reads by bank (the `tile` option `tiles_merge_banks`): its run
 tables padded (`tiles_merged_table_at`: one entry more every `V_d`, so the `lanes` chunks
 of a warp, `V_d` runs apart, read entries in different banks) and, where the row step is
 not forced (`tiles_row_step` 0), a warp's rows `tiles_merged_row_step` apart (rows whose
-chunk grids start at one residue read the same runs: one slot's bytes a chunk lane). Off
-until measured (dev/experiments/merged_banks.py's model: 36 3.1 wavefronts a phase-2
-load, 1.5 with both; 00 2.2, 1.0)."""
+chunk grids start at one residue read the same runs: one slot's bytes a chunk lane).
+dev/experiments/merged_banks.py's model: 36 3.1 wavefronts a phase-2 load, 1.5 with both;
+00 2.2, 1.0. Nsight Compute on the H200 (36, grain 16): 2.64 -> 1.58 shared wavefronts a
+load; timings at `TILES_MERGE_GRAIN`."""
 
 TILES_ROTATE_BYTES: tuple[int, ...] = (1,)
 """The element sizes whose `tiles` box rotates its phase-2 loads by row lane by default

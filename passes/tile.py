@@ -232,7 +232,7 @@ class TilePass(ModulePass):
                      the grain's elements; 0 on consecutive destination rows.
       tiles_grain=B  bytes of the destination grains a `box<tiles>` block owns (16, 32,
                      64 or 128; default over a merged destination mode
-                     `TILES_MERGE_GRAIN` (16), else `tiles_grain_of`'s: 32 for the
+                     `TILES_MERGE_GRAIN` (32), else `tiles_grain_of`'s: 32 for the
                      element sizes of `TILES_SECTOR_BYTES`, else 16): 32 writes whole
                      sectors.
       tiles_stage=B  bytes of a `box<tiles>` copy's phase-1 chunks (4, 8 or 16; default
@@ -288,8 +288,8 @@ class TilePass(ModulePass):
       tiles_merge_banks=M  whether a `box<tiles>` copy over a merged destination mode
                      pads its run tables and, where tiles_row_step is 0, puts a warp's
                      phase-2 rows `tiles_merged_row_step` apart (1: its reads in
-                     different shared-memory banks) or not (0, default:
-                     `TILES_MERGE_BANKS`).
+                     different shared-memory banks; default: `TILES_MERGE_BANKS`)
+                     or not (0).
       tiles_short=B  the largest source element (bytes) of a `box<tiles>` copy whose
                      source-contiguous mode is short, its runs that mode whole
                      (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s

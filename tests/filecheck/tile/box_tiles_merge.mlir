@@ -6,10 +6,10 @@
 // RUN: not tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=0}' 2>&1 | filecheck %s --check-prefix=DIS
 // RUN: not tilec %s -p 'copy-strategy{tiles_merge=9}' 2>&1 | filecheck %s --check-prefix=BAD
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=16384},tile{tiles_merge=1 box_smem=16384 tiles_grain=64}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=16384},tile{tiles_merge=1 box_smem=16384 tiles_grain=64}' | filecheck %s --check-prefix=GRAIN
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=16384},tile{tiles_merge=1 box_smem=16384 tiles_grain=64 tiles_merge_banks=0}' | filecheck %s --check-prefix=GRAIN
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1 tiles_merge_banks=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1 tiles_merge_banks=1 box_smem=16384 tiles_grain=64}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1 tiles_merge_banks=1}' | filecheck %s --check-prefix=BANKS
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1 tiles_merge_banks=1 tiles_grain=16}' | filecheck %s --check-prefix=BANKS
 // A box<tiles> over a merged destination mode (`_copy_cost.tiles_merged`): the
 // destination compact over the modes after the source's contiguous mode W, those modes
 // are one mode D' of the box; each block first fills two tables (each run's source start
@@ -37,7 +37,7 @@
 // CHECK:           layout.barrier
 // CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // CHECK-NOT:     layout.copy
-// With `tiles_merge_banks=1` the tables take an entry more every 16 (527 entries, 559
+// With `tiles_merge_banks=1` at 16-byte grains the tables take an entry more every 16 (527 entries, 559
 // words: `_box_tile.tiles_merged_table_at`) and a warp's 4 rows are 4 apart (105 S = 0
 // mod 16 at no S below 16: the cap, `tiles_merged_row_step`): the phase-2 threads' first
 // rows from the warp and row lane.
