@@ -752,6 +752,18 @@ def gemm_hopper_ws(
     epilogue (SiLU's MUFU work) runs while the other's wgmma still run, instead of both
     at once with the tensor cores idle. Each stage's "empty" barrier counts both.
 
+    `bm` = 192 (consumer warpgroups of 64 rows whose count, 3, is not a power of two; not
+    with pingpong): as the staggered tile's regions without the lag, each consumer
+    warpgroup a region of its own (`warp_specialize warpgroups(1, 1, 1, 1)`) computing its
+    64 rows of the tile (its A rows a `layout.tile` of the stage's 192-row A buffer) into
+    its own 64-row accumulator and storing them through its own C buffer of 64 x bc: one
+    `#layout.nvidia_mma` over the three warpgroups' 12 warps is no linear layout
+    (`warpsPerCTA` and the tile's rows powers of two). cuBLAS's 4000^3 tile, 192 x 160
+    (`192x160x64:4:c32:ow`: one m64n160k16 a consumer and step, 4 stages and three C
+    buffers of 64 x 32 in 189 KiB; 512 threads, `setmaxnreg` 152 for the consumers' 80
+    accumulator registers and 40 for the producer). Each stage's "empty" barrier counts
+    the three.
+
     `one_wgmma` (column chunks, `bn` <= 256; not with pingpong, block scales or
     `overlap_epilogue`): a stage's B is one shared buffer of `bk x bn` (the chunks' B
     buffers its column tiles, one after the other, each still loaded by its own TMA),
