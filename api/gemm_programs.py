@@ -752,6 +752,18 @@ def gemm_hopper_ws(
     epilogue (SiLU's MUFU work) runs while the other's wgmma still run, instead of both
     at once with the tensor cores idle. Each stage's "empty" barrier counts both.
 
+    `bm` = 192 (consumer warpgroups of 64 rows whose count, 3, is not a power of two; not
+    with pingpong): as the staggered tile's regions without the lag, each consumer
+    warpgroup a region of its own (`warp_specialize warpgroups(1, 1, 1, 1)`) computing its
+    64 rows of the tile (its A rows a `layout.tile` of the stage's 192-row A buffer) into
+    its own 64-row accumulator and storing them through its own C buffer of 64 x bc: one
+    `#layout.nvidia_mma` over the three warpgroups' 12 warps is no linear layout
+    (`warpsPerCTA` and the tile's rows powers of two). cuBLAS's 4000^3 tile, 192 x 160
+    (`192x160x64:4:c32:ow`: one m64n160k16 a consumer and step, 4 stages and three C
+    buffers of 64 x 32 in 189 KiB; 512 threads, `setmaxnreg` 152 for the consumers' 80
+    accumulator registers and 40 for the producer). Each stage's "empty" barrier counts
+    the three.
+
     `one_wgmma` (column chunks, `bn` <= 256; not with pingpong, block scales or
     `overlap_epilogue`): a stage's B is one shared buffer of `bk x bn` (the chunks' B
     buffers its column tiles, one after the other, each still loaded by its own TMA),
@@ -1114,6 +1126,10 @@ def gemm_hopper_ws(
     if handover not in ("drain", "issue", "loop"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain', 'issue' or 'loop', got {handover!r}")
     wgs = 2 if pingpong or stagger else bm // consumer_rows
+    # consumer warpgroups of a count that is not a power of two (192 rows: three of 64), each
+    # in a region of its own with its rows' accumulator: one `#layout.nvidia_mma` over all their
+    # warps would have 12 (`_regions_apart`)
+    apart = bool(stagger) or (not pingpong and wgs & (wgs - 1) != 0)
     at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
     if producer_regs is None:  # issuing cp.async of both operands holds more addresses
         producer_regs = PRODUCER_REGS_CP_ASYNC if len(set(cp_async)) == 2 else PRODUCER_REGS
@@ -1126,13 +1142,13 @@ def gemm_hopper_ws(
             "setmaxnreg inc would wait forever"
         )
     nprog = persistent if m is None or split_k > 1 or size > 1 else min(persistent, _cdiv(m, bm) * _cdiv(n, bn))
-    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong or stagger else 4 * wgs, dtype, epilogue, b_kmajor,
+    g = _program(m, n, k, bm, bn, bk, bc, stages, 4 if pingpong or apart else 4 * wgs, dtype, epilogue, b_kmajor,
                  split_k,
                  block_scales, swap_ab, 2 * persistent if stream_k else 0, serial, rounds,
                  cluster_split and not global_partials, scale_a_mn_major)
     p = g.p
-    rows = bm // 2 if stagger else bm  # the rows of C a consumer region computes a tile
-    if stagger:  # each consumer's C buffer: its 64 rows
+    rows = bm // wgs if apart else bm  # the rows of C a consumer region computes a tile
+    if apart:  # each consumer's C buffer: its 64 rows
         g.SC = g.smem(rows, bc, ebytes=2)
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages * rounds))}
     o[0] = g.c0
@@ -1189,7 +1205,7 @@ def gemm_hopper_ws(
         for s in range(small_stages):
             fulla[s] = p.mbarrier_init(1).named(f"fulla{s}")
             emptya[s] = p.mbarrier_init(wgs).named(f"emptya{s}")
-        names = ["sc0", "sc1"] if (pingpong and not one_c_buffer) or stagger else ["sc"]
+        names = ["sc0", "sc1"] if pingpong and not one_c_buffer else [f"sc{c}" for c in range(wgs)] if apart else ["sc"]
         scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue and not half_stores else [
             None] * len(names)
         if one_c_buffer:  # both consumers' C buffer is the one
@@ -1435,11 +1451,15 @@ def gemm_hopper_ws(
                         release(s)
                     promote(accs[c:c + 1], [part], [held[0], held[1 + c]])
 
+        def part_of(half: int):
+            """The consumer's row block of the tile, in its rows (`apart`): an index."""
+            return g.c0 if half == 0 else g.c1 if half == 1 else g.c2 if half == 2 else p.constant(half).named("wgi")
+
         def consumer(sc, turn: int | None = None, half: int | None = None) -> None:
             bxr = g.bx  # the tile's row in units of the consumer's rows
             if half is not None:
-                bxr = (g.bx * g.c2 + (g.c1 if half else g.c0)).named("bxh")
-                if half == 0:  # consumer 1 ahead: its first trip of the ring before this one's first step
+                bxr = (g.bx * (g.c2 if wgs == 2 else p.constant(wgs).named("wgs")) + part_of(half)).named("bxh")
+                if half == 0 and stagger:  # consumer 1 ahead: its first trip of the ring before this one's first step
                     with p.if_(g.j.eq(g.c0).named("firsttile")):
                         p.mbarrier_wait(lag, g.c0)
             if turn is not None:
@@ -1510,7 +1530,7 @@ def gemm_hopper_ws(
                     sync = s == stages - 1 and turn is not None and handover == "issue"
                     src = sa[s]
                     if half is not None:  # the consumer's rows of the stage's A
-                        src = p.tile(sa[s], [g.c1 if half else g.c0, g.c0], [rows, bk]).named(f"sah{s}")
+                        src = p.tile(sa[s], [part_of(half), g.c0], [rows, bk]).named(f"sah{s}")
                     if guards and s in guards:
                         then, otherwise = p.if_else(guards[s], carry=accs)
                         with then:
@@ -1545,7 +1565,7 @@ def gemm_hopper_ws(
                 else:
                     # the previous trip's last stage is handed back here (`first_round` hands its own)
                     lead = None
-                    if half == 1:  # the block's first trip: its L-th step lets consumer 0 start
+                    if half == 1 and stagger:  # the block's first trip: its L-th step lets consumer 0 start
                         lead = (g.j.eq(g.c0).named("firsttile") & i.eq(kfrom).named("firsttrip")).named("lead")
                     plain_trip(phase, i.ne(kfrom).named("later"), lead, inside(i) if pad else None)
                 if turn is not None and handover == "issue":
@@ -1952,7 +1972,7 @@ def gemm_hopper_ws(
                 p.griddep_launch_dependents()
             if not pdl_weight:
                 p.griddep_wait()
-        roles = p.warp_specialize([1, 1, 1] if pingpong or stagger else [wgs, 1])
+        roles = p.warp_specialize([1, 1, 1] if pingpong else [1] * (wgs + 1) if apart else [wgs, 1])
         for c, role in enumerate(roles[:-1]):
             with role:
                 p.setmaxnreg("inc", consumer_regs)
@@ -1966,7 +1986,7 @@ def gemm_hopper_ws(
                     g.sb0 = p.constant(0.0, "f32").named("sbv0")
                 if overlap_epilogue:
                     held[:] = [Value(p, g.zero.ssa)]
-                tiles(lambda c=c: consumer(scs[c], c if pingpong else None, c if stagger else None),
+                tiles(lambda c=c: consumer(scs[c], c if pingpong else None, c if apart else None),
                       c if pingpong else None, held)
                 if overlap_epilogue:  # the block's last tile's last chunk (every block has a tile)
                     tlast = (g.pid + (p.divui((g.ntiles - g.c1).named("tmax") - g.pid, g.nprog).named("jlast")
