@@ -371,6 +371,7 @@ CONFIGS = (
     GemmConfig("64x256x64:4:c128", 64, 256, 64, 4, efficiency=0.7, chunk=128),
     GemmConfig("256x160x64:4:c32:ow:w128:sp", 256, 160, 64, 4, efficiency=0.99, chunk=32, one_wgmma=True,
                consumer_rows=128, skip_padding=True),
+    GemmConfig("192x160x64:4:c32:ow", 192, 160, 64, 4, efficiency=0.95, chunk=32, one_wgmma=True),
 )
 """The configurations `tilec.matmul` chooses from. 128 x 256 in two chunks of 128 is
 `BEST_WS` (750 TFLOP/s at 4096 on the H200, benchmarks/NOTES.md); 128 x 192 in three
@@ -401,7 +402,17 @@ x 7000 689 / 686 against 641 / 658, 3000 x 3072 x 1024 353 / 559 against 313 / 4
 5000 x 4096 608 / 732 against the pingpong's 438 / 492; within 1% slower at 2048 x 7000 x
 7000 (603 / 647 against 609 / 652) and 3000 x 7000 x 1024 (B K-major, 449 / 607 against the
 pingpong's 455 / 615). It comes last, so the tiles before it keep their ties; at 0.99 it
-takes 172 of 1152 shapes of a sweep of M 256-16384, N and K 1000-28672."""
+takes 172 of 1152 shapes of a sweep of M 256-16384, N and K 1000-28672.
+
+192 x 160 in three consumer warpgroups of 64 rows, each a region of its own (cuBLAS's tile at
+4000^3; one m64n160k16 a consumer and K step), at 0.95: H200 (benchmarks/NOTES.md, tile41), in
+turns against the rule's 128 x 256 and cuBLAS at 4000^3, per call / queued of cuBLAS: 1.030 /
+1.011 against 0.988 / 0.994, and 1.016 / 1.012 against 0.975 / 0.995 in a second call (Nsight
+at the base clock: 213.5 against 221.3 us). Its quantisation wins where its 30720 elements a
+tile round fit better than 32768 (4000^3: 525 tiles in 4 rounds, against 512 in 4 of 128 x
+256's); 0.95 takes it there (above 0.9375) and at 56 of 1000 shapes of a sweep, not at 3000 x
+5000 x 7000, where it measured 0.64 of cuBLAS alone (0.82 in `cl1x2:bp` pairs) against 256 x
+160's 0.96."""
 
 
 FP8_CONFIGS = (
