@@ -10,7 +10,11 @@ Per shape and M, timed in CUDA graphs over 4 weight copies as benchmarks/matmul_
   128 rows instead of M: its boxes read rows M..127 of the buffer (which exist) instead of
   filling them; the kernel's M, its stores, its grid are the call's. Checked like `plain`
   (the extra rows only reach C's columns past M, which are not stored);
-- cuBLAS at M, and its kernel's name (one profiled call).
+- `clamp` (swapped configurations, M < 128): A's map's box of min(M, bn) rows instead of bn
+  (no row past M asked of the TMA) and each stage's expected bytes the weight's plus those rows'
+  (the emitted CUDA patched as text: `(bm + bn) bk 2` -> `bm bk 2 + min(m, bn) bk 2`); the rows of
+  the stage past M keep what shared memory held (they reach only C's columns past M);
+- cuBLAS at M, and its kernel's name (one profiled call, `--names`).
 
     python3 dev/experiments/decode_edge_probe.py [--shapes o,qkv] [--tokens 128,100] [--configs C1,C2]
 """
@@ -43,6 +47,7 @@ def main(argv=None) -> int:
     ap.add_argument("--tokens", default="128,100")
     ap.add_argument("--configs", default="")
     ap.add_argument("--no-nofill", action="store_true")
+    ap.add_argument("--clamp", action="store_true", help="the clamp mode too (swapped configurations)")
     ap.add_argument("--names", action="store_true", help="cuBLAS's kernel names")
     args = ap.parse_args(argv)
 
@@ -51,17 +56,48 @@ def main(argv=None) -> int:
     import tilec
     from matmul_bench import LLAMA, ROTATE, forced, graph_us, parse_config, within_bound
     from tilec import gemm
+    import re
+
+    from tilec import compiling
+    from tilec.runtime import cache as kcache
     from tilec.runtime import launch as L
 
-    real_encode = L.encode
-    patch = {"on": False, "dims": None}
+    real_encode, real_compile = L.encode, kcache.KernelCache.compile
+    patch = {"on": None, "dims": None, "cfg": None, "edits": 0}
 
     def encode(r):
-        if patch["on"] and r.dims == patch["dims"]:
+        if patch["on"] == "nofill" and r.dims == patch["dims"]:
             r = dataclasses.replace(r, dims=(r.dims[0], 128))
+        if patch["on"] == "clamp" and r.dims == patch["dims"]:
+            r = dataclasses.replace(r, box=(r.box[0], min(r.box[1], r.dims[1])))
         return real_encode(r)
 
+    def compile_(self, source, **kw):
+        c = patch["cfg"]
+        if patch["on"] == "clamp" and "wgmma" in source:
+            whole, weight, row = 2 * (c.bm + c.bn) * c.bk, 2 * c.bm * c.bk, 2 * c.bk
+            new = f"{weight}u + {row}u * (unsigned)(m < {c.bn} ? m : {c.bn})"
+            source, edits = re.subn(
+                rf"(tilec_mbarrier_arrive_expect_tx\(reinterpret_cast<unsigned long long\*>\(\w+\)), {whole}u\)",
+                rf"\1, {new})", source)
+            if not edits:  # the map's box clamped with the bytes unchanged would hang: refuse
+                raise RuntimeError("clamp: no expected byte count of (bm + bn) bk 2 in the CUDA")
+            patch["edits"] += edits
+        return real_compile(self, source, **kw)
+
+    kept = {"plain": ({}, {}), "clamp": ({}, {})}
+
+    def use(mode):  # the compiled kernels of `mode` in the caches (the IR is the same, the CUDA not)
+        other = "plain" if mode == "clamp" else "clamp"
+        kept[other][0].update(compiling._compiled)
+        kept[other][1].update(gemm._kernels)
+        compiling._compiled.clear()
+        gemm._kernels.clear()
+        compiling._compiled.update(kept[mode][0])
+        gemm._kernels.update(kept[mode][1])
+
     L.encode = encode
+    kcache.KernelCache.compile = compile_
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     for shape in args.shapes.split(","):
         n, k = LLAMA[shape] if shape in LLAMA else (int(x) for x in shape.split("x"))
@@ -81,10 +117,15 @@ def main(argv=None) -> int:
                 cfg = None if name is None else parse_config(name)
                 label = gemm.choose_config(m, n, sms, k=k, b_kmajor=True).name if cfg is None else cfg.name
                 out = []
-                for mode in ("plain", "nofill"):
-                    if mode == "nofill" and (m >= 128 or args.no_nofill):
+                rule = cfg or gemm.choose_config(m, n, sms, k=k, b_kmajor=True)
+                for mode in ("plain", "nofill", "clamp"):
+                    if mode != "plain" and m >= 128 or mode == "nofill" and args.no_nofill:
                         continue
-                    patch["on"], patch["dims"] = mode == "nofill", (k, m)
+                    if mode == "clamp" and not (args.clamp and rule.swap_ab and m < rule.bn):
+                        continue
+                    patch["on"], patch["dims"], patch["cfg"] = mode, (k, m), rule
+                    if mode == "clamp":
+                        use("clamp")
                     try:
                         with forced(gemm, cfg):
                             c.fill_(float("nan"))
@@ -92,10 +133,13 @@ def main(argv=None) -> int:
                             torch.cuda.synchronize()
                             ok = within_bound(c, a, ws[0].t())
                             us = graph_us([lambda w=w: tilec.matmul(a, w.t(), out=c) for w in ws])  # noqa: B023
-                        out.append(f"{mode} {us:.1f}{'' if ok else ' FAIL'}")
+                        edits = f" ({patch['edits']} edits so far)" if mode == "clamp" else ""
+                        out.append(f"{mode} {us:.1f}{'' if ok else ' FAIL'}{edits}")
                     except Exception as e:  # noqa: BLE001
                         out.append(f"{mode} error {type(e).__name__}: {str(e)[:120]}")
-                    patch["on"] = False
+                    patch["on"] = None
+                    if mode == "clamp":
+                        use("plain")
                 print(f"  {label}: " + ", ".join(out), flush=True)
     return 0
 
