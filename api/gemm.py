@@ -230,6 +230,12 @@ class GemmConfig:
     """With `small_stages` (persistent): the blocks ask L2 for A's rows before their walks
     (`gemm_hopper_ws(small_prefetch=True)`, named `:srp`). An option until measured."""
 
+    clip_small: bool = False
+    """Swapped: after a block's first trip, A^T's box clipped to M's rows (`layout.tma_load
+    {clip}`, its run-time bytes expected by `layout.mbarrier_expect_tx`), so that the TMA asks
+    for no row past M (`gemm_hopper_ws(clip_small=True)`, named `:clip`): at M below the
+    bucket's columns the rows past M are not filled with zeros every step."""
+
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
         `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages` and `small_prefetch`."""
@@ -264,6 +270,7 @@ class GemmConfig:
                     **({"global_partials": True} if self.global_partials else {}),
                     **({"stream_k": True} if self.stream_k else {}),
                     **({"cluster": self.cluster} if self.cluster != (1, 1) else {}),
+                    **({"clip_small": True} if self.clip_small else {}),
                     **({"persistent": self._persistent(sms)} if self.per_sm else {})}
         size = self.cluster[0] * self.cluster[1]
         blocks = sms if size == 1 else size * cluster_slots(size, sms, self.smem_bytes())

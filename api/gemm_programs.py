@@ -576,6 +576,7 @@ def gemm_hopper_ws(
     one_c_buffer: bool = False, stagger: int = 0, consumer_rows: int = 64, half_stores: bool = False,
     scale_prefetch: bool = False, scale_a_mn_major: bool = False, l2_promotion: int | None = None,
     small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False, tile_parts: bool = False,
+    clip_small: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -1111,6 +1112,9 @@ def gemm_hopper_ws(
                          f"without pingpong, split_k, "
                          f"cp_async or overlap_epilogue (got cluster {cluster}, persistent "
                          f"{persistent}, {stages} stages, {nch} chunks)")
+    if clip_small and (not swap_ab or size > 1 or small_stages or pdl_weight or block_scales):
+        raise ValueError("gemm_hopper_ws: clip_small needs swap_ab, without clusters of shared loads, small_stages, "
+                         "pdl_weight or block_scales")
     if handover not in ("drain", "issue", "loop"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain', 'issue' or 'loop', got {handover!r}")
     wgs = 2 if pingpong or stagger else bm // consumer_rows
@@ -1904,14 +1908,29 @@ def gemm_hopper_ws(
                 if s in guards:  # past K: no bytes
                     then, otherwise = p.if_else(guards[s])
                     with then:
-                        load_stage(s, kt)
+                        load_stage(s, kt, first)
                     with otherwise:
                         p.mbarrier_arrive(full[s])
                 else:
-                    load_stage(s, kt)
+                    load_stage(s, kt, first)
 
-        def load_stage(s: int, kt) -> None:
-            """Stage `s`'s boxes of K step `kt`, their bytes expected on its "full" barrier."""
+        def load_stage(s: int, kt, first=None) -> None:
+            """Stage `s`'s boxes of K step `kt`, their bytes expected on its "full" barrier.
+            `clip_small` (swapped): after the block's first trip (`first`), A^T's box
+            clipped to M's rows, their run-time bytes expected beside the weight's (the
+            rows past M keep the first trip's zeros)."""
+            if clip_small and first is not None:
+                then, otherwise = p.if_else(first)
+                with then:
+                    load_stage(s, kt)
+                with otherwise:
+                    p.mbarrier_expect_tx(full[s], g.clip_bytes)
+                    p.mbarrier_arrive(full[s], tx=g.eb * bm * bk)
+                    p.tma_load(p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}"), sa[s], full[s],
+                               l2_promotion=l2_promotion)
+                    p.tma_load(p.tile(g.B, [kt, g.bys[0]], [bk, bc]).named(f"tb{s}"), sb[s][0], full[s],
+                               l2_promotion=l2_promotion, clip=True)
+                return
             tx = g.eb * (bm * ("a" not in cp_async) + bn * ("b" not in cp_async)) * bk
             p.mbarrier_arrive(full[s], tx=tx or None)
             ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
@@ -1947,6 +1966,9 @@ def gemm_hopper_ws(
                 else:
                     p.tma_load(tb, b, full[s], l2_promotion=l2_promotion)
 
+        if clip_small:  # A^T's clipped box: min(bn, M) rows of bk a stage
+            g.clip_bytes = (p.minui(g.m, p.constant(bn).named("bnc")) * p.constant(g.eb * bk).named("rowb")
+                            ).named("clipbytes")
         if pdl:  # the stream's next kernel may start its blocks; this one waits for the previous
             if not pdl_late:  # (`pdl_late`: the producer, after its last loads)
                 p.griddep_launch_dependents()

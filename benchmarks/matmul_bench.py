@@ -533,7 +533,8 @@ def parse_config(name: str):
     dependents let in after the producer's last loads, `GemmConfig.pdl_late`), `l2p<D>` (swapped: the
     weight's rows D trips ahead asked of L2, `GemmConfig.l2_ahead`), `sr<R>` (swapped: A^T in a ring
     of R stages of its own, `GemmConfig.small_stages`; `srp`: A's rows asked of L2 first,
-    `GemmConfig.small_prefetch`), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
+    `GemmConfig.small_prefetch`), `clip` (swapped: A^T's box clipped to M after the first trip,
+    `GemmConfig.clip_small`), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
     import re
@@ -629,6 +630,8 @@ def parse_config(name: str):
             kw["small_stages"] = int(m.group(1))
         elif f == "srp":
             kw["small_prefetch"] = True
+        elif f == "clip":
+            kw["clip_small"] = True
         elif m := re.fullmatch(r"g(\d+)", f):
             kw["group"] = int(m.group(1))
         elif m := re.fullmatch(r"r(\d+)", f):
@@ -647,7 +650,7 @@ def parse_config(name: str):
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, "
                              "st<L>, ov, nov, cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, "
+                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, "
                              "part1, fma, pf or pr<B>")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
