@@ -119,8 +119,8 @@ def main(argv=None) -> int:
                 out = []
                 rule = cfg or gemm.choose_config(m, n, sms, k=k, b_kmajor=True)
                 for mode in ("plain", "nofill", "clamp"):
-                    if mode != "plain" and m >= 128 or mode == "nofill" and args.no_nofill:
-                        continue
+                    if mode != "plain" and m >= 128 or mode == "nofill" and (args.no_nofill or rule.clip_small):
+                        continue  # (a clipped box's bytes are M's rows: a map of 128 rows would hang)
                     if mode == "clamp" and not (args.clamp and rule.swap_ab and m < rule.bn):
                         continue
                     patch["on"], patch["dims"], patch["cfg"] = mode, (k, m), rule
