@@ -1112,9 +1112,9 @@ def gemm_hopper_ws(
                          f"without pingpong, split_k, "
                          f"cp_async or overlap_epilogue (got cluster {cluster}, persistent "
                          f"{persistent}, {stages} stages, {nch} chunks)")
-    if clip_small and (not swap_ab or size > 1 or small_stages or pdl_weight or block_scales):
+    if clip_small and (not swap_ab or size > 1 or small_stages or pdl_weight or block_scales or stream_k):
         raise ValueError("gemm_hopper_ws: clip_small needs swap_ab, without clusters of shared loads, small_stages, "
-                         "pdl_weight or block_scales")
+                         "pdl_weight, block_scales or stream_k")
     if handover not in ("drain", "issue", "loop"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain', 'issue' or 'loop', got {handover!r}")
     wgs = 2 if pingpong or stagger else bm // consumer_rows
