@@ -995,6 +995,12 @@ def gemm_hopper_ws(
     small operand (`layout.prefetch`, a row of K elements each, evict_last), so that A^T's stages,
     loaded `small_stages` - 1 steps ahead of their use, come from L2 rather than behind the
     first block's DRAM miss of each step.
+    `clip_small` (`swap_ab`; not with clusters of shared loads, `small_stages`, `pdl_weight`,
+    block scales or stream-K): after the block's first trip A^T's box is cut to M's rows
+    (`layout.tma_load {clip}`: the map's box `min(bn, M)` rows), its bytes expected at run
+    time (`layout.mbarrier_expect_tx` of `min(bn, M) bk` elements' bytes beside the weight's
+    static ones), so the TMA fills no row past M with zeros every step; the first trip loads
+    whole boxes, whose zeros past M stay in every stage (the columns past M are not stored).
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
