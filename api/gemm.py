@@ -629,6 +629,12 @@ in CUDA graphs (benchmarks/NOTES.md, dec40), 256 on the halves within the spread
 18.4 us against 18.5, M = 100 19.5 against 19.8), on the 256-row swaps up to 1.8% slower (gate_up
 at M = 1-64), on every swap's configuration up to 7% slower (QKV at M = 64 17.2 against 16.1)."""
 
+DECODE_CLIP = False
+"""Whether the decode rule's swapped configuration (16-bit operands, one block a unit's loads:
+no cluster multicast, stream-K or ring of its own) clips A^T's box to M after a block's
+first trip (`GemmConfig.clip_small`, named `:clip`): the TMA then fills no row of M's
+bucket past M with zeros each K step. Off until measured."""
+
 SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K
 step (`swap_config`)."""
@@ -1260,6 +1266,9 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
     # ties to a swap (no tile rows past M), then to fewer bytes into shared memory, then to the earlier
     best = min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
+    if DECODE_CLIP and best.swap_ab and not (fp8 or block_scales or best.stream_k or best.small_stages
+                                             or best.cluster != (1, 1)):
+        best = dataclasses.replace(best, clip_small=True, name=f"{best.name}:clip")
     if b_kmajor and not (fp8 or block_scales) and DECODE_L2_PROMOTION > best.bk * best.operand_bytes:
         best = dataclasses.replace(best, l2_promotion=DECODE_L2_PROMOTION, name=f"{best.name}:pr{DECODE_L2_PROMOTION}")
     return dataclasses.replace(best, pdl=True, pdl_late=True, name=f"{best.name}:pdll") if PDL else best
