@@ -16,7 +16,9 @@ Per shape and M, timed in CUDA graphs over 4 weight copies as benchmarks/matmul_
   the stage past M keep what shared memory held (they reach only C's columns past M);
 - cuBLAS at M, and its kernel's name (one profiled call, `--names`).
 
-    python3 dev/experiments/decode_edge_probe.py [--shapes o,qkv] [--tokens 128,100] [--configs C1,C2]
+    python3 dev/experiments/decode_edge_probe.py [--shapes o,qkv] [--tokens 128,100] [--configs C1,+clip]
+
+(a CONFIG `+FLAGS`: the rule's swapped configuration with the flags, as matmul_bench's `--configs`).
 """
 
 from __future__ import annotations
@@ -114,7 +116,11 @@ def main(argv=None) -> int:
                 line += " [" + cublas_kernel(lambda: torch.matmul(a, ws[0].t(), out=ct[:m])) + "]"  # noqa: B023
             print(line, flush=True)
             for name in [None, *[x for x in args.configs.split(",") if x]]:
-                cfg = None if name is None else parse_config(name)
+                base = gemm.choose_config(m, n, sms, k=k, b_kmajor=True)
+                if name is not None and name.startswith("+") and not base.swap_ab:
+                    continue  # (`+FLAGS`: the rule's swapped configuration with the flags)
+                cfg = (None if name is None else parse_config(f"{base.name}:{name[1:]}") if name.startswith("+")
+                       else parse_config(name))
                 label = gemm.choose_config(m, n, sms, k=k, b_kmajor=True).name if cfg is None else cfg.name
                 out = []
                 rule = cfg or gemm.choose_config(m, n, sms, k=k, b_kmajor=True)
