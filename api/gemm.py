@@ -230,6 +230,14 @@ class GemmConfig:
     """With `small_stages` (persistent): the blocks ask L2 for A's rows before their walks
     (`gemm_hopper_ws(small_prefetch=True)`, named `:srp`). An option until measured."""
 
+    b_first: bool = False
+    """Each stage's B loads (the weight where not swapped) issued before A's
+    (`gemm_hopper_ws(b_first=True)`, named `:bf`). An option until measured."""
+
+    arrive_last: bool = False
+    """The producer's arrival expecting a stage's bytes after the stage's loads, not before
+    (`gemm_hopper_ws(arrive_last=True)`, named `:al`; cuBLAS's order). An option until measured."""
+
     clip_small: bool = False
     """Swapped: after a block's first trip, A^T's box clipped to M's rows (`layout.tma_load
     {clip}`, its run-time bytes expected by `layout.mbarrier_expect_tx`), so that the TMA asks
@@ -238,7 +246,8 @@ class GemmConfig:
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
-        `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages` and `small_prefetch`."""
+        `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages`, `small_prefetch`, `b_first`
+        and `arrive_last`."""
         kw = self._kwargs(sms)
         if self.scale_prefetch:
             kw["scale_prefetch"] = True
@@ -248,6 +257,10 @@ class GemmConfig:
             kw["small_stages"] = self.small_stages
         if self.small_prefetch:
             kw["small_prefetch"] = True
+        if self.b_first:
+            kw["b_first"] = True
+        if self.arrive_last:
+            kw["arrive_last"] = True
         if self.pdl:
             kw["pdl"] = True
         if self.pdl_weight:

@@ -37,6 +37,18 @@ def test_m_halves_in_pairs_sharing_the_weight(stages, skip, parts):
         _check(_run(module, m, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
 
 
+@pytest.mark.parametrize(("b_first", "arrive_last"), [(True, False), (False, True), (True, True)])
+def test_the_producer_s_load_order(b_first, arrive_last):
+    """The weight's multicast boxes before A's (`b_first`) and the stage's arrival after its
+    loads (`arrive_last`, cuBLAS's order): the same results."""
+    n, k = 200, 320
+    module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), skip_padding=True,
+                            b_first=b_first, arrive_last=arrive_last, **TILE)
+    run_pipeline(module, "default")
+    ops = _operands(100, n, k, PLAIN, seed=100)
+    _check(_run(module, 100, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
+
+
 def test_qkv_at_m_128_compiles_without_spills():
     """Llama's QKV (N 6144, K 4096) at M = 128: 10 stages of 64 x 96 + 64 x 64 (200 KiB) and a
     64 x 32 C buffer; NVRTC for sm_90a without spills."""
