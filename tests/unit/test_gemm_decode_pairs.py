@@ -188,3 +188,33 @@ def test_the_decode_rule_s_l2_promotion(monkeypatch):
         assert promoted.name == f"{plain.name}:pr256" and parse_config(promoted.name).l2_promotion == 256
         assert promoted.kwargs(132)["l2_promotion"] == 256
     assert picks[256][2] == picks[0][2]
+
+
+def test_the_decode_rule_s_clip(monkeypatch):
+    """`DECODE_CLIP`: the decode rule's swapped picks (whole, split in clusters, 256 rows) with
+    A^T clipped to M, named so that benchmarks/matmul_bench.py reads them back; the halves (not
+    swapped) as they were; off, every pick as it was."""
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    picks = {}
+    for clip in (False, True):
+        monkeypatch.setattr(gemm, "DECODE_CLIP", clip)
+        gemm._decode_config.cache_clear()
+        try:
+            picks[clip] = [gemm.choose_config(m, n, 132, k=k, b_kmajor=True)
+                           for m, n, k in ((100, 6144, 4096), (100, 4096, 4096), (1, 28672, 4096), (16, 6144, 4096))]
+        finally:
+            gemm._decode_config.cache_clear()
+    assert [c.name for c in picks[False]] == ["64x96x64:8:c32:ow:cl2", "64x128x128:4:swapAB:splitK2:csplit",
+                                              "256x16x64:4:swapAB:p1", "64x16x128:8:swapAB:p1"]
+    assert picks[True][0] == picks[False][0]
+    for plain, clipped in zip(picks[False][1:], picks[True][1:]):
+        assert not plain.clip_small and clipped.clip_small
+        assert clipped.name == f"{plain.name}:clip" and parse_config(clipped.name).clip_small
+        assert clipped.kwargs(132)["clip_small"]
