@@ -1987,6 +1987,9 @@ def gemm_hopper_ws(
             if arrive_last:  # (the phase cannot complete before its arrival: the copies may land first)
                 p.mbarrier_arrive(full[s], tx=tx or None)
 
+        if clip_small:  # A^T's clipped box: min(bn, M) rows of bk a stage
+            g.clip_bytes = (p.minui(g.m, p.constant(bn).named("bnc")) * p.constant(g.eb * bk).named("rowb")
+                            ).named("clipbytes")
         if pdl:  # the stream's next kernel may start its blocks; this one waits for the previous
             if not pdl_late:  # (`pdl_late`: the producer, after its last loads)
                 p.griddep_launch_dependents()
