@@ -230,9 +230,24 @@ class GemmConfig:
     """With `small_stages` (persistent): the blocks ask L2 for A's rows before their walks
     (`gemm_hopper_ws(small_prefetch=True)`, named `:srp`). An option until measured."""
 
+    b_first: bool = False
+    """Each stage's B loads (the weight where not swapped) issued before A's
+    (`gemm_hopper_ws(b_first=True)`, named `:bf`). An option until measured."""
+
+    arrive_last: bool = False
+    """The producer's arrival expecting a stage's bytes after the stage's loads, not before
+    (`gemm_hopper_ws(arrive_last=True)`, named `:al`; cuBLAS's order). An option until measured."""
+
+    clip_small: bool = False
+    """Swapped: after a block's first trip, A^T's box clipped to M's rows (`layout.tma_load
+    {clip}`, its run-time bytes expected by `layout.mbarrier_expect_tx`), so that the TMA asks
+    for no row past M (`gemm_hopper_ws(clip_small=True)`, named `:clip`): at M below the
+    bucket's columns the rows past M are not filled with zeros every step."""
+
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
-        `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages` and `small_prefetch`."""
+        `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages`, `small_prefetch`, `b_first`
+        and `arrive_last`."""
         kw = self._kwargs(sms)
         if self.scale_prefetch:
             kw["scale_prefetch"] = True
@@ -242,6 +257,10 @@ class GemmConfig:
             kw["small_stages"] = self.small_stages
         if self.small_prefetch:
             kw["small_prefetch"] = True
+        if self.b_first:
+            kw["b_first"] = True
+        if self.arrive_last:
+            kw["arrive_last"] = True
         if self.pdl:
             kw["pdl"] = True
         if self.pdl_weight:
@@ -264,6 +283,7 @@ class GemmConfig:
                     **({"global_partials": True} if self.global_partials else {}),
                     **({"stream_k": True} if self.stream_k else {}),
                     **({"cluster": self.cluster} if self.cluster != (1, 1) else {}),
+                    **({"clip_small": True} if self.clip_small else {}),
                     **({"persistent": self._persistent(sms)} if self.per_sm else {})}
         size = self.cluster[0] * self.cluster[1]
         blocks = sms if size == 1 else size * cluster_slots(size, sms, self.smem_bytes())
@@ -632,6 +652,12 @@ swaps' 128-byte steps; not the 256-byte steps of the 64-row swaps). Off: H200, t
 in CUDA graphs (benchmarks/NOTES.md, dec40), 256 on the halves within the spread (QKV at M = 128
 18.4 us against 18.5, M = 100 19.5 against 19.8), on the 256-row swaps up to 1.8% slower (gate_up
 at M = 1-64), on every swap's configuration up to 7% slower (QKV at M = 64 17.2 against 16.1)."""
+
+DECODE_CLIP = False
+"""Whether the decode rule's swapped configuration (16-bit operands, one block a unit's loads:
+no cluster multicast, stream-K or ring of its own) clips A^T's box to M after a block's
+first trip (`GemmConfig.clip_small`, named `:clip`): the TMA then fills no row of M's
+bucket past M with zeros each K step. Off until measured."""
 
 SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K
@@ -1264,6 +1290,9 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
     # ties to a swap (no tile rows past M), then to fewer bytes into shared memory, then to the earlier
     best = min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
+    if DECODE_CLIP and best.swap_ab and not (fp8 or block_scales or best.stream_k or best.small_stages
+                                             or best.cluster != (1, 1)):
+        best = dataclasses.replace(best, clip_small=True, name=f"{best.name}:clip")
     if b_kmajor and not (fp8 or block_scales) and DECODE_L2_PROMOTION > best.bk * best.operand_bytes:
         best = dataclasses.replace(best, l2_promotion=DECODE_L2_PROMOTION, name=f"{best.name}:pr{DECODE_L2_PROMOTION}")
     return dataclasses.replace(best, pdl=True, pdl_late=True, name=f"{best.name}:pdll") if PDL else best

@@ -576,6 +576,7 @@ def gemm_hopper_ws(
     one_c_buffer: bool = False, stagger: int = 0, consumer_rows: int = 64, half_stores: bool = False,
     scale_prefetch: bool = False, scale_a_mn_major: bool = False, l2_promotion: int | None = None,
     small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False, tile_parts: bool = False,
+    clip_small: bool = False, b_first: bool = False, arrive_last: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -1006,6 +1007,15 @@ def gemm_hopper_ws(
     small operand (`layout.prefetch`, a row of K elements each, evict_last), so that A^T's stages,
     loaded `small_stages` - 1 steps ahead of their use, come from L2 rather than behind the
     first block's DRAM miss of each step.
+    `b_first`: each stage's B loads (the weight where not swapped) issued before A's;
+    `arrive_last`: the producer's arrival expecting a stage's bytes after its loads instead of
+    before them (cuBLAS's order); with `cp_async` neither.
+    `clip_small` (`swap_ab`; not with clusters of shared loads, `small_stages`, `pdl_weight`,
+    block scales or stream-K): after the block's first trip A^T's box is cut to M's rows
+    (`layout.tma_load {clip}`: the map's box `min(bn, M)` rows), its bytes expected at run
+    time (`layout.mbarrier_expect_tx` of `min(bn, M) bk` elements' bytes beside the weight's
+    static ones), so the TMA fills no row past M with zeros every step; the first trip loads
+    whole boxes, whose zeros past M stay in every stage (the columns past M are not stored).
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
@@ -1123,6 +1133,11 @@ def gemm_hopper_ws(
                          f"without pingpong, split_k, "
                          f"cp_async or overlap_epilogue (got cluster {cluster}, persistent "
                          f"{persistent}, {stages} stages, {nch} chunks)")
+    if (b_first or arrive_last) and cp_async:
+        raise ValueError("gemm_hopper_ws: b_first and arrive_last are for TMA loads, not cp_async")
+    if clip_small and (not swap_ab or size > 1 or small_stages or pdl_weight or block_scales or stream_k):
+        raise ValueError("gemm_hopper_ws: clip_small needs swap_ab, without clusters of shared loads, small_stages, "
+                         "pdl_weight, block_scales or stream_k")
     if handover not in ("drain", "issue", "loop"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain', 'issue' or 'loop', got {handover!r}")
     wgs = 2 if pingpong or stagger else bm // consumer_rows
@@ -1924,49 +1939,77 @@ def gemm_hopper_ws(
                 if s in guards:  # past K: no bytes
                     then, otherwise = p.if_else(guards[s])
                     with then:
-                        load_stage(s, kt)
+                        load_stage(s, kt, first)
                     with otherwise:
                         p.mbarrier_arrive(full[s])
                 else:
-                    load_stage(s, kt)
+                    load_stage(s, kt, first)
 
-        def load_stage(s: int, kt) -> None:
-            """Stage `s`'s boxes of K step `kt`, their bytes expected on its "full" barrier."""
+        def load_stage(s: int, kt, first=None) -> None:
+            """Stage `s`'s boxes of K step `kt`, their bytes expected on its "full" barrier.
+            `clip_small` (swapped): after the block's first trip (`first`), A^T's box
+            clipped to M's rows, their run-time bytes expected beside the weight's (the
+            rows past M keep the first trip's zeros)."""
+            if clip_small and first is not None:
+                then, otherwise = p.if_else(first)
+                with then:
+                    load_stage(s, kt)
+                with otherwise:
+                    p.mbarrier_expect_tx(full[s], g.clip_bytes)
+                    p.mbarrier_arrive(full[s], tx=g.eb * bm * bk)
+                    p.tma_load(p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}"), sa[s], full[s],
+                               l2_promotion=l2_promotion)
+                    p.tma_load(p.tile(g.B, [kt, g.bys[0]], [bk, bc]).named(f"tb{s}"), sb[s][0], full[s],
+                               l2_promotion=l2_promotion, clip=True)
+                return
             tx = g.eb * (bm * ("a" not in cp_async) + bn * ("b" not in cp_async)) * bk
-            p.mbarrier_arrive(full[s], tx=tx or None)
+            if not arrive_last:
+                p.mbarrier_arrive(full[s], tx=tx or None)
             ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
             tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
-            if cn == 1 and "a" in cp_async:
-                p.cp_async_load(ta, sa[s], full[s])
-            elif cn == 1:
-                p.tma_load(ta, sa[s], full[s], l2_promotion=l2_promotion)
-            if tile_parts:  # each rank its rows of the stage's whole B tile, multicast to the cluster
-                pn = p.constant(cm).named("parts")
-                for r in range(cm):
-                    pc = p.constant(r).named(f"part{r}")
-                    with p.if_(g.crank.eq(g.crs[r]).named("mypart")):
-                        at = ((g.by * pn).named("byp") + pc).named("byp")
-                        p.tma_load(p.tile(g.B, [kt, at], [bk, bn // cm]).named(f"tbt{s}"),
-                                   p.tile(sbw.get(s, sb[s][0]), [g.c0, pc], [bk, bn // cm]).named(f"sbt{s}"), full[s],
-                                   multicast=(1 << cm) - 1, l2_promotion=l2_promotion)
-                return
-            if size > 1:  # each rank its share of the stage's boxes, multicast (`cluster_loads`)
-                for r, loads in enumerate(cluster_loads(cm, cn, s, nch, box_parts)):
-                    if loads:
-                        with p.if_(g.crank.eq(g.crs[r]).named("myhalf")):
-                            for box, part, mask in loads:
-                                tb, b = (ta, sa[s]) if box < 0 else (tbs[box], sb[s][box])
-                                if part >= 0:
-                                    tb, b = box_part(box, part, kt, s)
-                                p.tma_load(tb, b, full[s], multicast=mask, l2_promotion=l2_promotion)
-                if cm > 1:
-                    return
-            for tb, b in zip(tbs, sb[s]):
-                if "b" in cp_async:
-                    p.cp_async_load(tb, b, full[s])
-                else:
-                    p.tma_load(tb, b, full[s], l2_promotion=l2_promotion)
 
+            def load_a() -> None:
+                if cn == 1 and "a" in cp_async:
+                    p.cp_async_load(ta, sa[s], full[s])
+                elif cn == 1:
+                    p.tma_load(ta, sa[s], full[s], l2_promotion=l2_promotion)
+
+            def load_b() -> None:
+                if tile_parts:  # each rank its rows of the stage's whole B tile, multicast to the cluster
+                    pn = p.constant(cm).named("parts")
+                    for r in range(cm):
+                        pc = p.constant(r).named(f"part{r}")
+                        with p.if_(g.crank.eq(g.crs[r]).named("mypart")):
+                            at = ((g.by * pn).named("byp") + pc).named("byp")
+                            p.tma_load(p.tile(g.B, [kt, at], [bk, bn // cm]).named(f"tbt{s}"),
+                                       p.tile(sbw.get(s, sb[s][0]), [g.c0, pc], [bk, bn // cm]).named(f"sbt{s}"),
+                                       full[s], multicast=(1 << cm) - 1, l2_promotion=l2_promotion)
+                    return
+                if size > 1:  # each rank its share of the stage's boxes, multicast (`cluster_loads`)
+                    for r, loads in enumerate(cluster_loads(cm, cn, s, nch, box_parts)):
+                        if loads:
+                            with p.if_(g.crank.eq(g.crs[r]).named("myhalf")):
+                                for box, part, mask in loads:
+                                    tb, b = (ta, sa[s]) if box < 0 else (tbs[box], sb[s][box])
+                                    if part >= 0:
+                                        tb, b = box_part(box, part, kt, s)
+                                    p.tma_load(tb, b, full[s], multicast=mask, l2_promotion=l2_promotion)
+                    if cm > 1:
+                        return
+                for tb, b in zip(tbs, sb[s]):
+                    if "b" in cp_async:
+                        p.cp_async_load(tb, b, full[s])
+                    else:
+                        p.tma_load(tb, b, full[s], l2_promotion=l2_promotion)
+
+            for load in (load_b, load_a) if b_first else (load_a, load_b):
+                load()
+            if arrive_last:  # (the phase cannot complete before its arrival: the copies may land first)
+                p.mbarrier_arrive(full[s], tx=tx or None)
+
+        if clip_small:  # A^T's clipped box: min(bn, M) rows of bk a stage
+            g.clip_bytes = (p.minui(g.m, p.constant(bn).named("bnc")) * p.constant(g.eb * bk).named("rowb")
+                            ).named("clipbytes")
         if pdl:  # the stream's next kernel may start its blocks; this one waits for the previous
             if not pdl_late:  # (`pdl_late`: the producer, after its last loads)
                 p.griddep_launch_dependents()

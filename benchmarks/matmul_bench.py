@@ -533,7 +533,9 @@ def parse_config(name: str):
     dependents let in after the producer's last loads, `GemmConfig.pdl_late`), `l2p<D>` (swapped: the
     weight's rows D trips ahead asked of L2, `GemmConfig.l2_ahead`), `sr<R>` (swapped: A^T in a ring
     of R stages of its own, `GemmConfig.small_stages`; `srp`: A's rows asked of L2 first,
-    `GemmConfig.small_prefetch`), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
+    `GemmConfig.small_prefetch`), `clip` (swapped: A^T's box clipped to M after the first trip,
+    `GemmConfig.clip_small`), `bf` / `al` (B's loads first / the arrival after the loads,
+    `GemmConfig.b_first` / `arrive_last`), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
     import re
@@ -547,7 +549,7 @@ def parse_config(name: str):
         groups = [int(f[1:]) for f in flags if re.fullmatch(r"g\d+", f)]
         clusters = [_cluster(f) for f in flags if _cluster(f)]
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "tp", "sk", "sp", "ar",
-                                                       "ow", "pdl", "pdlw", "pdll", "w128", "hs", "pf"}
+                                                       "ow", "pdl", "pdlw", "pdll", "w128", "hs", "pf", "bf", "al"}
                                                  or re.fullmatch(r"g\d+|pr\d+", f) or _cluster(f) for f in flags):
             # the flags add to the named configuration's own (256x160x64:4:c32:ow:w128:sp:cl1x2:bp
             # keeps its one_wgmma and skip_padding); `nov` takes the overlap away
@@ -567,6 +569,8 @@ def parse_config(name: str):
                                        consumer_rows=128 if "w128" in flags else c.consumer_rows,
                                        half_stores=c.half_stores or "hs" in flags,
                                        scale_prefetch=c.scale_prefetch or "pf" in flags,
+                                       b_first=c.b_first or "bf" in flags,
+                                       arrive_last=c.arrive_last or "al" in flags,
                                        l2_promotion=next((int(f[2:]) for f in flags if re.fullmatch(r"pr\d+", f)),
                                                          c.l2_promotion))
     fp8, block = name.startswith(("f8:", "f8b:")), name.startswith("f8b:")
@@ -629,6 +633,12 @@ def parse_config(name: str):
             kw["small_stages"] = int(m.group(1))
         elif f == "srp":
             kw["small_prefetch"] = True
+        elif f == "clip":
+            kw["clip_small"] = True
+        elif f == "bf":
+            kw["b_first"] = True
+        elif f == "al":
+            kw["arrive_last"] = True
         elif m := re.fullmatch(r"g(\d+)", f):
             kw["group"] = int(m.group(1))
         elif m := re.fullmatch(r"r(\d+)", f):
@@ -647,7 +657,7 @@ def parse_config(name: str):
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, "
                              "st<L>, ov, nov, cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, "
+                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, bf, al, "
                              "part1, fma, pf or pr<B>")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,

@@ -158,12 +158,13 @@ class GpuBuilding:
         self.insert(lt.MBarrierInvalOp(bar.ssa))  # type: ignore[attr-defined]
 
     def tma_load(self, src: Any, dst: Any, bar: Any, multicast: int | None = None,
-                 l2_promotion: int | None = None) -> None:
+                 l2_promotion: int | None = None, clip: bool = False) -> None:
         """`layout.tma_load`: a TMA copy of the global tile `src` into the shared view
         `dst`, completing on `bar` (CuTe's `SM90_TMA_LOAD`; sm_90); with `multicast` (a
         mask of cluster ranks) into `dst` and on `bar` of each of those blocks of the
         cluster (`SM90_TMA_LOAD_MULTICAST`); `l2_promotion` (0, 64, 128 or 256 bytes; None:
-        the default) the tensor map's L2 sector promotion.
+        the default) the tensor map's L2 sector promotion; `clip`: the box no longer than a
+        shorter tensor, the elements past it not written nor counted (`p.mbarrier_expect_tx`).
 
             p.tma_load(a_tile, a_smem, bar)
             p.tma_load(b_tile, b_smem, bar, multicast=0b11)
@@ -171,7 +172,16 @@ class GpuBuilding:
         from tilec.dialects.tma import DEFAULT_L2_PROMOTION
 
         promotion = DEFAULT_L2_PROMOTION if l2_promotion is None else l2_promotion
-        self.insert(lt.TmaLoadOp(src.ssa, dst.ssa, bar.ssa, promotion, multicast=multicast))  # type: ignore[attr-defined]
+        self.insert(lt.TmaLoadOp(src.ssa, dst.ssa, bar.ssa, promotion, multicast=multicast,  # type: ignore[attr-defined]
+                                 clip=clip))
+
+    def mbarrier_expect_tx(self, bar: Any, nbytes: Any) -> None:
+        """`layout.mbarrier_expect_tx`: `nbytes` (an index) more bytes of copies expected on
+        `bar`'s current phase, without an arrival (before the phase's arrival).
+
+            p.mbarrier_expect_tx(full, rows_bytes)
+        """
+        self.insert(lt.MBarrierExpectTxOp(bar.ssa, self.as_index(nbytes)))  # type: ignore[attr-defined]
 
     def cp_async_load(self, src: Any, dst: Any, bar: Any) -> None:
         """`layout.cp_async_load`: the global tile `src` copied into the shared view `dst`

@@ -18,6 +18,7 @@ Kernel side (`%bar` is a `memref<1xi64, 3>` in shared memory, `%s` a shared buff
 
     cuda.mbarrier_init %bar, 1 : memref<1xi64, 3 : i64>            mbarrier.init
     cuda.mbarrier_arrive_expect_tx %bar, 16384 : ...                mbarrier.arrive.expect_tx
+    cuda.mbarrier_expect_tx %bar, %bytes : ...                      mbarrier.expect_tx (a run-time count)
     cuda.tma_load %s, %map, %bar[%x, %y] : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
                                       cp.async.bulk.tensor.2d.shared::cluster.global.tile
                                       .mbarrier::complete_tx::bytes
@@ -57,6 +58,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import ParametrizedAttribute, SSAValue, TypeAttribute
@@ -106,7 +108,9 @@ class TensorMapType(ParametrizedAttribute, TypeAttribute):
 class TensorMapOp(IRDLOperation):
     """The tensor map of `buffer` with dims and strides `sizes` (rank dims, then
     rank - 1 element strides), boxes `box`, swizzle `swizzle` bytes (host side), and
-    the L2 promotion of its loads `l2_promotion` bytes (0, 64, 128 or 256; absent: 128)."""
+    the L2 promotion of its loads `l2_promotion` bytes (0, 64, 128 or 256; absent: 128).
+    `clip`: each box extent no larger than its dim (`min(box, dim)` when the map is
+    encoded): a box of a tensor shorter than it copies the tensor's elements only."""
 
     name = "cuda.tensor_map"
     buffer = operand_def(MemRefType)
@@ -114,6 +118,7 @@ class TensorMapOp(IRDLOperation):
     box = prop_def(DenseArrayBase)
     swizzle = prop_def(IntegerAttr[I64])
     l2_promotion = opt_prop_def(IntegerAttr[I64])
+    clip = opt_prop_def(UnitAttr)
     result = result_def(TensorMapType)
     assembly_format = "$buffer `(` $sizes `)` attr-dict `:` type($buffer)"
     irdl_options = (ParsePropInAttrDict(),)
@@ -125,10 +130,13 @@ class TensorMapOp(IRDLOperation):
         box: Sequence[int],
         swizzle: int,
         l2_promotion: int = DEFAULT_L2_PROMOTION,
+        clip: bool = False,
     ):
         props = {"box": DenseArrayBase.from_list(i64, list(box)), "swizzle": IntegerAttr(swizzle, i64)}
         if l2_promotion != DEFAULT_L2_PROMOTION:
             props["l2_promotion"] = IntegerAttr(l2_promotion, i64)
+        if clip:
+            props["clip"] = UnitAttr()
         super().__init__(operands=[buffer, list(sizes)], properties=props, result_types=[TensorMapType()])
 
     @property
@@ -138,6 +146,10 @@ class TensorMapOp(IRDLOperation):
     @property
     def swizzle_bytes(self) -> int:
         return self.swizzle.value.data
+
+    @property
+    def clipped(self) -> bool:
+        return self.clip is not None
 
     @property
     def l2_promotion_bytes(self) -> int:
@@ -207,6 +219,24 @@ class MBarrierArriveExpectTxOp(IRDLOperation):
         if self.cta is not None and self.tx.value.data:
             raise VerifyException(f"'{self.name}' on a peer's barrier (on %cta) expects no bytes, "
                                   f"got tx {self.tx.value.data}")
+
+
+@irdl_op_definition
+class MBarrierExpectTxOp(IRDLOperation):
+    """`mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], bytes`: `bytes` (an index,
+    at most 2^20 - 1) more bytes expected on the current phase, without an arrival."""
+
+    name = "cuda.mbarrier_expect_tx"
+    traits = traits_def(Synchronizes())
+    bar = operand_def(MemRefType)
+    bytes = operand_def(IndexType)
+    assembly_format = "$bar `,` $bytes attr-dict `:` type($bar)"
+
+    def __init__(self, bar: SSAValue, nbytes: SSAValue):
+        super().__init__(operands=[bar, nbytes])
+
+    def verify_(self) -> None:
+        _barrier_word(self.bar.type, self.name)
 
 
 @irdl_op_definition
@@ -463,6 +493,7 @@ CUDA_TMA_OPS = [
     TensorMapOp,
     MBarrierInitOp,
     MBarrierArriveExpectTxOp,
+    MBarrierExpectTxOp,
     CpAsyncMBarrierArriveOp,
     MBarrierWaitOp,
     MBarrierInvalOp,

@@ -107,7 +107,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import IndexType, IntAttr, IntegerAttr, i64
+from xdsl.dialects.builtin import IndexType, IntAttr, IntegerAttr, UnitAttr, i64
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -145,6 +145,7 @@ __all__ = [
     "MBarrierArrayType",
     "MBarrierAtOp",
     "MBarrierArriveOp",
+    "MBarrierExpectTxOp",
     "MBarrierInitOp",
     "MBarrierInvalOp",
     "MBarrierType",
@@ -478,6 +479,31 @@ class MBarrierArriveOp(IRDLOperation):
 
 
 @irdl_op_definition
+class MBarrierExpectTxOp(IRDLOperation):
+    """Expect `bytes` (an index, the same in every thread of the block) more bytes of
+    copies on the current phase of `bar`, without arriving: a run-time count beside an
+    arrival's static `tx` (the bytes of `layout.tma_load {clip}` copies). It must come
+    before the phase's arrival (which may complete the phase).
+
+        layout.mbarrier_expect_tx %full, %bytes"""
+
+    name = "layout.mbarrier_expect_tx"
+    traits = traits_def(Synchronizes())
+    bar = operand_def(MBarrierType)
+    bytes = operand_def(IndexType)
+    assembly_format = "$bar `,` $bytes attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, bar: SSAValue, nbytes: SSAValue):
+        super().__init__(operands=[bar, nbytes])
+
+    def verify_(self) -> None:
+        _in_launch(self)
+        v = _constant_of(self.bytes)
+        _check(v is None or 0 <= v < (1 << 20), f"mbarrier_expect_tx bytes must be in [0, 2^20), got {v}")
+
+
+@irdl_op_definition
 class MBarrierWaitOp(IRDLOperation):
     """Wait until the phase of `bar` with parity `phase` (0 or 1) has completed."""
 
@@ -526,7 +552,13 @@ class TmaLoadOp(IRDLOperation):
     copy's alignment (`tma_plan`): a part of the buffer, as each block of a cluster
     loads its part of a multicast tile. `l2_promotion` (bytes: 0, 64,
     128, 256; absent: 128) goes to the tensor map: how much the L2 fetches around each
-    request of the copy (a performance hint; the data copied is the same)."""
+    request of the copy (a performance hint; the data copied is the same). `clip`: the
+    tensor map's box no longer than the tensor along each dimension (`min(box, extent)`),
+    so the copy engine asks for no element past the tensor's end where the tensor is
+    shorter than the box: those elements of `dest` are not written (they keep what they
+    held) and only the copied bytes complete on `bar` (a run-time count: expect them with
+    `layout.mbarrier_expect_tx`). The box must start inside the tensor along each such
+    dimension (a decode GEMM's one tile of M's rows, M shorter than the tile)."""
 
     name = "layout.tma_load"
     traits = traits_def(Accesses(reads=("source",), writes=("dest",)))
@@ -538,15 +570,24 @@ class TmaLoadOp(IRDLOperation):
     """A mask of cluster ranks (needs a launch of clusters): the box lands in `dest` of
     each block of the cluster whose rank is a bit of it (`.multicast::cluster`, one
     read of global memory), its bytes completing on `bar` of each of them."""
+    clip = opt_prop_def(UnitAttr)
     assembly_format = "$source `,` $dest `,` $bar attr-dict `:` type($source) `,` type($dest)"
     irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, source: SSAValue, dest: SSAValue, bar: SSAValue, l2_promotion: int = DEFAULT_L2_PROMOTION,
-                 multicast: int | None = None):
-        props = {} if l2_promotion == DEFAULT_L2_PROMOTION else {"l2_promotion": IntegerAttr(l2_promotion, i64)}
+                 multicast: int | None = None, clip: bool = False):
+        props: dict[str, Attribute] = ({} if l2_promotion == DEFAULT_L2_PROMOTION
+                                       else {"l2_promotion": IntegerAttr(l2_promotion, i64)})
         if multicast is not None:
             props["multicast"] = IntegerAttr(multicast, i64)
+        if clip:
+            props["clip"] = UnitAttr()
         super().__init__(operands=[source, dest, bar], properties=props)
+
+    @property
+    def clipped(self) -> bool:
+        """Whether the box is clipped to the tensor (`clip`)."""
+        return self.clip is not None
 
     @property
     def multicast_mask(self) -> int | None:
@@ -570,6 +611,7 @@ class TmaLoadOp(IRDLOperation):
             self.l2_promotion_bytes in L2_PROMOTIONS,
             f"tma_load's l2_promotion must be 0, 64, 128 or 256 bytes, got {self.l2_promotion_bytes}",
         )
+        _check(not (self.clipped and self.multicast is not None), "tma_load's clip is not with multicast")
         if self.multicast is not None:
             size = _cluster_of(self, _in_launch(self), "a multicast TMA load")
             mask = self.multicast_mask
@@ -890,5 +932,6 @@ class GridDepLaunchOp(IRDLOperation):
 
 
 TMA_OPS = [GridDepWaitOp, GridDepLaunchOp, ClusterRankOp, ClusterSyncOp, PeerViewOp, MBarrierInitOp, MBarrierArrayOp, MBarrierAtOp, MBarrierArriveOp,
+           MBarrierExpectTxOp,
            MBarrierWaitOp, MBarrierInvalOp, CpAsyncArriveOp, CpAsyncLoadOp, TmaLoadOp, TmaStoreOp, TmaStoreWaitOp]
 TMA_TYPES = [MBarrierType, MBarrierArrayType]

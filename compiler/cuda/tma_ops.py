@@ -43,6 +43,13 @@ __device__ __forceinline__ void tilec_mbarrier_inval(unsigned long long* bar) {
   asm volatile("mbarrier.inval.shared::cta.b64 [%0];" :: "r"(tilec_smem_addr(bar)) : "memory");
 }"""
 
+DEVICE_HELPERS["mbarrier_expect_tx"] = """\
+// cuda.mbarrier_expect_tx: a run-time count of bytes expected on the phase, no arrival
+__device__ __forceinline__ void tilec_mbarrier_expect_tx(unsigned long long* bar, unsigned tx) {
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;"
+               :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(tx) : "memory");
+}"""
+
 DEVICE_HELPERS["cp_async_mbarrier"] = """\
 // cuda.cp_async_mbarrier_arrive: an arrival on bar once this thread's cp.async copies land
 __device__ __forceinline__ void tilec_cp_async_mbarrier_arrive(unsigned long long* bar) {
@@ -116,6 +123,11 @@ class TmaEmitter(EmitterBase):
             self._mbarrier("mbarrier_arrive_cluster", op, f"(unsigned)({self.expr(op.cta)})")
             return
         self._mbarrier("mbarrier_arrive_expect_tx", op, f"{op.tx.value.data}u")
+
+    @emits(cuda_tma.MBarrierExpectTxOp)
+    def emit_mbarrier_expect_tx(self, op: cuda_tma.MBarrierExpectTxOp):
+        self.helpers.add("mbarrier_expect_tx")
+        self._mbarrier("mbarrier_expect_tx", op, f"(unsigned)({self.expr(op.bytes)})")
 
     @emits(cuda_tma.ClusterRankOp)
     def emit_cluster_rank(self, op: cuda_tma.ClusterRankOp):

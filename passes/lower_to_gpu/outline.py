@@ -170,7 +170,7 @@ def _outline(f: func.FuncOp, launch: layout.LaunchOp, name: str, ptr_types) -> g
 def _tensor_maps(launch: layout.LaunchOp, body_ops) -> dict:
     """A host `cuda.tensor_map` (inserted before the launch) for each TMA op of the
     launch body, one per (global view, box, swizzle, dimension order, L2 promotion of the
-    loads); op -> map."""
+    loads, the box clipped to the tensor: `layout.tma_load {clip}`); op -> map."""
     out: dict = {}
     made: dict = {}
     for o in body_ops:
@@ -179,14 +179,15 @@ def _tensor_maps(launch: layout.LaunchOp, body_ops) -> dict:
         plan = o.plan()
         g = plan.geometry
         promotion = o.l2_promotion_bytes if isinstance(o, layout_tma.TmaLoadOp) else DEFAULT_L2_PROMOTION
-        key = (plan.root, g.order, g.box, g.swizzle_bytes, promotion)
+        clip = isinstance(o, layout_tma.TmaLoadOp) and o.clipped
+        key = (plan.root, g.order, g.box, g.swizzle_bytes, promotion, clip)
         if key not in made:
-            made[key] = _tensor_map(launch, plan, promotion)
+            made[key] = _tensor_map(launch, plan, promotion, clip)
         out[o] = made[key]
     return out
 
 
-def _tensor_map(launch: layout.LaunchOp, plan, l2_promotion: int) -> SSAValue:
+def _tensor_map(launch: layout.LaunchOp, plan, l2_promotion: int, clip: bool = False) -> SSAValue:
     root = plan.root
     lay = root.result.type.cute_layout
     dyn = iter(root.dynamic)
@@ -211,7 +212,8 @@ def _tensor_map(launch: layout.LaunchOp, plan, l2_promotion: int) -> SSAValue:
     order = plan.geometry.order
     dims = [value(m, ms[m].shape, shape_vals) for m in order]
     strides = [value(m, ms[m].stride, stride_vals) for m in order[1:]]
-    tm = cuda_tma.TensorMapOp(root.source, dims + strides, plan.geometry.box, plan.geometry.swizzle_bytes, l2_promotion)
+    tm = cuda_tma.TensorMapOp(root.source, dims + strides, plan.geometry.box, plan.geometry.swizzle_bytes, l2_promotion,
+                              clip)
     tm.result.name_hint = f"{root.source.name_hint or 'buf'}_map"
     ops.append(tm)
     launch.parent_block().insert_ops_before(ops, launch)

@@ -9,6 +9,8 @@ result visible to the block:
 - `mbarrier_array {count, stages}`: a `memref<stages x i64, 3>`; thread 0 inits each
   word; `gpu.barrier`. `mbarrier_at %bars[%i]`: the word `i`, a `memref.subview`
   (`bars + i` in the CUDA).
+- `mbarrier_expect_tx %bar, %bytes`: the thread that arrives (thread 0, or each
+  warpgroup's first in a region) expects the bytes, before its arrival.
 - `mbarrier_arrive {tx}`: thread 0 arrives, expecting tx bytes; first the block (the
   region) meets where its threads read or wrote shared memory since their last meeting
   (passes/_arrive_order.py: an arrive publishes only the arriving thread's accesses).
@@ -223,6 +225,20 @@ class TmaLowering(OpFamily):
         b.add(scf.IfOp(c, [], Region(tb), Region()))
         with b.at(tb):
             b.add(arrive)
+            b.add(scf.YieldOp())
+
+    @lowers(layout_tma.MBarrierExpectTxOp)
+    def op_mbarrier_expect_tx(self, op: layout_tma.MBarrierExpectTxOp):
+        expect = cuda_tma.MBarrierExpectTxOp(self._bar(op.bar), self.b.ssa(self.values.index(op.bytes)))
+        if self.ctx.role_threads is None:
+            self._elect(expect)
+            return
+        b = self.b  # in a warp_specialize region: the thread of each warpgroup that arrives
+        tb = Block()
+        c = b.ssa(b.eq0(b.and_(self.ctx.tid, layout_roles.WARPGROUP - 1)))
+        b.add(scf.IfOp(c, [], Region(tb), Region()))
+        with b.at(tb):
+            b.add(expect)
             b.add(scf.YieldOp())
 
     @lowers(layout_tma.MBarrierWaitOp)

@@ -152,6 +152,16 @@ class MBarrier:
         self.expected += n * tx
         note_barrier_change()
 
+    def expect(self, op: Operation, blocks: np.ndarray, nbytes: np.ndarray) -> None:
+        """`nbytes` ([k]) more bytes expected on the current phase of each of `blocks` (a
+        block may repeat), without an arrival: before the phase's last arrival."""
+        self._need_live(op, blocks, "expect_tx")
+        check_blocks(op, self.missing[blocks] == 0,
+                     lambda b: f"bytes expected on the mbarrier of block {b} after its phase {int(self.phase[b])} "
+                     "had all its arrivals: the phase may complete without them", blocks)
+        np.add.at(self.expected, blocks, nbytes)
+        note_barrier_change()
+
     def issue(
         self,
         op: Operation,
@@ -165,7 +175,7 @@ class MBarrier:
         nbytes: int,
     ) -> None:
         """TMA loads by `actors` ([k], of `blocks`) of `values` to `keys` ([k, n], where
-        `sel`) of shared storage `st`, `nbytes` each on the current phase."""
+        `sel`) of shared storage `st`, `nbytes` each (or [k], one each) on the current phase."""
         self._need_live(op, blocks, "TMA load completing")
         if st.space != SHARED:
             raise ExecutionError(op, f"TMA load to {st.name}, which is not shared memory")
@@ -188,7 +198,7 @@ class MBarrier:
         if st.tracked:
             _check_write_races(op, grid, st, flat_keys, flat_actors, values[sel])
         np.add.at(st.tma_pending, flat_keys, 1)
-        np.add.at(self.copied, blocks, nbytes)
+        np.add.at(self.copied, blocks, nbytes)  # (a count, or one a block of `blocks`)
         self.copies.append(InFlight(op, st, blocks, actors, keys, values, sel))
         note_barrier_change()
 
@@ -568,6 +578,28 @@ def _tile_copy(op: Operation, grid: Grid, blocks: np.ndarray, gview: View, sview
     return acc, gkeys, skeys, valid
 
 
+def _clip_copied(op: layout_tma.TmaLoadOp, g: View, acc: Access) -> np.ndarray:
+    """The elements ([k, E]) the copy engine copies for `layout.tma_load {clip}`: the map's
+    box cut to `min(box, extent)` along each TMA dimension (the extent: the tensor's, its
+    view's root bound), so an element is copied where its index in its box is below both
+    (past the tensor's end but inside the cut box: a zero, copied and counted)."""
+    geo = op.plan().geometry
+    gg = geometry(g.layout, None)
+    copied = np.ones((acc.rows.shape[0], gg.offsets.shape[0]), bool)
+    if g.mask is None:
+        return copied
+    root = g.mask  # the root's bounds (the first map of the chain)
+    for d, k in enumerate(geo.order):
+        bound = root.bound[k]
+        if bound is None:
+            continue
+        b = np.asarray(bound, dtype=np.int64)
+        b = b[acc.rows][:, None] if b.ndim else b
+        j = (np.asarray(gg.coords[k], dtype=np.int64) % geo.box[d])[None, :]
+        copied &= j < np.minimum(geo.box[d], b)
+    return copied
+
+
 def _loaded_tile(interp: ReferenceInterpreter, op: Operation, args):
     """What a tile load (`layout.tma_load`, `layout.cp_async_load`: global tile `args[0]`
     into shared tile `args[1]` on mbarrier `args[2]`) reads, before it lands:
@@ -662,6 +694,18 @@ class TmaFunctions(InterpreterFunctions):
         bar.arrive(op, blocks, op.tx_bytes)
         return ()
 
+    @impl(layout_tma.MBarrierExpectTxOp)
+    def run_expect_tx(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierExpectTxOp, args):
+        _, blocks = _collective(interp, op)
+        bar = _bar(op, args[0])
+        n = np.asarray(args[1], dtype=np.int64)
+        n = _running_value(interp, op, n, blocks) if np.ndim(n) else np.full(blocks.shape, int(n), np.int64)
+        role = current_role(interp)
+        if role is not None:  # each warpgroup of the region (its arriving thread)
+            blocks, n = np.repeat(blocks, role.warpgroups), np.repeat(n, role.warpgroups)
+        bar.expect(op, blocks, n)
+        return ()
+
     @impl(layout_tma.MBarrierWaitOp)
     def run_wait(self, interp: ReferenceInterpreter, op: layout_tma.MBarrierWaitOp, args):
         grid, blocks = _collective(interp, op)
@@ -682,6 +726,11 @@ class TmaFunctions(InterpreterFunctions):
     def run_tma_load(self, interp: ReferenceInterpreter, op: layout_tma.TmaLoadOp, args):
         grid, blocks, bar, acc, s, skeys, values = _loaded_tile(interp, op, args)
         nbytes = skeys.shape[1] * element_bytes(s.type.element_type)
+        if op.clipped:  # the box cut to a shorter tensor: the elements past the cut neither written nor counted
+            sel = _clip_copied(op, _view(op, args[0]), acc)
+            nb = sel.sum(axis=1).astype(np.int64) * element_bytes(s.type.element_type)
+            bar.issue(op, grid, blocks, acc.actors, s.storage, skeys, values, sel, nb)
+            return ()
         if op.multicast_mask is not None:
             _multicast(op, grid, bar, blocks, s.storage, skeys, values, nbytes, op.multicast_mask)
             return ()
@@ -735,7 +784,8 @@ class TmaFunctions(InterpreterFunctions):
         rank = len(op.box_sizes)
         dims = [int(x) for x in sizes[:rank]]
         strides = [1] + [int(x) for x in sizes[rank:]]
-        return (TensorMapValue(buf, tuple(dims), tuple(strides), op.box_sizes, op.swizzle_bytes, op.buffer.type),)
+        box = tuple(min(b, d) for b, d in zip(op.box_sizes, dims)) if op.clipped else op.box_sizes
+        return (TensorMapValue(buf, tuple(dims), tuple(strides), box, op.swizzle_bytes, op.buffer.type),)
 
     @impl(cuda_tma.ClusterRankOp)
     def run_gpu_cluster_rank(self, interp: ReferenceInterpreter, op: cuda_tma.ClusterRankOp, args):
@@ -776,6 +826,15 @@ class TmaFunctions(InterpreterFunctions):
             heard_from(grid, bar, blocks, dst)
             blocks = dst
         bar.arrive(op, blocks, op.tx.value.data)
+        return ()
+
+    @impl(cuda_tma.MBarrierExpectTxOp)
+    def run_gpu_expect_tx(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierExpectTxOp, args):
+        grid = _gpu_grid(interp, op)
+        bar = _barrier_of(op, grid, args[0])
+        tids = grid.active_tids()
+        (n,) = thread_indices(grid, tids, (args[1],))
+        bar.expect(op, grid.block_of[tids], np.asarray(n, dtype=np.int64))
         return ()
 
     @impl(cuda_tma.CpAsyncMBarrierArriveOp)

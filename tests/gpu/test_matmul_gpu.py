@@ -420,6 +420,31 @@ def test_stream_k_configurations(m, n, k, name, monkeypatch):
 
 
 @pytest.mark.parametrize(("m", "n", "k", "name"), [
+    (100, 4096, 4096, "64x128x128:4:swapAB:splitK2:csplit:clip"),   # O: 100 of 128 rows, split in clusters
+    (65, 4096, 14336, "64x128x128:4:swapAB:splitK2:csplit:clip"),   # down: one row past the half
+    (128, 4096, 4096, "64x128x128:4:swapAB:splitK2:csplit:clip"),   # the box whole
+    (5, 1000, 1000, "64x16x64:2:swapAB:p1:clip"),                   # persistent, ragged N and K
+    (20, 1000, 1000, "64x16x64:2:swapAB:p1:clip"),                  # two column tiles: the box whole
+])
+def test_swapped_a_t_clipped_to_m(m, n, k, name, monkeypatch):
+    """A^T's box cut to M's rows after the first trip (`GemmConfig.clip_small`), forced, the
+    widest epilogue, against float64."""
+    torch = torch_cuda()
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    config = parse_config(name)
+    monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "name"), [
     (128, 6144, 4096, "64x128x128:4:swapAB:p1"),   # QKV: 96 units in 48 pairs
     (64, 6144, 4096, "64x64x128:4:swapAB:p1"),     # QKV at M = 64
     (13, 936, 1000, "64x16x64:2:swapAB:p1"),       # 15 tiles: the last pair's second past N; K ragged

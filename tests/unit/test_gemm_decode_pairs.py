@@ -37,6 +37,18 @@ def test_m_halves_in_pairs_sharing_the_weight(stages, skip, parts):
         _check(_run(module, m, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
 
 
+@pytest.mark.parametrize(("b_first", "arrive_last"), [(True, False), (False, True), (True, True)])
+def test_the_producer_s_load_order(b_first, arrive_last):
+    """The weight's multicast boxes before A's (`b_first`) and the stage's arrival after its
+    loads (`arrive_last`, cuBLAS's order): the same results."""
+    n, k = 200, 320
+    module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), skip_padding=True,
+                            b_first=b_first, arrive_last=arrive_last, **TILE)
+    run_pipeline(module, "default")
+    ops = _operands(100, n, k, PLAIN, seed=100)
+    _check(_run(module, 100, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
+
+
 def test_qkv_at_m_128_compiles_without_spills():
     """Llama's QKV (N 6144, K 4096) at M = 128: 10 stages of 64 x 96 + 64 x 64 (200 KiB) and a
     64 x 32 C buffer; NVRTC for sm_90a without spills."""
@@ -176,3 +188,33 @@ def test_the_decode_rule_s_l2_promotion(monkeypatch):
         assert promoted.name == f"{plain.name}:pr256" and parse_config(promoted.name).l2_promotion == 256
         assert promoted.kwargs(132)["l2_promotion"] == 256
     assert picks[256][2] == picks[0][2]
+
+
+def test_the_decode_rule_s_clip(monkeypatch):
+    """`DECODE_CLIP`: the decode rule's swapped picks (whole, split in clusters, 256 rows) with
+    A^T clipped to M, named so that benchmarks/matmul_bench.py reads them back; the halves (not
+    swapped) as they were; off, every pick as it was."""
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    picks = {}
+    for clip in (False, True):
+        monkeypatch.setattr(gemm, "DECODE_CLIP", clip)
+        gemm._decode_config.cache_clear()
+        try:
+            picks[clip] = [gemm.choose_config(m, n, 132, k=k, b_kmajor=True)
+                           for m, n, k in ((100, 6144, 4096), (100, 4096, 4096), (1, 28672, 4096), (16, 6144, 4096))]
+        finally:
+            gemm._decode_config.cache_clear()
+    assert [c.name for c in picks[False]] == ["64x96x64:8:c32:ow:cl2", "64x128x128:4:swapAB:splitK2:csplit",
+                                              "256x16x64:4:swapAB:p1", "64x16x128:8:swapAB:p1"]
+    assert picks[True][0] == picks[False][0]
+    for plain, clipped in zip(picks[False][1:], picks[True][1:]):
+        assert not plain.clip_small and clipped.clip_small
+        assert clipped.name == f"{plain.name}:clip" and parse_config(clipped.name).clip_small
+        assert clipped.kwargs(132)["clip_small"]

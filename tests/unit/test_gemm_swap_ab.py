@@ -313,3 +313,31 @@ def test_ties_go_to_fewer_bytes_into_shared_memory():
     assert fill_bytes(narrow, 64, n, k) == 448 * (64 + 64) * k * 2
     assert fill_bytes(wide, 64, n, k) == 112 * (256 + 64) * k * 2
     assert choose_config(64, n, 132, k=k, b_kmajor=True) == wide
+
+
+# `clip_small`: after a block's first trip A^T's box cut to M's rows (`layout.tma_load {clip}`,
+# the bytes expected at run time); M below the tile's columns (the rows past M keep the first
+# trip's zeros), and M past them (two column tiles: the box whole, the second tile's rows past
+# M zeros, counted), split and persistent; 3 trips of 2 stages a unit
+CLIPPED = {
+    "m5-of-16": (5, 16, 1, 0, "layout"),
+    "m20-of-16-two-tiles": (20, 16, 1, 0, "layout"),
+    "m37-of-64-split2-persistent": (37, 64, 2, 3, "lowered"),
+}
+
+
+@pytest.mark.parametrize("case", CLIPPED)
+def test_swapped_gemm_clipped_against_float64(case):
+    m, bn, split, blocks, level = CLIPPED[case]
+    n, k, ep = 200, 336, Epilogue(bias=True, activation="silu", residual=True, out_dtype="f16")
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=bn, bk=64, stages=2, b_kmajor=True, swap_ab=True, epilogue=ep,
+                            split_k=split, persistent=blocks, clip_small=True)
+    if level == "lowered":
+        run_pipeline(module, "default")
+    ops = _operands(m, n, k, ep, seed=m)
+    _check(_run(module, m, n, ep, ops, b_kmajor=True, split_k=split), ops, ep)
+
+
+def test_clip_small_needs_the_swap():
+    with pytest.raises(ValueError, match="clip_small needs swap_ab"):
+        gemm_hopper_ws(None, 256, 256, bm=128, bn=128, bk=64, stages=2, b_kmajor=True, clip_small=True)

@@ -6,8 +6,10 @@
 // CHECK-LABEL: func.func @host
 // CHECK:      %m = cuda.tensor_map %buf(%d0, %d1, %s1) {box = array<i64: 32, 64>, swizzle = 128 : i64} : memref<8192xf32>
 // CHECK-NEXT: %m2 = cuda.tensor_map %buf(%d0, %d1, %s1) {box = array<i64: 64, 64>, swizzle = 0 : i64, l2_promotion = 256 : i64} : memref<8192xf32>
+// CHECK-NEXT: %m3 = cuda.tensor_map %buf(%d0, %d1, %s1) {box = array<i64: 64, 128>, swizzle = 128 : i64, clip} : memref<8192xf32>
 // CHECK-LABEL: "gpu.func"()
 // CHECK:      cuda.mbarrier_init %bar, 1 : memref<1xi64, 3 : i64>
+// CHECK-NEXT: cuda.mbarrier_expect_tx %bar, %x : memref<1xi64, 3 : i64>
 // CHECK-NEXT: cuda.mbarrier_arrive_expect_tx %bar, 16384 : memref<1xi64, 3 : i64>
 // CHECK-NEXT: cuda.tma_load %s, %m, %bar[%x, %y] : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
 // CHECK-NEXT: cuda.tma_load %s, %m, %bar[%x, %y] {offset = 2048 : i64} : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
@@ -68,6 +70,14 @@ func.func @barrier_in_global(%bar: memref<1xi64>) {
 func.func @barrier_word(%bar: memref<2xi64, 3 : i64>) {
   // expected-error @+1 {{'cuda.mbarrier_arrive_expect_tx' barrier must be a memref<1xi64, 3>, got memref<2xi64, 3 : i64>}}
   cuda.mbarrier_arrive_expect_tx %bar, 16 : memref<2xi64, 3 : i64>
+  func.return
+}
+
+// -----
+
+func.func @expect_tx_word(%bar: memref<2xi64, 3 : i64>, %n: index) {
+  // expected-error @+1 {{'cuda.mbarrier_expect_tx' barrier must be a memref<1xi64, 3>, got memref<2xi64, 3 : i64>}}
+  cuda.mbarrier_expect_tx %bar, %n : memref<2xi64, 3 : i64>
   func.return
 }
 

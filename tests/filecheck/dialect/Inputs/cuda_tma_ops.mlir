@@ -2,6 +2,7 @@ builtin.module attributes {gpu.container_module} {
   func.func @host(%buf: memref<8192xf32>, %d0: index, %d1: index, %s1: index) {
     %m = cuda.tensor_map %buf(%d0, %d1, %s1) {box = array<i64: 32, 64>, swizzle = 128 : i64} : memref<8192xf32>
     %m2 = cuda.tensor_map %buf(%d0, %d1, %s1) {box = array<i64: 64, 64>, swizzle = 0 : i64, l2_promotion = 256 : i64} : memref<8192xf32>
+    %m3 = cuda.tensor_map %buf(%d0, %d1, %s1) {box = array<i64: 64, 128>, swizzle = 128 : i64, clip} : memref<8192xf32>
     func.return
   }
   "gpu.module"() <{sym_name = "mod"}> ({
@@ -10,6 +11,7 @@ builtin.module attributes {gpu.container_module} {
       %s = memref.alloca() {alignment = 1024 : i64} : memref<4096xf32, 3 : i64>
       %bar = memref.alloca() {alignment = 8 : i64} : memref<1xi64, 3 : i64>
       cuda.mbarrier_init %bar, 1 : memref<1xi64, 3 : i64>
+      cuda.mbarrier_expect_tx %bar, %x : memref<1xi64, 3 : i64>
       cuda.mbarrier_arrive_expect_tx %bar, 16384 : memref<1xi64, 3 : i64>
       cuda.tma_load %s, %m, %bar[%x, %y] : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
       cuda.tma_load %s, %m, %bar[%x, %y] {offset = 2048 : i64} : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
