@@ -653,11 +653,14 @@ in CUDA graphs (benchmarks/NOTES.md, dec40), 256 on the halves within the spread
 18.4 us against 18.5, M = 100 19.5 against 19.8), on the 256-row swaps up to 1.8% slower (gate_up
 at M = 1-64), on every swap's configuration up to 7% slower (QKV at M = 64 17.2 against 16.1)."""
 
-DECODE_CLIP = False
+DECODE_CLIP = True
 """Whether the decode rule's swapped configuration (16-bit operands, one block a unit's loads:
 no cluster multicast, stream-K or ring of its own) clips A^T's box to M after a block's
 first trip (`GemmConfig.clip_small`, named `:clip`): the TMA then fills no row of M's
-bucket past M with zeros each K step. Off until measured."""
+bucket past M with zeros each K step. H200, the decode table in turns with cuBLAS
+(benchmarks/NOTES.md, dec41): Llama's down projection at M = 100 33.9 us against 42.9 (1.11
+of cuBLAS against 0.88; the zero fill of 28 rows a step was the cost); at M = 1 and 128 and
+on gate_up within the spread (qkv M = 1 15.5 against 15.9, down M = 1 30.9 against 30.6)."""
 
 SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K

@@ -93,10 +93,10 @@ def test_the_halves_candidates():
     (128, 6144, 4096, "64x96x64:8:c32:ow:cl2"),
     (65, 6144, 4096, "64x96x64:8:c32:ow:cl2"),
     (128, 5120, 5120, "64x96x64:8:c32:ow:cl2"),  # 54 columns in pairs: 108 blocks (H200: 20.0 against 26.0)
-    (64, 6144, 4096, "128x64x128:4:swapAB:splitK2:csplit"),  # M <= 64: one block row, nothing to share
-    (128, 4096, 4096, "64x128x128:4:swapAB:splitK2:csplit"),  # O: the swap's pairs fill fewer bytes
-    (128, 28672, 4096, "256x128x64:4:swapAB:p1"),  # gate_up: 256-row units
-    (128, 4096, 14336, "64x128x128:4:swapAB:splitK2:csplit"),  # down
+    (64, 6144, 4096, "128x64x128:4:swapAB:splitK2:csplit:clip"),  # M <= 64: one block row, nothing to share
+    (128, 4096, 4096, "64x128x128:4:swapAB:splitK2:csplit:clip"),  # O: the swap's pairs fill fewer bytes
+    (128, 28672, 4096, "256x128x64:4:swapAB:p1:clip"),  # gate_up: 256-row units
+    (128, 4096, 14336, "64x128x128:4:swapAB:splitK2:csplit:clip"),  # down
 ])
 def test_the_decode_rule_with_the_halves(m, n, k, expected, monkeypatch):
     from tilec import gemm
@@ -182,7 +182,7 @@ def test_the_decode_rule_s_l2_promotion(monkeypatch):
                                 for m, n in ((128, 6144), (16, 28672), (16, 6144))]
         finally:
             gemm._decode_config.cache_clear()
-    assert [c.name for c in picks[0]] == ["64x96x64:8:c32:ow:cl2", "256x16x64:4:swapAB:p1", "64x16x128:8:swapAB:p1"]
+    assert [c.name for c in picks[0]] == ["64x96x64:8:c32:ow:cl2", "256x16x64:4:swapAB:p1:clip", "64x16x128:8:swapAB:p1:clip"]
     for plain, promoted in zip(picks[0][:2], picks[256][:2]):
         assert plain.l2_promotion == 0 and promoted.l2_promotion == 256
         assert promoted.name == f"{plain.name}:pr256" and parse_config(promoted.name).l2_promotion == 256

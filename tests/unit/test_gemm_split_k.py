@@ -105,12 +105,12 @@ def test_swapped_fp8_split_k_with_per_tensor_scales_and_bias():
 
 # the decode rule on 132 SMs (B K-major: a Linear weight, as the model's projections)
 @pytest.mark.parametrize(("m", "n", "k", "kmajor", "expected"), [
-    (1, 6144, 4096, True, "64x16x128:8:swapAB:p1"),       # 96 units on 96 SMs: DRAM's pace, no split
-    (16, 6144, 4096, True, "64x16x128:8:swapAB:p1"),
+    (1, 6144, 4096, True, "64x16x128:8:swapAB:p1:clip"),       # 96 units on 96 SMs: DRAM's pace, no split
+    (16, 6144, 4096, True, "64x16x128:8:swapAB:p1:clip"),
     # DRAM-bound at 64 rows of N (448 units) as at 256 (112): the tie goes to fewer bytes into shared memory
-    (1, 28672, 4096, True, "256x16x64:4:swapAB:p1"),
-    (1, 4096, 14336, True, "64x16x128:8:swapAB:p1"),      # 64 units: each SM twice its share
-    (1, 2048, 8192, True, "64x16x128:8:swapAB:splitK2:csplit"),  # 32 units would take 4 shares each
+    (1, 28672, 4096, True, "256x16x64:4:swapAB:p1:clip"),
+    (1, 4096, 14336, True, "64x16x128:8:swapAB:p1:clip"),      # 64 units: each SM twice its share
+    (1, 2048, 8192, True, "64x16x128:8:swapAB:splitK2:csplit:clip"),  # 32 units would take 4 shares each
     # B row-major: the 48 tiles of 128 x 128 would keep 48 SMs' tensor cores on 127 rows past M
     # (2 x 128 x 128 x 4096 flops an SM, 23 us), the 64 x 128 split tile halves the rows; split 3
     # ways (144 units: 132 rings in flight, 8.7 MB of B) rather than twice (96: 6.3 MB, Little's law)
@@ -119,29 +119,29 @@ def test_swapped_fp8_split_k_with_per_tensor_scales_and_bias():
     # 128 blocks of M's halves by 96 columns in pairs sharing the weight: (64 + 96) K a block
     # against the 96 swapped units' (64 + 128) K (H200: 18.0 us against 19.2; cuBLAS's schedule)
     (128, 6144, 4096, True, "64x96x64:8:c32:ow:cl2"),
-    (128, 4096, 4096, True, "64x128x128:4:swapAB:splitK2:csplit"),  # 64 units: A^T's bytes, twice the weight's
-    (100, 4096, 14336, True, "64x128x128:4:swapAB:splitK2:csplit"),  # 64 swapped tiles in 128 halves, pairs
+    (128, 4096, 4096, True, "64x128x128:4:swapAB:splitK2:csplit:clip"),  # 64 units: A^T's bytes, twice the weight's
+    (100, 4096, 14336, True, "64x128x128:4:swapAB:splitK2:csplit:clip"),  # 64 swapped tiles in 128 halves, pairs
     (128, 4096, 4096, False, "128x128x64:4:splitK4"),     # B row-major: 32 tiles in 128 quarters
-    (128, 28672, 4096, True, "256x128x64:4:swapAB:p1"),   # 112 units, one round: the bytes of 128 x 256 tiles
+    (128, 28672, 4096, True, "256x128x64:4:swapAB:p1:clip"),   # 112 units, one round: the bytes of 128 x 256 tiles
     (129, 6144, 4096, True, "128x128x64:4:pp"),           # past the decode sizes: the wave rule
     (4096, 4096, 4096, True, "128x256x64:4:c128"),
     # 2 K steps (less than a ring's round to split): all of the 2 MB weight in flight at once either
     # way, one DRAM latency; the tie to fewer bytes into shared memory
-    (1, 4096, 256, True, "256x16x64:4:swapAB:p1"),
+    (1, 4096, 256, True, "256x16x64:4:swapAB:p1:clip"),
 ])
 def test_decode_rule_splits_where_tiles_leave_sms_idle(m, n, k, kmajor, expected):
     assert choose_config(m, n, 132, k=k, b_kmajor=kmajor).name == expected
 
 
 LLAMA_TABLE = {  # docs/matmul.md's table of the Llama-3-8B projections (N, K) on 132 SMs, B K-major
-    (6144, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:p1", "128x64x128:4:swapAB:splitK2:csplit",
+    (6144, 4096): ("x16x128:8:swapAB:p1:clip", "x32x128:8:swapAB:p1:clip", "128x64x128:4:swapAB:splitK2:csplit:clip",
                    "64x96x64:8:c32:ow:cl2"),
-    (4096, 4096): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:splitK2:csplit", "x64x128:4:swapAB:splitK2:csplit",
-                   "x128x128:4:swapAB:splitK2:csplit"),
-    (28672, 4096): ("256x16x64:4:swapAB:p1", "256x32x64:4:swapAB:p1", "256x64x64:4:swapAB:p1",
-                    "256x128x64:4:swapAB:p1"),
-    (4096, 14336): ("x16x128:8:swapAB:p1", "x32x128:8:swapAB:splitK2:csplit", "x64x128:4:swapAB:splitK2:csplit",
-                    "x128x128:4:swapAB:splitK2:csplit"),
+    (4096, 4096): ("x16x128:8:swapAB:p1:clip", "x32x128:8:swapAB:splitK2:csplit:clip", "x64x128:4:swapAB:splitK2:csplit:clip",
+                   "x128x128:4:swapAB:splitK2:csplit:clip"),
+    (28672, 4096): ("256x16x64:4:swapAB:p1:clip", "256x32x64:4:swapAB:p1:clip", "256x64x64:4:swapAB:p1:clip",
+                    "256x128x64:4:swapAB:p1:clip"),
+    (4096, 14336): ("x16x128:8:swapAB:p1:clip", "x32x128:8:swapAB:splitK2:csplit:clip", "x64x128:4:swapAB:splitK2:csplit:clip",
+                    "x128x128:4:swapAB:splitK2:csplit:clip"),
 }
 
 
@@ -164,8 +164,8 @@ def test_the_multiprocessors_come_from_the_target_unless_given():
 
     assert target("sm_90a").multiprocessors == 132
     assert choose_config(1, 6144, k=4096, b_kmajor=True) == choose_config(1, 6144, 132, k=4096, b_kmajor=True)
-    assert choose_config(64, 4096, 114, k=4096, b_kmajor=True).name == "128x64x128:4:swapAB:splitK2:csplit"
-    assert choose_config(64, 4096, 132, k=4096, b_kmajor=True).name == "64x64x128:4:swapAB:splitK2:csplit"
+    assert choose_config(64, 4096, 114, k=4096, b_kmajor=True).name == "128x64x128:4:swapAB:splitK2:csplit:clip"
+    assert choose_config(64, 4096, 132, k=4096, b_kmajor=True).name == "64x64x128:4:swapAB:splitK2:csplit:clip"
     with pytest.raises(TilecError, match="multiprocessors of sm_80 are not known"):
         choose_config(1, 6144, tgt=target("sm_80"), k=4096)
 
@@ -281,6 +281,6 @@ def test_matmul_passes_the_workspace_of_a_split_call(monkeypatch, launched_split
     bias = rng.standard_normal(n).astype(np.float16)
     got = gemm.matmul(x, w.T, bias=bias)
     (key,) = calls
-    assert key.config.name == "64x16x128:8:swapAB:p1:splitK4"
+    assert key.config.name == "64x16x128:8:swapAB:p1:splitK4:clip"
     f64 = [v.astype(np.float64) for v in (got, x, w.T, bias)]
     assert within_bound(*f64, out="f16").all()

@@ -128,17 +128,17 @@ def test_swapped_fp8_gemm_with_per_tensor_scales_and_bias(level, bk, blocks, k):
 
 
 @pytest.mark.parametrize(("m", "n", "k", "fp8", "expected"), [
-    (1, 8192, 8192, False, "64x16x128:8:swapAB:p1"),   # 128 units of 64 rows: DRAM's bound, no split
-    (16, 6144, 4096, False, "64x16x128:8:swapAB:p1"),  # 96 units on 96 SMs stream the weight at DRAM's pace
-    (64, 8192, 8192, False, "64x64x128:4:swapAB:p1"),  # 33 .. 64: 64 columns, 4 stages of 32 KiB
-    (17, 28672, 4096, False, "256x32x64:4:swapAB:p1"),  # 112 units of 256 rows: A^T loaded once per 256
-    (16, 4096, 14336, False, "64x16x128:8:swapAB:p1"),  # 64 units: each SM twice its share (< SM_STREAMS)
-    (1, 2048, 8192, False, "64x16x128:8:swapAB:splitK2:csplit"),   # 32 units would each stream 4 shares
-    (1, 1024, 16384, False, "64x16x128:8:swapAB:p1:splitK4"),  # 16 units: 8 shares each
+    (1, 8192, 8192, False, "64x16x128:8:swapAB:p1:clip"),   # 128 units of 64 rows: DRAM's bound, no split
+    (16, 6144, 4096, False, "64x16x128:8:swapAB:p1:clip"),  # 96 units on 96 SMs stream the weight at DRAM's pace
+    (64, 8192, 8192, False, "64x64x128:4:swapAB:p1:clip"),  # 33 .. 64: 64 columns, 4 stages of 32 KiB
+    (17, 28672, 4096, False, "256x32x64:4:swapAB:p1:clip"),  # 112 units of 256 rows: A^T loaded once per 256
+    (16, 4096, 14336, False, "64x16x128:8:swapAB:p1:clip"),  # 64 units: each SM twice its share (< SM_STREAMS)
+    (1, 2048, 8192, False, "64x16x128:8:swapAB:splitK2:csplit:clip"),   # 32 units would each stream 4 shares
+    (1, 1024, 16384, False, "64x16x128:8:swapAB:p1:splitK4:clip"),  # 16 units: 8 shares each
     (1, 1024, 16384, True, "f8:64x16x256:8:swapAB:p1:splitK4"),  # FP8 (256-byte rows too) splits the swap
     # 65 .. 128: 128 columns, 128 units in one round (64 tiles of 128 rows in pairs read A^T half as
     # often, but their 64 KiB partial a block, summed after the rest, costs more)
-    (65, 8192, 8192, False, "64x128x128:4:swapAB:p1"),
+    (65, 8192, 8192, False, "64x128x128:4:swapAB:p1:clip"),
     (65, 8192, 8192, True, "f8:128x128x128:4:pp"),     # 8-bit: the swap only to 64
 ])
 def test_decode_rule(m, n, k, fp8, expected):
@@ -312,7 +312,8 @@ def test_ties_go_to_fewer_bytes_into_shared_memory():
     assert decode_cost(narrow, 64, n, k, 132) == decode_cost(wide, 64, n, k, 132)
     assert fill_bytes(narrow, 64, n, k) == 448 * (64 + 64) * k * 2
     assert fill_bytes(wide, 64, n, k) == 112 * (256 + 64) * k * 2
-    assert choose_config(64, n, 132, k=k, b_kmajor=True) == wide
+    assert choose_config(64, n, 132, k=k, b_kmajor=True) == dataclasses.replace(wide, clip_small=True,
+                                                                            name=f"{wide.name}:clip")
 
 
 # `clip_small`: after a block's first trip A^T's box cut to M's rows (`layout.tma_load {clip}`,
