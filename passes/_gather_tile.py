@@ -84,6 +84,33 @@ def fast_divisor(host: list[Operation], d: SSAValue) -> SSAValue:
     return wide.result
 
 
+MAGIC64 = False
+"""Whether kernels of 64-bit offsets divide their ids by a run-time divisor as a
+multiplication (`magic_divmod64`: the host's `fast_divisor`, the high half of a 64 x 64-bit
+product, one correction) instead of a 64-bit division (a subroutine of some 40
+instructions on the FP64 and integer pipes); the `tile` pass's `magic64=`."""
+
+
+def magic_divmod64(b: "_Body", x: SSAValue, d: SSAValue, magic: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """(x / d, x % d) of an i64 tensor `x` of values 0 <= x < 2**62 by the splat i64
+    divisor tensor `d` (1 <= d), given `magic` = `fast_divisor(d)` = ceil(2**62 / d) (an
+    i64 scalar): the estimate q' = high half of (4 x) * m, i.e. floor(x m / 2**62) =
+    floor(x / d + x e / (d 2**62)) with m d = 2**62 + e, 0 <= e < d, whose second term is
+    below x / 2**62 < 1, so q' is x / d or one more; r' = x - q' d, and where r' < 0 the
+    quotient is q' - 1 and the remainder r' + d. Exact for every such x and d (the 32-bit
+    ids' form needs x d < 2**62 and no correction)."""
+    typ = x.type
+    m = b.splat(magic, typ)  # type: ignore[arg-type]
+    two = b.splat(b.add(arith.ConstantOp(IntegerAttr(2, IntegerType(64)))), typ)  # type: ignore[arg-type]
+    x4 = b.add(arith.ShLIOp(x, two))
+    q = b.add(arith.MulUIExtendedOp(x4, m)).owner.results[1]
+    r = b.subi(x, b.muli(q, d))
+    zero = b.splat(b.add(arith.ConstantOp(IntegerAttr(0, IntegerType(64)))), typ)  # type: ignore[arg-type]
+    one = b.splat(b.add(arith.ConstantOp(IntegerAttr(1, IntegerType(64)))), typ)  # type: ignore[arg-type]
+    over = b.cmp("slt", r, zero)
+    return b.select(over, b.subi(q, one), q), b.select(over, b.addi(r, d), r)
+
+
 def static_index_bits(facts: CopyFacts, block: int) -> int | None:
     """32 where every extent and stride is static and every flat index (a block past
     the end included) and every offset of both views fits a signed 32-bit integer; 64
@@ -163,6 +190,9 @@ class _Body:
         if magic is None:
             return self.add(arith.RemUIOp(x, dd)), self.add(arith.DivUIOp(x, dd))
         i64 = IntegerType(64)
+        if x.type.element_type == i64:  # type: ignore[attr-defined]
+            q, r = magic_divmod64(self, x, dd, magic)
+            return r, q
         wide = TensorType(i64, x.type.get_shape(), x.type.encoding)  # type: ignore[attr-defined]
         m = self.splat(magic, wide)
         four = self.splat(self.add(arith.ConstantOp(IntegerAttr(2, i64))), wide)
@@ -211,11 +241,12 @@ def _run_offsets(b: _Body, facts: CopyFacts, n: list[SSAValue], r_ids: SSAValue,
 
 
 def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, threads: int = GATHER_THREADS,
-                  runs: int = GATHER_RUNS_PER_THREAD) -> list[Operation]:
+                  runs: int = GATHER_RUNS_PER_THREAD, magic64: bool = MAGIC64) -> list[Operation]:
     """The host ops and the `layout.launch` of the gather strategy of `copy` (module
     doc), with `bits`-bit offsets, `threads` per block (a power of two, at least a
     warp) and `runs` runs per thread (a power of two); the caller puts them in the
-    copy's place."""
+    copy's place. `magic64`: with 64-bit offsets too, each division of the ids by a
+    run-time extent a multiplication by its magic multiplier (`magic_divmod64`)."""
     rank = facts.rank
     last = rank - 1
     v = gather_vector(facts, target)
@@ -253,7 +284,7 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     # a run-time extent the ids are divided by: its magic multiplier computed on the
     # host (`fast_divisor`), each division in the kernel a multiplication (32-bit ids)
     magic: dict[int, SSAValue] = {}
-    if bits == 32:
+    if bits == 32 or magic64:
         for k in range(1, rank):
             m = facts.modes[k]
             if not (m.exact and m.bound is not None) and _static(m.extent) is None:

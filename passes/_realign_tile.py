@@ -73,7 +73,7 @@ from tilec.dialects.layout_ptr import AddPtrOp, PtrLoadOp, PtrPrefetchOp, PtrSto
 from tilec.support.target import Target
 
 from ._copy_cost import CopyFacts, Value, _static, flat_broadcast, value_bound
-from ._gather_tile import INDEX32_LIMIT, _Body
+from ._gather_tile import INDEX32_LIMIT, MAGIC64, _Body, fast_divisor, magic_divmod64
 
 index = IndexType()
 
@@ -269,14 +269,15 @@ class _HostOps:
 
 def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
                    threads: int = REALIGN_THREADS, chunks: int | None = None,
-                   prefetch: bool = False) -> list[Operation]:
+                   prefetch: bool = False, magic64: bool = MAGIC64) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy of `copy` (module
     doc), with `bits`-bit offsets and `threads` per block (a multiple of a warp) of
     `chunks` destination chunks a thread (None: `chunks_per_thread`); the caller puts
     them in the copy's place. `facts` must fit (`_copy_cost.realign_fits`). `prefetch`
     (rows read at a step of 1): first `layout.ptr_prefetch` of each chunk whose 32-byte
     sector the row covers in part, where the rows do not continue each other
-    (`sector_prefetch`)."""
+    (`sector_prefetch`). `magic64`: with 64-bit offsets, the chunk index's divisions
+    by run-time values as multiplications too (`_gather_tile.magic_divmod64`)."""
     rank = facts.rank
     last = rank - 1
     e = facts.dst_bytes
@@ -314,6 +315,12 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         magics["c"] = host_magic_i64(c_host, host)
         for k in range(1, last):
             magics[k] = host_magic_i64(facts.modes[k].extent, host)
+    elif magic64:  # run-time divisors only (a constant's division is the compiler's multiplication)
+        if _static(c_host) is None:
+            magics["c"] = fast_divisor(host, c_host)
+        for k in range(1, last):
+            if _static(facts.modes[k].extent) is None:
+                magics[k] = fast_divisor(host, facts.modes[k].extent)  # type: ignore[arg-type]
 
     # the source's vectors: `v` elements (a step of 2: three, the chunk's 2v-element window)
     b = _Body(IntegerType(bits), rows, v, threads)
@@ -333,6 +340,8 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     def divmod_(x: SSAValue, d: SSAValue, which) -> tuple[SSAValue, SSAValue]:
         """(x // d, x % d) of a [rows] tensor x >= 0 by the splat divisor d: with 32-bit
         offsets as (x * m) >> s in 64 bits (`magic`, the host's pair), else divisions."""
+        if not fast and which in magics:
+            return magic_divmod64(b, x, d, magics[which])
         if not fast:
             return b.add(arith.DivSIOp(x, d)), b.add(arith.RemSIOp(x, d))
         m, sh = (b.splat(v if v.type == i64 else b.add(arith.IndexCastOp(v, i64)), R64) for v in magics[which])
@@ -442,7 +451,7 @@ def flat_fits(facts: CopyFacts, target: Target) -> bool:
 
 
 def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
-                        threads: int = REALIGN_THREADS) -> list[Operation]:
+                        threads: int = REALIGN_THREADS, magic64: bool = MAGIC64) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy over a compact
     destination (`flat_fits`): each thread writes one aligned 16-byte chunk of the
     destination's flat run, chunk k's first element A = k V - dmis (V a chunk's
@@ -481,6 +490,10 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
     if fast:
         for k in range(1, rank):
             magics[k] = host_magic_i64(facts.modes[k].extent, host)
+    elif magic64:  # run-time divisors only
+        for k in range(1, rank):
+            if _static(facts.modes[k].extent) is None:
+                magics[k] = fast_divisor(host, facts.modes[k].extent)  # type: ignore[arg-type]
 
     b = _Body(IntegerType(bits), rows, v, threads)
     R, T = b.R, b.T
@@ -506,6 +519,8 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
     def divmod_(x: SSAValue, k: int) -> tuple[SSAValue, SSAValue]:
         """(x // n_k, x % n_k) of a [rows] tensor x >= 0 (`realign_launch`'s)."""
         d = b.splat(n[k])
+        if not fast and k in magics:
+            return magic_divmod64(b, x, d, magics[k])
         if not fast:
             return b.add(arith.DivSIOp(x, d)), b.add(arith.RemSIOp(x, d))
         m, sh = (b.splat(y if y.type == i64 else b.add(arith.IndexCastOp(y, i64)), R64) for y in magics[k])
