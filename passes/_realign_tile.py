@@ -62,11 +62,11 @@ from __future__ import annotations
 import math
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from tilec.dialects import layout_compute as lc
-from tilec.dialects.layout import ConvertLayoutOp, CopyOp, LaunchOp
+from tilec.dialects.layout import ArangeOp, ConvertLayoutOp, CopyOp, LaunchOp
 from tilec.dialects.layout_funnel import FunnelShiftOp
 from tilec.dialects.layout_attrs import PtrType
 from tilec.dialects.layout_ptr import AddPtrOp, PtrLoadOp, PtrPrefetchOp, PtrStoreOp
@@ -451,6 +451,31 @@ def flat_fits(facts: CopyFacts, target: Target) -> bool:
     return n_last is not None and n_last * facts.dst_bytes >= chunk and chunk == target.vector_bytes
 
 
+class _Narrow:
+    """A chunk's element tests in 32 bits: per-row bounds of any width clamped to [0, V]
+    (`bound`) and truncated, compared with the elements' 32-bit indices (`index`), so
+    that a kernel of 64-bit offsets tests each element with one 32-bit comparison, not
+    two (a 64-bit one)."""
+
+    def __init__(self, b: _Body, v: int):
+        self.b, self.v = b, v
+        self.i32 = IntegerType(32)
+        self.R32 = TensorType(self.i32, [b.rows], b.r)
+        self.J32 = TensorType(self.i32, [b.v], b.j)
+
+    def bound(self, x: SSAValue) -> SSAValue:
+        """A [rows] tensor clamped to [0, V], as i32."""
+        b = self.b
+        c = b.add(arith.MinSIOp(b.add(arith.MaxSIOp(x, b.splat(b.const(0)))), b.splat(b.const(self.v))))
+        return c if b.it == self.i32 else b.add(lc.TruncIOp(c, self.R32))
+
+    def index(self, at: int) -> SSAValue:
+        """The [rows x b.v] tensor of element indices at + j, as i32."""
+        b = self.b
+        props = {"start": IntegerAttr(at, 64), "end": IntegerAttr(at + b.v, 64)}
+        return b.full(b.add(ArangeOp.build(properties=props, result_types=[self.J32])), 0)
+
+
 def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
                         threads: int = REALIGN_THREADS, magic64: bool = MAGIC64) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy over a compact
@@ -632,11 +657,24 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
 
         bnd, a_first, kk, k_ok = moved(bnd), moved(a_first), moved(kk), moved(k_ok)
         j8 = b8.full(b8.arange(v // 2, b8.J), 0)
+        # the elements' tests against a chunk's bounds in 32 bits (`_Narrow`): each bound
+        # clamped to [0, V] a chunk, then compared with the element's index
+        nb = _Narrow(b8, v)
+        below = nb.bound(bnd)
         for h in range(2):
-            j = b8.addi(j8, b8.full(b8.splat(b.const(h * (v // 2)), b8.J), 0)) if h else j8
-            parts.append((b8.select(b8.cmp("slt", j, b8.full(bnd, 1)), evens(firsts[h]), evens(seconds[h])),
+            j = nb.index(h * (v // 2))
+            parts.append((b8.select(b8.cmp("slt", j, b8.full(below, 1)), evens(firsts[h]), evens(seconds[h])),
                           h * (v // 2)))
         b, jj = b8, j8
+        # the flat run's elements: 0 <= A + j < N, i.e. -A <= j < N - A
+        lo, hi = nb.bound(b.subi(b.splat(b.const(0)), a_first)), nb.bound(b.subi(b.splat(total), a_first))
+        dbase = b.splat(facts.dst_base, TensorType(PtrType(dt_elem), [rows, b.v], b.l))  # type: ignore[arg-type]
+        for out, at in parts:
+            j, jw = nb.index(at), b.addi(jj, b.full(b.splat(b.const(at), b.J), 0)) if at else jj
+            st_mask = both(both(b.cmp("sge", j, b.full(lo, 1)), b.cmp("slt", j, b.full(hi, 1))), b.full(k_ok, 1))
+            d_offs = b.addi(b.full(b.muli(kk, b.splat(b.const(v))), 1), jw)  # k V + at: whole 8-byte stores
+            b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, d_offs)), st_mask))
+        parts = []
     # the flat run's elements: 0 <= A + j < N
     dbase = b.splat(facts.dst_base, TensorType(PtrType(dt_elem), [rows, b.v], b.l))  # type: ignore[arg-type]
     for out, at in parts:
