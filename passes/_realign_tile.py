@@ -634,10 +634,43 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
                 for x, k_ok_ in zip(bases, oks)]
         return [b.add(FunnelShiftOp(vecs[k], vecs[k + 1], shift)) for k in range(step)]
 
+    i32 = IntegerType(32)
+    R32 = TensorType(i32, [rows], b.r)
+
+    def c32(x: int) -> SSAValue:
+        return b.splat(b.add(arith.ConstantOp(IntegerAttr(x, i32))), R32)
+
+    def to32(x: SSAValue) -> SSAValue:
+        return x if b.it == i32 else b.add(lc.TruncIOp(x, R32))
+
+    def window_near(srow: SSAValue, rel: SSAValue, ok: SSAValue) -> list[SSAValue]:
+        """`window` of a step of 2 from `srow` + `rel` (`rel` an i32 of at most a row's
+        span): the offset arithmetic of the vectors' positions and masks in 32 bits
+        relative to the aligned row start rb = floor(S / V) V, one add of rb (in the
+        offsets' width) for the vectors' offsets."""
+        rb = b.muli(b.add(arith.ShRSIOp(srow, sh_r)), v_r)
+        rmis = to32(b.subi(srow, rb))
+        first = b.addi(rmis, rel)
+        sa = b.muli(b.add(arith.ShRSIOp(first, c32(shift_v))), c32(v))
+        shift = b.subi(first, sa)
+        send = b.addi(rmis, to32(span))
+        oks = [both(both(b.cmp("sgt", b.addi(sa, c32((k + 1) * v)), rmis), b.cmp("slt", b.addi(sa, c32(k * v)), send)), ok)
+               for k in range(step + 1)]
+        oks[-1] = both(oks[-1], b.cmp("sgt", shift, c32(step - 1)))
+        base = b.addi(rb, sa if b.it == i32 else b.add(lc.ExtSIOp(sa, R)))
+        bases = [base] + [b.addi(base, b.splat(b.const(k * v))) for k in range(1, step + 1)]
+        vecs = [b.add(PtrLoadOp(b.add(AddPtrOp(sbase, b.addi(b.full(x, 1), jj))), None, b.full(k_ok_, 1)))
+                for x, k_ok_ in zip(bases, oks)]
+        return [b.add(FunnelShiftOp(vecs[k], vecs[k + 1], shift)) for k in range(step)]
+
     # row r's elements: from S(r) + step (A - r n) on; row r + 1's: from S(r + 1) - step b on
     col = b.subi(a_first, b.muli(row, nl))
-    firsts = window(b.addi(s0, col if step == 1 else b.muli(col, b.splat(b.const(step)))), s0, k_ok)
-    seconds = window(b.subi(s1, bnd if step == 1 else b.muli(bnd, b.splat(b.const(step)))), s1, both(crosses, k_ok))
+    if step == 1:
+        firsts = window(b.addi(s0, col), s0, k_ok)
+        seconds = window(b.subi(s1, bnd), s1, both(crosses, k_ok))
+    else:  # col < n, 0 < b <= n: small
+        firsts = window_near(s0, b.muli(to32(col), c32(step)), k_ok)
+        seconds = window_near(s1, b.subi(c32(0), b.muli(to32(bnd), c32(step))), both(crosses, k_ok))
     parts = [(b.select(b.cmp("slt", jj, b.full(bnd, 1)), firsts[0], seconds[0]), 0)] if step == 1 else []
     if step == 2:
         # each half's V elements as V / 2 pairs of twice the element size, their low
