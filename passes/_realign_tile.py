@@ -418,13 +418,19 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         doff, achunk, row_ok = moved(doff), moved(achunk), moved(row_ok)
         b = b8
         jj = b.full(b.arange(v // 2, b.J), 0)
-    # the chunk's elements that lie in the row: D - A <= j < D + n - A
-    first = b.full(b.subi(doff, achunk), 1)
-    end = b.full(b.subi(b.addi(doff, b.splat(n[last])), achunk), 1)
+    # the chunk's elements that lie in the row: D - A <= j < D + n - A (`magic64` with
+    # 64-bit offsets: the bounds clamped to [0, V] and the tests in 32 bits, `_Narrow`)
+    narrow = _Narrow(b, v) if magic64 and not fast else None
+    first = b.subi(doff, achunk)
+    end = b.subi(b.addi(doff, b.splat(n[last])), achunk)
+    if narrow is not None:
+        first, end = narrow.bound(first), narrow.bound(end)
+    first, end = b.full(first, 1), b.full(end, 1)
     dbase = b.splat(facts.dst_base, TensorType(PtrType(dt_elem), [rows, b.v], b.l))  # type: ignore[arg-type]
     for out, at in parts:
         j = b.addi(jj, b.full(b.splat(b.const(at)), 1)) if at else jj
-        st_mask = both(both(b.cmp("sge", j, first), b.cmp("slt", j, end)), b.full(row_ok, 1))
+        jt = narrow.index(at) if narrow is not None else j
+        st_mask = both(both(b.cmp("sge", jt, first), b.cmp("slt", jt, end)), b.full(row_ok, 1))
         b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, b.addi(b.full(achunk, 1), j))), st_mask))
     launch.body.block.add_ops(b.ops)
     host.append(launch)
