@@ -316,7 +316,25 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
         coords[k], rest = b.divmod(rest, n[k], magic.get(k))
     coords[0] = rest
     zero_r, one_r = b.splat(b.const(0)), b.splat(b.const(1))
-    wrapped = b.cmp("sge", b.addi(b.full(coords[last], 1), jj), b.splat(n[last], T))
+    # `magic64` with 64-bit offsets and a last extent known below 2**31: each element's
+    # tests in 32 bits (a run's bounds clamped to [0, V] and truncated) and its offset
+    # one of two per-run bases (wrapped or not) plus a constant (`narrow`)
+    last_known = facts.modes[last].bound if facts.modes[last].exact else _static(facts.modes[last].extent)
+    narrow = magic64 and bits == 64 and last_known is not None and last_known < INDEX32_LIMIT
+    if narrow:
+        i32 = IntegerType(32)
+        R32, T32 = TensorType(i32, [rows], b.r), TensorType(i32, [rows, v], b.l)
+        j32 = b.full(b.add(ArangeOp.build(properties={"start": IntegerAttr(0, 64), "end": IntegerAttr(v, 64)},
+                                          result_types=[TensorType(i32, [v], b.j)])), 0)
+
+        def clamp32(x: SSAValue) -> SSAValue:
+            c = b.add(arith.MinSIOp(b.add(arith.MaxSIOp(x, zero_r)), b.splat(b.const(v))))
+            return b.add(lc.TruncIOp(c, R32))
+
+        # element j wraps where j >= n_last - c_last
+        wrapped = b.cmp("sge", j32, b.full(clamp32(b.subi(b.splat(n[last]), coords[last])), 1))
+    else:
+        wrapped = b.cmp("sge", b.addi(b.full(coords[last], 1), jj), b.splat(n[last], T))
     zero_t = b.splat(b.const(0), T)
 
     def offsets(strides: list[Value]) -> SSAValue:
@@ -339,6 +357,11 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
                 back = b.splat(b.muli(b.subi(n[k], b.const(1)), st[k]))
             e = b.select(inside, step, b.subi(e, back))
         wrap_back = zero_r if st[last] is None else b.splat(b.muli(n[last], st[last]))
+        if narrow:  # one of two bases a run, plus j s_last
+            based = b.select(wrapped, b.full(b.addi(so, b.subi(e, wrap_back)), 1), b.full(so, 1))
+            if st[last] is None:
+                return based
+            return b.addi(based, jj if unit[last] else b.muli(jj, b.splat(st[last], T)))
         wsel = b.select(wrapped, b.full(b.subi(e, wrap_back), 1), zero_t)
         so_full = b.full(so, 1)
         if st[last] is None:
@@ -351,7 +374,10 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     else:
         soffs = offsets([m.src_stride for m in facts.modes])
     flat = b.addi(b.full(base, 1), jj)
-    mask = b.cmp("slt", flat, b.splat(total, T))
+    if narrow:  # j < total - base
+        mask = b.cmp("slt", j32, b.full(clamp32(b.subi(b.splat(total), base)), 1))
+    else:
+        mask = b.cmp("slt", flat, b.splat(total, T))
     st_elem = facts.src_ptr.type.element_type  # type: ignore[attr-defined]
     dt_elem = facts.dst_ptr.type.element_type  # type: ignore[attr-defined]
     sptrs = b.add(AddPtrOp(b.splat(facts.src_ptr, TensorType(PtrType(st_elem), [rows, v], b.l)), soffs))
