@@ -213,6 +213,31 @@ class _Body:
         return self.add(lc.SelectOp(c, a, b))
 
 
+class Narrow:
+    """A chunk's (or a gather run's) element tests in 32 bits: per-row bounds of any width clamped to [0, V]
+    (`bound`) and truncated, compared with the elements' 32-bit indices (`index`), so
+    that a kernel of 64-bit offsets tests each element with one 32-bit comparison, not
+    two (a 64-bit one)."""
+
+    def __init__(self, b: "_Body", v: int):
+        self.b, self.v = b, v
+        self.i32 = IntegerType(32)
+        self.R32 = TensorType(self.i32, [b.rows], b.r)
+        self.J32 = TensorType(self.i32, [b.v], b.j)
+
+    def bound(self, x: SSAValue) -> SSAValue:
+        """A [rows] tensor clamped to [0, V], as i32."""
+        b = self.b
+        c = b.add(arith.MinSIOp(b.add(arith.MaxSIOp(x, b.splat(b.const(0)))), b.splat(b.const(self.v))))
+        return c if b.it == self.i32 else b.add(lc.TruncIOp(c, self.R32))
+
+    def index(self, at: int) -> SSAValue:
+        """The [rows x b.v] tensor of element indices at + j, as i32."""
+        b = self.b
+        props = {"start": IntegerAttr(at, 64), "end": IntegerAttr(at + b.v, 64)}
+        return b.full(b.add(ArangeOp.build(properties=props, result_types=[self.J32])), 0)
+
+
 def _run_offsets(b: _Body, facts: CopyFacts, n: list[SSAValue], r_ids: SSAValue, pid_i: SSAValue,
                  jj: SSAValue, magic: dict[int, SSAValue]) -> SSAValue:
     """The source offsets where every run is one aligned source vector (`vector_runs`):
@@ -322,17 +347,10 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     last_known = facts.modes[last].bound if facts.modes[last].exact else _static(facts.modes[last].extent)
     narrow = magic64 and bits == 64 and last_known is not None and last_known < INDEX32_LIMIT
     if narrow:
-        i32 = IntegerType(32)
-        R32, T32 = TensorType(i32, [rows], b.r), TensorType(i32, [rows, v], b.l)
-        j32 = b.full(b.add(ArangeOp.build(properties={"start": IntegerAttr(0, 64), "end": IntegerAttr(v, 64)},
-                                          result_types=[TensorType(i32, [v], b.j)])), 0)
-
-        def clamp32(x: SSAValue) -> SSAValue:
-            c = b.add(arith.MinSIOp(b.add(arith.MaxSIOp(x, zero_r)), b.splat(b.const(v))))
-            return b.add(lc.TruncIOp(c, R32))
-
+        nb = Narrow(b, v)
+        j32 = nb.index(0)
         # element j wraps where j >= n_last - c_last
-        wrapped = b.cmp("sge", j32, b.full(clamp32(b.subi(b.splat(n[last]), coords[last])), 1))
+        wrapped = b.cmp("sge", j32, b.full(nb.bound(b.subi(b.splat(n[last]), coords[last])), 1))
     else:
         wrapped = b.cmp("sge", b.addi(b.full(coords[last], 1), jj), b.splat(n[last], T))
     zero_t = b.splat(b.const(0), T)
@@ -375,7 +393,7 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
         soffs = offsets([m.src_stride for m in facts.modes])
     flat = b.addi(b.full(base, 1), jj)
     if narrow:  # j < total - base
-        mask = b.cmp("slt", j32, b.full(clamp32(b.subi(b.splat(total), base)), 1))
+        mask = b.cmp("slt", j32, b.full(nb.bound(b.subi(b.splat(total), base)), 1))
     else:
         mask = b.cmp("slt", flat, b.splat(total, T))
     st_elem = facts.src_ptr.type.element_type  # type: ignore[attr-defined]

@@ -66,14 +66,14 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorTyp
 from xdsl.ir import Operation, SSAValue
 
 from tilec.dialects import layout_compute as lc
-from tilec.dialects.layout import ArangeOp, ConvertLayoutOp, CopyOp, LaunchOp
+from tilec.dialects.layout import ConvertLayoutOp, CopyOp, LaunchOp
 from tilec.dialects.layout_funnel import FunnelShiftOp
 from tilec.dialects.layout_attrs import PtrType
 from tilec.dialects.layout_ptr import AddPtrOp, PtrLoadOp, PtrPrefetchOp, PtrStoreOp
 from tilec.support.target import Target
 
 from ._copy_cost import CopyFacts, Value, _static, flat_broadcast, flat_step2, value_bound
-from ._gather_tile import INDEX32_LIMIT, MAGIC64, _Body, fast_divisor, magic_divmod64
+from ._gather_tile import INDEX32_LIMIT, MAGIC64, Narrow, _Body, fast_divisor, magic_divmod64
 
 index = IndexType()
 
@@ -419,8 +419,8 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         b = b8
         jj = b.full(b.arange(v // 2, b.J), 0)
     # the chunk's elements that lie in the row: D - A <= j < D + n - A (`magic64` with
-    # 64-bit offsets: the bounds clamped to [0, V] and the tests in 32 bits, `_Narrow`)
-    narrow = _Narrow(b, v) if magic64 and not fast else None
+    # 64-bit offsets: the bounds clamped to [0, V] and the tests in 32 bits, `Narrow`)
+    narrow = Narrow(b, v) if magic64 and not fast else None
     first = b.subi(doff, achunk)
     end = b.subi(b.addi(doff, b.splat(n[last])), achunk)
     if narrow is not None:
@@ -455,31 +455,6 @@ def flat_fits(facts: CopyFacts, target: Target) -> bool:
     n_last = last.bound if last.exact else _static(last.extent)  # known exactly
     chunk = chunk_bytes(facts, target)
     return n_last is not None and n_last * facts.dst_bytes >= chunk and chunk == target.vector_bytes
-
-
-class _Narrow:
-    """A chunk's element tests in 32 bits: per-row bounds of any width clamped to [0, V]
-    (`bound`) and truncated, compared with the elements' 32-bit indices (`index`), so
-    that a kernel of 64-bit offsets tests each element with one 32-bit comparison, not
-    two (a 64-bit one)."""
-
-    def __init__(self, b: _Body, v: int):
-        self.b, self.v = b, v
-        self.i32 = IntegerType(32)
-        self.R32 = TensorType(self.i32, [b.rows], b.r)
-        self.J32 = TensorType(self.i32, [b.v], b.j)
-
-    def bound(self, x: SSAValue) -> SSAValue:
-        """A [rows] tensor clamped to [0, V], as i32."""
-        b = self.b
-        c = b.add(arith.MinSIOp(b.add(arith.MaxSIOp(x, b.splat(b.const(0)))), b.splat(b.const(self.v))))
-        return c if b.it == self.i32 else b.add(lc.TruncIOp(c, self.R32))
-
-    def index(self, at: int) -> SSAValue:
-        """The [rows x b.v] tensor of element indices at + j, as i32."""
-        b = self.b
-        props = {"start": IntegerAttr(at, 64), "end": IntegerAttr(at + b.v, 64)}
-        return b.full(b.add(ArangeOp.build(properties=props, result_types=[self.J32])), 0)
 
 
 def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
@@ -696,9 +671,9 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
 
         bnd, a_first, kk, k_ok = moved(bnd), moved(a_first), moved(kk), moved(k_ok)
         j8 = b8.full(b8.arange(v // 2, b8.J), 0)
-        # the elements' tests against a chunk's bounds in 32 bits (`_Narrow`): each bound
+        # the elements' tests against a chunk's bounds in 32 bits (`Narrow`): each bound
         # clamped to [0, V] a chunk, then compared with the element's index
-        nb = _Narrow(b8, v)
+        nb = Narrow(b8, v)
         below = nb.bound(bnd)
         for h in range(2):
             j = nb.index(h * (v // 2))
