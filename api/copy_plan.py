@@ -549,14 +549,16 @@ def _realign_plan(
 
     if not may_realign(key, ns, ss, ds, src_ptr, dst_ptr):
         return None
-    from tilec.passes._copy_cost import REALIGN_FLAT_BROADCAST, flat_broadcast
+    from tilec.passes._copy_cost import REALIGN_FLAT_BROADCAST, REALIGN_FLAT_STEP2, flat_broadcast, flat_step2
 
     e = ITEMSIZE[key.src_dtype]
     smis, dmis = src_ptr % VECTOR_BYTES, dst_ptr % VECTOR_BYTES
     # a broadcast into a compact destination through the flat form (`flat_broadcast`):
     # the destination stated compact and the rows' extent exactly, the facts it reads
     on = current_routes().realign_flat
-    flat = flat_broadcast(_numbers_facts(key, ns, ss, ds, 0, 0), on=REALIGN_FLAT_BROADCAST if on is None else bool(on))
+    numbers = _numbers_facts(key, ns, ss, ds, 0, 0)
+    flat = (flat_broadcast(numbers, on=REALIGN_FLAT_BROADCAST if on is None else bool(on))
+            or flat_step2(numbers, on=REALIGN_FLAT_STEP2 if on is None else bool(on)))
     # the facts the realign strategy reads, so that copies of one pattern share a key:
     # the stride classes, what the dst's strides are multiples of (its chunks per
     # row), the last extent's class for 8-byte elements (its chunk size)

@@ -914,9 +914,9 @@ def realign_fits(facts: CopyFacts, steps: tuple[int, ...] = REALIGN_STEPS, rule:
     step = _static(last.src_stride)
     if step == 2 and (facts.src_bytes > 2 or not facts.integers):
         return False
-    if step == 2 and rule and (facts.src_bytes != 1 or (
+    if step == 2 and rule and not flat_step2(facts) and (facts.src_bytes != 1 or (
             last.bound is not None and last.bound <= STEP2_SHORT_ROW)):
-        return False  # the rule's step-2 rows: 1-byte, long (`REALIGN_STEPS`)
+        return False  # the rule's step-2 rows: 1-byte, long (`REALIGN_STEPS`), or the flat form's
     return step in steps and step in (1, 2) and _static(last.dst_stride) == 1
 
 
@@ -941,6 +941,27 @@ def flat_broadcast(facts: CopyFacts, chunk: int = CHUNK_BYTES, on: bool | None =
     n = last.bound if last.exact else _static(last.extent)  # known exactly
     return (_static(last.src_stride) == 1 and n is not None and n * facts.dst_bytes >= chunk
             and any(_static(m.src_stride) == 0 for m in facts.modes[:-1]))
+
+
+REALIGN_FLAT_STEP2 = False
+"""Whether short rows read at a step of 2 into a compact destination take the realign
+strategy's flat form (`flat_step2`) before the gather."""
+
+
+def flat_step2(facts: CopyFacts, chunk: int = CHUNK_BYTES, on: bool | None = None) -> bool:
+    """Whether `REALIGN_FLAT_STEP2` (or `on`) takes the copy to the realign strategy's flat
+    form (passes/_realign_tile.realign_flat_launch): rows of 1- or 2-byte integers read at
+    a step of 2, known exactly and at most `STEP2_SHORT_ROW` elements (longer ones take the
+    row form, `REALIGN_STEPS`) but at least a `chunk` of bytes (a chunk then spans at most
+    two rows), into a compact destination, without conversion."""
+    if not (REALIGN_FLAT_STEP2 if on is None else on) or facts.rank < 2 or not facts.dst_compact:
+        return False
+    if facts.src_bytes != facts.dst_bytes or facts.converts or facts.src_bytes > 2 or not facts.integers:
+        return False
+    last = facts.modes[-1]
+    n = last.bound if last.exact else _static(last.extent)  # known exactly
+    return (_static(last.src_stride) == 2 and n is not None and chunk <= n * facts.dst_bytes
+            and n <= STEP2_SHORT_ROW)
 
 
 def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:

@@ -84,6 +84,33 @@ def fast_divisor(host: list[Operation], d: SSAValue) -> SSAValue:
     return wide.result
 
 
+MAGIC64 = False
+"""Whether kernels of 64-bit offsets divide their ids by a run-time divisor as a
+multiplication (`magic_divmod64`: the host's `fast_divisor`, the high half of a 64 x 64-bit
+product, one correction) instead of a 64-bit division (a subroutine of some 40
+instructions on the FP64 and integer pipes); the `tile` pass's `magic64=`."""
+
+
+def magic_divmod64(b: "_Body", x: SSAValue, d: SSAValue, magic: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """(x / d, x % d) of an i64 tensor `x` of values 0 <= x < 2**62 by the splat i64
+    divisor tensor `d` (1 <= d), given `magic` = `fast_divisor(d)` = ceil(2**62 / d) (an
+    i64 scalar): the estimate q' = high half of (4 x) * m, i.e. floor(x m / 2**62) =
+    floor(x / d + x e / (d 2**62)) with m d = 2**62 + e, 0 <= e < d, whose second term is
+    below x / 2**62 < 1, so q' is x / d or one more; r' = x - q' d, and where r' < 0 the
+    quotient is q' - 1 and the remainder r' + d. Exact for every such x and d (the 32-bit
+    ids' form needs x d < 2**62 and no correction)."""
+    typ = x.type
+    m = b.splat(magic, typ)  # type: ignore[arg-type]
+    two = b.splat(b.add(arith.ConstantOp(IntegerAttr(2, IntegerType(64)))), typ)  # type: ignore[arg-type]
+    x4 = b.add(arith.ShLIOp(x, two))
+    q = b.add(arith.MulUIExtendedOp(x4, m)).owner.results[1]
+    r = b.subi(x, b.muli(q, d))
+    zero = b.splat(b.add(arith.ConstantOp(IntegerAttr(0, IntegerType(64)))), typ)  # type: ignore[arg-type]
+    one = b.splat(b.add(arith.ConstantOp(IntegerAttr(1, IntegerType(64)))), typ)  # type: ignore[arg-type]
+    over = b.cmp("slt", r, zero)
+    return b.select(over, b.subi(q, one), q), b.select(over, b.addi(r, d), r)
+
+
 def static_index_bits(facts: CopyFacts, block: int) -> int | None:
     """32 where every extent and stride is static and every flat index (a block past
     the end included) and every offset of both views fits a signed 32-bit integer; 64
@@ -163,6 +190,9 @@ class _Body:
         if magic is None:
             return self.add(arith.RemUIOp(x, dd)), self.add(arith.DivUIOp(x, dd))
         i64 = IntegerType(64)
+        if x.type.element_type == i64:  # type: ignore[attr-defined]
+            q, r = magic_divmod64(self, x, dd, magic)
+            return r, q
         wide = TensorType(i64, x.type.get_shape(), x.type.encoding)  # type: ignore[attr-defined]
         m = self.splat(magic, wide)
         four = self.splat(self.add(arith.ConstantOp(IntegerAttr(2, i64))), wide)
@@ -181,6 +211,31 @@ class _Body:
 
     def select(self, c, a, b):
         return self.add(lc.SelectOp(c, a, b))
+
+
+class Narrow:
+    """A chunk's (or a gather run's) element tests in 32 bits: per-row bounds of any width clamped to [0, V]
+    (`bound`) and truncated, compared with the elements' 32-bit indices (`index`), so
+    that a kernel of 64-bit offsets tests each element with one 32-bit comparison, not
+    two (a 64-bit one)."""
+
+    def __init__(self, b: "_Body", v: int):
+        self.b, self.v = b, v
+        self.i32 = IntegerType(32)
+        self.R32 = TensorType(self.i32, [b.rows], b.r)
+        self.J32 = TensorType(self.i32, [b.v], b.j)
+
+    def bound(self, x: SSAValue) -> SSAValue:
+        """A [rows] tensor clamped to [0, V], as i32."""
+        b = self.b
+        c = b.add(arith.MinSIOp(b.add(arith.MaxSIOp(x, b.splat(b.const(0)))), b.splat(b.const(self.v))))
+        return c if b.it == self.i32 else b.add(lc.TruncIOp(c, self.R32))
+
+    def index(self, at: int) -> SSAValue:
+        """The [rows x b.v] tensor of element indices at + j, as i32."""
+        b = self.b
+        props = {"start": IntegerAttr(at, 64), "end": IntegerAttr(at + b.v, 64)}
+        return b.full(b.add(ArangeOp.build(properties=props, result_types=[self.J32])), 0)
 
 
 def _run_offsets(b: _Body, facts: CopyFacts, n: list[SSAValue], r_ids: SSAValue, pid_i: SSAValue,
@@ -211,11 +266,12 @@ def _run_offsets(b: _Body, facts: CopyFacts, n: list[SSAValue], r_ids: SSAValue,
 
 
 def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, threads: int = GATHER_THREADS,
-                  runs: int = GATHER_RUNS_PER_THREAD) -> list[Operation]:
+                  runs: int = GATHER_RUNS_PER_THREAD, magic64: bool = MAGIC64) -> list[Operation]:
     """The host ops and the `layout.launch` of the gather strategy of `copy` (module
     doc), with `bits`-bit offsets, `threads` per block (a power of two, at least a
     warp) and `runs` runs per thread (a power of two); the caller puts them in the
-    copy's place."""
+    copy's place. `magic64`: with 64-bit offsets too, each division of the ids by a
+    run-time extent a multiplication by its magic multiplier (`magic_divmod64`)."""
     rank = facts.rank
     last = rank - 1
     v = gather_vector(facts, target)
@@ -253,7 +309,7 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     # a run-time extent the ids are divided by: its magic multiplier computed on the
     # host (`fast_divisor`), each division in the kernel a multiplication (32-bit ids)
     magic: dict[int, SSAValue] = {}
-    if bits == 32:
+    if bits == 32 or magic64:
         for k in range(1, rank):
             m = facts.modes[k]
             if not (m.exact and m.bound is not None) and _static(m.extent) is None:
@@ -285,7 +341,18 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
         coords[k], rest = b.divmod(rest, n[k], magic.get(k))
     coords[0] = rest
     zero_r, one_r = b.splat(b.const(0)), b.splat(b.const(1))
-    wrapped = b.cmp("sge", b.addi(b.full(coords[last], 1), jj), b.splat(n[last], T))
+    # `magic64` with 64-bit offsets and a last extent known below 2**31: each element's
+    # tests in 32 bits (a run's bounds clamped to [0, V] and truncated) and its offset
+    # one of two per-run bases (wrapped or not) plus a constant (`narrow`)
+    last_known = facts.modes[last].bound if facts.modes[last].exact else _static(facts.modes[last].extent)
+    narrow = magic64 and bits == 64 and last_known is not None and last_known < INDEX32_LIMIT
+    if narrow:
+        nb = Narrow(b, v)
+        j32 = nb.index(0)
+        # element j wraps where j >= n_last - c_last
+        wrapped = b.cmp("sge", j32, b.full(nb.bound(b.subi(b.splat(n[last]), coords[last])), 1))
+    else:
+        wrapped = b.cmp("sge", b.addi(b.full(coords[last], 1), jj), b.splat(n[last], T))
     zero_t = b.splat(b.const(0), T)
 
     def offsets(strides: list[Value]) -> SSAValue:
@@ -308,6 +375,11 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
                 back = b.splat(b.muli(b.subi(n[k], b.const(1)), st[k]))
             e = b.select(inside, step, b.subi(e, back))
         wrap_back = zero_r if st[last] is None else b.splat(b.muli(n[last], st[last]))
+        if narrow:  # one of two bases a run, plus j s_last
+            based = b.select(wrapped, b.full(b.addi(so, b.subi(e, wrap_back)), 1), b.full(so, 1))
+            if st[last] is None:
+                return based
+            return b.addi(based, jj if unit[last] else b.muli(jj, b.splat(st[last], T)))
         wsel = b.select(wrapped, b.full(b.subi(e, wrap_back), 1), zero_t)
         so_full = b.full(so, 1)
         if st[last] is None:
@@ -320,7 +392,10 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     else:
         soffs = offsets([m.src_stride for m in facts.modes])
     flat = b.addi(b.full(base, 1), jj)
-    mask = b.cmp("slt", flat, b.splat(total, T))
+    if narrow:  # j < total - base
+        mask = b.cmp("slt", j32, b.full(nb.bound(b.subi(b.splat(total), base)), 1))
+    else:
+        mask = b.cmp("slt", flat, b.splat(total, T))
     st_elem = facts.src_ptr.type.element_type  # type: ignore[attr-defined]
     dt_elem = facts.dst_ptr.type.element_type  # type: ignore[attr-defined]
     sptrs = b.add(AddPtrOp(b.splat(facts.src_ptr, TensorType(PtrType(st_elem), [rows, v], b.l)), soffs))

@@ -62,7 +62,7 @@ from __future__ import annotations
 import math
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from tilec.dialects import layout_compute as lc
@@ -72,8 +72,8 @@ from tilec.dialects.layout_attrs import PtrType
 from tilec.dialects.layout_ptr import AddPtrOp, PtrLoadOp, PtrPrefetchOp, PtrStoreOp
 from tilec.support.target import Target
 
-from ._copy_cost import CopyFacts, Value, _static, flat_broadcast, value_bound
-from ._gather_tile import INDEX32_LIMIT, _Body
+from ._copy_cost import CopyFacts, Value, _static, flat_broadcast, flat_step2, value_bound
+from ._gather_tile import INDEX32_LIMIT, MAGIC64, Narrow, _Body, fast_divisor, magic_divmod64
 
 index = IndexType()
 
@@ -269,14 +269,15 @@ class _HostOps:
 
 def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
                    threads: int = REALIGN_THREADS, chunks: int | None = None,
-                   prefetch: bool = False) -> list[Operation]:
+                   prefetch: bool = False, magic64: bool = MAGIC64) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy of `copy` (module
     doc), with `bits`-bit offsets and `threads` per block (a multiple of a warp) of
     `chunks` destination chunks a thread (None: `chunks_per_thread`); the caller puts
     them in the copy's place. `facts` must fit (`_copy_cost.realign_fits`). `prefetch`
     (rows read at a step of 1): first `layout.ptr_prefetch` of each chunk whose 32-byte
     sector the row covers in part, where the rows do not continue each other
-    (`sector_prefetch`)."""
+    (`sector_prefetch`). `magic64`: with 64-bit offsets, the chunk index's divisions
+    by run-time values as multiplications too (`_gather_tile.magic_divmod64`)."""
     rank = facts.rank
     last = rank - 1
     e = facts.dst_bytes
@@ -314,6 +315,12 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         magics["c"] = host_magic_i64(c_host, host)
         for k in range(1, last):
             magics[k] = host_magic_i64(facts.modes[k].extent, host)
+    elif magic64:  # run-time divisors only (a constant's division is the compiler's multiplication)
+        if _static(c_host) is None:
+            magics["c"] = fast_divisor(host, c_host)
+        for k in range(1, last):
+            if _static(facts.modes[k].extent) is None:
+                magics[k] = fast_divisor(host, facts.modes[k].extent)  # type: ignore[arg-type]
 
     # the source's vectors: `v` elements (a step of 2: three, the chunk's 2v-element window)
     b = _Body(IntegerType(bits), rows, v, threads)
@@ -333,6 +340,8 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     def divmod_(x: SSAValue, d: SSAValue, which) -> tuple[SSAValue, SSAValue]:
         """(x // d, x % d) of a [rows] tensor x >= 0 by the splat divisor d: with 32-bit
         offsets as (x * m) >> s in 64 bits (`magic`, the host's pair), else divisions."""
+        if not fast and which in magics:
+            return magic_divmod64(b, x, d, magics[which])
         if not fast:
             return b.add(arith.DivSIOp(x, d)), b.add(arith.RemSIOp(x, d))
         m, sh = (b.splat(v if v.type == i64 else b.add(arith.IndexCastOp(v, i64)), R64) for v in magics[which])
@@ -409,13 +418,19 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         doff, achunk, row_ok = moved(doff), moved(achunk), moved(row_ok)
         b = b8
         jj = b.full(b.arange(v // 2, b.J), 0)
-    # the chunk's elements that lie in the row: D - A <= j < D + n - A
-    first = b.full(b.subi(doff, achunk), 1)
-    end = b.full(b.subi(b.addi(doff, b.splat(n[last])), achunk), 1)
+    # the chunk's elements that lie in the row: D - A <= j < D + n - A (`magic64` with
+    # 64-bit offsets: the bounds clamped to [0, V] and the tests in 32 bits, `Narrow`)
+    narrow = Narrow(b, v) if magic64 and not fast else None
+    first = b.subi(doff, achunk)
+    end = b.subi(b.addi(doff, b.splat(n[last])), achunk)
+    if narrow is not None:
+        first, end = narrow.bound(first), narrow.bound(end)
+    first, end = b.full(first, 1), b.full(end, 1)
     dbase = b.splat(facts.dst_base, TensorType(PtrType(dt_elem), [rows, b.v], b.l))  # type: ignore[arg-type]
     for out, at in parts:
         j = b.addi(jj, b.full(b.splat(b.const(at)), 1)) if at else jj
-        st_mask = both(both(b.cmp("sge", j, first), b.cmp("slt", j, end)), b.full(row_ok, 1))
+        jt = narrow.index(at) if narrow is not None else j
+        st_mask = both(both(b.cmp("sge", jt, first), b.cmp("slt", jt, end)), b.full(row_ok, 1))
         b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, b.addi(b.full(achunk, 1), j))), st_mask))
     launch.body.block.add_ops(b.ops)
     host.append(launch)
@@ -423,17 +438,18 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
 
 
 def flat_rule(facts: CopyFacts) -> bool:
-    """The flat form by default: the broadcasts the cost model gives the realign strategy
-    for it (`_copy_cost.flat_broadcast`, `REALIGN_FLAT_BROADCAST`)."""
-    return flat_broadcast(facts)
+    """The flat form by default: the broadcasts and the short rows read at a step of 2 the
+    cost model gives the realign strategy for it (`_copy_cost.flat_broadcast`,
+    `REALIGN_FLAT_BROADCAST`; `flat_step2`, `REALIGN_FLAT_STEP2`)."""
+    return flat_broadcast(facts) or flat_step2(facts)
 
 
 def flat_fits(facts: CopyFacts, target: Target) -> bool:
     """Whether the realign strategy can write the copy's destination as one flat run
-    (`realign_flat_launch`): rows read at a step of 1, the destination compact over every
-    mode (rows continue each other), and rows known to hold at least a chunk's elements
-    (a chunk then crosses at most one row's end)."""
-    if source_step(facts) != 1 or not facts.dst_compact or facts.rank < 2:
+    (`realign_flat_launch`): rows read at a step of 1 or 2, the destination compact over
+    every mode (rows continue each other), and rows known to hold at least a chunk's
+    elements (a chunk then crosses at most one row's end)."""
+    if not facts.dst_compact or facts.rank < 2:
         return False
     last = facts.modes[-1]
     n_last = last.bound if last.exact else _static(last.extent)  # known exactly
@@ -442,7 +458,7 @@ def flat_fits(facts: CopyFacts, target: Target) -> bool:
 
 
 def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
-                        threads: int = REALIGN_THREADS) -> list[Operation]:
+                        threads: int = REALIGN_THREADS, magic64: bool = MAGIC64) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy over a compact
     destination (`flat_fits`): each thread writes one aligned 16-byte chunk of the
     destination's flat run, chunk k's first element A = k V - dmis (V a chunk's
@@ -458,6 +474,7 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
     rank = facts.rank
     last = rank - 1
     e = facts.dst_bytes
+    step = source_step(facts)
     chunk = chunk_bytes(facts, target)
     v = chunk // e
     shift_v = v.bit_length() - 1
@@ -481,11 +498,17 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
     if fast:
         for k in range(1, rank):
             magics[k] = host_magic_i64(facts.modes[k].extent, host)
+    elif magic64:  # run-time divisors only
+        for k in range(1, rank):
+            m_k = facts.modes[k]
+            if _static(m_k.extent) is None and not (m_k.exact and m_k.bound is not None):
+                magics[k] = fast_divisor(host, facts.modes[k].extent)  # type: ignore[arg-type]
 
     b = _Body(IntegerType(bits), rows, v, threads)
     R, T = b.R, b.T
-    n = [b.scalar(m.extent) for m in facts.modes]
-    total = b.scalar(facts.modes[0].extent)
+    # an extent known exactly (the rows' `flat_fits` asks for) as its constant
+    n = [b.scalar(m.bound if m.exact and m.bound is not None else m.extent) for m in facts.modes]
+    total = n[0]
     for k in range(1, rank):
         total = b.muli(total, n[k])
     nrows = n[0]
@@ -506,6 +529,8 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
     def divmod_(x: SSAValue, k: int) -> tuple[SSAValue, SSAValue]:
         """(x // n_k, x % n_k) of a [rows] tensor x >= 0 (`realign_launch`'s)."""
         d = b.splat(n[k])
+        if not fast and k in magics:
+            return magic_divmod64(b, x, d, magics[k])
         if not fast:
             return b.add(arith.DivSIOp(x, d)), b.add(arith.RemSIOp(x, d))
         m, sh = (b.splat(y if y.type == i64 else b.add(arith.IndexCastOp(y, i64)), R64) for y in magics[k])
@@ -517,25 +542,49 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
     outer = [k for k in range(last) if _static(facts.modes[k].src_stride) != 0]
     lowest = min(outer) if outer else last
 
-    def src_start(r: SSAValue) -> SSAValue:
-        """S(r): row r's first element's offset from the source's aligned pointer."""
+    def src_start(coords: dict[int, SSAValue]) -> SSAValue:
+        """S(r): the first element's offset from the source's aligned pointer of the row
+        of coordinates `coords` (mode -> coordinate)."""
         off = b.splat(b.scalar(facts.src_mis))  # type: ignore[arg-type]
-        rest = r
-        for k in range(last - 1, lowest - 1, -1):
-            if k == 0:
-                c = rest
-            else:
-                rest, c = divmod_(rest, k)
+        for k, c in coords.items():
             s = _static(facts.modes[k].src_stride)
             if s == 0:
                 continue
             off = b.addi(off, c if s == 1 else b.muli(c, b.splat(b.scalar(facts.modes[k].src_stride))))
         return off
 
+    def row_coords(r: SSAValue) -> dict[int, SSAValue]:
+        """Row r's coordinates over the modes `lowest`..`last - 1`."""
+        out: dict[int, SSAValue] = {}
+        rest = r
+        for k in range(last - 1, lowest - 1, -1):
+            if k == 0:
+                out[k] = rest
+            else:
+                rest, out[k] = divmod_(rest, k)
+        return out
+
+    def next_coords(coords: dict[int, SSAValue]) -> dict[int, SSAValue]:
+        """Row r + 1's coordinates from row r's: the innermost one plus 1, carried
+        outwards where it reaches its extent (no divisions)."""
+        out: dict[int, SSAValue] = {}
+        carry = b.splat(b.const(1))
+        zero_c = b.splat(b.const(0))
+        for k in range(last - 1, lowest - 1, -1):
+            inc = b.addi(coords[k], carry)
+            if k == 0:  # the outermost mode: no wrap (past the end is masked)
+                out[k] = inc
+                break
+            wrap = b.cmp("sge", inc, b.splat(n[k]))
+            out[k] = b.select(wrap, zero_c, inc)
+            carry = b.select(wrap, b.splat(b.const(1)), zero_c)
+        return out
+
     nl = b.splat(n[last])
-    s0 = src_start(row)
+    c0 = row_coords(row)
+    s0 = src_start(c0)
     row1 = b.addi(row, b.splat(b.const(1)))
-    s1 = src_start(row1)
+    s1 = src_start(next_coords(c0) if step == 2 else row_coords(row1))
     row_end = b.muli(row1, nl)  # (r + 1) n: the flat index of the next row's first element
     bnd = b.subi(row_end, a_first)  # b: the chunk's elements in row r
 
@@ -547,34 +596,108 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
     dt_elem = facts.dst_base.type.element_type  # type: ignore[union-attr]
     jj = b.full(b.arange(v, b.J), 0)
     sbase = b.splat(facts.src_base, TensorType(PtrType(st_elem), [rows, v], b.l))  # type: ignore[arg-type]
+    # a row's source span: from S on, (n - 1) step + 1 elements
+    span = nl if step == 1 else b.splat(b.addi(b.muli(b.subi(n[last], b.const(1)), b.const(step)), b.const(1)))
 
-    def window(s_first: SSAValue, srow: SSAValue, ok: SSAValue) -> SSAValue:
-        """The V source elements from `s_first` on (two aligned vectors, masked outside the
-        aligned span of the row starting at `srow`, and where `ok` is false), shifted."""
+    def window(s_first: SSAValue, srow: SSAValue, ok: SSAValue) -> list[SSAValue]:
+        """The step V source elements from `s_first` on as aligned vectors (masked
+        outside the aligned span of the row starting at `srow`, and where `ok` is false)
+        funnel-shifted: one V-element part at a step of 1, two (the window's halves, 2V
+        elements) at a step of 2, the third vector where the shift is 2 or more."""
         sa = b.muli(b.add(arith.ShRSIOp(s_first, sh_r)), v_r)
         shift = b.subi(s_first, sa)
-        send = b.addi(srow, nl)
-        sa_v = b.addi(sa, v_r)
-        lo_ok = both(both(b.cmp("sgt", sa_v, srow), b.cmp("slt", sa, send)), ok)
-        hi_ok = both(both(both(b.cmp("sgt", b.addi(sa_v, v_r), srow), b.cmp("slt", sa_v, send)),
-                          b.cmp("ne", shift, zero)), ok)
-        lo_offs = b.addi(b.full(sa, 1), jj)
-        hi_offs = b.addi(lo_offs, b.splat(b.const(v), T))
-        lo = b.add(PtrLoadOp(b.add(AddPtrOp(sbase, lo_offs)), None, b.full(lo_ok, 1)))
-        hi = b.add(PtrLoadOp(b.add(AddPtrOp(sbase, hi_offs)), None, b.full(hi_ok, 1)))
-        return b.add(FunnelShiftOp(lo, hi, shift))
+        send = b.addi(srow, span)
+        bases = [sa] + [b.addi(sa, b.splat(b.const(k * v))) for k in range(1, step + 2)]
+        oks = [both(both(b.cmp("sgt", bases[k + 1], srow), b.cmp("slt", bases[k], send)), ok)
+               for k in range(step + 1)]
+        oks[-1] = both(oks[-1], b.cmp("sgt", shift, b.splat(b.const(step - 1))))
+        vecs = [b.add(PtrLoadOp(b.add(AddPtrOp(sbase, b.addi(b.full(x, 1), jj))), None, b.full(k_ok_, 1)))
+                for x, k_ok_ in zip(bases, oks)]
+        return [b.add(FunnelShiftOp(vecs[k], vecs[k + 1], shift)) for k in range(step)]
 
-    # row r's elements: from S(r) + (A - r n) on; row r + 1's: from S(r + 1) - b on
-    first = window(b.addi(s0, b.subi(a_first, b.muli(row, nl))), s0, k_ok)
-    second = window(b.subi(s1, bnd), s1, both(crosses, k_ok))
-    out = b.select(b.cmp("slt", jj, b.full(bnd, 1)), first, second)
+    i32 = IntegerType(32)
+    R32 = TensorType(i32, [rows], b.r)
+
+    def c32(x: int) -> SSAValue:
+        return b.splat(b.add(arith.ConstantOp(IntegerAttr(x, i32))), R32)
+
+    def to32(x: SSAValue) -> SSAValue:
+        return x if b.it == i32 else b.add(lc.TruncIOp(x, R32))
+
+    def window_near(srow: SSAValue, rel: SSAValue, ok: SSAValue) -> list[SSAValue]:
+        """`window` of a step of 2 from `srow` + `rel` (`rel` an i32 of at most a row's
+        span): the offset arithmetic of the vectors' positions and masks in 32 bits
+        relative to the aligned row start rb = floor(S / V) V, one add of rb (in the
+        offsets' width) for the vectors' offsets."""
+        rb = b.muli(b.add(arith.ShRSIOp(srow, sh_r)), v_r)
+        rmis = to32(b.subi(srow, rb))
+        first = b.addi(rmis, rel)
+        sa = b.muli(b.add(arith.ShRSIOp(first, c32(shift_v))), c32(v))
+        shift = b.subi(first, sa)
+        send = b.addi(rmis, to32(span))
+        oks = [both(both(b.cmp("sgt", b.addi(sa, c32((k + 1) * v)), rmis), b.cmp("slt", b.addi(sa, c32(k * v)), send)), ok)
+               for k in range(step + 1)]
+        oks[-1] = both(oks[-1], b.cmp("sgt", shift, c32(step - 1)))
+        base = b.addi(rb, sa if b.it == i32 else b.add(lc.ExtSIOp(sa, R)))
+        bases = [base] + [b.addi(base, b.splat(b.const(k * v))) for k in range(1, step + 1)]
+        vecs = [b.add(PtrLoadOp(b.add(AddPtrOp(sbase, b.addi(b.full(x, 1), jj))), None, b.full(k_ok_, 1)))
+                for x, k_ok_ in zip(bases, oks)]
+        return [b.add(FunnelShiftOp(vecs[k], vecs[k + 1], shift)) for k in range(step)]
+
+    # row r's elements: from S(r) + step (A - r n) on; row r + 1's: from S(r + 1) - step b on
+    col = b.subi(a_first, b.muli(row, nl))
+    if step == 1:
+        firsts = window(b.addi(s0, col), s0, k_ok)
+        seconds = window(b.subi(s1, bnd), s1, both(crosses, k_ok))
+    else:  # col < n, 0 < b <= n: small
+        firsts = window_near(s0, b.muli(to32(col), c32(step)), k_ok)
+        seconds = window_near(s1, b.subi(c32(0), b.muli(to32(bnd), c32(step))), both(crosses, k_ok))
+    parts = [(b.select(b.cmp("slt", jj, b.full(bnd, 1)), firsts[0], seconds[0]), 0)] if step == 1 else []
+    if step == 2:
+        # each half's V elements as V / 2 pairs of twice the element size, their low
+        # halves (a truncation) the chunk's V / 2 elements of that half (`realign_launch`),
+        # chosen between the rows per element and stored at k V and k V + V / 2
+        b8 = _Body(b.it, rows, v // 2, threads)
+        b8.ops, b8._consts = b.ops, b._consts
+        pair = IntegerType(16 * e)
+        zero8 = b8.splat(b.const(0))
+
+        def evens(x: SSAValue) -> SSAValue:
+            pairs = b.add(FunnelShiftOp(x, x, zero8, TensorType(pair, [rows, v // 2], b8.l)))
+            return b.add(lc.TruncIOp(pairs, TensorType(st_elem, [rows, v // 2], b8.l)))
+
+        def moved(x: SSAValue) -> SSAValue:
+            return b.add(ConvertLayoutOp(x, TensorType(x.type.element_type, [rows], b8.r)))  # type: ignore[attr-defined]
+
+        bnd, a_first, kk, k_ok = moved(bnd), moved(a_first), moved(kk), moved(k_ok)
+        j8 = b8.full(b8.arange(v // 2, b8.J), 0)
+        # the elements' tests against a chunk's bounds in 32 bits (`Narrow`): each bound
+        # clamped to [0, V] a chunk, then compared with the element's index
+        nb = Narrow(b8, v)
+        below = nb.bound(bnd)
+        for h in range(2):
+            j = nb.index(h * (v // 2))
+            parts.append((b8.select(b8.cmp("slt", j, b8.full(below, 1)), evens(firsts[h]), evens(seconds[h])),
+                          h * (v // 2)))
+        b, jj = b8, j8
+        # the flat run's elements: 0 <= A + j < N, i.e. -A <= j < N - A
+        lo, hi = nb.bound(b.subi(b.splat(b.const(0)), a_first)), nb.bound(b.subi(b.splat(total), a_first))
+        dbase = b.splat(facts.dst_base, TensorType(PtrType(dt_elem), [rows, b.v], b.l))  # type: ignore[arg-type]
+        for out, at in parts:
+            j, jw = nb.index(at), b.addi(jj, b.full(b.splat(b.const(at), b.J), 0)) if at else jj
+            st_mask = both(both(b.cmp("sge", j, b.full(lo, 1)), b.cmp("slt", j, b.full(hi, 1))), b.full(k_ok, 1))
+            d_offs = b.addi(b.full(b.muli(kk, b.splat(b.const(v))), 1), jw)  # k V + at: whole 8-byte stores
+            b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, d_offs)), st_mask))
+        parts = []
     # the flat run's elements: 0 <= A + j < N
-    flat = b.addi(b.full(a_first, 1), jj)
-    st_mask = both(both(b.cmp("sge", flat, b.splat(b.const(0), T)), b.cmp("slt", flat, b.splat(total, T))),
-                   b.full(k_ok, 1))
-    d_offs = b.addi(b.full(b.muli(kk, v_r), 1), jj)  # k V: a multiple of V (one vector store)
-    dbase = b.splat(facts.dst_base, TensorType(PtrType(dt_elem), [rows, v], b.l))  # type: ignore[arg-type]
-    b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, d_offs)), st_mask))
+    dbase = b.splat(facts.dst_base, TensorType(PtrType(dt_elem), [rows, b.v], b.l))  # type: ignore[arg-type]
+    for out, at in parts:
+        j = b.addi(jj, b.full(b.splat(b.const(at), b.J), 0)) if at else jj
+        flat = b.addi(b.full(a_first, 1), j)
+        st_mask = both(both(b.cmp("sge", flat, b.splat(b.const(0), b.T)), b.cmp("slt", flat, b.splat(total, b.T))),
+                       b.full(k_ok, 1))
+        d_offs = b.addi(b.full(b.muli(kk, v_r if step == 1 else b.splat(b.const(v))), 1), j)  # k V (+ V / 2)
+        b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, d_offs)), st_mask))
     launch.body.block.add_ops(b.ops)
     host.append(launch)
     return host

@@ -37,7 +37,7 @@ from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
-from ._gather_tile import gather_launch, static_index_bits
+from ._gather_tile import MAGIC64, gather_launch, static_index_bits
 from ._realign_tile import (REALIGN_THREADS, SECTOR_PREFETCH, STEP2_THREADS, flat_fits, flat_rule, realign_flat_launch,
                             realign_launch, source_step)
 from ._realign_tile import static_index_bits as realign_static_bits
@@ -167,6 +167,9 @@ class TilePass(ModulePass):
                      flat run of aligned chunks, each from its row and the next
                      (`_realign_tile.realign_flat_launch`, where `flat_fits`); 0 row by
                      row. Default `_realign_tile.flat_rule` (off: measured slower).
+      magic64=M      1: a gather or realign copy of 64-bit offsets divides its ids by
+                     run-time extents as multiplications (`_gather_tile.magic_divmod64`);
+                     0 by 64-bit divisions. Default `_gather_tile.MAGIC64`.
       threads=N      threads per block, 1..1024 (a gather copy's: a power of two, at
                      least 32, default 256; a realign copy's: the same, default
                      512, 256 for rows read at a step of 2; default: 512 for a misaligned
@@ -363,6 +366,7 @@ class TilePass(ModulePass):
     realign_chunks: int | None = None
     realign_prefetch: int | None = None
     realign_flat: int | None = None
+    magic64: int | None = None
     box_smem: int | None = None
     box_stage: str = "async"
     box_lanes: int | None = None
@@ -577,10 +581,14 @@ class TilePass(ModulePass):
         promised = bits is not None
         if bits is None:
             bits = static_index_bits(facts, threads * self.runs * gather_vector(facts, tgt)) or 64
-        ops = gather_launch(copy, facts, tgt, bits, threads, self.runs)
+        ops = gather_launch(copy, facts, tgt, bits, threads, self.runs, self._magic64())
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops)
+
+    def _magic64(self) -> bool:
+        """Whether 64-bit ids divide by run-time extents as multiplications (`magic64=`)."""
+        return MAGIC64 if self.magic64 is None else bool(self.magic64)
 
     def _realign(self, copy: CopyOp) -> None:
         """The realign strategy's launch in the copy's place (passes/_realign_tile.py),
@@ -608,9 +616,9 @@ class TilePass(ModulePass):
         prefetch = SECTOR_PREFETCH if self.realign_prefetch is None else bool(self.realign_prefetch)
         flat = flat_rule(facts) if self.realign_flat is None else bool(self.realign_flat)
         if flat and flat_fits(facts, tgt):
-            ops = realign_flat_launch(copy, facts, tgt, bits, threads)
+            ops = realign_flat_launch(copy, facts, tgt, bits, threads, self._magic64())
         else:
-            ops = realign_launch(copy, facts, tgt, bits, threads, chunks, prefetch)
+            ops = realign_launch(copy, facts, tgt, bits, threads, chunks, prefetch, self._magic64())
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops)

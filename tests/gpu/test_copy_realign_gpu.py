@@ -187,3 +187,42 @@ def test_step_two_rows_match_torch(routes, dtype, forced):
     kernels = _sweep_rows(torch, dtype, 40, lengths, (0, 3, 5), step=2)
     taken = {k.src_strides[-1] for k in kernels._entries if k.aligned_pointers}
     assert taken == ({2} if forced or e == 1 else set())
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16"])
+@pytest.mark.parametrize("limit", ["32", "64"])
+def test_flat_step_two_rows_and_64_bit_ids_match_torch(routes, monkeypatch, dtype, limit):
+    """The flat form over short rows read at a step of 2 (`realign_flat=1`: a chunk of the
+    compact destination from its row's window and the next row's) and 64-bit kernels'
+    ids divided as multiplications (`magic64=1`, the row form's element tests in 32 bits),
+    the 64-bit kernels forced by a low offset limit: rows of a chunk to 64 elements (the
+    strided set's 07 and 43 made small), rows starting at every element of a chunk, an
+    outer mode, and rows read at a step of 1 and 2 through the row form."""
+    from tilec.copy_kernels import CopyKernels
+    from tilec.passes import _realign_tile
+
+    if limit == "64":
+        monkeypatch.setattr(_realign_tile, "INDEX32_LIMIT", 1000)
+    routes(realign="always", realign_flat=1, magic64=1)
+    torch = torch_cuda()
+    gen = torch.Generator(device="cuda").manual_seed(41)
+    kernels = CopyKernels(disk=False)
+    e = torch.empty(0, dtype=getattr(torch, dtype)).element_size()
+    v = 16 // e
+    base = _random(torch, dtype, 1 << 16, gen)
+    out = torch.empty(1 << 16, dtype=getattr(torch, dtype), device="cuda")
+    for n in (v, v + 1, 31, 56, 64):
+        for so in range(v):
+            for do in (0, 3, 5):
+                outer, rows, pitch = 3, 7, 2 * n + 1 + so % 5
+                src = base.as_strided((outer, rows, n), (rows * pitch + 9, pitch, 2), so)
+                dst = out[do : do + outer * rows * n].view(outer, rows, n)
+                _copy_and_check(torch, kernels, out, dst, src)
+    # the row form (a padded destination) at steps of 2 and 1
+    src = base.as_strided((5, 7, 40), (700, 93, 2), 3)
+    _copy_and_check(torch, kernels, out, out.as_strided((5, 7, 40), (7 * 43, 43, 1), 1), src)
+    src = base.as_strided((5, 7, 40), (700, 93, 1), 3)
+    _copy_and_check(torch, kernels, out, out.as_strided((5, 7, 40), (7 * 43, 43, 1), 1), src)
+    bits = {k.index_bits for k in kernels._entries if k.aligned_pointers}
+    assert bits == {64 if limit == "64" else 32}
+    assert any(k.dst_flat and k.src_strides[-1] == 2 for k in kernels._entries)

@@ -246,6 +246,40 @@ def test_fast_divisor_is_exact_for_32_bit_ids():
                 assert (4 * x * m) >> 64 == x // d, (x, d)
 
 
+def test_magic_divmod64_is_exact_for_64_bit_ids_after_one_correction():
+    """`_gather_tile.magic_divmod64` (the `tile` pass's `magic64=1`: kernels of 64-bit
+    offsets): with the same m = ceil(2**62 / d), the high half of 4 x * m is x / d or one
+    more for every 0 <= x < 2**62 and d >= 1; where x - q d < 0 the quotient is one less
+    and the remainder d more. The kernel's arithmetic in 64-bit words (wrapping), at the
+    edges of each divisor's quotients, near 2**62 and random pairs."""
+    from tilec.passes._gather_tile import FAST_DIVISOR_SHIFT
+
+    rng = np.random.default_rng(64)
+    word = (1 << 64) - 1
+    top = (1 << 62) - 1
+
+    def signed(v: int) -> int:
+        v &= word
+        return v - (1 << 64) if v >> 63 else v
+
+    divisors = {1, 2, 3, 5, 7, 56, 20070, 117, (1 << 31) - 1, 1 << 31, (1 << 31) + 1, (1 << 40) + 3, top, top - 1,
+                *(1 << k for k in range(62)), *((1 << k) + 1 for k in range(62)),
+                *(int(d) for d in rng.integers(1, 1 << 62, 100, dtype=np.int64)),
+                *(int(d) for d in rng.integers(1, 1 << 20, 100))}
+    for d in divisors:
+        m = ((1 << FAST_DIVISOR_SHIFT) - 1) // d + 1
+        xs = {0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d, top, top - top % d, top - top % d - 1,
+              *(int(x) for x in rng.integers(0, top, 30, dtype=np.int64))}
+        for x in xs:
+            if not 0 <= x <= top:
+                continue
+            q = (((x << 2) & word) * m) >> 64
+            r = signed(x - q * d)
+            if r < 0:
+                q, r = q - 1, r + d
+            assert (q, r) == divmod(x, d), (x, d)
+
+
 @pytest.mark.parametrize("compiled", [False, True])
 def test_gathers_by_run_time_extents_match_numpy(compiled, nvrtc_available):
     """NCHW -> NHWC of 3 channels (copy_'s C=3 case): the ids divided by the run-time

@@ -2,6 +2,8 @@
 // RUN: tilec %s -p 'copy-strategy,tile' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA
+// RUN: tilec %s -p 'copy-strategy,tile{magic64=1}' | filecheck %s --check-prefix=WIDE
+// RUN: tilec %s -p 'copy-strategy,tile{magic64=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // A gather copy with 32-bit ids divides them by each run-time extent (here H x W, as
 // tilec.copy_ states an NCHW -> NHWC copy of 3 channels) by a multiplication: the host
 // computes the extent's magic multiplier m = (2**62 - 1) / d + 1, the kernel takes
@@ -45,7 +47,15 @@ func.func @c3_pow2(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32>, %n0
   func.return
 }
 
-// No 32-bit promise: the divisions stay.
+// No 32-bit promise: the divisions stay; with `magic64=1` the same multiplication in 64
+// bits (no extension to 64 bits, no truncation) and one correction (a select where the
+// remainder came out negative: `_gather_tile.magic_divmod64`).
+// WIDE-LABEL: func.func @c3_64
+// WIDE:         arith.divui %{{.*}}, %{{.*}} : index
+// WIDE:         layout.launch
+// WIDE-NOT:       layout.trunci
+// WIDE:           arith.mului_extended
+// WIDE:           layout.select
 // CHECK-LABEL: func.func @c3_64
 // CHECK-NOT:     arith.mului_extended
 // CHECK:         arith.divui %{{.*}}, %{{.*}} : tensor
