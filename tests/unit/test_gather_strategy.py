@@ -90,7 +90,8 @@ def test_gather_offsets_of_the_promised_width(bits):
     after = assert_pass_preserves(program(*CASES["carries"], bits=bits), PIPELINE)
     text = str(after)
     assert f"x{'i32' if bits == 32 else 'i64'}, #layout.blocked" in text
-    assert f"x{'i64' if bits == 32 else 'i32'}, #layout.blocked" not in text
+    if bits == 32:  # 64-bit kernels test each element in 32 bits (`magic64`'s `_gather_tile.Narrow`)
+        assert "xi64, #layout.blocked" not in text
 
 
 def _choice(src: str, dst: str, st: str = "f32", dt: str | None = None, convert: str | None = None,

@@ -108,7 +108,8 @@ def test_offsets_of_the_promised_width(bits):
     after = _preserves(*CASES["pitches"], "i16", bits=bits)
     text = str(after)
     assert f"x{'i32' if bits == 32 else 'i64'}, #layout.blocked" in text
-    assert f"x{'i64' if bits == 32 else 'i32'}, #layout.blocked" not in text
+    if bits == 32:  # 64-bit kernels test each element in 32 bits (`magic64`'s `_gather_tile.Narrow`)
+        assert "xi64, #layout.blocked" not in text
 
 
 def test_short_rows_of_8_byte_elements_take_8_byte_chunks():
