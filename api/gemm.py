@@ -172,6 +172,12 @@ class GemmConfig:
     instead of once a chunk; the accumulators, the epilogue and the C buffer stay the
     chunks'. An option: it measured even with the chunks' own wgmma on the H200 (rag36,
     3000 x 5000 x 7000 in pairs: 575 / 625 TFLOP/s against 580 / 629; benchmarks/NOTES.md)."""
+    aligned_rows: bool = False
+    """The wave rule weighs the tile only where the operands' and C's rows are whole 32-byte
+    sectors (`misaligned_rows` empty, N a multiple of 16): not a kernel parameter but a fact of where the tile was measured
+    to win (`CONFIGS`' 192 x 160: 1.02 of cuBLAS at 4000^3 and 1.00 at 3000 x 14336 x 4096,
+    against 0.93 and 0.87 where B's rows start mid-sector, 4000 / 1000 x 7000 x 4096, and
+    0.64 at 3000 x 5000 x 7000, where 128 x 256 and 256 x 160 took 1.06 / 0.94 / 0.96)."""
     consumer_rows: int = 64
     """The rows of the tile each consumer warpgroup owns (`gemm_hopper_ws(consumer_rows=)`, named
     `:w128`): 64, `bm / 64` consumer warpgroups; 128, `bm / 128` of them, each issuing a K step's
@@ -391,7 +397,8 @@ CONFIGS = (
     GemmConfig("64x256x64:4:c128", 64, 256, 64, 4, efficiency=0.7, chunk=128),
     GemmConfig("256x160x64:4:c32:ow:w128:sp", 256, 160, 64, 4, efficiency=0.99, chunk=32, one_wgmma=True,
                consumer_rows=128, skip_padding=True),
-    GemmConfig("192x160x64:4:c32:ow", 192, 160, 64, 4, efficiency=0.95, chunk=32, one_wgmma=True),
+    GemmConfig("192x160x64:4:c32:ow", 192, 160, 64, 4, efficiency=0.95, chunk=32, one_wgmma=True,
+               aligned_rows=True),
 )
 """The configurations `tilec.matmul` chooses from. 128 x 256 in two chunks of 128 is
 `BEST_WS` (750 TFLOP/s at 4096 on the H200, benchmarks/NOTES.md); 128 x 192 in three
@@ -430,9 +437,11 @@ turns against the rule's 128 x 256 and cuBLAS at 4000^3, per call / queued of cu
 1.011 against 0.988 / 0.994, and 1.016 / 1.012 against 0.975 / 0.995 in a second call (Nsight
 at the base clock: 213.5 against 221.3 us). Its quantisation wins where its 30720 elements a
 tile round fit better than 32768 (4000^3: 525 tiles in 4 rounds, against 512 in 4 of 128 x
-256's); 0.95 takes it there (above 0.9375) and at 56 of 1000 shapes of a sweep, not at 3000 x
-5000 x 7000, where it measured 0.64 of cuBLAS alone (0.82 in `cl1x2:bp` pairs) against 256 x
-160's 0.96."""
+256's); 0.95 takes it there (above 0.9375). Where an operand's rows start mid-sector it lost in
+every shape measured (4000 x 7000 x 4096 0.93 of cuBLAS against 128 x 256's 1.06 in pairs, 1000
+x 7000 x 4096 0.87 in pairs against 0.94, 3000 x 5000 x 7000 0.64 against 256 x 160's 0.96), so
+it is weighed only where the operands' and C's rows are whole sectors (`aligned_rows`): 3000 x 14336 x
+4096 1.00 against 0.97 / 0.96 (H200, session 42, one run)."""
 
 
 FP8_CONFIGS = (
@@ -1020,6 +1029,9 @@ def staggered(c: GemmConfig, activation: str | None) -> GemmConfig:
 SECTOR_BYTES = 32
 """The bytes of a sector of L2: a row whose stride is not a multiple of it starts every
 other row mid-sector, and each row segment a tile's load reads touches one sector more."""
+C_BYTES = 2
+"""Bytes of C's elements as the wave rule weighs its rows (`GemmConfig.aligned_rows`): 16-bit
+outputs, the rule's measured case."""
 
 
 def misaligned_rows(n: int, k: int | None, operand_bytes: int, b_kmajor: bool) -> str:
@@ -1325,7 +1337,8 @@ def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, 
     # K None: a K of whole trips of every configuration's ring, so none pays for padding
     kk = math.lcm(*(c.bk * c.stages for c in configs)) if k is None else k
     for c in configs:
-        if c.smem_bytes() > tgt.smem_per_block:
+        if c.smem_bytes() > tgt.smem_per_block or (c.aligned_rows and (
+                misaligned_rows(n, k, c.operand_bytes, b_kmajor) or n * C_BYTES % SECTOR_BYTES)):
             continue
         if past_decode:
             c = with_stream_k_tail(with_l2_group(with_cluster(c, m, n, k, sms, b_kmajor), m, n, k, sms, tgt),

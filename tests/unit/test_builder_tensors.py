@@ -467,6 +467,7 @@ BUILDER_METHODS = {
     "layout.named_barrier": "KernelBuilding.named_barrier",
     "layout.mbarrier_arrive": "KernelBuilding.mbarrier_arrive", "layout.mbarrier_wait": "KernelBuilding.mbarrier_wait",
     "layout.mbarrier_inval": "KernelBuilding.mbarrier_inval", "layout.tma_load": "KernelBuilding.tma_load",
+    "layout.mbarrier_expect_tx": "KernelBuilding.mbarrier_expect_tx",
     "layout.tma_store": "KernelBuilding.tma_store", "layout.tma_store_wait": "KernelBuilding.tma_store_wait",
     "layout.warp_specialize": "KernelBuilding.warp_specialize", "layout.setmaxnreg": "KernelBuilding.setmaxnreg",
     "layout.read": "Value.__getitem__", "layout.write": "Value.__setitem__", "layout.dim": "KernelBuilding.dim",

@@ -99,6 +99,12 @@ def test_the_192_column_kernel_compiles_without_spills(cluster, one_wgmma):
     # 0.95) against 512 of 128 x 256 in 4 of 32768 and 672 of 128 x 192 in 6 (63 K steps:
     # the 64th, past K, skipped)
     (4000, 4000, 4000, False, "192x160x64:4:c32:ow:sp"),
+    (3000, 14336, 4096, False, "192x160x64:4:c32:ow"),  # 16 x 90 = 1440 tiles in 11 rounds
+    # rows mid-sector (B's 7000 x 2 bytes; C's): 192 x 160 is not weighed (`aligned_rows`,
+    # measured slower there), 128 x 256 in pairs sharing B
+    (4000, 7000, 4096, False, "128x256x64:4:c128:cl2"),
+    (1000, 7000, 4096, False, "128x256x64:4:c128:cl2"),
+    (4000, 7000, 4096, True, "128x256x64:4:c128"),  # C's rows alone
     (4096, 4096, 4096, False, "128x256x64:4:c128"),
     (8192, 8192, 8192, False, "128x256x64:4:c128"),  # 16 rounds; 21 of 3/4: 15.75 / 0.91
     (2048, 6144, 4096, True, "128x256x64:4:c128"),   # 3 rounds; 4 of 3/4
