@@ -78,6 +78,20 @@ class TmaLowering(OpFamily):
                 b.add(op)
             b.add(scf.YieldOp())
 
+    def _arriving_thread(self, op: Operation) -> None:
+        """`op` by the thread that arrives on an mbarrier: thread 0 (`_elect`), or in a
+        warp_specialize region the first thread of each warpgroup (roles.py)."""
+        if self.ctx.role_threads is None:
+            self._elect(op)
+            return
+        b = self.b
+        tb = Block()
+        c = b.ssa(b.eq0(b.and_(self.ctx.tid, layout_roles.WARPGROUP - 1)))
+        b.add(scf.IfOp(c, [], Region(tb), Region()))
+        with b.at(tb):
+            b.add(op)
+            b.add(scf.YieldOp())
+
     def _bar(self, v: SSAValue) -> SSAValue:
         return self.values.scalar(v)  # the mbarrier's memref
 
@@ -215,31 +229,11 @@ class TmaLowering(OpFamily):
         arrive = cuda_tma.MBarrierArriveExpectTxOp(self._bar(op.bar), op.tx_bytes, cta)
         if unordered_accesses_before(op):  # the elected thread's arrive must publish them
             self._meet(op)
-        if self.ctx.role_threads is None:
-            self._elect(arrive)
-            return
-        # in a warp_specialize region: one arrival per warpgroup (roles.py)
-        b = self.b
-        tb = Block()
-        c = b.ssa(b.eq0(b.and_(self.ctx.tid, layout_roles.WARPGROUP - 1)))
-        b.add(scf.IfOp(c, [], Region(tb), Region()))
-        with b.at(tb):
-            b.add(arrive)
-            b.add(scf.YieldOp())
+        self._arriving_thread(arrive)
 
     @lowers(layout_tma.MBarrierExpectTxOp)
     def op_mbarrier_expect_tx(self, op: layout_tma.MBarrierExpectTxOp):
-        expect = cuda_tma.MBarrierExpectTxOp(self._bar(op.bar), self.b.ssa(self.values.index(op.bytes)))
-        if self.ctx.role_threads is None:
-            self._elect(expect)
-            return
-        b = self.b  # in a warp_specialize region: the thread of each warpgroup that arrives
-        tb = Block()
-        c = b.ssa(b.eq0(b.and_(self.ctx.tid, layout_roles.WARPGROUP - 1)))
-        b.add(scf.IfOp(c, [], Region(tb), Region()))
-        with b.at(tb):
-            b.add(expect)
-            b.add(scf.YieldOp())
+        self._arriving_thread(cuda_tma.MBarrierExpectTxOp(self._bar(op.bar), self.b.ssa(self.values.index(op.bytes))))
 
     @lowers(layout_tma.MBarrierWaitOp)
     def op_mbarrier_wait(self, op: layout_tma.MBarrierWaitOp):
