@@ -20,7 +20,10 @@ through shared memory:
   Python-unrolled loop with constant stages and phases on S separate barriers; the
   stage consumed by a block-level copy, a distributed load/store (`x + x` on the way)
   or a TMA store (`layout.tma_store`, `tma_store_wait {pending}` sized to the ring);
-  1 to 3 blocks (grid-stride over the tiles), masked edge tiles (TMA zero fill),
+  1 to 3 blocks (grid-stride over the tiles), masked edge tiles (TMA zero fill, or
+  the loads clipped to the tensor, `layout.tma_load {clip}`: the box cut to a tensor of
+  fewer rows, its bytes expected at run time by `layout.mbarrier_expect_tx` before the
+  arrivals expecting none),
   padded stages, `mbarrier_inval`.
 
 In each family the trip count may be an index argument (`%n`, its value in the
@@ -140,6 +143,7 @@ class Ring:
     inval: bool
     dynamic: bool = False  # the trip count an index argument (`tilec.args`), array barriers only
     defect: str | None = None
+    clip: bool = False  # TMA loads clipped to the tensor (`tma_load {clip}`): the box's rows min(rows, M), its bytes at run time
 
     @property
     def total_tiles(self) -> int:
@@ -254,9 +258,17 @@ def draw_ring(rng: random.Random) -> Ring:
     consume = rng.choice(["copy", "tensor", "tma_store"])
     if consume == "tensor" and rows & (rows - 1):
         consume = "copy"  # distributed tensors have power-of-two extents
-    return Ring(dtypes, rows, cols, pads, col_tiles, cut, trips, grid, stages, prefetch, bars,
-                rng.choice(["divide", "carried"]), rng.choice([1, 1, 2]), consume, rng.choice([1, 2, 4]),
-                rng.random() < 0.4, bars == "array" and rng.random() < 0.3)
+    s = Ring(dtypes, rows, cols, pads, col_tiles, cut, trips, grid, stages, prefetch, bars,
+             rng.choice(["divide", "carried"]), rng.choice([1, 1, 2]), consume, rng.choice([1, 2, 4]),
+             rng.random() < 0.4, bars == "array" and rng.random() < 0.3)
+    return _clipped(s) if cut and rng.random() < 0.5 else s
+
+
+def _clipped(s: Ring) -> Ring:
+    """`s` with its loads clipped (`Ring.clip`): a stage's rows past the tensor then hold
+    no data, so its consumer is one that reads only the rows inside (a copy or a TMA
+    store of the masked tile), not a register load of the whole stage."""
+    return replace(s, clip=True, consume="copy" if s.consume == "tensor" else s.consume)
 
 
 def draw_ws(rng: random.Random) -> Ws:
@@ -369,14 +381,24 @@ def ring_program(s: Ring) -> str:
             extra = TMA_TYPES[s.dtypes[0]] * s.cols[0] if d == "tx-mismatch" else 0
             made = 1 if d == "missing-arrival" else s.count
             per_load = made == 2 and len(ops) == 2  # one arrival per operand, expecting its bytes
+            coords = tile_coords(i)
+            if s.clip:  # the box cut to the tensor's rows (min(R, M)), its bytes expected at run time
+                box_rows = p.minui(p.constant(R), p.constant(s.shape(0)[0]))
+                for o in ops:
+                    p.mbarrier_expect_tx(bar, box_rows * (s.cols[o] * TMA_TYPES[s.dtypes[o]]))
+
+            def tx(o: int) -> int:
+                return 0 if s.clip else s.bytes_of(o)
+
             if not per_load:
-                p.mbarrier_arrive(bar, tx=sum(s.bytes_of(o) for o in ops) + extra)
+                p.mbarrier_arrive(bar, tx=sum(tx(o) for o in ops) + extra)
                 for _ in range(made - 1):
                     p.mbarrier_arrive(bar)
             for o in ops:
                 if per_load:
-                    p.mbarrier_arrive(bar, tx=s.bytes_of(o) + (extra if o == 0 else 0))
-                p.tma_load(p.tile(srcs[o], tile_coords(i), [R, s.cols[o]]), p.slice(bufs[o], [stage, "_", "_"]), bar)
+                    p.mbarrier_arrive(bar, tx=tx(o) + (extra if o == 0 else 0))
+                p.tma_load(p.tile(srcs[o], coords, [R, s.cols[o]]), p.slice(bufs[o], [stage, "_", "_"]), bar,
+                           clip=s.clip)
             if d == "extra-arrival":
                 p.mbarrier_arrive(bar)
 
@@ -652,6 +674,15 @@ checks or `--check-equivalence` fail."""
 def random_ring_kernel(rng: random.Random) -> MbarrierProgram:
     """A valid block-level TMA ring program (module docstring) and its pipeline."""
     s = draw_ring(rng)
+    return MbarrierProgram(ring_program(s), rng.choice(PIPELINES), _summary(s), "ring")
+
+
+def random_clipped_ring_kernel(rng: random.Random) -> MbarrierProgram:
+    """A valid ring program whose TMA loads are clipped to the tensor (`Ring.clip`), its
+    tiles' bytes expected at run time (`layout.mbarrier_expect_tx`): one row of tiles
+    with fewer rows than the box where it has more than one (the box cut to them)."""
+    s = draw_ring(rng)
+    s = _clipped(replace(s, col_tiles=s.total_tiles, cut=rng.randrange(1, s.rows) if s.rows > 1 else 0))
     return MbarrierProgram(ring_program(s), rng.choice(PIPELINES), _summary(s), "ring")
 
 

@@ -67,6 +67,7 @@ from generate_mbarrier import (
     draw_ws,
     random_named_barrier_kernel,
     random_plain_loop_kernel,
+    random_clipped_ring_kernel,
     random_ring_kernel,
     random_ws_kernel,
 )
@@ -299,6 +300,16 @@ def test_whole_pipeline_preserves_random_mbarrier_rings(seed):
     TMA stores) through the default pipeline: the executor's mbarrier and race checks
     pass at both levels, the outputs are equal, and NVRTC compiles the CUDA."""
     _check_mbarrier_program(random_ring_kernel(random.Random(seed)))
+
+
+@settings(VALID, max_examples=budget(10))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_whole_pipeline_preserves_random_clipped_rings(seed):
+    """Rings whose TMA loads are clipped to the tensor (`layout.tma_load {clip}`), each
+    tile's bytes expected at run time (`layout.mbarrier_expect_tx`) before arrivals
+    expecting none: the executor's byte counts and checks pass at both levels, the
+    outputs are equal (the edge tiles' rows past the tensor not written), NVRTC compiles."""
+    _check_mbarrier_program(random_clipped_ring_kernel(random.Random(seed)))
 
 
 @settings(VALID, max_examples=budget(20))
