@@ -599,6 +599,13 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
     # a row's source span: from S on, (n - 1) step + 1 elements
     span = nl if step == 1 else b.splat(b.addi(b.muli(b.subi(n[last], b.const(1)), b.const(step)), b.const(1)))
 
+    def shifted(bases: list[SSAValue], oks: list[SSAValue], shift: SSAValue) -> list[SSAValue]:
+        """The aligned vectors at `bases` (each loaded where its `oks` holds), each adjacent
+        pair funnel-shifted by `shift`: the window's `step` parts."""
+        vecs = [b.add(PtrLoadOp(b.add(AddPtrOp(sbase, b.addi(b.full(x, 1), jj))), None, b.full(ok, 1)))
+                for x, ok in zip(bases, oks)]
+        return [b.add(FunnelShiftOp(vecs[k], vecs[k + 1], shift)) for k in range(step)]
+
     def window(s_first: SSAValue, srow: SSAValue, ok: SSAValue) -> list[SSAValue]:
         """The step V source elements from `s_first` on as aligned vectors (masked
         outside the aligned span of the row starting at `srow`, and where `ok` is false)
@@ -611,9 +618,7 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
         oks = [both(both(b.cmp("sgt", bases[k + 1], srow), b.cmp("slt", bases[k], send)), ok)
                for k in range(step + 1)]
         oks[-1] = both(oks[-1], b.cmp("sgt", shift, b.splat(b.const(step - 1))))
-        vecs = [b.add(PtrLoadOp(b.add(AddPtrOp(sbase, b.addi(b.full(x, 1), jj))), None, b.full(k_ok_, 1)))
-                for x, k_ok_ in zip(bases, oks)]
-        return [b.add(FunnelShiftOp(vecs[k], vecs[k + 1], shift)) for k in range(step)]
+        return shifted(bases, oks, shift)
 
     i32 = IntegerType(32)
     R32 = TensorType(i32, [rows], b.r)
@@ -640,9 +645,7 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
         oks[-1] = both(oks[-1], b.cmp("sgt", shift, c32(step - 1)))
         base = b.addi(rb, sa if b.it == i32 else b.add(lc.ExtSIOp(sa, R)))
         bases = [base] + [b.addi(base, b.splat(b.const(k * v))) for k in range(1, step + 1)]
-        vecs = [b.add(PtrLoadOp(b.add(AddPtrOp(sbase, b.addi(b.full(x, 1), jj))), None, b.full(k_ok_, 1)))
-                for x, k_ok_ in zip(bases, oks)]
-        return [b.add(FunnelShiftOp(vecs[k], vecs[k + 1], shift)) for k in range(step)]
+        return shifted(bases, oks, shift)
 
     # row r's elements: from S(r) + step (A - r n) on; row r + 1's: from S(r + 1) - step b on
     col = b.subi(a_first, b.muli(row, nl))
