@@ -93,6 +93,13 @@ strided set's 64-bit gathers (benchmarks/NOTES.md, slice41), ratio to cudaMemcpy
 -> 0.568, 43 0.481 -> 0.494, 37 0.628 -> 0.630."""
 
 
+NARROW32 = False
+"""Whether kernels of 32-bit offsets take the narrow element form too (each element's
+wrap and bound one comparison of `j` against a run's clamped bound, its offset one of two
+per-run bases plus `j`), as 64-bit ones with `magic64` do; the `tile` pass's `narrow32=`.
+Off until timed side by side (benchmarks/NOTES.md, gat43)."""
+
+
 def magic_divmod64(b: "_Body", x: SSAValue, d: SSAValue, magic: SSAValue) -> tuple[SSAValue, SSAValue]:
     """(x / d, x % d) of an i64 tensor `x` of values 0 <= x < 2**62 by the splat i64
     divisor tensor `d` (1 <= d), given `magic` = `fast_divisor(d)` = ceil(2**62 / d) (an
@@ -268,12 +275,14 @@ def _run_offsets(b: _Body, facts: CopyFacts, n: list[SSAValue], r_ids: SSAValue,
 
 
 def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, threads: int = GATHER_THREADS,
-                  runs: int = GATHER_RUNS_PER_THREAD, magic64: bool = MAGIC64) -> list[Operation]:
+                  runs: int = GATHER_RUNS_PER_THREAD, magic64: bool = MAGIC64,
+                  narrow32: bool = NARROW32) -> list[Operation]:
     """The host ops and the `layout.launch` of the gather strategy of `copy` (module
     doc), with `bits`-bit offsets, `threads` per block (a power of two, at least a
     warp) and `runs` runs per thread (a power of two); the caller puts them in the
     copy's place. `magic64`: with 64-bit offsets too, each division of the ids by a
-    run-time extent a multiplication by its magic multiplier (`magic_divmod64`)."""
+    run-time extent a multiplication by its magic multiplier (`magic_divmod64`).
+    `narrow32`: with 32-bit offsets, the narrow element form too (`NARROW32`)."""
     rank = facts.rank
     last = rank - 1
     v = gather_vector(facts, target)
@@ -345,9 +354,11 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     zero_r, one_r = b.splat(b.const(0)), b.splat(b.const(1))
     # `magic64` with 64-bit offsets and a last extent known below 2**31: each element's
     # tests in 32 bits (a run's bounds clamped to [0, V] and truncated) and its offset
-    # one of two per-run bases (wrapped or not) plus a constant (`narrow`)
+    # one of two per-run bases (wrapped or not) plus a constant (`narrow`); with 32-bit
+    # offsets where `narrow32` asks
     last_known = facts.modes[last].bound if facts.modes[last].exact else _static(facts.modes[last].extent)
-    narrow = magic64 and bits == 64 and last_known is not None and last_known < INDEX32_LIMIT
+    narrow = (narrow32 and bits == 32) or \
+        (magic64 and bits == 64 and last_known is not None and last_known < INDEX32_LIMIT)
     if narrow:
         nb = Narrow(b, v)
         j32 = nb.index(0)
