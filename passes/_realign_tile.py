@@ -457,8 +457,22 @@ def flat_fits(facts: CopyFacts, target: Target) -> bool:
     return n_last is not None and n_last * facts.dst_bytes >= chunk and chunk == target.vector_bytes
 
 
+def flat_chunks(facts: CopyFacts, target: Target, asked: int | None) -> int:
+    """The consecutive chunks a thread of the flat form writes (`realign_flat_launch`):
+    `asked` (the `tile` pass's `realign_chunks`; None: 1) where the rows are read at a step
+    of 1 and hold at least that many chunks' elements (a thread's chunks then span at
+    most two rows), else 1."""
+    if not asked or asked <= 1 or source_step(facts) != 1:
+        return 1
+    last = facts.modes[-1]
+    n_last = last.bound if last.exact else _static(last.extent)
+    v = chunk_bytes(facts, target) // facts.dst_bytes
+    return asked if n_last is not None and n_last >= asked * v else 1
+
+
 def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
-                        threads: int = REALIGN_THREADS, magic64: bool = MAGIC64) -> list[Operation]:
+                        threads: int = REALIGN_THREADS, magic64: bool = MAGIC64,
+                        chunks: int = 1) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy over a compact
     destination (`flat_fits`): each thread writes one aligned 16-byte chunk of the
     destination's flat run, chunk k's first element A = k V - dmis (V a chunk's
@@ -470,7 +484,11 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
     aligned span (the second row's also where the chunk does not reach it), one select
     between the two; the store's mask is the flat run's ends only (every chunk inside
     it is whole: one vector store). No per-row head and tail chunks written in parts,
-    and the rows' coordinates of one chunk computed once."""
+    and the rows' coordinates of one chunk computed once. With `chunks` K > 1
+    (`flat_chunks`: a step of 1, rows of at least K chunks), a thread writes K
+    consecutive chunks from A on: the same two rows (the next row's coordinates by a
+    carry, no division), each window K + 1 aligned vectors, chunk i the funnel shift of
+    vectors i and i + 1 of each, selected at b - i V."""
     rank = facts.rank
     last = rank - 1
     e = facts.dst_bytes
@@ -488,7 +506,7 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
         total_host = hadd(arith.MuliOp(total_host, hval(m.extent)))
     span = hadd(arith.AddiOp(total_host, hval(facts.dst_mis)))  # type: ignore[arg-type]
     nchunks_host = hadd(arith.CeilDivUIOp(span, hconst(v)))
-    grid = hadd(arith.CeilDivUIOp(nchunks_host, hconst(rows)))
+    grid = hadd(arith.CeilDivUIOp(nchunks_host, hconst(rows * chunks)))
     one = hconst(1)
     launch = LaunchOp([grid, one, one], threads)
     pid = launch.block_ids[0]
@@ -518,6 +536,8 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
     nch = b.add(arith.IndexCastOp(nchunks_host, b.it))
     start = b.muli(b.add(arith.IndexCastOp(pid, b.it)), b.const(rows))
     kk = b.addi(b.arange(rows, R), b.splat(start))
+    if chunks > 1:  # the thread's first chunk
+        kk = b.muli(kk, b.splat(b.const(chunks)))
     k_ok = b.cmp("slt", kk, b.splat(nch))
     v_r, sh_r = b.splat(b.const(v)), b.splat(b.const(shift_v))
     zero = b.splat(b.const(0))
@@ -584,14 +604,15 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
     c0 = row_coords(row)
     s0 = src_start(c0)
     row1 = b.addi(row, b.splat(b.const(1)))
-    s1 = src_start(next_coords(c0) if step == 2 else row_coords(row1))
+    s1 = src_start(next_coords(c0) if step == 2 or chunks > 1 else row_coords(row1))
     row_end = b.muli(row1, nl)  # (r + 1) n: the flat index of the next row's first element
     bnd = b.subi(row_end, a_first)  # b: the chunk's elements in row r
 
     def both(x: SSAValue, y: SSAValue) -> SSAValue:
         return b.add(arith.AndIOp(x, y))
 
-    crosses = both(b.cmp("slt", bnd, v_r), b.cmp("slt", row1, b.splat(nrows)))
+    crosses = both(b.cmp("slt", bnd, v_r if chunks == 1 else b.splat(b.const(chunks * v))),
+                   b.cmp("slt", row1, b.splat(nrows)))
     st_elem = facts.src_base.type.element_type  # type: ignore[union-attr]
     dt_elem = facts.dst_base.type.element_type  # type: ignore[union-attr]
     jj = b.full(b.arange(v, b.J), 0)
@@ -601,10 +622,10 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
 
     def shifted(bases: list[SSAValue], oks: list[SSAValue], shift: SSAValue) -> list[SSAValue]:
         """The aligned vectors at `bases` (each loaded where its `oks` holds), each adjacent
-        pair funnel-shifted by `shift`: the window's `step` parts."""
+        pair funnel-shifted by `shift`: the window's `step` parts (`chunks` at a step of 1)."""
         vecs = [b.add(PtrLoadOp(b.add(AddPtrOp(sbase, b.addi(b.full(x, 1), jj))), None, b.full(ok, 1)))
                 for x, ok in zip(bases, oks)]
-        return [b.add(FunnelShiftOp(vecs[k], vecs[k + 1], shift)) for k in range(step)]
+        return [b.add(FunnelShiftOp(vecs[k], vecs[k + 1], shift)) for k in range(len(vecs) - 1)]
 
     def window(s_first: SSAValue, srow: SSAValue, ok: SSAValue) -> list[SSAValue]:
         """The step V source elements from `s_first` on as aligned vectors (masked
@@ -614,9 +635,10 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
         sa = b.muli(b.add(arith.ShRSIOp(s_first, sh_r)), v_r)
         shift = b.subi(s_first, sa)
         send = b.addi(srow, span)
-        bases = [sa] + [b.addi(sa, b.splat(b.const(k * v))) for k in range(1, step + 2)]
+        parts = step + chunks - 1  # a step of 2, or K chunks at a step of 1
+        bases = [sa] + [b.addi(sa, b.splat(b.const(k * v))) for k in range(1, parts + 2)]
         oks = [both(both(b.cmp("sgt", bases[k + 1], srow), b.cmp("slt", bases[k], send)), ok)
-               for k in range(step + 1)]
+               for k in range(parts + 1)]
         oks[-1] = both(oks[-1], b.cmp("sgt", shift, b.splat(b.const(step - 1))))
         return shifted(bases, oks, shift)
 
@@ -655,7 +677,8 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
     else:  # col < n, 0 < b <= n: small
         firsts = window_near(s0, b.muli(to32(col), c32(step)), k_ok)
         seconds = window_near(s1, b.subi(c32(0), b.muli(to32(bnd), c32(step))), both(crosses, k_ok))
-    parts = [(b.select(b.cmp("slt", jj, b.full(bnd, 1)), firsts[0], seconds[0]), 0)] if step == 1 else []
+    parts = [(b.select(b.cmp("slt", jj, b.full(bnd if i == 0 else b.subi(bnd, b.splat(b.const(i * v))), 1)),
+                       firsts[i], seconds[i]), i * v) for i in range(chunks)] if step == 1 else []
     if step == 2:
         # each half's V elements as V / 2 pairs of twice the element size, their low
         # halves (a truncation) the chunk's V / 2 elements of that half (`realign_launch`),
@@ -697,8 +720,9 @@ def realign_flat_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: in
     for out, at in parts:
         j = b.addi(jj, b.full(b.splat(b.const(at), b.J), 0)) if at else jj
         flat = b.addi(b.full(a_first, 1), j)
+        ok = k_ok if step == 2 or at == 0 else b.cmp("slt", b.addi(kk, b.splat(b.const(at // v))), b.splat(nch))
         st_mask = both(both(b.cmp("sge", flat, b.splat(b.const(0), b.T)), b.cmp("slt", flat, b.splat(total, b.T))),
-                       b.full(k_ok, 1))
+                       b.full(ok, 1))
         d_offs = b.addi(b.full(b.muli(kk, v_r if step == 1 else b.splat(b.const(v))), 1), j)  # k V (+ V / 2)
         b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, d_offs)), st_mask))
     launch.body.block.add_ops(b.ops)

@@ -38,7 +38,8 @@ from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
 from ._gather_tile import MAGIC64, NARROW32, gather_launch, static_index_bits
-from ._realign_tile import (REALIGN_THREADS, SECTOR_PREFETCH, STEP2_THREADS, flat_fits, flat_rule, realign_flat_launch,
+from ._realign_tile import (REALIGN_THREADS, SECTOR_PREFETCH, STEP2_THREADS, flat_chunks, flat_fits, flat_rule,
+                            realign_flat_launch,
                             realign_launch, source_step)
 from ._realign_tile import static_index_bits as realign_static_bits
 from ._analysis import DYN, _min_stride, contiguous_mode, leaves, memory_order, pow2_floor
@@ -158,7 +159,9 @@ class TilePass(ModulePass):
       runs=R         a gather copy's runs per thread (a power of two; default 2).
       realign_chunks=C  a realign copy's destination chunks per thread (a power of two
                      up to 8; default `_realign_tile.chunks_per_thread`'s: 1 for 16-byte
-                     chunks, 2 for 8-byte ones), chunks f, f + threads, ... of a block.
+                     chunks, 2 for 8-byte ones), chunks f, f + threads, ... of a block;
+                     in the flat form (`realign_flat`) C consecutive chunks where the
+                     rows hold C chunks' elements (`_realign_tile.flat_chunks`; default 1).
       realign_prefetch=P  1: a realign copy first asks L2 for each destination chunk
                      whose 32-byte sector its row covers in part (`layout.ptr_prefetch`,
                      `_realign_tile.sector_prefetch`); 0 not. Default
@@ -622,7 +625,8 @@ class TilePass(ModulePass):
         prefetch = SECTOR_PREFETCH if self.realign_prefetch is None else bool(self.realign_prefetch)
         flat = flat_rule(facts) if self.realign_flat is None else bool(self.realign_flat)
         if flat and flat_fits(facts, tgt):
-            ops = realign_flat_launch(copy, facts, tgt, bits, threads, self._magic64())
+            ops = realign_flat_launch(copy, facts, tgt, bits, threads, self._magic64(),
+                                      flat_chunks(facts, tgt, chunks))
         else:
             ops = realign_launch(copy, facts, tgt, bits, threads, chunks, prefetch, self._magic64())
         if not promised:

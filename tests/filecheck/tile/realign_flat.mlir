@@ -2,12 +2,16 @@
 // RUN: tilec %s -p 'copy-strategy{realign=always},tile{threads=32 realign_flat=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{realign=always},tile{threads=32 realign_flat=1}' --check-equivalence --seed 3 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{realign=always},tile{realign_flat=0}' | filecheck %s --check-prefix=ROWS
+// RUN: tilec %s -p 'copy-strategy{realign=always},tile{threads=32 realign_flat=1 realign_chunks=4}' --check-equivalence --seed 5 | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{realign=always},tile{threads=32 realign_flat=1 realign_chunks=2}' --check-equivalence --seed 2 | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{realign=always},tile{threads=32 realign_flat=1 realign_chunks=4}' | filecheck %s --check-prefix=K4
 // The realign strategy's flat form (`tile{realign_flat=1}`, `_realign_tile.realign_flat_launch`)
 // over a broadcast into a compact destination whose rows (37 bf16, 74 bytes) start at every
 // residue: one aligned chunk of the destination's flat run a thread, its elements from its
 // row's source window and the next row's (two funnel shifts and a select); the store's
 // offsets a multiple of the chunk (one vector). Where the destination is not compact the
-// row form stays. Results never change.
+// row form stays. Results never change. With `realign_chunks=4` (rows of 37 >= 4 chunks of 8) a
+// thread writes 4 consecutive chunks: each row's window 5 aligned vectors, 4 funnel shifts each.
 
 // EQ: @bcast: equivalent after
 // EQ: @rows: equivalent after
@@ -21,6 +25,12 @@
 // CHECK:         layout.funnel_shift
 // CHECK-NOT:     layout.funnel_shift
 // CHECK:         layout.ptr_store
+// K4-LABEL: func.func @bcast
+// K4:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(32)
+// K4-COUNT-8: layout.funnel_shift
+// K4-NOT:     layout.funnel_shift
+// K4-COUNT-4: layout.ptr_store
+// K4-LABEL: func.func @rows
 // ROWS-LABEL: func.func @bcast
 // ROWS:         layout.funnel_shift
 // ROWS-NOT:     layout.funnel_shift
