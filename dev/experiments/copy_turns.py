@@ -7,7 +7,8 @@ test.
     python3 dev/experiments/copy_turns.py --only 38,13 --rounds 3 base= n=narrow32:1
 
 A variant is `name=SPEC` as in strided_variants.py (routes only: `narrow32:1`,
-`gather:always`, `on:NN.MM` the cases they apply to). Printed per case: each variant's
+`gather:always`, `on:NN.MM` the cases they apply to; a case it does not apply to is not
+run under it). Printed per case: each variant's
 median ratio to cudaMemcpy over the rounds, its spread (max - min), and each variant's
 ratio to the first one's (`x`), a `!` after a result that was not exact.
 """
@@ -54,7 +55,9 @@ def main() -> int:
         mc = copy_bench.memcpy_tbps(moved // 2)
         runs = []
         for name, routes, _, _, on in variants:
-            r = routes if on is None or i in on else {}
+            if on is not None and i not in on:  # not this case's variant
+                continue
+            r = routes
             kern = CopyKernels(disk=False)
 
             def fn(kern=kern, r=r):
