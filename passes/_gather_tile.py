@@ -93,6 +93,13 @@ strided set's 64-bit gathers (benchmarks/NOTES.md, slice41), ratio to cudaMemcpy
 -> 0.568, 43 0.481 -> 0.494, 37 0.628 -> 0.630."""
 
 
+DIV32 = False
+"""Whether kernels of 32-bit offsets divide their ids by a run-time extent as a 32-bit
+multiply-high and a shift (`divmod32`: `_realign_tile.host_magic`'s pair, m below 2**32,
+q = umulhi(2 x, m) >> (s - 31)) instead of the high half of a 64 x 64-bit product
+(`fast_divisor`); the `tile` pass's `div32=`. Off until timed (benchmarks/NOTES.md, gat43)."""
+
+
 NARROW32 = False
 """Whether kernels of 32-bit offsets take the narrow element form too (each element's
 wrap and bound one comparison of `j` against a run's clamped bound, its offset one of two
@@ -190,14 +197,19 @@ class _Body:
     def muli(self, a, b):
         return self.add(arith.MuliOp(a, b))
 
-    def divmod(self, x: SSAValue, d: SSAValue, magic: SSAValue | None) -> tuple[SSAValue, SSAValue]:
+    def divmod(self, x: SSAValue, d: SSAValue, magic) -> tuple[SSAValue, SSAValue]:
         """(x mod d, x / d) of non-negative ids `x` (a [rows] tensor) by `d` (a scalar
         of the offset type): unsigned divisions, or where the host gave `d`'s magic
         multiplier (`fast_divisor`; 32-bit ids below 2**31), the quotient the high
-        half of the 64-bit product `4 x * magic`, the remainder `x - q d`."""
+        half of the 64-bit product `4 x * magic`, the remainder `x - q d`; where it
+        gave `host_magic`'s pair (m, s) (`DIV32`), the quotient `umulhi(2 x, m) >> (s - 31)`
+        in 32 bits (`divmod32`)."""
         dd = self.splat(d, x.type)  # type: ignore[arg-type]
         if magic is None:
             return self.add(arith.RemUIOp(x, dd)), self.add(arith.DivUIOp(x, dd))
+        if isinstance(magic, tuple):
+            q = divmod32(self, x, magic)
+            return self.subi(x, self.muli(q, dd)), q
         i64 = IntegerType(64)
         if x.type.element_type == i64:  # type: ignore[attr-defined]
             q, r = magic_divmod64(self, x, dd, magic)
@@ -220,6 +232,21 @@ class _Body:
 
     def select(self, c, a, b):
         return self.add(lc.SelectOp(c, a, b))
+
+
+def divmod32(b: "_Body", x: SSAValue, magic: tuple[SSAValue, SSAValue]) -> SSAValue:
+    """x / d of an i32 tensor `x` of values 0 <= x < 2**31, given `host_magic(d)`'s
+    pair (m an i64 below 2**32, s = 31 + l an index; d below 2**31): the quotient is
+    floor(x m / 2**s) (`_realign_tile.magic`), i.e. the high half of the 32-bit product
+    (2 x) m (2 x < 2**32) shifted right by l: one shift, one multiply-high, one shift."""
+    m, s = magic
+    i32 = IntegerType(32)
+    typ = x.type
+    m32 = b.add(arith.TruncIOp(m, i32))
+    el = b.add(arith.SubiOp(b.add(arith.IndexCastOp(s, i32)), b.add(arith.ConstantOp(IntegerAttr(31, i32)))))
+    x2 = b.add(arith.ShLIOp(x, b.splat(b.add(arith.ConstantOp(IntegerAttr(1, i32))), typ)))  # type: ignore[arg-type]
+    hi = b.add(arith.MulUIExtendedOp(x2, b.splat(m32, typ))).owner.results[1]  # type: ignore[arg-type]
+    return b.add(arith.ShRUIOp(hi, b.splat(el, typ)))  # type: ignore[arg-type]
 
 
 class Narrow:
@@ -276,13 +303,14 @@ def _run_offsets(b: _Body, facts: CopyFacts, n: list[SSAValue], r_ids: SSAValue,
 
 def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, threads: int = GATHER_THREADS,
                   runs: int = GATHER_RUNS_PER_THREAD, magic64: bool = MAGIC64,
-                  narrow32: bool = NARROW32) -> list[Operation]:
+                  narrow32: bool = NARROW32, div32: bool = DIV32) -> list[Operation]:
     """The host ops and the `layout.launch` of the gather strategy of `copy` (module
     doc), with `bits`-bit offsets, `threads` per block (a power of two, at least a
     warp) and `runs` runs per thread (a power of two); the caller puts them in the
     copy's place. `magic64`: with 64-bit offsets too, each division of the ids by a
     run-time extent a multiplication by its magic multiplier (`magic_divmod64`).
-    `narrow32`: with 32-bit offsets, the narrow element form too (`NARROW32`)."""
+    `narrow32`: with 32-bit offsets, the narrow element form too (`NARROW32`). `div32`:
+    with 32-bit offsets, each such division a 32-bit multiply-high (`DIV32`)."""
     rank = facts.rank
     last = rank - 1
     v = gather_vector(facts, target)
@@ -319,12 +347,15 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
 
     # a run-time extent the ids are divided by: its magic multiplier computed on the
     # host (`fast_divisor`), each division in the kernel a multiplication (32-bit ids)
-    magic: dict[int, SSAValue] = {}
+    from ._realign_tile import host_magic_i64  # the realign strategy's pair (it imports this module)
+
+    magic: dict[int, SSAValue | tuple[SSAValue, SSAValue]] = {}
     if bits == 32 or magic64:
         for k in range(1, rank):
             m = facts.modes[k]
             if not (m.exact and m.bound is not None) and _static(m.extent) is None:
-                magic[k] = fast_divisor(host, m.extent)  # type: ignore[arg-type]
+                magic[k] = host_magic_i64(m.extent, host) if div32 and bits == 32 \
+                    else fast_divisor(host, m.extent)  # type: ignore[arg-type]
     b = _Body(IntegerType(bits), rows, v, threads)
     R, T = b.R, b.T
     # an extent the views promise exactly (`at_most` and `divisible` the same) is that

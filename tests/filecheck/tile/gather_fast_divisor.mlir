@@ -4,17 +4,29 @@
 // RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA
 // RUN: tilec %s -p 'copy-strategy,tile{magic64=1}' | filecheck %s --check-prefix=WIDE
 // RUN: tilec %s -p 'copy-strategy,tile{magic64=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{div32=1}' --check-equivalence --seed 4 | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{gather=always},tile{div32=1 narrow32=1}' --check-equivalence --seed 6 | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'expand-iterators,copy-strategy,tile{div32=1},order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,coarsen-grid,distribute,chunk-rows,pack-rows,choose-warps,stash-rereads,sink-reductions,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,warp-specialize{marked=true},prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize,eliminate-barriers' -t cuda | filecheck %s --check-prefix=DIV32
 // A gather copy with 32-bit ids divides them by each run-time extent (here H x W, as
 // tilec.copy_ states an NCHW -> NHWC copy of 3 channels) by a multiplication: the host
 // computes the extent's magic multiplier m = (2**62 - 1) / d + 1, the kernel takes
 // the high half of the 64-bit product 4 x * m (arith.mului_extended; __umul64hi on the
 // CUDA target) and x - q d. An extent known exactly (3) stays a division by a constant;
-// 64-bit ids keep their divisions.
+// 64-bit ids keep their divisions. With `div32=1` the 32-bit ids' quotient is a 32-bit
+// multiply-high of 2 x by the realign strategy's m = ceil(2**s / d) (below 2**32), shifted
+// right by s - 31 (__umulhi, no 64-bit product).
 
 // EQ: @c3: equivalent after
 // EQ: @c3_pow2: equivalent after
 // EQ: @c3_64: equivalent after
 
+// DIV32-LABEL: kernel c3_kernels::c3_kernel: 32-bit indices
+// DIV32-NOT:     __umul64hi
+// DIV32:         __umulhi
+// DIV32-NOT:     __umul64hi
+// DIV32-LABEL: kernel c3_pow2_kernels::c3_pow2_kernel: 32-bit indices
+// DIV32:         __umulhi
+// DIV32-LABEL: kernel c3_64_kernels::c3_64_kernel: 64-bit indices
 // CHECK-LABEL: func.func @c3
 // CHECK:         %[[TOP:.*]] = arith.constant 4611686018427387903 : index
 // CHECK:         %[[D:.*]] = arith.maxui %n1, %{{.*}} : index
