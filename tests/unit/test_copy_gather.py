@@ -280,6 +280,28 @@ def test_magic_divmod64_is_exact_for_64_bit_ids_after_one_correction():
             assert (q, r) == divmod(x, d), (x, d)
 
 
+def test_divmod32_is_exact_for_32_bit_ids():
+    """`_gather_tile.divmod32` (the `tile` pass's `div32=1`): with `_realign_tile.magic`'s
+    pair (m = ceil(2**s / d), s = 31 + ceil(log2 d)), m is below 2**32 and the high half of
+    the 32-bit product (2 x) m, shifted right by s - 31, is x / d for every 0 <= x < 2**31
+    and 1 <= d < 2**31: at the edges of each divisor's quotients, near 2**31 and random pairs."""
+    from tilec.passes._realign_tile import magic
+
+    rng = np.random.default_rng(32)
+    top = (1 << 31) - 1
+    divisors = {1, 2, 3, 5, 7, 1123, 257, 20070, top, top - 1, *(1 << k for k in range(31)),
+                *((1 << k) + 1 for k in range(31)), *((1 << k) - 1 for k in range(2, 32)),
+                *(int(d) for d in rng.integers(1, top, 200))}
+    for d in divisors:
+        m, s = magic(d)
+        assert m < 1 << 32, d
+        xs = {0, 1, d - 1, d, d + 1, 2 * d - 1, top, top - top % d, top - top % d - 1,
+              *(int(x) for x in rng.integers(0, top, 50))}
+        for x in xs:
+            if 0 <= x <= top:
+                assert ((2 * x * m) >> 32) >> (s - 31) == x // d, (x, d)
+
+
 @pytest.mark.parametrize("compiled", [False, True])
 def test_gathers_by_run_time_extents_match_numpy(compiled, nvrtc_available):
     """NCHW -> NHWC of 3 channels (copy_'s C=3 case): the ids divided by the run-time
