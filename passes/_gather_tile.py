@@ -93,9 +93,59 @@ strided set's 64-bit gathers (benchmarks/NOTES.md, slice41), ratio to cudaMemcpy
 -> 0.568, 43 0.481 -> 0.494, 37 0.628 -> 0.630."""
 
 
+def magic(d: int) -> tuple[int, int]:
+    """(m, s) with floor(x * m / 2**s) == x // d for every 0 <= x < 2**31 (d >= 1):
+    l = ceil(log2 d), s = 31 + l, m = ceil(2**s / d) <= 2**32, so x * m < 2**63.
+    (m * d = 2**s + e with 0 <= e < d <= 2**l: x * m / 2**s = x / d + x * e /
+    (d * 2**s), the second term below 1/d, which cannot carry x / d past the next
+    integer.) The kernel computes the same pair on the host for a run-time divisor
+    (`host_magic`)."""
+    d = max(1, d)
+    s = 31 + (d - 1).bit_length()
+    return -(-(1 << s) // d), s
+
+
+def host_magic(x: Value, ops: list[Operation]) -> tuple[SSAValue, SSAValue]:
+    """`magic(d)` of a divisor `x` as index values, its ops appended to `ops` (host
+    ops: a static divisor folds to constants): l = bit_length(d - 1) by halving steps,
+    s = 31 + l, m = ceil(2**s / d)."""
+
+    def add(op: Operation) -> SSAValue:
+        ops.append(op)
+        return op.results[0]
+
+    def const(v: int) -> SSAValue:
+        return add(arith.ConstantOp.from_int_and_width(v, index))
+
+    k = _static(x)
+    if k is not None:
+        m, sh = magic(k)
+        return const(m), const(sh)
+    d = x if not isinstance(x, int) else const(x)
+    rest = add(arith.SubiOp(d, const(1)))
+    bits = const(0)
+    for step in (16, 8, 4, 2, 1):
+        big = add(arith.CmpiOp(rest, const(1 << step), "uge"))
+        rest = add(arith.SelectOp(big, add(arith.ShRUIOp(rest, const(step))), rest))
+        bits = add(arith.SelectOp(big, add(arith.AddiOp(bits, const(step))), bits))
+    nonzero = add(arith.CmpiOp(rest, const(0), "ne"))
+    bits = add(arith.SelectOp(nonzero, add(arith.AddiOp(bits, const(1))), bits))
+    sh = add(arith.AddiOp(bits, const(31)))
+    return add(arith.CeilDivUIOp(add(arith.ShLIOp(const(1), sh)), d)), sh
+
+
+def host_magic_i64(x: Value, ops: list[Operation]) -> tuple[SSAValue, SSAValue]:
+    """`host_magic` with m as an i64 host value: m reaches 2**32, past a 32-bit index
+    parameter of a kernel with 32-bit offsets (the launcher refused 2**31 and up)."""
+    m, sh = host_magic(x, ops)
+    cast = arith.IndexCastOp(m, IntegerType(64))
+    ops.append(cast)
+    return cast.results[0], sh
+
+
 DIV32 = False
 """Whether kernels of 32-bit offsets divide their ids by a run-time extent as a 32-bit
-multiply-high and a shift (`divmod32`: `_realign_tile.host_magic`'s pair, m below 2**32,
+multiply-high and a shift (`divmod32`: `host_magic`'s pair, m below 2**32,
 q = umulhi(2 x, m) >> (s - 31)) instead of the high half of a 64 x 64-bit product
 (`fast_divisor`); the `tile` pass's `div32=`. Off until timed (benchmarks/NOTES.md, gat43)."""
 
@@ -237,7 +287,7 @@ class _Body:
 def divmod32(b: "_Body", x: SSAValue, magic: tuple[SSAValue, SSAValue]) -> SSAValue:
     """x / d of an i32 tensor `x` of values 0 <= x < 2**31, given `host_magic(d)`'s
     pair (m an i64 below 2**32, s = 31 + l an index; d below 2**31): the quotient is
-    floor(x m / 2**s) (`_realign_tile.magic`), i.e. the high half of the 32-bit product
+    floor(x m / 2**s) (`magic`), i.e. the high half of the 32-bit product
     (2 x) m (2 x < 2**32) shifted right by l: one shift, one multiply-high, one shift."""
     m, s = magic
     i32 = IntegerType(32)
@@ -347,8 +397,6 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
 
     # a run-time extent the ids are divided by: its magic multiplier computed on the
     # host (`fast_divisor`), each division in the kernel a multiplication (32-bit ids)
-    from ._realign_tile import host_magic_i64  # the realign strategy's pair (it imports this module)
-
     magic: dict[int, SSAValue | tuple[SSAValue, SSAValue]] = {}
     if bits == 32 or magic64:
         for k in range(1, rank):

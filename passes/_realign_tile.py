@@ -18,7 +18,7 @@ pointers:
   computed on the host from the destination's misalignment and what its outer strides
   are multiples of); with 32-bit offsets the divisions by C and by the outer extents
   are multiply-shifts in 64 bits (`magic`, the pairs computed on the host,
-  `host_magic`), else divisions;
+  `_gather_tile.host_magic`), else divisions;
 - the row's coordinates over the outer modes give its first element's offsets S (src)
   and D (dst) from the aligned pointers; chunk c starts at A = (floor(D / V) + c) * V
   (V = a chunk's elements; floors as arithmetic shifts, V being a power of two, so
@@ -73,7 +73,7 @@ from tilec.dialects.layout_ptr import AddPtrOp, PtrLoadOp, PtrPrefetchOp, PtrSto
 from tilec.support.target import Target
 
 from ._copy_cost import CopyFacts, Value, _static, flat_broadcast, flat_step2, value_bound
-from ._gather_tile import INDEX32_LIMIT, MAGIC64, Narrow, _Body, fast_divisor, magic_divmod64
+from ._gather_tile import INDEX32_LIMIT, MAGIC64, Narrow, _Body, fast_divisor, host_magic_i64, magic_divmod64
 
 index = IndexType()
 
@@ -90,56 +90,6 @@ cudaMemcpy for 512 x 2 / 256 x 2 / 256 x 1 (threads x chunks): 0.509 / 0.528 / 0
 SHORT_ROW_BYTES = 64
 """Rows of 8-byte elements known to be at most this many bytes take 8-byte chunks
 (`chunk_bytes`)."""
-
-
-def magic(d: int) -> tuple[int, int]:
-    """(m, s) with floor(x * m / 2**s) == x // d for every 0 <= x < 2**31 (d >= 1):
-    l = ceil(log2 d), s = 31 + l, m = ceil(2**s / d) <= 2**32, so x * m < 2**63.
-    (m * d = 2**s + e with 0 <= e < d <= 2**l: x * m / 2**s = x / d + x * e /
-    (d * 2**s), the second term below 1/d, which cannot carry x / d past the next
-    integer.) The kernel computes the same pair on the host for a run-time divisor
-    (`host_magic`)."""
-    d = max(1, d)
-    s = 31 + (d - 1).bit_length()
-    return -(-(1 << s) // d), s
-
-
-def host_magic(x: Value, ops: list[Operation]) -> tuple[SSAValue, SSAValue]:
-    """`magic(d)` of a divisor `x` as index values, its ops appended to `ops` (host
-    ops: a static divisor folds to constants): l = bit_length(d - 1) by halving steps,
-    s = 31 + l, m = ceil(2**s / d)."""
-
-    def add(op: Operation) -> SSAValue:
-        ops.append(op)
-        return op.results[0]
-
-    def const(v: int) -> SSAValue:
-        return add(arith.ConstantOp.from_int_and_width(v, index))
-
-    k = _static(x)
-    if k is not None:
-        m, sh = magic(k)
-        return const(m), const(sh)
-    d = x if not isinstance(x, int) else const(x)
-    rest = add(arith.SubiOp(d, const(1)))
-    bits = const(0)
-    for step in (16, 8, 4, 2, 1):
-        big = add(arith.CmpiOp(rest, const(1 << step), "uge"))
-        rest = add(arith.SelectOp(big, add(arith.ShRUIOp(rest, const(step))), rest))
-        bits = add(arith.SelectOp(big, add(arith.AddiOp(bits, const(step))), bits))
-    nonzero = add(arith.CmpiOp(rest, const(0), "ne"))
-    bits = add(arith.SelectOp(nonzero, add(arith.AddiOp(bits, const(1))), bits))
-    sh = add(arith.AddiOp(bits, const(31)))
-    return add(arith.CeilDivUIOp(add(arith.ShLIOp(const(1), sh)), d)), sh
-
-
-def host_magic_i64(x: Value, ops: list[Operation]) -> tuple[SSAValue, SSAValue]:
-    """`host_magic` with m as an i64 host value: m reaches 2**32, past a 32-bit index
-    parameter of a kernel with 32-bit offsets (the launcher refused 2**31 and up)."""
-    m, sh = host_magic(x, ops)
-    cast = arith.IndexCastOp(m, IntegerType(64))
-    ops.append(cast)
-    return cast.results[0], sh
 
 
 def source_step(facts: CopyFacts) -> int:

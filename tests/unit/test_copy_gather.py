@@ -281,11 +281,11 @@ def test_magic_divmod64_is_exact_for_64_bit_ids_after_one_correction():
 
 
 def test_divmod32_is_exact_for_32_bit_ids():
-    """`_gather_tile.divmod32` (the `tile` pass's `div32=1`): with `_realign_tile.magic`'s
+    """`_gather_tile.divmod32` (the `tile` pass's `div32=1`): with `_gather_tile.magic`'s
     pair (m = ceil(2**s / d), s = 31 + ceil(log2 d)), m is below 2**32 and the high half of
     the 32-bit product (2 x) m, shifted right by s - 31, is x / d for every 0 <= x < 2**31
     and 1 <= d < 2**31: at the edges of each divisor's quotients, near 2**31 and random pairs."""
-    from tilec.passes._realign_tile import magic
+    from tilec.passes._gather_tile import magic
 
     rng = np.random.default_rng(32)
     top = (1 << 31) - 1

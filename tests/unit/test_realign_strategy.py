@@ -177,7 +177,7 @@ def test_the_reference_views_a_moved_pointer():
 def test_magic_divides_every_31_bit_index():
     import numpy as np
 
-    from tilec.passes._realign_tile import magic
+    from tilec.passes._gather_tile import magic
 
     rng = np.random.default_rng(5)
     divisors = [1, 2, 3, 5, 7, 31, 32, 33, 486, 7775, 65537, 2**20 + 1, 2**30, 2**31 - 1]
@@ -198,7 +198,7 @@ def test_the_host_computes_the_magic_pairs_of_run_time_divisors():
     from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
     from xdsl.ir import Block, Region
 
-    from tilec.passes._realign_tile import host_magic, magic
+    from tilec.passes._gather_tile import host_magic, magic
     from tilec.runtime.host import run_host
 
     block = Block(arg_types=[IndexType()])
