@@ -65,7 +65,7 @@ realign copy of a broadcast into a compact destination takes the flat form, `rea
 pass's option, default `passes/_copy_cost.REALIGN_FLAT_BROADCAST`; whether gather and realign copies of
 64-bit offsets divide by run-time extents as multiplications, `magic64=`, the `tile` pass's option,
 default `passes/_gather_tile.MAGIC64`; whether gather copies of 32-bit offsets take the narrow element
-form, `narrow32=`, the `tile` pass's option, default `passes/_gather_tile.NARROW32`; a realign copy's chunks
+form, `narrow32=`, the `tile` pass's option, default `passes/_gather_tile.narrow32_rule`; a realign copy's chunks
 a thread, `realign_chunks=`, and whether gather copies of 32-bit offsets divide by 32-bit multiply-highs,
 `div32=`, the `tile` pass's options): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy

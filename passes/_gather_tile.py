@@ -143,18 +143,29 @@ def host_magic_i64(x: Value, ops: list[Operation]) -> tuple[SSAValue, SSAValue]:
     return cast.results[0], sh
 
 
-DIV32 = False
+DIV32 = True
 """Whether kernels of 32-bit offsets divide their ids by a run-time extent as a 32-bit
 multiply-high and a shift (`divmod32`: `host_magic`'s pair, m below 2**32,
 q = umulhi(2 x, m) >> (s - 31)) instead of the high half of a 64 x 64-bit product
-(`fast_divisor`); the `tile` pass's `div32=`. Off until timed (benchmarks/NOTES.md, gat43)."""
+(`fast_divisor`); the `tile` pass's `div32=`. H200, the strided set's 32-bit gathers in
+turns (benchmarks/NOTES.md, gat43): 38 0.708 -> 0.768 of cudaMemcpy, the rest within the
+spread."""
 
 
-NARROW32 = False
-"""Whether kernels of 32-bit offsets take the narrow element form too (each element's
-wrap and bound one comparison of `j` against a run's clamped bound, its offset one of two
-per-run bases plus `j`), as 64-bit ones with `magic64` do; the `tile` pass's `narrow32=`.
-Off until timed side by side (benchmarks/NOTES.md, gat43)."""
+NARROW32_RUN = 8
+"""The run length (elements) at which kernels of 32-bit offsets take the narrow element
+form too (`narrow32_rule`: each element's wrap and bound one comparison of `j` against a
+run's clamped bound, its offset one of two per-run bases plus `j`), as 64-bit ones with
+`magic64` do; the `tile` pass's `narrow32=` forces it either way. H200, the strided set's
+32-bit gathers in turns (benchmarks/NOTES.md, gat43): runs of 8 (2-byte elements) 38
+0.665 -> 0.708, 13 0.906 -> 0.941, 25 0.768 -> 0.784; runs of 16 (1-byte) 14 1.000 ->
+0.985, 20 -0.6%; runs of 2 and 4 within the spread or slower (44 0.995 -> 0.975)."""
+
+
+def narrow32_rule(v: int) -> bool:
+    """Whether a gather of 32-bit offsets and runs of `v` elements takes the narrow element
+    form by default (`NARROW32_RUN`)."""
+    return v == NARROW32_RUN
 
 
 def magic_divmod64(b: "_Body", x: SSAValue, d: SSAValue, magic: SSAValue) -> tuple[SSAValue, SSAValue]:
@@ -351,15 +362,25 @@ def _run_offsets(b: _Body, facts: CopyFacts, n: list[SSAValue], r_ids: SSAValue,
     return b.addi(b.full(b.muli(so, b.splat(v)), 1), jj)
 
 
+def _count_divisor(facts: CopyFacts) -> int:
+    """What the element count is known a multiple of: the product of each mode's static
+    or exact extent, or of the power of two its `divisible` promises."""
+    out = 1
+    for m in facts.modes:
+        k = m.bound if m.exact and m.bound is not None else _static(m.extent)
+        out *= k if k is not None else m.divisor & -m.divisor
+    return out
+
+
 def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, threads: int = GATHER_THREADS,
                   runs: int = GATHER_RUNS_PER_THREAD, magic64: bool = MAGIC64,
-                  narrow32: bool = NARROW32, div32: bool = DIV32) -> list[Operation]:
+                  narrow32: bool | None = None, div32: bool = DIV32) -> list[Operation]:
     """The host ops and the `layout.launch` of the gather strategy of `copy` (module
     doc), with `bits`-bit offsets, `threads` per block (a power of two, at least a
     warp) and `runs` runs per thread (a power of two); the caller puts them in the
     copy's place. `magic64`: with 64-bit offsets too, each division of the ids by a
     run-time extent a multiplication by its magic multiplier (`magic_divmod64`).
-    `narrow32`: with 32-bit offsets, the narrow element form too (`NARROW32`). `div32`:
+    `narrow32`: with 32-bit offsets, the narrow element form too (None: `narrow32_rule`). `div32`:
     with 32-bit offsets, each such division a 32-bit multiply-high (`DIV32`)."""
     rank = facts.rank
     last = rank - 1
@@ -436,6 +457,8 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     # one of two per-run bases (wrapped or not) plus a constant (`narrow`); with 32-bit
     # offsets where `narrow32` asks
     last_known = facts.modes[last].bound if facts.modes[last].exact else _static(facts.modes[last].extent)
+    if narrow32 is None:
+        narrow32 = narrow32_rule(v)
     narrow = (narrow32 and bits == 32) or \
         (magic64 and bits == 64 and last_known is not None and last_known < INDEX32_LIMIT)
     if narrow:
@@ -484,7 +507,10 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     else:
         soffs = offsets([m.src_stride for m in facts.modes])
     flat = b.addi(b.full(base, 1), jj)
-    if narrow:  # j < total - base
+    # j < total - base in 32 bits (one comparison of a constant j a element); the flat
+    # index's test where the count is known a multiple of the run (`vectorize-pointers`
+    # then stores each run whole, no element-wise fallback) and the offsets are 32-bit
+    if narrow and not (bits == 32 and _count_divisor(facts) % v == 0):
         mask = b.cmp("slt", j32, b.full(nb.bound(b.subi(b.splat(total), base)), 1))
     else:
         mask = b.cmp("slt", flat, b.splat(total, T))

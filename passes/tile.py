@@ -37,7 +37,7 @@ from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
-from ._gather_tile import DIV32, MAGIC64, NARROW32, gather_launch, static_index_bits
+from ._gather_tile import DIV32, MAGIC64, gather_launch, static_index_bits
 from ._realign_tile import (REALIGN_THREADS, SECTOR_PREFETCH, STEP2_THREADS, flat_chunks, flat_fits, flat_rule,
                             realign_flat_launch,
                             realign_launch, source_step)
@@ -176,11 +176,12 @@ class TilePass(ModulePass):
       narrow32=N     1: a gather copy of 32-bit offsets tests and places each element
                      of a run against the run's clamped bound and one of two per-run
                      bases (`_gather_tile`'s narrow form, as 64-bit ones with
-                     `magic64`); 0 not. Default `_gather_tile.NARROW32` (off).
+                     `magic64`); 0 not. Default `_gather_tile.narrow32_rule`: runs of
+                     8 elements (`NARROW32_RUN`), as measured.
       div32=D        1: a gather copy of 32-bit offsets divides its ids by run-time
                      extents as a 32-bit multiply-high and a shift
                      (`_gather_tile.divmod32`); 0 as the high half of a 64-bit
-                     product. Default `_gather_tile.DIV32` (off).
+                     product. Default `_gather_tile.DIV32` (on, as measured).
       threads=N      threads per block, 1..1024 (a gather copy's: a power of two, at
                      least 32, default 256; a realign copy's: the same, default
                      512, 256 for rows read at a step of 2; default: 512 for a misaligned
@@ -595,7 +596,7 @@ class TilePass(ModulePass):
         if bits is None:
             bits = static_index_bits(facts, threads * self.runs * gather_vector(facts, tgt)) or 64
         ops = gather_launch(copy, facts, tgt, bits, threads, self.runs, self._magic64(),
-                            NARROW32 if self.narrow32 is None else bool(self.narrow32),
+                            None if self.narrow32 is None else bool(self.narrow32),
                             DIV32 if self.div32 is None else bool(self.div32))
         if not promised:
             _promise_launch(ops, bits)
