@@ -374,14 +374,17 @@ def _count_divisor(facts: CopyFacts) -> int:
 
 def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, threads: int = GATHER_THREADS,
                   runs: int = GATHER_RUNS_PER_THREAD, magic64: bool = MAGIC64,
-                  narrow32: bool | None = None, div32: bool = DIV32) -> list[Operation]:
+                  narrow32: bool | None = None, div32: bool = DIV32,
+                  narrow_count: bool = False) -> list[Operation]:
     """The host ops and the `layout.launch` of the gather strategy of `copy` (module
     doc), with `bits`-bit offsets, `threads` per block (a power of two, at least a
     warp) and `runs` runs per thread (a power of two); the caller puts them in the
     copy's place. `magic64`: with 64-bit offsets too, each division of the ids by a
     run-time extent a multiplication by its magic multiplier (`magic_divmod64`).
     `narrow32`: with 32-bit offsets, the narrow element form too (None: `narrow32_rule`). `div32`:
-    with 32-bit offsets, each such division a 32-bit multiply-high (`DIV32`)."""
+    with 32-bit offsets, each such division a 32-bit multiply-high (`DIV32`).
+    `narrow_count`: the narrow form's count test (`j` against the run's clamped share of
+    the count) also where the count is known a multiple of the run."""
     rank = facts.rank
     last = rank - 1
     v = gather_vector(facts, target)
@@ -510,7 +513,7 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     # j < total - base in 32 bits (one comparison of a constant j a element); the flat
     # index's test where the count is known a multiple of the run (`vectorize-pointers`
     # then stores each run whole, no element-wise fallback) and the offsets are 32-bit
-    if narrow and not (bits == 32 and _count_divisor(facts) % v == 0):
+    if narrow and (narrow_count or not (bits == 32 and _count_divisor(facts) % v == 0)):
         mask = b.cmp("slt", j32, b.full(nb.bound(b.subi(b.splat(total), base)), 1))
     else:
         mask = b.cmp("slt", flat, b.splat(total, T))

@@ -182,6 +182,9 @@ class TilePass(ModulePass):
                      extents as a 32-bit multiply-high and a shift
                      (`_gather_tile.divmod32`); 0 as the high half of a 64-bit
                      product. Default `_gather_tile.DIV32` (on, as measured).
+      narrow_count=C 1: a gather run of the narrow form tests each element against the
+                     run's clamped share of the element count also where the count is
+                     known a multiple of the run; 0 (default) the flat index there.
       threads=N      threads per block, 1..1024 (a gather copy's: a power of two, at
                      least 32, default 256; a realign copy's: the same, default
                      512, 256 for rows read at a step of 2; default: 512 for a misaligned
@@ -381,6 +384,7 @@ class TilePass(ModulePass):
     magic64: int | None = None
     narrow32: int | None = None
     div32: int | None = None
+    narrow_count: int = 0
     box_smem: int | None = None
     box_stage: str = "async"
     box_lanes: int | None = None
@@ -597,7 +601,7 @@ class TilePass(ModulePass):
             bits = static_index_bits(facts, threads * self.runs * gather_vector(facts, tgt)) or 64
         ops = gather_launch(copy, facts, tgt, bits, threads, self.runs, self._magic64(),
                             None if self.narrow32 is None else bool(self.narrow32),
-                            DIV32 if self.div32 is None else bool(self.div32))
+                            DIV32 if self.div32 is None else bool(self.div32), bool(self.narrow_count))
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops)

@@ -1,5 +1,6 @@
 // RUN: tilec %s -p 'copy-strategy,tile{threads=32 narrow32=1}' | filecheck %s
 // RUN: tilec %s -p 'copy-strategy,tile{threads=32 narrow32=1}' --check-equivalence --seed 3 | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{threads=32 narrow32=1 narrow_count=1}' --check-equivalence --seed 4 | filecheck %s --check-prefix=EQC
 // RUN: tilec %s -p 'copy-strategy,tile{threads=32 narrow32=0}' | filecheck %s --check-prefix=WIDE
 // RUN: tilec %s -p 'copy-strategy,tile{threads=32}' | filecheck %s --check-prefix=RULE
 // The tile pass's `narrow32=1`: a gather of 32-bit offsets (a bf16 row broadcast into a
@@ -10,6 +11,8 @@
 
 // EQ: @bcast: equivalent after 'copy-strategy,tile{threads=32 narrow32=1}'
 // EQ: @bcast_f32: equivalent after 'copy-strategy,tile{threads=32 narrow32=1}'
+// EQC: @bcast: equivalent after
+// EQC: @bcast_f32: equivalent after
 
 // CHECK-LABEL: func.func @bcast
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(32) attributes {tilec.index_bits = 32 : i64}
