@@ -106,7 +106,7 @@ def magic(d: int) -> tuple[int, int]:
 
 
 def host_magic(x: Value, ops: list[Operation]) -> tuple[SSAValue, SSAValue]:
-    """`magic(d)` of a divisor `x` as index values, its ops appended to `ops` (host
+    """`magic(d)` of a divisor `x` as index values (0 taken as 1), its ops appended to `ops` (host
     ops: a static divisor folds to constants): l = bit_length(d - 1) by halving steps,
     s = 31 + l, m = ceil(2**s / d)."""
 
@@ -121,7 +121,7 @@ def host_magic(x: Value, ops: list[Operation]) -> tuple[SSAValue, SSAValue]:
     if k is not None:
         m, sh = magic(k)
         return const(m), const(sh)
-    d = x if not isinstance(x, int) else const(x)
+    d = add(arith.MaxUIOp(x if not isinstance(x, int) else const(x), const(1)))  # 0 as 1 (`magic`)
     rest = add(arith.SubiOp(d, const(1)))
     bits = const(0)
     for step in (16, 8, 4, 2, 1):
