@@ -175,6 +175,35 @@ dev/experiments/merged_banks.py's model: 36 3.1 wavefronts a phase-2 load, 1.5 w
 00 2.2, 1.0. Nsight Compute on the H200 (36, grain 16): 2.64 -> 1.58 shared wavefronts a
 load; timings at `TILES_MERGE_GRAIN`."""
 
+TILES_FILL = False
+"""Whether a `tiles` box with lanes along a destination row takes, instead of the box's
+largest `Dt`, the `Dt` whose phase-2 trips are fullest (the `tile` option `tiles_fill`,
+`tiles_filled_dt`): phase 2 gives each thread the chunks `ci, ci + lanes, ...` of its rows,
+`C = Dt / V_d + G_e / V_d` chunks a row at most, so `ceil(C / lanes)` trips of which the
+last is `C mod lanes` lanes full (36's `Dt` 384 at 32-byte grains: 26 chunks, 4 trips of 8
+lanes, 81% of the lanes busy; 352: 24 chunks, 3 trips, all). Not yet measured: off."""
+
+TILES_FILL_LEAST = 0.75
+"""The least share of the box's `Dt` `tiles_filled_dt` shrinks a tile to."""
+
+
+def tiles_filled_dt(dt: int, vd: int, vm: int, ge: int, lanes: int) -> int:
+    """The steps of `D` of a `tiles` box's tile (`TILES_FILL`): of the multiples of `vm`
+    from `dt` (the box's largest) down to `TILES_FILL_LEAST dt`, the one whose phase-2
+    lanes are busiest, `Dt / (ceil(C / lanes) lanes V_d)` with `C = Dt / V_d + G_e / V_d`
+    the chunks a row spans at most (`ge` a grain's elements, `vd` a destination chunk's);
+    the largest of those within 2% of the best (`dt` where none is 2% better)."""
+    def busy(d: int) -> float:
+        c = d // vd + ge // vd
+        return d / (-(-c // lanes) * lanes * vd)
+
+    cands = list(range(dt, max(vm, int(dt * TILES_FILL_LEAST)) - 1, -vm))
+    best = max(busy(d) for d in cands)
+    if best <= busy(dt) * 1.02:
+        return dt
+    return next(d for d in cands if busy(d) >= best / 1.02)
+
+
 TILES_ROTATE_BYTES: tuple[int, ...] = (1,)
 """The element sizes whose `tiles` box rotates its phase-2 loads by row lane by default
 where its row rule finds no row step (`tiles_rotated`; the `tile` option `tiles_rotate`
@@ -865,7 +894,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = False,
                ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES,
                tiles_columns: bool = TILES_COLUMNS, carry: int | None = None,
-               tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS) -> list[Operation]:
+               tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS,
+               tiles_fill: bool = TILES_FILL) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -880,7 +910,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
-                            tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks)
+                            tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks, tiles_fill)
     stage_async = stage == "async"
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
@@ -1613,7 +1643,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  interleave: bool = False, rounds: bool = TILES_ROUNDS,
                  row_step: int = TILES_ROW_STEP, rotate: bool = False,
                  merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS,
-                 by_lines: int = TILES_LINES, merge_banks: bool = TILES_MERGE_BANKS) -> list[Operation]:
+                 by_lines: int = TILES_LINES, merge_banks: bool = TILES_MERGE_BANKS,
+                 fill: bool = TILES_FILL) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1752,6 +1783,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             whole = tiles_merged_run(e, mw.bound if mw.exact else None)
             run = whole if whole and tiles_shape(e, smem, whole, grain, ed, n_d) is not None else run
     wt, dt, pb = tiles_shape(e, smem, run, grain, ed, n_d)  # type: ignore[misc]
+    if fill and lanes_along and depth == 1 and not rounds and not interleave and (n_d is None or n_d > dt):
+        dt = tiles_filled_dt(dt, vd, vm, ge, lanes_along)  # phase 2's trips full (`TILES_FILL`)
     def tiles_of(x: Value, t: Value) -> Value:
         sx, st = _static(x), _static(t)
         if sx is not None and st is not None:

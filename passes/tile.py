@@ -27,7 +27,8 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_BANKS, TILES_MERGE_GRAIN,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_FILL, TILES_GRAIN, TILES_MERGE_BANKS,
+                        TILES_MERGE_GRAIN,
                         TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_grain_of, tiles_lines_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
@@ -293,6 +294,10 @@ class TilePass(ModulePass):
                      phase-2 rows `tiles_merged_row_step` apart (1: its reads in
                      different shared-memory banks; default: `TILES_MERGE_BANKS`)
                      or not (0).
+      tiles_fill=F   whether a `box<tiles>` copy with lanes along a destination row
+                     takes the tile along `D` whose phase-2 trips are fullest (1:
+                     `_box_tile.tiles_filled_dt`) or the box's largest (0; default
+                     `TILES_FILL`).
       tiles_short=B  the largest source element (bytes) of a `box<tiles>` copy whose
                      source-contiguous mode is short, its runs that mode whole
                      (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
@@ -389,6 +394,7 @@ class TilePass(ModulePass):
     tiles_lines: int | None = None
     tiles_merge: int = TILES_MERGE_BYTES
     tiles_merge_banks: int = int(TILES_MERGE_BANKS)
+    tiles_fill: int = int(TILES_FILL)
     tiles_short: int = TILES_SHORT_BYTES
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
@@ -419,6 +425,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_rotate={self.tiles_rotate} must be 0 or 1")
         if self.tiles_merge_banks not in (0, 1):
             raise TilecError(f"tile: tiles_merge_banks={self.tiles_merge_banks} must be 0 or 1")
+        if self.tiles_fill not in (0, 1):
+            raise TilecError(f"tile: tiles_fill={self.tiles_fill} must be 0 or 1")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if self.tiles_lines not in (None, 0, 1, 2, 3):
@@ -697,7 +705,7 @@ class TilePass(ModulePass):
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry,
-                         lines_bits, bool(self.tiles_merge_banks))
+                         lines_bits, bool(self.tiles_merge_banks), bool(self.tiles_fill))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)
