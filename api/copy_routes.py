@@ -36,7 +36,7 @@ ROUTE_NAMES = ("gather", "realign", "box")
 TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tiles_grain", "tiles_stage",
                 "tiles_interleave", "tiles_rounds", "tiles_row_step", "tiles_rotate", "box_lanes", "box_grain", "box_pitch",
                 "box_depth", "box_ring", "box_carry", "tiles_merge", "tiles_merge_banks", "tiles_short", "realign_flat",
-                "magic64")
+                "magic64", "tiles_fill")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -64,7 +64,8 @@ mode whole, `tiles_short=`, both passes' option, default `TILES_SHORT_BYTES`; wh
 realign copy of a broadcast into a compact destination takes the flat form, `realign_flat=`, the `tile`
 pass's option, default `passes/_copy_cost.REALIGN_FLAT_BROADCAST`; whether gather and realign copies of
 64-bit offsets divide by run-time extents as multiplications, `magic64=`, the `tile` pass's option,
-default `passes/_gather_tile.MAGIC64`): benchmarks and experiments compare
+default `passes/_gather_tile.MAGIC64`; whether a `box<tiles>` copy takes the tile along D whose phase-2
+trips are fullest, `tiles_fill=`, the `tile` pass's option, default `passes/_box_tile.TILES_FILL`): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""
@@ -99,6 +100,7 @@ class Routes:
     tiles_short: int | None = None
     realign_flat: int | None = None
     magic64: int | None = None
+    tiles_fill: int | None = None
 
     def tuning(self) -> dict:
         """The tuning values set (not None), by name."""
