@@ -65,7 +65,7 @@ realign copy of a broadcast into a compact destination takes the flat form, `rea
 pass's option, default `passes/_copy_cost.REALIGN_FLAT_BROADCAST`; whether gather and realign copies of
 64-bit offsets divide by run-time extents as multiplications, `magic64=`, the `tile` pass's option,
 default `passes/_gather_tile.MAGIC64`; whether a `box<tiles>` copy takes the tile along D whose phase-2
-trips are fullest, `tiles_fill=`, the `tile` pass's option, default `passes/_box_tile.TILES_FILL`): benchmarks and experiments compare
+trips are fullest, `tiles_fill=` (bits), the `tile` pass's option, default `passes/_box_tile.TILES_FILL`): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""

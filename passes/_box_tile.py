@@ -175,13 +175,17 @@ dev/experiments/merged_banks.py's model: 36 3.1 wavefronts a phase-2 load, 1.5 w
 00 2.2, 1.0. Nsight Compute on the H200 (36, grain 16): 2.64 -> 1.58 shared wavefronts a
 load; timings at `TILES_MERGE_GRAIN`."""
 
-TILES_FILL = False
-"""Whether a `tiles` box with lanes along a destination row takes, instead of the box's
-largest `Dt`, the `Dt` whose phase-2 trips are fullest (the `tile` option `tiles_fill`,
-`tiles_filled_dt`): phase 2 gives each thread the chunks `ci, ci + lanes, ...` of its rows,
-`C = Dt / V_d + G_e / V_d` chunks a row at most, so `ceil(C / lanes)` trips of which the
-last is `C mod lanes` lanes full (36's `Dt` 384 at 32-byte grains: 26 chunks, 4 trips of 8
-lanes, 81% of the lanes busy; 352: 24 chunks, 3 trips, all). Not yet measured: off."""
+TILES_FILL = 0
+"""How a `tiles` box with lanes along a destination row fills its phase-2 trips (the `tile`
+option `tiles_fill`, bits). Bit 1: instead of the box's largest `Dt`, the `Dt` whose trips
+along a row are fullest (`tiles_filled_dt`): phase 2 gives each thread the chunks `ci, ci +
+lanes, ...` of its rows, `C = Dt / V_d + G_e / V_d` chunks a row at most, so `ceil(C /
+lanes)` trips of which the last is `C mod lanes` lanes full (36's `Dt` 384 at 32-byte
+grains: 26 chunks, 4 trips of 8 lanes, 81% of the lanes busy; 352: 24 chunks, 3 trips,
+all). Bit 2: where the block's rows are `W` whole and known (a short `W`, a merged box's
+`W`), the threads whose row groups (`threads / lanes`) fill the rows' trips best
+(`tiles_filled_threads`: 29's 42 rows in groups of 32, two trips 66% busy; 24 groups, 384
+threads, 88%). Not yet measured: 0."""
 
 TILES_FILL_LEAST = 0.75
 """The least share of the box's `Dt` `tiles_filled_dt` shrinks a tile to."""
@@ -202,6 +206,26 @@ def tiles_filled_dt(dt: int, vd: int, vm: int, ge: int, lanes: int) -> int:
     if best <= busy(dt) * 1.02:
         return dt
     return next(d for d in cands if busy(d) >= best / 1.02)
+
+
+def tiles_filled_threads(rows: int, lanes: int, grain_e: int, threads: int) -> int:
+    """The threads of a `tiles` box whose block takes `rows` destination rows (`TILES_FILL`
+    bit 2): of `threads`, three quarters and half of it (a multiple of 32 whose row
+    groups, `threads / lanes`, are a multiple of the grain's `grain_e` elements), the one
+    whose groups fill `ceil(rows / groups)` trips best, `rows / (ceil(rows / groups)
+    groups)`; the most threads within 2% of the best (`threads` where none is 2% better)."""
+    def busy(t: int) -> float:
+        g = t // lanes
+        return rows / (-(-rows // g) * g)
+
+    cands = [t for t in (threads, threads * 3 // 4, threads // 2)
+             if t and t % 32 == 0 and t // lanes and (t // lanes) % grain_e == 0]
+    if not cands or cands[0] != threads:
+        return threads
+    best = max(busy(t) for t in cands)
+    if best <= busy(threads) * 1.02:
+        return threads
+    return next(t for t in cands if busy(t) >= best / 1.02)
 
 
 TILES_ROTATE_BYTES: tuple[int, ...] = (1,)
@@ -895,7 +919,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES,
                tiles_columns: bool = TILES_COLUMNS, carry: int | None = None,
                tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS,
-               tiles_fill: bool = TILES_FILL) -> list[Operation]:
+               tiles_fill: int = TILES_FILL) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1644,7 +1668,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  row_step: int = TILES_ROW_STEP, rotate: bool = False,
                  merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS,
                  by_lines: int = TILES_LINES, merge_banks: bool = TILES_MERGE_BANKS,
-                 fill: bool = TILES_FILL) -> list[Operation]:
+                 fill: int = TILES_FILL) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1783,7 +1807,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             whole = tiles_merged_run(e, mw.bound if mw.exact else None)
             run = whole if whole and tiles_shape(e, smem, whole, grain, ed, n_d) is not None else run
     wt, dt, pb = tiles_shape(e, smem, run, grain, ed, n_d)  # type: ignore[misc]
-    if fill and lanes_along and depth == 1 and not rounds and not interleave and (n_d is None or n_d > dt):
+    if fill & 1 and lanes_along and depth == 1 and not rounds and not interleave and (n_d is None or n_d > dt):
         dt = tiles_filled_dt(dt, vd, vm, ge, lanes_along)  # phase 2's trips full (`TILES_FILL`)
     def tiles_of(x: Value, t: Value) -> Value:
         sx, st = _static(x), _static(t)

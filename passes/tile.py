@@ -32,9 +32,9 @@ from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TIL
                         TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_grain_of, tiles_lines_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
-                        tiles_rotated)
+                        tiles_filled_threads, tiles_rotated)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_SHORT_BYTES, box_flavour, copy_facts,
-                         tiles_merged, tiles_short_run,
+                         _static, tiles_merged, tiles_merged_run, tiles_short_run,
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
@@ -294,10 +294,12 @@ class TilePass(ModulePass):
                      phase-2 rows `tiles_merged_row_step` apart (1: its reads in
                      different shared-memory banks; default: `TILES_MERGE_BANKS`)
                      or not (0).
-      tiles_fill=F   whether a `box<tiles>` copy with lanes along a destination row
-                     takes the tile along `D` whose phase-2 trips are fullest (1:
-                     `_box_tile.tiles_filled_dt`) or the box's largest (0; default
-                     `TILES_FILL`).
+      tiles_fill=F   how a `box<tiles>` copy with lanes along a destination row fills
+                     its phase-2 trips (bits; default `TILES_FILL`: 0): 1, the tile
+                     along `D` whose trips along a row are fullest
+                     (`_box_tile.tiles_filled_dt`) instead of the box's largest; 2,
+                     where its rows are `W` whole and known, the threads whose row
+                     groups fill the rows' trips best (`tiles_filled_threads`).
       tiles_short=B  the largest source element (bytes) of a `box<tiles>` copy whose
                      source-contiguous mode is short, its runs that mode whole
                      (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
@@ -425,8 +427,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_rotate={self.tiles_rotate} must be 0 or 1")
         if self.tiles_merge_banks not in (0, 1):
             raise TilecError(f"tile: tiles_merge_banks={self.tiles_merge_banks} must be 0 or 1")
-        if self.tiles_fill not in (0, 1):
-            raise TilecError(f"tile: tiles_fill={self.tiles_fill} must be 0 or 1")
+        if self.tiles_fill not in (0, 1, 2, 3):
+            raise TilecError(f"tile: tiles_fill={self.tiles_fill} must be 0, 1, 2 or 3")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if self.tiles_lines not in (None, 0, 1, 2, 3):
@@ -668,6 +670,13 @@ class TilePass(ModulePass):
         lanes, stage = tiles_phase2(facts.src_bytes, facts.dst_bytes if facts.converts else None)
         lanes = lanes if self.tiles_lanes is None else self.tiles_lanes
         stage = stage if self.tiles_stage is None else self.tiles_stage
+        if flavour == "tiles" and self.tiles_fill & 2 and not self.threads and lanes and self.tiles_depth == 1:
+            # the rows' trips filled (`TILES_FILL` bit 2) where a block's rows are W whole, known
+            mw = next(m for m in facts.modes if _static(m.src_stride) == 1)
+            whole = short_run or (merged and not self.tiles_run and mw.exact and mw.bound is not None
+                                  and tiles_merged_run(facts.src_bytes, mw.bound) is not None)
+            if whole and mw.exact and mw.bound is not None:
+                threads = tiles_filled_threads(mw.bound, lanes, grain, threads)
         if flavour == "tiles" and facts.converts and not lanes:
             raise TilecError("tile: a converting box<tiles> copy takes its phase-2 lanes along a destination "
                              "row; got tiles_lanes=0", op=copy)
@@ -705,7 +714,7 @@ class TilePass(ModulePass):
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry,
-                         lines_bits, bool(self.tiles_merge_banks), bool(self.tiles_fill))
+                         lines_bits, bool(self.tiles_merge_banks), self.tiles_fill)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)

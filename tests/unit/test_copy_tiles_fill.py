@@ -1,6 +1,7 @@
-"""`tile{tiles_fill=1}` (passes/_box_tile.TILES_FILL): a `box<tiles>` copy with lanes along
+"""`tile{tiles_fill=F}` (passes/_box_tile.TILES_FILL): a `box<tiles>` copy with lanes along
 a destination row takes the tile along `D` whose phase-2 trips are fullest
-(`tiles_filled_dt`). The rule's numbers on the strided set's merged, short-W and odd
+(`tiles_filled_dt`, bit 1) and, where its rows are `W` whole, the threads whose row groups
+fill the rows' trips best (`tiles_filled_threads`, bit 2). The rule's numbers on the strided set's merged, short-W and odd
 kinds; then copies whose tile the rule shrinks, through `tilec.copy_`'s compiled kernel
 on the CPU reference executor against NumPy, bit for bit, every byte around dst
 poisoned (a merged destination mode, a short W converting f16 -> bf16, an int8
@@ -15,7 +16,7 @@ from helpers.canonical_copies import key_strategy
 from tilec.copy_cpu import _operand, copy_numpy
 from tilec.copy_kernels import CopyKernels
 from tilec.copy_plan import plan_copy
-from tilec.passes._box_tile import tiles_filled_dt
+from tilec.passes._box_tile import tiles_filled_dt, tiles_filled_threads
 from tilec.passes._copy_cost import tiles_shape
 
 
@@ -32,6 +33,17 @@ def test_the_fullest_tile_along_d(e, ed, run, grain, lanes, dt, want):
     assert tiles_shape(e, smem, run, grain, ed)[1] == dt
     vd = 16 // ed
     assert tiles_filled_dt(dt, vd, max(16 // e, vd), grain // ed, lanes) == want
+
+
+@pytest.mark.parametrize("rows, lanes, grain_e, want", [
+    (42, 16, 8, 384),  # 29: 42 rows in groups of 32 (2 trips, 66%) -> 24 (2 trips, 88%)
+    (181, 8, 32, 512),  # 36: 64 groups, 3 trips (94%); 48 and 32 no fuller
+    (186, 8, 32, 512),  # 00
+    (150, 8, 32, 256),  # 64 groups, 3 trips (78%) -> 32, 5 trips (94%)
+    (128, 8, 16, 512),  # an int8 transpose's rows: whole trips
+])
+def test_the_threads_whose_row_groups_fill_the_rows(rows, lanes, grain_e, want):
+    assert tiles_filled_threads(rows, lanes, grain_e, 512) == want
 
 
 def _cases(rng):
@@ -69,7 +81,7 @@ def test_filled_tiles_copy_exactly(routes, i, nvrtc_available):
     routes(box_smem=smem)
     assert key_strategy(key) == "box<tiles>", name
     plain = CopyKernels(arch="sm_90", disk=False).get(key).kernel.source
-    routes(box_smem=smem, tiles_fill=1)
+    routes(box_smem=smem, tiles_fill=3)
     kernels = CopyKernels(arch="sm_90", disk=False)
     assert kernels.get(key).kernel.source != plain, name
     want = base.copy()

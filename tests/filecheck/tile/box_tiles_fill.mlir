@@ -6,18 +6,22 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=20592},tile{box_smem=20592 tiles_fill=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=47696},tile{box_smem=47696 tiles_fill=0}' | filecheck %s --check-prefix=OFF
 // RUN: tilec %s -p 'copy-strategy{box_smem=15120},tile{box_smem=15120}' | filecheck %s --check-prefix=OFF2
-// RUN: not tilec %s -p 'copy-strategy,tile{tiles_fill=2}' 2>&1 | filecheck %s --check-prefix=BAD
-// `tile{tiles_fill=1}` (`_box_tile.TILES_FILL`): a box<tiles> copy with lanes along a
-// destination row takes the tile along D whose phase-2 trips are fullest
+// RUN: tilec %s -p 'copy-strategy{box_smem=15120},tile{box_smem=15120 tiles_fill=3}' | filecheck %s --check-prefix=ROWS
+// RUN: tilec %s -p 'copy-strategy{box_smem=15120},tile{box_smem=15120 tiles_fill=3}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_fill=4}' 2>&1 | filecheck %s --check-prefix=BAD
+// `tile{tiles_fill=F}` (`_box_tile.TILES_FILL`): bit 1, a box<tiles> copy with lanes along
+// a destination row takes the tile along D whose phase-2 trips are fullest
 // (`_box_tile.tiles_filled_dt`; phase 2 gives each thread the chunks ci, ci + lanes, ...
-// of its rows, C = Dt / V_d + G_e / V_d chunks a row at most). Each box below is sized so
-// that its largest Dt leaves the last trip nearly idle; the rule shrinks the tile and
-// with it the box (and a merged box's run tables). Results never change.
+// of its rows, C = Dt / V_d + G_e / V_d chunks a row at most); each box below is sized so
+// that its largest Dt leaves the last trip nearly idle, and the rule shrinks the tile and
+// with it the box (and a merged box's run tables). Bit 2, where a block's rows are W
+// whole and known, the threads whose row groups (threads / lanes) fill the rows' trips
+// best (`_box_tile.tiles_filled_threads`). Results never change.
 
 // EQ: @merged: equivalent after
 // EQ: @short_w: equivalent after
 // EQ: @transpose: equivalent after
-// BAD: tile: tiles_fill=2 must be 0 or 1
+// BAD: tile: tiles_fill=4 must be 0, 1, 2 or 3
 
 // The strided set's 36 in small: W = 150 whole (slots of 176 bytes), D' = 5 x 9 x 7 = 315
 // merged, 32-byte grains: 271 slots, Dt 240 (17 chunks a row: 3 trips of 8 lanes) -> 224
@@ -46,6 +50,11 @@ func.func @merged(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 1
 // SHORT:           layout.alloc : !layout.tensor<f16, #layout.cute<(7255):(1)>, smem>
 // SHORT:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xbf16>
 // SHORT-NOT:     layout.copy %
+// With bit 2, 42 rows in 24 groups of 16 lanes (2 trips, 88% busy) instead of 32 (66%).
+// ROWS-LABEL: func.func @merged
+// ROWS-LABEL: func.func @short_w
+// ROWS:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(384)
+// ROWS:           layout.alloc : !layout.tensor<f16, #layout.cute<(7255):(1)>, smem>
 // OFF2-LABEL: func.func @short_w
 // OFF2:           layout.alloc : !layout.tensor<f16, #layout.cute<(7711):(1)>, smem>
 func.func @short_w(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<bf16, align 16>) {
