@@ -132,12 +132,22 @@ elements. Nsight Compute (f32, grain 16): the L2 at 93% of its throughput, 1.09 
 ideal write sectors."""
 
 
+TILES_SECTOR_CONVERTS = False
+"""Whether a converting `tiles` box into elements of `TILES_SECTOR_BYTES` owns whole
+sectors by default too (`tiles_grain_of`). H200, the strided set's 29 (f16 -> bf16, a short
+W), one run (benchmarks/NOTES.md, perm43): 0.790 of cudaMemcpy at 32-byte grains against
+0.772 at 16 (Nsight Compute at 16: the L2 at 90% of its throughput, 1.08 times the ideal
+write sectors). Off until timed in turns."""
+
+
 def tiles_grain_of(dst_e: int, asked: int | None, converts: bool = False) -> int:
     """Bytes of the destination grains a `tiles` box's block owns: `asked` (the `tile`
     option `tiles_grain`), else 32 for the element sizes of `TILES_SECTOR_BYTES` (whole
-    sectors) where the copy does not convert (not measured), `TILES_GRAIN` for the others
-    (the `tile` pass also where the box or the threads do not fit 32)."""
-    return asked if asked else 32 if dst_e in TILES_SECTOR_BYTES and not converts else TILES_GRAIN
+    sectors) where the copy does not convert or `TILES_SECTOR_CONVERTS`, `TILES_GRAIN` for
+    the others (the `tile` pass also where the box or the threads do not fit 32)."""
+    if asked:
+        return asked
+    return 32 if dst_e in TILES_SECTOR_BYTES and (not converts or TILES_SECTOR_CONVERTS) else TILES_GRAIN
 
 
 TILES_STAGE = 16
