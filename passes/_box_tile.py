@@ -1793,7 +1793,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     sv = max(chunk_stage // e, 1)  # a phase-1 chunk's elements
     md = facts.modes[d]
     # `merge`: the destination's modes after W as one mode D' (`_copy_cost.tiles_merged`)
-    group = tiles_merged(facts, merge) if lanes_along and not interleave and depth == 1 else None
+    group = tiles_merged(facts, merge) if lanes_along and not interleave else None
     modes = facts.modes
     elem = copy.source.type.element_type
     delem = copy.dest.type.element_type
@@ -1899,8 +1899,9 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         wide = not (isinstance(sreach, int) and sreach + 2 * smem < INDEX32_LIMIT)
         st_t = i64 if wide else IntegerType(32)
         i32t = IntegerType(32)
-        stab = k.add(AllocOp(TensorViewType(st_t, cute.make_layout((tab_len,), (1,)), "smem")))
-        atab = k.add(AllocOp(TensorViewType(i32t, cute.make_layout((tab_len,), (1,)), "smem")))
+        tabs = 2 if depth > 1 else 1  # a table of each box (two tiles in turn)
+        stab = k.add(AllocOp(TensorViewType(st_t, cute.make_layout((tab_len * tabs,), (1,)), "smem")))
+        atab = k.add(AllocOp(TensorViewType(i32t, cute.make_layout((tab_len * tabs,), (1,)), "smem")))
         cvd_tab = c(vd)
         coords_of = _coords_of(host, k, [(x, k.val(x)) for x in reversed(group_extents)])
 
@@ -1908,16 +1909,18 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             """Where entry `i` lies (`tiles_merged_table_at`)."""
             return k.addi(i, k.divui(i, cvd_tab)) if merge_banks else i
 
-        def tab_read(tab: SSAValue, r: SSAValue) -> SSAValue:
-            return k.add(arith.IndexCastOp(k.add(ReadOp(tab, [tab_at(k.addi(r, cvd_tab))])), index))
+        def tab_read(tab: SSAValue, r: SSAValue, toff: SSAValue | None = None) -> SSAValue:
+            at = tab_at(k.addi(r, cvd_tab))
+            return k.add(arith.IndexCastOp(k.add(ReadOp(tab, [at if toff is None else k.addi(at, toff)])), index))
 
     class Tile:
         """The values of the block's tile starting at `od` along D whose box starts at
-        element `boff` (None: 0) of the shared buffer."""
+        element `boff` (None: 0) of the shared buffer, and a merged box's run tables at
+        entry `toff` (None: 0) of theirs."""
 
-        def __init__(self, od: SSAValue, boff: SSAValue | None):
+        def __init__(self, od: SSAValue, boff: SSAValue | None, toff: SSAValue | None = None):
             origin[d] = od
-            self.od, self.boff = od, boff
+            self.od, self.boff, self.toff = od, boff, toff
             self.sorig, self.dorig = orig("s", smis), orig("d", dmis)
             left_d = k.subi(n[d], od)
             tdk = k.val(dtv)
@@ -1937,14 +1940,14 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
 
         def run_start(self, r: SSAValue) -> SSAValue:
             if group is not None:
-                return tab_read(stab, r)
+                return tab_read(stab, r, self.toff)
             return k.addi(self.sorig, k.muli(r, ssd))
 
         def box_addr(self, q: SSAValue, r: SSAValue) -> SSAValue:
             """Element `r - od` of destination run `q` (W step q): at slot `r` plus the
             run start's residue mod V."""
             if group is not None:
-                return k.addi(tab_read(atab, r), q)
+                return k.addi(tab_read(atab, r, self.toff), q)
             return k.addi(k.addi(self.slot_base(r), k.andi(self.run_start(r), cv1)), q)
 
     def phase0(t: Tile) -> None:
@@ -1961,7 +1964,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             for m, x in zip(reversed(group), coords_of(p)):
                 if _static(modes[m].src_stride) != 0:
                     st = k.addi(st, k.muli(x, k.val(modes[m].src_stride)))
-            ti = tab_at(i)
+            ti = tab_at(i) if t.toff is None else k.addi(tab_at(i), t.toff)
             k.add(WriteOp(k.add(arith.IndexCastOp(st, st_t)), stab, [ti]))
             at = k.addi(t.slot_base(r), k.andi(st, cv1))
             k.add(WriteOp(k.add(arith.IndexCastOp(at, i32t)), atab, [ti]))
@@ -2151,7 +2154,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                 r00 = k.subi(first0, ds0)
                 with k.loop(ci0, c(cpd), c(per)) as ci:
                     rb = k.addi(r00, k.muli(ci, cvd))
-                    base = [tab_read(atab, k.addi(rb, c(e_))) for e_ in range(vd)]
+                    base = [tab_read(atab, k.addi(rb, c(e_)), t.toff) for e_ in range(vd)]
                     with k.loop(q0, tw, c(qs)) as q:
                         ds, rs, re, first, end = row(q)
                         cs = k.addi(first, k.muli(ci, cvd))
@@ -2398,7 +2401,17 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         # `depth` tiles along D in turn, two boxes: tile j + 1's phase 1 (its copies in
         # flight) while tile j's phase 2 reads the other box; one wait and one barrier a
         # tile (the barrier also ends the reads of the box the next phase 1 overwrites)
-        phase1(Tile(od0, None))
+        # (a merged box: each box its own run tables, filled by `phase0` before its phase 1)
+        ctab = c(tab_len) if group is not None else None
+
+        def toff_of(j: SSAValue) -> SSAValue | None:
+            return None if ctab is None else k.muli(k.andi(j, c(1)), ctab)
+
+        t0 = Tile(od0, None)
+        if group is not None:
+            phase0(t0)
+            k.add(BarrierOp())
+        phase1(t0)
         cbox = c(box_elems)
         with k.loop(c(0), c(depth), c(1)) as jt:
             od = k.addi(od0, k.muli(jt, c(dt)))
@@ -2407,9 +2420,14 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             k.add(BarrierOp())
             nxt = k.addi(od, c(dt))
             with k.when(k.andi(k.cmp("ult", k.addi(jt, c(1)), c(depth)), k.cmp("ult", nxt, n[d]))):
-                phase1(Tile(nxt, k.muli(k.andi(k.addi(jt, c(1)), c(1)), cbox)))
+                j1 = k.addi(jt, c(1))
+                tn = Tile(nxt, k.muli(k.andi(j1, c(1)), cbox), toff_of(j1))
+                if group is not None:
+                    phase0(tn)
+                    k.add(BarrierOp())
+                phase1(tn)
             with k.when(k.cmp("ult", od, n[d])):
-                phase2(Tile(od, k.muli(k.andi(jt, c(1)), cbox)))
+                phase2(Tile(od, k.muli(k.andi(jt, c(1)), cbox), toff_of(jt)))
     ops = list(host_block.ops)
     for op in ops:
         op.detach()

@@ -92,3 +92,36 @@ def test_filled_tiles_copy_exactly(routes, i, nvrtc_available):
         view(want)[...] = src
     copy_numpy(view(base), src, dst_dtype=dst_dtype, kernels=kernels, compiled=True)
     assert np.array_equal(base, want), name
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_merged_box_of_several_tiles_a_block_copies_exactly(depth, nvrtc_available):
+    """`tile{tiles_depth=N}` on a merged box (`_box_tile.tiles_launch`: two boxes, each with
+    its run tables, the next tile's tables and copies in flight during this tile's phase
+    2): 36's kind with D' = 315 in tiles of 48 steps (a 16 KiB box), 7 tiles in blocks of
+    N, the last block's short; and 00's kind (a mode in both contiguous groups); through
+    copy_'s compiled kernel on the executor, exact, nothing around dst written."""
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    from tilec.compiler.pipeline import expand_pipeline
+
+    smem = 16384
+    pipe = ",".join({"copy-strategy": f"copy-strategy{{box_smem={smem}}}",
+                     "tile": f"tile{{box_smem={smem} tiles_depth={depth}}}"}.get(p, p)
+                    for p in expand_pipeline("default").split(","))
+    rng = np.random.default_rng(depth)
+    srcs = [rng.integers(-100, 100, size=(9, 5, 7, 150)).astype(np.int8).transpose(3, 1, 0, 2),
+            rng.integers(0, 250, size=(37, 6, 3, 70)).astype(np.uint8).transpose(3, 1, 2, 0)]
+    for src in srcs:
+        base = np.full(src.size + 40, 77, src.dtype)
+
+        def view(b):
+            return b[7 : 7 + src.size].reshape(src.shape)
+
+        want = base.copy()
+        view(want)[...] = src
+        kernels = CopyKernels(arch="sm_90", disk=False, pipeline=pipe)
+        key = plan_copy(_operand(view(base), None), _operand(src, None)).key
+        assert "tilec_copy_kernel" in kernels.get(key).kernel.source
+        copy_numpy(view(base), src, kernels=kernels, compiled=True)
+        assert np.array_equal(base, want), src.shape
