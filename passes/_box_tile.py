@@ -161,8 +161,10 @@ TILES_DEPTH = 1
 """Tiles along `D` one block of a `tiles` box takes in turn (the `tile` option
 `tiles_depth`): 1, one tile, its phase 1 then its phase 2; N > 1, N consecutive tiles
 through two boxes, tile j + 1's phase-1 copies in flight while tile j's phase 2 reads
-the other box (twice the shared memory a block, the grid N times smaller along D). Not
-yet measured on a GPU: off."""
+the other box (twice the shared memory a block, the grid N times smaller along D; a box
+over a merged destination mode with two run tables, the next tile's filled before its
+copies). Measured slower on the int8 odd transposes (benchmarks/NOTES.md, odd38, odd40):
+off."""
 
 TILES_ROW_STEP = 0
 """How far apart the destination rows of one warp's phase-2 store are in a `tiles` box
@@ -1750,7 +1752,10 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     With `depth` (`TILES_DEPTH`) N > 1, a block takes N consecutive tiles along `D`
     through two boxes: phase 1 of the first, then per tile a wait for the copies and a
     barrier, the next tile's phase 1 into the other box (its copies in flight), this
-    tile's phase 2; the grid has N times fewer steps along `D`.
+    tile's phase 2; the grid has N times fewer steps along `D`. A merged box (`merge`)
+    keeps a pair of run tables a box: the first tile's tables, a barrier, its copies; per
+    tile the wait and the barrier, the next tile's tables (`phase0`), a barrier, its
+    copies, this tile's phase 2.
 
     `lanes_along` (`TILES_LANES`): 0, the lanes of a warp on consecutive destination
     runs `q`, a thread's chunks of one run `G` apart; N > 0, N lanes on N consecutive

@@ -246,7 +246,7 @@ class TilePass(ModulePass):
       tiles_depth=N  consecutive tiles along the destination's contiguous mode one block
                      of a `box<tiles>` copy takes (1 to 8, default 1: `TILES_DEPTH`); past
                      1, through two boxes, the next tile's phase-1 copies in flight
-                     during this tile's phase 2.
+                     during this tile's phase 2 (a merged box: two run tables too).
       tiles_blocks=N blocks a multiprocessor a `box<tiles>` launch asks to hold (its
                      `tilec.min_blocks`, 1 to 8; default 1024 / threads: 64 registers a
                      thread at 512 threads); 3 at 512 threads caps a thread at 40.
