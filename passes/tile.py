@@ -704,7 +704,7 @@ class TilePass(ModulePass):
                           else tiles_interleaved(facts.src_bytes) and misfit is None)
         # the runs asked, else (one tile a block, not interleaved, not spread over
         # rounds) the box's own (`tiles_shape`: a short D's fit)
-        fixed = interleave or (self.tiles_depth > 1 and not merged) or bool(self.tiles_rounds)
+        fixed = interleave or (self.tiles_depth > 1 and not merged and not short_run) or bool(self.tiles_rounds)
         # phase 1 by lines: the rule's only where the box takes its own runs (measured there)
         lines_bits = tiles_lines_of(facts.src_bytes, self.tiles_lines)
         if self.tiles_lines is None and (merged or short_run or self.tiles_run):
