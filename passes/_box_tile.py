@@ -166,6 +166,17 @@ over a merged destination mode with two run tables, the next tile's filled befor
 copies). Measured slower on the int8 odd transposes (benchmarks/NOTES.md, odd38, odd40):
 off."""
 
+TILES_MERGE_DEPTH = 1
+"""Tiles a block of a `tiles` box over a merged destination mode takes by default
+(`TILES_DEPTH` for the others; the `tile` option `tiles_depth` overrides both), each box
+`TILES_MERGE_DEPTH_SMEM` bytes where more than one and the box is not asked: the next
+tile's tables and copies in flight during this tile's phase 2. Nsight Compute on the
+H200 (benchmarks/NOTES.md, perm43): one tile a block, 23-31% of the warps' samples wait at
+the barrier that ends phase 1 (36, 00). Not yet timed: 1."""
+TILES_MERGE_DEPTH_SMEM = 46080
+"""Bytes of each of the two boxes of a merged `tiles` box of several tiles a block
+(`TILES_MERGE_DEPTH`): two blocks a multiprocessor."""
+
 TILES_ROW_STEP = 0
 """How far apart the destination rows of one warp's phase-2 store are in a `tiles` box
 with lanes along a row (the `tile` option `tiles_row_step`): S, a warp's `32 / lanes`
