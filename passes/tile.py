@@ -244,7 +244,8 @@ class TilePass(ModulePass):
                      tiles_lanes, each 16 / E slots move B bytes
                      (4 and 32 lanes: the lanes' box reads without bank conflicts).
       tiles_depth=N  consecutive tiles along the destination's contiguous mode one block
-                     of a `box<tiles>` copy takes (1 to 8, default 1: `TILES_DEPTH`); past
+                     of a `box<tiles>` copy takes (1 to 8; default `TILES_MERGE_DEPTH` for
+                     a box over a merged destination mode, else 1: `TILES_DEPTH`); past
                      1, through two boxes, the next tile's phase-1 copies in flight
                      during this tile's phase 2 (a merged box: two run tables too).
       tiles_blocks=N blocks a multiprocessor a `box<tiles>` launch asks to hold (its
