@@ -65,11 +65,15 @@ def _cases(rng):
 
 
 @pytest.mark.parametrize("i", range(3))
-def test_filled_tiles_copy_exactly(routes, i, nvrtc_available):
+def test_filled_tiles_copy_exactly(routes, i, nvrtc_available, monkeypatch):
     """Every destination element written once, exactly, nothing around it, with the
-    tile the rule shrinks (a kernel other than the box's largest tile's)."""
+    tile the rule shrinks (a kernel other than the box's largest tile's; one tile a
+    block, the rule's where the merged box takes several)."""
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
+    from tilec.passes import tile as tile_pass
+
+    monkeypatch.setattr(tile_pass, "TILES_MERGE_DEPTH", 1)
     name, src, dst_dtype, smem = _cases(np.random.default_rng(3))[i]
     dtype = np.uint16 if dst_dtype == "bfloat16" else src.dtype
     base = np.full(src.size + 40, 77, dtype)
@@ -78,7 +82,7 @@ def test_filled_tiles_copy_exactly(routes, i, nvrtc_available):
         return b[5 : 5 + src.size].reshape(src.shape)
 
     key = plan_copy(_operand(view(base), dst_dtype), _operand(src, None)).key
-    routes(box_smem=smem)
+    routes(box_smem=smem, tiles_fill=0)
     assert key_strategy(key) == "box<tiles>", name
     plain = CopyKernels(arch="sm_90", disk=False).get(key).kernel.source
     routes(box_smem=smem, tiles_fill=3)
