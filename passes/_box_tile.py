@@ -132,12 +132,12 @@ elements. Nsight Compute (f32, grain 16): the L2 at 93% of its throughput, 1.09 
 ideal write sectors."""
 
 
-TILES_SECTOR_CONVERTS = False
+TILES_SECTOR_CONVERTS = True
 """Whether a converting `tiles` box into elements of `TILES_SECTOR_BYTES` owns whole
-sectors by default too (`tiles_grain_of`). H200, the strided set's 29 (f16 -> bf16, a short
-W), one run (benchmarks/NOTES.md, perm43): 0.790 of cudaMemcpy at 32-byte grains against
-0.772 at 16 (Nsight Compute at 16: the L2 at 90% of its throughput, 1.08 times the ideal
-write sectors). Off until timed in turns."""
+sectors by default too (`tiles_grain_of`). H200, in turns against 16-byte grains (5 rounds,
+benchmarks/NOTES.md, perm43): the strided set's 29 (f16 -> bf16, a short W) x1.022 (0.774
+-> 0.791 of cudaMemcpy; Nsight Compute at 16: the L2 at 90% of its throughput, 1.08 times
+the ideal write sectors), 23 (bool -> int16) x1.040 (0.813 -> 0.845)."""
 
 
 def tiles_grain_of(dst_e: int, asked: int | None, converts: bool = False) -> int:
@@ -172,7 +172,9 @@ TILES_MERGE_DEPTH = 1
 `TILES_MERGE_DEPTH_SMEM` bytes where more than one and the box is not asked: the next
 tile's tables and copies in flight during this tile's phase 2. Nsight Compute on the
 H200 (benchmarks/NOTES.md, perm43): one tile a block, 23-31% of the warps' samples wait at
-the barrier that ends phase 1 (36, 00). Not yet timed: 1."""
+the barrier that ends phase 1 (36, 00). Timed in turns against one tile a block (5 rounds):
+two tiles 36 x0.886, 00 x0.954, four x0.882 / x0.921 (29's short-W box at two tiles of 32
+KiB x0.895): slower, 1."""
 TILES_MERGE_DEPTH_SMEM = 46080
 """Bytes of each of the two boxes of a merged `tiles` box of several tiles a block
 (`TILES_MERGE_DEPTH`): two blocks a multiprocessor."""
@@ -198,9 +200,9 @@ dev/experiments/merged_banks.py's model: 36 3.1 wavefronts a phase-2 load, 1.5 w
 00 2.2, 1.0. Nsight Compute on the H200 (36, grain 16): 2.64 -> 1.58 shared wavefronts a
 load; timings at `TILES_MERGE_GRAIN`."""
 
-TILES_FILL = 0
+TILES_FILL = 1
 """How a `tiles` box with lanes along a destination row fills its phase-2 trips (the `tile`
-option `tiles_fill`, bits). Bit 1: instead of the box's largest `Dt`, the `Dt` whose trips
+option `tiles_fill`, bits; 1 by default). Bit 1: instead of the box's largest `Dt`, the `Dt` whose trips
 along a row are fullest (`tiles_filled_dt`): phase 2 gives each thread the chunks `ci, ci +
 lanes, ...` of its rows, `C = Dt / V_d + G_e / V_d` chunks a row at most, so `ceil(C /
 lanes)` trips of which the last is `C mod lanes` lanes full (36's `Dt` 384 at 32-byte
@@ -208,7 +210,10 @@ grains: 26 chunks, 4 trips of 8 lanes, 81% of the lanes busy; 352: 24 chunks, 3 
 all). Bit 2: where the block's rows are `W` whole and known (a short `W`, a merged box's
 `W`), the threads whose row groups (`threads / lanes`) fill the rows' trips best
 (`tiles_filled_threads`: 29's 42 rows in groups of 32, two trips 66% busy; 24 groups, 384
-threads, 88%). Not yet measured: 0."""
+threads, 88%). H200 (benchmarks/NOTES.md, perm43), bit 1 in turns against the box's
+largest `Dt` (5 rounds): 36 x1.021 (0.732 -> 0.748 of cudaMemcpy), 00 x1.018, 23 x1.012, 29
+x1.001, int8 8191 x 8209 x1.013, f32 x1.001 (f16's unchanged); bit 2 (29 at 384 threads,
+one run) 0.580 against 0.772: fewer threads hide less of phase 1's wait. Bit 1."""
 
 TILES_FILL_LEAST = 0.75
 """The least share of the box's `Dt` `tiles_filled_dt` shrinks a tile to."""

@@ -296,7 +296,7 @@ class TilePass(ModulePass):
                      different shared-memory banks; default: `TILES_MERGE_BANKS`)
                      or not (0).
       tiles_fill=F   how a `box<tiles>` copy with lanes along a destination row fills
-                     its phase-2 trips (bits; default `TILES_FILL`: 0): 1, the tile
+                     its phase-2 trips (bits; default `TILES_FILL`: 1): 1, the tile
                      along `D` whose trips along a row are fullest
                      (`_box_tile.tiles_filled_dt`) instead of the box's largest; 2,
                      where its rows are `W` whole and known, the threads whose row
