@@ -132,12 +132,22 @@ elements. Nsight Compute (f32, grain 16): the L2 at 93% of its throughput, 1.09 
 ideal write sectors."""
 
 
+TILES_SECTOR_CONVERTS = True
+"""Whether a converting `tiles` box into elements of `TILES_SECTOR_BYTES` owns whole
+sectors by default too (`tiles_grain_of`). H200, in turns against 16-byte grains (5 rounds,
+benchmarks/NOTES.md, perm43): the strided set's 29 (f16 -> bf16, a short W) x1.022 (0.774
+-> 0.791 of cudaMemcpy; Nsight Compute at 16: the L2 at 90% of its throughput, 1.08 times
+the ideal write sectors), 23 (bool -> int16) x1.040 (0.813 -> 0.845)."""
+
+
 def tiles_grain_of(dst_e: int, asked: int | None, converts: bool = False) -> int:
     """Bytes of the destination grains a `tiles` box's block owns: `asked` (the `tile`
     option `tiles_grain`), else 32 for the element sizes of `TILES_SECTOR_BYTES` (whole
-    sectors) where the copy does not convert (not measured), `TILES_GRAIN` for the others
-    (the `tile` pass also where the box or the threads do not fit 32)."""
-    return asked if asked else 32 if dst_e in TILES_SECTOR_BYTES and not converts else TILES_GRAIN
+    sectors) where the copy does not convert or `TILES_SECTOR_CONVERTS`, `TILES_GRAIN` for
+    the others (the `tile` pass also where the box or the threads do not fit 32)."""
+    if asked:
+        return asked
+    return 32 if dst_e in TILES_SECTOR_BYTES and (not converts or TILES_SECTOR_CONVERTS) else TILES_GRAIN
 
 
 TILES_STAGE = 16
@@ -151,8 +161,23 @@ TILES_DEPTH = 1
 """Tiles along `D` one block of a `tiles` box takes in turn (the `tile` option
 `tiles_depth`): 1, one tile, its phase 1 then its phase 2; N > 1, N consecutive tiles
 through two boxes, tile j + 1's phase-1 copies in flight while tile j's phase 2 reads
-the other box (twice the shared memory a block, the grid N times smaller along D). Not
-yet measured on a GPU: off."""
+the other box (twice the shared memory a block, the grid N times smaller along D; a box
+over a merged destination mode with two run tables, the next tile's filled before its
+copies). Measured slower on the int8 odd transposes (benchmarks/NOTES.md, odd38, odd40):
+off."""
+
+TILES_MERGE_DEPTH = 1
+"""Tiles a block of a `tiles` box over a merged destination mode takes by default
+(`TILES_DEPTH` for the others; the `tile` option `tiles_depth` overrides both), each box
+`TILES_MERGE_DEPTH_SMEM` bytes where more than one and the box is not asked: the next
+tile's tables and copies in flight during this tile's phase 2. Nsight Compute on the
+H200 (benchmarks/NOTES.md, perm43): one tile a block, 23-31% of the warps' samples wait at
+the barrier that ends phase 1 (36, 00). Timed in turns against one tile a block (5 rounds):
+two tiles 36 x0.886, 00 x0.954, four x0.882 / x0.921 (29's short-W box at two tiles of 32
+KiB x0.895): slower, 1."""
+TILES_MERGE_DEPTH_SMEM = 46080
+"""Bytes of each of the two boxes of a merged `tiles` box of several tiles a block
+(`TILES_MERGE_DEPTH`): two blocks a multiprocessor."""
 
 TILES_ROW_STEP = 0
 """How far apart the destination rows of one warp's phase-2 store are in a `tiles` box
@@ -174,6 +199,62 @@ chunk grids start at one residue read the same runs: one slot's bytes a chunk la
 dev/experiments/merged_banks.py's model: 36 3.1 wavefronts a phase-2 load, 1.5 with both;
 00 2.2, 1.0. Nsight Compute on the H200 (36, grain 16): 2.64 -> 1.58 shared wavefronts a
 load; timings at `TILES_MERGE_GRAIN`."""
+
+TILES_FILL = 1
+"""How a `tiles` box with lanes along a destination row fills its phase-2 trips (the `tile`
+option `tiles_fill`, bits; 1 by default). Bit 1: instead of the box's largest `Dt`, the `Dt` whose trips
+along a row are fullest (`tiles_filled_dt`): phase 2 gives each thread the chunks `ci, ci +
+lanes, ...` of its rows, `C = Dt / V_d + G_e / V_d` chunks a row at most, so `ceil(C /
+lanes)` trips of which the last is `C mod lanes` lanes full (36's `Dt` 384 at 32-byte
+grains: 26 chunks, 4 trips of 8 lanes, 81% of the lanes busy; 352: 24 chunks, 3 trips,
+all). Bit 2: where the block's rows are `W` whole and known (a short `W`, a merged box's
+`W`), the threads whose row groups (`threads / lanes`) fill the rows' trips best
+(`tiles_filled_threads`: 29's 42 rows in groups of 32, two trips 66% busy; 24 groups, 384
+threads, 88%). H200 (benchmarks/NOTES.md, perm43), bit 1 in turns against the box's
+largest `Dt` (5 rounds): 36 x1.021 (0.732 -> 0.748 of cudaMemcpy), 00 x1.018, 23 x1.012, 29
+x1.001, int8 8191 x 8209 x1.013, f32 x1.001 (f16's unchanged); bit 2 (29 at 384 threads,
+one run) 0.580 against 0.772: fewer threads hide less of phase 1's wait. Bit 1."""
+
+TILES_FILL_LEAST = 0.75
+"""The least share of the box's `Dt` `tiles_filled_dt` shrinks a tile to."""
+
+
+def tiles_filled_dt(dt: int, vd: int, vm: int, ge: int, lanes: int) -> int:
+    """The steps of `D` of a `tiles` box's tile (`TILES_FILL`): of the multiples of `vm`
+    from `dt` (the box's largest) down to `TILES_FILL_LEAST dt`, the one whose phase-2
+    lanes are busiest, `Dt / (ceil(C / lanes) lanes V_d)` with `C = Dt / V_d + G_e / V_d`
+    the chunks a row spans at most (`ge` a grain's elements, `vd` a destination chunk's);
+    the largest of those within 2% of the best (`dt` where none is 2% better)."""
+    def busy(d: int) -> float:
+        c = d // vd + ge // vd
+        return d / (-(-c // lanes) * lanes * vd)
+
+    cands = list(range(dt, max(vm, int(dt * TILES_FILL_LEAST)) - 1, -vm))
+    best = max(busy(d) for d in cands)
+    if best <= busy(dt) * 1.02:
+        return dt
+    return next(d for d in cands if busy(d) >= best / 1.02)
+
+
+def tiles_filled_threads(rows: int, lanes: int, grain_e: int, threads: int) -> int:
+    """The threads of a `tiles` box whose block takes `rows` destination rows (`TILES_FILL`
+    bit 2): of `threads`, three quarters and half of it (a multiple of 32 whose row
+    groups, `threads / lanes`, are a multiple of the grain's `grain_e` elements), the one
+    whose groups fill `ceil(rows / groups)` trips best, `rows / (ceil(rows / groups)
+    groups)`; the most threads within 2% of the best (`threads` where none is 2% better)."""
+    def busy(t: int) -> float:
+        g = t // lanes
+        return rows / (-(-rows // g) * g)
+
+    cands = [t for t in (threads, threads * 3 // 4, threads // 2)
+             if t and t % 32 == 0 and t // lanes and (t // lanes) % grain_e == 0]
+    if not cands or cands[0] != threads:
+        return threads
+    best = max(busy(t) for t in cands)
+    if best <= busy(threads) * 1.02:
+        return threads
+    return next(t for t in cands if busy(t) >= best / 1.02)
+
 
 TILES_ROTATE_BYTES: tuple[int, ...] = (1,)
 """The element sizes whose `tiles` box rotates its phase-2 loads by row lane by default
@@ -865,7 +946,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = False,
                ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES,
                tiles_columns: bool = TILES_COLUMNS, carry: int | None = None,
-               tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS) -> list[Operation]:
+               tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS,
+               tiles_fill: int = TILES_FILL) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -880,7 +962,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
-                            tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks)
+                            tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks, tiles_fill)
     stage_async = stage == "async"
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
@@ -1613,7 +1695,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  interleave: bool = False, rounds: bool = TILES_ROUNDS,
                  row_step: int = TILES_ROW_STEP, rotate: bool = False,
                  merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS,
-                 by_lines: int = TILES_LINES, merge_banks: bool = TILES_MERGE_BANKS) -> list[Operation]:
+                 by_lines: int = TILES_LINES, merge_banks: bool = TILES_MERGE_BANKS,
+                 fill: int = TILES_FILL) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1685,7 +1768,10 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     With `depth` (`TILES_DEPTH`) N > 1, a block takes N consecutive tiles along `D`
     through two boxes: phase 1 of the first, then per tile a wait for the copies and a
     barrier, the next tile's phase 1 into the other box (its copies in flight), this
-    tile's phase 2; the grid has N times fewer steps along `D`.
+    tile's phase 2; the grid has N times fewer steps along `D`. A merged box (`merge`)
+    keeps a pair of run tables a box: the first tile's tables, a barrier, its copies; per
+    tile the wait and the barrier, the next tile's tables (`phase0`), a barrier, its
+    copies, this tile's phase 2.
 
     `lanes_along` (`TILES_LANES`): 0, the lanes of a warp on consecutive destination
     runs `q`, a thread's chunks of one run `G` apart; N > 0, N lanes on N consecutive
@@ -1728,7 +1814,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     sv = max(chunk_stage // e, 1)  # a phase-1 chunk's elements
     md = facts.modes[d]
     # `merge`: the destination's modes after W as one mode D' (`_copy_cost.tiles_merged`)
-    group = tiles_merged(facts, merge) if lanes_along and not interleave and depth == 1 else None
+    group = tiles_merged(facts, merge) if lanes_along and not interleave else None
     modes = facts.modes
     elem = copy.source.type.element_type
     delem = copy.dest.type.element_type
@@ -1752,6 +1838,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             whole = tiles_merged_run(e, mw.bound if mw.exact else None)
             run = whole if whole and tiles_shape(e, smem, whole, grain, ed, n_d) is not None else run
     wt, dt, pb = tiles_shape(e, smem, run, grain, ed, n_d)  # type: ignore[misc]
+    if fill & 1 and lanes_along and depth == 1 and not rounds and not interleave and (n_d is None or n_d > dt):
+        dt = tiles_filled_dt(dt, vd, vm, ge, lanes_along)  # phase 2's trips full (`TILES_FILL`)
     def tiles_of(x: Value, t: Value) -> Value:
         sx, st = _static(x), _static(t)
         if sx is not None and st is not None:
@@ -1832,8 +1920,9 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         wide = not (isinstance(sreach, int) and sreach + 2 * smem < INDEX32_LIMIT)
         st_t = i64 if wide else IntegerType(32)
         i32t = IntegerType(32)
-        stab = k.add(AllocOp(TensorViewType(st_t, cute.make_layout((tab_len,), (1,)), "smem")))
-        atab = k.add(AllocOp(TensorViewType(i32t, cute.make_layout((tab_len,), (1,)), "smem")))
+        tabs = 2 if depth > 1 else 1  # a table of each box (two tiles in turn)
+        stab = k.add(AllocOp(TensorViewType(st_t, cute.make_layout((tab_len * tabs,), (1,)), "smem")))
+        atab = k.add(AllocOp(TensorViewType(i32t, cute.make_layout((tab_len * tabs,), (1,)), "smem")))
         cvd_tab = c(vd)
         coords_of = _coords_of(host, k, [(x, k.val(x)) for x in reversed(group_extents)])
 
@@ -1841,16 +1930,18 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             """Where entry `i` lies (`tiles_merged_table_at`)."""
             return k.addi(i, k.divui(i, cvd_tab)) if merge_banks else i
 
-        def tab_read(tab: SSAValue, r: SSAValue) -> SSAValue:
-            return k.add(arith.IndexCastOp(k.add(ReadOp(tab, [tab_at(k.addi(r, cvd_tab))])), index))
+        def tab_read(tab: SSAValue, r: SSAValue, toff: SSAValue | None = None) -> SSAValue:
+            at = tab_at(k.addi(r, cvd_tab))
+            return k.add(arith.IndexCastOp(k.add(ReadOp(tab, [at if toff is None else k.addi(at, toff)])), index))
 
     class Tile:
         """The values of the block's tile starting at `od` along D whose box starts at
-        element `boff` (None: 0) of the shared buffer."""
+        element `boff` (None: 0) of the shared buffer, and a merged box's run tables at
+        entry `toff` (None: 0) of theirs."""
 
-        def __init__(self, od: SSAValue, boff: SSAValue | None):
+        def __init__(self, od: SSAValue, boff: SSAValue | None, toff: SSAValue | None = None):
             origin[d] = od
-            self.od, self.boff = od, boff
+            self.od, self.boff, self.toff = od, boff, toff
             self.sorig, self.dorig = orig("s", smis), orig("d", dmis)
             left_d = k.subi(n[d], od)
             tdk = k.val(dtv)
@@ -1870,14 +1961,14 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
 
         def run_start(self, r: SSAValue) -> SSAValue:
             if group is not None:
-                return tab_read(stab, r)
+                return tab_read(stab, r, self.toff)
             return k.addi(self.sorig, k.muli(r, ssd))
 
         def box_addr(self, q: SSAValue, r: SSAValue) -> SSAValue:
             """Element `r - od` of destination run `q` (W step q): at slot `r` plus the
             run start's residue mod V."""
             if group is not None:
-                return k.addi(tab_read(atab, r), q)
+                return k.addi(tab_read(atab, r, self.toff), q)
             return k.addi(k.addi(self.slot_base(r), k.andi(self.run_start(r), cv1)), q)
 
     def phase0(t: Tile) -> None:
@@ -1894,7 +1985,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             for m, x in zip(reversed(group), coords_of(p)):
                 if _static(modes[m].src_stride) != 0:
                     st = k.addi(st, k.muli(x, k.val(modes[m].src_stride)))
-            ti = tab_at(i)
+            ti = tab_at(i) if t.toff is None else k.addi(tab_at(i), t.toff)
             k.add(WriteOp(k.add(arith.IndexCastOp(st, st_t)), stab, [ti]))
             at = k.addi(t.slot_base(r), k.andi(st, cv1))
             k.add(WriteOp(k.add(arith.IndexCastOp(at, i32t)), atab, [ti]))
@@ -2084,7 +2175,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                 r00 = k.subi(first0, ds0)
                 with k.loop(ci0, c(cpd), c(per)) as ci:
                     rb = k.addi(r00, k.muli(ci, cvd))
-                    base = [tab_read(atab, k.addi(rb, c(e_))) for e_ in range(vd)]
+                    base = [tab_read(atab, k.addi(rb, c(e_)), t.toff) for e_ in range(vd)]
                     with k.loop(q0, tw, c(qs)) as q:
                         ds, rs, re, first, end = row(q)
                         cs = k.addi(first, k.muli(ci, cvd))
@@ -2331,7 +2422,17 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         # `depth` tiles along D in turn, two boxes: tile j + 1's phase 1 (its copies in
         # flight) while tile j's phase 2 reads the other box; one wait and one barrier a
         # tile (the barrier also ends the reads of the box the next phase 1 overwrites)
-        phase1(Tile(od0, None))
+        # (a merged box: each box its own run tables, filled by `phase0` before its phase 1)
+        ctab = c(tab_len) if group is not None else None
+
+        def toff_of(j: SSAValue) -> SSAValue | None:
+            return None if ctab is None else k.muli(k.andi(j, c(1)), ctab)
+
+        t0 = Tile(od0, None)
+        if group is not None:
+            phase0(t0)
+            k.add(BarrierOp())
+        phase1(t0)
         cbox = c(box_elems)
         with k.loop(c(0), c(depth), c(1)) as jt:
             od = k.addi(od0, k.muli(jt, c(dt)))
@@ -2340,9 +2441,14 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             k.add(BarrierOp())
             nxt = k.addi(od, c(dt))
             with k.when(k.andi(k.cmp("ult", k.addi(jt, c(1)), c(depth)), k.cmp("ult", nxt, n[d]))):
-                phase1(Tile(nxt, k.muli(k.andi(k.addi(jt, c(1)), c(1)), cbox)))
+                j1 = k.addi(jt, c(1))
+                tn = Tile(nxt, k.muli(k.andi(j1, c(1)), cbox), toff_of(j1))
+                if group is not None:
+                    phase0(tn)
+                    k.add(BarrierOp())
+                phase1(tn)
             with k.when(k.cmp("ult", od, n[d])):
-                phase2(Tile(od, k.muli(k.andi(jt, c(1)), cbox)))
+                phase2(Tile(od, k.muli(k.andi(jt, c(1)), cbox), toff_of(jt)))
     ops = list(host_block.ops)
     for op in ops:
         op.detach()

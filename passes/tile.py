@@ -27,13 +27,14 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_GRAIN, TILES_MERGE_BANKS, TILES_MERGE_GRAIN,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_FILL, TILES_GRAIN, TILES_MERGE_BANKS,
+                        TILES_MERGE_DEPTH, TILES_MERGE_DEPTH_SMEM, TILES_MERGE_GRAIN,
                         TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_grain_of, tiles_lines_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
-                        tiles_rotated)
+                        tiles_filled_threads, tiles_rotated)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_SHORT_BYTES, box_flavour, copy_facts,
-                         tiles_merged, tiles_short_run,
+                         _static, tiles_merged, tiles_merged_run, tiles_short_run,
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
@@ -258,9 +259,10 @@ class TilePass(ModulePass):
                      tiles_lanes, each 16 / E slots move B bytes
                      (4 and 32 lanes: the lanes' box reads without bank conflicts).
       tiles_depth=N  consecutive tiles along the destination's contiguous mode one block
-                     of a `box<tiles>` copy takes (1 to 8, default 1: `TILES_DEPTH`); past
+                     of a `box<tiles>` copy takes (1 to 8; default `TILES_MERGE_DEPTH` for
+                     a box over a merged destination mode, else 1: `TILES_DEPTH`); past
                      1, through two boxes, the next tile's phase-1 copies in flight
-                     during this tile's phase 2.
+                     during this tile's phase 2 (a merged box: two run tables too).
       tiles_blocks=N blocks a multiprocessor a `box<tiles>` launch asks to hold (its
                      `tilec.min_blocks`, 1 to 8; default 1024 / threads: 64 registers a
                      thread at 512 threads); 3 at 512 threads caps a thread at 40.
@@ -308,6 +310,12 @@ class TilePass(ModulePass):
                      phase-2 rows `tiles_merged_row_step` apart (1: its reads in
                      different shared-memory banks; default: `TILES_MERGE_BANKS`)
                      or not (0).
+      tiles_fill=F   how a `box<tiles>` copy with lanes along a destination row fills
+                     its phase-2 trips (bits; default `TILES_FILL`: 1): 1, the tile
+                     along `D` whose trips along a row are fullest
+                     (`_box_tile.tiles_filled_dt`) instead of the box's largest; 2,
+                     where its rows are `W` whole and known, the threads whose row
+                     groups fill the rows' trips best (`tiles_filled_threads`).
       tiles_short=B  the largest source element (bytes) of a `box<tiles>` copy whose
                      source-contiguous mode is short, its runs that mode whole
                      (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
@@ -397,7 +405,7 @@ class TilePass(ModulePass):
     tiles_lanes: int | None = None
     tiles_grain: int | None = None
     tiles_stage: int | None = None
-    tiles_depth: int = TILES_DEPTH
+    tiles_depth: int | None = None
     tiles_blocks: int | None = None
     tiles_interleave: int | None = None
     tiles_rounds: int = int(TILES_ROUNDS)
@@ -407,6 +415,7 @@ class TilePass(ModulePass):
     tiles_lines: int | None = None
     tiles_merge: int = TILES_MERGE_BYTES
     tiles_merge_banks: int = int(TILES_MERGE_BANKS)
+    tiles_fill: int = int(TILES_FILL)
     tiles_short: int = TILES_SHORT_BYTES
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
@@ -437,6 +446,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_rotate={self.tiles_rotate} must be 0 or 1")
         if self.tiles_merge_banks not in (0, 1):
             raise TilecError(f"tile: tiles_merge_banks={self.tiles_merge_banks} must be 0 or 1")
+        if self.tiles_fill not in (0, 1, 2, 3):
+            raise TilecError(f"tile: tiles_fill={self.tiles_fill} must be 0, 1, 2 or 3")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if self.tiles_lines not in (None, 0, 1, 2, 3):
@@ -450,7 +461,7 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_ring={self.box_ring} must be 0 or in [2, 8]")
         if self.box_carry not in (None, 0, 1, 2, 3, 4):
             raise TilecError(f"tile: box_carry={self.box_carry} must be in [0, 4]")
-        if not 1 <= self.tiles_depth <= 8:
+        if self.tiles_depth is not None and not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (None, 16, 32, 64, 128):
             raise TilecError(f"tile: tiles_grain={self.tiles_grain} must be 16, 32, 64 or 128")
@@ -660,6 +671,11 @@ class TilePass(ModulePass):
         # the grain: the option's, else the rule's (a merged box's `TILES_MERGE_GRAIN`) where
         # the box and the threads fit it
         merged = facts is not None and flavour == "tiles" and tiles_merged(facts, self.tiles_merge) is not None
+        # tiles a block: the option's, else a merged box's rule (`TILES_MERGE_DEPTH`, its boxes
+        # `TILES_MERGE_DEPTH_SMEM` each where the box is not asked), else one
+        depth = self.tiles_depth or (TILES_MERGE_DEPTH if merged else TILES_DEPTH)
+        if merged and self.tiles_depth is None and depth > 1 and not self.box_smem:
+            smem = TILES_MERGE_DEPTH_SMEM
         tiles_grain = self.tiles_grain or (TILES_MERGE_GRAIN if merged else tiles_grain_of(
             facts.dst_bytes if facts is not None else 1, None, facts is not None and facts.converts))
         if facts is not None and self.tiles_grain is None and tiles_grain != TILES_GRAIN and (
@@ -681,6 +697,13 @@ class TilePass(ModulePass):
         lanes, stage = tiles_phase2(facts.src_bytes, facts.dst_bytes if facts.converts else None)
         lanes = lanes if self.tiles_lanes is None else self.tiles_lanes
         stage = stage if self.tiles_stage is None else self.tiles_stage
+        if flavour == "tiles" and self.tiles_fill & 2 and not self.threads and lanes and depth == 1:
+            # the rows' trips filled (`TILES_FILL` bit 2) where a block's rows are W whole, known
+            mw = next(m for m in facts.modes if _static(m.src_stride) == 1)
+            whole = short_run or (merged and not self.tiles_run and mw.exact and mw.bound is not None
+                                  and tiles_merged_run(facts.src_bytes, mw.bound) is not None)
+            if whole and mw.exact and mw.bound is not None:
+                threads = tiles_filled_threads(mw.bound, lanes, grain, threads)
         if flavour == "tiles" and facts.converts and not lanes:
             raise TilecError("tile: a converting box<tiles> copy takes its phase-2 lanes along a destination "
                              "row; got tiles_lanes=0", op=copy)
@@ -701,24 +724,24 @@ class TilePass(ModulePass):
         interleave = False
         if flavour == "tiles":
             misfit = ("a converting copy" if facts.converts
-                      else tiles_interleave_misfit(facts.src_bytes, run, threads, lanes, stage, self.tiles_depth))
+                      else tiles_interleave_misfit(facts.src_bytes, run, threads, lanes, stage, depth))
             if self.tiles_interleave and misfit:
                 raise TilecError(f"tile: tiles_interleave=1 does not fit {misfit}", op=copy)
             interleave = (bool(self.tiles_interleave) if self.tiles_interleave is not None
                           else tiles_interleaved(facts.src_bytes) and misfit is None)
         # the runs asked, else (one tile a block, not interleaved, not spread over
         # rounds) the box's own (`tiles_shape`: a short D's fit)
-        fixed = interleave or self.tiles_depth > 1 or bool(self.tiles_rounds)
+        fixed = interleave or (depth > 1 and not merged and not short_run) or bool(self.tiles_rounds)
         # phase 1 by lines: the rule's only where the box takes its own runs (measured there)
         lines_bits = tiles_lines_of(facts.src_bytes, self.tiles_lines)
         if self.tiles_lines is None and (merged or short_run or self.tiles_run):
             lines_bits &= ~1
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else (self.tiles_run or short_run),
-                         lanes, tiles_grain, stage, self.tiles_depth, self.tiles_blocks, interleave,
+                         lanes, tiles_grain, stage, depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry,
-                         lines_bits, bool(self.tiles_merge_banks))
+                         lines_bits, bool(self.tiles_merge_banks), self.tiles_fill)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)

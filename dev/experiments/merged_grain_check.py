@@ -2,7 +2,10 @@
 checked bit for bit against PyTorch (the destination's buffer poisoned), for running
 under `compute-sanitizer --tool memcheck`. Not a test.
 
-    python3 dev/experiments/merged_grain_check.py --only 36,0 --grain 64 [--old-table]
+    python3 dev/experiments/merged_grain_check.py --only 36,0 --grain 64 [--old-table] [--fill 1]
+
+`--grain 0`: the rule's grain; `--fill F`: the `tile` pass's `tiles_fill=F` (route
+`tiles_fill`; any `box<tiles>` case, merged or not).
 
 `--old-table` sizes the merged box's run tables as session 40 did (`Dt + G_e + 3 V_d`
 entries, `passes/_box_tile.tiles_merged_table` replaced) to show the fault's cause.
@@ -23,6 +26,7 @@ def main() -> int:
     ap.add_argument("--only", required=True)
     ap.add_argument("--grain", type=int, default=64)
     ap.add_argument("--old-table", action="store_true")
+    ap.add_argument("--fill", type=int, default=None)
     a = ap.parse_args()
     import strided_copy_bench as sb
     import torch
@@ -42,11 +46,13 @@ def main() -> int:
         dst_base.fill_(77)
         ref = dst_base.clone()
         (ref[tuple(slice(*ix) for ix in case.dst_index)] if case.dst_base else ref).copy_(src)
-        with forced_routes(tiles_grain=a.grain):
+        with forced_routes(**({"tiles_grain": a.grain} if a.grain else {}),
+                           **({"tiles_fill": a.fill} if a.fill is not None else {})):
             tensor_copy.copy_(dst, src, kernels=CopyKernels(disk=False))
         torch.cuda.synchronize()
         ok = bool(torch.equal(sb._bits(torch, dst_base), sb._bits(torch, ref)))
-        print(f"case {i:02d} grain {a.grain}{' old-table' if a.old_table else ''}: {'exact' if ok else 'WRONG'}",
+        print(f"case {i:02d} grain {a.grain or 'rule'}{' old-table' if a.old_table else ''}"
+              f"{'' if a.fill is None else f' fill {a.fill}'}: {'exact' if ok else 'WRONG'}",
               flush=True)
     return 0
 

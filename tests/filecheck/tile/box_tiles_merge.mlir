@@ -6,10 +6,13 @@
 // RUN: not tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=0}' 2>&1 | filecheck %s --check-prefix=DIS
 // RUN: not tilec %s -p 'copy-strategy{tiles_merge=9}' 2>&1 | filecheck %s --check-prefix=BAD
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=16384},tile{tiles_merge=1 box_smem=16384 tiles_grain=64}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=16384},tile{tiles_merge=1 box_smem=16384 tiles_grain=64 tiles_merge_banks=0}' | filecheck %s --check-prefix=GRAIN
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=16384},tile{tiles_merge=1 box_smem=16384 tiles_grain=64 tiles_merge_banks=0 tiles_depth=1}' | filecheck %s --check-prefix=GRAIN
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1 tiles_merge_banks=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1 tiles_merge_banks=1 box_smem=16384 tiles_grain=64}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1 tiles_merge_banks=1 tiles_grain=16}' | filecheck %s --check-prefix=BANKS
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1 tiles_merge_banks=1 tiles_grain=16 tiles_depth=1}' | filecheck %s --check-prefix=BANKS
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=16384},tile{tiles_merge=1 box_smem=16384 tiles_depth=2}' | filecheck %s --check-prefix=DEPTH
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=16384},tile{tiles_merge=1 box_smem=16384 tiles_depth=2}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=4096},tile{tiles_merge=1 box_smem=4096 tiles_run=32 threads=128 tiles_depth=3}' --check-equivalence | filecheck %s --check-prefix=EQ
 // A box<tiles> over a merged destination mode (`_copy_cost.tiles_merged`): the
 // destination compact over the modes after the source's contiguous mode W, those modes
 // are one mode D' of the box; each block first fills two tables (each run's source start
@@ -47,6 +50,19 @@
 // GRAIN-LABEL: func.func @short_d
 // GRAIN:         layout.alloc : !layout.tensor<i32, #layout.cute<(159):(1)>, smem>
 // GRAIN-NEXT:    layout.alloc : !layout.tensor<i32, #layout.cute<(159):(1)>, smem>
+// With `tiles_depth=2` a block takes two tiles through two boxes, each with its run tables
+// (268 entries each: twice 134): the first tile's tables, a barrier, its copies; then a
+// tile a trip: wait, barrier, the next tile's tables, a barrier, its copies, this tile's
+// phase 2.
+// DEPTH-LABEL: func.func @short_d
+// DEPTH:         layout.alloc : !layout.tensor<i8, #layout.cute<(28032):(1)>, smem>
+// DEPTH:         layout.alloc : !layout.tensor<i32, #layout.cute<(268):(1)>, smem>
+// DEPTH-NEXT:    layout.alloc : !layout.tensor<i32, #layout.cute<(268):(1)>, smem>
+// DEPTH:         layout.barrier
+// DEPTH:         scf.for
+// DEPTH:           layout.barrier
+// DEPTH:           scf.if
+// DEPTH:             layout.barrier
 // OFF-LABEL: func.func @short_d
 // OFF:         layout.copy
 func.func @short_d(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {

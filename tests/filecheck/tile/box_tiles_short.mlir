@@ -2,6 +2,7 @@
 // RUN: tilec %s -p 'copy-strategy,tile' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=4096},tile{box_smem=4096 threads=128}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_depth=2}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_short=0},tile{tiles_short=0}' | filecheck %s --check-prefix=OFF
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_short=0}' 2>&1 | filecheck %s --check-prefix=DIS
 // RUN: not tilec %s -p 'copy-strategy{tiles_short=9}' 2>&1 | filecheck %s --check-prefix=BAD
