@@ -14,6 +14,7 @@ plan's views through `-p default` (canonical_copy_bench's `_program_kernel`), it
 - `stcs`: phase 2's 16-byte stores `st.global.cs` (streaming: evict first);
 - `ld256+stcs`: both;
 - `ldef`: phase 1's `cp.async` with an `L2::evict_first` cache policy;
+- `BOX_TEXTS` (comma-separated) picks the patched variants (default all of them);
 - each of `BOX_PIPES` (`;`-separated canonical_copy_bench `--variant`s, `@TEXT` for the
   cases named so): the Program through that pipeline, unpatched.
 
@@ -106,7 +107,8 @@ def main(names: list[str]) -> None:
         emitted, args = _program_kernel(torch, plan, src, dst, base)
         assert isinstance(emitted, Kernel), type(emitted)
         pipes = [x for x in os.environ.get("BOX_PIPES", "").split(";") if x and variant_applies(x, case.name)]
-        for v in (*VARIANTS, *pipes):
+        texts = [x for x in os.environ.get("BOX_TEXTS", ",".join(VARIANTS)).split(",") if x in VARIANTS]
+        for v in (*texts, *pipes):
             try:
                 if v in VARIANTS:
                     kernel = copy.copy(emitted)  # the same kernel, compiled anew from the patched source
