@@ -490,6 +490,10 @@ reads' latency and the data's arrival, and L2 at 89% of its throughput); **4 0.9
 against the default's 0.887 in the same run (the L2's write sectors 1.11x the DRAM's ->
 1.04x, 392 -> 381 us): the default for `flat`. Box rows with 4: 0.895 against 0.892 (its
 write sectors 1.18x -> 1.10x, its loads 2.12 -> 2.21 wavefronts): 0 for `rows`."""
+BOX_PREFETCH: dict[str, int] = {}
+"""The L2 prefetch size (bytes) of a `flat`, `rows`, `span` or `cols` box's phase-1
+`cp.async` per flavour (the `tile` option `box_prefetch`; `.L2::256B`: the L2 fetches
+the 256 bytes around a chunk's sector from DRAM at once): none by default."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
@@ -865,14 +869,16 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_row_step: int = TILES_ROW_STEP, tiles_rotate: bool = False,
                ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES,
                tiles_columns: bool = TILES_COLUMNS, carry: int | None = None,
-               tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS) -> list[Operation]:
+               tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS,
+               prefetch: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
     says (None: the flavour's `BOX_LANES`), a `flat` or `rows` block's destination chunks
     as `grain` says (None: `BOX_GRAIN` for `flat`, `ROWS_GRAIN` for `rows`), a `rows` box's slots as `pitch_step` says (`rows_slots`),
     a block's steps in `depth` parts of a box each (None: `box_depth_of`'s) through
-    two boxes or a ring of `ring` (None: the flavour's `BOX_RING`), a `tiles`
+    two boxes or a ring of `ring` (None: the flavour's `BOX_RING`), phase 1's `cp.async`
+    with the L2 prefetch size `prefetch` (None: the flavour's `BOX_PREFETCH`; 0 none), a `tiles`
     box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
     `tiles_rotated`), a merged one's phase-2 reads by bank as `tiles_merge_banks` says
     (`TILES_MERGE_BANKS`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
@@ -882,6 +888,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
                             tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks)
     stage_async = stage == "async"
+    l2_prefetch = (BOX_PREFETCH.get(flavour) if prefetch is None else prefetch) or None
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
         ring = BOX_RING.get(flavour, 0) if depth >= 2 and stage_async else 0
@@ -1098,7 +1105,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                     read into registers before their writes."""
                     if stage_async:
                         for g, slot in chunks:
-                            k.add(CopyChunkAsyncOp(src, [k.aligned(g)], box, [k.aligned(slot)], CHUNK))
+                            k.add(CopyChunkAsyncOp(src, [k.aligned(g)], box, [k.aligned(slot)], CHUNK,
+                                                   prefetch=l2_prefetch))
                         return
                     vals = [k.add(ReadOp(src, [k.aligned(g)], width=CHUNK)) for g, _ in chunks]
                     for v, (_, slot) in zip(vals, chunks):

@@ -27,6 +27,10 @@ class CudaOpsEmitter(EmitterBase):
             self.helpers.add("cp_async_zfill")
             self.line(f"tilec_cp_async_zfill({dst}, {src}, (unsigned)({self.expr(op.src_bytes)}));")
             return
+        if op.prefetch is not None:  # 16 bytes with the L2's prefetch size (the verifier)
+            self.helpers.add("cp_async_prefetch")
+            self.line(f"tilec_cp_async_prefetch<{op.prefetch.value.data}>({dst}, {src});")
+            return
         self.helpers.add("cp_async")
         self.line(f"tilec_cp_async<{op.bytes.value.data}>({dst}, {src});")
 

@@ -37,6 +37,9 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_carry=4}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=96 box_carry=4 box_depth=3 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: not tilec %s -p 'copy-strategy,tile{box_carry=5}' 2>&1 | filecheck %s --check-prefix=CARRY-ERR
+// RUN: tilec %s -p 'copy-strategy,tile{box_prefetch=256}' | filecheck %s --check-prefix=PREFETCH
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_prefetch=128}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: not tilec %s -p 'copy-strategy,tile{box_prefetch=32}' 2>&1 | filecheck %s --check-prefix=PREFETCH-ERR
 // The tile pass lowers a copy of strategy box<flat|rows|cols> (chosen by copy-strategy)
 // to a launch that stages a box of the source in a shared allocation, 16-byte chunks
 // into slots congruent to the source modulo 16, then writes each aligned 16-byte chunk
@@ -154,6 +157,14 @@
 // CARRY:                       layout.write %{{.*}}, %{{.*}}[%{{.*}}] : i8
 // CARRY-LABEL: func.func @flat_misaligned
 // CARRY-ERR: tile: box_carry=5 must be in [0, 4]
+
+// The L2 prefetch size of phase 1's cp.async (`box_prefetch`): every chunk's copy asks it.
+// PREFETCH-LABEL: func.func @flat(
+// PREFETCH:         layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, prefetch = 256 : i64}
+// PREFETCH-NOT:     layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64} :
+// PREFETCH-LABEL: func.func @rows(
+// PREFETCH:         layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, prefetch = 256 : i64}
+// PREFETCH-ERR: tile: box_prefetch=32 must be 0, 64, 128 or 256
 
 // box_depth=0: persistent blocks, at most the Target's multiprocessors (132 on sm_90)
 // times the blocks each holds (two boxes of BOX_PART_SMEM, 40 KiB: 2), asked of the
