@@ -1,4 +1,4 @@
-// The cuda target on shared memory (memory space 3), cp.async (one with an L2 prefetch size), a barrier and a warp
+// The cuda target on shared memory (memory space 3), cp.async, a barrier and a warp
 // shuffle: static buffer sizes give 32-bit indices; f16 brings in cuda_fp16.h.
 // RUN: tilec %s -t cuda | filecheck %s
 
@@ -6,9 +6,6 @@
 // CHECK:      template <int Bytes>
 // CHECK-NEXT: __device__ __forceinline__ void tilec_cp_async(void* smem, const void* gmem) {
 // CHECK:      cp.async.cg.shared.global [%0], [%1], 16;
-// CHECK:      template <int Prefetch>
-// CHECK-NEXT: __device__ __forceinline__ void tilec_cp_async_prefetch(void* smem, const void* gmem) {
-// CHECK:      cp.async.cg.shared.global.L2::256B [%0], [%1], 16;
 // CHECK:      __device__ __forceinline__ unsigned tilec_lane_id() {
 
 // CHECK-LABEL: // kernel stage_kernels::stage_kernel: 32-bit indices, block (64, 1, 1)
@@ -17,7 +14,6 @@
 // CHECK:        __shared__ alignas(16) __half stage[512];
 // CHECK:        // stage.py:4:3
 // CHECK-NEXT:   tilec_cp_async<16>(stage + local, src + local);
-// CHECK-NEXT:   tilec_cp_async_prefetch<256>(stage + local, src + local);
 // CHECK-NEXT:   tilec_cp_async_commit();
 // CHECK-NEXT:   tilec_cp_async_wait<0>();
 // CHECK-NEXT:   __syncthreads();
@@ -38,7 +34,6 @@ builtin.module attributes {gpu.container_module} {
       %stage = memref.alloca() : memref<512xf16, 3>
       %local = arith.muli %tid, %c8 : index
       cuda.cp_async %stage[%local], %src[%local], 16 {tilec.loc = "stage.py:4:3"} : memref<512xf16, 3>, memref<512xf16>
-      cuda.cp_async %stage[%local], %src[%local], 16 {prefetch = 256 : i64} : memref<512xf16, 3>, memref<512xf16>
       cuda.cp_async_commit
       cuda.cp_async_wait 0
       "gpu.barrier"() : () -> ()
