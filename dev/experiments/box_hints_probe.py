@@ -12,6 +12,8 @@ plan's views through `-p default` (canonical_copy_bench's `_program_kernel`), it
 - `ld128` / `ld256`: phase 1's `cp.async.cg` with the L2 prefetch size `.L2::128B` /
   `.L2::256B` (the L2 fetches that many bytes around a request's sector from DRAM);
 - `stcs`: phase 2's 16-byte stores `st.global.cs` (streaming: evict first);
+- `stef`: phase 2's 16-byte stores with an `L2::evict_first` cache policy (as a
+  `layout.store`'s `cache = "evict_first"` emits);
 - `ld256+stcs`: both;
 - `ldef`: phase 1's `cp.async` with an `L2::evict_first` cache policy;
 - `BOX_TEXTS` (comma-separated) picks the patched variants (default all of them);
@@ -54,6 +56,16 @@ def patch(source: str, variant: str) -> str:
             '    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\\n" ::"r"(s), "l"(gmem), "l"(pol)\n'
             '                 : "memory");')
         assert "evict_first" in s, "ldef: the helper's text did not match"
+    if variant == "stef":  # the stores with an L2::evict_first policy (what layout.store's `cache` emits)
+        pat = re.compile(r"\*reinterpret_cast<i8x16\*>\((dst \+ \w+)\) = (\w+);")
+        assert pat.search(s), "no 16-byte store in the source"
+
+        def st(m):
+            return ("{ unsigned long long pol; uint4 u; memcpy(&u, &" + m.group(2) + ", 16); "
+                    'asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol)); '
+                    'asm volatile("st.global.L2::cache_hint.v4.b32 [%0], {%1, %2, %3, %4}, %5;" :: "l"('
+                    + m.group(1) + '), "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w), "l"(pol) : "memory"); }')
+        s = pat.sub(st, s)
     if variant in ("stcs", "ld256+stcs"):
         pat = re.compile(r"\*reinterpret_cast<i8x16\*>\((dst \+ \w+)\) = (\w+);")
         assert pat.search(s), "no 16-byte store in the source"
@@ -61,7 +73,7 @@ def patch(source: str, variant: str) -> str:
     return s
 
 
-VARIANTS = ("as is", "ld128", "ld256", "stcs", "ld256+stcs", "ldef")
+VARIANTS = ("as is", "ld128", "ld256", "stcs", "stef", "ld256+stcs", "ldef")
 
 
 def main(names: list[str]) -> None:
