@@ -378,6 +378,9 @@ class DimOp(IRDLOperation):
 
 
 CHUNK_ASYNC_BYTES = (4, 8, 16)
+CHUNK_ASYNC_PREFETCH = (64, 128, 256)
+"""The L2 prefetch sizes a 16-byte `layout.copy_chunk_async` may ask (`prefetch`; those of
+`cuda.cp_async`, which it lowers to)."""
 """The bytes one `layout.copy_chunk_async` may move (PTX `cp.async`)."""
 
 
@@ -477,9 +480,7 @@ class CopyChunkAsyncOp(IRDLOperation):
         if width is None or width * eb not in CHUNK_ASYNC_BYTES:
             raise VerifyException(f"copy_chunk_async moves 4, 8 or 16 bytes (cp.async), got {width} x {eb} bytes")
         if self.prefetch is not None:
-            from .cuda import CP_ASYNC_PREFETCH
-
-            if self.prefetch.value.data not in CP_ASYNC_PREFETCH:
+            if self.prefetch.value.data not in CHUNK_ASYNC_PREFETCH:
                 raise VerifyException(f"copy_chunk_async's prefetch is 64, 128 or 256 (bytes), got "
                                       f"{self.prefetch.value.data}")
             if width * eb != 16:
