@@ -494,6 +494,14 @@ BOX_PREFETCH: dict[str, int] = {}
 """The L2 prefetch size (bytes) of a `flat`, `rows`, `span` or `cols` box's phase-1
 `cp.async` per flavour (the `tile` option `box_prefetch`; `.L2::256B`: the L2 fetches
 the 256 bytes around a chunk's sector from DRAM at once): none by default."""
+BOX_SLOT32 = False
+"""Whether a `flat` box places its run at the source's address modulo 32 bytes (the `tile`
+option `box_slot32`), so that each 32-byte source sector that phase 1's `cp.async.cg`
+chunks read lands in one 32-byte block of shared memory: a sector whose two 16-byte
+halves land in two blocks is read from L2 twice (odd41's micro: a warp's 16-byte chunks
+at a 16-byte phase cost 32 sectors for 17), and box flat's L2 reads are 1.51x its DRAM
+reads where a contiguous copy's are 1.00x (box41's Nsight). The box holds it: a flat box
+stages at most `smem - 32` bytes. Off until measured."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
@@ -870,7 +878,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES,
                tiles_columns: bool = TILES_COLUMNS, carry: int | None = None,
                tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS,
-               prefetch: int | None = None) -> list[Operation]:
+               prefetch: int | None = None, slot32: bool | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -878,7 +886,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     as `grain` says (None: `BOX_GRAIN` for `flat`, `ROWS_GRAIN` for `rows`), a `rows` box's slots as `pitch_step` says (`rows_slots`),
     a block's steps in `depth` parts of a box each (None: `box_depth_of`'s) through
     two boxes or a ring of `ring` (None: the flavour's `BOX_RING`), phase 1's `cp.async`
-    with the L2 prefetch size `prefetch` (None: the flavour's `BOX_PREFETCH`; 0 none), a `tiles`
+    with the L2 prefetch size `prefetch` (None: the flavour's `BOX_PREFETCH`; 0 none), a `flat`
+    box's run congruent to its source modulo 32 bytes where `slot32` says (None: `BOX_SLOT32`), a `tiles`
     box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
     `tiles_rotated`), a merged one's phase-2 reads by bank as `tiles_merge_banks` says
     (`TILES_MERGE_BANKS`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
@@ -889,6 +898,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                             tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks)
     stage_async = stage == "async"
     l2_prefetch = (BOX_PREFETCH.get(flavour) if prefetch is None else prefetch) or None
+    # a flat box's run at its source address modulo 32 bytes (`BOX_SLOT32`), else 16
+    slot_mod = 2 * CHUNK if flavour == "flat" and (BOX_SLOT32 if slot32 is None else slot32) else CHUNK
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
         ring = BOX_RING.get(flavour, 0) if depth >= 2 and stage_async else 0
@@ -953,7 +964,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     blocks = host.val(counts[0])
     for x in counts[1:]:
         blocks = host.muli(blocks, host.val(x))
-    part_elems = -(-smem // CHUNK) * CHUNK  # (each box at a multiple of 16 bytes)
+    part_elems = -(-smem // slot_mod) * slot_mod  # (each box at a multiple of 16 bytes, 32 with `slot32`)
     slots = 0
     if depth == 0:
         # persistent: at most the blocks the GPU holds at once, each taking the parts
@@ -1086,7 +1097,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 end = k.addi(st, slen)
                 hi = k.add(arith.MinSIOp(k.andi(k.addi(end, c(CHUNK - 1)), cm16), lim))
                 origin = (k.subi(st, slot_at(r)) if step >= 0
-                          else k.subi(k.andi(st, cm16), boxed(k.muli(r, pbc))))
+                          else k.subi(k.andi(st, c(-slot_mod)), boxed(k.muli(r, pbc))))
                 return st, end, hi, origin
 
             with k.loop(r_lb, runs, r_step) as r:
@@ -1149,7 +1160,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         def box_addr(q: SSAValue, p: SSAValue) -> SSAValue:
             """Where byte `p` of destination run `q` lies in the box."""
             if flavour == "flat":
-                return boxed(k.addi(k.addi(k.andi(sorig, c(15)), q), k.muli(c(nw), p)))  # type: ignore[arg-type]
+                return boxed(k.addi(k.addi(k.andi(sorig, c(slot_mod - 1)), q), k.muli(c(nw), p)))  # type: ignore[arg-type]
             if flavour == "span":
                 # signed, as below
                 row, col = k.add(arith.DivSIOp(p, c(nw))), k.add(arith.RemSIOp(p, c(nw)))  # type: ignore[arg-type]
@@ -1347,7 +1358,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             with k.when(k.cmp("ult", q, c(nw))):  # type: ignore[arg-type]
                 ds = stepped(dorig, q, dsw)
                 r16 = k.andi(ds, c(15))
-                s_q = k.addi(boxed(k.andi(sorig, c(15))), q)
+                s_q = k.addi(boxed(k.andi(sorig, c(slot_mod - 1))), q)
                 row_lo = k.subi(ds, k_origin)
                 row_hi = k.addi(row_lo, n[kmode])
                 de = k.addi(ds, dlen)
@@ -1392,7 +1403,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             lane = k.andi(tid, c(31))
             q_lo, j_lo = k.divui(lane, c(lanes)), k.remui(lane, c(lanes))
             k_end = k.subi(n[kmode], k.addi(k_origin, c16))
-            s_q = boxed(k.andi(sorig, c(15)))
+            s_q = boxed(k.andi(sorig, c(slot_mod - 1)))
 
             def unit(g: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue, SSAValue, SSAValue]:
                 """(q, j, ds, p, the unit's item inside, its chunk whole) of warp unit g (its

@@ -223,6 +223,10 @@ class TilePass(ModulePass):
                      (`.L2::256B`: the L2 fetches the 256 bytes around each
                      chunk's sector from DRAM). Default per flavour
                      (`_box_tile.BOX_PREFETCH`): none.
+      box_slot32=B   1: a `box<flat>` copy's run lies in its box at its source
+                     address modulo 32 bytes (not 16), so that each source sector
+                     phase 1's `cp.async` reads lands in one 32-byte block of
+                     shared memory. Default `_box_tile.BOX_SLOT32` (off).
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
@@ -381,6 +385,7 @@ class TilePass(ModulePass):
     box_ring: int | None = None
     box_carry: int | None = None
     box_prefetch: int | None = None
+    box_slot32: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int | None = None
@@ -438,6 +443,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_ring={self.box_ring} must be 0 or in [2, 8]")
         if self.box_carry not in (None, 0, 1, 2, 3, 4):
             raise TilecError(f"tile: box_carry={self.box_carry} must be in [0, 4]")
+        if self.box_slot32 not in (None, 0, 1):
+            raise TilecError(f"tile: box_slot32={self.box_slot32} must be 0 or 1")
         if self.box_prefetch not in (None, 0, 64, 128, 256):
             raise TilecError(f"tile: box_prefetch={self.box_prefetch} must be 0, 64, 128 or 256")
         if not 1 <= self.tiles_depth <= 8:
@@ -705,7 +712,8 @@ class TilePass(ModulePass):
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry,
-                         lines_bits, bool(self.tiles_merge_banks), self.box_prefetch)
+                         lines_bits, bool(self.tiles_merge_banks), self.box_prefetch,
+                         None if self.box_slot32 is None else bool(self.box_slot32))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)
