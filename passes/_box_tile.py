@@ -495,13 +495,17 @@ BOX_PREFETCH: dict[str, int] = {}
 `cp.async` per flavour (the `tile` option `box_prefetch`; `.L2::256B`: the L2 fetches
 the 256 bytes around a chunk's sector from DRAM at once): none by default."""
 BOX_SLOT32 = False
-"""Whether a `flat` box places its run at the source's address modulo 32 bytes (the `tile`
-option `box_slot32`), so that each 32-byte source sector that phase 1's `cp.async.cg`
-chunks read lands in one 32-byte block of shared memory: a sector whose two 16-byte
-halves land in two blocks is read from L2 twice (odd41's micro: a warp's 16-byte chunks
-at a 16-byte phase cost 32 sectors for 17), and box flat's L2 reads are 1.51x its DRAM
-reads where a contiguous copy's are 1.00x (box41's Nsight). The box holds it: a flat box
-stages at most `smem - 32` bytes. Off until measured."""
+"""Whether a `flat`, `span` or `rows` box places its runs at their source addresses modulo
+32 bytes, not 16 (the `tile` option `box_slot32`), so that each 32-byte source sector
+that phase 1's `cp.async.cg` chunks read lands in one 32-byte block of shared memory: a
+sector whose two 16-byte halves land in two blocks is read from L2 twice (odd41's micro:
+a warp's 16-byte chunks at a 16-byte phase cost 32 sectors for 17), and box flat's L2
+reads are 1.51x its DRAM reads where a contiguous copy's are 1.00x (box41's Nsight). A
+flat box stages at most `smem - 32` bytes and a span box `smem - 32` (`span_rows`), so
+the box holds the 16 bytes more; a rows box holds one run fewer where it must. A rows
+box's runs are congruent mod 32 only where its pitch is to the source step
+(`box_pitch` odd or even as the step: the bank model's choice may not be); its slots at
+multiples of 16 (step -1) keep 16. Off until measured."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
@@ -886,8 +890,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     as `grain` says (None: `BOX_GRAIN` for `flat`, `ROWS_GRAIN` for `rows`), a `rows` box's slots as `pitch_step` says (`rows_slots`),
     a block's steps in `depth` parts of a box each (None: `box_depth_of`'s) through
     two boxes or a ring of `ring` (None: the flavour's `BOX_RING`), phase 1's `cp.async`
-    with the L2 prefetch size `prefetch` (None: the flavour's `BOX_PREFETCH`; 0 none), a `flat`
-    box's run congruent to its source modulo 32 bytes where `slot32` says (None: `BOX_SLOT32`), a `tiles`
+    with the L2 prefetch size `prefetch` (None: the flavour's `BOX_PREFETCH`; 0 none), a `flat`,
+    `span` or `rows` box's runs at their source addresses modulo 32 where `slot32` says (None:
+    `BOX_SLOT32`), a `tiles`
     box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
     `tiles_rotated`), a merged one's phase-2 reads by bank as `tiles_merge_banks` says
     (`TILES_MERGE_BANKS`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
@@ -898,8 +903,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                             tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks)
     stage_async = stage == "async"
     l2_prefetch = (BOX_PREFETCH.get(flavour) if prefetch is None else prefetch) or None
-    # a flat box's run at its source address modulo 32 bytes (`BOX_SLOT32`), else 16
-    slot_mod = 2 * CHUNK if flavour == "flat" and (BOX_SLOT32 if slot32 is None else slot32) else CHUNK
+    # a flat, span or rows box's runs at their source addresses modulo 32 bytes (`BOX_SLOT32`)
+    want32 = flavour in ("flat", "rows", "span") and (BOX_SLOT32 if slot32 is None else slot32)
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
         ring = BOX_RING.get(flavour, 0) if depth >= 2 and stage_async else 0
@@ -942,7 +947,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         most = step if table is None else max(max(row) for row in (
             table if sigma is None else [table[sigma % 16]]))  # type: ignore[index]
         worst = rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, most)  # type: ignore[operator]
-        fit = rows_runs(nw * nd, smem, worst)  # type: ignore[operator]
+        fit = rows_runs(nw * nd, smem - (CHUNK if want32 else 0), worst)  # type: ignore[operator]
         if fit > rows_spare:
             t_rows = fit
         else:
@@ -952,6 +957,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             # (`_copy_cost.box_flavour`)
             step, table, sigma = -1, None, None
     t_rows -= rows_spare
+    # (`slot32`: a rows box's slots are congruent to their runs mod 32 where its pitch is
+    # to the source step; those at multiples of 16, step -1, stay mod 16: no room)
+    slot_mod = 2 * CHUNK if want32 and (flavour != "rows" or step >= 0) else CHUNK
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
     n_k = extents[kmode]
@@ -1055,7 +1063,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             ssd = stride("s", d)
             run_start = lambda r: stepped(sorig, r, ssd)  # noqa: E731
         pbc = c(pb)
-        s0 = k.andi(sorig, c(15))
+        s0 = k.andi(sorig, c(slot_mod - 1))
         if step >= 0:
             ssk16 = c(sigma % 16) if sigma is not None else k.andi(k.val(modes[kmode].src_stride), c(15))
             pitch = c(rows_pitch(nw * nd, sigma % 16, step)) if sigma is not None else k.addi(c(pb + CHUNK * step), ssk16)  # type: ignore[operator]

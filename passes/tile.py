@@ -223,10 +223,11 @@ class TilePass(ModulePass):
                      (`.L2::256B`: the L2 fetches the 256 bytes around each
                      chunk's sector from DRAM). Default per flavour
                      (`_box_tile.BOX_PREFETCH`): none.
-      box_slot32=B   1: a `box<flat>` copy's run lies in its box at its source
-                     address modulo 32 bytes (not 16), so that each source sector
-                     phase 1's `cp.async` reads lands in one 32-byte block of
-                     shared memory. Default `_box_tile.BOX_SLOT32` (off).
+      box_slot32=B   1: a `box<flat|span|rows>` copy's runs lie in its box at their
+                     source addresses modulo 32 bytes (not 16), so that each source
+                     sector phase 1's `cp.async` reads lands in one 32-byte block of
+                     shared memory (rows: where the pitch is congruent to the source
+                     step mod 32). Default `_box_tile.BOX_SLOT32` (off).
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
