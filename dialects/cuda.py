@@ -141,6 +141,10 @@ class CpAsyncOp(IRDLOperation):
     `prefetch` (64, 128 or 256; PTX's `.L2::NB` prefetch size): the L2 fetches that
     many bytes around the copy's sector from DRAM (a hint: no value changes). Only
     16-byte copies without `src_bytes` take it.
+
+    `l1` (a unit attribute; PTX's `.ca`): a 16-byte copy through L1 (`cp.async.ca`)
+    instead of around it (`.cg`); 4- and 8-byte copies always are (a hint: no value
+    changes). Only 16-byte copies without `src_bytes` take it.
     """
 
     name = "cuda.cp_async"
@@ -153,6 +157,7 @@ class CpAsyncOp(IRDLOperation):
     src_bytes = opt_operand_def(IndexType)
     bytes = prop_def(IntegerAttr[I64])
     prefetch = opt_prop_def(IntegerAttr[I64])
+    l1 = opt_prop_def(UnitAttr)
     irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = (
@@ -169,10 +174,13 @@ class CpAsyncOp(IRDLOperation):
         num_bytes: int,
         src_bytes: SSAValue | Operation | None = None,
         prefetch: int | None = None,
+        l1: bool = False,
     ):
-        props = {"bytes": IntegerAttr(num_bytes, i64)}
+        props: dict[str, Attribute] = {"bytes": IntegerAttr(num_bytes, i64)}
         if prefetch is not None:
             props["prefetch"] = IntegerAttr(prefetch, i64)
+        if l1:
+            props["l1"] = UnitAttr()
         super().__init__(
             operands=[dst, dst_index, src, src_index, [] if src_bytes is None else [src_bytes]],
             properties=props,
@@ -194,6 +202,8 @@ class CpAsyncOp(IRDLOperation):
                 raise VerifyException(f"'cuda.cp_async' prefetch is 64, 128 or 256 (bytes), got {size}")
             if num_bytes != 16 or self.src_bytes is not None:
                 raise VerifyException("'cuda.cp_async' with a prefetch size copies 16 bytes, without src_bytes")
+        if self.l1 is not None and (num_bytes != 16 or self.src_bytes is not None):
+            raise VerifyException("'cuda.cp_async' with l1 copies 16 bytes, without src_bytes")
         dst_type = self.dst.type
         src_type = self.src.type
         assert isinstance(dst_type, MemRefType) and isinstance(src_type, MemRefType)

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, VectorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, UnitAttr, VectorType, i64
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -404,9 +404,13 @@ class CopyChunkAsyncOp(IRDLOperation):
     alignment), else a copy of `width` elements one at a time (done when issued).
     `prefetch` (64, 128 or 256, a 16-byte chunk's only): the L2 prefetch size its
     `cp.async` asks (`.L2::256B`: the L2 fetches the 256 bytes around the chunk's sector
-    from DRAM); a hint, no value changes.
+    from DRAM); a hint, no value changes. `l1` (a 16-byte chunk's only): its `cp.async`
+    goes through L1 (`.ca`, which asks L2 for whole sectors) instead of around it
+    (`.cg`, which asks each 16-byte half of a sector that lands in another 32-byte block
+    of shared memory on its own); a hint, no value changes.
 
-        layout.copy_chunk_async %g[%i], %s[%j] {width = 16 : i64, prefetch = 256 : i64} : ..."""
+        layout.copy_chunk_async %g[%i], %s[%j] {width = 16 : i64, prefetch = 256 : i64} : ...
+        layout.copy_chunk_async %g[%i], %s[%j] {width = 16 : i64, l1} : ..."""
 
     name = "layout.copy_chunk_async"
     source = operand_def(TensorViewType)
@@ -415,13 +419,17 @@ class CopyChunkAsyncOp(IRDLOperation):
     dst_coords = var_operand_def(IndexType)
     width = prop_def(IntegerAttr)
     prefetch = opt_prop_def(IntegerAttr)
+    l1 = opt_prop_def(UnitAttr)
     traits = traits_def(Accesses(reads=("source",), writes=("dest",)))
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    def __init__(self, source, src_coords, dest, dst_coords, width: int, prefetch: int | None = None):
-        props = {"width": IntegerAttr(width, 64)}
+    def __init__(self, source, src_coords, dest, dst_coords, width: int, prefetch: int | None = None,
+                 l1: bool = False):
+        props: dict[str, Attribute] = {"width": IntegerAttr(width, 64)}
         if prefetch is not None:
             props["prefetch"] = IntegerAttr(prefetch, 64)
+        if l1:
+            props["l1"] = UnitAttr()
         super().__init__(operands=[source, list(src_coords), dest, list(dst_coords)], properties=props)
 
     def print(self, printer: Printer) -> None:
@@ -431,7 +439,11 @@ class CopyChunkAsyncOp(IRDLOperation):
             printer.print_string("[")
             printer.print_list(coords, printer.print_operand)
             printer.print_string("]")
-        given = {"width": self.width} if self.prefetch is None else {"width": self.width, "prefetch": self.prefetch}
+        given: dict[str, Attribute] = {"width": self.width}
+        if self.prefetch is not None:
+            given["prefetch"] = self.prefetch
+        if self.l1 is not None:
+            given["l1"] = self.l1
         printer.print_op_attributes({**given, **self.attributes})
         printer.print_string(" : ")
         printer.print_attribute(self.source.type)
@@ -455,6 +467,9 @@ class CopyChunkAsyncOp(IRDLOperation):
         prefetch = attrs.pop("prefetch", None)
         if prefetch is not None and not isinstance(prefetch, IntegerAttr):
             parser.raise_error("layout.copy_chunk_async's prefetch is an integer (bytes)")
+        l1 = attrs.pop("l1", None)
+        if l1 is not None and not isinstance(l1, UnitAttr):
+            parser.raise_error("layout.copy_chunk_async's l1 is a unit attribute")
         parser.parse_punctuation(":")
         st = parser.parse_type()
         parser.parse_punctuation(",")
@@ -462,7 +477,7 @@ class CopyChunkAsyncOp(IRDLOperation):
         ix = IndexType()
         op = cls(parser.resolve_operand(sv, st), [parser.resolve_operand(c, ix) for c in sc],
                  parser.resolve_operand(dv, dt), [parser.resolve_operand(c, ix) for c in dc], width.value.data,
-                 None if prefetch is None else prefetch.value.data)
+                 None if prefetch is None else prefetch.value.data, l1 is not None)
         op.attributes.update(attrs)
         return op
 
@@ -485,6 +500,8 @@ class CopyChunkAsyncOp(IRDLOperation):
                                       f"{self.prefetch.value.data}")
             if width * eb != 16:
                 raise VerifyException(f"copy_chunk_async with a prefetch size moves 16 bytes, got {width * eb}")
+        if self.l1 is not None and width * eb != 16:
+            raise VerifyException(f"copy_chunk_async with l1 moves 16 bytes, got {width * eb}")
         chunk = VectorType(s.element_type, [width])
         _verify_access(self, s, len(self.src_coords), chunk, "the source chunk")
         _verify_access(self, d, len(self.dst_coords), chunk, "the destination chunk")

@@ -506,6 +506,12 @@ the box holds the 16 bytes more; a rows box holds one run fewer where it must. A
 box's runs are congruent mod 32 only where its pitch is to the source step
 (`box_pitch` odd or even as the step: the bank model's choice may not be); its slots at
 multiples of 16 (step -1) keep 16. Off until measured."""
+BOX_L1 = False
+"""Whether a `flat`, `rows`, `span` or `cols` box's phase-1 `cp.async` go through L1
+(`.ca`, the `tile` option `box_l1`) instead of around it (`.cg`): odd41's micro (H200,
+Nsight) had a warp's 16-byte `.cg` chunks at a 16-byte phase to shared memory ask L2 for
+32 sectors where `.ca` asks 16 (whole sectors): the split sectors `BOX_SLOT32` avoids by
+placement, without moving the slots. Off until measured."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
@@ -882,7 +888,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES,
                tiles_columns: bool = TILES_COLUMNS, carry: int | None = None,
                tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS,
-               prefetch: int | None = None, slot32: bool | None = None) -> list[Operation]:
+               prefetch: int | None = None, slot32: bool | None = None, l1: bool | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -892,7 +898,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     two boxes or a ring of `ring` (None: the flavour's `BOX_RING`), phase 1's `cp.async`
     with the L2 prefetch size `prefetch` (None: the flavour's `BOX_PREFETCH`; 0 none), a `flat`,
     `span` or `rows` box's runs at their source addresses modulo 32 where `slot32` says (None:
-    `BOX_SLOT32`), a `tiles`
+    `BOX_SLOT32`), phase 1's `cp.async` through L1 where `l1` says (None: `BOX_L1`), a `tiles`
     box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
     `tiles_rotated`), a merged one's phase-2 reads by bank as `tiles_merge_banks` says
     (`TILES_MERGE_BANKS`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
@@ -905,6 +911,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     l2_prefetch = (BOX_PREFETCH.get(flavour) if prefetch is None else prefetch) or None
     # a flat, span or rows box's runs at their source addresses modulo 32 bytes (`BOX_SLOT32`)
     want32 = flavour in ("flat", "rows", "span") and (BOX_SLOT32 if slot32 is None else slot32)
+    through_l1 = BOX_L1 if l1 is None else l1
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
         ring = BOX_RING.get(flavour, 0) if depth >= 2 and stage_async else 0
@@ -1125,7 +1132,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                     if stage_async:
                         for g, slot in chunks:
                             k.add(CopyChunkAsyncOp(src, [k.aligned(g)], box, [k.aligned(slot)], CHUNK,
-                                                   prefetch=l2_prefetch))
+                                                   prefetch=l2_prefetch, l1=through_l1))
                         return
                     vals = [k.add(ReadOp(src, [k.aligned(g)], width=CHUNK)) for g, _ in chunks]
                     for v, (_, slot) in zip(vals, chunks):

@@ -228,6 +228,9 @@ class TilePass(ModulePass):
                      sector phase 1's `cp.async` reads lands in one 32-byte block of
                      shared memory (rows: where the pitch is congruent to the source
                      step mod 32). Default `_box_tile.BOX_SLOT32` (off).
+      box_l1=B       1: the `cp.async` of a `box<flat|rows|span|cols>` copy's
+                     phase 1 go through L1 (`.ca`: L2 asked for whole sectors)
+                     instead of around it (`.cg`). Default `_box_tile.BOX_L1` (off).
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
@@ -387,6 +390,7 @@ class TilePass(ModulePass):
     box_carry: int | None = None
     box_prefetch: int | None = None
     box_slot32: int | None = None
+    box_l1: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int | None = None
@@ -444,6 +448,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_ring={self.box_ring} must be 0 or in [2, 8]")
         if self.box_carry not in (None, 0, 1, 2, 3, 4):
             raise TilecError(f"tile: box_carry={self.box_carry} must be in [0, 4]")
+        if self.box_l1 not in (None, 0, 1):
+            raise TilecError(f"tile: box_l1={self.box_l1} must be 0 or 1")
         if self.box_slot32 not in (None, 0, 1):
             raise TilecError(f"tile: box_slot32={self.box_slot32} must be 0 or 1")
         if self.box_prefetch not in (None, 0, 64, 128, 256):
@@ -714,7 +720,8 @@ class TilePass(ModulePass):
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry,
                          lines_bits, bool(self.tiles_merge_banks), self.box_prefetch,
-                         None if self.box_slot32 is None else bool(self.box_slot32))
+                         None if self.box_slot32 is None else bool(self.box_slot32),
+                         None if self.box_l1 is None else bool(self.box_l1))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)

@@ -174,3 +174,33 @@ def test_box_prefetch_sizes_compile(size):
     plain = flat().module
     run_pipeline(plain, "default")
     assert "tilec_cp_async_prefetch" not in emit(plain, "cuda")
+
+
+@pytest.mark.parametrize("prefetch", [0, 128])
+def test_box_l1_copies_compile(prefetch):
+    """`tile{box_l1=1}`: a `box<flat>` copy's phase-1 `cp.async` go through L1
+    (`cp.async.ca`, with the L2 prefetch size where `box_prefetch` asks one) and compile
+    under NVRTC for sm_90; without the option they stay `.cg`."""
+    import tilec
+    from tilec.compiler.pipeline import expand_pipeline
+
+    def flat() -> tilec.Program:
+        p = tilec.Program("flat")
+        a = p.view(p.pointer("src", "i8", align=16), "(19,4000):(1,19)")
+        b = p.view(p.pointer("dst", "i8", align=16), "(19,4000):(4000,1)")
+        p.copy(a, b)
+        return p
+
+    extra = f" box_prefetch={prefetch}" if prefetch else ""
+    pipeline = expand_pipeline("default").replace("tile,", f"tile{{box_l1=1{extra}}},", 1)
+    module = flat().module
+    run_pipeline(module, pipeline)
+    cuda = emit(module, "cuda")
+    assert f"tilec_cp_async_ca<{prefetch}>(" in cuda and "tilec_cp_async<16>(" not in cuda.split("extern")[-1]
+    ptx = _compile(cuda, "sm_90").ptx
+    ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
+    assert ("cp.async.ca.shared.global" + (f".L2::{prefetch}B" if prefetch else " ")) in ptx
+    assert "cp.async.cg.shared.global" not in ptx
+    plain = flat().module
+    run_pipeline(plain, "default")
+    assert "tilec_cp_async_ca" not in emit(plain, "cuda")

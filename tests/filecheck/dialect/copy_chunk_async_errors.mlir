@@ -125,3 +125,18 @@ func.func @prefetch_width(%g: !G, %i: index) {
   }
   func.return
 }
+
+// -----
+
+!G = !layout.tensor<i8, #layout.cute<(?):(1)>, gmem>
+!S = !layout.tensor<i8, #layout.cute<(4096):(1)>, smem>
+func.func @l1_width(%g: !G, %i: index) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %s = layout.alloc : !S
+    // expected-error @+1 {{copy_chunk_async with l1 moves 16 bytes, got 8}}
+    layout.copy_chunk_async %g[%i], %s[%i] {width = 8 : i64, l1} : !G, !S
+  }
+  func.return
+}

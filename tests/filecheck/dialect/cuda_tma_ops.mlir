@@ -16,6 +16,7 @@
 // CHECK-NEXT: cuda.mbarrier_wait %bar, %x : memref<1xi64, 3 : i64>
 // CHECK:      cuda.cp_async %s[%x], %g[%y], 16 src_bytes %n : memref<4096xf32, 3 : i64>, memref<4096xf32>
 // CHECK-NEXT: cuda.cp_async %s[%x], %g[%y], 16 {prefetch = 256 : i64} : memref<4096xf32, 3 : i64>, memref<4096xf32>
+// CHECK-NEXT: cuda.cp_async %s[%x], %g[%y], 16 {l1} : memref<4096xf32, 3 : i64>, memref<4096xf32>
 // CHECK-NEXT: cuda.cp_async_mbarrier_arrive %bar : memref<1xi64, 3 : i64>
 // CHECK-NEXT: cuda.fence_proxy_async
 // CHECK-NEXT: cuda.tma_store %m[%x, %y], %s : memref<4096xf32, 3 : i64>
@@ -135,6 +136,14 @@ func.func @zero_fill_of_8_bytes(%s: memref<64xf32, 3 : i64>, %g: memref<64xf32>,
 func.func @prefetch_of_8_bytes(%s: memref<64xf32, 3 : i64>, %g: memref<64xf32>, %i: index) {
   // expected-error @+1 {{'cuda.cp_async' with a prefetch size copies 16 bytes, without src_bytes}}
   cuda.cp_async %s[%i], %g[%i], 8 {prefetch = 128 : i64} : memref<64xf32, 3 : i64>, memref<64xf32>
+  func.return
+}
+
+// -----
+
+func.func @l1_of_8_bytes(%s: memref<64xf32, 3 : i64>, %g: memref<64xf32>, %i: index) {
+  // expected-error @+1 {{'cuda.cp_async' with l1 copies 16 bytes, without src_bytes}}
+  cuda.cp_async %s[%i], %g[%i], 8 {l1} : memref<64xf32, 3 : i64>, memref<64xf32>
   func.return
 }
 

@@ -47,6 +47,9 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_slot32=1 box_depth=0}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_slot32=1 box_lanes=0 box_carry=0}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: not tilec %s -p 'copy-strategy,tile{box_slot32=2}' 2>&1 | filecheck %s --check-prefix=SLOT32-ERR
+// RUN: tilec %s -p 'copy-strategy,tile{box_l1=1}' | filecheck %s --check-prefix=L1
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_l1=1 box_prefetch=128}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: not tilec %s -p 'copy-strategy,tile{box_l1=2}' 2>&1 | filecheck %s --check-prefix=L1-ERR
 // The tile pass lowers a copy of strategy box<flat|rows|cols> (chosen by copy-strategy)
 // to a launch that stages a box of the source in a shared allocation, 16-byte chunks
 // into slots congruent to the source modulo 16, then writes each aligned 16-byte chunk
@@ -180,6 +183,14 @@
 // SLOT32-LABEL: func.func @flat_misaligned
 // SLOT32:         arith.constant -32 : index
 // SLOT32-ERR: tile: box_slot32=2 must be 0 or 1
+// L1-LABEL: func.func @flat(
+// L1:         layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, l1}
+// L1-NOT:     layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64} :
+// L1-LABEL: func.func @rows(
+// L1:         layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, l1}
+// L1-LABEL: func.func @cols(
+// L1:         layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, l1}
+// L1-ERR: tile: box_l1=2 must be 0 or 1
 
 // box_depth=0: persistent blocks, at most the Target's multiprocessors (132 on sm_90)
 // times the blocks each holds (two boxes of BOX_PART_SMEM, 40 KiB: 2), asked of the
