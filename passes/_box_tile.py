@@ -906,7 +906,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
-                            tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks)
+                            tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks,
+                            bool(BOX_L1 if l1 is None else l1))
     stage_async = stage == "async"
     l2_prefetch = (BOX_PREFETCH.get(flavour) if prefetch is None else prefetch) or None
     # a flat, span or rows box's runs at their source addresses modulo 32 bytes (`BOX_SLOT32`)
@@ -1647,7 +1648,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  interleave: bool = False, rounds: bool = TILES_ROUNDS,
                  row_step: int = TILES_ROW_STEP, rotate: bool = False,
                  merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS,
-                 by_lines: int = TILES_LINES, merge_banks: bool = TILES_MERGE_BANKS) -> list[Operation]:
+                 by_lines: int = TILES_LINES, merge_banks: bool = TILES_MERGE_BANKS,
+                 l1: bool = False) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1760,6 +1762,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         raise ValueError("a converting tiles box takes lanes along a destination row, not interleaved")
     ge = grain // ed  # a grain's elements
     sv = max(chunk_stage // e, 1)  # a phase-1 chunk's elements
+    l1 = l1 and sv * e == CHUNK  # (`box_l1`: 16-byte chunks through L1)
     md = facts.modes[d]
     # `merge`: the destination's modes after W as one mode D' (`_copy_cost.tiles_merged`)
     group = tiles_merged(facts, merge) if lanes_along and not interleave and depth == 1 else None
@@ -1948,7 +1951,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         with k.when(k.cmp("slt", g, hi)):
             slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.muli(j, c(ch)))
             if stage_async:
-                k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv))
+                k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv, l1=l1))
             else:
                 x = k.add(ReadOp(src, [k.aligned(g, v)], width=v))
                 if sv == v:
@@ -1987,7 +1990,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                 hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), c(ch - 1)), c(-ch)), lim))
                 with k.when(k.andi(k.cmp("sge", g, g0), k.cmp("slt", g, hi))):
                     slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.subi(g, g0))
-                    k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv))
+                    k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv, l1=l1))
         elif columns and threads >= cpr:
             # thread `tid` keeps chunk column `tid mod cpr` of runs `tid / cpr + per k`
             # (`per = threads / cpr` runs a trip): no division a chunk

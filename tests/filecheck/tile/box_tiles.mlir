@@ -1,6 +1,8 @@
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile' | filecheck %s
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=64}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=64 box_l1=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{box_l1=1}' | filecheck %s --check-prefix=L1
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=96 box_stage=registers}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=8}' --check-equivalence | filecheck %s --check-prefix=EQ
@@ -266,3 +268,6 @@ func.func @odd_f64(%src: !layout.ptr<f64, align 16>, %dst: !layout.ptr<f64, alig
 // ROWSTEP:         } else {
 // ROWSTEP-NOT:       vector.bitcast
 // ROWSTEP:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+
+// A 1-byte tiles box's 16-byte phase-1 chunks through L1 (box_l1).
+// L1: layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, l1}
