@@ -1,8 +1,6 @@
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile' | filecheck %s
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=64}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=64 box_l1=1}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{box_l1=1}' | filecheck %s --check-prefix=L1
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=96 box_stage=registers}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_bytes=8},tile{tiles_lanes=8}' --check-equivalence | filecheck %s --check-prefix=EQ
@@ -237,6 +235,8 @@ func.func @odd_f64(%src: !layout.ptr<f64, align 16>, %dst: !layout.ptr<f64, alig
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=256 tiles_row_step=8}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_row_step=3}' 2>&1 | filecheck %s --check-prefix=ROWSTEPOPT
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_row_step=2 tiles_lanes=0}' 2>&1 | filecheck %s --check-prefix=ROWSTEPLANES
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=64 box_l1=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{box_l1=1}' | filecheck %s --check-prefix=L1
 // ROWSTEPOPT: tiles_row_step=3 must be 0, 1, 2, 4 or 8
 // ROWSTEPLANES: tiles_row_step=2 takes lanes along a row and warps a multiple of it; got tiles_lanes=0, threads=512
 // ROWSTEP1-LABEL: func.func @odd_int8
