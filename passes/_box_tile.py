@@ -490,28 +490,38 @@ reads' latency and the data's arrival, and L2 at 89% of its throughput); **4 0.9
 against the default's 0.887 in the same run (the L2's write sectors 1.11x the DRAM's ->
 1.04x, 392 -> 381 us): the default for `flat`. Box rows with 4: 0.895 against 0.892 (its
 write sectors 1.18x -> 1.10x, its loads 2.12 -> 2.21 wavefronts): 0 for `rows`."""
-BOX_PREFETCH: dict[str, int] = {}
+BOX_PREFETCH: dict[str, int] = {"rows": 128}
 """The L2 prefetch size (bytes) of a `flat`, `rows`, `span` or `cols` box's phase-1
-`cp.async` per flavour (the `tile` option `box_prefetch`; `.L2::256B`: the L2 fetches
-the 256 bytes around a chunk's sector from DRAM at once): none by default."""
-BOX_SLOT32 = False
-"""Whether a `flat`, `span` or `rows` box places its runs at their source addresses modulo
-32 bytes, not 16 (the `tile` option `box_slot32`), so that each 32-byte source sector
-that phase 1's `cp.async.cg` chunks read lands in one 32-byte block of shared memory: a
-sector whose two 16-byte halves land in two blocks is read from L2 twice (odd41's micro:
-a warp's 16-byte chunks at a 16-byte phase cost 32 sectors for 17), and box flat's L2
-reads are 1.51x its DRAM reads where a contiguous copy's are 1.00x (box41's Nsight). A
-flat box stages at most `smem - 32` bytes and a span box `smem - 32` (`span_rows`), so
-the box holds the 16 bytes more; a rows box holds one run fewer where it must. A rows
-box's runs are congruent mod 32 only where its pitch is to the source step
-(`box_pitch` odd or even as the step: the bank model's choice may not be); its slots at
-multiples of 16 (step -1) keep 16. Off until measured."""
-BOX_L1 = False
-"""Whether a `flat`, `rows`, `span` or `cols` box's phase-1 `cp.async` go through L1
-(`.ca`, the `tile` option `box_l1`) instead of around it (`.cg`): odd41's micro (H200,
-Nsight) had a warp's 16-byte `.cg` chunks at a 16-byte phase to shared memory ask L2 for
-32 sectors where `.ca` asks 16 (whole sectors): the split sectors `BOX_SLOT32` avoids by
-placement, without moving the slots. Off until measured."""
+`cp.async` per flavour (the `tile` option `box_prefetch`; `.L2::128B`: the L2 fetches
+the 128 bytes around a chunk's sector from DRAM at once). H200, the Program, ratio to
+cudaMemcpy, the default over the variant paired by round (benchmarks/NOTES.md, box43):
+box rows with 128 **0.905 against 0.886** (+2.2%, 9 of 10 rounds; box41's one run +2.0%),
+box flat +0.9%, rows of 5 (`span`) +1.6% (each below what `BOX_L1` / `BOX_SLOT32` give
+them): 128 for `rows`."""
+BOX_SLOT32: frozenset[str] = frozenset({"span"})
+"""The flavours of box whose runs lie at their source addresses modulo 32 bytes, not 16
+(the `tile` option `box_slot32` forces it on or off for `flat`, `span` and `rows`), so
+that each 32-byte source sector that phase 1's `cp.async.cg` chunks read lands in one
+32-byte block of shared memory: a sector whose two 16-byte halves land in two blocks is
+read from L2 twice (odd41's micro: a warp's 16-byte chunks at a 16-byte phase cost 32
+sectors for 17). Box flat's L2 reads were 1.51x its DRAM reads (box41's Nsight), 1.04x with
+it (box43: 384.8 -> 375.7 us). A flat box stages at most `smem - 32` bytes and a span box
+`smem - 32` (`span_rows`), so the box holds the 16 bytes more; a rows box holds one run
+fewer where it must. A rows box's runs are congruent mod 32 only where its pitch is to
+the source step (the bank model's step may not be: canonical 37 x 17's is not, and its
+odd steps cost 3.2 wavefronts a load for 2.05); its slots at multiples of 16 (step -1)
+keep 16. H200 (box43, paired rounds): rows of 5 (`span`) **0.795 against 0.778** (+2.1%,
+10 of 10), box flat +1.75% (below `BOX_L1`'s +2.6%): `span`."""
+BOX_L1: frozenset[str] = frozenset({"flat", "tiles"})
+"""The flavours of box whose phase-1 16-byte `cp.async` go through L1 (`.ca`; the `tile`
+option `box_l1` forces it on or off for every box) instead of around it (`.cg`): odd41's
+micro (H200, Nsight) had a warp's 16-byte `.cg` chunks at a 16-byte phase to shared
+memory ask L2 for 32 sectors where `.ca` asks 16 (whole sectors): the split sectors
+`BOX_SLOT32` avoids by placement, without moving the slots. H200 (box43, the Program,
+paired rounds): box flat **0.927 against 0.904** (+2.6%, 10 of 10), the int8 8191 x 8209
+transpose (`tiles`) **0.887 against 0.871** (+2.0%, 10 of 10); box rows -9% and rows of 5
+(`span`) -9%: their phase 2 reads the box at 2 wavefronts a load and L1's data path
+(77% busy with `.ca`, stalls on the MIO queue) is what they share with it."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
@@ -898,7 +908,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     two boxes or a ring of `ring` (None: the flavour's `BOX_RING`), phase 1's `cp.async`
     with the L2 prefetch size `prefetch` (None: the flavour's `BOX_PREFETCH`; 0 none), a `flat`,
     `span` or `rows` box's runs at their source addresses modulo 32 where `slot32` says (None:
-    `BOX_SLOT32`), phase 1's `cp.async` through L1 where `l1` says (None: `BOX_L1`), a `tiles`
+    `BOX_SLOT32`'s flavours), phase 1's `cp.async` through L1 where `l1` says (None: `BOX_L1`'s), a `tiles`
     box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
     `tiles_rotated`), a merged one's phase-2 reads by bank as `tiles_merge_banks` says
     (`TILES_MERGE_BANKS`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
@@ -907,12 +917,12 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
                             tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks,
-                            bool(BOX_L1 if l1 is None else l1))
+                            "tiles" in BOX_L1 if l1 is None else l1)
     stage_async = stage == "async"
     l2_prefetch = (BOX_PREFETCH.get(flavour) if prefetch is None else prefetch) or None
     # a flat, span or rows box's runs at their source addresses modulo 32 bytes (`BOX_SLOT32`)
-    want32 = flavour in ("flat", "rows", "span") and (BOX_SLOT32 if slot32 is None else slot32)
-    through_l1 = BOX_L1 if l1 is None else l1
+    want32 = flavour in ("flat", "rows", "span") and (flavour in BOX_SLOT32 if slot32 is None else slot32)
+    through_l1 = flavour in BOX_L1 if l1 is None else l1
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
         ring = BOX_RING.get(flavour, 0) if depth >= 2 and stage_async else 0

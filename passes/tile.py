@@ -222,15 +222,17 @@ class TilePass(ModulePass):
                      `cp.async` of a `box<flat|rows|span|cols>` copy's phase 1
                      (`.L2::256B`: the L2 fetches the 256 bytes around each
                      chunk's sector from DRAM). Default per flavour
-                     (`_box_tile.BOX_PREFETCH`): none.
+                     (`_box_tile.BOX_PREFETCH`): 128 for `rows`, else none.
       box_slot32=B   1: a `box<flat|span|rows>` copy's runs lie in its box at their
                      source addresses modulo 32 bytes (not 16), so that each source
                      sector phase 1's `cp.async` reads lands in one 32-byte block of
                      shared memory (rows: where the pitch is congruent to the source
-                     step mod 32). Default `_box_tile.BOX_SLOT32` (off).
-      box_l1=B       1: the `cp.async` of a `box<flat|rows|span|cols>` copy's
+                     step mod 32); 0 off. Default per flavour
+                     (`_box_tile.BOX_SLOT32`): `span`.
+      box_l1=B       1: the 16-byte `cp.async` of a box copy's
                      phase 1 go through L1 (`.ca`: L2 asked for whole sectors)
-                     instead of around it (`.cg`). Default `_box_tile.BOX_L1` (off).
+                     instead of around it (`.cg`); 0 `.cg`. Default per flavour
+                     (`_box_tile.BOX_L1`): `flat` and 1-byte `tiles` boxes.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default

@@ -163,7 +163,8 @@ def test_box_prefetch_sizes_compile(size):
         p.copy(a, b)
         return p
 
-    pipeline = expand_pipeline("default").replace("tile,", f"tile{{box_prefetch={size}}},", 1)
+    # (.cg: the flat box's rule takes .ca, `_box_tile.BOX_L1`)
+    pipeline = expand_pipeline("default").replace("tile,", f"tile{{box_prefetch={size} box_l1=0}},", 1)
     module = flat().module
     run_pipeline(module, pipeline)
     cuda = emit(module, "cuda")
@@ -180,7 +181,7 @@ def test_box_prefetch_sizes_compile(size):
 def test_box_l1_copies_compile(prefetch):
     """`tile{box_l1=1}`: a `box<flat>` copy's phase-1 `cp.async` go through L1
     (`cp.async.ca`, with the L2 prefetch size where `box_prefetch` asks one) and compile
-    under NVRTC for sm_90; without the option they stay `.cg`."""
+    under NVRTC for sm_90; with `box_l1=0` they are `.cg`."""
     import tilec
     from tilec.compiler.pipeline import expand_pipeline
 
@@ -202,5 +203,5 @@ def test_box_l1_copies_compile(prefetch):
     assert ("cp.async.ca.shared.global" + (f".L2::{prefetch}B" if prefetch else " ")) in ptx
     assert "cp.async.cg.shared.global" not in ptx
     plain = flat().module
-    run_pipeline(plain, "default")
+    run_pipeline(plain, expand_pipeline("default").replace("tile,", "tile{box_l1=0},", 1))
     assert "tilec_cp_async_ca" not in emit(plain, "cuda")

@@ -230,7 +230,7 @@
 // CUDA-LABEL: // kernel flat_kernels::flat_kernel: 32-bit indices
 // CUDA-LABEL: flat_kernel(
 // CUDA:         #pragma unroll 1
-// CUDA:         tilec_cp_async<16>(
+// CUDA:         tilec_cp_async_ca<0>(
 // CUDA:         tilec_cp_async_commit();
 // CUDA:         tilec_cp_async_mbarrier_arrive(
 // CUDA:         tilec_mbarrier_wait(
@@ -256,7 +256,7 @@
 // CHECK-NEXT:      layout.mbarrier_array {count = 256 : i64, stages = 2 : i64}
 // CHECK:           scf.for
 // CHECK-NOT:         layout.read %{{.*}}[%{{.*}}] {width = 16 : i64}
-// CHECK:               layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>, !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
+// CHECK:               layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64, l1} : !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>, !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
 // CHECK:             layout.cp_async_arrive
 // CHECK:             layout.mbarrier_wait
 // CHECK:               vector.insert

@@ -133,7 +133,7 @@
 // ROUNDS0:         layout.launch
 
 // CUDA-LABEL: odd_int8_kernel(
-// CUDA:         tilec_cp_async<16>(
+// CUDA:         tilec_cp_async_ca<0>(
 // CUDA:         tilec_cp_async_wait<0>();
 // CUDA-NEXT:    __syncthreads();
 // CUDA:         reinterpret_cast<i8x16*>(
@@ -145,7 +145,7 @@
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
 // CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(87119):(1)>, smem>
 // CHECK:           scf.for
-// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
+// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64, l1}
 // CHECK:           layout.async_wait {pending = 0 : i64}
 // CHECK-NEXT:      layout.barrier
 // CHECK:           scf.for
