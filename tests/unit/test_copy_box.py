@@ -24,9 +24,10 @@ from tilec.passes._copy_cost import BOX_SMEM
 
 
 def _async16(cuda: str) -> bool:
-    """Whether a kernel's phase 1 copies 16-byte chunks by `cp.async` (`.cg`, or `.ca`
-    where the box's flavour takes L1: `_box_tile.BOX_L1`)."""
-    return "tilec_cp_async<16>" in cuda or "tilec_cp_async_ca<" in cuda
+    """Whether a kernel's phase 1 copies 16-byte chunks by `cp.async` (`.cg`, with an L2
+    prefetch size where the flavour asks one, `_box_tile.BOX_PREFETCH`, or `.ca` where it
+    takes L1, `_box_tile.BOX_L1`)."""
+    return any(h in cuda for h in ("tilec_cp_async<16>", "tilec_cp_async_ca<", "tilec_cp_async_prefetch<"))
 
 
 def _plan(dst_shape, src_shape, src_strides, dtype="int8", src_dtype=None, dst_strides=None):
@@ -430,7 +431,10 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stag
         # phase 1 by cp.async of the chunks asked (a one-element chunk, f32 at 4 bytes, is
         # copied through registers: `lower-to-gpu` takes a cp.async of one element as not
         # a vector)
-        assert sources and any(f"tilec_cp_async<{stage or box_tile_module.TILES_STAGE}>" in text for text in sources)
+        # (16-byte chunks of 1-byte elements through L1: `_box_tile.BOX_L1`)
+        size = stage or box_tile_module.TILES_STAGE
+        assert sources and any(f"tilec_cp_async<{size}>" in text or (size == 16 and _async16(text))
+                               for text in sources)
         # 16-byte vector stores (an interleaved int8 box's rows are built as 32-bit words)
         assert any("reinterpret_cast<i8x16*>(dst" in text or "reinterpret_cast<i32x4*>(dst" in text
                    for text in sources)

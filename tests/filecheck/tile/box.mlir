@@ -170,10 +170,10 @@
 
 // The L2 prefetch size of phase 1's cp.async (`box_prefetch`): every chunk's copy asks it.
 // PREFETCH-LABEL: func.func @flat(
-// PREFETCH:         layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, prefetch = 256 : i64}
+// PREFETCH:         layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, prefetch = 256 : i64{{(, l1)?}}}
 // PREFETCH-NOT:     layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64} :
 // PREFETCH-LABEL: func.func @rows(
-// PREFETCH:         layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, prefetch = 256 : i64}
+// PREFETCH:         layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, prefetch = 256 : i64{{(, l1)?}}}
 // PREFETCH-ERR: tile: box_prefetch=32 must be 0, 64, 128 or 256
 // A flat box's run at its source address modulo 32 (box_slot32): phase 1's chunks from
 // the run's start rounded down to 32 bytes, phase 2's box addresses from its residue mod 32.

@@ -27,7 +27,7 @@
 // CHECK-LABEL: func.func @span
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256)
 // CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(40960):(1)>, smem>
-// CHECK:           layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
+// CHECK:           layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64{{(, l1)?}}}
 // CHECK:           layout.async_wait {pending = 0 : i64}
 // CHECK-NEXT:      layout.barrier
 // CHECK:           scf.for %[[M:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {

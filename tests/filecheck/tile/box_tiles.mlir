@@ -83,7 +83,7 @@
 // a block, runs of whole 64-byte pieces, threads spread evenly over the row groups).
 // INTEROPT: tiles_interleave=1 does not fit tiles_lanes=0 (lanes along a destination row)
 // INTER-LABEL: func.func @odd_int8
-// INTER:         layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
+// INTER:         layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64{{(, l1)?}}}
 // INTER:         layout.async_wait {pending = 0 : i64}
 // INTER-NEXT:    layout.barrier
 // INTER:         layout.read %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(88047):(1)>, smem> -> vector<16xi8>
