@@ -47,7 +47,7 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_slot32=1 box_depth=0}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_slot32=1 box_lanes=0 box_carry=0}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: not tilec %s -p 'copy-strategy,tile{box_slot32=2}' 2>&1 | filecheck %s --check-prefix=SLOT32-ERR
-// RUN: tilec %s -p 'copy-strategy,tile{box_l1=1}' | filecheck %s --check-prefix=L1
+// RUN: tilec %s -p 'copy-strategy,tile{box_l1=1 box_prefetch=0}' | filecheck %s --check-prefix=L1
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_l1=1 box_prefetch=128}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: not tilec %s -p 'copy-strategy,tile{box_l1=2}' 2>&1 | filecheck %s --check-prefix=L1-ERR
 // The tile pass lowers a copy of strategy box<flat|rows|cols> (chosen by copy-strategy)
