@@ -521,7 +521,10 @@ memory ask L2 for 32 sectors where `.ca` asks 16 (whole sectors): the split sect
 paired rounds): box flat **0.927 against 0.904** (+2.6%, 10 of 10), the int8 8191 x 8209
 transpose (`tiles`) **0.887 against 0.871** (+2.0%, 10 of 10); box rows -9% and rows of 5
 (`span`) -9%: their phase 2 reads the box at 2 wavefronts a load and L1's data path
-(77% busy with `.ca`, stalls on the MIO queue) is what they share with it."""
+(77% busy with `.ca`, stalls on the MIO queue) is what they share with it. Call 2 (the
+rule against `box_l1=0`): flat +2.6%, int8 odd +1.8% (10 of 10 each); but the strided set's
+36 (int8, a tiles box over a merged destination mode) -6.6% and 00 -0.5% (8 of 8), 23
+(bool -> int16) even: a tiles box over a merged D' (`_copy_cost.tiles_merged`) stays `.cg`."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
@@ -917,7 +920,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
                             tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks,
-                            "tiles" in BOX_L1 if l1 is None else l1)
+                            l1)
     stage_async = stage == "async"
     l2_prefetch = (BOX_PREFETCH.get(flavour) if prefetch is None else prefetch) or None
     # a flat, span or rows box's runs at their source addresses modulo 32 bytes (`BOX_SLOT32`)
@@ -1659,7 +1662,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  row_step: int = TILES_ROW_STEP, rotate: bool = False,
                  merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS,
                  by_lines: int = TILES_LINES, merge_banks: bool = TILES_MERGE_BANKS,
-                 l1: bool = False) -> list[Operation]:
+                 l1: bool | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1772,10 +1775,12 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         raise ValueError("a converting tiles box takes lanes along a destination row, not interleaved")
     ge = grain // ed  # a grain's elements
     sv = max(chunk_stage // e, 1)  # a phase-1 chunk's elements
-    l1 = l1 and sv * e == CHUNK  # (`box_l1`: 16-byte chunks through L1)
     md = facts.modes[d]
     # `merge`: the destination's modes after W as one mode D' (`_copy_cost.tiles_merged`)
     group = tiles_merged(facts, merge) if lanes_along and not interleave and depth == 1 else None
+    if l1 is None:  # `BOX_L1`: a tiles box's 16-byte chunks through L1, but over a merged D'
+        l1 = "tiles" in BOX_L1 and group is None
+    l1 = l1 and sv * e == CHUNK
     modes = facts.modes
     elem = copy.source.type.element_type
     delem = copy.dest.type.element_type
