@@ -495,7 +495,8 @@ BOX_PREFETCH: dict[str, int] = {"rows": 128}
 `cp.async` per flavour (the `tile` option `box_prefetch`; `.L2::128B`: the L2 fetches
 the 128 bytes around a chunk's sector from DRAM at once). H200, the Program, ratio to
 cudaMemcpy, the default over the variant paired by round (benchmarks/NOTES.md, box43):
-box rows with 128 **0.905 against 0.886** (+2.2%, 9 of 10 rounds; box41's one run +2.0%),
+box rows with 128 **0.905 against 0.886** (+2.2%, 9 of 10 rounds; box41's one run +2.0%;
+call 2, the rule against `box_prefetch=0`: 0.908 against 0.889, +2.1%, 10 of 10),
 box flat +0.9%, rows of 5 (`span`) +1.6% (each below what `BOX_L1` / `BOX_SLOT32` give
 them): 128 for `rows`."""
 BOX_SLOT32: frozenset[str] = frozenset({"span"})
@@ -511,7 +512,8 @@ fewer where it must. A rows box's runs are congruent mod 32 only where its pitch
 the source step (the bank model's step may not be: canonical 37 x 17's is not, and its
 odd steps cost 3.2 wavefronts a load for 2.05); its slots at multiples of 16 (step -1)
 keep 16. H200 (box43, paired rounds): rows of 5 (`span`) **0.795 against 0.778** (+2.1%,
-10 of 10), box flat +1.75% (below `BOX_L1`'s +2.6%): `span`."""
+10 of 10; call 2, the rule against `box_slot32=0`: 0.791 against 0.773, +2.2%, 10 of 10),
+box flat +1.75% (below `BOX_L1`'s +2.6%): `span`."""
 BOX_L1: frozenset[str] = frozenset({"flat", "tiles"})
 """The flavours of box whose phase-1 16-byte `cp.async` go through L1 (`.ca`; the `tile`
 option `box_l1` forces it on or off for every box) instead of around it (`.cg`): odd41's

@@ -232,7 +232,8 @@ class TilePass(ModulePass):
       box_l1=B       1: the 16-byte `cp.async` of a box copy's
                      phase 1 go through L1 (`.ca`: L2 asked for whole sectors)
                      instead of around it (`.cg`); 0 `.cg`. Default per flavour
-                     (`_box_tile.BOX_L1`): `flat` and 1-byte `tiles` boxes.
+                     (`_box_tile.BOX_L1`): `flat` and 1-byte `tiles` boxes (not
+                     over a merged destination mode).
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
