@@ -97,6 +97,8 @@ PRIVATE_MEMORY_SPACE = IntegerAttr(5, i64)
 """NVVM's local address space: a per-thread register array, as is no memory space."""
 
 CP_ASYNC_BYTES = (4, 8, 16)
+CP_ASYNC_PREFETCH = (64, 128, 256)
+"""The L2 prefetch sizes a 16-byte `cuda.cp_async` may ask (`prefetch`)."""
 
 
 def memory_space_number(memref_type: MemRefType) -> int | None:
@@ -135,6 +137,14 @@ class CpAsyncOp(IRDLOperation):
     `src_bytes` (an index, 0 or `bytes`; PTX's `src-size`): 0 reads nothing from `src`
     and writes `bytes` zeros (the element past a tensor's edge), `bytes` copies as
     without it. Only 16-byte copies take it (`cp.async.cg`).
+
+    `prefetch` (64, 128 or 256; PTX's `.L2::NB` prefetch size): the L2 fetches that
+    many bytes around the copy's sector from DRAM (a hint: no value changes). Only
+    16-byte copies without `src_bytes` take it.
+
+    `l1` (a unit attribute; PTX's `.ca`): a 16-byte copy through L1 (`cp.async.ca`)
+    instead of around it (`.cg`); 4- and 8-byte copies always are (a hint: no value
+    changes). Only 16-byte copies without `src_bytes` take it.
     """
 
     name = "cuda.cp_async"
@@ -146,6 +156,9 @@ class CpAsyncOp(IRDLOperation):
     src_index = operand_def(IndexType)
     src_bytes = opt_operand_def(IndexType)
     bytes = prop_def(IntegerAttr[I64])
+    prefetch = opt_prop_def(IntegerAttr[I64])
+    l1 = opt_prop_def(UnitAttr)
+    irdl_options = (ParsePropInAttrDict(),)
 
     assembly_format = (
         "$dst `[` $dst_index `]` `,` $src `[` $src_index `]` `,` $bytes "
@@ -160,10 +173,17 @@ class CpAsyncOp(IRDLOperation):
         src_index: SSAValue | Operation,
         num_bytes: int,
         src_bytes: SSAValue | Operation | None = None,
+        prefetch: int | None = None,
+        l1: bool = False,
     ):
+        props: dict[str, Attribute] = {"bytes": IntegerAttr(num_bytes, i64)}
+        if prefetch is not None:
+            props["prefetch"] = IntegerAttr(prefetch, i64)
+        if l1:
+            props["l1"] = UnitAttr()
         super().__init__(
             operands=[dst, dst_index, src, src_index, [] if src_bytes is None else [src_bytes]],
-            properties={"bytes": IntegerAttr(num_bytes, i64)},
+            properties=props,
         )
 
     def verify_(self) -> None:
@@ -176,6 +196,14 @@ class CpAsyncOp(IRDLOperation):
             raise VerifyException(
                 f"'cuda.cp_async' with src_bytes (zero fill) copies 16 bytes, got {num_bytes}"
             )
+        if self.prefetch is not None:
+            size = self.prefetch.value.data
+            if size not in CP_ASYNC_PREFETCH:
+                raise VerifyException(f"'cuda.cp_async' prefetch is 64, 128 or 256 (bytes), got {size}")
+            if num_bytes != 16 or self.src_bytes is not None:
+                raise VerifyException("'cuda.cp_async' with a prefetch size copies 16 bytes, without src_bytes")
+        if self.l1 is not None and (num_bytes != 16 or self.src_bytes is not None):
+            raise VerifyException("'cuda.cp_async' with l1 copies 16 bytes, without src_bytes")
         dst_type = self.dst.type
         src_type = self.src.type
         assert isinstance(dst_type, MemRefType) and isinstance(src_type, MemRefType)

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, VectorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, UnitAttr, VectorType, i64
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -378,6 +378,9 @@ class DimOp(IRDLOperation):
 
 
 CHUNK_ASYNC_BYTES = (4, 8, 16)
+CHUNK_ASYNC_PREFETCH = (64, 128, 256)
+"""The L2 prefetch sizes a 16-byte `layout.copy_chunk_async` may ask (`prefetch`; those of
+`cuda.cp_async`, which it lowers to)."""
 """The bytes one `layout.copy_chunk_async` may move (PTX `cp.async`)."""
 
 
@@ -398,7 +401,16 @@ class CopyChunkAsyncOp(IRDLOperation):
 
     The lowering makes it one `cp.async.cg` where both first elements are known aligned
     to the chunk (their indices' divisors, `layout.multiple_of`, the buffers'
-    alignment), else a copy of `width` elements one at a time (done when issued)."""
+    alignment), else a copy of `width` elements one at a time (done when issued).
+    `prefetch` (64, 128 or 256, a 16-byte chunk's only): the L2 prefetch size its
+    `cp.async` asks (`.L2::256B`: the L2 fetches the 256 bytes around the chunk's sector
+    from DRAM); a hint, no value changes. `l1` (a 16-byte chunk's only): its `cp.async`
+    goes through L1 (`.ca`, which asks L2 for whole sectors) instead of around it
+    (`.cg`, which asks each 16-byte half of a sector that lands in another 32-byte block
+    of shared memory on its own); a hint, no value changes.
+
+        layout.copy_chunk_async %g[%i], %s[%j] {width = 16 : i64, prefetch = 256 : i64} : ...
+        layout.copy_chunk_async %g[%i], %s[%j] {width = 16 : i64, l1} : ..."""
 
     name = "layout.copy_chunk_async"
     source = operand_def(TensorViewType)
@@ -406,12 +418,19 @@ class CopyChunkAsyncOp(IRDLOperation):
     dest = operand_def(TensorViewType)
     dst_coords = var_operand_def(IndexType)
     width = prop_def(IntegerAttr)
+    prefetch = opt_prop_def(IntegerAttr)
+    l1 = opt_prop_def(UnitAttr)
     traits = traits_def(Accesses(reads=("source",), writes=("dest",)))
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    def __init__(self, source, src_coords, dest, dst_coords, width: int):
-        super().__init__(operands=[source, list(src_coords), dest, list(dst_coords)],
-                         properties={"width": IntegerAttr(width, 64)})
+    def __init__(self, source, src_coords, dest, dst_coords, width: int, prefetch: int | None = None,
+                 l1: bool = False):
+        props: dict[str, Attribute] = {"width": IntegerAttr(width, 64)}
+        if prefetch is not None:
+            props["prefetch"] = IntegerAttr(prefetch, 64)
+        if l1:
+            props["l1"] = UnitAttr()
+        super().__init__(operands=[source, list(src_coords), dest, list(dst_coords)], properties=props)
 
     def print(self, printer: Printer) -> None:
         for i, (view, coords) in enumerate(((self.source, self.src_coords), (self.dest, self.dst_coords))):
@@ -420,7 +439,12 @@ class CopyChunkAsyncOp(IRDLOperation):
             printer.print_string("[")
             printer.print_list(coords, printer.print_operand)
             printer.print_string("]")
-        printer.print_op_attributes({"width": self.width, **self.attributes})
+        given: dict[str, Attribute] = {"width": self.width}
+        if self.prefetch is not None:
+            given["prefetch"] = self.prefetch
+        if self.l1 is not None:
+            given["l1"] = self.l1
+        printer.print_op_attributes({**given, **self.attributes})
         printer.print_string(" : ")
         printer.print_attribute(self.source.type)
         printer.print_string(", ")
@@ -440,13 +464,20 @@ class CopyChunkAsyncOp(IRDLOperation):
         width = attrs.pop("width", None)
         if not isinstance(width, IntegerAttr):
             parser.raise_error("layout.copy_chunk_async needs {width = N : i64}")
+        prefetch = attrs.pop("prefetch", None)
+        if prefetch is not None and not isinstance(prefetch, IntegerAttr):
+            parser.raise_error("layout.copy_chunk_async's prefetch is an integer (bytes)")
+        l1 = attrs.pop("l1", None)
+        if l1 is not None and not isinstance(l1, UnitAttr):
+            parser.raise_error("layout.copy_chunk_async's l1 is a unit attribute")
         parser.parse_punctuation(":")
         st = parser.parse_type()
         parser.parse_punctuation(",")
         dt = parser.parse_type()
         ix = IndexType()
         op = cls(parser.resolve_operand(sv, st), [parser.resolve_operand(c, ix) for c in sc],
-                 parser.resolve_operand(dv, dt), [parser.resolve_operand(c, ix) for c in dc], width.value.data)
+                 parser.resolve_operand(dv, dt), [parser.resolve_operand(c, ix) for c in dc], width.value.data,
+                 None if prefetch is None else prefetch.value.data, l1 is not None)
         op.attributes.update(attrs)
         return op
 
@@ -463,6 +494,14 @@ class CopyChunkAsyncOp(IRDLOperation):
         eb = element_bytes(s.element_type)
         if width is None or width * eb not in CHUNK_ASYNC_BYTES:
             raise VerifyException(f"copy_chunk_async moves 4, 8 or 16 bytes (cp.async), got {width} x {eb} bytes")
+        if self.prefetch is not None:
+            if self.prefetch.value.data not in CHUNK_ASYNC_PREFETCH:
+                raise VerifyException(f"copy_chunk_async's prefetch is 64, 128 or 256 (bytes), got "
+                                      f"{self.prefetch.value.data}")
+            if width * eb != 16:
+                raise VerifyException(f"copy_chunk_async with a prefetch size moves 16 bytes, got {width * eb}")
+        if self.l1 is not None and width * eb != 16:
+            raise VerifyException(f"copy_chunk_async with l1 moves 16 bytes, got {width * eb}")
         chunk = VectorType(s.element_type, [width])
         _verify_access(self, s, len(self.src_coords), chunk, "the source chunk")
         _verify_access(self, d, len(self.dst_coords), chunk, "the destination chunk")

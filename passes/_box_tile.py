@@ -571,6 +571,43 @@ reads' latency and the data's arrival, and L2 at 89% of its throughput); **4 0.9
 against the default's 0.887 in the same run (the L2's write sectors 1.11x the DRAM's ->
 1.04x, 392 -> 381 us): the default for `flat`. Box rows with 4: 0.895 against 0.892 (its
 write sectors 1.18x -> 1.10x, its loads 2.12 -> 2.21 wavefronts): 0 for `rows`."""
+BOX_PREFETCH: dict[str, int] = {"rows": 128}
+"""The L2 prefetch size (bytes) of a `flat`, `rows`, `span` or `cols` box's phase-1
+`cp.async` per flavour (the `tile` option `box_prefetch`; `.L2::128B`: the L2 fetches
+the 128 bytes around a chunk's sector from DRAM at once). H200, the Program, ratio to
+cudaMemcpy, the default over the variant paired by round (benchmarks/NOTES.md, box43):
+box rows with 128 **0.905 against 0.886** (+2.2%, 9 of 10 rounds; box41's one run +2.0%;
+call 2, the rule against `box_prefetch=0`: 0.908 against 0.889, +2.1%, 10 of 10),
+box flat +0.9%, rows of 5 (`span`) +1.6% (each below what `BOX_L1` / `BOX_SLOT32` give
+them): 128 for `rows`."""
+BOX_SLOT32: frozenset[str] = frozenset({"span"})
+"""The flavours of box whose runs lie at their source addresses modulo 32 bytes, not 16
+(the `tile` option `box_slot32` forces it on or off for `flat`, `span` and `rows`), so
+that each 32-byte source sector that phase 1's `cp.async.cg` chunks read lands in one
+32-byte block of shared memory: a sector whose two 16-byte halves land in two blocks is
+read from L2 twice (odd41's micro: a warp's 16-byte chunks at a 16-byte phase cost 32
+sectors for 17). Box flat's L2 reads were 1.51x its DRAM reads (box41's Nsight), 1.04x with
+it (box43: 384.8 -> 375.7 us). A flat box stages at most `smem - 32` bytes and a span box
+`smem - 32` (`span_rows`), so the box holds the 16 bytes more; a rows box holds one run
+fewer where it must. A rows box's runs are congruent mod 32 only where its pitch is to
+the source step (the bank model's step may not be: canonical 37 x 17's is not, and its
+odd steps cost 3.2 wavefronts a load for 2.05); its slots at multiples of 16 (step -1)
+keep 16. H200 (box43, paired rounds): rows of 5 (`span`) **0.795 against 0.778** (+2.1%,
+10 of 10; call 2, the rule against `box_slot32=0`: 0.791 against 0.773, +2.2%, 10 of 10),
+box flat +1.75% (below `BOX_L1`'s +2.6%): `span`."""
+BOX_L1: frozenset[str] = frozenset({"flat", "tiles"})
+"""The flavours of box whose phase-1 16-byte `cp.async` go through L1 (`.ca`; the `tile`
+option `box_l1` forces it on or off for every box) instead of around it (`.cg`): odd41's
+micro (H200, Nsight) had a warp's 16-byte `.cg` chunks at a 16-byte phase to shared
+memory ask L2 for 32 sectors where `.ca` asks 16 (whole sectors): the split sectors
+`BOX_SLOT32` avoids by placement, without moving the slots. H200 (box43, the Program,
+paired rounds): box flat **0.927 against 0.904** (+2.6%, 10 of 10), the int8 8191 x 8209
+transpose (`tiles`) **0.887 against 0.871** (+2.0%, 10 of 10); box rows -9% and rows of 5
+(`span`) -9%: their phase 2 reads the box at 2 wavefronts a load and L1's data path
+(77% busy with `.ca`, stalls on the MIO queue) is what they share with it. Call 2 (the
+rule against `box_l1=0`): flat +2.6%, int8 odd +1.8% (10 of 10 each); but the strided set's
+36 (int8, a tiles box over a merged destination mode) -6.6% and 00 -0.5% (8 of 8), 23
+(bool -> int16) even: a tiles box over a merged D' (`_copy_cost.tiles_merged`) stays `.cg`."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
@@ -947,14 +984,18 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES,
                tiles_columns: bool = TILES_COLUMNS, carry: int | None = None,
                tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS,
-               tiles_fill: int = TILES_FILL) -> list[Operation]:
+               tiles_fill: int = TILES_FILL, prefetch: int | None = None, slot32: bool | None = None,
+               l1: bool | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
     says (None: the flavour's `BOX_LANES`), a `flat` or `rows` block's destination chunks
     as `grain` says (None: `BOX_GRAIN` for `flat`, `ROWS_GRAIN` for `rows`), a `rows` box's slots as `pitch_step` says (`rows_slots`),
     a block's steps in `depth` parts of a box each (None: `box_depth_of`'s) through
-    two boxes or a ring of `ring` (None: the flavour's `BOX_RING`), a `tiles`
+    two boxes or a ring of `ring` (None: the flavour's `BOX_RING`), phase 1's `cp.async`
+    with the L2 prefetch size `prefetch` (None: the flavour's `BOX_PREFETCH`; 0 none), a `flat`,
+    `span` or `rows` box's runs at their source addresses modulo 32 where `slot32` says (None:
+    `BOX_SLOT32`'s flavours), phase 1's `cp.async` through L1 where `l1` says (None: `BOX_L1`'s), a `tiles`
     box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
     `tiles_rotated`), a merged one's phase-2 reads by bank as `tiles_merge_banks` says
     (`TILES_MERGE_BANKS`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
@@ -962,8 +1003,13 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
-                            tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks, tiles_fill)
+                            tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks, tiles_fill,
+                            l1)
     stage_async = stage == "async"
+    l2_prefetch = (BOX_PREFETCH.get(flavour) if prefetch is None else prefetch) or None
+    # a flat, span or rows box's runs at their source addresses modulo 32 bytes (`BOX_SLOT32`)
+    want32 = flavour in ("flat", "rows", "span") and (flavour in BOX_SLOT32 if slot32 is None else slot32)
+    through_l1 = flavour in BOX_L1 if l1 is None else l1
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
         ring = BOX_RING.get(flavour, 0) if depth >= 2 and stage_async else 0
@@ -1006,7 +1052,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         most = step if table is None else max(max(row) for row in (
             table if sigma is None else [table[sigma % 16]]))  # type: ignore[index]
         worst = rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, most)  # type: ignore[operator]
-        fit = rows_runs(nw * nd, smem, worst)  # type: ignore[operator]
+        fit = rows_runs(nw * nd, smem - (CHUNK if want32 else 0), worst)  # type: ignore[operator]
         if fit > rows_spare:
             t_rows = fit
         else:
@@ -1016,6 +1062,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             # (`_copy_cost.box_flavour`)
             step, table, sigma = -1, None, None
     t_rows -= rows_spare
+    # (`slot32`: a rows box's slots are congruent to their runs mod 32 where its pitch is
+    # to the source step; those at multiples of 16, step -1, stay mod 16: no room)
+    slot_mod = 2 * CHUNK if want32 and (flavour != "rows" or step >= 0) else CHUNK
     elem = copy.source.type.element_type
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem)
     n_k = extents[kmode]
@@ -1028,7 +1077,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     blocks = host.val(counts[0])
     for x in counts[1:]:
         blocks = host.muli(blocks, host.val(x))
-    part_elems = -(-smem // CHUNK) * CHUNK  # (each box at a multiple of 16 bytes)
+    part_elems = -(-smem // slot_mod) * slot_mod  # (each box at a multiple of 16 bytes, 32 with `slot32`)
     slots = 0
     if depth == 0:
         # persistent: at most the blocks the GPU holds at once, each taking the parts
@@ -1119,7 +1168,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             ssd = stride("s", d)
             run_start = lambda r: stepped(sorig, r, ssd)  # noqa: E731
         pbc = c(pb)
-        s0 = k.andi(sorig, c(15))
+        s0 = k.andi(sorig, c(slot_mod - 1))
         if step >= 0:
             ssk16 = c(sigma % 16) if sigma is not None else k.andi(k.val(modes[kmode].src_stride), c(15))
             pitch = c(rows_pitch(nw * nd, sigma % 16, step)) if sigma is not None else k.addi(c(pb + CHUNK * step), ssk16)  # type: ignore[operator]
@@ -1161,7 +1210,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 end = k.addi(st, slen)
                 hi = k.add(arith.MinSIOp(k.andi(k.addi(end, c(CHUNK - 1)), cm16), lim))
                 origin = (k.subi(st, slot_at(r)) if step >= 0
-                          else k.subi(k.andi(st, cm16), boxed(k.muli(r, pbc))))
+                          else k.subi(k.andi(st, c(-slot_mod)), boxed(k.muli(r, pbc))))
                 return st, end, hi, origin
 
             with k.loop(r_lb, runs, r_step) as r:
@@ -1180,7 +1229,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                     read into registers before their writes."""
                     if stage_async:
                         for g, slot in chunks:
-                            k.add(CopyChunkAsyncOp(src, [k.aligned(g)], box, [k.aligned(slot)], CHUNK))
+                            k.add(CopyChunkAsyncOp(src, [k.aligned(g)], box, [k.aligned(slot)], CHUNK,
+                                                   prefetch=l2_prefetch, l1=through_l1))
                         return
                     vals = [k.add(ReadOp(src, [k.aligned(g)], width=CHUNK)) for g, _ in chunks]
                     for v, (_, slot) in zip(vals, chunks):
@@ -1223,7 +1273,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         def box_addr(q: SSAValue, p: SSAValue) -> SSAValue:
             """Where byte `p` of destination run `q` lies in the box."""
             if flavour == "flat":
-                return boxed(k.addi(k.addi(k.andi(sorig, c(15)), q), k.muli(c(nw), p)))  # type: ignore[arg-type]
+                return boxed(k.addi(k.addi(k.andi(sorig, c(slot_mod - 1)), q), k.muli(c(nw), p)))  # type: ignore[arg-type]
             if flavour == "span":
                 # signed, as below
                 row, col = k.add(arith.DivSIOp(p, c(nw))), k.add(arith.RemSIOp(p, c(nw)))  # type: ignore[arg-type]
@@ -1421,7 +1471,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             with k.when(k.cmp("ult", q, c(nw))):  # type: ignore[arg-type]
                 ds = stepped(dorig, q, dsw)
                 r16 = k.andi(ds, c(15))
-                s_q = k.addi(boxed(k.andi(sorig, c(15))), q)
+                s_q = k.addi(boxed(k.andi(sorig, c(slot_mod - 1))), q)
                 row_lo = k.subi(ds, k_origin)
                 row_hi = k.addi(row_lo, n[kmode])
                 de = k.addi(ds, dlen)
@@ -1466,7 +1516,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             lane = k.andi(tid, c(31))
             q_lo, j_lo = k.divui(lane, c(lanes)), k.remui(lane, c(lanes))
             k_end = k.subi(n[kmode], k.addi(k_origin, c16))
-            s_q = boxed(k.andi(sorig, c(15)))
+            s_q = boxed(k.andi(sorig, c(slot_mod - 1)))
 
             def unit(g: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue, SSAValue, SSAValue]:
                 """(q, j, ds, p, the unit's item inside, its chunk whole) of warp unit g (its
@@ -1696,7 +1746,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  row_step: int = TILES_ROW_STEP, rotate: bool = False,
                  merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS,
                  by_lines: int = TILES_LINES, merge_banks: bool = TILES_MERGE_BANKS,
-                 fill: int = TILES_FILL) -> list[Operation]:
+                 fill: int = TILES_FILL, l1: bool | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1815,6 +1865,9 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     md = facts.modes[d]
     # `merge`: the destination's modes after W as one mode D' (`_copy_cost.tiles_merged`)
     group = tiles_merged(facts, merge) if lanes_along and not interleave else None
+    if l1 is None:  # `BOX_L1`: a tiles box's 16-byte chunks through L1, but over a merged D'
+        l1 = "tiles" in BOX_L1 and group is None
+    l1 = l1 and sv * e == CHUNK
     modes = facts.modes
     elem = copy.source.type.element_type
     delem = copy.dest.type.element_type
@@ -2005,7 +2058,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         with k.when(k.cmp("slt", g, hi)):
             slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.muli(j, c(ch)))
             if stage_async:
-                k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv))
+                k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv, l1=l1))
             else:
                 x = k.add(ReadOp(src, [k.aligned(g, v)], width=v))
                 if sv == v:
@@ -2044,7 +2097,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                 hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), c(ch - 1)), c(-ch)), lim))
                 with k.when(k.andi(k.cmp("sge", g, g0), k.cmp("slt", g, hi))):
                     slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.subi(g, g0))
-                    k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv))
+                    k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv, l1=l1))
         elif columns and threads >= cpr:
             # thread `tid` keeps chunk column `tid mod cpr` of runs `tid / cpr + per k`
             # (`per = threads / cpr` runs a trip): no division a chunk

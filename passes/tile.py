@@ -234,6 +234,22 @@ class TilePass(ModulePass):
                      `box<rows>` a warp on 32 consecutive chunks of one run so.
                      Default per flavour (`_box_tile.BOX_CARRY`): 4 for `flat`, 0
                      for `rows`, as measured.
+      box_prefetch=N the L2 prefetch size (bytes: 64, 128, 256; 0 none) of the
+                     `cp.async` of a `box<flat|rows|span|cols>` copy's phase 1
+                     (`.L2::256B`: the L2 fetches the 256 bytes around each
+                     chunk's sector from DRAM). Default per flavour
+                     (`_box_tile.BOX_PREFETCH`): 128 for `rows`, else none.
+      box_slot32=B   1: a `box<flat|span|rows>` copy's runs lie in its box at their
+                     source addresses modulo 32 bytes (not 16), so that each source
+                     sector phase 1's `cp.async` reads lands in one 32-byte block of
+                     shared memory (rows: where the pitch is congruent to the source
+                     step mod 32); 0 off. Default per flavour
+                     (`_box_tile.BOX_SLOT32`): `span`.
+      box_l1=B       1: the 16-byte `cp.async` of a box copy's
+                     phase 1 go through L1 (`.ca`: L2 asked for whole sectors)
+                     instead of around it (`.cg`); 0 `.cg`. Default per flavour
+                     (`_box_tile.BOX_L1`): `flat` and 1-byte `tiles` boxes (not
+                     over a merged destination mode).
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
@@ -401,6 +417,9 @@ class TilePass(ModulePass):
     box_depth: int | None = None
     box_ring: int | None = None
     box_carry: int | None = None
+    box_prefetch: int | None = None
+    box_slot32: int | None = None
+    box_l1: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int | None = None
@@ -461,6 +480,12 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_ring={self.box_ring} must be 0 or in [2, 8]")
         if self.box_carry not in (None, 0, 1, 2, 3, 4):
             raise TilecError(f"tile: box_carry={self.box_carry} must be in [0, 4]")
+        if self.box_l1 not in (None, 0, 1):
+            raise TilecError(f"tile: box_l1={self.box_l1} must be 0 or 1")
+        if self.box_slot32 not in (None, 0, 1):
+            raise TilecError(f"tile: box_slot32={self.box_slot32} must be 0 or 1")
+        if self.box_prefetch not in (None, 0, 64, 128, 256):
+            raise TilecError(f"tile: box_prefetch={self.box_prefetch} must be 0, 64, 128 or 256")
         if self.tiles_depth is not None and not 1 <= self.tiles_depth <= 8:
             raise TilecError(f"tile: tiles_depth={self.tiles_depth} must be in [1, 8]")
         if self.tiles_grain not in (None, 16, 32, 64, 128):
@@ -741,7 +766,9 @@ class TilePass(ModulePass):
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry,
-                         lines_bits, bool(self.tiles_merge_banks), self.tiles_fill)
+                         lines_bits, bool(self.tiles_merge_banks), self.tiles_fill, self.box_prefetch,
+                         None if self.box_slot32 is None else bool(self.box_slot32),
+                         None if self.box_l1 is None else bool(self.box_l1))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)

@@ -1,6 +1,6 @@
 """Nsight Compute figures of one canonical copy (issue 35: what bounds the odd transposes):
 the first case of tests/helpers/canonical_copies.py whose name contains NAME (or
-`strided:N`, case N of benchmarks/strided_copy_bench.py's generated set, its VARIANT
+`contig:N`, a contiguous uint8 copy of N bytes through `tilec.copy_`, or `strided:N`, case N of benchmarks/strided_copy_bench.py's generated set, its VARIANT
 routes `name=value,...` of api/copy_routes.py, or one of
 dev/experiments/odd_extra_bench.py's odd transposes), through
 `tilec.copy_` or, with a `canonical_copy_bench.py` variant (`tile{box_smem=76800}`; '' the
@@ -104,6 +104,9 @@ EXTRA = (
     ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "bank_confl_M", 1e-6),
     ("sm__cycles_elapsed.avg", "cycles_k", 1e-3),
     ("smsp__cycles_active.avg", "smsp_active_k", 1e-3),
+    ("sm__cycles_active.min", "sm_active_min_k", 1e-3),
+    ("sm__cycles_active.avg", "sm_active_avg_k", 1e-3),
+    ("sm__cycles_active.max", "sm_active_max_k", 1e-3),
     ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "dram_thr%", 1),
     ("lts__throughput.avg.pct_of_peak_sustained_elapsed", "l2_thr%", 1),
     ("l1tex__throughput.avg.pct_of_peak_sustained_elapsed", "l1_thr%", 1),
@@ -195,6 +198,11 @@ def call_of(name: str, variant: str | None):
     from canonical_copy_bench import (_make, _operand, _program_kernel, cases, variant_pipeline)
     from tilec.copy_plan import plan_copy
 
+    if name.startswith("contig:"):  # a contiguous uint8 copy of N bytes through copy_ (a contrast)
+        n = int(name.split(":")[1])
+        a = torch.randint(0, 255, (n,), dtype=torch.uint8, device="cuda")
+        b = torch.empty_like(a)
+        return lambda: tilec.copy_(b, a)
     if name.startswith("strided:"):  # case N of the generated strided set, through copy_
         import strided_copy_bench as sb
 

@@ -146,3 +146,62 @@ def test_two_pass_rows_prefetch_their_row_once(kind):
         ptx = _compile(cuda, arch).ptx
         ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
         assert ptx.count("cp.async.bulk.prefetch.L2.global.L2::cache_hint") == count
+
+
+@pytest.mark.parametrize("size", [64, 128, 256])
+def test_box_prefetch_sizes_compile(size):
+    """`tile{box_prefetch=N}`: a `box<flat>` copy's phase-1 `cp.async` ask the L2 prefetch
+    size N (`.L2::NB`), each chunk's, and compile under NVRTC for sm_90; without the
+    option, none does."""
+    import tilec
+    from tilec.compiler.pipeline import expand_pipeline
+
+    def flat() -> tilec.Program:
+        p = tilec.Program("flat")
+        a = p.view(p.pointer("src", "i8", align=16), "(19,4000):(1,19)")
+        b = p.view(p.pointer("dst", "i8", align=16), "(19,4000):(4000,1)")
+        p.copy(a, b)
+        return p
+
+    # (.cg: the flat box's rule takes .ca, `_box_tile.BOX_L1`)
+    pipeline = expand_pipeline("default").replace("tile,", f"tile{{box_prefetch={size} box_l1=0}},", 1)
+    module = flat().module
+    run_pipeline(module, pipeline)
+    cuda = emit(module, "cuda")
+    assert f"tilec_cp_async_prefetch<{size}>(" in cuda and "tilec_cp_async<16>(" not in cuda.split("extern")[-1]
+    ptx = _compile(cuda, "sm_90").ptx
+    ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
+    assert f"cp.async.cg.shared.global.L2::{size}B" in ptx
+    plain = flat().module
+    run_pipeline(plain, "default")
+    assert "tilec_cp_async_prefetch" not in emit(plain, "cuda")
+
+
+@pytest.mark.parametrize("prefetch", [0, 128])
+def test_box_l1_copies_compile(prefetch):
+    """`tile{box_l1=1}`: a `box<flat>` copy's phase-1 `cp.async` go through L1
+    (`cp.async.ca`, with the L2 prefetch size where `box_prefetch` asks one) and compile
+    under NVRTC for sm_90; with `box_l1=0` they are `.cg`."""
+    import tilec
+    from tilec.compiler.pipeline import expand_pipeline
+
+    def flat() -> tilec.Program:
+        p = tilec.Program("flat")
+        a = p.view(p.pointer("src", "i8", align=16), "(19,4000):(1,19)")
+        b = p.view(p.pointer("dst", "i8", align=16), "(19,4000):(4000,1)")
+        p.copy(a, b)
+        return p
+
+    extra = f" box_prefetch={prefetch}" if prefetch else ""
+    pipeline = expand_pipeline("default").replace("tile,", f"tile{{box_l1=1{extra}}},", 1)
+    module = flat().module
+    run_pipeline(module, pipeline)
+    cuda = emit(module, "cuda")
+    assert f"tilec_cp_async_ca<{prefetch}>(" in cuda and "tilec_cp_async<16>(" not in cuda.split("extern")[-1]
+    ptx = _compile(cuda, "sm_90").ptx
+    ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
+    assert ("cp.async.ca.shared.global" + (f".L2::{prefetch}B" if prefetch else " ")) in ptx
+    assert "cp.async.cg.shared.global" not in ptx
+    plain = flat().module
+    run_pipeline(plain, expand_pipeline("default").replace("tile,", "tile{box_l1=0},", 1))
+    assert "tilec_cp_async_ca" not in emit(plain, "cuda")

@@ -23,6 +23,13 @@ from tilec.passes import _box_tile as box_tile_module
 from tilec.passes._copy_cost import BOX_SMEM
 
 
+def _async16(cuda: str) -> bool:
+    """Whether a kernel's phase 1 copies 16-byte chunks by `cp.async` (`.cg`, with an L2
+    prefetch size where the flavour asks one, `_box_tile.BOX_PREFETCH`, or `.ca` where it
+    takes L1, `_box_tile.BOX_L1`)."""
+    return any(h in cuda for h in ("tilec_cp_async<16>", "tilec_cp_async_ca<", "tilec_cp_async_prefetch<"))
+
+
 def _plan(dst_shape, src_shape, src_strides, dtype="int8", src_dtype=None, dst_strides=None):
     return plan_copy(operand(dst_shape, dst_strides, dtype), operand(src_shape, src_strides, src_dtype or dtype))
 
@@ -190,7 +197,7 @@ def test_box_copies_match_numpy(routes, smem, compiled, nvrtc_available):
     if compiled:
         assert all(k.aligned_pointers for k in kernels._entries)
         # phase 1 through cp.async (layout.copy_chunk_async, box_stage=async)
-        assert all("tilec_cp_async<16>" in e.kernel.source for e in kernels._entries.values())
+        assert all(_async16(e.kernel.source) for e in kernels._entries.values())
 
 
 def test_box_copies_staged_through_registers_match_numpy(routes, nvrtc_available):
@@ -201,7 +208,7 @@ def test_box_copies_staged_through_registers_match_numpy(routes, nvrtc_available
         pytest.skip("NVRTC is not available")
     routes(box_stage="registers", box_smem=2048)
     sources = _run_compiled(_cases(np.random.default_rng(5)))
-    assert sources and not any("tilec_cp_async<16>" in text for text in sources)
+    assert sources and not any(_async16(text) for text in sources)
 
 
 @pytest.mark.parametrize("lanes", [1, 4, 8, 16, 32])
@@ -215,7 +222,7 @@ def test_box_copies_with_lanes_along_runs_match_numpy(routes, lanes, nvrtc_avail
         pytest.skip("NVRTC is not available")
     routes(box_lanes=lanes, box_smem=2048)
     sources = _run_compiled(_cases(np.random.default_rng(lanes)))
-    assert sources and all("tilec_cp_async<16>" in text for text in sources)
+    assert sources and all(_async16(text) for text in sources)
 
 
 @pytest.mark.parametrize("pitch,grain", [(-1, None), (0, None), (5, None), (None, None), (None, 16), (-1, 16)])
@@ -286,7 +293,7 @@ def test_box_copies_in_parts_through_two_boxes_match_numpy(routes, depth, nvrtc_
         pytest.skip("NVRTC is not available")
     routes(box_depth=depth, box_smem=2048)
     sources = _run_compiled(_cases(np.random.default_rng(depth)))
-    assert sources and all("tilec_cp_async<16>" in text and "smem[4096]" in text for text in sources)
+    assert sources and all(_async16(text) and "smem[4096]" in text for text in sources)
 
 
 def test_box_copies_in_parts_through_a_ring_of_boxes_match_numpy(routes, nvrtc_available):
@@ -424,7 +431,10 @@ def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stag
         # phase 1 by cp.async of the chunks asked (a one-element chunk, f32 at 4 bytes, is
         # copied through registers: `lower-to-gpu` takes a cp.async of one element as not
         # a vector)
-        assert sources and any(f"tilec_cp_async<{stage or box_tile_module.TILES_STAGE}>" in text for text in sources)
+        # (16-byte chunks of 1-byte elements through L1: `_box_tile.BOX_L1`)
+        size = stage or box_tile_module.TILES_STAGE
+        assert sources and any(f"tilec_cp_async<{size}>" in text or (size == 16 and _async16(text))
+                               for text in sources)
         # 16-byte vector stores (an interleaved int8 box's rows are built as 32-bit words)
         assert any("reinterpret_cast<i8x16*>(dst" in text or "reinterpret_cast<i32x4*>(dst" in text
                    for text in sources)

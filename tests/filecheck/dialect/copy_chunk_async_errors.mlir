@@ -1,5 +1,6 @@
 // layout.copy_chunk_async: verifier errors (outside a launch, memory spaces, element
-// types, chunk size, coordinates, the chunk along a contiguous mode that holds it); the
+// types, chunk size, coordinates, the chunk along a contiguous mode that holds it, the L2
+// prefetch size and its chunk); the
 // plain run stops at the first.
 // RUN: tilec %s --split-input-file --verify-diagnostics
 // RUN: not tilec %s --split-input-file 2>&1 | filecheck %s
@@ -91,6 +92,51 @@ func.func @vectorized(%v: !V, %s: !S, %i: index) {
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
     // expected-error @+1 {{an access of several contiguous elements takes a view that is neither vectorized nor masked}}
     layout.copy_chunk_async %v[%i], %s[%i] {width = 16 : i64} : !V, !S
+  }
+  func.return
+}
+
+// -----
+
+!G = !layout.tensor<i8, #layout.cute<(?):(1)>, gmem>
+!S = !layout.tensor<i8, #layout.cute<(4096):(1)>, smem>
+func.func @prefetch_size(%g: !G, %i: index) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %s = layout.alloc : !S
+    // expected-error @+1 {{copy_chunk_async's prefetch is 64, 128 or 256 (bytes), got 512}}
+    layout.copy_chunk_async %g[%i], %s[%i] {width = 16 : i64, prefetch = 512 : i64} : !G, !S
+  }
+  func.return
+}
+
+// -----
+
+!G = !layout.tensor<i8, #layout.cute<(?):(1)>, gmem>
+!S = !layout.tensor<i8, #layout.cute<(4096):(1)>, smem>
+func.func @prefetch_width(%g: !G, %i: index) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %s = layout.alloc : !S
+    // expected-error @+1 {{copy_chunk_async with a prefetch size moves 16 bytes, got 8}}
+    layout.copy_chunk_async %g[%i], %s[%i] {width = 8 : i64, prefetch = 128 : i64} : !G, !S
+  }
+  func.return
+}
+
+// -----
+
+!G = !layout.tensor<i8, #layout.cute<(?):(1)>, gmem>
+!S = !layout.tensor<i8, #layout.cute<(4096):(1)>, smem>
+func.func @l1_width(%g: !G, %i: index) {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %s = layout.alloc : !S
+    // expected-error @+1 {{copy_chunk_async with l1 moves 16 bytes, got 8}}
+    layout.copy_chunk_async %g[%i], %s[%i] {width = 8 : i64, l1} : !G, !S
   }
   func.return
 }

@@ -15,6 +15,8 @@
 // CHECK-NEXT: cuda.tma_load %s, %m, %bar[%x, %y] {offset = 2048 : i64} : memref<4096xf32, 3 : i64>, memref<1xi64, 3 : i64>
 // CHECK-NEXT: cuda.mbarrier_wait %bar, %x : memref<1xi64, 3 : i64>
 // CHECK:      cuda.cp_async %s[%x], %g[%y], 16 src_bytes %n : memref<4096xf32, 3 : i64>, memref<4096xf32>
+// CHECK-NEXT: cuda.cp_async %s[%x], %g[%y], 16 {prefetch = 256 : i64} : memref<4096xf32, 3 : i64>, memref<4096xf32>
+// CHECK-NEXT: cuda.cp_async %s[%x], %g[%y], 16 {l1} : memref<4096xf32, 3 : i64>, memref<4096xf32>
 // CHECK-NEXT: cuda.cp_async_mbarrier_arrive %bar : memref<1xi64, 3 : i64>
 // CHECK-NEXT: cuda.fence_proxy_async
 // CHECK-NEXT: cuda.tma_store %m[%x, %y], %s : memref<4096xf32, 3 : i64>
@@ -126,6 +128,30 @@ func.func @cp_async_arrive_in_global(%bar: memref<1xi64>) {
 func.func @zero_fill_of_8_bytes(%s: memref<64xf32, 3 : i64>, %g: memref<64xf32>, %i: index) {
   // expected-error @+1 {{'cuda.cp_async' with src_bytes (zero fill) copies 16 bytes, got 8}}
   cuda.cp_async %s[%i], %g[%i], 8 src_bytes %i : memref<64xf32, 3 : i64>, memref<64xf32>
+  func.return
+}
+
+// -----
+
+func.func @prefetch_of_8_bytes(%s: memref<64xf32, 3 : i64>, %g: memref<64xf32>, %i: index) {
+  // expected-error @+1 {{'cuda.cp_async' with a prefetch size copies 16 bytes, without src_bytes}}
+  cuda.cp_async %s[%i], %g[%i], 8 {prefetch = 128 : i64} : memref<64xf32, 3 : i64>, memref<64xf32>
+  func.return
+}
+
+// -----
+
+func.func @l1_of_8_bytes(%s: memref<64xf32, 3 : i64>, %g: memref<64xf32>, %i: index) {
+  // expected-error @+1 {{'cuda.cp_async' with l1 copies 16 bytes, without src_bytes}}
+  cuda.cp_async %s[%i], %g[%i], 8 {l1} : memref<64xf32, 3 : i64>, memref<64xf32>
+  func.return
+}
+
+// -----
+
+func.func @prefetch_size(%s: memref<64xf32, 3 : i64>, %g: memref<64xf32>, %i: index) {
+  // expected-error @+1 {{'cuda.cp_async' prefetch is 64, 128 or 256 (bytes), got 32}}
+  cuda.cp_async %s[%i], %g[%i], 16 {prefetch = 32 : i64} : memref<64xf32, 3 : i64>, memref<64xf32>
   func.return
 }
 

@@ -37,6 +37,19 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_carry=4}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=96 box_carry=4 box_depth=3 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: not tilec %s -p 'copy-strategy,tile{box_carry=5}' 2>&1 | filecheck %s --check-prefix=CARRY-ERR
+// RUN: tilec %s -p 'copy-strategy,tile{box_prefetch=256}' | filecheck %s --check-prefix=PREFETCH
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_prefetch=128}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: not tilec %s -p 'copy-strategy,tile{box_prefetch=32}' 2>&1 | filecheck %s --check-prefix=PREFETCH-ERR
+// RUN: tilec %s -p 'copy-strategy,tile{box_slot32=1}' | filecheck %s --check-prefix=SLOT32
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_slot32=1}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_slot32=1 box_depth=3 box_ring=0}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=96 box_slot32=1 box_carry=4 box_depth=3 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_slot32=1 box_depth=0}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_slot32=1 box_lanes=0 box_carry=0}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: not tilec %s -p 'copy-strategy,tile{box_slot32=2}' 2>&1 | filecheck %s --check-prefix=SLOT32-ERR
+// RUN: tilec %s -p 'copy-strategy,tile{box_l1=1 box_prefetch=0}' | filecheck %s --check-prefix=L1
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_l1=1 box_prefetch=128}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: not tilec %s -p 'copy-strategy,tile{box_l1=2}' 2>&1 | filecheck %s --check-prefix=L1-ERR
 // The tile pass lowers a copy of strategy box<flat|rows|cols> (chosen by copy-strategy)
 // to a launch that stages a box of the source in a shared allocation, 16-byte chunks
 // into slots congruent to the source modulo 16, then writes each aligned 16-byte chunk
@@ -155,6 +168,30 @@
 // CARRY-LABEL: func.func @flat_misaligned
 // CARRY-ERR: tile: box_carry=5 must be in [0, 4]
 
+// The L2 prefetch size of phase 1's cp.async (`box_prefetch`): every chunk's copy asks it.
+// PREFETCH-LABEL: func.func @flat(
+// PREFETCH:         layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, prefetch = 256 : i64{{(, l1)?}}}
+// PREFETCH-NOT:     layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64} :
+// PREFETCH-LABEL: func.func @rows(
+// PREFETCH:         layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, prefetch = 256 : i64{{(, l1)?}}}
+// PREFETCH-ERR: tile: box_prefetch=32 must be 0, 64, 128 or 256
+// A flat box's run at its source address modulo 32 (box_slot32): phase 1's chunks from
+// the run's start rounded down to 32 bytes, phase 2's box addresses from its residue mod 32.
+// SLOT32-LABEL: func.func @flat(
+// SLOT32:         arith.constant -32 : index
+// SLOT32:         arith.constant 31 : index
+// SLOT32-LABEL: func.func @flat_misaligned
+// SLOT32:         arith.constant -32 : index
+// SLOT32-ERR: tile: box_slot32=2 must be 0 or 1
+// L1-LABEL: func.func @flat(
+// L1:         layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, l1}
+// L1-NOT:     layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64} :
+// L1-LABEL: func.func @rows(
+// L1:         layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, l1}
+// L1-LABEL: func.func @cols(
+// L1:         layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, l1}
+// L1-ERR: tile: box_l1=2 must be 0 or 1
+
 // box_depth=0: persistent blocks, at most the Target's multiprocessors (132 on sm_90)
 // times the blocks each holds (two boxes of BOX_PART_SMEM, 40 KiB: 2), asked of the
 // compiler (tilec.min_blocks); block b takes parts b, b + G, ... (G the grid) in turn;
@@ -193,7 +230,7 @@
 // CUDA-LABEL: // kernel flat_kernels::flat_kernel: 32-bit indices
 // CUDA-LABEL: flat_kernel(
 // CUDA:         #pragma unroll 1
-// CUDA:         tilec_cp_async<16>(
+// CUDA:         tilec_cp_async_ca<0>(
 // CUDA:         tilec_cp_async_commit();
 // CUDA:         tilec_cp_async_mbarrier_arrive(
 // CUDA:         tilec_mbarrier_wait(
@@ -219,7 +256,7 @@
 // CHECK-NEXT:      layout.mbarrier_array {count = 256 : i64, stages = 2 : i64}
 // CHECK:           scf.for
 // CHECK-NOT:         layout.read %{{.*}}[%{{.*}}] {width = 16 : i64}
-// CHECK:               layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>, !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
+// CHECK:               layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64, l1} : !layout.tensor<i8, #layout.cute<(2100):(1)>, gmem>, !layout.tensor<i8, #layout.cute<(81920):(1)>, smem>
 // CHECK:             layout.cp_async_arrive
 // CHECK:             layout.mbarrier_wait
 // CHECK:               vector.insert

@@ -10,6 +10,11 @@
 // RUN: tilec %s -p 'copy-strategy,tile{box_grain=16}' | filecheck %s --check-prefix=GRAIN
 // RUN: not tilec %s -p 'copy-strategy,tile{box_pitch=8}' 2>&1 | filecheck %s --check-prefix=ERR
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_depth=3}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_slot32=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_slot32=1 box_pitch=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_slot32=1 box_pitch=-1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_slot32=1 box_depth=3}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{box_slot32=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // Where a box<rows> copy places its slots (the tile option box_pitch,
 // passes/_box_banks.py): run k's byte b at s0 + pitch k + b, the pitch congruent to
 // the source step ss_K mod 16 (cp.async chunks stay whole) and its residue mod 128 the

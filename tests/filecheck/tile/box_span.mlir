@@ -5,6 +5,9 @@
 // RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=2}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_slot32=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_slot32=1 box_depth=3 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{box_slot32=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // The box<span> strategy (copy-strategy's choice for rows shorter than a 16-byte chunk,
 // contiguous in both views, at a source pitch whose gaps are shorter than a chunk, into
 // a destination compact over the rows): a block stages one contiguous source span of
@@ -24,7 +27,7 @@
 // CHECK-LABEL: func.func @span
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256)
 // CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(40960):(1)>, smem>
-// CHECK:           layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
+// CHECK:           layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64{{(, l1)?}}}
 // CHECK:           layout.async_wait {pending = 0 : i64}
 // CHECK-NEXT:      layout.barrier
 // CHECK:           scf.for %[[M:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {

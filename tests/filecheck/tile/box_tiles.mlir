@@ -83,7 +83,7 @@
 // a block, runs of whole 64-byte pieces, threads spread evenly over the row groups).
 // INTEROPT: tiles_interleave=1 does not fit tiles_lanes=0 (lanes along a destination row)
 // INTER-LABEL: func.func @odd_int8
-// INTER:         layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
+// INTER:         layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64{{(, l1)?}}}
 // INTER:         layout.async_wait {pending = 0 : i64}
 // INTER-NEXT:    layout.barrier
 // INTER:         layout.read %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(88047):(1)>, smem> -> vector<16xi8>
@@ -133,7 +133,7 @@
 // ROUNDS0:         layout.launch
 
 // CUDA-LABEL: odd_int8_kernel(
-// CUDA:         tilec_cp_async<16>(
+// CUDA:         tilec_cp_async_ca<0>(
 // CUDA:         tilec_cp_async_wait<0>();
 // CUDA-NEXT:    __syncthreads();
 // CUDA:         reinterpret_cast<i8x16*>(
@@ -145,7 +145,7 @@
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
 // CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(87119):(1)>, smem>
 // CHECK:           scf.for
-// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
+// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64, l1}
 // CHECK:           layout.async_wait {pending = 0 : i64}
 // CHECK-NEXT:      layout.barrier
 // CHECK:           scf.for
@@ -235,6 +235,8 @@ func.func @odd_f64(%src: !layout.ptr<f64, align 16>, %dst: !layout.ptr<f64, alig
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=256 tiles_row_step=8}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_row_step=3}' 2>&1 | filecheck %s --check-prefix=ROWSTEPOPT
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_row_step=2 tiles_lanes=0}' 2>&1 | filecheck %s --check-prefix=ROWSTEPLANES
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048 tiles_bytes=2},tile{box_smem=2048 tiles_run=32 threads=64 box_l1=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_bytes=2},tile{box_l1=1}' | filecheck %s --check-prefix=L1
 // ROWSTEPOPT: tiles_row_step=3 must be 0, 1, 2, 4 or 8
 // ROWSTEPLANES: tiles_row_step=2 takes lanes along a row and warps a multiple of it; got tiles_lanes=0, threads=512
 // ROWSTEP1-LABEL: func.func @odd_int8
@@ -266,3 +268,6 @@ func.func @odd_f64(%src: !layout.ptr<f64, align 16>, %dst: !layout.ptr<f64, alig
 // ROWSTEP:         } else {
 // ROWSTEP-NOT:       vector.bitcast
 // ROWSTEP:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+
+// A 1-byte tiles box's 16-byte phase-1 chunks through L1 (box_l1).
+// L1: layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, l1}

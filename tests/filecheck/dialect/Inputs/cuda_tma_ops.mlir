@@ -19,6 +19,8 @@ builtin.module attributes {gpu.container_module} {
       %g = memref.alloca() : memref<4096xf32>
       %n = arith.constant 16 : index
       cuda.cp_async %s[%x], %g[%y], 16 src_bytes %n : memref<4096xf32, 3 : i64>, memref<4096xf32>
+      cuda.cp_async %s[%x], %g[%y], 16 {prefetch = 256 : i64} : memref<4096xf32, 3 : i64>, memref<4096xf32>
+      cuda.cp_async %s[%x], %g[%y], 16 {l1} : memref<4096xf32, 3 : i64>, memref<4096xf32>
       cuda.cp_async_mbarrier_arrive %bar : memref<1xi64, 3 : i64>
       cuda.fence_proxy_async
       cuda.tma_store %m[%x, %y], %s : memref<4096xf32, 3 : i64>
