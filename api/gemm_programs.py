@@ -1145,6 +1145,9 @@ def gemm_hopper_ws(
     # in a region of its own with its rows' accumulator: one `#layout.nvidia_mma` over all their
     # warps would have 12 (`_regions_apart`)
     apart = bool(stagger) or (not pingpong and wgs & (wgs - 1) != 0)
+    # without the stagger's lag the consumers differ only in their rows and C buffer: one
+    # region run apart by its warpgroups (`warp_specialize(apart=)`), one copy of the code
+    shared = apart and not stagger
     at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
     if producer_regs is None:  # issuing cp.async of both operands holds more addresses
         producer_regs = PRODUCER_REGS_CP_ASYNC if len(set(cp_async)) == 2 else PRODUCER_REGS
@@ -1220,9 +1223,10 @@ def gemm_hopper_ws(
         for s in range(small_stages):
             fulla[s] = p.mbarrier_init(1).named(f"fulla{s}")
             emptya[s] = p.mbarrier_init(wgs).named(f"emptya{s}")
-        names = ["sc0", "sc1"] if pingpong and not one_c_buffer else [f"sc{c}" for c in range(wgs)] if apart else ["sc"]
-        scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue and not half_stores else [
-            None] * len(names)
+        names = (["sc0", "sc1"] if pingpong and not one_c_buffer else ["sc"] if shared
+                 else [f"sc{c}" for c in range(wgs)] if apart else ["sc"])
+        scs = [p.alloc(g.smem(bm, bc, ebytes=2) if shared else g.SC, epilogue.out_dtype).named(x) for x in names] if (
+            tma_epilogue and not half_stores) else [None] * len(names)
         if one_c_buffer:  # both consumers' C buffer is the one
             scs = scs * 2
         if half_stores:  # two C buffers of a chunk's row halves, the bytes of one chunk's
@@ -1466,15 +1470,18 @@ def gemm_hopper_ws(
                         release(s)
                     promote(accs[c:c + 1], [part], [held[0], held[1 + c]])
 
-        def part_of(half: int):
-            """The consumer's row block of the tile, in its rows (`apart`): an index."""
+        def part_of(half):
+            """The consumer's row block of the tile, in its rows (`apart`): an index (`half`
+            itself where it is one: the warpgroup's index in a region run apart)."""
+            if not isinstance(half, int):
+                return half
             return g.c0 if half == 0 else g.c1 if half == 1 else g.c2 if half == 2 else p.constant(half).named("wgi")
 
         def consumer(sc, turn: int | None = None, half: int | None = None) -> None:
             bxr = g.bx  # the tile's row in units of the consumer's rows
             if half is not None:
                 bxr = (g.bx * (g.c2 if wgs == 2 else p.constant(wgs).named("wgs")) + part_of(half)).named("bxh")
-                if half == 0 and stagger:  # consumer 1 ahead: its first trip of the ring before this one's first step
+                if stagger and half == 0:  # consumer 1 ahead: its first trip of the ring before this one's first step
                     with p.if_(g.j.eq(g.c0).named("firsttile")):
                         p.mbarrier_wait(lag, g.c0)
             if turn is not None:
@@ -1580,7 +1587,7 @@ def gemm_hopper_ws(
                 else:
                     # the previous trip's last stage is handed back here (`first_round` hands its own)
                     lead = None
-                    if half == 1 and stagger:  # the block's first trip: its L-th step lets consumer 0 start
+                    if stagger and half == 1:  # the block's first trip: its L-th step lets consumer 0 start
                         lead = (g.j.eq(g.c0).named("firsttile") & i.eq(kfrom).named("firsttrip")).named("lead")
                     plain_trip(phase, i.ne(kfrom).named("later"), lead, inside(i) if pad else None)
                 if turn is not None and handover == "issue":
@@ -2015,9 +2022,12 @@ def gemm_hopper_ws(
                 p.griddep_launch_dependents()
             if not pdl_weight:
                 p.griddep_wait()
-        roles = p.warp_specialize([1, 1, 1] if pingpong else [1] * (wgs + 1) if apart else [wgs, 1])
+        roles = p.warp_specialize([1, 1, 1] if pingpong else [wgs, 1] if shared else [1] * (wgs + 1) if apart
+                                  else [wgs, 1], apart=[0] if shared else [])
         for c, role in enumerate(roles[:-1]):
             with role:
+                # a region run apart: the warpgroup's rows of the tile and of the C buffer
+                wgi = p.warpgroup_index().named("wgi") if shared else None
                 p.setmaxnreg("inc", consumer_regs)
                 if pdl_weight:  # (the producer waits in its first trip, after the weight's loads)
                     p.griddep_wait()
@@ -2029,12 +2039,13 @@ def gemm_hopper_ws(
                     g.sb0 = p.constant(0.0, "f32").named("sbv0")
                 if overlap_epilogue:
                     held[:] = [Value(p, g.zero.ssa)]
-                tiles(lambda c=c: consumer(scs[c], c if pingpong else None, c if apart else None),
+                mine = scs[c] if not shared or scs[c] is None else p.tile(scs[c], [wgi, g.c0], [rows, bc]).named("scw")
+                tiles(lambda c=c: consumer(mine, c if pingpong else None, wgi if shared else c if apart else None),
                       c if pingpong else None, held)
                 if overlap_epilogue:  # the block's last tile's last chunk (every block has a tile)
                     tlast = (g.pid + (p.divui((g.ntiles - g.c1).named("tmax") - g.pid, g.nprog).named("jlast")
                                       * g.nprog).named("jstep")).named("tlast")
-                    store_chunk(scs[c], held[0], *last_chunk(tlast), None)
+                    store_chunk(mine, held[0], *last_chunk(tlast), None)
                 if tma_epilogue:  # the last TMA store has read the C buffer before the block exits
                     p.tma_store_wait(0)
         with roles[-1]:

@@ -57,7 +57,8 @@ def k_loops(cuda: str) -> list[tuple[str, int]]:
 def test_the_consumer_k_loop_stays_a_loop(shape):
     cuda, key = gemm_cuda(*SHAPES[shape])
     loops = k_loops(cuda)
-    consumers = 2 if key.config.pingpong else key.config.bm // 64 if key.config.bm % 128 else 1  # 192 rows: three regions
+    # the pingpong's two consumer regions; one otherwise (192 rows: one region run apart by its three warpgroups)
+    consumers = 2 if key.config.pingpong else 1
     # the consumers' K loops (wgmma: too many values) and the producer's (waits and
     # TMA loads of each stage: too many branches) stay loops; a loop of at most 4 trips
     # (a split of K of 16 steps in 4 stages: qkv M=128 split 4 ways) is within the
