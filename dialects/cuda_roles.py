@@ -18,7 +18,10 @@ uses barrier i + 1. With `arrive` (`bar.arrive 4, 256;`) the threads arrive with
 waiting; barriers above the region count order regions against each other
 (`layout.named_barrier`'s lowering, roles.py). Inside the
 regions the ops are per thread, as everywhere in the `cuda` dialect (`lower-to-gpu`
-rebases the thread id of distributed code to the region's first thread). The
+rebases the thread id of distributed code to the region's first thread; in a region
+run apart, `warpgroups(3, 1) apart(0)`, to its warpgroup's first thread, and a
+warpgroup's barrier is `cuda.named_barrier(%index) {id = 1, ...}`: `bar.sync %r, 128`
+with `1 + index` in the register). The
 reference executor runs the regions concurrently (runtime/reference/roles_impls.py).
 """
 

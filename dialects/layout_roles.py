@@ -33,6 +33,16 @@ allowed inside, nor a nested `warp_specialize`; nor, found by the passes, a bloc
 through shared memory and a block barrier (a layout conversion or a reduction across
 warps). The launch's `%tid` stays the thread's index in the block.
 
+`layout.warp_specialize warpgroups(3, 1) apart(0)`: region 0 is *run apart* by its
+3 warpgroups: each runs the region as a region of its own (of 128 threads: its
+distributed tensors its own, its TMA copies issued once for it, its TMA stores meeting
+its own threads at named barrier `barrier_id(0) + index`), and `layout.warpgroup_index`
+(only inside such a region) gives each its index, 0 to 2. So warpgroups that run the
+same code on different data (the 192-row GEMM tile's three consumers of 64 rows: a
+12-warp accumulator is no linear layout) are one copy of the code instead of one region
+each. The regions' own named barriers number `own_barriers()`: one a region, one a
+warpgroup of a region run apart.
+
 `layout.setmaxnreg inc|dec N` (PTX `setmaxnreg.{inc,dec}.sync.aligned.u32`) sets the
 registers per thread of the warpgroups running it to N (a multiple of 8 in [24, 256]):
 `dec` gives registers back to the pool, `inc` takes them from it (blocking until they
