@@ -431,7 +431,7 @@ x 7000 689 / 686 against 641 / 658, 3000 x 3072 x 1024 353 / 559 against 313 / 4
 pingpong's 455 / 615). It comes last, so the tiles before it keep their ties; at 0.99 it
 takes 172 of 1152 shapes of a sweep of M 256-16384, N and K 1000-28672.
 
-192 x 160 in three consumer warpgroups of 64 rows, each a region of its own (cuBLAS's tile at
+192 x 160 in three consumer warpgroups of 64 rows, one region run apart (cuBLAS's tile at
 4000^3; one m64n160k16 a consumer and K step), at 0.95: H200 (benchmarks/NOTES.md, tile41), in
 turns against the rule's 128 x 256 and cuBLAS at 4000^3, per call / queued of cuBLAS: 1.030 /
 1.011 against 0.988 / 0.994, and 1.016 / 1.012 against 0.975 / 0.995 in a second call (Nsight
