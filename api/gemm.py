@@ -184,6 +184,13 @@ class GemmConfig:
     wgmma for each of its two m64 row blocks (cuBLAS's 256 x 160 and 256 x 128 in two consumer
     warpgroups). `CONFIGS`' 256 x 160 tile (measured there); 20% fewer L2 bytes than the 128 x
     192 tile in pairs at 3000 x 5000 x 7000 (benchmarks/NOTES.md, wg38)."""
+    consumers_apart: bool = False
+    """The consumer warpgroups one region run apart (`gemm_hopper_ws(consumers_apart=True)`,
+    named `:ap`; the 192-row tile's always are): each its rows of the tile, its rows of the C
+    buffer and its TMA stores meeting its own 128 threads, not the consumers' together (the
+    256 x 160 tile's epilogue meets both warpgroups at each of its 5 chunks: Nsight's barrier
+    stall 11.3 against cuBLAS's 6.4 at 3000 x 5000 x 7000, benchmarks/NOTES.md gemm40). An
+    option until measured."""
     half_stores: bool = False
     """With `consumer_rows` 128 on 256 rows: each column chunk's C stored as its two row halves
     through two C buffers of 128 rows (`gemm_hopper_ws(half_stores=True)`, named `:hs`), one
@@ -339,6 +346,8 @@ class GemmConfig:
             kw["consumer_rows"] = self.consumer_rows
         if self.half_stores:
             kw["half_stores"] = True
+        if self.consumers_apart:
+            kw["consumers_apart"] = True
         return kw
 
     def _persistent(self, sms: int) -> int:

@@ -576,7 +576,7 @@ def gemm_hopper_ws(
     one_c_buffer: bool = False, stagger: int = 0, consumer_rows: int = 64, half_stores: bool = False,
     scale_prefetch: bool = False, scale_a_mn_major: bool = False, l2_promotion: int | None = None,
     small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False, tile_parts: bool = False,
-    clip_small: bool = False, b_first: bool = False, arrive_last: bool = False,
+    clip_small: bool = False, b_first: bool = False, arrive_last: bool = False, consumers_apart: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -1036,6 +1036,11 @@ def gemm_hopper_ws(
         raise ValueError(f"gemm_hopper_ws: consumer_rows is 64 or 128 dividing bm, and 128 only with persistent "
                          f"tiles and the TMA epilogue, without pingpong, stagger, swap_ab, block_scales, split_k, "
                          f"stream_k, overlap_epilogue, a_registers or cp_async (got {consumer_rows}, bm {bm})")
+    if consumers_apart and (pingpong or stagger or half_stores or split_k > 1 or stream_k or block_scales
+                            or overlap_epilogue or cluster_split or not persistent or not tma_epilogue):
+        raise ValueError("gemm_hopper_ws: consumers_apart needs persistent tiles and the TMA epilogue, without "
+                         "pingpong, stagger, half_stores, split_k, stream_k, block_scales, overlap_epilogue or "
+                         "cluster_split")
     if half_stores and (consumer_rows != 128 or bm != 256):
         raise ValueError(f"gemm_hopper_ws: half_stores needs consumer_rows 128 on 256 rows (got {consumer_rows}, "
                          f"bm {bm})")
@@ -1148,7 +1153,7 @@ def gemm_hopper_ws(
     # consumer warpgroups of a count that is not a power of two (192 rows: three of 64), each
     # running as a region of its own with its rows' accumulator: one `#layout.nvidia_mma` over
     # all their warps would have 12
-    apart = bool(stagger) or (not pingpong and wgs & (wgs - 1) != 0)
+    apart = bool(stagger) or consumers_apart or (not pingpong and wgs & (wgs - 1) != 0)
     # without the stagger's lag the consumers differ only in their rows and C buffer: one
     # region run apart by its warpgroups (`warp_specialize(apart=)`), one copy of the code
     shared = apart and not stagger
