@@ -107,3 +107,31 @@ def test_the_192_row_kernels_compile_without_spills(shape, name, epilogue):
     (usage,) = resource_usage(result).values()
     assert usage.spill_stores == 0 and usage.spill_loads == 0
     assert not re.search(r"ptxas.*warning|C7\d\d\d", result.log)
+
+
+W128 = gemm.GemmConfig("256x160x64:4:c32:ow:w128:sp", 256, 160, 64, 4, efficiency=0.0, chunk=32, one_wgmma=True,
+                       consumer_rows=128, skip_padding=True)
+
+
+@pytest.mark.parametrize("cluster", [(1, 1), (1, 2)])
+def test_128_row_consumers_apart(cluster):
+    """`consumers_apart` (`:ap`, an option) on the 256 x 160 tile of two 128-row consumer
+    warpgroups: one region run apart (each warpgroup its 128 rows, two m64 row blocks of a
+    4-warp accumulator, its 128 rows of the C buffer, its store meetings at barrier 1 +
+    index), alone and in pairs sharing A with box parts (the rule's at 3000 x 5000 x 7000):
+    392 x 344 x 136 with bias + SiLU + residual (the second block row's second consumer
+    wholly past M), lowered."""
+    m, n, k = 392, 344, 136
+    kw = {**_kwargs(W128, cluster), "consumers_apart": True}
+    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **kw)
+    assert "layout.warp_specialize warpgroups(2, 1) apart(0)" in str(module)
+    cuda = _lowered(module)
+    assert set(re.findall(r"bar\.sync (\S+), 128;", cuda)) == {"%0"} and "bar.sync 1, 256" not in cuda
+    ops = _operands(m, n, k, EPILOGUE, seed=n + cluster[1])
+    _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
+
+
+def test_consumers_apart_refuses_the_pingpong():
+    with pytest.raises(ValueError, match="consumers_apart needs persistent tiles"):
+        gemm_hopper_ws(256, 256, 128, bm=128, bn=128, bk=64, stages=2, persistent=2, pingpong=True,
+                       consumers_apart=True)
