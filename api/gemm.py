@@ -177,7 +177,11 @@ class GemmConfig:
     sectors (`misaligned_rows` empty, N a multiple of 16): not a kernel parameter but a fact of where the tile was measured
     to win (`CONFIGS`' 192 x 160: 1.02 of cuBLAS at 4000^3 and 1.00 at 3000 x 14336 x 4096,
     against 0.93 and 0.87 where B's rows start mid-sector, 4000 / 1000 x 7000 x 4096, and
-    0.64 at 3000 x 5000 x 7000, where 128 x 256 and 256 x 160 took 1.06 / 0.94 / 0.96)."""
+    0.64 at 3000 x 5000 x 7000, where 128 x 256 and 256 x 160 took 1.06 / 0.94 / 0.96). The 0.64 is the
+    L2: at Nsight's base clock the same kernel takes 661 thousand cycles at 3000 x 5000 x 7000 against
+    456 at 3008 x 5008 x 7008 (the same tiles), 40% more L2 sectors (a 64-byte box row starting
+    mid-sector reads 3, a 128-byte one 5), the L2 at 85% of its peak, the tensor pipe at 62%
+    (benchmarks/NOTES.md, tile43)."""
     consumer_rows: int = 64
     """The rows of the tile each consumer warpgroup owns (`gemm_hopper_ws(consumer_rows=)`, named
     `:w128`): 64, `bm / 64` consumer warpgroups; 128, `bm / 128` of them, each issuing a K step's
