@@ -194,7 +194,10 @@ class GemmConfig:
     buffer and its TMA stores meeting its own 128 threads, not the consumers' together (the
     256 x 160 tile's epilogue meets both warpgroups at each of its 5 chunks: Nsight's barrier
     stall 11.3 against cuBLAS's 6.4 at 3000 x 5000 x 7000, benchmarks/NOTES.md gemm40). An
-    option until measured."""
+    option, off: on the H200 at 3000 x 5000 x 7000 in pairs it moved nothing (466.4 against 467.4
+    thousand cycles at the base clock, the barrier stall 11.05 against 11.27; in turns 0.975 / 0.955
+    of cuBLAS against 0.978 / 0.947; benchmarks/NOTES.md, tile43): the stall is each warpgroup's
+    wait for the one C buffer's previous TMA store, not the other warpgroup."""
     half_stores: bool = False
     """With `consumer_rows` 128 on 256 rows: each column chunk's C stored as its two row halves
     through two C buffers of 128 rows (`gemm_hopper_ws(half_stores=True)`, named `:hs`), one
