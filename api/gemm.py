@@ -177,13 +177,27 @@ class GemmConfig:
     sectors (`misaligned_rows` empty, N a multiple of 16): not a kernel parameter but a fact of where the tile was measured
     to win (`CONFIGS`' 192 x 160: 1.02 of cuBLAS at 4000^3 and 1.00 at 3000 x 14336 x 4096,
     against 0.93 and 0.87 where B's rows start mid-sector, 4000 / 1000 x 7000 x 4096, and
-    0.64 at 3000 x 5000 x 7000, where 128 x 256 and 256 x 160 took 1.06 / 0.94 / 0.96)."""
+    0.64 at 3000 x 5000 x 7000, where 128 x 256 and 256 x 160 took 1.06 / 0.94 / 0.96). The 0.64 is the
+    L2: at Nsight's base clock the same kernel takes 661 thousand cycles at 3000 x 5000 x 7000 against
+    456 at 3008 x 5008 x 7008 (the same tiles), 40% more L2 sectors (a 64-byte box row starting
+    mid-sector reads 3, a 128-byte one 5), the L2 at 85% of its peak, the tensor pipe at 62%
+    (benchmarks/NOTES.md, tile43)."""
     consumer_rows: int = 64
     """The rows of the tile each consumer warpgroup owns (`gemm_hopper_ws(consumer_rows=)`, named
     `:w128`): 64, `bm / 64` consumer warpgroups; 128, `bm / 128` of them, each issuing a K step's
     wgmma for each of its two m64 row blocks (cuBLAS's 256 x 160 and 256 x 128 in two consumer
     warpgroups). `CONFIGS`' 256 x 160 tile (measured there); 20% fewer L2 bytes than the 128 x
     192 tile in pairs at 3000 x 5000 x 7000 (benchmarks/NOTES.md, wg38)."""
+    consumers_apart: bool = False
+    """The consumer warpgroups one region run apart (`gemm_hopper_ws(consumers_apart=True)`,
+    named `:ap`; the 192-row tile's always are): each its rows of the tile, its rows of the C
+    buffer and its TMA stores meeting its own 128 threads, not the consumers' together (the
+    256 x 160 tile's epilogue meets both warpgroups at each of its 5 chunks: Nsight's barrier
+    stall 11.3 against cuBLAS's 6.4 at 3000 x 5000 x 7000, benchmarks/NOTES.md gemm40). An
+    option, off: on the H200 at 3000 x 5000 x 7000 in pairs it moved nothing (466.4 against 467.4
+    thousand cycles at the base clock, the barrier stall 11.05 against 11.27; in turns 0.975 / 0.955
+    of cuBLAS against 0.978 / 0.947; benchmarks/NOTES.md, tile43): the stall is each warpgroup's
+    wait for the one C buffer's previous TMA store, not the other warpgroup."""
     half_stores: bool = False
     """With `consumer_rows` 128 on 256 rows: each column chunk's C stored as its two row halves
     through two C buffers of 128 rows (`gemm_hopper_ws(half_stores=True)`, named `:hs`), one
@@ -339,6 +353,8 @@ class GemmConfig:
             kw["consumer_rows"] = self.consumer_rows
         if self.half_stores:
             kw["half_stores"] = True
+        if self.consumers_apart:
+            kw["consumers_apart"] = True
         return kw
 
     def _persistent(self, sms: int) -> int:
@@ -431,7 +447,7 @@ x 7000 689 / 686 against 641 / 658, 3000 x 3072 x 1024 353 / 559 against 313 / 4
 pingpong's 455 / 615). It comes last, so the tiles before it keep their ties; at 0.99 it
 takes 172 of 1152 shapes of a sweep of M 256-16384, N and K 1000-28672.
 
-192 x 160 in three consumer warpgroups of 64 rows, each a region of its own (cuBLAS's tile at
+192 x 160 in three consumer warpgroups of 64 rows, one region run apart (cuBLAS's tile at
 4000^3; one m64n160k16 a consumer and K step), at 0.95: H200 (benchmarks/NOTES.md, tile41), in
 turns against the rule's 128 x 256 and cuBLAS at 4000^3, per call / queued of cuBLAS: 1.030 /
 1.011 against 0.988 / 0.994, and 1.016 / 1.012 against 0.975 / 0.995 in a second call (Nsight

@@ -576,7 +576,7 @@ def gemm_hopper_ws(
     one_c_buffer: bool = False, stagger: int = 0, consumer_rows: int = 64, half_stores: bool = False,
     scale_prefetch: bool = False, scale_a_mn_major: bool = False, l2_promotion: int | None = None,
     small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False, tile_parts: bool = False,
-    clip_small: bool = False, b_first: bool = False, arrive_last: bool = False,
+    clip_small: bool = False, b_first: bool = False, arrive_last: bool = False, consumers_apart: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -754,16 +754,20 @@ def gemm_hopper_ws(
     at once with the tensor cores idle. Each stage's "empty" barrier counts both.
 
     `bm` = 192 (consumer warpgroups of 64 rows whose count, 3, is not a power of two; not
-    with pingpong): as the staggered tile's regions without the lag, each consumer
-    warpgroup a region of its own (`warp_specialize warpgroups(1, 1, 1, 1)`) computing its
-    64 rows of the tile (its A rows a `layout.tile` of the stage's 192-row A buffer) into
-    its own 64-row accumulator and storing them through its own C buffer of 64 x bc: one
+    with pingpong): one consumer region run apart by its three warpgroups
+    (`warp_specialize warpgroups(3, 1) apart(0)`: one copy of the code; each warpgroup
+    runs it as a region of its own), each computing its 64 rows of the tile (its A rows a
+    `layout.tile` of the stage's 192-row A buffer at `layout.warpgroup_index`) into its own
+    64-row accumulator and storing them through its 64 rows of one C buffer of 192 x bc,
+    its TMA stores meeting its own 128 threads (named barrier 1 + its index): one
     `#layout.nvidia_mma` over the three warpgroups' 12 warps is no linear layout
-    (`warpsPerCTA` and the tile's rows powers of two). cuBLAS's 4000^3 tile, 192 x 160
-    (`192x160x64:4:c32:ow`: one m64n160k16 a consumer and step, 4 stages and three C
-    buffers of 64 x 32 in 189 KiB; 512 threads, `setmaxnreg` 152 for the consumers' 80
-    accumulator registers and 40 for the producer). Each stage's "empty" barrier counts
-    the three.
+    (`warpsPerCTA` and the tile's rows powers of two). With three regions of one
+    warpgroup each (before), the kernel was three copies of the consumer's code: 345
+    thousand characters of CUDA at 4000^3 against 127, NVRTC 1.07 s against 0.41 here.
+    cuBLAS's 4000^3 tile, 192 x 160 (`192x160x64:4:c32:ow`: one m64n160k16 a consumer
+    and step, 4 stages and the C buffer of 192 x 32 in 189 KiB; 512 threads,
+    `setmaxnreg` 152 for the consumers' 80 accumulator registers and 40 for the
+    producer). Each stage's "empty" barrier counts the three.
 
     `one_wgmma` (column chunks, `bn` <= 256; not with pingpong, block scales or
     `overlap_epilogue`): a stage's B is one shared buffer of `bk x bn` (the chunks' B
@@ -1032,6 +1036,11 @@ def gemm_hopper_ws(
         raise ValueError(f"gemm_hopper_ws: consumer_rows is 64 or 128 dividing bm, and 128 only with persistent "
                          f"tiles and the TMA epilogue, without pingpong, stagger, swap_ab, block_scales, split_k, "
                          f"stream_k, overlap_epilogue, a_registers or cp_async (got {consumer_rows}, bm {bm})")
+    if consumers_apart and (pingpong or stagger or half_stores or split_k > 1 or stream_k or block_scales
+                            or overlap_epilogue or cluster_split or not persistent or not tma_epilogue):
+        raise ValueError("gemm_hopper_ws: consumers_apart needs persistent tiles and the TMA epilogue, without "
+                         "pingpong, stagger, half_stores, split_k, stream_k, block_scales, overlap_epilogue or "
+                         "cluster_split")
     if half_stores and (consumer_rows != 128 or bm != 256):
         raise ValueError(f"gemm_hopper_ws: half_stores needs consumer_rows 128 on 256 rows (got {consumer_rows}, "
                          f"bm {bm})")
@@ -1142,9 +1151,12 @@ def gemm_hopper_ws(
         raise ValueError(f"gemm_hopper_ws: handover is 'drain', 'issue' or 'loop', got {handover!r}")
     wgs = 2 if pingpong or stagger else bm // consumer_rows
     # consumer warpgroups of a count that is not a power of two (192 rows: three of 64), each
-    # in a region of its own with its rows' accumulator: one `#layout.nvidia_mma` over all their
-    # warps would have 12 (`_regions_apart`)
-    apart = bool(stagger) or (not pingpong and wgs & (wgs - 1) != 0)
+    # running as a region of its own with its rows' accumulator: one `#layout.nvidia_mma` over
+    # all their warps would have 12
+    apart = bool(stagger) or consumers_apart or (not pingpong and wgs & (wgs - 1) != 0)
+    # without the stagger's lag the consumers differ only in their rows and C buffer: one
+    # region run apart by its warpgroups (`warp_specialize(apart=)`), one copy of the code
+    shared = apart and not stagger
     at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
     if producer_regs is None:  # issuing cp.async of both operands holds more addresses
         producer_regs = PRODUCER_REGS_CP_ASYNC if len(set(cp_async)) == 2 else PRODUCER_REGS
@@ -1220,9 +1232,10 @@ def gemm_hopper_ws(
         for s in range(small_stages):
             fulla[s] = p.mbarrier_init(1).named(f"fulla{s}")
             emptya[s] = p.mbarrier_init(wgs).named(f"emptya{s}")
-        names = ["sc0", "sc1"] if pingpong and not one_c_buffer else [f"sc{c}" for c in range(wgs)] if apart else ["sc"]
-        scs = [p.alloc(g.SC, epilogue.out_dtype).named(x) for x in names] if tma_epilogue and not half_stores else [
-            None] * len(names)
+        names = (["sc0", "sc1"] if pingpong and not one_c_buffer else ["sc"] if shared
+                 else [f"sc{c}" for c in range(wgs)] if apart else ["sc"])
+        scs = [p.alloc(g.smem(bm, bc, ebytes=2) if shared else g.SC, epilogue.out_dtype).named(x) for x in names] if (
+            tma_epilogue and not half_stores) else [None] * len(names)
         if one_c_buffer:  # both consumers' C buffer is the one
             scs = scs * 2
         if half_stores:  # two C buffers of a chunk's row halves, the bytes of one chunk's
@@ -1466,15 +1479,18 @@ def gemm_hopper_ws(
                         release(s)
                     promote(accs[c:c + 1], [part], [held[0], held[1 + c]])
 
-        def part_of(half: int):
-            """The consumer's row block of the tile, in its rows (`apart`): an index."""
+        def part_of(half):
+            """The consumer's row block of the tile, in its rows (`apart`): an index (`half`
+            itself where it is one: the warpgroup's index in a region run apart)."""
+            if not isinstance(half, int):
+                return half
             return g.c0 if half == 0 else g.c1 if half == 1 else g.c2 if half == 2 else p.constant(half).named("wgi")
 
         def consumer(sc, turn: int | None = None, half: int | None = None) -> None:
             bxr = g.bx  # the tile's row in units of the consumer's rows
             if half is not None:
                 bxr = (g.bx * (g.c2 if wgs == 2 else p.constant(wgs).named("wgs")) + part_of(half)).named("bxh")
-                if half == 0 and stagger:  # consumer 1 ahead: its first trip of the ring before this one's first step
+                if stagger and half == 0:  # consumer 1 ahead: its first trip of the ring before this one's first step
                     with p.if_(g.j.eq(g.c0).named("firsttile")):
                         p.mbarrier_wait(lag, g.c0)
             if turn is not None:
@@ -1580,7 +1596,7 @@ def gemm_hopper_ws(
                 else:
                     # the previous trip's last stage is handed back here (`first_round` hands its own)
                     lead = None
-                    if half == 1 and stagger:  # the block's first trip: its L-th step lets consumer 0 start
+                    if stagger and half == 1:  # the block's first trip: its L-th step lets consumer 0 start
                         lead = (g.j.eq(g.c0).named("firsttile") & i.eq(kfrom).named("firsttrip")).named("lead")
                     plain_trip(phase, i.ne(kfrom).named("later"), lead, inside(i) if pad else None)
                 if turn is not None and handover == "issue":
@@ -2015,9 +2031,12 @@ def gemm_hopper_ws(
                 p.griddep_launch_dependents()
             if not pdl_weight:
                 p.griddep_wait()
-        roles = p.warp_specialize([1, 1, 1] if pingpong else [1] * (wgs + 1) if apart else [wgs, 1])
+        roles = p.warp_specialize([1, 1, 1] if pingpong else [wgs, 1] if shared else [1] * (wgs + 1) if apart
+                                  else [wgs, 1], apart=[0] if shared else [])
         for c, role in enumerate(roles[:-1]):
             with role:
+                # a region run apart: the warpgroup's rows of the tile and of the C buffer
+                wgi = p.warpgroup_index().named("wgi") if shared else None
                 p.setmaxnreg("inc", consumer_regs)
                 if pdl_weight:  # (the producer waits in its first trip, after the weight's loads)
                     p.griddep_wait()
@@ -2029,12 +2048,13 @@ def gemm_hopper_ws(
                     g.sb0 = p.constant(0.0, "f32").named("sbv0")
                 if overlap_epilogue:
                     held[:] = [Value(p, g.zero.ssa)]
-                tiles(lambda c=c: consumer(scs[c], c if pingpong else None, c if apart else None),
+                mine = scs[c] if not shared or scs[c] is None else p.tile(scs[c], [wgi, g.c0], [rows, bc]).named("scw")
+                tiles(lambda c=c: consumer(mine, c if pingpong else None, wgi if shared else c if apart else None),
                       c if pingpong else None, held)
                 if overlap_epilogue:  # the block's last tile's last chunk (every block has a tile)
                     tlast = (g.pid + (p.divui((g.ntiles - g.c1).named("tmax") - g.pid, g.nprog).named("jlast")
                                       * g.nprog).named("jstep")).named("tlast")
-                    store_chunk(scs[c], held[0], *last_chunk(tlast), None)
+                    store_chunk(mine, held[0], *last_chunk(tlast), None)
                 if tma_epilogue:  # the last TMA store has read the C buffer before the block exits
                     p.tma_store_wait(0)
         with roles[-1]:

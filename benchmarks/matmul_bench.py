@@ -520,7 +520,8 @@ def parse_config(name: str):
     `GemmConfig.skip_padding`), `ar` (A through registers for every chunk's wgmma:
     `GemmConfig.a_registers`), `ow` (the chunks' wgmma of a step as one: `GemmConfig.one_wgmma`), `w128` (each
     consumer warpgroup 128 rows of the tile: `GemmConfig.consumer_rows`), `hs` (with it, C's chunks
-    stored as row halves through two buffers: `GemmConfig.half_stores`), `g<G>` (grouped
+    stored as row halves through two buffers: `GemmConfig.half_stores`), `ap` (the consumer warpgroups one
+    region run apart: `GemmConfig.consumers_apart`), `g<G>` (grouped
     order of G block rows, `GemmConfig.group`) (those four, `sk`, `sp` and `ar` also after a name of
     `CONFIGS`: `128x256x64:4:c128:ov:cpb`, `128x256x64:4:c128:cl2:g16`, `128x256x64:4:c128:sk`),
     `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
@@ -549,7 +550,7 @@ def parse_config(name: str):
         groups = [int(f[1:]) for f in flags if re.fullmatch(r"g\d+", f)]
         clusters = [_cluster(f) for f in flags if _cluster(f)]
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "tp", "sk", "sp", "ar",
-                                                       "ow", "pdl", "pdlw", "pdll", "w128", "hs", "pf", "bf", "al"}
+                                                       "ow", "pdl", "pdlw", "pdll", "w128", "hs", "pf", "bf", "al", "ap"}
                                                  or re.fullmatch(r"g\d+|pr\d+", f) or _cluster(f) for f in flags):
             # the flags add to the named configuration's own (256x160x64:4:c32:ow:w128:sp:cl1x2:bp
             # keeps its one_wgmma and skip_padding); `nov` takes the overlap away
@@ -568,6 +569,7 @@ def parse_config(name: str):
                                        pdl_late=c.pdl_late or "pdll" in flags,
                                        consumer_rows=128 if "w128" in flags else c.consumer_rows,
                                        half_stores=c.half_stores or "hs" in flags,
+                                       consumers_apart=c.consumers_apart or "ap" in flags,
                                        scale_prefetch=c.scale_prefetch or "pf" in flags,
                                        b_first=c.b_first or "bf" in flags,
                                        arrive_last=c.arrive_last or "al" in flags,
@@ -623,6 +625,8 @@ def parse_config(name: str):
             kw["consumer_rows"] = 128
         elif f == "hs":
             kw["half_stores"] = True
+        elif f == "ap":
+            kw["consumers_apart"] = True
         elif f in ("pdl", "pdlw"):
             kw["pdl"], kw["pdl_weight"] = True, f == "pdlw" or kw.get("pdl_weight", False)
         elif f == "pdll":
@@ -657,7 +661,7 @@ def parse_config(name: str):
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, "
                              "st<L>, ov, nov, cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, bf, al, "
+                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, ap, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, bf, al, "
                              "part1, fma, pf or pr<B>")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,

@@ -220,11 +220,14 @@ class GpuBuilding:
         """
         self.insert(lt.TmaStoreWaitOp(pending))  # type: ignore[attr-defined]
 
-    def warp_specialize(self, warpgroups: Sequence[int]) -> list[Any]:
+    def warp_specialize(self, warpgroups: Sequence[int], apart: Sequence[int] = ()) -> list[Any]:
         """`layout.warp_specialize`: regions running concurrently on consecutive
         warpgroups of the block (`warpgroups[i]` of them for region i; together the
         whole 1-D block); returns one context manager per region, inside which what is
-        built runs on that region's threads (Gluon's `warp_specialize`).
+        built runs on that region's threads (Gluon's `warp_specialize`). The regions in
+        `apart` run once per warpgroup, each warpgroup's as a region of its own
+        (`warpgroup_index()` its index): one copy of the code for warpgroups that differ
+        only in what they index.
 
             producer, consumer = p.warp_specialize([1, 2])
             with producer:
@@ -232,9 +235,14 @@ class GpuBuilding:
             with consumer:
                 p.setmaxnreg("inc", 232)
         """
-        op = lr.WarpSpecializeOp(list(warpgroups))
+        op = lr.WarpSpecializeOp(list(warpgroups), apart=list(apart))
         self.insert(op)  # type: ignore[attr-defined]
         return [self._role(r.block) for r in op.roles]
+
+    def warpgroup_index(self) -> Any:
+        """`layout.warpgroup_index`: in a region run apart (`warp_specialize(...,
+        apart=[i])`), the running warpgroup's index among the region's (an index)."""
+        return self.insert(lr.WarpgroupIndexOp()).results[0]  # type: ignore[attr-defined]
 
     @contextmanager
     def _role(self, block) -> Iterator[None]:

@@ -18,17 +18,21 @@ uses barrier i + 1. With `arrive` (`bar.arrive 4, 256;`) the threads arrive with
 waiting; barriers above the region count order regions against each other
 (`layout.named_barrier`'s lowering, roles.py). Inside the
 regions the ops are per thread, as everywhere in the `cuda` dialect (`lower-to-gpu`
-rebases the thread id of distributed code to the region's first thread). The
+rebases the thread id of distributed code to the region's first thread; in a region
+run apart, `warpgroups(3, 1) apart(0)`, to its warpgroup's first thread, and a
+warpgroup's barrier is `cuda.named_barrier(%index) {id = 1, ...}`: `bar.sync %r, 128`
+with `1 + index` in the register). The
 reference executor runs the regions concurrently (runtime/reference/roles_impls.py).
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, UnitAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, StringAttr, UnitAttr, i64
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
     irdl_op_definition,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     traits_def,
@@ -51,22 +55,25 @@ class WarpSpecializeOp(IRDLOperation):
     name = "cuda.warp_specialize"
     traits = traits_def(NoTerminator(), Synchronizes())
     warpgroups = prop_def(DenseArrayBase)
+    apart_regions = opt_prop_def(DenseArrayBase, prop_name="apart")
     roles = var_region_def("single_block")
 
     counts = layout_roles.WarpSpecializeOp.counts
+    apart = layout_roles.WarpSpecializeOp.apart
     first_thread = layout_roles.WarpSpecializeOp.first_thread
     print = layout_roles.WarpSpecializeOp.print
 
-    def __init__(self, warpgroups, regions):
-        super().__init__(
-            properties={"warpgroups": DenseArrayBase.from_list(i64, list(warpgroups))}, regions=[list(regions)]
-        )
+    def __init__(self, warpgroups, regions, apart=()):
+        props = {"warpgroups": DenseArrayBase.from_list(i64, list(warpgroups))}
+        if apart:
+            props["apart"] = DenseArrayBase.from_list(i64, list(apart))
+        super().__init__(properties=props, regions=[list(regions)])
 
     @classmethod
     def parse(cls, parser: Parser) -> WarpSpecializeOp:
         ws = layout_roles.WarpSpecializeOp.parse(parser)
         regions = [r.clone() for r in ws.roles]
-        return cls(ws.counts, regions)
+        return cls(ws.counts, regions, ws.apart)
 
     def verify_(self) -> None:
         c = self.counts
@@ -107,21 +114,24 @@ class NamedBarrierOp(IRDLOperation):
     """`bar.sync id, threads;`: the `threads` threads (whole warps) that reach barrier
     `id` meet; their shared-memory accesses before it are ordered before those after.
     With `arrive`, `bar.arrive id, threads;`: the threads count towards the phase and
-    go on without waiting."""
+    go on without waiting. With an `offset` (an index, the same for the threads of a
+    warp), the barrier is `id + offset` (`bar.sync %r, threads;`): a warp_specialize
+    region run apart, each warpgroup its own barrier (`layout.warpgroup_index`)."""
 
     name = "cuda.named_barrier"
     traits = traits_def(Synchronizes())
+    offset = opt_operand_def(IndexType)
     barrier_id = prop_def(IntegerAttr, prop_name="id")
     threads = prop_def(IntegerAttr)
     arrive_only = opt_prop_def(UnitAttr, prop_name="arrive")
-    assembly_format = "attr-dict"
+    assembly_format = "(`(` $offset^ `)`)? attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, barrier_id: int, threads: int, arrive: bool = False):
+    def __init__(self, barrier_id: int, threads: int, arrive: bool = False, offset=None):
         props = {"id": IntegerAttr(barrier_id, i64), "threads": IntegerAttr(threads, i64)}
         if arrive:
             props["arrive"] = UnitAttr()
-        super().__init__(properties=props)
+        super().__init__(properties=props, operands=[[offset] if offset is not None else []])
 
     @property
     def arrive(self) -> bool:

@@ -33,6 +33,16 @@ allowed inside, nor a nested `warp_specialize`; nor, found by the passes, a bloc
 through shared memory and a block barrier (a layout conversion or a reduction across
 warps). The launch's `%tid` stays the thread's index in the block.
 
+`layout.warp_specialize warpgroups(3, 1) apart(0)`: region 0 is *run apart* by its
+3 warpgroups: each runs the region as a region of its own (of 128 threads: its
+distributed tensors its own, its TMA copies issued once for it, its TMA stores meeting
+its own threads at named barrier `barrier_id(0) + index`), and `layout.warpgroup_index`
+(only inside such a region) gives each its index, 0 to 2. So warpgroups that run the
+same code on different data (the 192-row GEMM tile's three consumers of 64 rows: a
+12-warp accumulator is no linear layout) are one copy of the code instead of one region
+each. The regions' own named barriers number `own_barriers()`: one a region, one a
+warpgroup of a region run apart.
+
 `layout.setmaxnreg inc|dec N` (PTX `setmaxnreg.{inc,dec}.sync.aligned.u32`) sets the
 registers per thread of the warpgroups running it to N (a multiple of 8 in [24, 256]):
 `dec` gives registers back to the pool, `inc` takes them from it (blocking until they
@@ -47,13 +57,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, StringAttr, i64
 from xdsl.ir import Block, Operation, Region
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
     irdl_op_definition,
+    opt_prop_def,
     prop_def,
+    result_def,
     traits_def,
     var_region_def,
 )
@@ -65,7 +77,8 @@ from xdsl.utils.exceptions import VerifyException
 from .effects import Synchronizes
 from .verifier import check as _check
 
-__all__ = ["ROLE_OPS", "WARPGROUP", "NamedBarrierOp", "SetMaxNRegOp", "WarpSpecializeOp", "region_threads", "role_of"]
+__all__ = ["ROLE_OPS", "WARPGROUP", "NamedBarrierOp", "SetMaxNRegOp", "WarpSpecializeOp", "WarpgroupIndexOp",
+           "region_threads", "role_of"]
 
 WARPGROUP = 128
 """Threads of a warpgroup."""
@@ -130,39 +143,67 @@ def region_threads(op: Operation, block_threads: int) -> int:
     if r is None:
         return block_threads
     ws, i = r
-    return WARPGROUP * ws.counts[i]
+    return ws.role_threads(i)
 
 
 @irdl_op_definition
 class WarpSpecializeOp(IRDLOperation):
     """Regions running concurrently on consecutive warpgroups of the block (module
-    docstring)."""
+    docstring); `apart` lists the regions each of whose warpgroups runs the region as a
+    region of its own (`layout.warpgroup_index` its index among them)."""
 
     name = "layout.warp_specialize"
     traits = traits_def(NoTerminator(), Synchronizes())
     warpgroups = prop_def(DenseArrayBase)
+    apart_regions = opt_prop_def(DenseArrayBase, prop_name="apart")
     roles = var_region_def("single_block")
 
-    def __init__(self, warpgroups: Sequence[int], regions: Sequence[Region] | None = None):
+    def __init__(self, warpgroups: Sequence[int], regions: Sequence[Region] | None = None,
+                 apart: Sequence[int] = ()):
         if regions is None:
             regions = [Region(Block()) for _ in warpgroups]
-        super().__init__(
-            properties={"warpgroups": DenseArrayBase.from_list(i64, list(warpgroups))}, regions=[list(regions)]
-        )
+        props = {"warpgroups": DenseArrayBase.from_list(i64, list(warpgroups))}
+        if apart:
+            props["apart"] = DenseArrayBase.from_list(i64, list(apart))
+        super().__init__(properties=props, regions=[list(regions)])
 
     @property
     def counts(self) -> tuple[int, ...]:
         return tuple(int(x) for x in self.warpgroups.get_values())
 
+    @property
+    def apart(self) -> tuple[int, ...]:
+        """The regions run apart by each of their warpgroups (the class docstring)."""
+        return () if self.apart_regions is None else tuple(int(x) for x in self.apart_regions.get_values())
+
     def first_thread(self, i: int) -> int:
         """The block thread id of region i's thread 0."""
         return WARPGROUP * sum(self.counts[:i])
+
+    def role_threads(self, i: int) -> int:
+        """The threads that run region i as one: its warpgroups', or one warpgroup's
+        where the region is run apart."""
+        return WARPGROUP if i in self.apart else WARPGROUP * self.counts[i]
+
+    def barrier_id(self, i: int) -> int:
+        """The named barrier of region i's threads (`bar.sync` id; a region run apart: of
+        its first warpgroup, the others' the next ones): 1 + the ids of the regions before."""
+        return 1 + sum(self.counts[j] if j in self.apart else 1 for j in range(i))
+
+    def own_barriers(self) -> int:
+        """The named barriers the regions' threads take (ids 1 .. this)."""
+        return self.barrier_id(len(self.counts)) - 1
 
     def verify_(self) -> None:
         counts = self.counts
         _check(len(counts) == len(self.roles), f"warpgroups has {len(counts)} counts for {len(self.roles)} regions")
         _check(len(counts) >= 2, f"layout.warp_specialize needs at least 2 regions, got {len(counts)}")
         _check(all(c >= 1 for c in counts), f"each region runs on at least one warpgroup, got {list(counts)}")
+        apart = self.apart
+        _check(list(apart) == sorted(set(apart)) and all(0 <= i < len(counts) for i in apart),
+               f"apart lists regions in increasing order, each once (of {len(counts)}), got {list(apart)}")
+        _check(self.own_barriers() < NAMED_BARRIERS,
+               f"the regions' own named barriers ({self.own_barriers()}) exceed the {NAMED_BARRIERS - 1} of a block")
         launch = self.parent_op()
         while launch is not None and launch.name != "layout.launch":  # by name: layout.py imports this module
             launch = launch.parent_op()
@@ -183,6 +224,8 @@ class WarpSpecializeOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" warpgroups({', '.join(map(str, self.counts))}) ")
+        if self.apart:
+            printer.print_string(f"apart({', '.join(map(str, self.apart))}) ")
         for i, r in enumerate(self.roles):
             if i:
                 printer.print_string(", ")
@@ -194,13 +237,38 @@ class WarpSpecializeOp(IRDLOperation):
         counts = parser.parse_comma_separated_list(
             parser.Delimiter.PAREN, lambda: parser.parse_integer(allow_boolean=False)
         )
+        apart = []
+        if parser.parse_optional_keyword("apart") is not None:
+            apart = parser.parse_comma_separated_list(
+                parser.Delimiter.PAREN, lambda: parser.parse_integer(allow_boolean=False)
+            )
         regions = [parser.parse_region()]
         while parser.parse_optional_punctuation(",") is not None:
             regions.append(parser.parse_region())
         for r in regions:
             if not r.blocks:
                 r.add_block(Block())
-        return cls(counts, regions)
+        return cls(counts, regions, apart)
+
+
+@irdl_op_definition
+class WarpgroupIndexOp(IRDLOperation):
+    """`layout.warpgroup_index`: the index of the running warpgroup among its region's,
+    in a region run apart (`layout.warp_specialize ... apart(i)`): each warpgroup runs
+    the region as one of its own, this its only difference (which rows of a tile it
+    computes, which buffer it writes)."""
+
+    name = "layout.warpgroup_index"
+    result = result_def(IndexType)
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__(result_types=[IndexType()])
+
+    def verify_(self) -> None:
+        r = role_of(self)
+        _check(r is not None and r[1] in r[0].apart,
+               "layout.warpgroup_index must be inside a layout.warp_specialize region run apart (apart(...))")
 
 
 @irdl_op_definition
@@ -292,11 +360,11 @@ class NamedBarrierOp(IRDLOperation):
         _check(r is not None, "layout.named_barrier orders warp_specialize regions: it must be inside one")
         assert r is not None
         ws = r[0]
-        regions = len(ws.counts)
+        regions = ws.own_barriers()
         _check(
             regions < i < NAMED_BARRIERS,
             f"named_barrier id must be in [{regions + 1}, {NAMED_BARRIERS}) (0 is __syncthreads's, 1..{regions} "
-            f"the {regions} regions' own), got {i}",
+            f"the regions' own), got {i}",
         )
         block = WARPGROUP * sum(ws.counts)
         _check(
@@ -320,4 +388,4 @@ class NamedBarrierOp(IRDLOperation):
         return op
 
 
-ROLE_OPS = [WarpSpecializeOp, SetMaxNRegOp, NamedBarrierOp]
+ROLE_OPS = [WarpSpecializeOp, SetMaxNRegOp, NamedBarrierOp, WarpgroupIndexOp]

@@ -32,4 +32,8 @@ class RoleEmitter(EmitterBase):
     @emits(cuda_roles.NamedBarrierOp)
     def emit_named_barrier(self, op: cuda_roles.NamedBarrierOp):
         mode = "arrive" if op.arrive else "sync"
+        if op.offset is not None:  # a region run apart: each warpgroup's own barrier
+            self.line(f'asm volatile("bar.{mode} %0, {op.count};" :: "r"((int)({op.index} + {self.expr(op.offset)})) '
+                      ': "memory");')
+            return
         self.line(f'asm volatile("bar.{mode} {op.index}, {op.count};" ::: "memory");')

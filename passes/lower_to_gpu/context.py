@@ -50,6 +50,8 @@ class LoweringContext:
         self.tma_maps = tma_maps
         self.role_threads: int | None = None
         """Threads of the warp_specialize region being lowered (None: the whole block)."""
+        self.warpgroup_index: IndexValue | None = None
+        """In a warp_specialize region run apart: the thread's warpgroup among the region's."""
         self._lowering_of: Callable[[Operation], Callable[[Operation], None] | None] = lambda op: None
         b = self.b
         bid = [b.add(gpu.BlockIdOp(gpu.DimensionAttr(d))).results[0] for d in (gpu.DimensionEnum.X, gpu.DimensionEnum.Y, gpu.DimensionEnum.Z)]
@@ -64,16 +66,22 @@ class LoweringContext:
         self.nthreads: int = launch.num_threads
 
     @contextmanager
-    def region_threads(self, first: int, n: int) -> Iterator[None]:
+    def region_threads(self, first: int, n: int, apart: int = 0) -> Iterator[None]:
         """Lower as in a block of the `n` threads from thread `first` on (a
-        warp_specialize region, roles.py): `tid` rebased, `nthreads` and `role_threads` n."""
-        saved = (self.tid, self.nthreads, self.role_threads)
-        self.tid = saved[0] - first if first else saved[0]
+        warp_specialize region, roles.py): `tid` rebased, `nthreads` and `role_threads` n.
+        `apart` > 0 (a region run apart by its `apart` warpgroups of `n` threads each):
+        `tid` rebased to the thread's warpgroup, `warpgroup_index` that warpgroup's index."""
+        saved = (self.tid, self.nthreads, self.role_threads, self.warpgroup_index)
+        tid = saved[0] - first if first else saved[0]
+        if apart:
+            self.warpgroup_index = self.b.div_(tid, n)
+            tid = self.b.rem_(tid, n)
+        self.tid = tid
         self.nthreads = self.role_threads = n
         try:
             yield
         finally:
-            self.tid, self.nthreads, self.role_threads = saved
+            self.tid, self.nthreads, self.role_threads, self.warpgroup_index = saved
 
     def install(self, lowering_of: Callable[[Operation], Callable[[Operation], None] | None]) -> None:
         """The dispatch: op -> its lowering bound to its family (kernel.py), or None."""

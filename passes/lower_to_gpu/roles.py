@@ -82,8 +82,8 @@ class RolesLowering(OpFamily):
     def op_warp_specialize(self, op: layout_roles.WarpSpecializeOp):
         blocks = [Block() for _ in op.roles]
         for i, (src, dst) in enumerate(zip(op.roles, blocks)):
-            first, n = op.first_thread(i), layout_roles.WARPGROUP * op.counts[i]
-            with self.b.at(dst), self.ctx.region_threads(first, n):
+            first, n = op.first_thread(i), op.role_threads(i)
+            with self.b.at(dst), self.ctx.region_threads(first, n, op.counts[i] if i in op.apart else 0):
                 ops = list(src.block.ops)
                 head = next(
                     (j for j, o in enumerate(ops) if not isinstance(o, layout_roles.SetMaxNRegOp)), len(ops)
@@ -104,7 +104,13 @@ class RolesLowering(OpFamily):
                         _no_block_barrier(o, body, before)
                     if body is not dst:
                         self.b.add(scf.YieldOp())
-        self.b.add(cuda_roles.WarpSpecializeOp(op.counts, [Region(blk) for blk in blocks]))
+        self.b.add(cuda_roles.WarpSpecializeOp(op.counts, [Region(blk) for blk in blocks], op.apart))
+
+    @lowers(layout_roles.WarpgroupIndexOp)
+    def op_warpgroup_index(self, op: layout_roles.WarpgroupIndexOp):
+        if self.ctx.warpgroup_index is None:
+            raise _fail(op, "layout.warpgroup_index outside a warp_specialize region run apart")
+        self.values.set_index(op.result, self.ctx.warpgroup_index)
 
     @lowers(layout_roles.SetMaxNRegOp)
     def op_setmaxnreg(self, op: layout_roles.SetMaxNRegOp):

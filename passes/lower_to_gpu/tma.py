@@ -355,13 +355,15 @@ class TmaLowering(OpFamily):
 
     def _meet(self, op: Operation) -> None:
         """The threads running `op` meet: the block (`gpu.barrier`) or, inside a
-        warp_specialize region, the region (`cuda.named_barrier`, id region + 1)."""
+        warp_specialize region, the region (`cuda.named_barrier`, id region + 1; a
+        region run apart: each warpgroup its own, `WarpSpecializeOp.barrier_id`)."""
         role = layout_roles.role_of(op)
         if role is None:
             self.b.add(gpu.BarrierOp())
             return
         ws, i = role
-        self.b.add(cuda_roles.NamedBarrierOp(i + 1, layout_roles.WARPGROUP * ws.counts[i]))
+        offset = self.b.ssa(self.ctx.warpgroup_index) if i in ws.apart else None
+        self.b.add(cuda_roles.NamedBarrierOp(ws.barrier_id(i), ws.role_threads(i), offset=offset))
 
     @lowers(layout_tma.TmaStoreOp)
     def op_tma_store(self, op: layout_tma.TmaStoreOp):

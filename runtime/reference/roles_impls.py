@@ -62,10 +62,12 @@ class _Abort(BaseException):
 
 @dataclass(frozen=True)
 class Role:
-    """The region running now: its first thread, thread count and warpgroups."""
+    """The region running now: its first thread, thread count and warpgroups; `index`:
+    in a region run apart, the warpgroup's among the region's (`layout.warpgroup_index`)."""
 
     first: int
     threads: int
+    index: int = 0
 
     @property
     def warpgroups(self) -> int:
@@ -338,7 +340,10 @@ def named_barrier(interp: ReferenceInterpreter, op: Operation, i: int, threads: 
     grid.epoch[blocks] += 1
 
 
-def _run(interp: ReferenceInterpreter, op: Operation, counts: tuple[int, ...], regions: list[Region]) -> None:
+def _run(interp: ReferenceInterpreter, op: Operation, counts: tuple[int, ...], regions: list[Region],
+         apart: tuple[int, ...] = ()) -> None:
+    """The regions of `op` run concurrently, each on its warpgroups; a region in `apart`
+    once for each of its warpgroups, as a region of that warpgroup's own."""
     grid = interp.grid
     if grid is None:
         raise ExecutionError(op, f"'{op.name}' outside a launch")
@@ -352,12 +357,27 @@ def _run(interp: ReferenceInterpreter, op: Operation, counts: tuple[int, ...], r
             f"{grid.threads_per_block}",
         )
     outer = grid.mask if grid.mask is not None else np.ones(grid.num_threads, bool)
-    masks, roles, first = [], [], 0
-    for c in counts:
-        masks.append(outer & (grid.local >= first) & (grid.local < first + wg * c))
-        roles.append(Role(first, wg * c))
+    masks, roles, runs, first = [], [], [], 0
+    for i, (c, region) in enumerate(zip(counts, regions)):
+        for j, (at, threads) in enumerate([(first + wg * j, wg) for j in range(c)] if i in apart
+                                          else [(first, wg * c)]):
+            masks.append(outer & (grid.local >= at) & (grid.local < at + threads))
+            roles.append(Role(at, threads, j))
+            runs.append(region)
         first += wg * c
-    Scheduler(interp, op, len(counts)).run(regions, masks, roles)
+    Scheduler(interp, op, len(runs)).run(runs, masks, roles)
+
+
+def _uniform(interp: ReferenceInterpreter, op: Operation, value: Any) -> int:
+    """A per-thread index (`cuda.named_barrier`'s offset) the running threads share."""
+    if np.ndim(value) == 0:
+        return int(value)
+    grid = interp.grid
+    mask = grid.mask if grid is not None and grid.mask is not None else None
+    vals = np.unique(np.asarray(value)[mask] if mask is not None and np.size(value) == mask.size else value)
+    if vals.size > 1:
+        raise ExecutionError(op, f"the barrier's offset differs between the threads that reach it: {vals.tolist()}")
+    return int(vals[0]) if vals.size else 0
 
 
 def _check_setmaxnreg(interp: ReferenceInterpreter, op: Operation) -> None:
@@ -377,13 +397,20 @@ def _check_setmaxnreg(interp: ReferenceInterpreter, op: Operation) -> None:
 class RoleFunctions(InterpreterFunctions):
     @impl(layout_roles.WarpSpecializeOp)
     def run_ws(self, interp: ReferenceInterpreter, op: layout_roles.WarpSpecializeOp, args):
-        _run(interp, op, op.counts, list(op.roles))
+        _run(interp, op, op.counts, list(op.roles), op.apart)
         return ()
 
     @impl(cuda_roles.WarpSpecializeOp)
     def run_gpu_ws(self, interp: ReferenceInterpreter, op: cuda_roles.WarpSpecializeOp, args):
-        _run(interp, op, op.counts, list(op.roles))
+        _run(interp, op, op.counts, list(op.roles), op.apart)
         return ()
+
+    @impl(layout_roles.WarpgroupIndexOp)
+    def run_warpgroup_index(self, interp: ReferenceInterpreter, op: layout_roles.WarpgroupIndexOp, args):
+        role = current_role(interp)
+        if role is None:
+            raise ExecutionError(op, "layout.warpgroup_index outside a warp_specialize region")
+        return (role.index,)
 
     @impl(layout_roles.SetMaxNRegOp)
     def run_setmaxnreg(self, interp: ReferenceInterpreter, op: layout_roles.SetMaxNRegOp, args):
@@ -392,7 +419,7 @@ class RoleFunctions(InterpreterFunctions):
 
     @impl(cuda_roles.NamedBarrierOp)
     def run_named_barrier(self, interp: ReferenceInterpreter, op: cuda_roles.NamedBarrierOp, args):
-        named_barrier(interp, op, op.index, op.count, op.arrive)
+        named_barrier(interp, op, op.index + (_uniform(interp, op, args[0]) if args else 0), op.count, op.arrive)
         return ()
 
     @impl(layout_roles.NamedBarrierOp)

@@ -335,6 +335,30 @@ def test_staggered_and_pingpong_epilogues(name, m, n, k, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)
 
 
+@pytest.mark.parametrize("name", ["192x160x64:4:c32:ow:sp", "192x160x64:4:c32:ow:sp:cl2",
+                                  "192x160x64:4:c32:ow:sp:cl1x2:bp"])
+@pytest.mark.parametrize(("m", "n", "k"), [(3000, 5000, 7000), (392, 344, 136), (1000, 392, 72)])
+def test_192_row_tile_in_one_region_run_apart(name, m, n, k, monkeypatch):
+    """The 192-row tile's three consumer warpgroups, one region run apart (each its 64 rows
+    by `layout.warpgroup_index`, its rows of the C buffer, named barrier 1 + its index),
+    alone and in pairs sharing B or A, forced, the widest epilogue: the last block row's
+    second and third consumers' rows past M (392, 1000 = 5 x 192 + 40), a last block column
+    of 24, one K step (72), rows starting mid-sector (3000 x 5000 x 7000)."""
+    torch = torch_cuda()
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    config = parse_config(name)
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True)
+
+
 def test_resident_clusters_fit_the_multiprocessors():
     """`cuOccupancyMaxActiveClusters` of the clustered tile's shape: every cluster size
     runs at least one cluster, no more clusters than the multiprocessors hold, and no

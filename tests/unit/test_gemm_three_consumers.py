@@ -1,8 +1,10 @@
 """The 192-row tile (`gemm_hopper_ws(bm=192)`, named `192x160x64:...`): three consumer
-warpgroups of 64 rows, a count that is not a power of two, each in a region of its own
-(`warp_specialize warpgroups(1, 1, 1, 1)`) with its 64 rows' accumulator (one
-`#layout.nvidia_mma` over all 12 of their warps would not be a linear layout), its own C
-buffer and its TMA stores meeting its own 128 threads (named barriers 1, 2, 3). On the
+warpgroups of 64 rows, a count that is not a power of two, in one region run apart by its
+warpgroups (`warp_specialize warpgroups(3, 1) apart(0)`: one copy of the consumer's code,
+`layout.warpgroup_index` picking its rows), each with its 64 rows' accumulator (one
+`#layout.nvidia_mma` over all 12 of their warps would not be a linear layout), its rows
+of the C buffer and its TMA stores meeting its own 128 threads (named barriers 1, 2, 3:
+`bar.sync 1 + index, 128`). On the
 reference executor at odd shapes against float64, after the default pipeline, output
 poisoned (block rows past M, block columns past N, K past its steps, a run-time M, bias +
 SiLU + residual, alone and in pairs sharing A or B); NVRTC + ptxas without spills at
@@ -47,11 +49,14 @@ def test_three_consumer_regions_at_odd_shapes(cluster):
     (the last 8 deep) in trips of 2, the 4th skipped; the epilogue; a static M; lowered."""
     m, n, k = 392, 344, 136
     module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **_kwargs(T192, cluster))
-    assert "layout.warp_specialize warpgroups(1, 1, 1, 1)" in str(module)
+    assert "layout.warp_specialize warpgroups(3, 1) apart(0)" in str(module)
     cuda = _lowered(module)
     assert set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m64n\d+k16)", cuda)) == {"m64n160k16"}
-    # each consumer's TMA stores meet its own 128 threads
-    assert {int(i) for i in re.findall(r"bar\.sync (\d+), 128;", cuda)} == {1, 2, 3}
+    # one copy of the consumers' code: its wgmma once (4 stages' in the loop, as 2 here)
+    assert cuda.count("if (threadIdx.x < 384) {  // warpgroups 0..2") == 1
+    # each consumer's TMA stores meet its own 128 threads: barrier 1 + its warpgroup's index
+    assert re.findall(r"bar\.sync (\S+), 128;", cuda) and set(re.findall(r"bar\.sync (\S+), 128;", cuda)) == {"%0"}
+    assert re.search(r'"r"\(\(int\)\(1 \+ \w+\)\)', cuda)
     ops = _operands(m, n, k, EPILOGUE, seed=n + cluster[0])
     _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
 
@@ -97,8 +102,36 @@ def test_the_192_row_kernels_compile_without_spills(shape, name, epilogue):
     assert config.bm == 192 and config.smem_bytes() <= 232448
     key = gemm.MatmulKey(config, n, k, "bf16", epilogue, 132, kmajor, gemm.index_bits(m, n, k, config))
     cuda = _lowered(gemm.matmul_program(key))
-    assert cuda.count("setmaxnreg.inc.sync.aligned.u32 152") == 3 and "setmaxnreg.dec.sync.aligned.u32 40" in cuda
+    assert cuda.count("setmaxnreg.inc.sync.aligned.u32 152") == 1 and "setmaxnreg.dec.sync.aligned.u32 40" in cuda
     result = compile_sm90_or_skip(cuda)
     (usage,) = resource_usage(result).values()
     assert usage.spill_stores == 0 and usage.spill_loads == 0
     assert not re.search(r"ptxas.*warning|C7\d\d\d", result.log)
+
+
+W128 = gemm.GemmConfig("256x160x64:4:c32:ow:w128:sp", 256, 160, 64, 4, efficiency=0.0, chunk=32, one_wgmma=True,
+                       consumer_rows=128, skip_padding=True)
+
+
+@pytest.mark.parametrize("cluster", [(1, 1), (1, 2)])
+def test_128_row_consumers_apart(cluster):
+    """`consumers_apart` (`:ap`, an option) on the 256 x 160 tile of two 128-row consumer
+    warpgroups: one region run apart (each warpgroup its 128 rows, two m64 row blocks of a
+    4-warp accumulator, its 128 rows of the C buffer, its store meetings at barrier 1 +
+    index), alone and in pairs sharing A with box parts (the rule's at 3000 x 5000 x 7000):
+    392 x 344 x 136 with bias + SiLU + residual (the second block row's second consumer
+    wholly past M), lowered."""
+    m, n, k = 392, 344, 136
+    kw = {**_kwargs(W128, cluster), "consumers_apart": True}
+    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **kw)
+    assert "layout.warp_specialize warpgroups(2, 1) apart(0)" in str(module)
+    cuda = _lowered(module)
+    assert set(re.findall(r"bar\.sync (\S+), 128;", cuda)) == {"%0"} and "bar.sync 1, 256" not in cuda
+    ops = _operands(m, n, k, EPILOGUE, seed=n + cluster[1])
+    _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
+
+
+def test_consumers_apart_refuses_the_pingpong():
+    with pytest.raises(ValueError, match="consumers_apart needs persistent tiles"):
+        gemm_hopper_ws(256, 256, 128, bm=128, bn=128, bk=64, stages=2, persistent=2, pingpong=True,
+                       consumers_apart=True)

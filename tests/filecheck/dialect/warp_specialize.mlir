@@ -22,6 +22,18 @@
 // CHECK-NEXT:   cuda.named_barrier {id = 2 : i64, threads = 256 : i64}
 // CHECK-NEXT:   cuda.named_barrier {arrive, id = 3 : i64, threads = 384 : i64}
 // CHECK-NEXT: }
+// CHECK-LABEL: func.func @apart
+// CHECK:      layout.warp_specialize warpgroups(3, 1) apart(0) {
+// CHECK-NEXT:   %{{.*}} = layout.warpgroup_index
+// CHECK-NEXT: }, {
+// CHECK-NEXT:   layout.named_barrier arrive 5, 128
+// CHECK-NEXT: }
+// CHECK-LABEL: sym_name = "k2"
+// CHECK:      cuda.warp_specialize warpgroups(3, 1) apart(0) {
+// CHECK-NEXT:   cuda.named_barrier(%{{.*}}) {id = 1 : i64, threads = 128 : i64}
+// CHECK-NEXT: }, {
+// CHECK-NEXT:   cuda.setmaxnreg dec 40
+// CHECK-NEXT: }
 
 func.func @not_whole_block() {
   %c1 = arith.constant 1 : index
@@ -261,7 +273,7 @@ func.func @named_barrier_id_of_a_region() {
   layout.launch grid(%c1, %c1, %c1) threads(384) {
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
     layout.warp_specialize warpgroups(1, 1, 1) {
-      // expected-error @+1 {{named_barrier id must be in [4, 16) (0 is __syncthreads's, 1..3 the 3 regions' own), got 3}}
+      // expected-error @+1 {{named_barrier id must be in [4, 16) (0 is __syncthreads's, 1..3 the regions' own), got 3}}
       layout.named_barrier sync 3, 256
     }, {
     }, {
@@ -323,6 +335,50 @@ func.func @named_barrier_mode() {
       // expected-error @+1 {{named_barrier mode must be sync or arrive, got wait}}
       layout.named_barrier wait 4, 256
     }, {
+    }
+  }
+  func.return
+}
+
+// -----
+
+func.func @warpgroup_index_not_apart() {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(256) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    layout.warp_specialize warpgroups(1, 1) {
+      // expected-error @+1 {{layout.warpgroup_index must be inside a layout.warp_specialize region run apart (apart(...))}}
+      %w = layout.warpgroup_index
+    }, {
+    }
+  }
+  func.return
+}
+
+// -----
+
+func.func @apart_out_of_range() {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(512) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    // expected-error @+1 {{apart lists regions in increasing order, each once (of 2), got [2]}}
+    layout.warp_specialize warpgroups(3, 1) apart(2) {
+    }, {
+    }
+  }
+  func.return
+}
+
+// -----
+
+func.func @named_barrier_of_a_region_apart() {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(512) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    layout.warp_specialize warpgroups(3, 1) apart(0) {
+    }, {
+      // expected-error @+1 {{named_barrier id must be in [5, 16) (0 is __syncthreads's, 1..4 the regions' own), got 4}}
+      layout.named_barrier arrive 4, 128
     }
   }
   func.return

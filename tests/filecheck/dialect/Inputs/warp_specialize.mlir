@@ -31,3 +31,28 @@ func.func @roles(%pa: !layout.ptr<f32, align 16>) {
     "gpu.return"() : () -> ()
   }) {sym_name = "f", gpu.kernel} : () -> ()
 }) : () -> ()
+
+func.func @apart() {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(512) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    layout.warp_specialize warpgroups(3, 1) apart(0) {
+      %w = layout.warpgroup_index
+    }, {
+      layout.named_barrier arrive 5, 128
+    }
+  }
+  func.return
+}
+
+"gpu.module"() <{sym_name = "k2"}> ({
+  "gpu.func"() <{function_type = (index) -> ()}> ({
+  ^bb0(%w: index):
+    cuda.warp_specialize warpgroups(3, 1) apart(0) {
+      cuda.named_barrier(%w) {id = 1 : i64, threads = 128 : i64}
+    }, {
+      cuda.setmaxnreg dec 40
+    }
+    "gpu.return"() : () -> ()
+  }) {sym_name = "g", gpu.kernel} : () -> ()
+}) : () -> ()
