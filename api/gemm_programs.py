@@ -1016,6 +1016,8 @@ def gemm_hopper_ws(
     time (`layout.mbarrier_expect_tx` of `min(bn, M) bk` elements' bytes beside the weight's
     static ones), so the TMA fills no row past M with zeros every step; the first trip loads
     whole boxes, whose zeros past M stay in every stage (the columns past M are not stored).
+    The clipped stage's loads are the unclipped one's (one way to load a stage: `b_first` and
+    `arrive_last` hold there too), its arrival expecting the weight's bytes.
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
@@ -1945,24 +1947,22 @@ def gemm_hopper_ws(
                 else:
                     load_stage(s, kt, first)
 
-        def load_stage(s: int, kt, first=None) -> None:
+        def load_stage(s: int, kt, first=None, clip: bool = False) -> None:
             """Stage `s`'s boxes of K step `kt`, their bytes expected on its "full" barrier.
             `clip_small` (swapped): after the block's first trip (`first`), A^T's box
-            clipped to M's rows, their run-time bytes expected beside the weight's (the
-            rows past M keep the first trip's zeros)."""
+            clipped to M's rows (`clip`), their run-time bytes expected beside the weight's
+            (the rows past M keep the first trip's zeros); the same loads in the same
+            order (`b_first`, `arrive_last`) either way."""
             if clip_small and first is not None:
                 then, otherwise = p.if_else(first)
                 with then:
                     load_stage(s, kt)
                 with otherwise:
-                    p.mbarrier_expect_tx(full[s], g.clip_bytes)
-                    p.mbarrier_arrive(full[s], tx=g.eb * bm * bk)
-                    p.tma_load(p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}"), sa[s], full[s],
-                               l2_promotion=l2_promotion)
-                    p.tma_load(p.tile(g.B, [kt, g.bys[0]], [bk, bc]).named(f"tb{s}"), sb[s][0], full[s],
-                               l2_promotion=l2_promotion, clip=True)
+                    load_stage(s, kt, clip=True)
                 return
-            tx = g.eb * (bm * ("a" not in cp_async) + bn * ("b" not in cp_async)) * bk
+            tx = g.eb * (bm * ("a" not in cp_async) + (0 if clip else bn * ("b" not in cp_async))) * bk
+            if clip:  # A^T's clipped bytes, expected before any of the stage's copies is issued
+                p.mbarrier_expect_tx(full[s], g.clip_bytes)
             if not arrive_last:
                 p.mbarrier_arrive(full[s], tx=tx or None)
             ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
@@ -2000,7 +2000,7 @@ def gemm_hopper_ws(
                     if "b" in cp_async:
                         p.cp_async_load(tb, b, full[s])
                     else:
-                        p.tma_load(tb, b, full[s], l2_promotion=l2_promotion)
+                        p.tma_load(tb, b, full[s], l2_promotion=l2_promotion, clip=clip)
 
             for load in (load_b, load_a) if b_first else (load_a, load_b):
                 load()
