@@ -692,12 +692,14 @@ def variant(name: str, rule):
     `parse_config(name)`, or with a leading `+` the rule's swapped configuration with
     the flags after it (`+p1`: persistent, one block a multiprocessor; `+splitK2`: split
     twice instead; `+pr256`: the TMA loads' 256-byte L2 promotion, on an unswapped rule's
-    configuration too); False where `rule` is not swapped (but for `+pr<B>`), or where P
-    blocks of the result would not fit a multiprocessor's shared memory together."""
+    configuration too; `+bf`, `+al`: the producer's load orders, on the tiles of M's halves
+    too); False where `rule` is not swapped (but for `+pr<B>`, and the halves' `+bf` / `+al`),
+    or where P blocks of the result would not fit a multiprocessor's shared memory together."""
     if not name.startswith("+"):
         return parse_config(name)
     if not rule.swap_ab:
-        return parse_config(f"{rule.name}:{name[1:]}") if re.fullmatch(r"pr\d+", name[1:]) else False
+        halves = rule.cluster == (2, 1) and re.fullmatch(r"(bf|al)(:(bf|al))?", name[1:])
+        return parse_config(f"{rule.name}:{name[1:]}") if re.fullmatch(r"pr\d+", name[1:]) or halves else False
     cfg = parse_config(f"{rule.name}:{name[1:]}")
     from tilec.support.target import target
 
