@@ -184,6 +184,11 @@ class GemmConfig:
     wgmma for each of its two m64 row blocks (cuBLAS's 256 x 160 and 256 x 128 in two consumer
     warpgroups). `CONFIGS`' 256 x 160 tile (measured there); 20% fewer L2 bytes than the 128 x
     192 tile in pairs at 3000 x 5000 x 7000 (benchmarks/NOTES.md, wg38)."""
+    chunk_buffers: bool = False
+    """With column chunks and the TMA epilogue: a C buffer for each chunk
+    (`gemm_hopper_ws(chunk_buffers=True)`, named `:cb`), so a tile's chunks are written to
+    shared memory without waiting for the TMA store of the chunk before (one wait a tile).
+    An option until measured."""
     half_stores: bool = False
     """With `consumer_rows` 128 on 256 rows: each column chunk's C stored as its two row halves
     through two C buffers of 128 rows (`gemm_hopper_ws(half_stores=True)`, named `:hs`), one
@@ -339,6 +344,8 @@ class GemmConfig:
             kw["consumer_rows"] = self.consumer_rows
         if self.half_stores:
             kw["half_stores"] = True
+        if self.chunk_buffers:
+            kw["chunk_buffers"] = True
         return kw
 
     def _persistent(self, sms: int) -> int:
@@ -387,6 +394,8 @@ class GemmConfig:
         barriers = 1024 * self.stages if inline else 1024
         if self.swap_ab or self.split_k > 1:  # no C buffer: C is stored from the registers
             return ring + barriers
+        if self.chunk_buffers:  # a buffer a column chunk: the tile's columns
+            return ring + barriers + cbufs * self.bm * self.bn * 2
         return ring + barriers + cbufs * self.bm * (self.chunk or self.bn) * 2
 
 

@@ -576,7 +576,7 @@ def gemm_hopper_ws(
     one_c_buffer: bool = False, stagger: int = 0, consumer_rows: int = 64, half_stores: bool = False,
     scale_prefetch: bool = False, scale_a_mn_major: bool = False, l2_promotion: int | None = None,
     small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False, tile_parts: bool = False,
-    clip_small: bool = False, b_first: bool = False, arrive_last: bool = False,
+    clip_small: bool = False, b_first: bool = False, arrive_last: bool = False, chunk_buffers: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -788,7 +788,10 @@ def gemm_hopper_ws(
     with no data moving, `_row_halves`) through two C buffers of 128 rows, each half written
     once the TMA store before the previous one has read its buffer (`tma_store_wait {pending
     = 1}`), so one half's `stmatrix` runs under the other's store, in the bytes of one
-    chunk's buffer.
+    chunk's buffer. `chunk_buffers` (TMA epilogue, column chunks; not with pingpong,
+    `half_stores` or `overlap_epilogue`): a C buffer for each column chunk, so that a chunk's
+    shared-memory writes wait for no earlier chunk's TMA store of the tile, only the first
+    for the previous tile's stores (`tma_store_wait {pending = 0}` once a tile).
 
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
     run-time M the persistent grid is min(`persistent`, tiles) computed at launch.
@@ -1034,6 +1037,9 @@ def gemm_hopper_ws(
         raise ValueError(f"gemm_hopper_ws: consumer_rows is 64 or 128 dividing bm, and 128 only with persistent "
                          f"tiles and the TMA epilogue, without pingpong, stagger, swap_ab, block_scales, split_k, "
                          f"stream_k, overlap_epilogue, a_registers or cp_async (got {consumer_rows}, bm {bm})")
+    if chunk_buffers and (not tma_epilogue or nch < 2 or pingpong or half_stores or overlap_epilogue):
+        raise ValueError("gemm_hopper_ws: chunk_buffers needs the TMA epilogue and column chunks, without pingpong, "
+                         "half_stores or overlap_epilogue")
     if half_stores and (consumer_rows != 128 or bm != 256):
         raise ValueError(f"gemm_hopper_ws: half_stores needs consumer_rows 128 on 256 rows (got {consumer_rows}, "
                          f"bm {bm})")
@@ -1227,6 +1233,8 @@ def gemm_hopper_ws(
             None] * len(names)
         if one_c_buffer:  # both consumers' C buffer is the one
             scs = scs * 2
+        if chunk_buffers:  # each consumer its C buffer for each column chunk
+            scs = [[p.alloc(g.SC, epilogue.out_dtype).named(f"{x}c{c}") for c in range(nch)] for x in names]
         if half_stores:  # two C buffers of a chunk's row halves, the bytes of one chunk's
             scs = [[p.alloc(g.smem(bm // 2, bc, ebytes=2), epilogue.out_dtype).named(f"sch{j}") for j in (0, 1)]]
         turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
@@ -1623,8 +1631,8 @@ def gemm_hopper_ws(
                     if serial:  # the tile's last block to arrive sums its partials
                         stream_fixup()
                 with whole:
-                    for a, by, vec in zip(accs, g.bys, vecs):
-                        store_chunk(sc, a, g.bx, by, vec)
+                    for c, (a, by, vec) in enumerate(zip(accs, g.bys, vecs)):
+                        store_chunk(sc, a, g.bx, by, vec, bm, c)
                 return
             if overlap_epilogue:  # the last chunk waits for the next tile's first round (`first_round`)
                 # `+ 0.0` (-0 becomes +0; a copy NVRTC keeps): values a wgmma wrote, read
@@ -1633,8 +1641,8 @@ def gemm_hopper_ws(
                 accs, vecs = accs[:-1], vecs[:-1]
             if one_c_buffer:  # the other consumer's previous tile's TMA store has read the one C buffer
                 my_turn(cfree[turn])
-            for a, by, vec in zip(accs, g.bys, vecs):
-                store_chunk(sc, a, bxr, by, vec, rows)
+            for c, (a, by, vec) in enumerate(zip(accs, g.bys, vecs)):
+                store_chunk(sc, a, bxr, by, vec, rows, c)
             if one_c_buffer:  # this tile's store has read it: the other's turn at the buffer
                 p.tma_store_wait(0)
                 p.mbarrier_arrive(cfree[1 - turn])
@@ -1720,10 +1728,18 @@ def gemm_hopper_ws(
                 _stream_k_sum(fix, t0, b0, b1, tm, tn, bm, bn, wgs, epilogue, swap_ab,
                               (csize, g.crank) if size > 1 else None)
 
-        def store_chunk(sc, a, bx, by, vec, rows: int = bm) -> None:
+        def store_chunk(sc, a, bx, by, vec, rows: int = bm, c: int = 0) -> None:
             """The epilogue of the chunk (`bx`, `by`) of C (in tiles of `rows` x bc) from its
             accumulator `a` (its vectors `vec`, or None: loaded here), stored from the
-            registers or through the C buffer `sc` with the TMA."""
+            registers or through the C buffer `sc` with the TMA (`chunk_buffers`: the
+            tile's `c`-th chunk through buffer `c` of `sc`)."""
+            if chunk_buffers:
+                h = epilogue.apply(g, a, bx, by, rows, bc, vectors=vec)
+                if c == 0:  # the previous tile's TMA stores have read the buffers
+                    p.tma_store_wait(0)
+                p.store(h, sc[c])
+                p.tma_store(sc[c], p.tile(g.C, [bx, by], [rows, bc]).named("tc"))
+                return
             h = epilogue.apply(g, a, bx, by, rows, bc, vectors=vec)
             if half_stores:  # each row half through its buffer, written once the store before the last read it
                 for j, part in enumerate(_row_halves(p, h, rows, bc, g.mma)):

@@ -49,6 +49,27 @@ def test_the_producer_s_load_order(b_first, arrive_last):
     _check(_run(module, 100, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
 
 
+@pytest.mark.parametrize("m", [100, 64])
+def test_a_c_buffer_for_each_chunk(m):
+    """`chunk_buffers`: each of a tile's three chunks through its own C buffer, one wait for
+    the TMA stores a tile (4 blocks over 6 tiles: a block's second tile reuses the buffers),
+    with the widest epilogue."""
+    n, k = 200, 320
+    ep = Epilogue(bias=True, activation="silu", residual=True)
+    module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), skip_padding=True,
+                            chunk_buffers=True, epilogue=ep, **TILE)
+    assert str(module).count("layout.tma_store_wait") == 2  # a tile's first chunk and the block's exit
+    run_pipeline(module, "default")
+    ops = _operands(m, n, k, ep, seed=m)
+    _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+
+
+def test_chunk_buffers_need_chunks_and_the_tma_epilogue():
+    with pytest.raises(ValueError, match="chunk_buffers needs"):
+        gemm_hopper_ws(None, 200, 320, stages=2, persistent=4, chunk_buffers=True,
+                       **{**TILE, "bn": 64, "chunk": 0, "one_wgmma": False})
+
+
 def test_qkv_at_m_128_compiles_without_spills():
     """Llama's QKV (N 6144, K 4096) at M = 128: 10 stages of 64 x 96 + 64 x 64 (200 KiB) and a
     64 x 32 C buffer; NVRTC for sm_90a without spills."""
