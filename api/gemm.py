@@ -767,17 +767,20 @@ def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
     """The decode tiles of M's halves (`DECODE_HALVES`): for each of `HALVES_COLUMNS`, 64 x
     bn x 64, the pair of M's two block rows in a cluster sharing B's stages (`cluster` (2,
     1)), the most stages that fit `tgt`'s shared memory (default sm_90a's), a power of two
-    up to `HALVES_MAX_STAGES` (the pair shares their column chunks' boxes whole); named as
-    benchmarks/matmul_bench.py's `parse_config` reads them (`64x96x64:8:c32:ow:cl2`)."""
+    up to `HALVES_MAX_STAGES` (the pair shares their column chunks' boxes whole), with column
+    chunks a C buffer each (`chunk_buffers`: H200, QKV at M = 128, 19.04 us against 19.71 in
+    Nsight, 1.022 / 0.973 of cuBLAS per call / queued against 1.005 / 0.951, benchmarks/NOTES.md,
+    fold43); named as benchmarks/matmul_bench.py's `parse_config` reads them
+    (`64x96x64:8:c32:ow:cl2:cb`)."""
     tgt = tgt or target("sm_90a")
     out = []
     for bn in HALVES_COLUMNS:
         chunk = 32 if bn % 64 else 0
         stages = HALVES_MAX_STAGES
         while True:
-            flags = (f":c{chunk}:ow" if chunk else "") + ":cl2"
+            flags = (f":c{chunk}:ow" if chunk else "") + ":cl2" + (":cb" if chunk else "")
             c = GemmConfig(f"64x{bn}x64:{stages}{flags}", 64, bn, 64, stages, efficiency=0.0, chunk=chunk,
-                           one_wgmma=bool(chunk), cluster=(2, 1))
+                           one_wgmma=bool(chunk), cluster=(2, 1), chunk_buffers=bool(chunk))
             if c.smem_bytes() <= tgt.smem_per_block or stages <= 2:
                 break
             stages //= 2
