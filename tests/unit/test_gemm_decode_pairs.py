@@ -101,7 +101,7 @@ def test_the_halves_candidates():
     from matmul_bench import parse_config
 
     got = halves_configs()
-    assert [c.name for c in got] == ["64x64x64:8:cl2", "64x96x64:8:c32:ow:cl2:cb", "64x128x64:8:cl2"]
+    assert [c.name for c in got] == ["64x64x64:8:cl2", "64x96x64:8:c32:ow:cl2:cb:pr256", "64x128x64:8:cl2"]
     for c in got:
         assert c.smem_bytes() <= 227 * 1024 and c.cluster == (2, 1)
         again = parse_config(c.name)
@@ -111,9 +111,9 @@ def test_the_halves_candidates():
 
 @pytest.mark.parametrize(("m", "n", "k", "expected"), [
     # QKV: 128 blocks of 64 + 96 a K element against the swap's 96 of 64 + 128
-    (128, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb"),
-    (65, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb"),
-    (128, 5120, 5120, "64x96x64:8:c32:ow:cl2:cb"),  # 54 columns in pairs: 108 blocks (H200: 20.0 against 26.0)
+    (128, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256"),
+    (65, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256"),
+    (128, 5120, 5120, "64x96x64:8:c32:ow:cl2:cb:pr256"),  # 54 columns in pairs: 108 blocks (H200: 20.0 against 26.0)
     (64, 6144, 4096, "128x64x128:4:swapAB:splitK2:csplit:clip"),  # M <= 64: one block row, nothing to share
     (128, 4096, 4096, "64x128x128:4:swapAB:splitK2:csplit:clip"),  # O: the swap's pairs fill fewer bytes
     (128, 28672, 4096, "256x128x64:4:swapAB:p1:clip"),  # gate_up: 256-row units
@@ -176,7 +176,7 @@ def test_each_block_loads_its_rows_of_the_whole_tile():
     whole, boxes = loads()
     assert len([o for o in whole if o.multicast is not None]) == 8 * 3 and (64, 32) in boxes
     c = parse_config("64x96x64:8:c32:ow:cl2:tp")
-    assert c.tile_parts and c.kwargs(132)["tile_parts"] and not parse_config("64x96x64:8:c32:ow:cl2:cb").tile_parts
+    assert c.tile_parts and c.kwargs(132)["tile_parts"] and not parse_config("64x96x64:8:c32:ow:cl2:cb:pr256").tile_parts
     with pytest.raises(ValueError, match="tile_parts"):
         gemm_hopper_ws(None, 6144, 4096, stages=8, persistent=132, tile_parts=True, **TILE)  # no cluster
 
@@ -203,12 +203,14 @@ def test_the_decode_rule_s_l2_promotion(monkeypatch):
                                 for m, n in ((128, 6144), (16, 28672), (16, 6144))]
         finally:
             gemm._decode_config.cache_clear()
-    assert [c.name for c in picks[0]] == ["64x96x64:8:c32:ow:cl2:cb", "256x16x64:4:swapAB:p1:clip", "64x16x128:8:swapAB:p1:clip"]
-    for plain, promoted in zip(picks[0][:2], picks[256][:2]):
+    assert [c.name for c in picks[0]] == ["64x96x64:8:c32:ow:cl2:cb:pr256", "256x16x64:4:swapAB:p1:clip", "64x16x128:8:swapAB:p1:clip"]
+    for plain, promoted in zip(picks[0][1:2], picks[256][1:2]):
         assert plain.l2_promotion == 0 and promoted.l2_promotion == 256
         assert promoted.name == f"{plain.name}:pr256" and parse_config(promoted.name).l2_promotion == 256
         assert promoted.kwargs(132)["l2_promotion"] == 256
     assert picks[256][2] == picks[0][2]
+    # the halves take theirs either way (`HALVES_L2_PROMOTION`)
+    assert picks[256][0] == picks[0][0] and picks[0][0].kwargs(132)["l2_promotion"] == gemm.HALVES_L2_PROMOTION
 
 
 def test_the_decode_rule_s_clip(monkeypatch):
@@ -232,7 +234,7 @@ def test_the_decode_rule_s_clip(monkeypatch):
                            for m, n, k in ((100, 6144, 4096), (100, 4096, 4096), (1, 28672, 4096), (16, 6144, 4096))]
         finally:
             gemm._decode_config.cache_clear()
-    assert [c.name for c in picks[False]] == ["64x96x64:8:c32:ow:cl2:cb", "64x128x128:4:swapAB:splitK2:csplit",
+    assert [c.name for c in picks[False]] == ["64x96x64:8:c32:ow:cl2:cb:pr256", "64x128x128:4:swapAB:splitK2:csplit",
                                               "256x16x64:4:swapAB:p1", "64x16x128:8:swapAB:p1"]
     assert picks[True][0] == picks[False][0]
     for plain, clipped in zip(picks[False][1:], picks[True][1:]):
