@@ -198,6 +198,11 @@ class GemmConfig:
     thousand cycles at the base clock, the barrier stall 11.05 against 11.27; in turns 0.975 / 0.955
     of cuBLAS against 0.978 / 0.947; benchmarks/NOTES.md, tile43): the stall is each warpgroup's
     wait for the one C buffer's previous TMA store, not the other warpgroup."""
+    chunk_buffers: bool = False
+    """With column chunks and the TMA epilogue: a C buffer for each chunk
+    (`gemm_hopper_ws(chunk_buffers=True)`, named `:cb`), so a tile's chunks are written to
+    shared memory without waiting for the TMA store of the chunk before (one wait a tile).
+    An option until measured."""
     half_stores: bool = False
     """With `consumer_rows` 128 on 256 rows: each column chunk's C stored as its two row halves
     through two C buffers of 128 rows (`gemm_hopper_ws(half_stores=True)`, named `:hs`), one
@@ -355,6 +360,8 @@ class GemmConfig:
             kw["half_stores"] = True
         if self.consumers_apart:
             kw["consumers_apart"] = True
+        if self.chunk_buffers:
+            kw["chunk_buffers"] = True
         return kw
 
     def _persistent(self, sms: int) -> int:
@@ -403,6 +410,8 @@ class GemmConfig:
         barriers = 1024 * self.stages if inline else 1024
         if self.swap_ab or self.split_k > 1:  # no C buffer: C is stored from the registers
             return ring + barriers
+        if self.chunk_buffers:  # a buffer a column chunk: the tile's columns
+            return ring + barriers + cbufs * self.bm * self.bn * 2
         return ring + barriers + cbufs * self.bm * (self.chunk or self.bn) * 2
 
 
@@ -763,6 +772,14 @@ HALVES_COLUMNS = (64, 96, 128)
 """The columns of N a `halves_configs` tile may take (96: one wgmma of n96 over 32-column
 chunks, `one_wgmma`)."""
 
+HALVES_L2_PROMOTION = 256
+"""The L2 sector promotion (bytes) of the TMA loads of `halves_configs`' tiles with column chunks
+(the only ones the rule picks: 64 x 96): each 128-byte K step of a weight row brings the row's
+next step into L2 (`GemmConfig.l2_promotion`, `:pr256`). H200, QKV in CUDA graphs over 4 weight
+copies, every reading since dec40 the same way: M = 128 18.3 / 18.4 / 17.9 us against 18.8 /
+18.5 / 18.2, M = 100 19.5 / 19.2 against 19.8 / 19.4 (benchmarks/NOTES.md, dec40, fold43). The
+swaps keep 128 (`DECODE_L2_PROMOTION`: slower there)."""
+
 HALVES_MAX_STAGES = 8
 """The most stages of a `halves_configs` ring (64-element K steps; a power of two, so that K's
 steps are whole rounds of the ring wherever K is a multiple of 512). H200, QKV at M = 128: 8
@@ -774,17 +791,21 @@ def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
     """The decode tiles of M's halves (`DECODE_HALVES`): for each of `HALVES_COLUMNS`, 64 x
     bn x 64, the pair of M's two block rows in a cluster sharing B's stages (`cluster` (2,
     1)), the most stages that fit `tgt`'s shared memory (default sm_90a's), a power of two
-    up to `HALVES_MAX_STAGES` (the pair shares their column chunks' boxes whole); named as
-    benchmarks/matmul_bench.py's `parse_config` reads them (`64x96x64:8:c32:ow:cl2`)."""
+    up to `HALVES_MAX_STAGES` (the pair shares their column chunks' boxes whole), with column
+    chunks a C buffer each (`chunk_buffers`: H200, QKV at M = 128, 19.04 us against 19.71 in
+    Nsight, 1.022 / 0.973 of cuBLAS per call / queued against 1.005 / 0.951, benchmarks/NOTES.md,
+    fold43) and the weight's loads with `HALVES_L2_PROMOTION`; named as
+    benchmarks/matmul_bench.py's `parse_config` reads them (`64x96x64:8:c32:ow:cl2:cb:pr256`)."""
     tgt = tgt or target("sm_90a")
     out = []
     for bn in HALVES_COLUMNS:
         chunk = 32 if bn % 64 else 0
         stages = HALVES_MAX_STAGES
         while True:
-            flags = (f":c{chunk}:ow" if chunk else "") + ":cl2"
+            flags = (f":c{chunk}:ow" if chunk else "") + ":cl2" + (f":cb:pr{HALVES_L2_PROMOTION}" if chunk else "")
             c = GemmConfig(f"64x{bn}x64:{stages}{flags}", 64, bn, 64, stages, efficiency=0.0, chunk=chunk,
-                           one_wgmma=bool(chunk), cluster=(2, 1))
+                           one_wgmma=bool(chunk), cluster=(2, 1), chunk_buffers=bool(chunk),
+                           l2_promotion=HALVES_L2_PROMOTION if chunk else 0)
             if c.smem_bytes() <= tgt.smem_per_block or stages <= 2:
                 break
             stages //= 2
@@ -1324,7 +1345,8 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     if DECODE_CLIP and best.swap_ab and not (fp8 or block_scales or best.stream_k or best.small_stages
                                              or best.cluster != (1, 1)):
         best = dataclasses.replace(best, clip_small=True, name=f"{best.name}:clip")
-    if b_kmajor and not (fp8 or block_scales) and DECODE_L2_PROMOTION > best.bk * best.operand_bytes:
+    if (b_kmajor and not (fp8 or block_scales) and DECODE_L2_PROMOTION > best.bk * best.operand_bytes
+            and not best.l2_promotion):  # (the halves' own: `HALVES_L2_PROMOTION`)
         best = dataclasses.replace(best, l2_promotion=DECODE_L2_PROMOTION, name=f"{best.name}:pr{DECODE_L2_PROMOTION}")
     return dataclasses.replace(best, pdl=True, pdl_late=True, name=f"{best.name}:pdll") if PDL else best
 

@@ -577,6 +577,7 @@ def gemm_hopper_ws(
     scale_prefetch: bool = False, scale_a_mn_major: bool = False, l2_promotion: int | None = None,
     small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False, tile_parts: bool = False,
     clip_small: bool = False, b_first: bool = False, arrive_last: bool = False, consumers_apart: bool = False,
+    chunk_buffers: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -792,7 +793,10 @@ def gemm_hopper_ws(
     with no data moving, `_row_halves`) through two C buffers of 128 rows, each half written
     once the TMA store before the previous one has read its buffer (`tma_store_wait {pending
     = 1}`), so one half's `stmatrix` runs under the other's store, in the bytes of one
-    chunk's buffer.
+    chunk's buffer. `chunk_buffers` (TMA epilogue, column chunks; not with pingpong,
+    `half_stores` or `overlap_epilogue`): a C buffer for each column chunk, so that a chunk's
+    shared-memory writes wait for no earlier chunk's TMA store of the tile, only the first
+    for the previous tile's stores (`tma_store_wait {pending = 0}` once a tile).
 
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
     run-time M the persistent grid is min(`persistent`, tiles) computed at launch.
@@ -1020,6 +1024,8 @@ def gemm_hopper_ws(
     time (`layout.mbarrier_expect_tx` of `min(bn, M) bk` elements' bytes beside the weight's
     static ones), so the TMA fills no row past M with zeros every step; the first trip loads
     whole boxes, whose zeros past M stay in every stage (the columns past M are not stored).
+    The clipped stage's loads are the unclipped one's (one way to load a stage: `b_first` and
+    `arrive_last` hold there too), its arrival expecting the weight's bytes.
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
@@ -1041,6 +1047,9 @@ def gemm_hopper_ws(
         raise ValueError("gemm_hopper_ws: consumers_apart needs persistent tiles and the TMA epilogue, without "
                          "pingpong, stagger, half_stores, split_k, stream_k, block_scales, overlap_epilogue or "
                          "cluster_split")
+    if chunk_buffers and (not tma_epilogue or nch < 2 or pingpong or half_stores or overlap_epilogue):
+        raise ValueError("gemm_hopper_ws: chunk_buffers needs the TMA epilogue and column chunks, without pingpong, "
+                         "half_stores or overlap_epilogue")
     if half_stores and (consumer_rows != 128 or bm != 256):
         raise ValueError(f"gemm_hopper_ws: half_stores needs consumer_rows 128 on 256 rows (got {consumer_rows}, "
                          f"bm {bm})")
@@ -1238,6 +1247,10 @@ def gemm_hopper_ws(
             tma_epilogue and not half_stores) else [None] * len(names)
         if one_c_buffer:  # both consumers' C buffer is the one
             scs = scs * 2
+        if chunk_buffers and shared:
+            raise ValueError("gemm_hopper_ws: chunk_buffers does not take consumers in one region run apart")
+        if chunk_buffers:  # each consumer its C buffer for each column chunk
+            scs = [[p.alloc(g.SC, epilogue.out_dtype).named(f"{x}c{c}") for c in range(nch)] for x in names]
         if half_stores:  # two C buffers of a chunk's row halves, the bytes of one chunk's
             scs = [[p.alloc(g.smem(bm // 2, bc, ebytes=2), epilogue.out_dtype).named(f"sch{j}") for j in (0, 1)]]
         turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
@@ -1637,8 +1650,8 @@ def gemm_hopper_ws(
                     if serial:  # the tile's last block to arrive sums its partials
                         stream_fixup()
                 with whole:
-                    for a, by, vec in zip(accs, g.bys, vecs):
-                        store_chunk(sc, a, g.bx, by, vec)
+                    for c, (a, by, vec) in enumerate(zip(accs, g.bys, vecs)):
+                        store_chunk(sc, a, g.bx, by, vec, bm, c)
                 return
             if overlap_epilogue:  # the last chunk waits for the next tile's first round (`first_round`)
                 # `+ 0.0` (-0 becomes +0; a copy NVRTC keeps): values a wgmma wrote, read
@@ -1647,8 +1660,8 @@ def gemm_hopper_ws(
                 accs, vecs = accs[:-1], vecs[:-1]
             if one_c_buffer:  # the other consumer's previous tile's TMA store has read the one C buffer
                 my_turn(cfree[turn])
-            for a, by, vec in zip(accs, g.bys, vecs):
-                store_chunk(sc, a, bxr, by, vec, rows)
+            for c, (a, by, vec) in enumerate(zip(accs, g.bys, vecs)):
+                store_chunk(sc, a, bxr, by, vec, rows, c)
             if one_c_buffer:  # this tile's store has read it: the other's turn at the buffer
                 p.tma_store_wait(0)
                 p.mbarrier_arrive(cfree[1 - turn])
@@ -1734,10 +1747,18 @@ def gemm_hopper_ws(
                 _stream_k_sum(fix, t0, b0, b1, tm, tn, bm, bn, wgs, epilogue, swap_ab,
                               (csize, g.crank) if size > 1 else None)
 
-        def store_chunk(sc, a, bx, by, vec, rows: int = bm) -> None:
+        def store_chunk(sc, a, bx, by, vec, rows: int = bm, c: int = 0) -> None:
             """The epilogue of the chunk (`bx`, `by`) of C (in tiles of `rows` x bc) from its
             accumulator `a` (its vectors `vec`, or None: loaded here), stored from the
-            registers or through the C buffer `sc` with the TMA."""
+            registers or through the C buffer `sc` with the TMA (`chunk_buffers`: the
+            tile's `c`-th chunk through buffer `c` of `sc`)."""
+            if chunk_buffers:
+                h = epilogue.apply(g, a, bx, by, rows, bc, vectors=vec)
+                if c == 0:  # the previous tile's TMA stores have read the buffers
+                    p.tma_store_wait(0)
+                p.store(h, sc[c])
+                p.tma_store(sc[c], p.tile(g.C, [bx, by], [rows, bc]).named("tc"))
+                return
             h = epilogue.apply(g, a, bx, by, rows, bc, vectors=vec)
             if half_stores:  # each row half through its buffer, written once the store before the last read it
                 for j, part in enumerate(_row_halves(p, h, rows, bc, g.mma)):
@@ -1961,24 +1982,22 @@ def gemm_hopper_ws(
                 else:
                     load_stage(s, kt, first)
 
-        def load_stage(s: int, kt, first=None) -> None:
+        def load_stage(s: int, kt, first=None, clip: bool = False) -> None:
             """Stage `s`'s boxes of K step `kt`, their bytes expected on its "full" barrier.
             `clip_small` (swapped): after the block's first trip (`first`), A^T's box
-            clipped to M's rows, their run-time bytes expected beside the weight's (the
-            rows past M keep the first trip's zeros)."""
+            clipped to M's rows (`clip`), their run-time bytes expected beside the weight's
+            (the rows past M keep the first trip's zeros); the same loads in the same
+            order (`b_first`, `arrive_last`) either way."""
             if clip_small and first is not None:
                 then, otherwise = p.if_else(first)
                 with then:
                     load_stage(s, kt)
                 with otherwise:
-                    p.mbarrier_expect_tx(full[s], g.clip_bytes)
-                    p.mbarrier_arrive(full[s], tx=g.eb * bm * bk)
-                    p.tma_load(p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}"), sa[s], full[s],
-                               l2_promotion=l2_promotion)
-                    p.tma_load(p.tile(g.B, [kt, g.bys[0]], [bk, bc]).named(f"tb{s}"), sb[s][0], full[s],
-                               l2_promotion=l2_promotion, clip=True)
+                    load_stage(s, kt, clip=True)
                 return
-            tx = g.eb * (bm * ("a" not in cp_async) + bn * ("b" not in cp_async)) * bk
+            tx = g.eb * (bm * ("a" not in cp_async) + (0 if clip else bn * ("b" not in cp_async))) * bk
+            if clip:  # A^T's clipped bytes, expected before any of the stage's copies is issued
+                p.mbarrier_expect_tx(full[s], g.clip_bytes)
             if not arrive_last:
                 p.mbarrier_arrive(full[s], tx=tx or None)
             ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
@@ -2016,7 +2035,7 @@ def gemm_hopper_ws(
                     if "b" in cp_async:
                         p.cp_async_load(tb, b, full[s])
                     else:
-                        p.tma_load(tb, b, full[s], l2_promotion=l2_promotion)
+                        p.tma_load(tb, b, full[s], l2_promotion=l2_promotion, clip=clip)
 
             for load in (load_b, load_a) if b_first else (load_a, load_b):
                 load()

@@ -521,7 +521,8 @@ def parse_config(name: str):
     `GemmConfig.a_registers`), `ow` (the chunks' wgmma of a step as one: `GemmConfig.one_wgmma`), `w128` (each
     consumer warpgroup 128 rows of the tile: `GemmConfig.consumer_rows`), `hs` (with it, C's chunks
     stored as row halves through two buffers: `GemmConfig.half_stores`), `ap` (the consumer warpgroups one
-    region run apart: `GemmConfig.consumers_apart`), `g<G>` (grouped
+    region run apart: `GemmConfig.consumers_apart`), `cb` (a C buffer a column chunk:
+    `GemmConfig.chunk_buffers`), `g<G>` (grouped
     order of G block rows, `GemmConfig.group`) (those four, `sk`, `sp` and `ar` also after a name of
     `CONFIGS`: `128x256x64:4:c128:ov:cpb`, `128x256x64:4:c128:cl2:g16`, `128x256x64:4:c128:sk`),
     `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
@@ -570,6 +571,7 @@ def parse_config(name: str):
                                        consumer_rows=128 if "w128" in flags else c.consumer_rows,
                                        half_stores=c.half_stores or "hs" in flags,
                                        consumers_apart=c.consumers_apart or "ap" in flags,
+                                       chunk_buffers=c.chunk_buffers or "cb" in flags,
                                        scale_prefetch=c.scale_prefetch or "pf" in flags,
                                        b_first=c.b_first or "bf" in flags,
                                        arrive_last=c.arrive_last or "al" in flags,
@@ -627,6 +629,8 @@ def parse_config(name: str):
             kw["half_stores"] = True
         elif f == "ap":
             kw["consumers_apart"] = True
+        elif f == "cb":
+            kw["chunk_buffers"] = True
         elif f in ("pdl", "pdlw"):
             kw["pdl"], kw["pdl_weight"] = True, f == "pdlw" or kw.get("pdl_weight", False)
         elif f == "pdll":
@@ -696,12 +700,15 @@ def variant(name: str, rule):
     `parse_config(name)`, or with a leading `+` the rule's swapped configuration with
     the flags after it (`+p1`: persistent, one block a multiprocessor; `+splitK2`: split
     twice instead; `+pr256`: the TMA loads' 256-byte L2 promotion, on an unswapped rule's
-    configuration too); False where `rule` is not swapped (but for `+pr<B>`), or where P
-    blocks of the result would not fit a multiprocessor's shared memory together."""
+    configuration too; `+bf`, `+al`: the producer's load orders, and `+cb`, a C buffer a
+    chunk, on the tiles of M's halves too); False where `rule` is not swapped (but for
+    `+pr<B>`, and the halves' `+bf` / `+al` / `+cb`),
+    or where P blocks of the result would not fit a multiprocessor's shared memory together."""
     if not name.startswith("+"):
         return parse_config(name)
     if not rule.swap_ab:
-        return parse_config(f"{rule.name}:{name[1:]}") if re.fullmatch(r"pr\d+", name[1:]) else False
+        halves = rule.cluster == (2, 1) and re.fullmatch(r"(bf|al|cb)(:(bf|al|cb))*", name[1:])
+        return parse_config(f"{rule.name}:{name[1:]}") if re.fullmatch(r"pr\d+", name[1:]) or halves else False
     cfg = parse_config(f"{rule.name}:{name[1:]}")
     from tilec.support.target import target
 

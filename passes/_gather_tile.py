@@ -177,13 +177,14 @@ def magic_divmod64(b: "_Body", x: SSAValue, d: SSAValue, magic: SSAValue) -> tup
     quotient is q' - 1 and the remainder r' + d. Exact for every such x and d (the 32-bit
     ids' form needs x d < 2**62 and no correction)."""
     typ = x.type
+    i64 = IntegerType(64)
     m = b.splat(magic, typ)  # type: ignore[arg-type]
-    two = b.splat(b.add(arith.ConstantOp(IntegerAttr(2, IntegerType(64)))), typ)  # type: ignore[arg-type]
+    two = b.splat(b.const(2, i64), typ)  # type: ignore[arg-type]
     x4 = b.add(arith.ShLIOp(x, two))
     q = b.add(arith.MulUIExtendedOp(x4, m)).owner.results[1]
     r = b.subi(x, b.muli(q, d))
-    zero = b.splat(b.add(arith.ConstantOp(IntegerAttr(0, IntegerType(64)))), typ)  # type: ignore[arg-type]
-    one = b.splat(b.add(arith.ConstantOp(IntegerAttr(1, IntegerType(64)))), typ)  # type: ignore[arg-type]
+    zero = b.splat(b.const(0, i64), typ)  # type: ignore[arg-type]
+    one = b.splat(b.const(1, i64), typ)  # type: ignore[arg-type]
     over = b.cmp("slt", r, zero)
     return b.select(over, b.subi(q, one), q), b.select(over, b.addi(r, d), r)
 
@@ -219,16 +220,18 @@ class _Body:
         self.R = TensorType(it, [rows], self.r)
         self.J = TensorType(it, [v], self.j)
         self.T = TensorType(it, [rows, v], self.l)
-        self._consts: dict[int, SSAValue] = {}
+        self._consts: dict[tuple[int, IntegerType], SSAValue] = {}
 
     def add(self, op: Operation) -> SSAValue:
         self.ops.append(op)
         return op.results[0]
 
-    def const(self, v: int) -> SSAValue:
-        if v not in self._consts:
-            self._consts[v] = self.add(arith.ConstantOp(IntegerAttr(v, self.it)))
-        return self._consts[v]
+    def const(self, v: int, it: IntegerType | None = None) -> SSAValue:
+        """The constant `v` of the offset type (or `it`), one op per value and type."""
+        key = (v, it or self.it)
+        if key not in self._consts:
+            self._consts[key] = self.add(arith.ConstantOp(IntegerAttr(v, key[1])))
+        return self._consts[key]
 
     def scalar(self, x: Value) -> SSAValue:
         """A static int or an index value in the offset type."""
@@ -277,7 +280,7 @@ class _Body:
             return r, q
         wide = TensorType(i64, x.type.get_shape(), x.type.encoding)  # type: ignore[attr-defined]
         m = self.splat(magic, wide)
-        four = self.splat(self.add(arith.ConstantOp(IntegerAttr(2, i64))), wide)
+        four = self.splat(self.const(2, i64), wide)
         x4 = self.add(arith.ShLIOp(self.add(lc.ExtUIOp(x, wide)), four))
         q = self.add(lc.TruncIOp(self.add(arith.MulUIExtendedOp(x4, m)).owner.results[1], x.type))
         return self.subi(x, self.muli(q, dd)), q

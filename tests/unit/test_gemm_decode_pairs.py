@@ -49,6 +49,27 @@ def test_the_producer_s_load_order(b_first, arrive_last):
     _check(_run(module, 100, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
 
 
+@pytest.mark.parametrize("m", [100, 64])
+def test_a_c_buffer_for_each_chunk(m):
+    """`chunk_buffers`: each of a tile's three chunks through its own C buffer, one wait for
+    the TMA stores a tile (4 blocks over 6 tiles: a block's second tile reuses the buffers),
+    with the widest epilogue."""
+    n, k = 200, 320
+    ep = Epilogue(bias=True, activation="silu", residual=True)
+    module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), skip_padding=True,
+                            chunk_buffers=True, epilogue=ep, **TILE)
+    assert str(module).count("layout.tma_store_wait") == 2  # a tile's first chunk and the block's exit
+    run_pipeline(module, "default")
+    ops = _operands(m, n, k, ep, seed=m)
+    _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+
+
+def test_chunk_buffers_need_chunks_and_the_tma_epilogue():
+    with pytest.raises(ValueError, match="chunk_buffers needs"):
+        gemm_hopper_ws(None, 200, 320, stages=2, persistent=4, chunk_buffers=True,
+                       **{**TILE, "bn": 64, "chunk": 0, "one_wgmma": False})
+
+
 def test_qkv_at_m_128_compiles_without_spills():
     """Llama's QKV (N 6144, K 4096) at M = 128: 10 stages of 64 x 96 + 64 x 64 (200 KiB) and a
     64 x 32 C buffer; NVRTC for sm_90a without spills."""
@@ -80,7 +101,7 @@ def test_the_halves_candidates():
     from matmul_bench import parse_config
 
     got = halves_configs()
-    assert [c.name for c in got] == ["64x64x64:8:cl2", "64x96x64:8:c32:ow:cl2", "64x128x64:8:cl2"]
+    assert [c.name for c in got] == ["64x64x64:8:cl2", "64x96x64:8:c32:ow:cl2:cb:pr256", "64x128x64:8:cl2"]
     for c in got:
         assert c.smem_bytes() <= 227 * 1024 and c.cluster == (2, 1)
         again = parse_config(c.name)
@@ -90,9 +111,9 @@ def test_the_halves_candidates():
 
 @pytest.mark.parametrize(("m", "n", "k", "expected"), [
     # QKV: 128 blocks of 64 + 96 a K element against the swap's 96 of 64 + 128
-    (128, 6144, 4096, "64x96x64:8:c32:ow:cl2"),
-    (65, 6144, 4096, "64x96x64:8:c32:ow:cl2"),
-    (128, 5120, 5120, "64x96x64:8:c32:ow:cl2"),  # 54 columns in pairs: 108 blocks (H200: 20.0 against 26.0)
+    (128, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256"),
+    (65, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256"),
+    (128, 5120, 5120, "64x96x64:8:c32:ow:cl2:cb:pr256"),  # 54 columns in pairs: 108 blocks (H200: 20.0 against 26.0)
     (64, 6144, 4096, "128x64x128:4:swapAB:splitK2:csplit:clip"),  # M <= 64: one block row, nothing to share
     (128, 4096, 4096, "64x128x128:4:swapAB:splitK2:csplit:clip"),  # O: the swap's pairs fill fewer bytes
     (128, 28672, 4096, "256x128x64:4:swapAB:p1:clip"),  # gate_up: 256-row units
@@ -155,7 +176,7 @@ def test_each_block_loads_its_rows_of_the_whole_tile():
     whole, boxes = loads()
     assert len([o for o in whole if o.multicast is not None]) == 8 * 3 and (64, 32) in boxes
     c = parse_config("64x96x64:8:c32:ow:cl2:tp")
-    assert c.tile_parts and c.kwargs(132)["tile_parts"] and not parse_config("64x96x64:8:c32:ow:cl2").tile_parts
+    assert c.tile_parts and c.kwargs(132)["tile_parts"] and not parse_config("64x96x64:8:c32:ow:cl2:cb:pr256").tile_parts
     with pytest.raises(ValueError, match="tile_parts"):
         gemm_hopper_ws(None, 6144, 4096, stages=8, persistent=132, tile_parts=True, **TILE)  # no cluster
 
@@ -182,12 +203,14 @@ def test_the_decode_rule_s_l2_promotion(monkeypatch):
                                 for m, n in ((128, 6144), (16, 28672), (16, 6144))]
         finally:
             gemm._decode_config.cache_clear()
-    assert [c.name for c in picks[0]] == ["64x96x64:8:c32:ow:cl2", "256x16x64:4:swapAB:p1:clip", "64x16x128:8:swapAB:p1:clip"]
-    for plain, promoted in zip(picks[0][:2], picks[256][:2]):
+    assert [c.name for c in picks[0]] == ["64x96x64:8:c32:ow:cl2:cb:pr256", "256x16x64:4:swapAB:p1:clip", "64x16x128:8:swapAB:p1:clip"]
+    for plain, promoted in zip(picks[0][1:2], picks[256][1:2]):
         assert plain.l2_promotion == 0 and promoted.l2_promotion == 256
         assert promoted.name == f"{plain.name}:pr256" and parse_config(promoted.name).l2_promotion == 256
         assert promoted.kwargs(132)["l2_promotion"] == 256
     assert picks[256][2] == picks[0][2]
+    # the halves take theirs either way (`HALVES_L2_PROMOTION`)
+    assert picks[256][0] == picks[0][0] and picks[0][0].kwargs(132)["l2_promotion"] == gemm.HALVES_L2_PROMOTION
 
 
 def test_the_decode_rule_s_clip(monkeypatch):
@@ -211,7 +234,7 @@ def test_the_decode_rule_s_clip(monkeypatch):
                            for m, n, k in ((100, 6144, 4096), (100, 4096, 4096), (1, 28672, 4096), (16, 6144, 4096))]
         finally:
             gemm._decode_config.cache_clear()
-    assert [c.name for c in picks[False]] == ["64x96x64:8:c32:ow:cl2", "64x128x128:4:swapAB:splitK2:csplit",
+    assert [c.name for c in picks[False]] == ["64x96x64:8:c32:ow:cl2:cb:pr256", "64x128x128:4:swapAB:splitK2:csplit",
                                               "256x16x64:4:swapAB:p1", "64x16x128:8:swapAB:p1"]
     assert picks[True][0] == picks[False][0]
     for plain, clipped in zip(picks[False][1:], picks[True][1:]):

@@ -339,6 +339,19 @@ def test_swapped_gemm_clipped_against_float64(case):
     _check(_run(module, m, n, ep, ops, b_kmajor=True, split_k=split), ops, ep)
 
 
+@pytest.mark.parametrize("order", ["b_first", "arrive_last"])
+def test_swapped_gemm_clipped_in_the_producers_orders_against_float64(order):
+    """The clipped stages are loaded as the whole ones (`load_stage`'s one path): the
+    weight's box first, or the arrival after the copies, there too."""
+    m, n, k, ep = 5, 200, 336, Epilogue(bias=True, out_dtype="f16")
+    module = gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True, epilogue=ep,
+                            clip_small=True, **{order: True})
+    text = str(module)
+    assert text.count("clip") >= 2
+    ops = _operands(m, n, k, ep, seed=7)
+    _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+
+
 def test_clip_small_needs_the_swap():
     with pytest.raises(ValueError, match="clip_small needs swap_ab"):
         gemm_hopper_ws(None, 256, 256, bm=128, bn=128, bk=64, stages=2, b_kmajor=True, clip_small=True)
