@@ -21,7 +21,14 @@ Kinds (ratios to cudaMemcpy of the case's bytes; `!` not exact):
             the fill read early, among the loads);
   store     the stores of `copy` only (no loads: a constant), the view's bytes;
   span      as many whole 16-byte chunks stored contiguously (a memset of the chunks
-            `store` writes: no sector in part, no gaps) into a scratch buffer (time only).
+            `store` writes: no sector in part, no gaps) into a scratch buffer (time only);
+  pf_k2     `copy_pf` with 2 chunks a thread;
+  pf_ahead  `copy_pf`, each thread also asking L2 for the partial sector of chunk
+            f + AHEAD (`--ahead`, default a wave: 132 x 2048 chunks), the first wave its own;
+  compact   `copy_pf`'s schedule into compact rows (a scratch buffer: no gaps, so no
+            sector left in part once both rows are written; time only): the fills' cost;
+  (`pf_ahead@N`: N waves ahead);
+  pf_256    `copy_pf` with the source loads `ld.global.nc.L2::256B` (L2 fetches 256 bytes).
 `store` and `span` move no source bytes but are given the case's bytes all the same:
 compare them with each other (the cost of the sectors written in part and of the gaps).
 """
@@ -56,6 +63,28 @@ __device__ __forceinline__ long long dst_row(long long r) {
   return off * P_E;
 }
 
+__device__ __forceinline__ void pf_partial(char* dst, long long f) {
+  // prefetch.global.L2 of chunk f's sector where its row covers it in part
+  if (f >= (long long)P_NR * P_C) return;
+  long long row = f / P_C;
+  int c = (int)(f - row * P_C);
+  long long D = dst_row(row);
+  long long a = (D & ~15LL) + 16LL * c;
+  long long e = D + (long long)P_L * P_E;
+  if (a + 16 <= D || a >= e) return;
+  if ((a & ~31LL) < D || (a & ~31LL) + 32 > e) asm volatile("prefetch.global.L2 [%0];" :: "l"(dst + a));
+}
+
+__device__ __forceinline__ uint4 ldsrc(const char* p) {
+#if P_KIND == 7
+  uint4 v;
+  asm volatile("ld.global.nc.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+#else
+  return *reinterpret_cast<const uint4*>(p);
+#endif
+}
+
 __device__ __forceinline__ u32 word(uint4 v, int i) {
   return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
 }
@@ -82,7 +111,11 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
     if (f >= total) continue;
     long long row = f / P_C;
     int c = (int)(f - row * P_C);
+#if P_KIND == 6
+    long long D = (P_DOFF + row * (long long)P_L) * P_E;
+#else
     long long D = dst_row(row);
+#endif
 #if P_KIND == 4
     (void)D; (void)c;
     *reinterpret_cast<uint4*>(dst + 16 * f) = make_uint4(1, 2, 3, 4);  // as many whole chunks, contiguous
@@ -95,7 +128,11 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
     int h = (int)(e - a < 16 ? e - a : 16);
     if (l >= h) continue;
     A[k] = a; lo[k] = l; hi[k] = h;
-#if P_KIND == 2
+#if P_KIND == 5
+    if (f < P_AHEAD) pf_partial(dst, f);
+    pf_partial(dst, f + P_AHEAD);
+#endif
+#if P_KIND == 2 || P_KIND == 6 || P_KIND == 7
     if ((a & ~31LL) < D || (a & ~31LL) + 32 > e) asm volatile("prefetch.global.L2 [%0];" :: "l"(dst + a));
 #endif
 #if P_KIND == 3
@@ -106,8 +143,8 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
     int sh = (int)(s - sa);
     uint4 w0 = make_uint4(0, 0, 0, 0), w1 = make_uint4(0, 0, 0, 0);
     long long send = S + (long long)P_L * P_E;
-    if (sa + 16 > S && sa < send) w0 = *reinterpret_cast<const uint4*>(src + sa);
-    if (sh && sa + 16 < send) w1 = *reinterpret_cast<const uint4*>(src + sa + 16);
+    if (sa + 16 > S && sa < send) w0 = ldsrc(src + sa);
+    if (sh && sa + 16 < send) w1 = ldsrc(src + sa + 16);
     u32 w[8] = {w0.x, w0.y, w0.z, w0.w, w1.x, w1.y, w1.z, w1.w};
     int q = sh >> 2, b = (sh & 3) * 8;
     u32 r[4];
@@ -147,7 +184,8 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
 }
 """
 
-KINDS = {"copy": (0, 1), "copy_elem": (1, 1), "copy_k2": (0, 2), "copy_pf": (2, 1), "store": (3, 1), "span": (4, 1)}
+KINDS = {"copy": (0, 1), "copy_elem": (1, 1), "copy_k2": (0, 2), "copy_pf": (2, 1), "store": (3, 1), "span": (4, 1),
+         "pf_k2": (2, 2), "pf_ahead": (5, 1), "compact": (6, 1), "pf_256": (7, 1)}
 """name: (KIND, chunks a thread)."""
 
 
@@ -178,6 +216,7 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--threads", type=int, default=512)
     ap.add_argument("--kinds", default=",".join(KINDS))
+    ap.add_argument("--ahead", type=int, default=132 * 2048)
     a = ap.parse_args()
     import copy_bench
     import cupy as cp
@@ -207,19 +246,21 @@ def main() -> int:
 
         row = [ratio(lambda: tilec.copy_(dst, src)), ratio(lambda: dst.copy_(src))]
         assert src.data_ptr() % 16 == 0 and dst_base.data_ptr() % 16 == 0
-        scratch = torch.empty(rows * C * 16, dtype=torch.uint8, device="cuda")
-        defs = {"E": E, "L": L, "NR": rows, "C": C, "DOFF": doff, "ND": len(on), "T": a.threads}
+        scratch = torch.empty(rows * C * 16 + (doff * E + 64) * 2, dtype=torch.uint8, device="cuda")
+        defs = {"E": E, "L": L, "NR": rows, "C": C, "DOFF": doff, "ND": len(on), "T": a.threads, "AHEAD": a.ahead}
         for k, n in enumerate(on):
             defs[f"N{k}"] = n
         for k, s in enumerate(os_):
             defs[f"DS{k}"] = s
         for name in kinds:
-            kind, kk = KINDS[name]
-            opts = tuple(f"-DP_{k}={v}" + ("LL" if k in ("DOFF",) or k.startswith("DS") else "")
-                         for k, v in {**defs, "KIND": kind, "K": kk}.items())
+            base, _, times = name.partition("@")  # pf_ahead@2: AHEAD twice
+            kind, kk = KINDS[base]
+            here = {**defs, "KIND": kind, "K": kk, "AHEAD": a.ahead * int(times or 1)}
+            opts = tuple(f"-DP_{k}={v}" + ("LL" if k in ("DOFF", "AHEAD") or k.startswith("DS") else "")
+                         for k, v in here.items())
             fn = cp.RawKernel(SOURCE, "kern", options=("-std=c++17",) + opts)
             grid = (-(-rows * C // (a.threads * kk)),)
-            out = scratch if kind == 4 else dst_base
+            out = scratch if kind in (4, 6) else dst_base
             sp, dp = src.data_ptr(), out.data_ptr()
 
             def launch(fn=fn, grid=grid, sp=sp, dp=dp):
@@ -228,7 +269,7 @@ def main() -> int:
             dst_base.fill_(77)
             launch()
             torch.cuda.synchronize()
-            ok = kind in (3, 4) or bool(torch.equal(sb._bits(torch, dst_base), ref_bits))
+            ok = kind in (3, 4, 6) or bool(torch.equal(sb._bits(torch, dst_base), ref_bits))
             row.append(ratio(launch) + ("" if ok else "!"))
         print(f"{i:02d} " + " ".join(row) + f"   (rows {rows}, {L} x {E} B, C {C})", flush=True)
         del src, dst_base, dst, ref, ref_bits, scratch
