@@ -267,16 +267,25 @@ class _HostOps:
         return self.const(x) if isinstance(x, int) else x
 
 
+def prefetch_ahead(target: Target, threads: int, rows: int) -> int:
+    """The chunks a wave of realign blocks covers (`rows` chunks a block of `threads`):
+    the multiprocessors (132 where the target does not say) times the blocks of
+    `threads` one holds, times `rows`; `sector_prefetch` ahead by this many chunks asks
+    L2 for a sector a wave before its row's part of it is written."""
+    return (target.multiprocessors or 132) * max(1, target.threads_per_sm // threads) * rows
+
+
 def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
                    threads: int = REALIGN_THREADS, chunks: int | None = None,
-                   prefetch: bool = False, magic64: bool = MAGIC64) -> list[Operation]:
+                   prefetch: bool = False, magic64: bool = MAGIC64, ahead: bool = False) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy of `copy` (module
     doc), with `bits`-bit offsets and `threads` per block (a multiple of a warp) of
     `chunks` destination chunks a thread (None: `chunks_per_thread`); the caller puts
     them in the copy's place. `facts` must fit (`_copy_cost.realign_fits`). `prefetch`
     (rows read at a step of 1): first `layout.ptr_prefetch` of each chunk whose 32-byte
     sector the row covers in part, where the rows do not continue each other
-    (`sector_prefetch`). `magic64`: with 64-bit offsets, the chunk index's divisions
+    (`sector_prefetch`); `ahead` (with `prefetch`): the chunk a wave on's
+    (`prefetch_ahead`) instead, a block of the first wave its own too. `magic64`: with 64-bit offsets, the chunk index's divisions
     by run-time values as multiplications too (`_gather_tile.magic_divmod64`)."""
     rank = facts.rank
     last = rank - 1
@@ -348,14 +357,17 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         q = b.add(lc.TruncIOp(b.add(arith.ShRSIOp(b.muli(b.add(lc.ExtSIOp(x, R64)), m), sh)), R))
         return q, b.subi(x, b.muli(q, d))
 
-    row, chunk_i = divmod_(flat, b.splat(chunks), "c")
-    coords: list[SSAValue] = [row] * last
-    rest = row
-    for k in range(last - 1, 0, -1):
-        rest, coords[k] = divmod_(rest, b.splat(n[k]), k)
-    coords[0] = rest
+    def coords_of(flat: SSAValue) -> tuple[SSAValue, list[SSAValue]]:
+        """(chunk c, the row's coordinates over the outer modes) of flat chunk ids."""
+        row, chunk_i = divmod_(flat, b.splat(chunks), "c")
+        coords: list[SSAValue] = [row] * last
+        rest = row
+        for k in range(last - 1, 0, -1):
+            rest, coords[k] = divmod_(rest, b.splat(n[k]), k)
+        coords[0] = rest
+        return chunk_i, coords
 
-    def row_offset(mis: Value, strides: list[Value]) -> SSAValue:
+    def row_offset(mis: Value, strides: list[Value], coords: list[SSAValue]) -> SSAValue:
         """Each chunk's row's first element's offset from the aligned pointer."""
         off = b.splat(b.scalar(mis))
         for k in range(last):
@@ -365,11 +377,17 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
             off = b.addi(off, coords[k] if s == 1 else b.muli(coords[k], b.splat(b.scalar(strides[k]))))
         return off
 
-    soff = row_offset(facts.src_mis, [m.src_stride for m in facts.modes])  # type: ignore[arg-type]
-    doff = row_offset(facts.dst_mis, [m.dst_stride for m in facts.modes])  # type: ignore[arg-type]
     v_r, sh_r = b.splat(b.const(v)), b.splat(b.const(shift_v))
-    # A = (floor(D / V) + c) * V: the chunk's first destination element
-    achunk = b.muli(b.addi(b.add(arith.ShRSIOp(doff, sh_r)), chunk_i), v_r)
+    dstrides = [m.dst_stride for m in facts.modes]
+
+    def first_of(doff: SSAValue, chunk_i: SSAValue) -> SSAValue:
+        """A = (floor(D / V) + c) * V: the chunk's first destination element."""
+        return b.muli(b.addi(b.add(arith.ShRSIOp(doff, sh_r)), chunk_i), v_r)
+
+    chunk_i, coords = coords_of(flat)
+    soff = row_offset(facts.src_mis, [m.src_stride for m in facts.modes], coords)  # type: ignore[arg-type]
+    doff = row_offset(facts.dst_mis, dstrides, coords)  # type: ignore[arg-type]
+    achunk = first_of(doff, chunk_i)
     # s = step (A - D) + S; sa = floor(s / V) * V; the shift s - sa
     s_first = b.addi(b.muli(b.subi(achunk, doff), b.splat(b.const(step))) if step > 1 else b.subi(achunk, doff), soff)
     sa = b.muli(b.add(arith.ShRSIOp(s_first, sh_r)), v_r)
@@ -377,7 +395,16 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     # one past the row's last source element
     send = b.addi(soff, b.splat(n[last]) if step == 1 else
                   b.splat(b.addi(b.muli(b.subi(n[last], b.const(1)), b.const(step)), b.const(1))))
-    if prefetch and step == 1:
+    if prefetch and step == 1 and ahead:
+        # the chunk a wave on (where it is one: flat < total - far), the first wave's own
+        far = b.const(prefetch_ahead(target, threads, rows))
+        first_wave = b.add(arith.AndIOp(row_ok, b.cmp("slt", flat, b.splat(far))))
+        sector_prefetch(b, facts, n, doff, achunk, first_wave)
+        on_ok = b.cmp("slt", flat, b.splat(b.subi(total, far)))
+        on_chunk, on_coords = coords_of(b.addi(flat, b.splat(far)))
+        on_doff = row_offset(facts.dst_mis, dstrides, on_coords)  # type: ignore[arg-type]
+        sector_prefetch(b, facts, n, on_doff, first_of(on_doff, on_chunk), on_ok)
+    elif prefetch and step == 1:
         sector_prefetch(b, facts, n, doff, achunk, row_ok)
 
     def both(x: SSAValue, y: SSAValue) -> SSAValue:
