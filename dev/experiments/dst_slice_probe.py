@@ -28,7 +28,9 @@ Kinds (ratios to cudaMemcpy of the case's bytes; `!` not exact):
   compact   `copy_pf`'s schedule into compact rows (a scratch buffer: no gaps, so no
             sector left in part once both rows are written; time only): the fills' cost;
   (`pf_ahead@N`: N waves ahead);
-  pf_256    `copy_pf` with the source loads `ld.global.nc.L2::256B` (L2 fetches 256 bytes).
+  pf_256    `copy_pf` with the source loads `ld.global.nc.L2::256B` (L2 fetches 256 bytes);
+  pf_elem   `copy_pf` with partial chunks stored an element at a time (as tilec's kernel).
+A kind `NAME+e` stores its partial chunks an element at a time too (`pf_ahead+e`).
 `store` and `span` move no source bytes but are given the case's bytes all the same:
 compare them with each other (the cost of the sectors written in part and of the gaps).
 """
@@ -126,13 +128,13 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
     long long e = D + (long long)P_L * P_E;
     int l = (int)(D > a ? D - a : 0);
     int h = (int)(e - a < 16 ? e - a : 16);
-    if (l >= h) continue;
-    A[k] = a; lo[k] = l; hi[k] = h;
 #if P_KIND == 5
     if (f < P_AHEAD) pf_partial(dst, f);
     pf_partial(dst, f + P_AHEAD);
 #endif
-#if P_KIND == 2 || P_KIND == 6 || P_KIND == 7
+    if (l >= h) continue;
+    A[k] = a; lo[k] = l; hi[k] = h;
+#if P_KIND == 2 || P_KIND == 6 || P_KIND == 7 || P_KIND == 8
     if ((a & ~31LL) < D || (a & ~31LL) + 32 > e) asm volatile("prefetch.global.L2 [%0];" :: "l"(dst + a));
 #endif
 #if P_KIND == 3
@@ -166,7 +168,7 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
     if (l >= h) continue;
     char* p = dst + A[k];
     if (l == 0 && h == 16) { *reinterpret_cast<uint4*>(p) = out[k]; continue; }
-#if P_KIND == 1
+#if P_KIND == 1 || P_KIND == 8 || P_ELEM
 #pragma unroll
     for (int b = 0; b < 16; b += P_E)
       if (b >= l && b < h) put(p, b, P_E, out[k]);
@@ -185,7 +187,8 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
 """
 
 KINDS = {"copy": (0, 1), "copy_elem": (1, 1), "copy_k2": (0, 2), "copy_pf": (2, 1), "store": (3, 1), "span": (4, 1),
-         "pf_k2": (2, 2), "pf_ahead": (5, 1), "compact": (6, 1), "pf_256": (7, 1)}
+         "pf_k2": (2, 2), "pf_ahead": (5, 1), "compact": (6, 1), "pf_256": (7, 1),
+         "pf_elem": (8, 1)}
 """name: (KIND, chunks a thread)."""
 
 
@@ -253,9 +256,10 @@ def main() -> int:
         for k, s in enumerate(os_):
             defs[f"DS{k}"] = s
         for name in kinds:
-            base, _, times = name.partition("@")  # pf_ahead@2: AHEAD twice
+            elem = name.endswith("+e")
+            base, _, times = name.removesuffix("+e").partition("@")  # pf_ahead@2: AHEAD twice
             kind, kk = KINDS[base]
-            here = {**defs, "KIND": kind, "K": kk, "AHEAD": a.ahead * int(times or 1)}
+            here = {**defs, "KIND": kind, "K": kk, "AHEAD": a.ahead * int(times or 1), "ELEM": int(elem)}
             opts = tuple(f"-DP_{k}={v}" + ("LL" if k in ("DOFF", "AHEAD") or k.startswith("DS") else "")
                          for k, v in here.items())
             fn = cp.RawKernel(SOURCE, "kern", options=("-std=c++17",) + opts)
