@@ -29,7 +29,10 @@ Kinds (ratios to cudaMemcpy of the case's bytes; `!` not exact):
             sector left in part once both rows are written; time only): the fills' cost;
   (`pf_ahead@N`: N waves ahead);
   pf_256    `copy_pf` with the source loads `ld.global.nc.L2::256B` (L2 fetches 256 bytes);
-  pf_elem   `copy_pf` with partial chunks stored an element at a time (as tilec's kernel).
+  pf_elem   `copy_pf` with partial chunks stored an element at a time (as tilec's kernel);
+  pf_ld     `copy_pf` with the sector fetched by a volatile load of one byte (unused),
+            not a prefetch (which the memory system may drop);
+  pf_last   `copy_pf` with `prefetch.global.L2::evict_last`.
 A kind `NAME+e` stores its partial chunks an element at a time too (`pf_ahead+e`).
 `store` and `span` move no source bytes but are given the case's bytes all the same:
 compare them with each other (the cost of the sectors written in part and of the gaps).
@@ -137,6 +140,16 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
 #if P_KIND == 2 || P_KIND == 6 || P_KIND == 7 || P_KIND == 8
     if ((a & ~31LL) < D || (a & ~31LL) + 32 > e) asm volatile("prefetch.global.L2 [%0];" :: "l"(dst + a));
 #endif
+#if P_KIND == 9
+    if ((a & ~31LL) < D || (a & ~31LL) + 32 > e) {
+      unsigned short dummy;
+      asm volatile("ld.volatile.global.u8 %0, [%1];" : "=h"(dummy) : "l"(dst + a));
+      (void)dummy;
+    }
+#endif
+#if P_KIND == 10
+    if ((a & ~31LL) < D || (a & ~31LL) + 32 > e) asm volatile("prefetch.global.L2::evict_last [%0];" :: "l"(dst + a));
+#endif
 #if P_KIND == 3
     out[k] = make_uint4(0x01010101u, 0x02020202u, 0x03030303u, 0x04040404u);
 #else
@@ -188,7 +201,7 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
 
 KINDS = {"copy": (0, 1), "copy_elem": (1, 1), "copy_k2": (0, 2), "copy_pf": (2, 1), "store": (3, 1), "span": (4, 1),
          "pf_k2": (2, 2), "pf_ahead": (5, 1), "compact": (6, 1), "pf_256": (7, 1),
-         "pf_elem": (8, 1)}
+         "pf_elem": (8, 1), "pf_ld": (9, 1), "pf_last": (10, 1)}
 """name: (KIND, chunks a thread)."""
 
 
