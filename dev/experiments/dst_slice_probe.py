@@ -32,7 +32,10 @@ Kinds (ratios to cudaMemcpy of the case's bytes; `!` not exact):
   pf_elem   `copy_pf` with partial chunks stored an element at a time (as tilec's kernel);
   pf_ld     `copy_pf` with the sector fetched by a volatile load of one byte (unused),
             not a prefetch (which the memory system may drop);
-  pf_last   `copy_pf` with `prefetch.global.L2::evict_last`.
+  pf_last   `copy_pf` with `prefetch.global.L2::evict_last`;
+  pf_bulk   `copy_pf` with the chunk's 16 bytes asked by `cp.async.bulk.prefetch.L2` (one
+            sector from DRAM; `prefetch.global.L2` brings the 128-byte line: Nsight, 34,
+            1541 MB read for 1028 MB of source and fills); pf_bulk_k2 2 chunks a thread.
 A kind `NAME+e` stores its partial chunks an element at a time too (`pf_ahead+e`).
 `store` and `span` move no source bytes but are given the case's bytes all the same:
 compare them with each other (the cost of the sectors written in part and of the gaps).
@@ -147,6 +150,10 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
       (void)dummy;
     }
 #endif
+#if P_KIND == 11
+    if ((a & ~31LL) < D || (a & ~31LL) + 32 > e)
+      asm volatile("cp.async.bulk.prefetch.L2.global [%0], 16;" :: "l"(dst + a) : "memory");
+#endif
 #if P_KIND == 10
     if ((a & ~31LL) < D || (a & ~31LL) + 32 > e) asm volatile("prefetch.global.L2::evict_last [%0];" :: "l"(dst + a));
 #endif
@@ -201,7 +208,8 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
 
 KINDS = {"copy": (0, 1), "copy_elem": (1, 1), "copy_k2": (0, 2), "copy_pf": (2, 1), "store": (3, 1), "span": (4, 1),
          "pf_k2": (2, 2), "pf_ahead": (5, 1), "compact": (6, 1), "pf_256": (7, 1),
-         "pf_elem": (8, 1), "pf_ld": (9, 1), "pf_last": (10, 1)}
+         "pf_elem": (8, 1), "pf_ld": (9, 1), "pf_last": (10, 1),
+         "pf_bulk": (11, 1), "pf_bulk_k2": (11, 2)}
 """name: (KIND, chunks a thread)."""
 
 
