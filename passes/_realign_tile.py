@@ -224,13 +224,14 @@ are long (04, 10, 19, 22, 28, 40) within 0.5% (benchmarks/NOTES.md, sa39)."""
 
 
 def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValue, achunk: SSAValue,
-                    row_ok: SSAValue) -> None:
+                    row_ok: SSAValue, bulk: bool = False) -> None:
     """`layout.ptr_prefetch` of each chunk (first destination element `achunk`, its row's
     first `doff`, `n[-1]` elements a row) whose 32-byte sector holds elements outside
     the row, where the destination's rows do not continue each other (the stride of
     the mode before the last is not the row's extent: a gap between rows), so that
     L2 holds the sector when the row's part of it is written. The rows' chunks
-    outside the row (past its end) ask nothing."""
+    outside the row (past its end) ask nothing. `bulk`: by bulk prefetches of the chunk's
+    16-byte block (`layout.ptr_prefetch {bulk}`: the sector alone, not its 128-byte line)."""
     e = facts.dst_bytes
     last = facts.rank - 1
     per = SECTOR_BYTES // e
@@ -246,7 +247,7 @@ def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValu
     mask = b.add(arith.AndIOp(mask, b.splat(gap, mask.type)))
     elem = facts.dst_base.type.element_type  # type: ignore[union-attr]
     ptrs = b.add(AddPtrOp(b.splat(facts.dst_base, TensorType(PtrType(elem), [b.rows], b.r)), achunk))
-    b.ops.append(PtrPrefetchOp(ptrs, mask))
+    b.ops.append(PtrPrefetchOp(ptrs, mask, bulk))
 
 
 class _HostOps:
@@ -277,7 +278,8 @@ def prefetch_ahead(target: Target, threads: int, rows: int) -> int:
 
 def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
                    threads: int = REALIGN_THREADS, chunks: int | None = None,
-                   prefetch: bool = False, magic64: bool = MAGIC64, ahead: bool = False) -> list[Operation]:
+                   prefetch: bool = False, magic64: bool = MAGIC64, ahead: bool = False,
+                   bulk: bool = False) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy of `copy` (module
     doc), with `bits`-bit offsets and `threads` per block (a multiple of a warp) of
     `chunks` destination chunks a thread (None: `chunks_per_thread`); the caller puts
@@ -285,7 +287,8 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     (rows read at a step of 1): first `layout.ptr_prefetch` of each chunk whose 32-byte
     sector the row covers in part, where the rows do not continue each other
     (`sector_prefetch`); `ahead` (with `prefetch`): the chunk a wave on's
-    (`prefetch_ahead`) instead, a block of the first wave its own too. `magic64`: with 64-bit offsets, the chunk index's divisions
+    (`prefetch_ahead`) instead, a block of the first wave its own too; `bulk` (with
+    `prefetch`): each sector by a bulk prefetch of 16 bytes, not its line. `magic64`: with 64-bit offsets, the chunk index's divisions
     by run-time values as multiplications too (`_gather_tile.magic_divmod64`)."""
     rank = facts.rank
     last = rank - 1
@@ -399,13 +402,13 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         # the chunk a wave on (where it is one: flat < total - far), the first wave's own
         far = b.const(prefetch_ahead(target, threads, rows))
         first_wave = b.add(arith.AndIOp(row_ok, b.cmp("slt", flat, b.splat(far))))
-        sector_prefetch(b, facts, n, doff, achunk, first_wave)
+        sector_prefetch(b, facts, n, doff, achunk, first_wave, bulk)
         on_ok = b.cmp("slt", flat, b.splat(b.subi(total, far)))
         on_chunk, on_coords = coords_of(b.addi(flat, b.splat(far)))
         on_doff = row_offset(facts.dst_mis, dstrides, on_coords)  # type: ignore[arg-type]
-        sector_prefetch(b, facts, n, on_doff, first_of(on_doff, on_chunk), on_ok)
+        sector_prefetch(b, facts, n, on_doff, first_of(on_doff, on_chunk), on_ok, bulk)
     elif prefetch and step == 1:
-        sector_prefetch(b, facts, n, doff, achunk, row_ok)
+        sector_prefetch(b, facts, n, doff, achunk, row_ok, bulk)
 
     def both(x: SSAValue, y: SSAValue) -> SSAValue:
         return b.add(arith.AndIOp(x, y))
