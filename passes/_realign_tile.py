@@ -214,13 +214,18 @@ def static_index_bits(facts: CopyFacts, target: Target) -> int | None:
 SECTOR_BYTES = 32
 """The DRAM sector: a write of part of one makes L2 fetch the rest before writing it
 back (benchmarks/NOTES.md, sa39)."""
-SECTOR_PREFETCH = True
-"""Whether the realign strategy asks L2 first for the chunks of the sectors a row covers
-in part (`sector_prefetch`; the `tile` pass's `realign_prefetch=`). H200, the strided
-set's rows into a longer pitch, of cudaMemcpy without / with: 16 (int16 rows of 508
+SECTOR_PREFETCH = 3
+"""How the realign strategy asks L2 first for the chunks of the sectors a row covers in
+part (`sector_prefetch`; the `tile` pass's `realign_prefetch=`): 0 not, 1 by
+`prefetch.global.L2`, 2 that of the chunk a wave on (`prefetch_ahead`), 3 by bulk
+prefetches of the chunk's 16 bytes (`layout.ptr_prefetch {bulk}`). H200, the strided
+set's rows into a longer pitch, of cudaMemcpy without / with (1): 16 (int16 rows of 508
 bytes at a pitch of 512) 0.667 / 0.824, 34 (int32 rows of 224 bytes at 236) 0.584 /
 0.719, 46 (int64 rows of 40 bytes at 80) 0.422 / 0.550; the realign cases whose rows
-are long (04, 10, 19, 22, 28, 40) within 0.5% (benchmarks/NOTES.md, sa39)."""
+are long (04, 10, 19, 22, 28, 40) within 0.5% (benchmarks/NOTES.md, sa39). But
+`prefetch.global.L2` brings the 128-byte line: Nsight on 34, 1541 MB read for the 1028
+MB of source and fills; a bulk prefetch of 16 bytes brings the sector alone (dst43).
+A wave ahead (2): 34 0.714, 16 0.773, 46 0.499 against 0.716, 0.828, 0.553 (dst43)."""
 
 
 def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValue, achunk: SSAValue,

@@ -166,7 +166,7 @@ class TilePass(ModulePass):
                      own too; 3: as 1, each sector by a bulk prefetch of the chunk's
                      16 bytes (`layout.ptr_prefetch {bulk}`: the sector, not its
                      128-byte line); 0 not. Default `_realign_tile.SECTOR_PREFETCH`
-                     (1, as measured).
+                     (3).
       realign_flat=F  1: a realign copy whose destination is compact writes it as one
                      flat run of aligned chunks, each from its row and the next
                      (`_realign_tile.realign_flat_launch`, where `flat_fits`); 0 row by
@@ -617,15 +617,15 @@ class TilePass(ModulePass):
         promised = bits is not None
         if bits is None:
             bits = realign_static_bits(facts, tgt) or 64
-        prefetch = SECTOR_PREFETCH if self.realign_prefetch is None else bool(self.realign_prefetch)
-        if self.realign_prefetch not in (None, 0, 1, 2, 3):
+        mode = SECTOR_PREFETCH if self.realign_prefetch is None else self.realign_prefetch
+        if mode not in (0, 1, 2, 3):
             raise TilecError(f"tile: realign_prefetch is 0, 1, 2 or 3; got {self.realign_prefetch}", op=copy)
         flat = flat_rule(facts) if self.realign_flat is None else bool(self.realign_flat)
         if flat and flat_fits(facts, tgt):
             ops = realign_flat_launch(copy, facts, tgt, bits, threads, self._magic64())
         else:
-            ops = realign_launch(copy, facts, tgt, bits, threads, chunks, prefetch, self._magic64(),
-                                 ahead=self.realign_prefetch == 2, bulk=self.realign_prefetch == 3)
+            ops = realign_launch(copy, facts, tgt, bits, threads, chunks, mode != 0, self._magic64(),
+                                 ahead=mode == 2, bulk=mode == 3)
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops)
