@@ -214,7 +214,7 @@ def static_index_bits(facts: CopyFacts, target: Target) -> int | None:
 SECTOR_BYTES = 32
 """The DRAM sector: a write of part of one makes L2 fetch the rest before writing it
 back (benchmarks/NOTES.md, sa39)."""
-SECTOR_PREFETCH = 3
+SECTOR_PREFETCH = 1
 """How the realign strategy asks L2 first for the chunks of the sectors a row covers in
 part (`sector_prefetch`; the `tile` pass's `realign_prefetch=`): 0 not, 1 by
 `prefetch.global.L2`, 2 that of the chunk a wave on (`prefetch_ahead`), 3 by bulk
@@ -222,10 +222,12 @@ prefetches of the chunk's 16 bytes (`layout.ptr_prefetch {bulk}`). H200, the str
 set's rows into a longer pitch, of cudaMemcpy without / with (1): 16 (int16 rows of 508
 bytes at a pitch of 512) 0.667 / 0.824, 34 (int32 rows of 224 bytes at 236) 0.584 /
 0.719, 46 (int64 rows of 40 bytes at 80) 0.422 / 0.550; the realign cases whose rows
-are long (04, 10, 19, 22, 28, 40) within 0.5% (benchmarks/NOTES.md, sa39). But
-`prefetch.global.L2` brings the 128-byte line: Nsight on 34, 1541 MB read for the 1028
-MB of source and fills; a bulk prefetch of 16 bytes brings the sector alone (dst43).
-A wave ahead (2): 34 0.714, 16 0.773, 46 0.499 against 0.716, 0.828, 0.553 (dst43)."""
+are long (04, 10, 19, 22, 28, 40) within 0.5% (benchmarks/NOTES.md, sa39).
+`prefetch.global.L2` brings the 128-byte line: Nsight on 34, 1541 MB read for the 1028 MB
+of source and fills; by bulk prefetches of 16 bytes (3) 1217 MB, and 34 0.716 -> 0.787,
+but 16 0.828 -> 0.801, 46 0.539 -> 0.400 (two 8-byte chunks a 16-byte block, a bulk
+prefetch each), 04 0.929 -> 0.910, 10 0.968 -> 0.954; a wave ahead (2): 34 0.714, 16
+0.773, 46 0.499 against 0.716, 0.828, 0.553 (benchmarks/NOTES.md, dst43). 1 stays."""
 
 
 def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValue, achunk: SSAValue,

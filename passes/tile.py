@@ -166,7 +166,7 @@ class TilePass(ModulePass):
                      own too; 3: as 1, each sector by a bulk prefetch of the chunk's
                      16 bytes (`layout.ptr_prefetch {bulk}`: the sector, not its
                      128-byte line); 0 not. Default `_realign_tile.SECTOR_PREFETCH`
-                     (3).
+                     (1, as measured).
       realign_flat=F  1: a realign copy whose destination is compact writes it as one
                      flat run of aligned chunks, each from its row and the next
                      (`_realign_tile.realign_flat_launch`, where `flat_fits`); 0 row by

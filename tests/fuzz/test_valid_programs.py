@@ -204,7 +204,7 @@ def test_realign_sector_prefetch_changes_nothing(seed):
     without gaps, rank 2 or 3, buffers that end at the views' last 16-byte chunk) through
     the default pipeline with the strategy's sector prefetch: equivalent on the CPU (each
     sector asked for inside `dst`'s buffer, as `layout.ptr_prefetch` and, after the
-    lowering's guards, `cuda.prefetch_global_l2 {bulk}`), the CUDA's bulk prefetch where the
+    lowering's guards, `cuda.prefetch_global_l2`), the CUDA's `prefetch.global.L2` where the
     destination's rows leave gaps; and the executor's `dst` is NumPy's copy, bit for bit,
     with the prefetch and without it (`tile{realign_prefetch=0}`)."""
     import numpy as np
@@ -219,7 +219,7 @@ def test_realign_sector_prefetch_changes_nothing(seed):
     assert out.rc == 0 and "@realign: equivalent after" in out.stdout, f"{prog.summary}\n{out.describe()}"
     gap = prog.dst_strides[-2] != prog.shape[-1]
     cuda = run_tilec(["-p", prog.pipeline, "-t", "cuda"], prog.text)
-    assert cuda.rc == 0 and ("cp.async.bulk.prefetch.L2" in cuda.stdout) == gap, prog.summary
+    assert cuda.rc == 0 and ("prefetch.global.L2" in cuda.stdout) == gap, prog.summary
     inputs = random_inputs(tilec.parse(prog.text), seed=seed)
     want = inputs["dst"].copy()
     j = np.indices(prog.shape).reshape(len(prog.shape), -1).T

@@ -245,7 +245,7 @@ def test_rows_into_a_longer_pitch_ask_l2_for_their_partial_sectors():
         assert copy_choice(plan) == ("realign", None, 512)
         kernel = compile_program(copy_program(plan.key), kernel_pipeline(plan.key, "default"), arch="sm_90",
                                  function=FUNCTION)
-        assert "cp.async.bulk.prefetch.L2" in str(kernel.source)
+        assert "prefetch.global.L2" in str(kernel.source)
 
 
 def test_odd_transposes_own_whole_sectors_and_copy_int8_by_lines():

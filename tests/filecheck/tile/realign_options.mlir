@@ -47,7 +47,7 @@
 // CHECK-LABEL: func.func @rows
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(128)
 // CHECK:         layout.arange {start = 0 : i64, end = 128 : i64} : tensor<128xi32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>}>>
-// CHECK:         layout.ptr_prefetch %{{.*}} mask %{{.*}} : tensor<128xi1, #layout.slice<{{.*}}>> {bulk} : tensor<128x!layout.ptr<f16>, #layout.slice<{{.*}}>>
+// CHECK:         layout.ptr_prefetch %{{.*}} mask %{{.*}} : tensor<128xi1, #layout.slice<{{.*}}>> : tensor<128x!layout.ptr<f16>, #layout.slice<{{.*}}>>
 // CHECK:         layout.funnel_shift
 // CHECK:         layout.ptr_store
 func.func @rows(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16, align 16>, %smis: index, %dmis: index) attributes {tilec.args = {smis = 3 : index, dmis = 6 : index, src = 240 : index, dst = 224 : index}} {
