@@ -35,7 +35,11 @@ Kinds (ratios to cudaMemcpy of the case's bytes; `!` not exact):
   pf_last   `copy_pf` with `prefetch.global.L2::evict_last`;
   pf_bulk   `copy_pf` with the chunk's 16 bytes asked by `cp.async.bulk.prefetch.L2` (one
             sector from DRAM; `prefetch.global.L2` brings the 128-byte line: Nsight, 34,
-            1541 MB read for 1028 MB of source and fills); pf_bulk_k2 2 chunks a thread.
+            1541 MB read for 1028 MB of source and fills); pf_bulk_k2 2 chunks a thread;
+  pf_ld2    `copy_pf` with the sector fetched by a plain byte load (`ld.global.L1::no_allocate`),
+            its value kept by a test at the end that never holds;
+  pf_bulk1  `pf_bulk` by real 32-byte sectors (the address's bits), one bulk prefetch a
+            sector (its first chunk in the row).
 A kind `NAME+e` stores its partial chunks an element at a time too (`pf_ahead+e`).
 `store` and `span` move no source bytes but are given the case's bytes all the same:
 compare them with each other (the cost of the sectors written in part and of the gaps).
@@ -110,6 +114,7 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
   const long long total = (long long)P_NR * P_C;
   const long long base = (long long)blockIdx.x * P_T * P_K + threadIdx.x;
   uint4 out[P_K];
+  unsigned sink = 0;
   long long A[P_K];
   int lo[P_K], hi[P_K];
 #pragma unroll
@@ -154,6 +159,21 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
     if ((a & ~31LL) < D || (a & ~31LL) + 32 > e)
       asm volatile("cp.async.bulk.prefetch.L2.global [%0], 16;" :: "l"(dst + a) : "memory");
 #endif
+#if P_KIND == 12
+    if ((a & ~31LL) < D || (a & ~31LL) + 32 > e) {
+      unsigned short v;
+      asm volatile("ld.global.L1::no_allocate.u8 %0, [%1];" : "=h"(v) : "l"(dst + a));
+      sink |= v;
+    }
+#endif
+#if P_KIND == 13
+    {  // real 32-byte sectors (the address's bits); one bulk prefetch a sector: its first chunk in the row
+      const long long sec = (long long)(((unsigned long long)(dst + a) & ~31ull) - (unsigned long long)dst);
+      const long long first = sec > (D & ~15LL) ? sec : (D & ~15LL);
+      if ((sec < D || sec + 32 > e) && a == first)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], 16;" :: "l"(dst + a) : "memory");
+    }
+#endif
 #if P_KIND == 10
     if ((a & ~31LL) < D || (a & ~31LL) + 32 > e) asm volatile("prefetch.global.L2::evict_last [%0];" :: "l"(dst + a));
 #endif
@@ -181,6 +201,7 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
 #endif
 #endif
   }
+  if (sink == 0x1FFu) dst[0] = 0;  // never (a byte): keeps pf_ld2's loads
 #if P_KIND != 4
 #pragma unroll
   for (int k = 0; k < P_K; ++k) {
@@ -209,7 +230,7 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
 KINDS = {"copy": (0, 1), "copy_elem": (1, 1), "copy_k2": (0, 2), "copy_pf": (2, 1), "store": (3, 1), "span": (4, 1),
          "pf_k2": (2, 2), "pf_ahead": (5, 1), "compact": (6, 1), "pf_256": (7, 1),
          "pf_elem": (8, 1), "pf_ld": (9, 1), "pf_last": (10, 1),
-         "pf_bulk": (11, 1), "pf_bulk_k2": (11, 2)}
+         "pf_bulk": (11, 1), "pf_bulk_k2": (11, 2), "pf_ld2": (12, 1), "pf_bulk1": (13, 1)}
 """name: (KIND, chunks a thread)."""
 
 
