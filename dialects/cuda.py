@@ -322,12 +322,20 @@ class PrefetchL1Op(_GlobalLinePrefetch):
 class PrefetchGlobalL2Op(_GlobalLinePrefetch):
     """
     This thread asks L2 for the sector holding `src[index]` of a global buffer (a
-    `layout.ptr_prefetch`): one `prefetch.global.L2`. No value is read or changed.
+    `layout.ptr_prefetch`): one `prefetch.global.L2`, which brings the element's 128-byte
+    line. `bulk`: one `cp.async.bulk.prefetch.L2` of the element's 16-byte-aligned block
+    instead (sm_90; `prefetch.global.L2` before), which brings its 32-byte sector only.
+    No value is read or changed.
 
         cuda.prefetch_global_l2 %src[%i] : memref<?xi16>
+        cuda.prefetch_global_l2 %src[%i] {bulk} : memref<?xi16>
     """
 
     name = "cuda.prefetch_global_l2"
+    bulk = opt_prop_def(UnitAttr)
+
+    def __init__(self, src: SSAValue | Operation, index: SSAValue | Operation, bulk: bool = False):
+        IRDLOperation.__init__(self, operands=[src, index], properties={"bulk": UnitAttr()} if bulk else {})
 
 
 @irdl_op_definition

@@ -349,20 +349,24 @@ class PtrPrefetchOp(IRDLOperation):
     except where the optional `mask` is false (`prefetch.global.L2`, a hint): no value
     is read or changed. A sector that a kernel then writes in part is in L2 before the
     write, so L2 does not fetch it from DRAM to merge the bytes not written (the realign
-    strategy's destination rows into a longer pitch, passes/_realign_tile.py).
+    strategy's destination rows into a longer pitch, passes/_realign_tile.py). `bulk`:
+    each sector asked by a bulk prefetch of the pointer's 16-byte block
+    (`cuda.prefetch_global_l2 {bulk}`), which brings the sector only, where
+    `prefetch.global.L2` brings its 128-byte line.
 
         layout.ptr_prefetch %q : tensor<1024x!layout.ptr<f32>, #b>
-        layout.ptr_prefetch %q mask %m : tensor<1024xi1, #b> : tensor<1024x!layout.ptr<f32>, #b>"""
+        layout.ptr_prefetch %q mask %m : tensor<1024xi1, #b> {bulk} : tensor<1024x!layout.ptr<f32>, #b>"""
 
     name = "layout.ptr_prefetch"
     # no memory-effect trait, as layout.prefetch: its effect is on the cache
     ptrs = operand_def(TensorType)
     mask = opt_operand_def(TensorType)
+    bulk = opt_prop_def(UnitAttr)
     assembly_format = "$ptrs (`mask` $mask^ `:` type($mask))? attr-dict `:` type($ptrs)"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, ptrs: SSAValue, mask: SSAValue | None = None):
-        super().__init__(operands=[ptrs, mask])
+    def __init__(self, ptrs: SSAValue, mask: SSAValue | None = None, bulk: bool = False):
+        super().__init__(operands=[ptrs, mask], properties={"bulk": UnitAttr()} if bulk else {})
 
     def verify_(self) -> None:
         t = _pointer_tensor(self.ptrs, "the pointers")

@@ -164,23 +164,31 @@ def static_index_bits(facts: CopyFacts, target: Target) -> int | None:
 SECTOR_BYTES = 32
 """The DRAM sector: a write of part of one makes L2 fetch the rest before writing it
 back (benchmarks/NOTES.md, sa39)."""
-SECTOR_PREFETCH = True
-"""Whether the realign strategy asks L2 first for the chunks of the sectors a row covers
-in part (`sector_prefetch`; the `tile` pass's `realign_prefetch=`). H200, the strided
-set's rows into a longer pitch, of cudaMemcpy without / with: 16 (int16 rows of 508
+SECTOR_PREFETCH = 1
+"""How the realign strategy asks L2 first for the chunks of the sectors a row covers in
+part (`sector_prefetch`; the `tile` pass's `realign_prefetch=`): 0 not, 1 by
+`prefetch.global.L2`, 2 that of the chunk a wave on (`prefetch_ahead`), 3 by bulk
+prefetches of the chunk's 16 bytes (`layout.ptr_prefetch {bulk}`). H200, the strided
+set's rows into a longer pitch, of cudaMemcpy without / with (1): 16 (int16 rows of 508
 bytes at a pitch of 512) 0.667 / 0.824, 34 (int32 rows of 224 bytes at 236) 0.584 /
 0.719, 46 (int64 rows of 40 bytes at 80) 0.422 / 0.550; the realign cases whose rows
-are long (04, 10, 19, 22, 28, 40) within 0.5% (benchmarks/NOTES.md, sa39)."""
+are long (04, 10, 19, 22, 28, 40) within 0.5% (benchmarks/NOTES.md, sa39).
+`prefetch.global.L2` brings the 128-byte line: Nsight on 34, 1541 MB read for the 1028 MB
+of source and fills; by bulk prefetches of 16 bytes (3) 1217 MB, and 34 0.716 -> 0.787,
+but 16 0.828 -> 0.801, 46 0.539 -> 0.400 (two 8-byte chunks a 16-byte block, a bulk
+prefetch each), 04 0.929 -> 0.910, 10 0.968 -> 0.954; a wave ahead (2): 34 0.714, 16
+0.773, 46 0.499 against 0.716, 0.828, 0.553 (benchmarks/NOTES.md, dst43). 1 stays."""
 
 
 def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValue, achunk: SSAValue,
-                    row_ok: SSAValue) -> None:
+                    row_ok: SSAValue, bulk: bool = False) -> None:
     """`layout.ptr_prefetch` of each chunk (first destination element `achunk`, its row's
     first `doff`, `n[-1]` elements a row) whose 32-byte sector holds elements outside
     the row, where the destination's rows do not continue each other (the stride of
     the mode before the last is not the row's extent: a gap between rows), so that
     L2 holds the sector when the row's part of it is written. The rows' chunks
-    outside the row (past its end) ask nothing."""
+    outside the row (past its end) ask nothing. `bulk`: by bulk prefetches of the chunk's
+    16-byte block (`layout.ptr_prefetch {bulk}`: the sector alone, not its 128-byte line)."""
     e = facts.dst_bytes
     last = facts.rank - 1
     per = SECTOR_BYTES // e
@@ -196,7 +204,7 @@ def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValu
     mask = b.add(arith.AndIOp(mask, b.splat(gap, mask.type)))
     elem = facts.dst_base.type.element_type  # type: ignore[union-attr]
     ptrs = b.add(AddPtrOp(b.splat(facts.dst_base, TensorType(PtrType(elem), [b.rows], b.r)), achunk))
-    b.ops.append(PtrPrefetchOp(ptrs, mask))
+    b.ops.append(PtrPrefetchOp(ptrs, mask, bulk))
 
 
 class _HostOps:
@@ -217,16 +225,27 @@ class _HostOps:
         return self.const(x) if isinstance(x, int) else x
 
 
+def prefetch_ahead(target: Target, threads: int, rows: int) -> int:
+    """The chunks a wave of realign blocks covers (`rows` chunks a block of `threads`):
+    the multiprocessors (132 where the target does not say) times the blocks of
+    `threads` one holds, times `rows`; `sector_prefetch` ahead by this many chunks asks
+    L2 for a sector a wave before its row's part of it is written."""
+    return (target.multiprocessors or 132) * max(1, target.threads_per_sm // threads) * rows
+
+
 def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
                    threads: int = REALIGN_THREADS, chunks: int | None = None,
-                   prefetch: bool = False, magic64: bool = MAGIC64) -> list[Operation]:
+                   prefetch: bool = False, magic64: bool = MAGIC64, ahead: bool = False,
+                   bulk: bool = False) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy of `copy` (module
     doc), with `bits`-bit offsets and `threads` per block (a multiple of a warp) of
     `chunks` destination chunks a thread (None: `chunks_per_thread`); the caller puts
     them in the copy's place. `facts` must fit (`_copy_cost.realign_fits`). `prefetch`
     (rows read at a step of 1): first `layout.ptr_prefetch` of each chunk whose 32-byte
     sector the row covers in part, where the rows do not continue each other
-    (`sector_prefetch`). `magic64`: with 64-bit offsets, the chunk index's divisions
+    (`sector_prefetch`); `ahead` (with `prefetch`): the chunk a wave on's
+    (`prefetch_ahead`) instead, a block of the first wave its own too; `bulk` (with
+    `prefetch`): each sector by a bulk prefetch of 16 bytes, not its line. `magic64`: with 64-bit offsets, the chunk index's divisions
     by run-time values as multiplications too (`_gather_tile.magic_divmod64`)."""
     rank = facts.rank
     last = rank - 1
@@ -298,14 +317,17 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         q = b.add(lc.TruncIOp(b.add(arith.ShRSIOp(b.muli(b.add(lc.ExtSIOp(x, R64)), m), sh)), R))
         return q, b.subi(x, b.muli(q, d))
 
-    row, chunk_i = divmod_(flat, b.splat(chunks), "c")
-    coords: list[SSAValue] = [row] * last
-    rest = row
-    for k in range(last - 1, 0, -1):
-        rest, coords[k] = divmod_(rest, b.splat(n[k]), k)
-    coords[0] = rest
+    def coords_of(flat: SSAValue) -> tuple[SSAValue, list[SSAValue]]:
+        """(chunk c, the row's coordinates over the outer modes) of flat chunk ids."""
+        row, chunk_i = divmod_(flat, b.splat(chunks), "c")
+        coords: list[SSAValue] = [row] * last
+        rest = row
+        for k in range(last - 1, 0, -1):
+            rest, coords[k] = divmod_(rest, b.splat(n[k]), k)
+        coords[0] = rest
+        return chunk_i, coords
 
-    def row_offset(mis: Value, strides: list[Value]) -> SSAValue:
+    def row_offset(mis: Value, strides: list[Value], coords: list[SSAValue]) -> SSAValue:
         """Each chunk's row's first element's offset from the aligned pointer."""
         off = b.splat(b.scalar(mis))
         for k in range(last):
@@ -315,11 +337,17 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
             off = b.addi(off, coords[k] if s == 1 else b.muli(coords[k], b.splat(b.scalar(strides[k]))))
         return off
 
-    soff = row_offset(facts.src_mis, [m.src_stride for m in facts.modes])  # type: ignore[arg-type]
-    doff = row_offset(facts.dst_mis, [m.dst_stride for m in facts.modes])  # type: ignore[arg-type]
     v_r, sh_r = b.splat(b.const(v)), b.splat(b.const(shift_v))
-    # A = (floor(D / V) + c) * V: the chunk's first destination element
-    achunk = b.muli(b.addi(b.add(arith.ShRSIOp(doff, sh_r)), chunk_i), v_r)
+    dstrides = [m.dst_stride for m in facts.modes]
+
+    def first_of(doff: SSAValue, chunk_i: SSAValue) -> SSAValue:
+        """A = (floor(D / V) + c) * V: the chunk's first destination element."""
+        return b.muli(b.addi(b.add(arith.ShRSIOp(doff, sh_r)), chunk_i), v_r)
+
+    chunk_i, coords = coords_of(flat)
+    soff = row_offset(facts.src_mis, [m.src_stride for m in facts.modes], coords)  # type: ignore[arg-type]
+    doff = row_offset(facts.dst_mis, dstrides, coords)  # type: ignore[arg-type]
+    achunk = first_of(doff, chunk_i)
     # s = step (A - D) + S; sa = floor(s / V) * V; the shift s - sa
     s_first = b.addi(b.muli(b.subi(achunk, doff), b.splat(b.const(step))) if step > 1 else b.subi(achunk, doff), soff)
     sa = b.muli(b.add(arith.ShRSIOp(s_first, sh_r)), v_r)
@@ -327,8 +355,17 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     # one past the row's last source element
     send = b.addi(soff, b.splat(n[last]) if step == 1 else
                   b.splat(b.addi(b.muli(b.subi(n[last], b.const(1)), b.const(step)), b.const(1))))
-    if prefetch and step == 1:
-        sector_prefetch(b, facts, n, doff, achunk, row_ok)
+    if prefetch and step == 1 and ahead:
+        # the chunk a wave on (where it is one: flat < total - far), the first wave's own
+        far = b.const(prefetch_ahead(target, threads, rows))
+        first_wave = b.add(arith.AndIOp(row_ok, b.cmp("slt", flat, b.splat(far))))
+        sector_prefetch(b, facts, n, doff, achunk, first_wave, bulk)
+        on_ok = b.cmp("slt", flat, b.splat(b.subi(total, far)))
+        on_chunk, on_coords = coords_of(b.addi(flat, b.splat(far)))
+        on_doff = row_offset(facts.dst_mis, dstrides, on_coords)  # type: ignore[arg-type]
+        sector_prefetch(b, facts, n, on_doff, first_of(on_doff, on_chunk), on_ok, bulk)
+    elif prefetch and step == 1:
+        sector_prefetch(b, facts, n, doff, achunk, row_ok, bulk)
 
     def both(x: SSAValue, y: SSAValue) -> SSAValue:
         return b.add(arith.AndIOp(x, y))

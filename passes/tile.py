@@ -165,8 +165,12 @@ class TilePass(ModulePass):
                      rows hold C chunks' elements (`_realign_tile.flat_chunks`; default 1).
       realign_prefetch=P  1: a realign copy first asks L2 for each destination chunk
                      whose 32-byte sector its row covers in part (`layout.ptr_prefetch`,
-                     `_realign_tile.sector_prefetch`); 0 not. Default
-                     `_realign_tile.SECTOR_PREFETCH` (on, as measured).
+                     `_realign_tile.sector_prefetch`); 2: that of the chunk a wave
+                     on instead (`_realign_tile.prefetch_ahead`), the first wave its
+                     own too; 3: as 1, each sector by a bulk prefetch of the chunk's
+                     16 bytes (`layout.ptr_prefetch {bulk}`: the sector, not its
+                     128-byte line); 0 not. Default `_realign_tile.SECTOR_PREFETCH`
+                     (1, as measured).
       realign_flat=F  1: a realign copy whose destination is compact writes it as one
                      flat run of aligned chunks, each from its row and the next
                      (`_realign_tile.realign_flat_launch`, where `flat_fits`); 0 row by
@@ -669,13 +673,16 @@ class TilePass(ModulePass):
         promised = bits is not None
         if bits is None:
             bits = realign_static_bits(facts, tgt) or 64
-        prefetch = SECTOR_PREFETCH if self.realign_prefetch is None else bool(self.realign_prefetch)
+        mode = SECTOR_PREFETCH if self.realign_prefetch is None else self.realign_prefetch
+        if mode not in (0, 1, 2, 3):
+            raise TilecError(f"tile: realign_prefetch is 0, 1, 2 or 3; got {self.realign_prefetch}", op=copy)
         flat = flat_rule(facts) if self.realign_flat is None else bool(self.realign_flat)
         if flat and flat_fits(facts, tgt):
             ops = realign_flat_launch(copy, facts, tgt, bits, threads, self._magic64(),
                                       flat_chunks(facts, tgt, chunks))
         else:
-            ops = realign_launch(copy, facts, tgt, bits, threads, chunks, prefetch, self._magic64())
+            ops = realign_launch(copy, facts, tgt, bits, threads, chunks, mode != 0, self._magic64(),
+                                 ahead=mode == 2, bulk=mode == 3)
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops)

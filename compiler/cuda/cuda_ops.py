@@ -54,6 +54,10 @@ class CudaOpsEmitter(EmitterBase):
     @emits(cuda.PrefetchGlobalL2Op)
     def emit_prefetch_global_l2(self, op: cuda.PrefetchGlobalL2Op):
         self.buffer(op.src, op)
+        if op.bulk is not None:
+            self.helpers.add("prefetch_sector")
+            self.line(f"tilec_prefetch_sector({self.expr(op.src)} + {self.expr(op.index)});")
+            return
         self.line(f'asm volatile("prefetch.global.L2 [%0];" :: "l"({self.expr(op.src)} + {self.expr(op.index)}));')
 
     @emits(cuda.CpAsyncCommitOp)

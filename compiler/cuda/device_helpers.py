@@ -126,6 +126,18 @@ __device__ __forceinline__ void tilec_st_l2(T* a, T x) {
     asm volatile("st.global.L2::cache_hint.u8 [%0], %1, %2;" :: "l"(a), "h"((unsigned short)c), "l"(p) : "memory");
   }
 }""",
+    "prefetch_sector": """\
+// cuda.prefetch_global_l2 {bulk}: the 16-byte-aligned block holding *p asked of L2 by one
+// bulk prefetch (sm_90), which brings its 32-byte sector from DRAM, where
+// `prefetch.global.L2` brings the 128-byte line (`prefetch.global.L2` before sm_90).
+__device__ __forceinline__ void tilec_prefetch_sector(const void* p) {
+#if __CUDA_ARCH__ >= 900
+  const unsigned long long a = (unsigned long long)p & ~15ull;
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], 16;" :: "l"(a) : "memory");
+#else
+  asm volatile("prefetch.global.L2 [%0];" :: "l"(p));
+#endif
+}""",
     "prefetch_l2": """\
 // cuda.prefetch_l2: the 16-byte-aligned interior of [p, p + nbytes) asked of L2 in one
 // bulk prefetch (sm_90; nothing before). HINT 0: no policy; 1: evict_last; 2: evict_first

@@ -21,7 +21,26 @@ Kinds (ratios to cudaMemcpy of the case's bytes; `!` not exact):
             the fill read early, among the loads);
   store     the stores of `copy` only (no loads: a constant), the view's bytes;
   span      as many whole 16-byte chunks stored contiguously (a memset of the chunks
-            `store` writes: no sector in part, no gaps) into a scratch buffer (time only).
+            `store` writes: no sector in part, no gaps) into a scratch buffer (time only);
+  pf_k2     `copy_pf` with 2 chunks a thread;
+  pf_ahead  `copy_pf`, each thread also asking L2 for the partial sector of chunk
+            f + AHEAD (`--ahead`, default a wave: 132 x 2048 chunks), the first wave its own;
+  compact   `copy_pf`'s schedule into compact rows (a scratch buffer: no gaps, so no
+            sector left in part once both rows are written; time only): the fills' cost;
+  (`pf_ahead@N`: N waves ahead);
+  pf_256    `copy_pf` with the source loads `ld.global.nc.L2::256B` (L2 fetches 256 bytes);
+  pf_elem   `copy_pf` with partial chunks stored an element at a time (as tilec's kernel);
+  pf_ld     `copy_pf` with the sector fetched by a volatile load of one byte (unused),
+            not a prefetch (which the memory system may drop);
+  pf_last   `copy_pf` with `prefetch.global.L2::evict_last`;
+  pf_bulk   `copy_pf` with the chunk's 16 bytes asked by `cp.async.bulk.prefetch.L2` (one
+            sector from DRAM; `prefetch.global.L2` brings the 128-byte line: Nsight, 34,
+            1541 MB read for 1028 MB of source and fills); pf_bulk_k2 2 chunks a thread;
+  pf_ld2    `copy_pf` with the sector fetched by a plain byte load (`ld.global.L1::no_allocate`),
+            its value kept by a test at the end that never holds;
+  pf_bulk1  `pf_bulk` by real 32-byte sectors (the address's bits), one bulk prefetch a
+            sector (its first chunk in the row).
+A kind `NAME+e` stores its partial chunks an element at a time too (`pf_ahead+e`).
 `store` and `span` move no source bytes but are given the case's bytes all the same:
 compare them with each other (the cost of the sectors written in part and of the gaps).
 """
@@ -56,6 +75,28 @@ __device__ __forceinline__ long long dst_row(long long r) {
   return off * P_E;
 }
 
+__device__ __forceinline__ void pf_partial(char* dst, long long f) {
+  // prefetch.global.L2 of chunk f's sector where its row covers it in part
+  if (f >= (long long)P_NR * P_C) return;
+  long long row = f / P_C;
+  int c = (int)(f - row * P_C);
+  long long D = dst_row(row);
+  long long a = (D & ~15LL) + 16LL * c;
+  long long e = D + (long long)P_L * P_E;
+  if (a + 16 <= D || a >= e) return;
+  if ((a & ~31LL) < D || (a & ~31LL) + 32 > e) asm volatile("prefetch.global.L2 [%0];" :: "l"(dst + a));
+}
+
+__device__ __forceinline__ uint4 ldsrc(const char* p) {
+#if P_KIND == 7
+  uint4 v;
+  asm volatile("ld.global.nc.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+#else
+  return *reinterpret_cast<const uint4*>(p);
+#endif
+}
+
 __device__ __forceinline__ u32 word(uint4 v, int i) {
   return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
 }
@@ -73,6 +114,7 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
   const long long total = (long long)P_NR * P_C;
   const long long base = (long long)blockIdx.x * P_T * P_K + threadIdx.x;
   uint4 out[P_K];
+  unsigned sink = 0;
   long long A[P_K];
   int lo[P_K], hi[P_K];
 #pragma unroll
@@ -82,7 +124,11 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
     if (f >= total) continue;
     long long row = f / P_C;
     int c = (int)(f - row * P_C);
+#if P_KIND == 6
+    long long D = (P_DOFF + row * (long long)P_L) * P_E;
+#else
     long long D = dst_row(row);
+#endif
 #if P_KIND == 4
     (void)D; (void)c;
     *reinterpret_cast<uint4*>(dst + 16 * f) = make_uint4(1, 2, 3, 4);  // as many whole chunks, contiguous
@@ -93,10 +139,43 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
     long long e = D + (long long)P_L * P_E;
     int l = (int)(D > a ? D - a : 0);
     int h = (int)(e - a < 16 ? e - a : 16);
+#if P_KIND == 5
+    if (f < P_AHEAD) pf_partial(dst, f);
+    pf_partial(dst, f + P_AHEAD);
+#endif
     if (l >= h) continue;
     A[k] = a; lo[k] = l; hi[k] = h;
-#if P_KIND == 2
+#if P_KIND == 2 || P_KIND == 6 || P_KIND == 7 || P_KIND == 8
     if ((a & ~31LL) < D || (a & ~31LL) + 32 > e) asm volatile("prefetch.global.L2 [%0];" :: "l"(dst + a));
+#endif
+#if P_KIND == 9
+    if ((a & ~31LL) < D || (a & ~31LL) + 32 > e) {
+      unsigned short dummy;
+      asm volatile("ld.volatile.global.u8 %0, [%1];" : "=h"(dummy) : "l"(dst + a));
+      (void)dummy;
+    }
+#endif
+#if P_KIND == 11
+    if ((a & ~31LL) < D || (a & ~31LL) + 32 > e)
+      asm volatile("cp.async.bulk.prefetch.L2.global [%0], 16;" :: "l"(dst + a) : "memory");
+#endif
+#if P_KIND == 12
+    if ((a & ~31LL) < D || (a & ~31LL) + 32 > e) {
+      unsigned short v;
+      asm volatile("ld.global.L1::no_allocate.u8 %0, [%1];" : "=h"(v) : "l"(dst + a));
+      sink |= v;
+    }
+#endif
+#if P_KIND == 13
+    {  // real 32-byte sectors (the address's bits); one bulk prefetch a sector: its first chunk in the row
+      const long long sec = (long long)(((unsigned long long)(dst + a) & ~31ull) - (unsigned long long)dst);
+      const long long first = sec > (D & ~15LL) ? sec : (D & ~15LL);
+      if ((sec < D || sec + 32 > e) && a == first)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], 16;" :: "l"(dst + a) : "memory");
+    }
+#endif
+#if P_KIND == 10
+    if ((a & ~31LL) < D || (a & ~31LL) + 32 > e) asm volatile("prefetch.global.L2::evict_last [%0];" :: "l"(dst + a));
 #endif
 #if P_KIND == 3
     out[k] = make_uint4(0x01010101u, 0x02020202u, 0x03030303u, 0x04040404u);
@@ -106,8 +185,8 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
     int sh = (int)(s - sa);
     uint4 w0 = make_uint4(0, 0, 0, 0), w1 = make_uint4(0, 0, 0, 0);
     long long send = S + (long long)P_L * P_E;
-    if (sa + 16 > S && sa < send) w0 = *reinterpret_cast<const uint4*>(src + sa);
-    if (sh && sa + 16 < send) w1 = *reinterpret_cast<const uint4*>(src + sa + 16);
+    if (sa + 16 > S && sa < send) w0 = ldsrc(src + sa);
+    if (sh && sa + 16 < send) w1 = ldsrc(src + sa + 16);
     u32 w[8] = {w0.x, w0.y, w0.z, w0.w, w1.x, w1.y, w1.z, w1.w};
     int q = sh >> 2, b = (sh & 3) * 8;
     u32 r[4];
@@ -122,6 +201,7 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
 #endif
 #endif
   }
+  if (sink == 0x1FFu) dst[0] = 0;  // never (a byte): keeps pf_ld2's loads
 #if P_KIND != 4
 #pragma unroll
   for (int k = 0; k < P_K; ++k) {
@@ -129,7 +209,7 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
     if (l >= h) continue;
     char* p = dst + A[k];
     if (l == 0 && h == 16) { *reinterpret_cast<uint4*>(p) = out[k]; continue; }
-#if P_KIND == 1
+#if P_KIND == 1 || P_KIND == 8 || P_ELEM
 #pragma unroll
     for (int b = 0; b < 16; b += P_E)
       if (b >= l && b < h) put(p, b, P_E, out[k]);
@@ -147,7 +227,10 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
 }
 """
 
-KINDS = {"copy": (0, 1), "copy_elem": (1, 1), "copy_k2": (0, 2), "copy_pf": (2, 1), "store": (3, 1), "span": (4, 1)}
+KINDS = {"copy": (0, 1), "copy_elem": (1, 1), "copy_k2": (0, 2), "copy_pf": (2, 1), "store": (3, 1), "span": (4, 1),
+         "pf_k2": (2, 2), "pf_ahead": (5, 1), "compact": (6, 1), "pf_256": (7, 1),
+         "pf_elem": (8, 1), "pf_ld": (9, 1), "pf_last": (10, 1),
+         "pf_bulk": (11, 1), "pf_bulk_k2": (11, 2), "pf_ld2": (12, 1), "pf_bulk1": (13, 1)}
 """name: (KIND, chunks a thread)."""
 
 
@@ -178,6 +261,7 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--threads", type=int, default=512)
     ap.add_argument("--kinds", default=",".join(KINDS))
+    ap.add_argument("--ahead", type=int, default=132 * 2048)
     a = ap.parse_args()
     import copy_bench
     import cupy as cp
@@ -207,19 +291,22 @@ def main() -> int:
 
         row = [ratio(lambda: tilec.copy_(dst, src)), ratio(lambda: dst.copy_(src))]
         assert src.data_ptr() % 16 == 0 and dst_base.data_ptr() % 16 == 0
-        scratch = torch.empty(rows * C * 16, dtype=torch.uint8, device="cuda")
-        defs = {"E": E, "L": L, "NR": rows, "C": C, "DOFF": doff, "ND": len(on), "T": a.threads}
+        scratch = torch.empty(rows * C * 16 + (doff * E + 64) * 2, dtype=torch.uint8, device="cuda")
+        defs = {"E": E, "L": L, "NR": rows, "C": C, "DOFF": doff, "ND": len(on), "T": a.threads, "AHEAD": a.ahead}
         for k, n in enumerate(on):
             defs[f"N{k}"] = n
         for k, s in enumerate(os_):
             defs[f"DS{k}"] = s
         for name in kinds:
-            kind, kk = KINDS[name]
-            opts = tuple(f"-DP_{k}={v}" + ("LL" if k in ("DOFF",) or k.startswith("DS") else "")
-                         for k, v in {**defs, "KIND": kind, "K": kk}.items())
+            elem = name.endswith("+e")
+            base, _, times = name.removesuffix("+e").partition("@")  # pf_ahead@2: AHEAD twice
+            kind, kk = KINDS[base]
+            here = {**defs, "KIND": kind, "K": kk, "AHEAD": a.ahead * int(times or 1), "ELEM": int(elem)}
+            opts = tuple(f"-DP_{k}={v}" + ("LL" if k in ("DOFF", "AHEAD") or k.startswith("DS") else "")
+                         for k, v in here.items())
             fn = cp.RawKernel(SOURCE, "kern", options=("-std=c++17",) + opts)
             grid = (-(-rows * C // (a.threads * kk)),)
-            out = scratch if kind == 4 else dst_base
+            out = scratch if kind in (4, 6) else dst_base
             sp, dp = src.data_ptr(), out.data_ptr()
 
             def launch(fn=fn, grid=grid, sp=sp, dp=dp):
@@ -228,7 +315,7 @@ def main() -> int:
             dst_base.fill_(77)
             launch()
             torch.cuda.synchronize()
-            ok = kind in (3, 4) or bool(torch.equal(sb._bits(torch, dst_base), ref_bits))
+            ok = kind in (3, 4, 6) or bool(torch.equal(sb._bits(torch, dst_base), ref_bits))
             row.append(ratio(launch) + ("" if ok else "!"))
         print(f"{i:02d} " + " ".join(row) + f"   (rows {rows}, {L} x {E} B, C {C})", flush=True)
         del src, dst_base, dst, ref, ref_bits, scratch

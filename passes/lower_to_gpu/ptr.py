@@ -137,7 +137,7 @@ class PointerLowering(OpFamily):
     @lowers(lp.PtrPrefetchOp)
     def op_ptr_prefetch(self, op: lp.PtrPrefetchOp):
         """One `cuda.prefetch_global_l2` per distinct register of the thread's pointers,
-        each under its mask bit (an `scf.if`) where there is a mask."""
+        each under its mask bit (an `scf.if`) where there is a mask; `bulk` passed on."""
         from tilec.dialects import cuda
 
         b = self.b
@@ -149,11 +149,11 @@ class PointerLowering(OpFamily):
                 continue
             seen.add(coord)
             if bits is None:
-                b.add(cuda.PrefetchGlobalL2Op(view.mem, b.ssa(poffs[r])))
+                b.add(cuda.PrefetchGlobalL2Op(view.mem, b.ssa(poffs[r]), op.bulk is not None))
                 continue
             _, tb, _ = access.if_op(b, DynamicIndex(b, bits[r]))
             with b.at(tb):
-                b.add(cuda.PrefetchGlobalL2Op(view.mem, b.ssa(poffs[r])))
+                b.add(cuda.PrefetchGlobalL2Op(view.mem, b.ssa(poffs[r]), op.bulk is not None))
                 b.add(scf.YieldOp())
 
     @lowers(lp.MultipleOfOp)

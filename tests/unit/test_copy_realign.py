@@ -230,3 +230,31 @@ def test_chunks_per_thread_and_prefetch_options_compiled(always, chunks, prefetc
     assert all(k.aligned_pointers for k in kernels._entries)
     cuda = [str(e.kernel.source) for e in kernels._entries.values()]
     assert len(cuda) == 2 and all(("prefetch.global.L2" in c) == bool(prefetch) for c in cuda)
+
+
+@pytest.mark.parametrize("mode", [2, 3])
+def test_prefetch_a_wave_ahead_inside_the_destination(always, monkeypatch, mode):
+    """`realign_prefetch=2`: each thread asks L2 for the sector of the chunk a wave on
+    (`_realign_tile.prefetch_ahead`, made 96 chunks here so that it falls inside the
+    copy), a block of the first wave for its own; the executor of the kernel's GPU-level
+    code checks that every chunk
+    asked for lies inside the destination (as a load's) and the copy against NumPy, the
+    bytes around dst poisoned, rows of 16-byte chunks (int16, int32 as 34) and of 8-byte
+    ones (int64 rows of 5 at a pitch of 10, as 46). `realign_prefetch=3` (the sectors by
+    bulk prefetches of 16 bytes) likewise, in the CUDA too."""
+    from tilec.compiler.pipeline import expand_pipeline
+
+    monkeypatch.setattr(_realign_tile, "prefetch_ahead", lambda target, threads, rows: 96)
+    opts = f"threads=64 realign_prefetch={mode}"
+    pipeline = ",".join(f"tile{{{opts}}}" if p == "tile" else p for p in expand_pipeline("default").split(","))
+    kernels = CopyKernels(arch="sm_90", disk=False, pipeline=pipeline)
+    rng = np.random.default_rng(2)
+    for dtype, n, pitch, rows in (("int16", 37, 40, 50), ("int32", 56, 59, 30), ("int64", 5, 10, 90)):
+        base = _aligned(8192, dtype, rng=rng)
+        out = _aligned(8192, dtype, fill=77)
+        src = _rows(base, 1, rows, n, n)
+        dst = _rows(out, 3, rows, n, pitch)
+        _check(out, dst, src, True, kernels)
+    assert all(k.aligned_pointers for k in kernels._entries)
+    if mode == 3:
+        assert all("cp.async.bulk.prefetch.L2" in str(e.kernel.source) for e in kernels._entries.values())

@@ -2,7 +2,8 @@
 // into (under its mask bit), reading nothing. Round trip in custom and generic form; no
 // value changes (the executor ignores it: equivalent after the lowering); `lower-to-gpu`
 // makes it one `cuda.prefetch_global_l2` per register (in an scf.if where masked), and
-// the cuda target a `prefetch.global.L2`.
+// the cuda target a `prefetch.global.L2`; `{bulk}` passes on to `cuda.prefetch_global_l2
+// {bulk}`, a bulk prefetch of the element's 16-byte block (`tilec_prefetch_sector`).
 // RUN: tilec %s --split-input-file | tilec --split-input-file | filecheck %s
 // RUN: tilec %s --split-input-file --print-op-generic | tilec --split-input-file | filecheck %s
 // RUN: tilec %s --split-input-file -p lower-to-gpu,canonicalize --check-equivalence | filecheck %s --check-prefix=EQ
@@ -11,6 +12,7 @@
 // RUN: tilec %s --split-input-file -p lower-to-gpu,canonicalize -t cuda | filecheck %s --check-prefix=CUDA
 // EQ: @sectors_ahead: equivalent after
 // EQ: @unmasked: equivalent after
+// EQ: @bulk: equivalent after
 
 // Every 8th element of a 256-element row, asked of L2 where it is below 200, then the
 // row copied.
@@ -59,6 +61,35 @@ func.func @unmasked(%dst: !layout.ptr<f32, align 16>) attributes {tilec.args = {
     %q = layout.splat %dst : !layout.ptr<f32, align 16> -> tensor<64x!layout.ptr<f32>, #b>
     %qp = layout.addptr %q, %i : tensor<64x!layout.ptr<f32>, #b>, tensor<64xi32, #b>
     layout.ptr_prefetch %qp : tensor<64x!layout.ptr<f32>, #b>
+  }
+  func.return
+}
+
+// -----
+
+// {bulk}: each sector by a bulk prefetch of its 16-byte block (the sector alone).
+#b = #layout.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+// CHECK-LABEL: func.func @bulk
+// CHECK: layout.ptr_prefetch %{{.*}} mask %{{.*}} : tensor<32xi1, #layout.blocked<{{.*}}>> {bulk} : tensor<32x!layout.ptr<i32>, #layout.blocked<{{.*}}>>
+// GPU-LABEL: func.func @bulk
+// GPU: scf.if
+// GPU-NEXT: cuda.prefetch_global_l2 %dst[%{{.*}}] {bulk} : memref<?xi32>
+// CUDA-LABEL: void tilec_prefetch_sector(const void* p)
+// CUDA: cp.async.bulk.prefetch.L2.global [%0], 16;
+// CUDA-LABEL: bulk_kernel(
+// CUDA: tilec_prefetch_sector(dst + {{.*}});
+func.func @bulk(%dst: !layout.ptr<i32, align 16>) attributes {tilec.args = {dst = 256 : index}} {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %i = layout.arange {start = 0 : i64, end = 32 : i64} : tensor<32xi32, #b>
+    %c8 = arith.constant dense<8> : tensor<32xi32, #b>
+    %c200 = arith.constant dense<200> : tensor<32xi32, #b>
+    %offs = arith.muli %i, %c8 : tensor<32xi32, #b>
+    %m = layout.cmpi slt, %offs, %c200 : tensor<32xi32, #b>
+    %q = layout.splat %dst : !layout.ptr<i32, align 16> -> tensor<32x!layout.ptr<i32>, #b>
+    %qp = layout.addptr %q, %offs : tensor<32x!layout.ptr<i32>, #b>, tensor<32xi32, #b>
+    layout.ptr_prefetch %qp mask %m : tensor<32xi1, #b> {bulk} : tensor<32x!layout.ptr<i32>, #b>
   }
   func.return
 }

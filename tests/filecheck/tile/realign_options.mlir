@@ -6,19 +6,40 @@
 // RUN: tilec %s -p 'copy-strategy,tile{threads=64 realign_chunks=2}' --check-equivalence | filecheck %s --check-prefix=EQ2
 // RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=0}' | filecheck %s --check-prefix=NOPF
 // RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=0}' --check-equivalence | filecheck %s --check-prefix=EQ0
+// RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=2}' | filecheck %s --check-prefix=AHEAD
+// RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=2}' --check-equivalence | filecheck %s --check-prefix=EQA
+// RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=3}' | filecheck %s --check-prefix=BULK
+// RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=3}' --check-equivalence | filecheck %s --check-prefix=EQB
+// RUN: not tilec %s -p 'copy-strategy,tile{realign_prefetch=4}' 2>&1 | filecheck %s --check-prefix=ERRP
 // The tile pass's threads option shapes a realign copy's launch (rows = threads of the
 // blocked layout); realign_chunks=C gives a thread C chunks (rows = C x threads); the
 // rows into a longer pitch (31 > 30: a gap) first ask L2 for the chunks of the sectors
-// they cover in part (`layout.ptr_prefetch`, by default; realign_prefetch=0 not).
+// they cover in part (`layout.ptr_prefetch`, by default; realign_prefetch=0 not;
+// realign_prefetch=2: a block of the first wave its own chunks', then every thread
+// those of the chunk a wave on: two prefetches; realign_prefetch=3: the sectors by bulk
+// prefetches of 16 bytes, `{bulk}`).
 
 // EQ: @rows: equivalent after 'copy-strategy,tile{threads=128}'
 // ERR: error: 'layout.copy': tile: a realign copy takes threads that are a power of two, at least 32; got threads=96
 // ERRC: error: 'layout.copy': tile: a realign copy takes realign_chunks a power of two up to 8; got 3
 // EQ2: @rows: equivalent after 'copy-strategy,tile{threads=64 realign_chunks=2}'
 // EQ0: @rows: equivalent after 'copy-strategy,tile{threads=128 realign_prefetch=0}'
+// EQA: @rows: equivalent after 'copy-strategy,tile{threads=128 realign_prefetch=2}'
+// EQB: @rows: equivalent after 'copy-strategy,tile{threads=128 realign_prefetch=3}'
+// ERRP: error: 'layout.copy': tile: realign_prefetch is 0, 1, 2 or 3; got 4
 // C2-LABEL: func.func @rows
 // C2:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(64)
 // C2:         layout.arange {start = 0 : i64, end = 128 : i64} : tensor<128xi32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [32, 1], warpsPerCTA = [2, 1], order = [1, 0]}>}>>
+// AHEAD-LABEL: func.func @rows
+// AHEAD:         layout.ptr_prefetch
+// AHEAD:         layout.ptr_prefetch
+// AHEAD-NOT:     layout.ptr_prefetch
+// AHEAD:         layout.funnel_shift
+// AHEAD:         layout.ptr_store
+// BULK-LABEL: func.func @rows
+// BULK:         layout.ptr_prefetch %{{.*}} mask %{{.*}} : tensor<128xi1, #layout.slice<{{.*}}>> {bulk} : tensor<128x!layout.ptr<f16>, #layout.slice<{{.*}}>>
+// BULK-NOT:     layout.ptr_prefetch
+// BULK:         layout.ptr_store
 // NOPF-LABEL: func.func @rows
 // NOPF-NOT:     layout.ptr_prefetch
 // NOPF:         layout.ptr_store
