@@ -2067,13 +2067,13 @@ def gemm_hopper_ws(
                     g.sb0 = p.constant(0.0, "f32").named("sbv0")
                 if overlap_epilogue:
                     held[:] = [Value(p, g.zero.ssa)]
-                mine = scs[c] if not shared or scs[c] is None else p.tile(scs[c], [wgi, g.c0], [rows, bc]).named("scw")
-                tiles(lambda c=c: consumer(mine, c if pingpong else None, wgi if shared else c if apart else None),
+                own_sc = scs[c] if not shared or scs[c] is None else p.tile(scs[c], [wgi, g.c0], [rows, bc]).named("scw")
+                tiles(lambda c=c: consumer(own_sc, c if pingpong else None, wgi if shared else c if apart else None),
                       c if pingpong else None, held)
                 if overlap_epilogue:  # the block's last tile's last chunk (every block has a tile)
                     tlast = (g.pid + (p.divui((g.ntiles - g.c1).named("tmax") - g.pid, g.nprog).named("jlast")
                                       * g.nprog).named("jstep")).named("tlast")
-                    store_chunk(mine, held[0], *last_chunk(tlast), None)
+                    store_chunk(own_sc, held[0], *last_chunk(tlast), None)
                 if tma_epilogue:  # the last TMA store has read the C buffer before the block exits
                     p.tma_store_wait(0)
         with roles[-1]:

@@ -241,7 +241,12 @@ class GpuBuilding:
 
     def warpgroup_index(self) -> Any:
         """`layout.warpgroup_index`: in a region run apart (`warp_specialize(...,
-        apart=[i])`), the running warpgroup's index among the region's (an index)."""
+        apart=[i])`), the running warpgroup's index among the region's (an index).
+
+            producer, consumers = p.warp_specialize([1, 3], apart=[1])
+            with consumers:
+                wg = p.warpgroup_index()  # 0, 1 or 2: which 64 rows of the tile
+        """
         return self.insert(lr.WarpgroupIndexOp()).results[0]  # type: ignore[attr-defined]
 
     @contextmanager

@@ -71,7 +71,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import NoTerminator
+from xdsl.traits import NoTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .effects import Synchronizes
@@ -259,6 +259,7 @@ class WarpgroupIndexOp(IRDLOperation):
     computes, which buffer it writes)."""
 
     name = "layout.warpgroup_index"
+    traits = traits_def(Pure())
     result = result_def(IndexType)
     assembly_format = "attr-dict"
 

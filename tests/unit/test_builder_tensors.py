@@ -470,6 +470,7 @@ BUILDER_METHODS = {
     "layout.mbarrier_expect_tx": "KernelBuilding.mbarrier_expect_tx",
     "layout.tma_store": "KernelBuilding.tma_store", "layout.tma_store_wait": "KernelBuilding.tma_store_wait",
     "layout.warp_specialize": "KernelBuilding.warp_specialize", "layout.setmaxnreg": "KernelBuilding.setmaxnreg",
+    "layout.warpgroup_index": "KernelBuilding.warpgroup_index",
     "layout.read": "Value.__getitem__", "layout.write": "Value.__setitem__", "layout.dim": "KernelBuilding.dim",
     "layout.print": "KernelBuilding.print", "layout.rank": "KernelBuilding.rank", "layout.depth": "KernelBuilding.depth",
     "layout.size": "KernelBuilding.size", "layout.cosize": "KernelBuilding.cosize",
