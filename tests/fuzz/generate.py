@@ -460,7 +460,8 @@ def random_funnel_kernel(rng: random.Random) -> Program:
 
 def random_chunk_kernel(rng: random.Random) -> Program:
     """A kernel around `layout.copy_chunk_async` (the box strategy's staging op,
-    passes/_box_tile.py), with L2 cache hints and a prefetch: thread t copies `width`
+    passes/_box_tile.py; a 16-byte chunk's `cp.async` through L1, `l1`, half the time),
+    with L2 cache hints and a prefetch: thread t copies `width`
     elements of `a` at t * step into a shared box (asynchronously; one `cp.async` where
     the chunk is 16 aligned bytes, byte copies elsewhere), waits, and after a barrier
     writes one element of another thread's chunk to `b[t * step]`; beside it a tile of
@@ -469,10 +470,11 @@ def random_chunk_kernel(rng: random.Random) -> Program:
     elements, chunks of 4, 8 or 16 bytes, steps that keep or break their alignment,
     1 to 4 warps. Built with `tilec.Program` and printed (the harness runs the text
     through the `tilec` command)."""
-    from xdsl.dialects.builtin import StringAttr
+    from xdsl.dialects.builtin import StringAttr, UnitAttr
 
     import tilec
     from tilec.dialects.layout import LaunchOp, LoadOp, PrefetchOp, StoreOp
+    from tilec.dialects.layout_access import CopyChunkAsyncOp
 
     ty = rng.choice(["i8", "i16", "f32"])
     e = ELEMENT_BYTES[ty]
@@ -485,6 +487,7 @@ def random_chunk_kernel(rng: random.Random) -> Program:
     known = math.gcd(step, 16 // e) if step % (16 // e) == 0 else 1  # what the index is a multiple of
     hints = [rng.choice([None, "evict_first", "evict_last"]) for _ in range(2)]
     prefetch = rng.choice([None, False, "evict_last"])  # None: no prefetch; False: one without a hint
+    l1 = width * e == 16 and rng.random() < 0.5  # a 16-byte chunk's cp.async through L1 (`l1`)
 
     p = tilec.Program("chunks")
     pa, pb, pc = (p.pointer(x, ty, align=16) for x in ("a", "b", "c"))
@@ -504,12 +507,15 @@ def random_chunk_kernel(rng: random.Random) -> Program:
     for op in module.walk():
         if isinstance(op, (LoadOp, StoreOp)) and hints[isinstance(op, StoreOp)]:
             op.cache = StringAttr(hints[isinstance(op, StoreOp)])
+    if l1:
+        next(o for o in module.walk() if isinstance(o, CopyChunkAsyncOp)).l1 = UnitAttr()
     if prefetch is not None:
         launch = next(o for o in module.walk() if isinstance(o, LaunchOp))
         first = launch.body.block.first_op
         launch.body.block.insert_op_before(PrefetchOp(a.ssa, prefetch or None), first)
     summary = (f"{ty} chunks of {width} at step {step}, {threads} threads, reads +{off}; "
-               f"load/store {vec} hints {hints}, prefetch {'none' if prefetch is None else prefetch or 'unhinted'}")
+               f"load/store {vec} hints {hints}, prefetch {'none' if prefetch is None else prefetch or 'unhinted'}"
+               f"{', through L1' if l1 else ''}")
     return Program(tilec.emit(module, "mlir"), "default", summary)
 
 
@@ -622,13 +628,15 @@ class RealignProgram(Program):
 REALIGN_TYPES = ["i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"]
 
 
-def realign_pipeline(prefetch: bool) -> str:
+def realign_pipeline(prefetch: bool, bulk: bool = False) -> str:
     """The default pipeline with the realign strategy taken where it fits
     (`copy-strategy{realign=always}`, as `tilec.copy_`'s plan asks for it), with its
-    sector prefetch (the default) or without it (`tile{realign_prefetch=0}`)."""
+    sector prefetch (the default; with `bulk`, each sector by a bulk prefetch of its
+    16-byte block, `tile{realign_prefetch=3}`) or without it (`tile{realign_prefetch=0}`)."""
     from tilec.compiler.pipeline import expand_pipeline
 
-    swap = {"copy-strategy": "copy-strategy{realign=always}", "tile": "tile" if prefetch else "tile{realign_prefetch=0}"}
+    tile = ("tile{realign_prefetch=3}" if bulk else "tile") if prefetch else "tile{realign_prefetch=0}"
+    swap = {"copy-strategy": "copy-strategy{realign=always}", "tile": tile}
     return ",".join(swap.get(p, p) for p in expand_pipeline("default").split(","))
 
 

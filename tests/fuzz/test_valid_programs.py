@@ -206,7 +206,8 @@ def test_realign_sector_prefetch_changes_nothing(seed):
     sector asked for inside `dst`'s buffer, as `layout.ptr_prefetch` and, after the
     lowering's guards, `cuda.prefetch_global_l2`), the CUDA's `prefetch.global.L2` where the
     destination's rows leave gaps; and the executor's `dst` is NumPy's copy, bit for bit,
-    with the prefetch and without it (`tile{realign_prefetch=0}`)."""
+    with the prefetch, with its bulk form (`tile{realign_prefetch=3}`) and without it
+    (`tile{realign_prefetch=0}`)."""
     import numpy as np
 
     import tilec
@@ -224,11 +225,12 @@ def test_realign_sector_prefetch_changes_nothing(seed):
     want = inputs["dst"].copy()
     j = np.indices(prog.shape).reshape(len(prog.shape), -1).T
     want[prog.dmis + j @ np.array(prog.dst_strides)] = inputs["src"][prog.smis + j @ np.array(prog.src_strides)]
-    for prefetch in (True, False):
+    for prefetch, bulk in ((True, False), (True, True), (False, False)):
         module = tilec.parse(prog.text)
-        run_pipeline(module, realign_pipeline(prefetch))
-        ops = {op.name for op in module.walk()}
-        assert ("cuda.prefetch_global_l2" in ops) == (prefetch and gap), (prefetch, prog.summary)
+        run_pipeline(module, realign_pipeline(prefetch, bulk))
+        asked = [op for op in module.walk() if op.name == "cuda.prefetch_global_l2"]
+        assert bool(asked) == (prefetch and gap), (prefetch, prog.summary)
+        assert all((op.bulk is not None) == bulk for op in asked), (bulk, prog.summary)
         got = run(module, {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in inputs.items()})
         assert np.array_equal(got["dst"].view(np.uint8), want.view(np.uint8)), (prefetch, prog.summary)
 
