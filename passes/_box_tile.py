@@ -219,6 +219,15 @@ TILES_FILL_LEAST = 0.75
 """The least share of the box's `Dt` `tiles_filled_dt` shrinks a tile to."""
 
 
+def _fullest(cands: list[int], busy) -> int:
+    """Of `cands` (the default first), the default unless another keeps its lanes more than
+    2% busier (`busy`); then the first within 2% of the busiest."""
+    best = max(busy(c) for c in cands)
+    if best <= busy(cands[0]) * 1.02:
+        return cands[0]
+    return next(c for c in cands if busy(c) >= best / 1.02)
+
+
 def tiles_filled_dt(dt: int, vd: int, vm: int, ge: int, lanes: int) -> int:
     """The steps of `D` of a `tiles` box's tile (`TILES_FILL`): of the multiples of `vm`
     from `dt` (the box's largest) down to `TILES_FILL_LEAST dt`, the one whose phase-2
@@ -229,11 +238,7 @@ def tiles_filled_dt(dt: int, vd: int, vm: int, ge: int, lanes: int) -> int:
         c = d // vd + ge // vd
         return d / (-(-c // lanes) * lanes * vd)
 
-    cands = list(range(dt, max(vm, int(dt * TILES_FILL_LEAST)) - 1, -vm))
-    best = max(busy(d) for d in cands)
-    if best <= busy(dt) * 1.02:
-        return dt
-    return next(d for d in cands if busy(d) >= best / 1.02)
+    return _fullest(list(range(dt, max(vm, int(dt * TILES_FILL_LEAST)) - 1, -vm)), busy)
 
 
 def tiles_filled_threads(rows: int, lanes: int, grain_e: int, threads: int) -> int:
@@ -250,10 +255,7 @@ def tiles_filled_threads(rows: int, lanes: int, grain_e: int, threads: int) -> i
              if t and t % 32 == 0 and t // lanes and (t // lanes) % grain_e == 0]
     if not cands or cands[0] != threads:
         return threads
-    best = max(busy(t) for t in cands)
-    if best <= busy(threads) * 1.02:
-        return threads
-    return next(t for t in cands if busy(t) >= best / 1.02)
+    return _fullest(cands, busy)
 
 
 TILES_ROTATE_BYTES: tuple[int, ...] = (1,)

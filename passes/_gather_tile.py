@@ -307,8 +307,8 @@ def divmod32(b: "_Body", x: SSAValue, magic: tuple[SSAValue, SSAValue]) -> SSAVa
     i32 = IntegerType(32)
     typ = x.type
     m32 = b.add(arith.TruncIOp(m, i32))
-    el = b.add(arith.SubiOp(b.add(arith.IndexCastOp(s, i32)), b.add(arith.ConstantOp(IntegerAttr(31, i32)))))
-    x2 = b.add(arith.ShLIOp(x, b.splat(b.add(arith.ConstantOp(IntegerAttr(1, i32))), typ)))  # type: ignore[arg-type]
+    el = b.add(arith.SubiOp(b.add(arith.IndexCastOp(s, i32)), b.const(31, i32)))
+    x2 = b.add(arith.ShLIOp(x, b.splat(b.const(1, i32), typ)))  # type: ignore[arg-type]
     hi = b.add(arith.MulUIExtendedOp(x2, b.splat(m32, typ))).owner.results[1]  # type: ignore[arg-type]
     return b.add(arith.ShRUIOp(hi, b.splat(el, typ)))  # type: ignore[arg-type]
 
