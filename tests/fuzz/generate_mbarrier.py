@@ -42,7 +42,10 @@ schedules are the ones of a trip count known only at run time.
   start state); consumers wait for "full", load the stage into registers of their
   warps, store the tile and arrive on "empty"; optional `setmaxnreg` budgets; and
   optional hardware barriers among a subset of the block's warps
-  (`layout.named_barrier`, `bar.sync id, threads` / `bar.arrive`, an id of 3 to 15):
+  (`layout.named_barrier`, `bar.sync id, threads` / `bar.arrive`, an id of 3 to 15);
+  two consumer warpgroups may be one region run apart (`warp_specialize(..., apart=[i])`:
+  each warpgroup runs it as a region of its own, `layout.warpgroup_index` choosing its
+  half of the stage's and the tile's rows; not drawn with the named barriers):
   `named="exchange"` -- the consumer warpgroups alone (the producer's warps take no
   part) hand each tile over through a shared scratch buffer, written in their
   16-byte-vector layout and read back in a layout of one element per thread (so
@@ -182,6 +185,7 @@ class Ws:
     named: str | None = None  # None | "exchange" | "handover": named barriers (module docstring)
     barrier_id: int = 3  # the named barrier's id (3 .. 15: 0 is __syncthreads's, 1 and 2 the regions')
     min_blocks: int | None = None  # the launch's `tilec.min_blocks` (`__launch_bounds__(threads, N)`)
+    apart: bool = False  # the consumers one region run apart (`warp_specialize(..., apart=[i])`), rows by index
     defect: str | None = None
 
     @property
@@ -286,7 +290,13 @@ def draw_ws(rng: random.Random) -> Ws:
            dtype in FLOAT_TYPES + ("i32",) and rng.random() < 0.4, rng.random() < 0.3,
            rng.choice([None, None, "exchange", "handover"]), rng.randrange(3, 16))
     min_blocks = rng.choice([None, None, 1, 2])
-    return replace(s, min_blocks=min_blocks) if min_blocks and not s.regs else s
+    if min_blocks and not s.regs:
+        s = replace(s, min_blocks=min_blocks)
+    # two consumer warpgroups as one region run apart, each its rows of the stage (the
+    # named barriers' counts are the consumers' together: not drawn with them)
+    if s.consumers == 2 and s.rows % 2 == 0 and s.named is None and rng.random() < 0.5:
+        s = replace(s, apart=True)
+    return s
 
 
 # ------------------------------------------------------------------ building
@@ -499,7 +509,8 @@ def ws_program(s: Ws) -> str:
         full = p.mbarrier_array(S, count=1 + (128 if s.fill == "cp_async_load" else 0))
         empty = p.mbarrier_array(S, count=K + (1 if d == "missing-arrival" else 0))
         cS, c2 = p.constant(S), p.constant(2)
-        regions = p.warp_specialize([1, K] if s.producer_first else [K, 1])
+        regions = p.warp_specialize([1, K] if s.producer_first else [K, 1],
+                                    apart=[1 if s.producer_first else 0] if s.apart else [])
         producer, consumer = regions if s.producer_first else regions[::-1]
         first_producer = 0 if s.producer_first else 128 * K
 
@@ -552,6 +563,12 @@ def ws_program(s: Ws) -> str:
                     phase = p.constant(0)
                 st = p.slice(buf, [stage, "_", "_"])
                 enc = _blocked(4 * K, R, C, eb)
+                out = tile_of(dst, i)
+                if s.apart:  # this warpgroup's rows of the stage and of the tile
+                    wg = p.warpgroup_index()
+                    st = p.tile(st, [wg, 0], [R // K, C])
+                    out = p.tile(out, [wg, 0], [R // K, C])
+                    enc = _blocked(4, R // K, C, eb)
                 if d == "early-read":
                     x = p.load(st, enc)
                 p.mbarrier_wait(p.mbarrier_at(full, stage), phase)
@@ -566,10 +583,10 @@ def ws_program(s: Ws) -> str:
                     if d != "named-race":
                         p.named_barrier("sync", s.barrier_id, count)
                     y = p.load(scratch, _scalar(4 * K, R, C))
-                    p.store(y, tile_of(dst, i))
+                    p.store(y, out)
                     p.named_barrier("sync", s.barrier_id, count)  # every read done before the next writes
                 else:
-                    p.store(y, tile_of(dst, i))
+                    p.store(y, out)
                 if s.named == "handover":
                     p.store(y, last)
                 p.mbarrier_arrive(p.mbarrier_at(empty, stage))
@@ -704,7 +721,7 @@ def random_plain_loop_kernel(rng: random.Random) -> MbarrierProgram:
 def random_named_barrier_kernel(rng: random.Random) -> MbarrierProgram:
     """A valid warp-specialised program with named barriers among a subset of its warps
     (`Ws.named`: the consumers' exchange, or their handover to the producer)."""
-    s = replace(draw_ws(rng), named=rng.choice(["exchange", "handover"]))
+    s = replace(draw_ws(rng), named=rng.choice(["exchange", "handover"]), apart=False)
     return MbarrierProgram(ws_program(s), rng.choice(PIPELINES), _summary(s), "ws")
 
 
@@ -788,7 +805,7 @@ def random_invalid_mbarrier_kernel(rng: random.Random) -> InvalidProgram:
 def random_invalid_named_barrier_kernel(rng: random.Random) -> InvalidProgram:
     """A warp-specialised program with named barriers and one of their defects
     (`named-race`, `named-count`, `named-no-arrive`: DEFECTS) the executor reports."""
-    s = replace(draw_ws(rng), named=rng.choice(["exchange", "handover"]))
+    s = replace(draw_ws(rng), named=rng.choice(["exchange", "handover"]), apart=False)
     defect = rng.choice([d for d in defects_of(s) if d.startswith("named-")])
     s = replace(s, defect=defect)
     return InvalidProgram(ws_program(s), f"{defect}: {_summary(s)}", defect, DEFECTS[defect])

@@ -513,6 +513,7 @@ def test_mbarrier_generators_draw_every_form():
     assert {w.regs for w in wss} == {True, False} and {w.compute for w in wss} == {True, False}
     assert {w.named for w in wss} == {None, "exchange", "handover"}
     assert {w.consumers for w in wss if w.named == "exchange"} == {1, 2}
+    assert {w.apart for w in wss} == {True, False}  # the consumers run apart, and not
     plains = [draw_plain(random.Random(s)) for s in range(300)]
     assert {(q.form, q.compute) for q in plains} == {(f, c) for f in ("tma", "cp.async") for c in
                                                       ("sum", "copy", "tensor", "tma_store")} - {("cp.async", "tma_store")}
