@@ -232,7 +232,7 @@ def test_chunks_per_thread_and_prefetch_options_compiled(always, chunks, prefetc
     assert len(cuda) == 2 and all(("prefetch.global.L2" in c) == bool(prefetch) for c in cuda)
 
 
-@pytest.mark.parametrize("mode", [2, 3])
+@pytest.mark.parametrize("mode", [2, 3, 4])
 def test_prefetch_a_wave_ahead_inside_the_destination(always, monkeypatch, mode):
     """`realign_prefetch=2`: each thread asks L2 for the sector of the chunk a wave on
     (`_realign_tile.prefetch_ahead`, made 96 chunks here so that it falls inside the
@@ -241,7 +241,8 @@ def test_prefetch_a_wave_ahead_inside_the_destination(always, monkeypatch, mode)
     asked for lies inside the destination (as a load's) and the copy against NumPy, the
     bytes around dst poisoned, rows of 16-byte chunks (int16, int32 as 34) and of 8-byte
     ones (int64 rows of 5 at a pitch of 10, as 46). `realign_prefetch=3` (the sectors by
-    bulk prefetches of 16 bytes) likewise, in the CUDA too."""
+    bulk prefetches of 16 bytes) and `=4` (bulk, each row's first and last chunks only)
+    likewise, in the CUDA too."""
     from tilec.compiler.pipeline import expand_pipeline
 
     monkeypatch.setattr(_realign_tile, "prefetch_ahead", lambda target, threads, rows: 96)
@@ -256,5 +257,59 @@ def test_prefetch_a_wave_ahead_inside_the_destination(always, monkeypatch, mode)
         dst = _rows(out, 3, rows, n, pitch)
         _check(out, dst, src, True, kernels)
     assert all(k.aligned_pointers for k in kernels._entries)
-    if mode == 3:
+    if mode in (3, 4):
         assert all("cp.async.bulk.prefetch.L2" in str(e.kernel.source) for e in kernels._entries.values())
+
+
+def test_prefetch_ends_asks_each_row_first_and_last_chunk(always, monkeypatch):
+    """`realign_prefetch=4`: the mask of `layout.ptr_prefetch` holds for a row's first and
+    last chunks and no other, two a row (one where a row is one chunk), rows with gaps:
+    the kernel's GPU-level code on the executor with the prefetch recorded
+    (int32 rows of 56 at a pitch of 59, as 34: 15 chunks a row at most)."""
+    from tilec.compiler.pipeline import expand_pipeline
+    from tilec.runtime.reference import cuda_impls
+    from tilec.runtime.reference.executor import _grid
+    from tilec.runtime.reference.memory_impls import thread_indices
+
+    asked: list[int] = []
+    line = cuda_impls.CudaFunctions._line_prefetch
+
+    def record(interp, op, args):
+        grid = _grid(interp, op)
+        tids = grid.active_tids()
+        asked.extend(int(x) for x in np.broadcast_to(thread_indices(grid, tids, (args[1],))[0], tids.shape))
+        return line(interp, op, args)
+
+    monkeypatch.setattr(cuda_impls.CudaFunctions, "_line_prefetch", staticmethod(record))
+    pipeline = ",".join("tile{threads=64 realign_prefetch=4}" if p == "tile" else p
+                        for p in expand_pipeline("default").split(","))
+    kernels = CopyKernels(arch="sm_90", disk=False, pipeline=pipeline)
+    rows, n, pitch, dmis, v = 30, 56, 59, 3, 4
+    base = _aligned(8192, "int32", rng=np.random.default_rng(4))
+    out = _aligned(8192, "int32", fill=77)
+    _check(out, _rows(out, dmis, rows, n, pitch), _rows(base, 1, rows, n, n), True, kernels)
+    ends = sorted({(d // v) * v for r in range(rows) for d in (dmis + r * pitch, dmis + r * pitch + n - 1)})
+    assert sorted(asked) == ends and len(asked) == 2 * rows
+
+
+def test_div32_realign_exact(always):
+    """`div32=1` on a realign copy of 32-bit offsets: the chunk index divided by run-time
+    extents (the chunks a row, the outer extents) as 32-bit multiply-highs
+    (`_gather_tile.divmod32`); the compiled kernel on the executor against NumPy, the
+    bytes around dst poisoned, three modes whose extents are powers of two and not."""
+    from tilec.compiler.pipeline import expand_pipeline
+
+    pipeline = ",".join("tile{threads=64 div32=1}" if p == "tile" else p for p in expand_pipeline("default").split(","))
+    kernels = CopyKernels(arch="sm_90", disk=False, pipeline=pipeline)
+    rng = np.random.default_rng(5)
+    for dtype, outer, n, pitch in (("int32", (3, 7), 56, 59), ("int16", (4, 5), 37, 40), ("int8", (2, 8), 100, 101)):
+        base = _aligned(8192, dtype, rng=rng)
+        out = _aligned(8192, dtype, fill=77)
+        e = base.itemsize
+        rows = outer[0] * outer[1]
+        src = np.lib.stride_tricks.as_strided(base[1:], (*outer, n), (outer[1] * n * e, n * e, e))
+        dst = np.lib.stride_tricks.as_strided(out[3:], (*outer, n), ((outer[1] * pitch + 5) * e, pitch * e, e))
+        assert rows * pitch + 5 * outer[0] + 3 < 8192
+        _check(out, dst, src, True, kernels)
+    assert kernels._entries and all(k.aligned_pointers and k.index_bits == 32 for k in kernels._entries)
+    assert all("__umulhi" in str(e.kernel.source) for e in kernels._entries.values())
