@@ -190,7 +190,7 @@ gathers' `DIV32`) instead of the high half of a 64-bit product; the `tile` pass'
 
 
 def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValue, achunk: SSAValue,
-                    row_ok: SSAValue, bulk: bool = False, ends: bool = False) -> None:
+                    row_ok: SSAValue, bulk: bool = False, ends: SSAValue | None = None) -> None:
     """`layout.ptr_prefetch` of each chunk (first destination element `achunk`, its row's
     first `doff`, `n[-1]` elements a row) whose 32-byte sector holds elements outside
     the row, where the destination's rows do not continue each other (the stride of
@@ -198,20 +198,27 @@ def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValu
     L2 holds the sector when the row's part of it is written. The rows' chunks
     outside the row (past its end) ask nothing. `bulk`: by bulk prefetches of the chunk's
     16-byte block (`layout.ptr_prefetch {bulk}`: the sector alone, not its 128-byte line).
-    `ends`: instead, each row's first and last chunk asks, whatever the 32-byte pseudo-sectors of the aligned pointer say: the
-    sectors a row covers in part are those of its two ends, and the pointer's real
-    sectors (its address mod 32, known only at run time) can lie 16 bytes off the
-    pseudo-sectors, so that a pseudo-sector's test asks up to two chunks a real sector
-    and may miss one; two asks a row, one a sector (a row's end on a real sector
-    boundary asks for a sector it writes whole)."""
+    `ends` (each row's coordinate along the mode before the last): instead, each row's
+    first chunk and its last chunk ask, whatever the 32-byte pseudo-sectors of the
+    aligned pointer say: the sectors a row covers in part are those of its two ends,
+    and the pointer's real sectors (its address mod 32, known only at run time) can lie
+    16 bytes off the pseudo-sectors, so that a pseudo-sector's test asks up to two
+    chunks a real sector and may miss one. The last chunk does not ask where the next
+    row along that mode starts inside it (A <= D + stride < A + V: that row's first
+    chunk asks for the same block). At most two asks a row; a row's end on a real sector
+    boundary asks for a sector it writes whole."""
     e = facts.dst_bytes
     last = facts.rank - 1
     row_end = b.addi(doff, b.splat(n[last]))
     v = b.splat(b.const(b.v))
     past = b.addi(achunk, v)
     chunk_in = b.add(arith.AndIOp(b.cmp("slt", achunk, row_end), b.cmp("sgt", past, doff)))
-    if ends:  # the row's first chunk (A <= D) or its last (A + V >= D + n)
-        part = b.add(arith.OrIOp(b.cmp("sle", achunk, doff), b.cmp("sge", past, row_end)))
+    if ends is not None:  # the row's first chunk (A <= D) or its last (A + V >= D + n), unless shared
+        nxt = b.addi(doff, b.splat(b.scalar(facts.modes[last - 1].dst_stride)))  # the next row's start
+        alone = b.add(arith.OrIOp(b.cmp("sge", ends, b.splat(b.subi(n[last - 1], b.const(1)))),
+                                  b.add(arith.OrIOp(b.cmp("slt", nxt, achunk), b.cmp("sge", nxt, past)))))
+        tail = b.add(arith.AndIOp(b.cmp("sge", past, row_end), alone))
+        part = b.add(arith.OrIOp(b.cmp("sle", achunk, doff), tail))
     else:
         per = SECTOR_BYTES // e
         sh = b.splat(b.const(per.bit_length() - 1))
@@ -393,7 +400,7 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         on_doff = row_offset(facts.dst_mis, dstrides, on_coords)  # type: ignore[arg-type]
         sector_prefetch(b, facts, n, on_doff, first_of(on_doff, on_chunk), on_ok, bulk)
     elif prefetch and step == 1:
-        sector_prefetch(b, facts, n, doff, achunk, row_ok, bulk, ends)
+        sector_prefetch(b, facts, n, doff, achunk, row_ok, bulk, coords[last - 1] if ends else None)
 
     def both(x: SSAValue, y: SSAValue) -> SSAValue:
         return b.add(arith.AndIOp(x, y))

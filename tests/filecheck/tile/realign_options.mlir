@@ -20,8 +20,8 @@
 // realign_prefetch=2: a block of the first wave its own chunks', then every thread
 // those of the chunk a wave on: two prefetches; realign_prefetch=3: the sectors by bulk
 // prefetches of 16 bytes, `{bulk}`; realign_prefetch=4: bulk, a row's first and last
-// chunks only: `sle` / `sge` tests of the chunk against the row's ends, no sector's
-// shifts).
+// chunks only: `sge` / `sle` tests of the chunk against the row's ends and the next
+// row's start, no pseudo-sector's shifts).
 
 // EQ: @rows: equivalent after 'copy-strategy,tile{threads=128}'
 // ERR: error: 'layout.copy': tile: a realign copy takes threads that are a power of two, at least 32; got threads=96
@@ -46,8 +46,9 @@
 // BULK-NOT:     layout.ptr_prefetch
 // BULK:         layout.ptr_store
 // ENDS-LABEL: func.func @rows
-// ENDS:         layout.cmpi sle
 // ENDS:         layout.cmpi sge
+// ENDS-NOT:     arith.shli
+// ENDS:         layout.cmpi sle
 // ENDS-NOT:     arith.shli
 // ENDS:         layout.ptr_prefetch %{{.*}} mask %{{.*}} : tensor<128xi1, #layout.slice<{{.*}}>> {bulk} : tensor<128x!layout.ptr<f16>, #layout.slice<{{.*}}>>
 // ENDS-NOT:     layout.ptr_prefetch
