@@ -209,10 +209,15 @@ def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValu
     boundary asks for a sector it writes whole."""
     e = facts.dst_bytes
     last = facts.rank - 1
+    if ends is None:  # the pseudo-sector of the chunk: A rounded down to 32 bytes
+        per = SECTOR_BYTES // e
+        sh = b.splat(b.const(per.bit_length() - 1))
+        sector = b.add(arith.ShLIOp(b.add(arith.ShRSIOp(achunk, sh)), sh))
     row_end = b.addi(doff, b.splat(n[last]))
     v = b.splat(b.const(b.v))
+    inside = b.cmp("slt", achunk, row_end)
     past = b.addi(achunk, v)
-    chunk_in = b.add(arith.AndIOp(b.cmp("slt", achunk, row_end), b.cmp("sgt", past, doff)))
+    chunk_in = b.add(arith.AndIOp(inside, b.cmp("sgt", past, doff)))
     if ends is not None:  # the row's first chunk (A <= D) or its last (A + V >= D + n), unless shared
         nxt = b.addi(doff, b.splat(b.scalar(facts.modes[last - 1].dst_stride)))  # the next row's start
         alone = b.add(arith.OrIOp(b.cmp("sge", ends, b.splat(b.subi(n[last - 1], b.const(1)))),
@@ -220,9 +225,6 @@ def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValu
         tail = b.add(arith.AndIOp(b.cmp("sge", past, row_end), alone))
         part = b.add(arith.OrIOp(b.cmp("sle", achunk, doff), tail))
     else:
-        per = SECTOR_BYTES // e
-        sh = b.splat(b.const(per.bit_length() - 1))
-        sector = b.add(arith.ShLIOp(b.add(arith.ShRSIOp(achunk, sh)), sh))
         part = b.add(arith.OrIOp(b.cmp("slt", sector, doff),
                                  b.cmp("sgt", b.addi(sector, b.splat(b.const(per))), row_end)))
     gap = b.add(arith.CmpiOp(b.scalar(facts.modes[last - 1].dst_stride), n[last], "ne"))
