@@ -179,14 +179,21 @@ are long (04, 10, 19, 22, 28, 40) within 0.5% (benchmarks/NOTES.md, sa39).
 of source and fills; by bulk prefetches of 16 bytes (3) 1217 MB, and 34 0.716 -> 0.787,
 but 16 0.828 -> 0.801, 46 0.539 -> 0.400 (two 8-byte chunks a 16-byte block, a bulk
 prefetch each), 04 0.929 -> 0.910, 10 0.968 -> 0.954; a wave ahead (2): 34 0.714, 16
-0.773, 46 0.499 against 0.716, 0.828, 0.553 (benchmarks/NOTES.md, dst43). 1 stays."""
+0.773, 46 0.499 against 0.716, 0.828, 0.553 (benchmarks/NOTES.md, dst43). Each row's ends
+by bulk prefetches (4), in turns: 34 0.717 -> 0.805 (0.786 by 3), but 16 0.830 -> 0.797,
+46 0.530 -> 0.524, 04 0.935 -> 0.910, 10 0.975 -> 0.957, 22 0.971 -> 0.950: a bulk
+prefetch costs 2-4% even where rows are long and asks are few (benchmarks/NOTES.md,
+dst44). 1 stays."""
 
 
-REALIGN_DIV32 = False
+REALIGN_DIV32 = True
 """Whether realign kernels of 32-bit offsets divide the flat chunk index by the chunks a
 row and the outer extents as a 32-bit multiply-high and a shift (`_gather_tile.divmod32`,
-gathers' `DIV32`) instead of the high half of a 64-bit product; the `tile` pass's
-`div32=`. Not yet measured on the realign kernels (benchmarks/NOTES.md, dst44)."""
+gathers' `DIV32`) instead of a 64-bit product and shift; the `tile` pass's `div32=`.
+H200, the strided set in turns, of cudaMemcpy without / with: 34 0.717 / 0.716, 16 0.830
+/ 0.837, 46 0.530 / 0.530, 04 0.935 / 0.939, 10 0.975 / 0.975, 22 0.971 / 0.976 (the
+rounds' spreads 0.001-0.003); static SASS of 34's kernel 144 -> 136 (benchmarks/NOTES.md,
+dst44)."""
 
 
 def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValue, achunk: SSAValue,

@@ -189,7 +189,7 @@ class TilePass(ModulePass):
                      run-time extents as a 32-bit multiply-high and a shift
                      (`_gather_tile.divmod32`); 0 as the high half of a 64-bit
                      product. Default `_gather_tile.DIV32` for gathers (on, as
-                     measured), `_realign_tile.REALIGN_DIV32` for realign copies.
+                     measured), `_realign_tile.REALIGN_DIV32` for realign copies (on, as measured).
       narrow_count=C 1: a gather run of the narrow form tests each element against the
                      run's clamped share of the element count also where the count is
                      known a multiple of the run; 0 (default) the flat index there.

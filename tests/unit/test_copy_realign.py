@@ -301,14 +301,17 @@ def test_prefetch_ends_asks_each_row_first_and_last_chunk(always, monkeypatch):
     assert len(want) < 2 * rows  # int16 rows of 37 at 38: some tails shared with the next row's head
 
 
-def test_div32_realign_exact(always):
-    """`div32=1` on a realign copy of 32-bit offsets: the chunk index divided by run-time
-    extents (the chunks a row, the outer extents) as 32-bit multiply-highs
-    (`_gather_tile.divmod32`); the compiled kernel on the executor against NumPy, the
-    bytes around dst poisoned, three modes whose extents are powers of two and not."""
+@pytest.mark.parametrize("div32", [1, 0])
+def test_div32_realign_exact(always, div32):
+    """`div32=1` (the default, `_realign_tile.REALIGN_DIV32`) on a realign copy of 32-bit
+    offsets: the chunk index divided by run-time extents (the chunks a row, the outer
+    extents) as 32-bit multiply-highs (`_gather_tile.divmod32`); `div32=0` as 64-bit
+    products; the compiled kernel on the executor against NumPy, the bytes around dst
+    poisoned, three modes whose extents are powers of two and not."""
     from tilec.compiler.pipeline import expand_pipeline
 
-    pipeline = ",".join("tile{threads=64 div32=1}" if p == "tile" else p for p in expand_pipeline("default").split(","))
+    pipeline = ",".join(f"tile{{threads=64 div32={div32}}}" if p == "tile" else p
+                        for p in expand_pipeline("default").split(","))
     kernels = CopyKernels(arch="sm_90", disk=False, pipeline=pipeline)
     rng = np.random.default_rng(5)
     for dtype, outer, n, pitch in (("int32", (3, 7), 56, 59), ("int16", (4, 5), 37, 40), ("int8", (2, 8), 100, 101)):
@@ -321,4 +324,4 @@ def test_div32_realign_exact(always):
         assert rows * pitch + 5 * outer[0] + 3 < 8192
         _check(out, dst, src, True, kernels)
     assert kernels._entries and all(k.aligned_pointers and k.index_bits == 32 for k in kernels._entries)
-    assert all("__umulhi" in str(e.kernel.source) for e in kernels._entries.values())
+    assert all(("__umulhi" in str(e.kernel.source)) == bool(div32) for e in kernels._entries.values())

@@ -1,13 +1,15 @@
-// RUN: tilec %s -p 'copy-strategy,tile{threads=128}' | filecheck %s
-// RUN: tilec %s -p 'copy-strategy,tile{threads=128 div32=1}' | filecheck %s --check-prefix=D32
-// RUN: tilec %s -p 'copy-strategy,tile{threads=128 div32=1}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{threads=128}' | filecheck %s --check-prefix=D32
+// RUN: tilec %s -p 'copy-strategy,tile{threads=128}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{threads=128 div32=0}' | filecheck %s
+// RUN: tilec %s -p 'copy-strategy,tile{threads=128 div32=0}' --check-equivalence | filecheck %s --check-prefix=EQ0
 // A realign copy of 32-bit offsets (static extents and strides, misalignments stated as
-// `mis % 8`): by default its flat chunk index is divided by the chunks a row and the
-// outer extent as the high half of a 64-bit product (`layout.extsi` to i64); div32=1
-// as a 32-bit multiply-high (`arith.mului_extended` of i32) and a shift, no 64-bit
-// product (`_gather_tile.divmod32`).
+// `mis % 4`): by default (`_realign_tile.REALIGN_DIV32`) its flat chunk index is divided
+// by the chunks a row and the outer extent as a 32-bit multiply-high
+// (`arith.mului_extended` of i32) and a shift, no 64-bit product
+// (`_gather_tile.divmod32`); div32=0 as a 64-bit product and shift (`layout.extsi` to i64).
 
-// EQ: @rows32: equivalent after 'copy-strategy,tile{threads=128 div32=1}'
+// EQ: @rows32: equivalent after 'copy-strategy,tile{threads=128}'
+// EQ0: @rows32: equivalent after 'copy-strategy,tile{threads=128 div32=0}'
 
 // CHECK-LABEL: func.func @rows32
 // CHECK:         layout.launch
