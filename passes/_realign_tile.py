@@ -73,7 +73,8 @@ from tilec.dialects.layout_ptr import AddPtrOp, PtrLoadOp, PtrPrefetchOp, PtrSto
 from tilec.support.target import Target
 
 from ._copy_cost import CopyFacts, Value, _static, flat_broadcast, flat_step2, value_bound
-from ._gather_tile import INDEX32_LIMIT, MAGIC64, Narrow, _Body, fast_divisor, host_magic_i64, magic_divmod64
+from ._gather_tile import (INDEX32_LIMIT, MAGIC64, Narrow, _Body, divmod32, fast_divisor, host_magic_i64,
+                           magic_divmod64)
 
 index = IndexType()
 
@@ -168,7 +169,8 @@ SECTOR_PREFETCH = 1
 """How the realign strategy asks L2 first for the chunks of the sectors a row covers in
 part (`sector_prefetch`; the `tile` pass's `realign_prefetch=`): 0 not, 1 by
 `prefetch.global.L2`, 2 that of the chunk a wave on (`prefetch_ahead`), 3 by bulk
-prefetches of the chunk's 16 bytes (`layout.ptr_prefetch {bulk}`). H200, the strided
+prefetches of the chunk's 16 bytes (`layout.ptr_prefetch {bulk}`), 4 by bulk prefetches
+of each row's first and last chunks only (`sector_prefetch`'s `ends`). H200, the strided
 set's rows into a longer pitch, of cudaMemcpy without / with (1): 16 (int16 rows of 508
 bytes at a pitch of 512) 0.667 / 0.824, 34 (int32 rows of 224 bytes at 236) 0.584 /
 0.719, 46 (int64 rows of 40 bytes at 80) 0.422 / 0.550; the realign cases whose rows
@@ -177,28 +179,61 @@ are long (04, 10, 19, 22, 28, 40) within 0.5% (benchmarks/NOTES.md, sa39).
 of source and fills; by bulk prefetches of 16 bytes (3) 1217 MB, and 34 0.716 -> 0.787,
 but 16 0.828 -> 0.801, 46 0.539 -> 0.400 (two 8-byte chunks a 16-byte block, a bulk
 prefetch each), 04 0.929 -> 0.910, 10 0.968 -> 0.954; a wave ahead (2): 34 0.714, 16
-0.773, 46 0.499 against 0.716, 0.828, 0.553 (benchmarks/NOTES.md, dst43). 1 stays."""
+0.773, 46 0.499 against 0.716, 0.828, 0.553 (benchmarks/NOTES.md, dst43). Each row's ends
+by bulk prefetches (4), in turns: 34 0.717 -> 0.805 (0.786 by 3), but 16 0.830 -> 0.797,
+46 0.530 -> 0.524, 04 0.935 -> 0.910, 10 0.975 -> 0.957, 22 0.971 -> 0.950: a bulk
+prefetch costs 2-4% even where rows are long and asks are few (benchmarks/NOTES.md,
+dst44). 1 stays."""
+
+
+REALIGN_DIV32 = True
+"""Whether realign kernels of 32-bit offsets divide the flat chunk index by the chunks a
+row and the outer extents as a 32-bit multiply-high and a shift (`_gather_tile.divmod32`,
+gathers' `DIV32`) instead of a 64-bit product and shift; the `tile` pass's `div32=`.
+H200, the strided set in turns, of cudaMemcpy without / with: 34 0.717 / 0.716, 16 0.830
+/ 0.837, 46 0.530 / 0.530, 04 0.935 / 0.939, 10 0.975 / 0.975, 22 0.971 / 0.976 (the
+rounds' spreads 0.001-0.003); static SASS of 34's kernel 144 -> 136 (benchmarks/NOTES.md,
+dst44)."""
 
 
 def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValue, achunk: SSAValue,
-                    row_ok: SSAValue, bulk: bool = False) -> None:
+                    row_ok: SSAValue, bulk: bool = False, ends: SSAValue | None = None) -> None:
     """`layout.ptr_prefetch` of each chunk (first destination element `achunk`, its row's
     first `doff`, `n[-1]` elements a row) whose 32-byte sector holds elements outside
     the row, where the destination's rows do not continue each other (the stride of
     the mode before the last is not the row's extent: a gap between rows), so that
     L2 holds the sector when the row's part of it is written. The rows' chunks
     outside the row (past its end) ask nothing. `bulk`: by bulk prefetches of the chunk's
-    16-byte block (`layout.ptr_prefetch {bulk}`: the sector alone, not its 128-byte line)."""
+    16-byte block (`layout.ptr_prefetch {bulk}`: the sector alone, not its 128-byte line).
+    `ends` (each row's coordinate along the mode before the last): instead, each row's
+    first chunk and its last chunk ask, whatever the 32-byte pseudo-sectors of the
+    aligned pointer say: the sectors a row covers in part are those of its two ends,
+    and the pointer's real sectors (its address mod 32, known only at run time) can lie
+    16 bytes off the pseudo-sectors, so that a pseudo-sector's test asks up to two
+    chunks a real sector and may miss one. The last chunk does not ask where the next
+    row along that mode starts inside it (A <= D + stride < A + V: that row's first
+    chunk asks for the same block). At most two asks a row; a row's end on a real sector
+    boundary asks for a sector it writes whole."""
     e = facts.dst_bytes
     last = facts.rank - 1
-    per = SECTOR_BYTES // e
-    sh = b.splat(b.const(per.bit_length() - 1))
-    sector = b.add(arith.ShLIOp(b.add(arith.ShRSIOp(achunk, sh)), sh))
+    if ends is None:  # the pseudo-sector of the chunk: A rounded down to 32 bytes
+        per = SECTOR_BYTES // e
+        sh = b.splat(b.const(per.bit_length() - 1))
+        sector = b.add(arith.ShLIOp(b.add(arith.ShRSIOp(achunk, sh)), sh))
     row_end = b.addi(doff, b.splat(n[last]))
     v = b.splat(b.const(b.v))
-    chunk_in = b.add(arith.AndIOp(b.cmp("slt", achunk, row_end), b.cmp("sgt", b.addi(achunk, v), doff)))
-    part = b.add(arith.OrIOp(b.cmp("slt", sector, doff),
-                             b.cmp("sgt", b.addi(sector, b.splat(b.const(per))), row_end)))
+    inside = b.cmp("slt", achunk, row_end)
+    past = b.addi(achunk, v)
+    chunk_in = b.add(arith.AndIOp(inside, b.cmp("sgt", past, doff)))
+    if ends is not None:  # the row's first chunk (A <= D) or its last (A + V >= D + n), unless shared
+        nxt = b.addi(doff, b.splat(b.scalar(facts.modes[last - 1].dst_stride)))  # the next row's start
+        alone = b.add(arith.OrIOp(b.cmp("sge", ends, b.splat(b.subi(n[last - 1], b.const(1)))),
+                                  b.add(arith.OrIOp(b.cmp("slt", nxt, achunk), b.cmp("sge", nxt, past)))))
+        tail = b.add(arith.AndIOp(b.cmp("sge", past, row_end), alone))
+        part = b.add(arith.OrIOp(b.cmp("sle", achunk, doff), tail))
+    else:
+        part = b.add(arith.OrIOp(b.cmp("slt", sector, doff),
+                                 b.cmp("sgt", b.addi(sector, b.splat(b.const(per))), row_end)))
     gap = b.add(arith.CmpiOp(b.scalar(facts.modes[last - 1].dst_stride), n[last], "ne"))
     mask = b.add(arith.AndIOp(b.add(arith.AndIOp(chunk_in, part)), row_ok))
     mask = b.add(arith.AndIOp(mask, b.splat(gap, mask.type)))
@@ -236,7 +271,7 @@ def prefetch_ahead(target: Target, threads: int, rows: int) -> int:
 def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
                    threads: int = REALIGN_THREADS, chunks: int | None = None,
                    prefetch: bool = False, magic64: bool = MAGIC64, ahead: bool = False,
-                   bulk: bool = False) -> list[Operation]:
+                   bulk: bool = False, ends: bool = False, div32: bool | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy of `copy` (module
     doc), with `bits`-bit offsets and `threads` per block (a multiple of a warp) of
     `chunks` destination chunks a thread (None: `chunks_per_thread`); the caller puts
@@ -245,8 +280,12 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     sector the row covers in part, where the rows do not continue each other
     (`sector_prefetch`); `ahead` (with `prefetch`): the chunk a wave on's
     (`prefetch_ahead`) instead, a block of the first wave its own too; `bulk` (with
-    `prefetch`): each sector by a bulk prefetch of 16 bytes, not its line. `magic64`: with 64-bit offsets, the chunk index's divisions
-    by run-time values as multiplications too (`_gather_tile.magic_divmod64`)."""
+    `prefetch`): each sector by a bulk prefetch of 16 bytes, not its line; `ends` (with
+    `prefetch`): a row's first and last chunks ask, not those of partial pseudo-sectors
+    (`sector_prefetch`). `magic64`: with 64-bit offsets, the chunk index's divisions
+    by run-time values as multiplications too (`_gather_tile.magic_divmod64`). `div32`
+    (None: `REALIGN_DIV32`): with 32-bit offsets, each division of the chunk index a
+    32-bit multiply-high and a shift (`_gather_tile.divmod32`), not a 64-bit product."""
     rank = facts.rank
     last = rank - 1
     e = facts.dst_bytes
@@ -279,6 +318,7 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     pid = launch.block_ids[0]
 
     fast = bits == 32
+    div32 = REALIGN_DIV32 if div32 is None else div32
     magics = {}
     if fast:
         magics["c"] = host_magic_i64(c_host, host)
@@ -308,11 +348,15 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
 
     def divmod_(x: SSAValue, d: SSAValue, which) -> tuple[SSAValue, SSAValue]:
         """(x // d, x % d) of a [rows] tensor x >= 0 by the splat divisor d: with 32-bit
-        offsets as (x * m) >> s in 64 bits (`magic`, the host's pair), else divisions."""
+        offsets as (x * m) >> s in 64 bits (`magic`, the host's pair), or with `div32` as
+        umulhi(2 x, m) >> (s - 31) in 32 bits (`divmod32`), else divisions."""
         if not fast and which in magics:
             return magic_divmod64(b, x, d, magics[which])
         if not fast:
             return b.add(arith.DivSIOp(x, d)), b.add(arith.RemSIOp(x, d))
+        if div32:
+            q = divmod32(b, x, magics[which])
+            return q, b.subi(x, b.muli(q, d))
         m, sh = (b.splat(v if v.type == i64 else b.add(arith.IndexCastOp(v, i64)), R64) for v in magics[which])
         q = b.add(lc.TruncIOp(b.add(arith.ShRSIOp(b.muli(b.add(lc.ExtSIOp(x, R64)), m), sh)), R))
         return q, b.subi(x, b.muli(q, d))
@@ -365,7 +409,7 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         on_doff = row_offset(facts.dst_mis, dstrides, on_coords)  # type: ignore[arg-type]
         sector_prefetch(b, facts, n, on_doff, first_of(on_doff, on_chunk), on_ok, bulk)
     elif prefetch and step == 1:
-        sector_prefetch(b, facts, n, doff, achunk, row_ok, bulk)
+        sector_prefetch(b, facts, n, doff, achunk, row_ok, bulk, coords[last - 1] if ends else None)
 
     def both(x: SSAValue, y: SSAValue) -> SSAValue:
         return b.add(arith.AndIOp(x, y))

@@ -169,7 +169,9 @@ class TilePass(ModulePass):
                      on instead (`_realign_tile.prefetch_ahead`), the first wave its
                      own too; 3: as 1, each sector by a bulk prefetch of the chunk's
                      16 bytes (`layout.ptr_prefetch {bulk}`: the sector, not its
-                     128-byte line); 0 not. Default `_realign_tile.SECTOR_PREFETCH`
+                     128-byte line); 4: as 3, only each row's first and last chunk
+                     asking (two a row, whatever the aligned pointer's pseudo-sectors);
+                     0 not. Default `_realign_tile.SECTOR_PREFETCH`
                      (1, as measured).
       realign_flat=F  1: a realign copy whose destination is compact writes it as one
                      flat run of aligned chunks, each from its row and the next
@@ -183,10 +185,11 @@ class TilePass(ModulePass):
                      bases (`_gather_tile`'s narrow form, as 64-bit ones with
                      `magic64`); 0 not. Default `_gather_tile.narrow32_rule`: runs of
                      8 elements (`NARROW32_RUN`), as measured.
-      div32=D        1: a gather copy of 32-bit offsets divides its ids by run-time
-                     extents as a 32-bit multiply-high and a shift
+      div32=D        1: a gather or realign copy of 32-bit offsets divides its ids by
+                     run-time extents as a 32-bit multiply-high and a shift
                      (`_gather_tile.divmod32`); 0 as the high half of a 64-bit
-                     product. Default `_gather_tile.DIV32` (on, as measured).
+                     product. Default `_gather_tile.DIV32` for gathers (on, as
+                     measured), `_realign_tile.REALIGN_DIV32` for realign copies (on, as measured).
       narrow_count=C 1: a gather run of the narrow form tests each element against the
                      run's clamped share of the element count also where the count is
                      known a multiple of the run; 0 (default) the flat index there.
@@ -674,15 +677,16 @@ class TilePass(ModulePass):
         if bits is None:
             bits = realign_static_bits(facts, tgt) or 64
         mode = SECTOR_PREFETCH if self.realign_prefetch is None else self.realign_prefetch
-        if mode not in (0, 1, 2, 3):
-            raise TilecError(f"tile: realign_prefetch is 0, 1, 2 or 3; got {self.realign_prefetch}", op=copy)
+        if mode not in (0, 1, 2, 3, 4):
+            raise TilecError(f"tile: realign_prefetch is 0, 1, 2, 3 or 4; got {self.realign_prefetch}", op=copy)
         flat = flat_rule(facts) if self.realign_flat is None else bool(self.realign_flat)
         if flat and flat_fits(facts, tgt):
             ops = realign_flat_launch(copy, facts, tgt, bits, threads, self._magic64(),
                                       flat_chunks(facts, tgt, chunks))
         else:
             ops = realign_launch(copy, facts, tgt, bits, threads, chunks, mode != 0, self._magic64(),
-                                 ahead=mode == 2, bulk=mode == 3)
+                                 ahead=mode == 2, bulk=mode in (3, 4), ends=mode == 4,
+                                 div32=None if self.div32 is None else bool(self.div32))
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops)

@@ -85,13 +85,18 @@ def test_every_shift_head_and_tail_matches_torch(always, dtype):
     assert {k.index_bits for k in kernels._entries if k.aligned_pointers} == {32}
 
 
+@pytest.mark.parametrize("tuning", [{}, {"realign_prefetch": 4, "div32": 1}, {"realign_prefetch": 3}],
+                         ids=["default", "ends_div32", "bulk"])
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
-def test_outer_modes_broadcasts_and_64_bit_offsets(always, dtype, monkeypatch):
+def test_outer_modes_broadcasts_and_64_bit_offsets(routes, dtype, monkeypatch, tuning):
     """Rank 3 and 4 (the strided set's 04, 16, 34, 46 made small), a broadcast outer mode,
-    a flat dst from sliced rows (19), and the same with 64-bit offsets."""
+    a flat dst from sliced rows (19), and the same with 64-bit offsets; by default, with
+    the bulk prefetches of each row's ends and 32-bit multiply-high divisions
+    (`realign_prefetch=4`, `div32=1`), and with those of the pseudo-sectors' chunks (3)."""
     from tilec.copy_kernels import CopyKernels
     from tilec.passes import _realign_tile
 
+    routes(realign="always", **tuning)
     torch = torch_cuda()
     gen = torch.Generator(device="cuda").manual_seed(4)
     t = getattr(torch, dtype)

@@ -232,7 +232,7 @@ def test_chunks_per_thread_and_prefetch_options_compiled(always, chunks, prefetc
     assert len(cuda) == 2 and all(("prefetch.global.L2" in c) == bool(prefetch) for c in cuda)
 
 
-@pytest.mark.parametrize("mode", [2, 3])
+@pytest.mark.parametrize("mode", [2, 3, 4])
 def test_prefetch_a_wave_ahead_inside_the_destination(always, monkeypatch, mode):
     """`realign_prefetch=2`: each thread asks L2 for the sector of the chunk a wave on
     (`_realign_tile.prefetch_ahead`, made 96 chunks here so that it falls inside the
@@ -241,7 +241,8 @@ def test_prefetch_a_wave_ahead_inside_the_destination(always, monkeypatch, mode)
     asked for lies inside the destination (as a load's) and the copy against NumPy, the
     bytes around dst poisoned, rows of 16-byte chunks (int16, int32 as 34) and of 8-byte
     ones (int64 rows of 5 at a pitch of 10, as 46). `realign_prefetch=3` (the sectors by
-    bulk prefetches of 16 bytes) likewise, in the CUDA too."""
+    bulk prefetches of 16 bytes) and `=4` (bulk, each row's first and last chunks only)
+    likewise, in the CUDA too."""
     from tilec.compiler.pipeline import expand_pipeline
 
     monkeypatch.setattr(_realign_tile, "prefetch_ahead", lambda target, threads, rows: 96)
@@ -256,5 +257,71 @@ def test_prefetch_a_wave_ahead_inside_the_destination(always, monkeypatch, mode)
         dst = _rows(out, 3, rows, n, pitch)
         _check(out, dst, src, True, kernels)
     assert all(k.aligned_pointers for k in kernels._entries)
-    if mode == 3:
+    if mode in (3, 4):
         assert all("cp.async.bulk.prefetch.L2" in str(e.kernel.source) for e in kernels._entries.values())
+
+
+def test_prefetch_ends_asks_each_row_first_and_last_chunk(always, monkeypatch):
+    """`realign_prefetch=4`: the mask of `layout.ptr_prefetch` holds for a row's first
+    chunk and for its last chunk unless the next row starts inside that (whose first
+    chunk asks), and no other: the kernel's GPU-level code on the executor with the
+    prefetches recorded (int32 rows of 56 at a pitch of 59, as 34: 15 chunks a row at
+    most, two asks a row; int16 rows of 37 at 38: some tails shared)."""
+    from tilec.compiler.pipeline import expand_pipeline
+    from tilec.runtime.reference import cuda_impls
+    from tilec.runtime.reference.executor import _grid
+    from tilec.runtime.reference.memory_impls import thread_indices
+
+    asked: list[int] = []
+    line = cuda_impls.CudaFunctions._line_prefetch
+
+    def record(interp, op, args):
+        grid = _grid(interp, op)
+        tids = grid.active_tids()
+        asked.extend(int(x) for x in np.broadcast_to(thread_indices(grid, tids, (args[1],))[0], tids.shape))
+        return line(interp, op, args)
+
+    monkeypatch.setattr(cuda_impls.CudaFunctions, "_line_prefetch", staticmethod(record))
+    pipeline = ",".join("tile{threads=64 realign_prefetch=4}" if p == "tile" else p
+                        for p in expand_pipeline("default").split(","))
+    kernels = CopyKernels(arch="sm_90", disk=False, pipeline=pipeline)
+    for dtype, rows, n, pitch, dmis, v in (("int32", 30, 56, 59, 3, 4), ("int16", 50, 37, 38, 3, 8)):
+        asked.clear()
+        base = _aligned(8192, dtype, rng=np.random.default_rng(4))
+        out = _aligned(8192, dtype, fill=77)
+        _check(out, _rows(out, dmis, rows, n, pitch), _rows(base, 1, rows, n, n), True, kernels)
+        want = []
+        for r in range(rows):
+            d = dmis + r * pitch
+            head, tail = d // v * v, (d + n - 1) // v * v
+            want.append(head)
+            if tail != head and not (r < rows - 1 and tail <= d + pitch < tail + v):
+                want.append(tail)
+        assert sorted(asked) == sorted(want)
+    assert len(want) < 2 * rows  # int16 rows of 37 at 38: some tails shared with the next row's head
+
+
+@pytest.mark.parametrize("div32", [1, 0])
+def test_div32_realign_exact(always, div32):
+    """`div32=1` (the default, `_realign_tile.REALIGN_DIV32`) on a realign copy of 32-bit
+    offsets: the chunk index divided by run-time extents (the chunks a row, the outer
+    extents) as 32-bit multiply-highs (`_gather_tile.divmod32`); `div32=0` as 64-bit
+    products; the compiled kernel on the executor against NumPy, the bytes around dst
+    poisoned, three modes whose extents are powers of two and not."""
+    from tilec.compiler.pipeline import expand_pipeline
+
+    pipeline = ",".join(f"tile{{threads=64 div32={div32}}}" if p == "tile" else p
+                        for p in expand_pipeline("default").split(","))
+    kernels = CopyKernels(arch="sm_90", disk=False, pipeline=pipeline)
+    rng = np.random.default_rng(5)
+    for dtype, outer, n, pitch in (("int32", (3, 7), 56, 59), ("int16", (4, 5), 37, 40), ("int8", (2, 8), 100, 101)):
+        base = _aligned(8192, dtype, rng=rng)
+        out = _aligned(8192, dtype, fill=77)
+        e = base.itemsize
+        rows = outer[0] * outer[1]
+        src = np.lib.stride_tricks.as_strided(base[1:], (*outer, n), (outer[1] * n * e, n * e, e))
+        dst = np.lib.stride_tricks.as_strided(out[3:], (*outer, n), ((outer[1] * pitch + 5) * e, pitch * e, e))
+        assert rows * pitch + 5 * outer[0] + 3 < 8192
+        _check(out, dst, src, True, kernels)
+    assert kernels._entries and all(k.aligned_pointers and k.index_bits == 32 for k in kernels._entries)
+    assert all(("__umulhi" in str(e.kernel.source)) == bool(div32) for e in kernels._entries.values())
