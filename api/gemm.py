@@ -203,6 +203,17 @@ class GemmConfig:
     (`gemm_hopper_ws(chunk_buffers=True)`, named `:cb`), so a tile's chunks are written to
     shared memory without waiting for the TMA store of the chunk before (one wait a tile).
     An option until measured."""
+    c_ring: int = 0
+    """With the TMA epilogue: C's stores through a ring of this many C buffers of `c_width`
+    columns (`gemm_hopper_ws(c_ring=R)`, named `:cr<R>`; 0: one buffer, `chunk_buffers`: one a
+    store part), each part written once the store R parts before has read its buffer
+    (`tma_store_wait {pending = R - 1}`): R - 1 stores may still read while a part is written.
+    An option until measured."""
+    c_width: int = 0
+    """The columns of each C buffer (`gemm_hopper_ws(c_width=W)`, named `:cw<W>`; 0: the
+    chunk's): each chunk stored as `chunk / W` column parts (split from the accumulator's
+    registers, no data moving), so `:cr2:cw16` is a ring of two 256 x 16 buffers in the
+    bytes of one 256 x 32 chunk's. An option until measured."""
     half_stores: bool = False
     """With `consumer_rows` 128 on 256 rows: each column chunk's C stored as its two row halves
     through two C buffers of 128 rows (`gemm_hopper_ws(half_stores=True)`, named `:hs`), one
@@ -362,6 +373,10 @@ class GemmConfig:
             kw["consumers_apart"] = True
         if self.chunk_buffers:
             kw["chunk_buffers"] = True
+        if self.c_ring:
+            kw["c_ring"] = self.c_ring
+        if self.c_width:
+            kw["c_width"] = self.c_width
         return kw
 
     def _persistent(self, sms: int) -> int:
@@ -410,9 +425,9 @@ class GemmConfig:
         barriers = 1024 * self.stages if inline else 1024
         if self.swap_ab or self.split_k > 1:  # no C buffer: C is stored from the registers
             return ring + barriers
-        if self.chunk_buffers:  # a buffer a column chunk: the tile's columns
-            return ring + barriers + cbufs * self.bm * self.bn * 2
-        return ring + barriers + cbufs * self.bm * (self.chunk or self.bn) * 2
+        width = self.c_width or self.chunk or self.bn  # the C ring's buffers: a store part each
+        buffers = self.bn // width if self.chunk_buffers else self.c_ring or 1
+        return ring + barriers + cbufs * buffers * self.bm * width * 2
 
 
 CONFIGS = (
