@@ -214,6 +214,12 @@ class GemmConfig:
     chunk's): each chunk stored as `chunk / W` column parts (split from the accumulator's
     registers, no data moving), so `:cr2:cw16` is a ring of two 256 x 16 buffers in the
     bytes of one 256 x 32 chunk's. An option until measured."""
+    c_height: int = 0
+    """The rows of each C buffer, of a consumer region's (`gemm_hopper_ws(c_height=H)`, named
+    `:ch<H>`; 0: all of them): each chunk stored as row parts of H (the rows' top bits
+    register bits: 256 rows of two 128-row consumers split once, a region's 128 run apart
+    once), then column parts of `c_width`; `half_stores` is `:cr2:ch128` on 256 rows. An
+    option until measured."""
     half_stores: bool = False
     """With `consumer_rows` 128 on 256 rows: each column chunk's C stored as its two row halves
     through two C buffers of 128 rows (`gemm_hopper_ws(half_stores=True)`, named `:hs`), one
@@ -377,6 +383,8 @@ class GemmConfig:
             kw["c_ring"] = self.c_ring
         if self.c_width:
             kw["c_width"] = self.c_width
+        if self.c_height:
+            kw["c_height"] = self.c_height
         return kw
 
     def _persistent(self, sms: int) -> int:
@@ -425,9 +433,14 @@ class GemmConfig:
         barriers = 1024 * self.stages if inline else 1024
         if self.swap_ab or self.split_k > 1:  # no C buffer: C is stored from the registers
             return ring + barriers
-        width = self.c_width or self.chunk or self.bn  # the C ring's buffers: a store part each
-        buffers = self.bn // width if self.chunk_buffers else self.c_ring or 1
-        return ring + barriers + cbufs * buffers * self.bm * width * 2
+        # the C ring's buffers: of a store part each (`width` x `height` of a consumer region's rows)
+        wgs = self.bm // self.consumer_rows
+        region = self.consumer_rows if self.consumers_apart or self.stagger or wgs & (wgs - 1) else self.bm
+        width = self.c_width or self.chunk or self.bn
+        height = region // 2 if self.half_stores else self.c_height or region
+        buffers = (self.bn // width) * (region // height) if self.chunk_buffers else (
+            2 if self.half_stores else self.c_ring or 1)
+        return ring + barriers + cbufs * buffers * self.bm * width * 2 * height // region
 
 
 CONFIGS = (

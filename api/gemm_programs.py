@@ -577,7 +577,7 @@ def gemm_hopper_ws(
     scale_prefetch: bool = False, scale_a_mn_major: bool = False, l2_promotion: int | None = None,
     small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False, tile_parts: bool = False,
     clip_small: bool = False, b_first: bool = False, arrive_last: bool = False, consumers_apart: bool = False,
-    chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0,
+    chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -797,14 +797,15 @@ def gemm_hopper_ws(
     `half_stores` or `overlap_epilogue`): a C buffer for each column chunk, so that a chunk's
     shared-memory writes wait for no earlier chunk's TMA store of the tile, only the first
     for the previous tile's stores (`tma_store_wait {pending = 0}` once a tile).
-    `c_ring` = R, `c_width` = W (TMA epilogue; not with pingpong, `half_stores`,
-    `overlap_epilogue` or `chunk_buffers`): each chunk's C stored as its `bc / W` column parts
-    (W a multiple of 16 dividing bc by a power of two; split from the accumulator's registers
-    with no data moving, `_halves`) through a ring of R C buffers of `bm x W` (in a region run
-    apart each warpgroup's rows of them): the tile's part q written into buffer q % R once
+    `c_ring` = R, `c_width` = W, `c_height` = H (TMA epilogue; not with pingpong, `half_stores`,
+    `overlap_epilogue` or `chunk_buffers`): each chunk's C stored as its row parts of H of a
+    consumer region's rows, each as column parts of W (both dividing by a power of two; W a
+    multiple of 16; split from the accumulator's registers with no data moving, `_halves`: a
+    row bit to split must be a register bit) through a ring of R C buffers of H x W (in a region
+    run apart each warpgroup's rows of them): the tile's part q written into buffer q % R once
     part q - R's TMA store has read it (`tma_store_wait {pending = R - 1}`, `_ring_wait`), so
     R - 1 stores read shared memory while a part is written. One path with the others: one C
-    buffer is R = 1, `chunk_buffers` R = the tile's parts, `half_stores` R = 2 of row halves.
+    buffer is R = 1, `chunk_buffers` R = the tile's parts, `half_stores` R = 2, H = rows / 2.
     256 x 160 in chunks of 32: `c_ring=2, c_width=16`, two 256 x 16 buffers in one chunk's 16 KiB.
 
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
@@ -1061,13 +1062,13 @@ def gemm_hopper_ws(
         raise ValueError("gemm_hopper_ws: chunk_buffers needs the TMA epilogue and column chunks, without pingpong, "
                          "half_stores or overlap_epilogue")
     cw = c_width or bc  # the C ring's buffers' columns
-    if (c_ring or c_width) and (not tma_epilogue or pingpong or half_stores or overlap_epilogue or c_ring < 0
-                                or bc % cw or (bc // cw) & (bc // cw - 1) or cw % 16 or chunk_buffers and c_ring):
-        raise ValueError(f"gemm_hopper_ws: c_ring / c_width need the TMA epilogue, without pingpong, half_stores, "
-                         f"overlap_epilogue or chunk_buffers' ring; c_width a multiple of 16 dividing the chunk's "
-                         f"{bc} columns by a power of two (got c_ring {c_ring}, c_width {c_width})")
-    # the C ring's buffers: one a store part of the tile (`chunk_buffers`), `half_stores`' two, or `c_ring`
-    ring = nch * (bc // cw) if chunk_buffers else 2 if half_stores else c_ring or 1
+    if (c_ring or c_width or c_height) and (
+            not tma_epilogue or pingpong or half_stores or overlap_epilogue or c_ring < 0 or c_height < 0
+            or bc % cw or (bc // cw) & (bc // cw - 1) or cw % 16 or chunk_buffers and c_ring):
+        raise ValueError(f"gemm_hopper_ws: c_ring / c_width / c_height need the TMA epilogue, without pingpong, "
+                         f"half_stores, overlap_epilogue or chunk_buffers' ring; c_width a multiple of 16 dividing "
+                         f"the chunk's {bc} columns by a power of two (got c_ring {c_ring}, c_width {c_width}, "
+                         f"c_height {c_height})")
     if half_stores and (consumer_rows != 128 or bm != 256):
         raise ValueError(f"gemm_hopper_ws: half_stores needs consumer_rows 128 on 256 rows (got {consumer_rows}, "
                          f"bm {bm})")
@@ -1202,6 +1203,12 @@ def gemm_hopper_ws(
                  cluster_split and not global_partials, scale_a_mn_major)
     p = g.p
     rows = bm // wgs if apart else bm  # the rows of C a consumer region computes a tile
+    ch = rows // 2 if half_stores else c_height or rows  # the C ring's buffers' rows (a region's)
+    if rows % ch or (rows // ch) & (rows // ch - 1):
+        raise ValueError(f"gemm_hopper_ws: c_height ({c_height}) must divide a consumer's {rows} rows by a power "
+                         f"of two")
+    # the C ring's buffers: one a store part of the tile (`chunk_buffers`), `half_stores`' two, or `c_ring`
+    ring = nch * (bc // cw) * (rows // ch) if chunk_buffers else 2 if half_stores else c_ring or 1
     if apart:  # each consumer's C buffer: its 64 rows
         g.SC = g.smem(rows, bc, ebytes=2)
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages * rounds))}
@@ -1263,7 +1270,7 @@ def gemm_hopper_ws(
                  else [f"sc{c}" for c in range(wgs)] if apart else ["sc"])
         # the C ring: `ring` buffers of `crows` x cw a consumer region (in a region run apart
         # each warpgroup's rows of them), one name where it is one buffer
-        crows = (bm if shared else rows) // (2 if half_stores else 1)
+        crows = (bm if shared else rows) // (rows // ch)
         scs = [[p.alloc(g.smem(crows, cw, ebytes=2), epilogue.out_dtype).named(x if ring == 1 else f"{x}c{i}")
                 for i in range(ring)] for x in names] if tma_epilogue else [None] * len(names)
         if one_c_buffer:  # both consumers' C buffer is the one
@@ -1771,18 +1778,25 @@ def gemm_hopper_ws(
             if not tma_epilogue:
                 p.store(h, p.tile(g.C, [bx, by], [rows, bc]).named("tc"))
                 return
-            if half_stores:  # row halves, their rows the tile's in units of rows / 2
-                parts = [(x, [((bx * g.c2).named("hrow") + (g.c1 if j else g.c0)).named("hrow"), by], [rows // 2, bc])
-                         for j, x in enumerate(_halves(p, h, rows, bc, g.mma))]
-            else:  # column parts of `cw`, their columns C's in units of cw
-                xs, w = [h], bc
-                while w > cw:
-                    mw = g.mma if w == bc else NvidiaMmaLayout(3, g.mma.warps_per_cta, [64, w, g.mma.instr_shape[2]])
-                    xs, w = [y for x in xs for y in _halves(p, x, rows, w, mw, 1)], w // 2
-                cpn = p.constant(len(xs)).named("cparts") if len(xs) > 1 else None
-                parts = [(x, [bx, by if cpn is None else ((by * cpn).named("bycw") + (
-                    g.c0 if j == 0 else g.c1 if j == 1 else p.constant(j).named(f"cp{j}"))).named("bycw")], [rows, cw])
-                    for j, x in enumerate(xs)]
+            # the parts: row parts of `ch` (register bits: no data moving), each as column parts of `cw`
+            xs, hgt = [h], rows
+            while hgt > ch:
+                xs, hgt = [y for x in xs for y in _halves(p, x, hgt, bc, g.mma)], hgt // 2
+            w = bc
+            while w > cw:
+                mw = g.mma if w == bc else NvidiaMmaLayout(3, g.mma.warps_per_cta, [64, w, g.mma.instr_shape[2]])
+                xs, w = [y for x in xs for y in _halves(p, x, ch, w, mw, 1)], w // 2
+            rp, cp = rows // ch, bc // cw
+
+            def index(base, n: int, i: int, name: str):  # part i of n of `base` in units of base / n
+                if n == 1:
+                    return base
+                nv = g.c2 if n == 2 else p.constant(n).named(f"{name}s")
+                iv = g.c0 if i == 0 else g.c1 if i == 1 else p.constant(i).named(f"{name}{i}")
+                return ((base * nv).named(name) + iv).named(name)
+
+            parts = [(x, [index(bx, rp, j // cp, "hrow"), index(by, cp, j % cp, "bycw")], [ch, cw])
+                     for j, x in enumerate(xs)]
             for j, (x, at, shape) in enumerate(parts):
                 q = c * len(parts) + j
                 tc = p.tile(g.C, at, shape).named("tch" if len(parts) > 1 else "tc")
@@ -2085,7 +2099,7 @@ def gemm_hopper_ws(
                 if overlap_epilogue:
                     held[:] = [Value(p, g.zero.ssa)]
                 own_sc = scs[c] if not shared or scs[c] is None else [
-                    p.tile(b, [wgi, g.c0], [rows, cw]).named("scw") for b in scs[c]]
+                    p.tile(b, [wgi, g.c0], [ch, cw]).named("scw") for b in scs[c]]
                 tiles(lambda c=c: consumer(own_sc, c if pingpong else None, wgi if shared else c if apart else None),
                       c if pingpong else None, held)
                 if overlap_epilogue:  # the block's last tile's last chunk (every block has a tile)

@@ -24,16 +24,17 @@ RULE_3K = "256x160x64:4:c32:ow:w128:sp:cl1x2:bp"
 RULE_4K = "192x160x64:4:c32:ow:sp"
 RULE_GU = "256x160x64:4:c32:ow:w128:sp"
 GROUPS = [  # (shape, configurations beside the rule's, rounds)
-    ("3000x5000x7000", [f"{RULE_3K}:cr2:cw16", f"{RULE_3K}:hs", f"{RULE_3K}:ap:cr2:cw16"], 10),
+    ("3000x5000x7000", [f"{RULE_3K}:cr2:cw16", f"{RULE_3K}:hs", f"{RULE_3K}:ap:cr2:cw16", f"{RULE_3K}:ap:cr2:ch64",
+                        f"{RULE_3K}:cr4:cw16:ch128"], 8),
     ("4000", [f"{RULE_4K}:cr2", f"{RULE_4K}:cr3"], 8),
-    ("2048x28672x4096t", [f"{RULE_GU}:cr2:cw16"], 6),
+    ("2048x28672x4096t", [f"{RULE_GU}:cr2:cw16", f"{RULE_GU}:ap:cr2:ch64"], 6),
 ]
 
 
 def line(row: dict, ref: dict | None) -> str:
     """One configuration's short line."""
     label = row["config"].replace(RULE_3K, "R").replace(RULE_4K, "R").replace(RULE_GU, "R")
-    out = f" {label:<20}{row['tflops']:4.0f}/{row['tflops_queued']:4.0f}"
+    out = f" {label:<17}{row['tflops']:4.0f}/{row['tflops_queued']:4.0f}"
     if ref is not None and row is not ref:
         pc, q = (row["tflops"] / ref["tflops"], row["tflops_queued"] / ref["tflops_queued"])
         rng = [f"({min(x):.3f}-{max(x):.3f})" if x else "" for x in (row.get("rounds_of_cublas"),
@@ -82,13 +83,11 @@ def main() -> int:
         Path(args.json).write_text(json.dumps(rows_all, indent=1))
         Path(args.json).with_suffix(".log").write_text("".join(logs))
     ok = all(r["ok"] for r in rows_all)
-    print("== summary: R = rule; TFLOP/s per call/queued; of cuBLAS per call / queued (rounds' range)")
-    print("\n".join(summary), flush=True)
     left = args.budget - (time.time() - t0)
     if args.tests and left > 8:
         import pytest
 
-        print(f"GPU tests -k '{args.tests}' ({left:.0f} s left):", flush=True)
+        print(f"GPU tests -k '{args.tests}' ({left:.0f} s left) ...", flush=True)
         sys.path.insert(0, str(ROOT / "tests"))
 
         def stop(*_):  # the budget spent: pytest ends its session as on ^C
@@ -96,11 +95,18 @@ def main() -> int:
 
         signal.signal(signal.SIGALRM, stop)
         signal.alarm(int(left))
-        rc = pytest.main(["-q", "-x", "-p", "no:cacheprovider", "--no-header", "-rfE",
-                          str(ROOT / "tests/gpu/test_matmul_gpu.py"), "-k", args.tests])
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            rc = pytest.main(["-q", "-x", "-p", "no:cacheprovider", "--no-header", "-rfE", "--tb=line",
+                              str(ROOT / "tests/gpu/test_matmul_gpu.py"), "-k", args.tests])
         signal.alarm(0)
+        text = out.getvalue()
+        if args.json:
+            Path(args.json).with_name("tests.txt").write_text(text)
         ok = ok and rc == 0
-        print(f"GPU tests -k '{args.tests}': pytest exit {int(rc)}")
+        tail = [x for x in text.splitlines() if x.strip()][-4:]
+        summary.append(f"GPU tests -k '{args.tests}': pytest exit {int(rc)}: " + " | ".join(tail)[-300:])
+    print("== summary: R = rule; TFLOP/s per call/queued; of cuBLAS per call / queued (rounds' range)")
+    print("\n".join(summary))
     print(f"done in {time.time() - t0:.0f} s, all results within the bound and tests passed: {ok}")
     return 0 if ok else 1
 

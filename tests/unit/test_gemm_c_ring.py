@@ -65,20 +65,26 @@ def test_the_ring_waits_for_each_buffers_last_store(ring, parts):
 @pytest.mark.parametrize("kw,cluster", [
     ({"c_ring": 2, "c_width": 16}, (1, 2)), ({"c_ring": 3, "c_width": 16}, (1, 1)),
     ({"c_ring": 2, "c_width": 16, "consumers_apart": True}, (1, 2)), ({"c_ring": 2}, (1, 1)),
+    ({"c_ring": 2, "c_height": 64, "consumers_apart": True}, (1, 1)),
+    ({"c_ring": 4, "c_width": 16, "c_height": 128}, (1, 2)),
 ])
 def test_the_256_row_tile_through_a_ring(level, kw, cluster):
     """392 x 344 x 136 on the 256 x 160 tile (a second block row of 136 rows: its second
     warpgroup's rows past M; 3 block columns, the last 24 wide; 3 K steps, the 4th skipped):
     two 256 x 16 buffers (C's chunks of 32 as two column parts, the waits `pending = 1`),
     three (a ring not dividing a tile's 10 parts), two run apart (each warpgroup its 128
-    rows of each, its own waits), two whole chunks' buffers; before and after the pipeline."""
+    rows of each, its own waits), two whole chunks' buffers, two of 64 x 32 run apart (each
+    warpgroup's 128 rows as two row parts), four of 128 x 16 (each chunk's row halves, each
+    as two column parts); before and after the pipeline."""
     m, n, k = 392, 344, 136
     module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **{**_kwargs(W160, cluster), **kw})
     if level == "lowered":
         run_pipeline(module, "default")
         cuda = emit(module, "cuda")
         waits = re.findall(r"tilec_bulk_wait_group_read<(\d)>", cuda)
-        ring, parts = kw["c_ring"], 160 // kw.get("c_width", 32)
+        ring = kw["c_ring"]
+        rows = 128 if "consumers_apart" in kw else 256  # a consumer region's
+        parts = 160 // kw.get("c_width", 32) * (rows // kw.get("c_height", rows))
         # a tile's first part and parts ring.. : the last wait before the block exits besides
         assert waits.count(str(ring - 1)) >= parts - ring and "0" in waits
         assert cuda.count("stmatrix") and ("swizzle 32B" in cuda) == ("c_width" in kw)
@@ -114,6 +120,8 @@ def test_the_192_row_tile_through_a_ring(ring, cluster):
 @pytest.mark.parametrize("shape,name,epilogue", [
     ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:cr2:cw16", EPILOGUE),
     ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:ap:cr2:cw16", EPILOGUE),
+    ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:ap:cr2:ch64", EPILOGUE),
+    ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:cr4:cw16:ch128", EPILOGUE),
     ((2048, 28672, 4096, True), "256x160x64:4:c32:ow:w128:sp:cr2:cw16", EPILOGUE),
     ((4000, 4000, 4000, False), "192x160x64:4:c32:ow:sp:cr3", EPILOGUE),
 ])
@@ -143,8 +151,9 @@ def test_the_ring_kernels_fit_and_compile_without_spills(shape, name, epilogue):
 @pytest.mark.parametrize("config,kw", [
     (W160, {"c_width": 24}), (W160, {"c_width": 8}), (W160, {"c_ring": 2, "half_stores": True}),
     (W160, {"c_ring": 2, "chunk_buffers": True}), (W160, {"c_ring": -1}),
-    (T192, {"c_ring": 2, "tma_epilogue": False}),
+    (T192, {"c_ring": 2, "tma_epilogue": False}), (W160, {"c_ring": 2, "c_height": 96}),
+    (W160, {"c_ring": 2, "c_height": 64}),
 ])
 def test_the_ring_refuses_what_it_does_not_do(config, kw):
-    with pytest.raises(ValueError, match="c_ring / c_width"):
+    with pytest.raises(ValueError, match="c_ring / c_width|c_height|no register bit"):
         gemm_hopper_ws(264, 392, 136, **{**_kwargs(config), **kw})
