@@ -103,8 +103,9 @@ def main() -> int:
         if args.json:
             Path(args.json).with_name("tests.txt").write_text(text)
         ok = ok and rc == 0
-        tail = [x for x in text.splitlines() if x.strip()][-4:]
-        summary.append(f"GPU tests -k '{args.tests}': pytest exit {int(rc)}: " + " | ".join(tail)[-300:])
+        fails = [x[:120] for x in text.splitlines() if x.startswith(("FAILED", "ERROR"))][:2]
+        last = ([x for x in text.splitlines() if x.strip()] or [""])[-1]
+        summary.append(f"GPU tests -k '{args.tests}': pytest exit {int(rc)}: {last[-100:]} " + " | ".join(fails))
     print("== summary: R = rule; TFLOP/s per call/queued; of cuBLAS per call / queued (rounds' range)")
     print("\n".join(summary))
     print(f"done in {time.time() - t0:.0f} s, all results within the bound and tests passed: {ok}")
