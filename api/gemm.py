@@ -1212,6 +1212,30 @@ def with_skip_padding(c: GemmConfig, k: int | None) -> GemmConfig:
     return dataclasses.replace(c, skip_padding=True, name=f"{c.name}:sp")
 
 
+C_RING_TILES = {(192, 160): 3}
+"""(bm, bn) -> the C buffers the wave rule's tile of that shape stores its column chunks through
+(`with_c_ring`, `GemmConfig.c_ring`). The 192 x 160 tile's 4 stages (189 KiB with one 192 x 32
+buffer) leave room for three: H200 in turns at 4000^3 (benchmarks/NOTES.md, cbuf44), of cuBLAS per
+call / queued, one buffer 1.017 / 1.015, two 1.046 / 1.036, three **1.062 / 1.047** (608 / 713 ->
+635 / 736 TFLOP/s). The 256 x 160 tile's 4 stages leave no room for a second 256 x 32 buffer; its
+rings within the one buffer's bytes (`:cr2:cw16`, `:hs`, ...) measured within the rounds' spread
+(3000 x 5000 x 7000 0.984-0.995 / 0.966-0.976 against the rule's 0.984 / 0.969): options."""
+
+
+def with_c_ring(c: GemmConfig, tgt: Target) -> GemmConfig:
+    """`c` with the C ring `C_RING_TILES` gives its tile (`c_ring` R whole chunk buffers,
+    named `<c.name>:cr<R>`), or the deepest fewer that fits `tgt`'s shared memory (none at
+    one buffer: `c`), where `c` has column chunks and the TMA epilogue and states no ring
+    of its own."""
+    ring = C_RING_TILES.get((c.bm, c.bn), 0)
+    if not c.chunk or c.swap_ab or c.split_k > 1 or c.pingpong or c.overlap or c.chunk_buffers or c.half_stores or (
+            c.c_ring or c.c_width or c.c_height):
+        return c
+    while ring > 1 and dataclasses.replace(c, c_ring=ring).smem_bytes() > tgt.smem_per_block:
+        ring -= 1
+    return dataclasses.replace(c, c_ring=ring, name=f"{c.name}:cr{ring}") if ring > 1 else c
+
+
 STREAM_K_TAIL = False
 """Whether the wave rule weighs its pick's stream-K tail (`with_stream_k_tail`): off. H200
 (benchmarks/NOTES.md, wave44): slower at every measured shape, 563 TFLOP/s against 584
@@ -1406,6 +1430,7 @@ def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, 
         if c.smem_bytes() > tgt.smem_per_block or (c.aligned_rows and (
                 misaligned_rows(n, k, c.operand_bytes, b_kmajor) or n * C_BYTES % SECTOR_BYTES)):
             continue
+        c = with_c_ring(c, tgt)
         if past_decode:
             c = with_stream_k_tail(with_l2_group(with_cluster(c, m, n, k, sms, b_kmajor), m, n, k, sms, tgt),
                                    m, n, k, sms, tgt)

@@ -157,3 +157,22 @@ def test_the_ring_kernels_fit_and_compile_without_spills(shape, name, epilogue):
 def test_the_ring_refuses_what_it_does_not_do(config, kw):
     with pytest.raises(ValueError, match="c_ring / c_width|c_height|no register bit"):
         gemm_hopper_ws(264, 392, 136, **{**_kwargs(config), **kw})
+
+
+def test_the_rule_gives_the_192_row_tile_the_ring_that_fits():
+    """`with_c_ring`: the wave rule's 192 x 160 tile through `C_RING_TILES`' three 192 x 32
+    buffers (213 KiB, measured at 4000^3), two where three do not fit the target's shared memory,
+    none where two do not (189 KiB: one buffer); the 256 x 160 tile keeps its one buffer."""
+    from tilec.support.target import target
+
+    tile = next(c for c in gemm.CONFIGS if c.bm == 192)
+    sm90 = target("sm_90a")
+    ringed = gemm.with_c_ring(tile, sm90)
+    assert ringed.c_ring == 3 and ringed.name == f"{tile.name}:cr3" and ringed.kwargs(132)["c_ring"] == 3
+    assert ringed.smem_bytes() == tile.smem_bytes() + 2 * 192 * 32 * 2 <= sm90.smem_per_block
+    for kib, ring in ((206, 2), (200, 0), (190, 0)):
+        small = dataclasses.replace(sm90, smem_per_block=kib * 1024)
+        assert gemm.with_c_ring(tile, small).c_ring == ring
+    assert gemm.choose_config(4000, 4000, 132, k=4000).name == f"{tile.name}:cr3:sp"
+    wide = next(c for c in gemm.CONFIGS if c.bm == 256)
+    assert gemm.with_c_ring(wide, sm90) is wide
