@@ -205,21 +205,25 @@ class GemmConfig:
     An option until measured."""
     c_ring: int = 0
     """With the TMA epilogue: C's stores through a ring of this many C buffers of `c_width`
-    columns (`gemm_hopper_ws(c_ring=R)`, named `:cr<R>`; 0: one buffer, `chunk_buffers`: one a
-    store part), each part written once the store R parts before has read its buffer
-    (`tma_store_wait {pending = R - 1}`): R - 1 stores may still read while a part is written.
-    An option until measured."""
+    columns and `c_height` rows (`gemm_hopper_ws(c_ring=R)`, named `:cr<R>`; 0: one buffer,
+    `chunk_buffers`: one a store part), each part written once the store R parts before has read
+    its buffer (`tma_store_wait {pending = R - 1}`): R - 1 stores may still read while a part is
+    written. The wave rule's where `C_RING_TILES` says so (`with_c_ring`: the 192 x 160 tile's
+    three whole chunk buffers, 4000^3 1.062 / 1.047 of cuBLAS on the H200 against 1.017 / 1.015);
+    elsewhere an option."""
     c_width: int = 0
     """The columns of each C buffer (`gemm_hopper_ws(c_width=W)`, named `:cw<W>`; 0: the
     chunk's): each chunk stored as `chunk / W` column parts (split from the accumulator's
     registers, no data moving), so `:cr2:cw16` is a ring of two 256 x 16 buffers in the
-    bytes of one 256 x 32 chunk's. An option until measured."""
+    bytes of one 256 x 32 chunk's. An option: on the 256 x 160 tile within the rounds' spread
+    on the H200 (3000 x 5000 x 7000 0.991 / 0.970 of cuBLAS against the rule's 0.984 / 0.969,
+    gate_up at M = 2048 1.034 / 1.025 against 1.023 / 1.014; benchmarks/NOTES.md, cbuf44)."""
     c_height: int = 0
     """The rows of each C buffer, of a consumer region's (`gemm_hopper_ws(c_height=H)`, named
     `:ch<H>`; 0: all of them): each chunk stored as row parts of H (the rows' top bits
     register bits: 256 rows of two 128-row consumers split once, a region's 128 run apart
     once), then column parts of `c_width`; `half_stores` is `:cr2:ch128` on 256 rows. An
-    option until measured."""
+    option (measured within the spread, as `c_width`)."""
     half_stores: bool = False
     """With `consumer_rows` 128 on 256 rows: each column chunk's C stored as its two row halves
     through two C buffers of 128 rows (`gemm_hopper_ws(half_stores=True)`, named `:hs`), one
@@ -488,7 +492,8 @@ takes 172 of 1152 shapes of a sweep of M 256-16384, N and K 1000-28672.
 4000^3; one m64n160k16 a consumer and K step), at 0.95: H200 (benchmarks/NOTES.md, tile41), in
 turns against the rule's 128 x 256 and cuBLAS at 4000^3, per call / queued of cuBLAS: 1.030 /
 1.011 against 0.988 / 0.994, and 1.016 / 1.012 against 0.975 / 0.995 in a second call (Nsight
-at the base clock: 213.5 against 221.3 us). Its quantisation wins where its 30720 elements a
+at the base clock: 213.5 against 221.3 us); its chunks through three C buffers by rule
+(`C_RING_TILES`, 213 KiB): 1.062 / 1.047 against 1.017 / 1.015 with one (cbuf44). Its quantisation wins where its 30720 elements a
 tile round fit better than 32768 (4000^3: 525 tiles in 4 rounds, against 512 in 4 of 128 x
 256's); 0.95 takes it there (above 0.9375). Where an operand's rows start mid-sector it lost in
 every shape measured (4000 x 7000 x 4096 0.93 of cuBLAS against 128 x 256's 1.06 in pairs, 1000
