@@ -26,7 +26,8 @@ RULE_GU = "256x160x64:4:c32:ow:w128:sp"
 GROUPS = [  # (shape, configurations beside the rule's, rounds)
     ("3000x5000x7000", [f"{RULE_3K}:cr2:cw16", f"{RULE_3K}:hs", f"{RULE_3K}:ap:cr2:cw16", f"{RULE_3K}:ap:cr2:ch64",
                         f"{RULE_3K}:cr4:cw16:ch128"], 8),
-    ("4000", [f"{RULE_4K}:cr2", f"{RULE_4K}:cr3", f"{RULE_4K}:cr4"], 8),
+    # the rule's 192 x 160 tile has three C buffers (`gemm.C_RING_TILES`): one, two and four beside it
+    ("4000", [RULE_4K, f"{RULE_4K}:cr2", f"{RULE_4K}:cr4"], 8),
     ("2048x28672x4096t", [f"{RULE_GU}:cr2:cw16", f"{RULE_GU}:ap:cr2:ch64"], 6),
 ]
 
