@@ -1768,12 +1768,12 @@ def gemm_hopper_ws(
                               (csize, g.crank) if size > 1 else None)
 
         def store_chunk(sc, a, bx, by, vec, rows: int = bm, c: int = 0) -> None:
-            """The epilogue of the chunk (`bx`, `by`) of C (in tiles of `rows` x bc) from its
-            accumulator `a` (its vectors `vec`, or None: loaded here), stored from the
-            registers or through the C ring `sc` (its `ring` buffers) with the TMA: the chunk
-            the tile's `c`-th, its parts (`c_width` columns, or `half_stores`' row halves)
-            the tile's parts `q` = c parts .. , part q written into buffer q % ring once
-            the TMA store that last read that buffer has (`_ring_wait`)."""
+            """The epilogue of the tile's `c`-th column chunk (`bx`, `by`) of C (in tiles of
+            `rows` x bc) from its accumulator `a` (its vectors `vec`, or None: loaded here),
+            stored from the registers, or with the TMA through the C ring `sc` (`ring` buffers)
+            as its parts of `ch` x `cw` (row parts, each as column parts): the tile's part q
+            (counted over its chunks) written into buffer q % ring once the TMA store that
+            last read that buffer has (`_ring_wait`)."""
             h = epilogue.apply(g, a, bx, by, rows, bc, vectors=vec)
             if not tma_epilogue:
                 p.store(h, p.tile(g.C, [bx, by], [rows, bc]).named("tc"))
