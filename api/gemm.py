@@ -203,11 +203,33 @@ class GemmConfig:
     (`gemm_hopper_ws(chunk_buffers=True)`, named `:cb`), so a tile's chunks are written to
     shared memory without waiting for the TMA store of the chunk before (one wait a tile).
     An option until measured."""
+    c_ring: int = 0
+    """With the TMA epilogue: C's stores through a ring of this many C buffers of `c_width`
+    columns and `c_height` rows (`gemm_hopper_ws(c_ring=R)`, named `:cr<R>`; 0: one buffer,
+    `chunk_buffers`: one a store part), each part written once the store R parts before has read
+    its buffer (`tma_store_wait {pending = R - 1}`): R - 1 stores may still read while a part is
+    written. The wave rule's where `C_RING_TILES` says so (`with_c_ring`: the 192 x 160 tile's
+    three whole chunk buffers, 4000^3 1.062 / 1.047 of cuBLAS on the H200 against 1.017 / 1.015);
+    elsewhere an option."""
+    c_width: int = 0
+    """The columns of each C buffer (`gemm_hopper_ws(c_width=W)`, named `:cw<W>`; 0: the
+    chunk's): each chunk stored as `chunk / W` column parts (split from the accumulator's
+    registers, no data moving), so `:cr2:cw16` is a ring of two 256 x 16 buffers in the
+    bytes of one 256 x 32 chunk's. An option: on the 256 x 160 tile within the rounds' spread
+    on the H200 (3000 x 5000 x 7000 0.991 / 0.970 of cuBLAS against the rule's 0.984 / 0.969,
+    gate_up at M = 2048 1.034 / 1.025 against 1.023 / 1.014; benchmarks/NOTES.md, cbuf44)."""
+    c_height: int = 0
+    """The rows of each C buffer, of a consumer region's (`gemm_hopper_ws(c_height=H)`, named
+    `:ch<H>`; 0: all of them): each chunk stored as row parts of H (the rows' top bits
+    register bits: 256 rows of two 128-row consumers split once, a region's 128 run apart
+    once), then column parts of `c_width`; `half_stores` is `:cr2:ch128` on 256 rows. An
+    option (measured within the spread, as `c_width`)."""
     half_stores: bool = False
     """With `consumer_rows` 128 on 256 rows: each column chunk's C stored as its two row halves
     through two C buffers of 128 rows (`gemm_hopper_ws(half_stores=True)`, named `:hs`), one
-    half's shared-memory writes under the other's TMA store, in the bytes of one chunk's buffer.
-    An option until measured."""
+    half's shared-memory writes under the other's TMA store, in the bytes of one chunk's buffer
+    (the C ring's `:cr2:ch128`). An option: in turns on the H200 at 3000 x 5000 x 7000 0.995 /
+    0.976 of cuBLAS against the rule's 0.984 / 0.969, within the rounds' spread (cbuf44)."""
     cluster_split: bool = False
     """Swapped and split S <= 8 ways, one block a unit (`per_sm` 0): a tile's S units run as
     the blocks of one thread-block cluster and are summed through distributed shared memory
@@ -362,6 +384,12 @@ class GemmConfig:
             kw["consumers_apart"] = True
         if self.chunk_buffers:
             kw["chunk_buffers"] = True
+        if self.c_ring:
+            kw["c_ring"] = self.c_ring
+        if self.c_width:
+            kw["c_width"] = self.c_width
+        if self.c_height:
+            kw["c_height"] = self.c_height
         return kw
 
     def _persistent(self, sms: int) -> int:
@@ -410,9 +438,14 @@ class GemmConfig:
         barriers = 1024 * self.stages if inline else 1024
         if self.swap_ab or self.split_k > 1:  # no C buffer: C is stored from the registers
             return ring + barriers
-        if self.chunk_buffers:  # a buffer a column chunk: the tile's columns
-            return ring + barriers + cbufs * self.bm * self.bn * 2
-        return ring + barriers + cbufs * self.bm * (self.chunk or self.bn) * 2
+        # the C ring's buffers: of a store part each (`width` x `height` of a consumer region's rows)
+        wgs = self.bm // self.consumer_rows
+        region = self.consumer_rows if self.consumers_apart or self.stagger or wgs & (wgs - 1) else self.bm
+        width = self.c_width or self.chunk or self.bn
+        height = region // 2 if self.half_stores else self.c_height or region
+        buffers = (self.bn // width) * (region // height) if self.chunk_buffers else (
+            2 if self.half_stores else self.c_ring or 1)
+        return ring + barriers + cbufs * buffers * self.bm * width * 2 * height // region
 
 
 CONFIGS = (
@@ -460,7 +493,8 @@ takes 172 of 1152 shapes of a sweep of M 256-16384, N and K 1000-28672.
 4000^3; one m64n160k16 a consumer and K step), at 0.95: H200 (benchmarks/NOTES.md, tile41), in
 turns against the rule's 128 x 256 and cuBLAS at 4000^3, per call / queued of cuBLAS: 1.030 /
 1.011 against 0.988 / 0.994, and 1.016 / 1.012 against 0.975 / 0.995 in a second call (Nsight
-at the base clock: 213.5 against 221.3 us). Its quantisation wins where its 30720 elements a
+at the base clock: 213.5 against 221.3 us); its chunks through three C buffers by rule
+(`C_RING_TILES`, 213 KiB): 1.062 / 1.047 against 1.017 / 1.015 with one (cbuf44). Its quantisation wins where its 30720 elements a
 tile round fit better than 32768 (4000^3: 525 tiles in 4 rounds, against 512 in 4 of 128 x
 256's); 0.95 takes it there (above 0.9375). Where an operand's rows start mid-sector it lost in
 every shape measured (4000 x 7000 x 4096 0.93 of cuBLAS against 128 x 256's 1.06 in pairs, 1000
@@ -1184,6 +1218,30 @@ def with_skip_padding(c: GemmConfig, k: int | None) -> GemmConfig:
     return dataclasses.replace(c, skip_padding=True, name=f"{c.name}:sp")
 
 
+C_RING_TILES = {(192, 160): 3}
+"""(bm, bn) -> the C buffers the wave rule's tile of that shape stores its column chunks through
+(`with_c_ring`, `GemmConfig.c_ring`). The 192 x 160 tile's 4 stages (189 KiB with one 192 x 32
+buffer) leave room for three: H200 in turns at 4000^3 (benchmarks/NOTES.md, cbuf44), of cuBLAS per
+call / queued, one buffer 1.017 / 1.015, two 1.046 / 1.036, three **1.062 / 1.047** (608 / 713 ->
+635 / 736 TFLOP/s). The 256 x 160 tile's 4 stages leave no room for a second 256 x 32 buffer; its
+rings within the one buffer's bytes (`:cr2:cw16`, `:hs`, ...) measured within the rounds' spread
+(3000 x 5000 x 7000 0.984-0.995 / 0.966-0.976 against the rule's 0.984 / 0.969): options."""
+
+
+def with_c_ring(c: GemmConfig, tgt: Target) -> GemmConfig:
+    """`c` with the C ring `C_RING_TILES` gives its tile (`c_ring` R whole chunk buffers,
+    named `<c.name>:cr<R>`), or the deepest fewer that fits `tgt`'s shared memory (none at
+    one buffer: `c`), where `c` has column chunks and the TMA epilogue and states no ring
+    of its own."""
+    ring = C_RING_TILES.get((c.bm, c.bn), 0)
+    if not c.chunk or c.swap_ab or c.split_k > 1 or c.pingpong or c.overlap or c.chunk_buffers or c.half_stores or (
+            c.c_ring or c.c_width or c.c_height):
+        return c
+    while ring > 1 and dataclasses.replace(c, c_ring=ring).smem_bytes() > tgt.smem_per_block:
+        ring -= 1
+    return dataclasses.replace(c, c_ring=ring, name=f"{c.name}:cr{ring}") if ring > 1 else c
+
+
 STREAM_K_TAIL = False
 """Whether the wave rule weighs its pick's stream-K tail (`with_stream_k_tail`): off. H200
 (benchmarks/NOTES.md, wave44): slower at every measured shape, 563 TFLOP/s against 584
@@ -1378,6 +1436,7 @@ def _wave(m: int, n: int, sms: int, tgt: Target, fp8: bool, block_scales: bool, 
         if c.smem_bytes() > tgt.smem_per_block or (c.aligned_rows and (
                 misaligned_rows(n, k, c.operand_bytes, b_kmajor) or n * C_BYTES % SECTOR_BYTES)):
             continue
+        c = with_c_ring(c, tgt)
         if past_decode:
             c = with_stream_k_tail(with_l2_group(with_cluster(c, m, n, k, sms, b_kmajor), m, n, k, sms, tgt),
                                    m, n, k, sms, tgt)

@@ -577,7 +577,7 @@ def gemm_hopper_ws(
     scale_prefetch: bool = False, scale_a_mn_major: bool = False, l2_promotion: int | None = None,
     small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False, tile_parts: bool = False,
     clip_small: bool = False, b_first: bool = False, arrive_last: bool = False, consumers_apart: bool = False,
-    chunk_buffers: bool = False,
+    chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -797,6 +797,16 @@ def gemm_hopper_ws(
     `half_stores` or `overlap_epilogue`): a C buffer for each column chunk, so that a chunk's
     shared-memory writes wait for no earlier chunk's TMA store of the tile, only the first
     for the previous tile's stores (`tma_store_wait {pending = 0}` once a tile).
+    `c_ring` = R, `c_width` = W, `c_height` = H (TMA epilogue; not with pingpong, `half_stores`,
+    `overlap_epilogue` or `chunk_buffers`): each chunk's C stored as its row parts of H of a
+    consumer region's rows, each as column parts of W (both dividing by a power of two; W a
+    multiple of 16; split from the accumulator's registers with no data moving, `_halves`: a
+    row bit to split must be a register bit) through a ring of R C buffers of H x W (in a region
+    run apart each warpgroup's rows of them): the tile's part q written into buffer q % R once
+    part q - R's TMA store has read it (`tma_store_wait {pending = R - 1}`, `_ring_wait`), so
+    R - 1 stores read shared memory while a part is written. One path with the others: one C
+    buffer is R = 1, `chunk_buffers` R = the tile's parts, `half_stores` R = 2, H = rows / 2.
+    256 x 160 in chunks of 32: `c_ring=2, c_width=16`, two 256 x 16 buffers in one chunk's 16 KiB.
 
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
     run-time M the persistent grid is min(`persistent`, tiles) computed at launch.
@@ -1029,6 +1039,7 @@ def gemm_hopper_ws(
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
+    from tilec.dialects.mma import NvidiaMmaLayout
 
     bc = chunk or bn
     # swapped: M's columns, any wgmma N; one wgmma a step: chunks of 32 (a 64-byte swizzle)
@@ -1050,6 +1061,14 @@ def gemm_hopper_ws(
     if chunk_buffers and (not tma_epilogue or nch < 2 or pingpong or half_stores or overlap_epilogue):
         raise ValueError("gemm_hopper_ws: chunk_buffers needs the TMA epilogue and column chunks, without pingpong, "
                          "half_stores or overlap_epilogue")
+    cw = c_width or bc  # the C ring's buffers' columns
+    if (c_ring or c_width or c_height) and (
+            not tma_epilogue or pingpong or half_stores or overlap_epilogue or c_ring < 0 or c_height < 0
+            or bc % cw or (bc // cw) & (bc // cw - 1) or cw % 16 or chunk_buffers and c_ring):
+        raise ValueError(f"gemm_hopper_ws: c_ring / c_width / c_height need the TMA epilogue, without pingpong, "
+                         f"half_stores, overlap_epilogue or chunk_buffers' ring; c_width a multiple of 16 dividing "
+                         f"the chunk's {bc} columns by a power of two (got c_ring {c_ring}, c_width {c_width}, "
+                         f"c_height {c_height})")
     if half_stores and (consumer_rows != 128 or bm != 256):
         raise ValueError(f"gemm_hopper_ws: half_stores needs consumer_rows 128 on 256 rows (got {consumer_rows}, "
                          f"bm {bm})")
@@ -1184,6 +1203,12 @@ def gemm_hopper_ws(
                  cluster_split and not global_partials, scale_a_mn_major)
     p = g.p
     rows = bm // wgs if apart else bm  # the rows of C a consumer region computes a tile
+    ch = rows // 2 if half_stores else c_height or rows  # the C ring's buffers' rows (a region's)
+    if rows % ch or (rows // ch) & (rows // ch - 1):
+        raise ValueError(f"gemm_hopper_ws: c_height ({c_height}) must divide a consumer's {rows} rows by a power "
+                         f"of two")
+    # the C ring's buffers: one a store part of the tile (`chunk_buffers`), `half_stores`' two, or `c_ring`
+    ring = nch * (bc // cw) * (rows // ch) if chunk_buffers else 2 if half_stores else c_ring or 1
     if apart:  # each consumer's C buffer: its 64 rows
         g.SC = g.smem(rows, bc, ebytes=2)
     o = {s: p.constant(s).named(f"o{s}") for s in reversed(range(1, stages * rounds))}
@@ -1243,16 +1268,13 @@ def gemm_hopper_ws(
             emptya[s] = p.mbarrier_init(wgs).named(f"emptya{s}")
         names = (["sc0", "sc1"] if pingpong and not one_c_buffer else ["sc"] if shared
                  else [f"sc{c}" for c in range(wgs)] if apart else ["sc"])
-        scs = [p.alloc(g.smem(bm, bc, ebytes=2) if shared else g.SC, epilogue.out_dtype).named(x) for x in names] if (
-            tma_epilogue and not half_stores) else [None] * len(names)
+        # the C ring: `ring` buffers of `crows` x cw a consumer region (in a region run apart
+        # each warpgroup's rows of them), one name where it is one buffer
+        crows = (bm if shared else rows) // (rows // ch)
+        scs = [[p.alloc(g.smem(crows, cw, ebytes=2), epilogue.out_dtype).named(x if ring == 1 else f"{x}c{i}")
+                for i in range(ring)] for x in names] if tma_epilogue else [None] * len(names)
         if one_c_buffer:  # both consumers' C buffer is the one
             scs = scs * 2
-        if chunk_buffers and shared:
-            raise ValueError("gemm_hopper_ws: chunk_buffers does not take consumers in one region run apart")
-        if chunk_buffers:  # each consumer its C buffer for each column chunk
-            scs = [[p.alloc(g.SC, epilogue.out_dtype).named(f"{x}c{c}") for c in range(nch)] for x in names]
-        if half_stores:  # two C buffers of a chunk's row halves, the bytes of one chunk's
-            scs = [[p.alloc(g.smem(bm // 2, bc, ebytes=2), epilogue.out_dtype).named(f"sch{j}") for j in (0, 1)]]
         turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
         cfree = [p.mbarrier_init(1).named(f"cfree{c}") for c in (0, 1)] if one_c_buffer else []
         lag = p.mbarrier_init(1).named("lag") if stagger else None  # consumer 1's first trip, for consumer 0
@@ -1670,8 +1692,6 @@ def gemm_hopper_ws(
             """`serial`'s arrival and, in the last unit of a tile, its sum (the docstring),
             `SERIAL_COLUMNS` columns of the tile at a time."""
             from tilec.dialects.layout_roles import NamedBarrierOp
-            from tilec.dialects.mma import NvidiaMmaLayout
-
             consumers = WARPGROUP * wgs
             last = p.constant(split_k - 1, "i32").named("lastarrival")
             p.insert(NamedBarrierOp("sync", SERIAL_BARRIER, consumers))  # every partial store before the release
@@ -1748,32 +1768,43 @@ def gemm_hopper_ws(
                               (csize, g.crank) if size > 1 else None)
 
         def store_chunk(sc, a, bx, by, vec, rows: int = bm, c: int = 0) -> None:
-            """The epilogue of the chunk (`bx`, `by`) of C (in tiles of `rows` x bc) from its
-            accumulator `a` (its vectors `vec`, or None: loaded here), stored from the
-            registers or through the C buffer `sc` with the TMA (`chunk_buffers`: the
-            tile's `c`-th chunk through buffer `c` of `sc`)."""
-            if chunk_buffers:
-                h = epilogue.apply(g, a, bx, by, rows, bc, vectors=vec)
-                if c == 0:  # the previous tile's TMA stores have read the buffers
-                    p.tma_store_wait(0)
-                p.store(h, sc[c])
-                p.tma_store(sc[c], p.tile(g.C, [bx, by], [rows, bc]).named("tc"))
-                return
+            """The epilogue of the tile's `c`-th column chunk (`bx`, `by`) of C (in tiles of
+            `rows` x bc) from its accumulator `a` (its vectors `vec`, or None: loaded here),
+            stored from the registers, or with the TMA through the C ring `sc` (`ring` buffers)
+            as its parts of `ch` x `cw` (row parts, each as column parts): the tile's part q
+            (counted over its chunks) written into buffer q % ring once the TMA store that
+            last read that buffer has (`_ring_wait`)."""
             h = epilogue.apply(g, a, bx, by, rows, bc, vectors=vec)
-            if half_stores:  # each row half through its buffer, written once the store before the last read it
-                for j, part in enumerate(_row_halves(p, h, rows, bc, g.mma)):
-                    p.tma_store_wait(1)
-                    p.store(part.named(f"half{j}"), sc[j])
-                    row = ((bx * g.c2).named("hrow") + (g.c1 if j else g.c0)).named("hrow")
-                    p.tma_store(sc[j], p.tile(g.C, [row, by], [rows // 2, bc]).named("tch"))
+            if not tma_epilogue:
+                p.store(h, p.tile(g.C, [bx, by], [rows, bc]).named("tc"))
                 return
-            tc = p.tile(g.C, [bx, by], [rows, bc]).named("tc")
-            if tma_epilogue:  # the previous tile's (chunk's) TMA store has read sc
-                p.tma_store_wait(0)
-                p.store(h, sc)
-                p.tma_store(sc, tc)
-            else:
-                p.store(h, tc)
+            # the parts: row parts of `ch` (register bits: no data moving), each as column parts of `cw`
+            xs, hgt = [h], rows
+            while hgt > ch:
+                xs, hgt = [y for x in xs for y in _halves(p, x, hgt, bc, g.mma)], hgt // 2
+            w = bc
+            while w > cw:
+                mw = g.mma if w == bc else NvidiaMmaLayout(3, g.mma.warps_per_cta, [64, w, g.mma.instr_shape[2]])
+                xs, w = [y for x in xs for y in _halves(p, x, ch, w, mw, 1)], w // 2
+            rp, cp = rows // ch, bc // cw
+
+            def index(base, n: int, i: int, name: str):  # part i of n of `base` in units of base / n
+                if n == 1:
+                    return base
+                nv = g.c2 if n == 2 else p.constant(n).named(f"{name}s")
+                iv = g.c0 if i == 0 else g.c1 if i == 1 else p.constant(i).named(f"{name}{i}")
+                return ((base * nv).named(name) + iv).named(name)
+
+            parts = [(x, [index(bx, rp, j // cp, "hrow"), index(by, cp, j % cp, "bycw")], [ch, cw])
+                     for j, x in enumerate(xs)]
+            for j, (x, at, shape) in enumerate(parts):
+                q = c * len(parts) + j
+                tc = p.tile(g.C, at, shape).named("tch" if len(parts) > 1 else "tc")
+                if (pending := _ring_wait(q, ring)) is not None:  # buffer q % ring's last store has read it
+                    p.tma_store_wait(pending)
+                buf = sc[q % ring]
+                p.store(x.named(f"half{j}") if len(parts) > 1 else x, buf)
+                p.tma_store(buf, tc)
 
         # `overlap_epilogue`: the accumulator of the previous tile's last chunk, carried over
         # the tile loop (its coordinates are computed again from the tile's index: values
@@ -2067,7 +2098,8 @@ def gemm_hopper_ws(
                     g.sb0 = p.constant(0.0, "f32").named("sbv0")
                 if overlap_epilogue:
                     held[:] = [Value(p, g.zero.ssa)]
-                own_sc = scs[c] if not shared or scs[c] is None else p.tile(scs[c], [wgi, g.c0], [rows, bc]).named("scw")
+                own_sc = scs[c] if not shared or scs[c] is None else [
+                    p.tile(b, [wgi, g.c0], [ch, cw]).named("scw") for b in scs[c]]
                 tiles(lambda c=c: consumer(own_sc, c if pingpong else None, wgi if shared else c if apart else None),
                       c if pingpong else None, held)
                 if overlap_epilogue:  # the block's last tile's last chunk (every block has a tile)
@@ -2116,28 +2148,51 @@ def barriers_fit(bm: int, bn: int, bk: int, stages: int, eb: int, cbufs: int) ->
     return ring + cbufs * bm * bn * 2 + 1024 * stages <= SMEM_SM90
 
 
-def _row_halves(p, h, rows: int, cols: int, mma) -> tuple:
-    """The two row halves (`rows / 2 x cols` each, in `mma`) of `h` (`rows x cols` in `mma`,
-    whose top row bit is a register bit: `gemm_hopper_ws(consumer_rows=128)`'s accumulator),
-    with no data moving: the registers renamed so that bit is register bit 0
-    (`layout.convert_layout` to a `#layout.linear`), then `reshape` to 2 x rows / 2 x cols,
-    `permute` to rows / 2 x cols x 2 and `split`."""
+def _halves(p, h, rows: int, cols: int, mma, dim: int = 0) -> tuple:
+    """The two halves along `dim` (0: rows, `rows / 2 x cols` each, in `mma`; 1: columns,
+    `rows x cols / 2` each, in `mma` of half its instruction's N) of `h` (`rows x cols` in
+    `mma`, whose top bit of `dim` is a register bit: the row bit of
+    `gemm_hopper_ws(consumer_rows=128)`'s accumulator, a column bit of 16 or more of any
+    wgmma accumulator), with no data moving: the registers renamed so that bit is register
+    bit 0 (`layout.convert_layout` to a `#layout.linear`), then `reshape` with the bit as
+    its own dimension, `permute` it last and `split`."""
     from tilec.compiler.builder_types import encoding_attr
     from tilec.dialects.layout_attrs import LinearBases, LinearLayoutAttr, to_linear
+    from tilec.dialects.mma import NvidiaMmaLayout
 
-    half = rows // 2
+    size = (rows, cols)[dim]
+    half = size // 2
+    top = (half, 0) if dim == 0 else (0, half)
     full = to_linear(encoding_attr(mma), [rows, cols])
     regs = [tuple(b) for b in full.get_bases("register")]
-    regs = [(half, 0)] + [b for b in regs if b != (half, 0)]
+    if top not in regs:
+        raise ValueError(f"_halves: bit {half} of dimension {dim} of {rows} x {cols} is no register bit")
+    regs = [top] + [b for b in regs if b != top]
     lanes, warps = ([tuple(b) for b in full.get_bases(d)] for d in ("lane", "warp"))
 
     def linear(f):
         return LinearLayoutAttr(LinearBases(tuple(map(f, regs)), tuple(map(f, lanes)), tuple(map(f, warps)), ()))
 
     x = p.convert_layout(h, linear(lambda b: b)).named("renamed")
-    x = p.reshape(x, [2, half, cols], linear(lambda b: (b[0] // half, b[0] % half, b[1]))).named("stacked")
-    x = p.permute(x, [1, 2, 0], linear(lambda b: (b[0] % half, b[1], b[0] // half))).named("paired")
-    return p.split(x, mma)
+    if dim == 0:
+        x = p.reshape(x, [2, half, cols], linear(lambda b: (b[0] // half, b[0] % half, b[1]))).named("stacked")
+        x = p.permute(x, [1, 2, 0], linear(lambda b: (b[0] % half, b[1], b[0] // half))).named("paired")
+        return p.split(x, mma)
+    x = p.reshape(x, [rows, 2, half], linear(lambda b: (b[0], b[1] // half, b[1] % half))).named("stacked")
+    x = p.permute(x, [0, 2, 1], linear(lambda b: (b[0], b[1] % half, b[1] // half))).named("paired")
+    m, _, k = mma.instr_shape
+    return p.split(x, NvidiaMmaLayout(mma.version, mma.warps_per_cta, [m, half, k]))
+
+
+def _ring_wait(q: int, ring: int) -> int | None:
+    """The `layout.tma_store_wait {pending}` before part `q` of a tile's C (its chunks' store
+    parts in order) is written into buffer `q % ring` of a ring of `ring` C buffers, or None
+    (no wait): from part `ring` on, part q - ring's store must have read the buffer and the
+    ring - 1 stores after it may still read theirs; the tile's first part waits for every
+    store (the previous tile's, issued a K loop before: each buffer its first `ring` parts
+    write), so the others of its first `ring` wait for none. `ring` 1 is one C buffer (a wait
+    for each part's previous store), `ring` = the tile's parts a buffer a part (one wait a tile)."""
+    return 0 if q == 0 else ring - 1 if q >= ring else None
 
 
 CLUSTER_SIZES = (1, 2, 4)

@@ -522,7 +522,8 @@ def parse_config(name: str):
     consumer warpgroup 128 rows of the tile: `GemmConfig.consumer_rows`), `hs` (with it, C's chunks
     stored as row halves through two buffers: `GemmConfig.half_stores`), `ap` (the consumer warpgroups one
     region run apart: `GemmConfig.consumers_apart`), `cb` (a C buffer a column chunk:
-    `GemmConfig.chunk_buffers`), `g<G>` (grouped
+    `GemmConfig.chunk_buffers`), `cr<R>` / `cw<W>` / `ch<H>` (C's stores through a ring of R buffers
+    of W columns and H rows: `GemmConfig.c_ring`, `c_width`, `c_height`), `g<G>` (grouped
     order of G block rows, `GemmConfig.group`) (those four, `sk`, `sp` and `ar` also after a name of
     `CONFIGS`: `128x256x64:4:c128:ov:cpb`, `128x256x64:4:c128:cl2:g16`, `128x256x64:4:c128:sk`),
     `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
@@ -552,7 +553,7 @@ def parse_config(name: str):
         clusters = [_cluster(f) for f in flags if _cluster(f)]
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "tp", "sk", "sp", "ar",
                                                        "ow", "pdl", "pdlw", "pdll", "w128", "hs", "pf", "bf", "al", "ap"}
-                                                 or re.fullmatch(r"g\d+|pr\d+", f) or _cluster(f) for f in flags):
+                                                 or re.fullmatch(r"g\d+|pr\d+|cr\d+|cw\d+|ch\d+", f) or _cluster(f) for f in flags):
             # the flags add to the named configuration's own (256x160x64:4:c32:ow:w128:sp:cl1x2:bp
             # keeps its one_wgmma and skip_padding); `nov` takes the overlap away
             cp = next((f[2:] for f in flags if f.startswith("cp")), c.cp_async)
@@ -572,6 +573,12 @@ def parse_config(name: str):
                                        half_stores=c.half_stores or "hs" in flags,
                                        consumers_apart=c.consumers_apart or "ap" in flags,
                                        chunk_buffers=c.chunk_buffers or "cb" in flags,
+                                       c_ring=next((int(f[2:]) for f in flags if re.fullmatch(r"cr\d+", f)),
+                                                   c.c_ring),
+                                       c_width=next((int(f[2:]) for f in flags if re.fullmatch(r"cw\d+", f)),
+                                                    c.c_width),
+                                       c_height=next((int(f[2:]) for f in flags if re.fullmatch(r"ch\d+", f)),
+                                                     c.c_height),
                                        scale_prefetch=c.scale_prefetch or "pf" in flags,
                                        b_first=c.b_first or "bf" in flags,
                                        arrive_last=c.arrive_last or "al" in flags,
@@ -631,6 +638,12 @@ def parse_config(name: str):
             kw["consumers_apart"] = True
         elif f == "cb":
             kw["chunk_buffers"] = True
+        elif m := re.fullmatch(r"cr(\d+)", f):
+            kw["c_ring"] = int(m.group(1))
+        elif m := re.fullmatch(r"cw(\d+)", f):
+            kw["c_width"] = int(m.group(1))
+        elif m := re.fullmatch(r"ch(\d+)", f):
+            kw["c_height"] = int(m.group(1))
         elif f in ("pdl", "pdlw"):
             kw["pdl"], kw["pdl_weight"] = True, f == "pdlw" or kw.get("pdl_weight", False)
         elif f == "pdll":
@@ -665,7 +678,7 @@ def parse_config(name: str):
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, "
                              "st<L>, ov, nov, cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, ap, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, bf, al, "
+                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, ap, cb, cr<R>, cw<W>, ch<H>, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, bf, al, "
                              "part1, fma, pf or pr<B>")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,

@@ -167,7 +167,7 @@ def test_what_the_clusters_cannot_take_is_refused(kw):
     (3000, 5000, 7040, 132, "128x192x64:5:c64:cl2:bp"),  # B's alone
     (3000, 5056, 7000, 132, "128x192x64:5:c64"),  # A's alone: every cluster measured slower than none
     (3000, 5008, 7008, 132, "128x192x64:5:c64"),  # 32-byte rows: measured slower with clusters
-    (4000, 4000, 4000, 132, "192x160x64:4:c32:ow:sp"),  # 63 K steps: the 64th, past K, skipped
+    (4000, 4000, 4000, 132, "192x160x64:4:c32:ow:cr3:sp"),  # 63 K steps: the 64th, past K, skipped
     (3000, 5000, 7000, 133, "128x192x64:5:c64:cl2:bp"),  # an odd count: 66 pairs' blocks
     (129, 5000, 7000, 132, "128x128x64:4:pp"),  # the wave rule's pingpong tile: not paired
 ])

@@ -98,8 +98,8 @@ def test_the_192_column_kernel_compiles_without_spills(cluster, one_wgmma):
     # 21 x 25 = 525 tiles of 192 x 160 in 4 rounds of 30720 elements a multiprocessor (at
     # 0.95) against 512 of 128 x 256 in 4 of 32768 and 672 of 128 x 192 in 6 (63 K steps:
     # the 64th, past K, skipped)
-    (4000, 4000, 4000, False, "192x160x64:4:c32:ow:sp"),
-    (3000, 14336, 4096, False, "192x160x64:4:c32:ow"),  # 16 x 90 = 1440 tiles in 11 rounds
+    (4000, 4000, 4000, False, "192x160x64:4:c32:ow:cr3:sp"),
+    (3000, 14336, 4096, False, "192x160x64:4:c32:ow:cr3"),  # 16 x 90 = 1440 tiles in 11 rounds
     # rows mid-sector (B's 7000 x 2 bytes; C's): 192 x 160 is not weighed (`aligned_rows`,
     # measured slower there), 128 x 256 in pairs sharing B
     (4000, 7000, 4096, False, "128x256x64:4:c128:cl2"),
@@ -213,7 +213,7 @@ def test_the_rule_skips_the_padded_steps_of_its_pick(monkeypatch):
     assert gemm.with_skip_padding(pp, 4000) is pp
     assert gemm.choose_config(129, 5000, 132, k=7000).name == "128x128x64:4:pp"
     monkeypatch.setattr(gemm, "SKIP_PADDING", False)
-    assert gemm.choose_config(4000, 4000, 132, k=4000).name == "192x160x64:4:c32:ow"
+    assert gemm.choose_config(4000, 4000, 132, k=4000).name == "192x160x64:4:c32:ow:cr3"
 
 
 def test_skipping_no_step_emits_the_same_cuda():

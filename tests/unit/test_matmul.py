@@ -244,7 +244,7 @@ def test_static_m_keeps_its_program():
 
 
 @pytest.mark.parametrize(("m", "n", "expected"), [
-    (4000, 4000, "192x160x64:4:c32:ow"),  # 21 x 25 tiles: 3.98 rounds of 132, each 15/16 of 128 x 256's
+    (4000, 4000, "192x160x64:4:c32:ow:cr3"),  # 21 x 25 tiles: 3.98 rounds of 132, each 15/16 of 128 x 256's
     (4096, 4096, "128x256x64:4:c128"),
     # 256 x 160: 32 x 90 = 2880 tiles in 22 rounds of 40960 elements (at 0.99) against 128 x 256's
     # 64 x 56 = 3584 in 28 of 32768 (H200: 701 / 720 TFLOP/s against 655 / 678, benchmarks/NOTES.md)
@@ -281,7 +281,7 @@ def test_split_k_rule(m, n, k, expected):
     # SiLU's MUFU work: the 128 x 256 tile's consumers staggered (benchmarks/NOTES.md, epi40)
     (8192, 28672, 4096, "silu", "128x256x64:4:c128:st1"),
     (8192, 8192, 8192, "silu_tanh", "128x256x64:4:c128:st1"),
-    (4000, 4000, 4000, "silu", "192x160x64:4:c32:ow:sp"),  # three 64-row consumers: not staggered
+    (4000, 4000, 4000, "silu", "192x160x64:4:c32:ow:cr3:sp"),  # three 64-row consumers: not staggered
     (8192, 28672, 4096, None, "128x256x64:4:c128"),      # plain, the bias alone, ReLU, GELU: not
     (8192, 28672, 4096, "relu", "128x256x64:4:c128"),
     (8192, 28672, 4096, "gelu", "128x256x64:4:c128"),

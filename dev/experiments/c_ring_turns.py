@@ -1,0 +1,117 @@
+"""The C ring (`GemmConfig.c_ring` / `c_width`, `:cr<R>:cw<W>`) against the rule, in turns, in
+one process (benchmarks/matmul_bench.py's `compare` for each group of shapes with its own
+configurations: the rule's, each named one, cuBLAS; `--repeat` rounds, the order rotated,
+every result checked against float64 first), then, in the time left, the GPU tests named by
+`-k`. Prints one short line a configuration: TFLOP/s per call / queued, the ratio to cuBLAS
+per call / queued (the rounds' least-most), whether the result was within the bound.
+
+    python dev/experiments/c_ring_turns.py --budget 58 --json OUT/turns.json --tests "c_ring and 392"
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import signal
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RULE_3K = "256x160x64:4:c32:ow:w128:sp:cl1x2:bp"
+RULE_4K = "192x160x64:4:c32:ow:sp"
+RULE_GU = "256x160x64:4:c32:ow:w128:sp"
+GROUPS = [  # (shape, configurations beside the rule's, rounds)
+    ("3000x5000x7000", [f"{RULE_3K}:cr2:cw16", f"{RULE_3K}:hs", f"{RULE_3K}:ap:cr2:cw16", f"{RULE_3K}:ap:cr2:ch64",
+                        f"{RULE_3K}:cr4:cw16:ch128"], 8),
+    # the rule's 192 x 160 tile has three C buffers (`gemm.C_RING_TILES`): one, two and four beside it
+    ("4000", [RULE_4K, f"{RULE_4K}:cr2", f"{RULE_4K}:cr4"], 8),
+    ("2048x28672x4096t", [f"{RULE_GU}:cr2:cw16", f"{RULE_GU}:ap:cr2:ch64"], 6),
+]
+
+
+def line(row: dict, ref: dict | None) -> str:
+    """One configuration's short line."""
+    label = row["config"].replace(RULE_3K, "R").replace(RULE_4K, "R").replace(RULE_GU, "R")
+    out = f" {label:<17}{row['tflops']:4.0f}/{row['tflops_queued']:4.0f}"
+    if ref is not None and row is not ref:
+        pc, q = (row["tflops"] / ref["tflops"], row["tflops_queued"] / ref["tflops_queued"])
+        rng = [f"({min(x):.3f}-{max(x):.3f})" if x else "" for x in (row.get("rounds_of_cublas"),
+                                                                   row.get("rounds_of_cublas_queued"))]
+        out += f" {pc:.3f}{rng[0]} / {q:.3f}{rng[1]}"
+    return out + ("" if row["ok"] else "  FAIL")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--budget", type=float, default=58.0, help="seconds from the start for everything")
+    ap.add_argument("--json")
+    ap.add_argument("--tests", default="", help="-k of tests/gpu/test_matmul_gpu.py run in the time left")
+    args = ap.parse_args()
+    t0 = time.time()
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import matmul_bench as mb
+    import torch
+
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    real_state, calls = mb.gpu_state, [0]
+
+    def state() -> str:  # nvidia-smi at a group's first and every 4th round only (its time)
+        calls[0] += 1
+        return real_state() if calls[0] % 4 == 1 else "-"
+
+    mb.gpu_state = state
+    print(f"import {time.time() - t0:.0f} s", flush=True)
+    rows_all, summary, logs = [], [], []
+    for shape, names, rounds in GROUPS:
+        if time.time() - t0 > args.budget - 14:
+            print(f"{shape}: skipped (time)")
+            continue
+        calls[0] = 0
+        with contextlib.redirect_stdout(io.StringIO()) as log:  # compare's JSON lines: into --json's log
+            rows = mb.compare([mb.shape_of(shape)], names, (), sms, rounds)
+        logs.append(log.getvalue())
+        rows_all += rows
+        ref = next((r for r in rows if r["config"] == "cuBLAS"), None)
+        rule = rows[0]["config"]
+        summary.append(f"{shape} ({rounds} rounds, at {time.time() - t0:.0f} s) {rule}; GPU "
+                       f"{rows[0].get('gpu_states', [''])[0]}")
+        summary += [line(r, ref) for r in rows]
+        print("\n".join(summary[-len(rows) - 1:]), flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows_all, indent=1))
+        Path(args.json).with_suffix(".log").write_text("".join(logs))
+    ok = all(r["ok"] for r in rows_all)
+    left = args.budget - (time.time() - t0)
+    if args.tests and left > 8:
+        import pytest
+
+        print(f"GPU tests -k '{args.tests}' ({left:.0f} s left) ...", flush=True)
+        sys.path.insert(0, str(ROOT / "tests"))
+
+        def stop(*_):  # the budget spent: pytest ends its session as on ^C
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGALRM, stop)
+        signal.alarm(int(left))
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            rc = pytest.main(["-q", "-x", "-p", "no:cacheprovider", "--no-header", "-rfE", "--tb=line",
+                              str(ROOT / "tests/gpu/test_matmul_gpu.py"), "-k", args.tests])
+        signal.alarm(0)
+        text = out.getvalue()
+        if args.json:
+            Path(args.json).with_name("tests.txt").write_text(text)
+        ok = ok and rc == 0
+        fails = [x[:120] for x in text.splitlines() if x.startswith(("FAILED", "ERROR"))][:2]
+        last = ([x for x in text.splitlines() if x.strip()] or [""])[-1]
+        summary.append(f"GPU tests -k '{args.tests}': pytest exit {int(rc)}: {last[-100:]} " + " | ".join(fails))
+    print("== summary: R = rule; TFLOP/s per call/queued; of cuBLAS per call / queued (rounds' range)")
+    print("\n".join(summary))
+    print(f"done in {time.time() - t0:.0f} s, all results within the bound and tests passed: {ok}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
