@@ -74,7 +74,7 @@ a thread, `realign_chunks=`, and whether gather copies of 32-bit offsets divide 
 `div32=`, and a narrow gather run's count test, `narrow_count=`, the `tile` pass's options; whether a
 `box<tiles>` copy takes the tile along D whose phase-2 trips are fullest, `tiles_fill=` (bits), the `tile`
 pass's option, default `passes/_box_tile.TILES_FILL`; whether gather copies load their sources unmasked, in
-bounds by construction, `inbounds=`, the `tile` pass's option, default `passes/_gather_tile.GATHER_INBOUNDS`): benchmarks and experiments compare
+bounds by construction, `inbounds=`, the `tile` pass's option, default `passes/_gather_tile.inbounds_rule`): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""

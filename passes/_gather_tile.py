@@ -162,11 +162,18 @@ run's clamped bound, its offset one of two per-run bases plus `j`), as 64-bit on
 0.985, 20 -0.6%; runs of 2 and 4 within the spread or slower (44 0.995 -> 0.975)."""
 
 
-GATHER_INBOUNDS = False
-"""Whether gather copies load their sources unmasked, every element's source offset in
-bounds by construction (`gather_launch`'s `inbounds`: a run past the end decomposed as
-the last element, the last row's wrapped elements taken from the row itself), the
-element mask on the stores only; the `tile` pass's `inbounds=`."""
+INBOUNDS_RUN: int | None = None
+"""The shortest run (elements) at which gather copies load their sources unmasked by
+default (`inbounds_rule`; None: never), every element's source offset in bounds by
+construction (`gather_launch`'s `inbounds`: a run past the end decomposed as the last
+element, the last row's wrapped elements taken from the row itself), the element mask
+on the stores only; the `tile` pass's `inbounds=` forces it either way."""
+
+
+def inbounds_rule(v: int) -> bool:
+    """Whether a gather of runs of `v` elements loads its sources unmasked by default
+    (`INBOUNDS_RUN`)."""
+    return INBOUNDS_RUN is not None and v >= INBOUNDS_RUN
 
 
 def narrow32_rule(v: int) -> bool:
@@ -385,7 +392,7 @@ def _count_divisor(facts: CopyFacts) -> int:
 def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, threads: int = GATHER_THREADS,
                   runs: int = GATHER_RUNS_PER_THREAD, magic64: bool = MAGIC64,
                   narrow32: bool | None = None, div32: bool = DIV32,
-                  narrow_count: bool = False, inbounds: bool = GATHER_INBOUNDS) -> list[Operation]:
+                  narrow_count: bool = False, inbounds: bool | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the gather strategy of `copy` (module
     doc), with `bits`-bit offsets, `threads` per block (a power of two, at least a
     warp) and `runs` runs per thread (a power of two); the caller puts them in the
@@ -395,8 +402,9 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     with 32-bit offsets, each such division a 32-bit multiply-high (`DIV32`).
     `narrow_count`: the narrow form's count test (`j` against the run's clamped share of
     the count) also where the count is known a multiple of the run. `inbounds`: the
-    source loads unmasked, every element's source offset in bounds (`GATHER_INBOUNDS`),
-    the mask on the stores only (not with vector runs, nor where an extent is known 0)."""
+    source loads unmasked, every element's source offset in bounds (None:
+    `inbounds_rule`), the mask on the stores only (not with vector runs, nor where an
+    extent is known 0)."""
     rank = facts.rank
     last = rank - 1
     v = gather_vector(facts, target)
@@ -460,6 +468,8 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     r_ids = b.arange(rows, R)
     base = b.addi(b.muli(r_ids, b.splat(b.const(v))), b.splat(start))
     jj = b.full(b.arange(v, b.J), 0)
+    if inbounds is None:
+        inbounds = inbounds_rule(v)
     inbounds = inbounds and not vector_runs(facts, v) and not any(_static(m.extent) == 0 for m in facts.modes)
     # `inbounds`: the source's coordinates of a run past the end those of the last element
     src_base = b.add(arith.MinSIOp(base, b.splat(b.subi(total, b.const(1))))) if inbounds else base

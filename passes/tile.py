@@ -38,7 +38,7 @@ from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
-from ._gather_tile import DIV32, GATHER_INBOUNDS, MAGIC64, gather_launch, static_index_bits
+from ._gather_tile import DIV32, MAGIC64, gather_launch, static_index_bits
 from ._realign_tile import (REALIGN_THREADS, SECTOR_PREFETCH, STEP2_THREADS, flat_chunks, flat_fits, flat_rule,
                             realign_flat_launch,
                             realign_launch, source_step)
@@ -194,7 +194,7 @@ class TilePass(ModulePass):
                      offset in bounds by construction (a run past the end read as the
                      last element, the last row's wrapped elements from the row itself),
                      the element mask on the stores only; 0 masked loads. Default
-                     `_gather_tile.GATHER_INBOUNDS`.
+                     `_gather_tile.inbounds_rule` (by run length, `INBOUNDS_RUN`).
       threads=N      threads per block, 1..1024 (a gather copy's: a power of two, at
                      least 32, default 256; a realign copy's: the same, default
                      512, 256 for rows read at a step of 2; default: 512 for a misaligned
@@ -648,7 +648,7 @@ class TilePass(ModulePass):
         ops = gather_launch(copy, facts, tgt, bits, threads, self.runs, self._magic64(),
                             None if self.narrow32 is None else bool(self.narrow32),
                             DIV32 if self.div32 is None else bool(self.div32), bool(self.narrow_count),
-                            GATHER_INBOUNDS if self.inbounds is None else bool(self.inbounds))
+                            None if self.inbounds is None else bool(self.inbounds))
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops)

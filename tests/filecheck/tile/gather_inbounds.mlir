@@ -11,7 +11,7 @@
 // Executor-exact on a broadcast (the source 5 x 37 elements, the count 2220 not a
 // multiple of a block), a permuted source (every mode strided) and run-time extents of
 // 32 and 64-bit offsets; the source buffers hold exactly the view's span, so a read past
-// them fails the check. Off by default (`_gather_tile.GATHER_INBOUNDS`): masked loads (OFF).
+// them fails the check. Off by default (`_gather_tile.inbounds_rule`): masked loads (OFF).
 
 // EQ: @bcast: equivalent after
 // EQ: @perm: equivalent after
