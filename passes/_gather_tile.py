@@ -167,7 +167,10 @@ INBOUNDS_RUN: int | None = None
 default (`inbounds_rule`; None: never), every element's source offset in bounds by
 construction (`gather_launch`'s `inbounds`: a run past the end decomposed as the last
 element, the last row's wrapped elements taken from the row itself), the element mask
-on the stores only; the `tile` pass's `inbounds=` forces it either way."""
+on the stores only; the `tile` pass's `inbounds=` forces it either way. H200, the strided
+set's gathers in turns (benchmarks/NOTES.md, gat44): static SASS -17% on 38 (its 13 `P2R`
+spills gone) yet 38 x0.996, 13 x0.976, 25 x0.980, 07 x0.978, the rest within the spread:
+off."""
 
 
 def inbounds_rule(v: int) -> bool:

@@ -291,6 +291,16 @@ def test_narrow32_rule_takes_runs_of_8_elements():
     assert not any(narrow32_rule(v) for v in (1, 2, 4, 16))
 
 
+def test_inbounds_rule_is_off_as_measured():
+    """`_gather_tile.inbounds_rule`: no run length takes the unmasked loads by default (the
+    H200, the strided set's gathers in turns: 38 x0.996, 13 x0.976, 25 x0.980, 07 x0.978,
+    the rest within the spread; benchmarks/NOTES.md, gat44)."""
+    from tilec.passes._gather_tile import INBOUNDS_RUN, inbounds_rule
+
+    assert INBOUNDS_RUN is None
+    assert not any(inbounds_rule(v) for v in (1, 2, 4, 8, 16))
+
+
 def test_divmod32_is_exact_for_32_bit_ids():
     """`_gather_tile.divmod32` (the `tile` pass's `div32=1`): with `_gather_tile.magic`'s
     pair (m = ceil(2**s / d), s = 31 + ceil(log2 d)), m is below 2**32 and the high half of
