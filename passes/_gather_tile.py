@@ -162,6 +162,23 @@ run's clamped bound, its offset one of two per-run bases plus `j`), as 64-bit on
 0.985, 20 -0.6%; runs of 2 and 4 within the spread or slower (44 0.995 -> 0.975)."""
 
 
+INBOUNDS_RUN: int | None = None
+"""The shortest run (elements) at which gather copies load their sources unmasked by
+default (`inbounds_rule`; None: never), every element's source offset in bounds by
+construction (`gather_launch`'s `inbounds`: a run past the end decomposed as the last
+element, the last row's wrapped elements taken from the row itself), the element mask
+on the stores only; the `tile` pass's `inbounds=` forces it either way. H200, the strided
+set's gathers in turns (benchmarks/NOTES.md, gat44): static SASS -17% on 38 (its 13 `P2R`
+spills gone) yet 38 x0.996, 13 x0.976, 25 x0.980, 07 x0.978, the rest within the spread:
+off."""
+
+
+def inbounds_rule(v: int) -> bool:
+    """Whether a gather of runs of `v` elements loads its sources unmasked by default
+    (`INBOUNDS_RUN`)."""
+    return INBOUNDS_RUN is not None and v >= INBOUNDS_RUN
+
+
 def narrow32_rule(v: int) -> bool:
     """Whether a gather of 32-bit offsets and runs of `v` elements takes the narrow element
     form by default (`NARROW32_RUN`)."""
@@ -378,7 +395,7 @@ def _count_divisor(facts: CopyFacts) -> int:
 def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, threads: int = GATHER_THREADS,
                   runs: int = GATHER_RUNS_PER_THREAD, magic64: bool = MAGIC64,
                   narrow32: bool | None = None, div32: bool = DIV32,
-                  narrow_count: bool = False) -> list[Operation]:
+                  narrow_count: bool = False, inbounds: bool | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the gather strategy of `copy` (module
     doc), with `bits`-bit offsets, `threads` per block (a power of two, at least a
     warp) and `runs` runs per thread (a power of two); the caller puts them in the
@@ -387,7 +404,10 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     `narrow32`: with 32-bit offsets, the narrow element form too (None: `narrow32_rule`). `div32`:
     with 32-bit offsets, each such division a 32-bit multiply-high (`DIV32`).
     `narrow_count`: the narrow form's count test (`j` against the run's clamped share of
-    the count) also where the count is known a multiple of the run."""
+    the count) also where the count is known a multiple of the run. `inbounds`: the
+    source loads unmasked, every element's source offset in bounds (None:
+    `inbounds_rule`), the mask on the stores only (not with vector runs, nor where an
+    extent is known 0)."""
     rank = facts.rank
     last = rank - 1
     v = gather_vector(facts, target)
@@ -451,8 +471,13 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     r_ids = b.arange(rows, R)
     base = b.addi(b.muli(r_ids, b.splat(b.const(v))), b.splat(start))
     jj = b.full(b.arange(v, b.J), 0)
-    coords: list[SSAValue] = [base] * rank
-    rest = base
+    if inbounds is None:
+        inbounds = inbounds_rule(v)
+    inbounds = inbounds and not vector_runs(facts, v) and not any(_static(m.extent) == 0 for m in facts.modes)
+    # `inbounds`: the source's coordinates of a run past the end those of the last element
+    src_base = b.add(arith.MinSIOp(base, b.splat(b.subi(total, b.const(1))))) if inbounds else base
+    coords: list[SSAValue] = [src_base] * rank
+    rest = src_base
     for k in range(last, 0, -1):
         # element ids and extents are non-negative: unsigned (no sign fix-up per division)
         coords[k], rest = b.divmod(rest, n[k], magic.get(k))
@@ -476,8 +501,14 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
         wrapped = b.cmp("sge", b.addi(b.full(coords[last], 1), jj), b.splat(n[last], T))
     zero_t = b.splat(b.const(0), T)
 
-    def offsets(strides: list[Value]) -> SSAValue:
-        """Per element, its offset in the view of `strides` (module doc)."""
+    # `inbounds`: a run of the tensor's last row wraps back into its own row (the carry
+    # E taken as 0), not past the end
+    last_row = b.cmp("sge", b.addi(b.subi(src_base, coords[last]), b.splat(n[last])), b.splat(total)) \
+        if inbounds else None
+
+    def offsets(strides: list[Value], in_row: SSAValue | None = None) -> SSAValue:
+        """Per element, its offset in the view of `strides` (module doc); where `in_row`
+        holds, a wrapped element's offset is its row's (E taken as 0)."""
         st: list[SSAValue | None] = [None if _static(s) == 0 else b.scalar(s) for s in strides]
         unit = [_static(s) == 1 for s in strides]
         so = zero_r
@@ -496,6 +527,8 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
                 back = b.splat(b.muli(b.subi(n[k], b.const(1)), st[k]))
             e = b.select(inside, step, b.subi(e, back))
         wrap_back = zero_r if st[last] is None else b.splat(b.muli(n[last], st[last]))
+        if in_row is not None:
+            e = b.select(in_row, zero_r, e)
         if narrow:  # one of two bases a run, plus j s_last
             based = b.select(wrapped, b.full(b.addi(so, b.subi(e, wrap_back)), 1), b.full(so, 1))
             if st[last] is None:
@@ -511,7 +544,7 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     if vector_runs(facts, v):
         soffs = _run_offsets(b, facts, n, r_ids, pid_i, jj, magic)
     else:
-        soffs = offsets([m.src_stride for m in facts.modes])
+        soffs = offsets([m.src_stride for m in facts.modes], last_row)
     flat = b.addi(b.full(base, 1), jj)
     # j < total - base in 32 bits (one comparison of a constant j a element); the flat
     # index's test where the count is known a multiple of the run (`vectorize-pointers`
@@ -523,7 +556,7 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     st_elem = facts.src_ptr.type.element_type  # type: ignore[attr-defined]
     dt_elem = facts.dst_ptr.type.element_type  # type: ignore[attr-defined]
     sptrs = b.add(AddPtrOp(b.splat(facts.src_ptr, TensorType(PtrType(st_elem), [rows, v], b.l)), soffs))
-    val = b.add(PtrLoadOp(sptrs, None, mask))
+    val = b.add(PtrLoadOp(sptrs, None, None if inbounds else mask))
     if copy.convert is not None:
         ops, val = conversion_ops(val, copy.convert.data)
         b.ops += ops

@@ -193,6 +193,11 @@ class TilePass(ModulePass):
       narrow_count=C 1: a gather run of the narrow form tests each element against the
                      run's clamped share of the element count also where the count is
                      known a multiple of the run; 0 (default) the flat index there.
+      inbounds=I     1: a gather copy loads its sources unmasked, each element's source
+                     offset in bounds by construction (a run past the end read as the
+                     last element, the last row's wrapped elements from the row itself),
+                     the element mask on the stores only; 0 masked loads. Default
+                     `_gather_tile.inbounds_rule` (by run length, `INBOUNDS_RUN`).
       threads=N      threads per block, 1..1024 (a gather copy's: a power of two, at
                      least 32, default 256; a realign copy's: the same, default
                      512, 256 for rows read at a step of 2; default: 512 for a misaligned
@@ -416,6 +421,7 @@ class TilePass(ModulePass):
     narrow32: int | None = None
     div32: int | None = None
     narrow_count: int = 0
+    inbounds: int | None = None
     box_smem: int | None = None
     box_stage: str = "async"
     box_lanes: int | None = None
@@ -644,7 +650,8 @@ class TilePass(ModulePass):
             bits = static_index_bits(facts, threads * self.runs * gather_vector(facts, tgt)) or 64
         ops = gather_launch(copy, facts, tgt, bits, threads, self.runs, self._magic64(),
                             None if self.narrow32 is None else bool(self.narrow32),
-                            DIV32 if self.div32 is None else bool(self.div32), bool(self.narrow_count))
+                            DIV32 if self.div32 is None else bool(self.div32), bool(self.narrow_count),
+                            None if self.inbounds is None else bool(self.inbounds))
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops)

@@ -252,16 +252,18 @@ def test_100_shapes_of_one_pattern_compile_a_handful_of_kernels():
 
 @pytest.mark.torch
 @pytest.mark.parametrize("force", ["auto", "always"])
-def test_gather_kernel_matches_torch_bit_for_bit(force, monkeypatch, routes):
+@pytest.mark.parametrize("inbounds", [None, 1])
+def test_gather_kernel_matches_torch_bit_for_bit(force, inbounds, monkeypatch, routes):
     """Copies into contiguous dsts with short odd rows, which the gather strategy
     (the copy-strategy pass, passes/_gather_tile.py) takes: the strided set's cases 20, 24, 26, 32, 35 and 47 at a few
     MiB, with and without conversions; forced (`always`), also into a padded dst (dst
-    offsets computed, scalar stores) and with 64-bit offsets (a lowered limit)."""
+    offsets computed, scalar stores) and with 64-bit offsets (a lowered limit); by the
+    default loads and with `inbounds=1` (unmasked loads, in bounds by construction)."""
     from tilec import copy_plan
     from tilec.tensor_copy import copy_
 
     torch = torch_cuda()
-    routes(gather=force)
+    routes(gather=force, inbounds=inbounds)
     gen = torch.Generator(device="cuda").manual_seed(20)
     cases = [
         ("uint8", "uint8", lambda d: _random(torch, d, (1, 259), gen, True), (4099, 259)),

@@ -291,6 +291,16 @@ def test_narrow32_rule_takes_runs_of_8_elements():
     assert not any(narrow32_rule(v) for v in (1, 2, 4, 16))
 
 
+def test_inbounds_rule_is_off_as_measured():
+    """`_gather_tile.inbounds_rule`: no run length takes the unmasked loads by default (the
+    H200, the strided set's gathers in turns: 38 x0.996, 13 x0.976, 25 x0.980, 07 x0.978,
+    the rest within the spread; benchmarks/NOTES.md, gat44)."""
+    from tilec.passes._gather_tile import INBOUNDS_RUN, inbounds_rule
+
+    assert INBOUNDS_RUN is None
+    assert not any(inbounds_rule(v) for v in (1, 2, 4, 8, 16))
+
+
 def test_divmod32_is_exact_for_32_bit_ids():
     """`_gather_tile.divmod32` (the `tile` pass's `div32=1`): with `_gather_tile.magic`'s
     pair (m = ceil(2**s / d), s = 31 + ceil(log2 d)), m is below 2**32 and the high half of
@@ -333,3 +343,32 @@ def test_gathers_by_run_time_extents_match_numpy(compiled, nvrtc_available):
     if compiled:
         sources = [e.kernel.source for e in kernels._entries.values()]
         assert any("__umulhi(" in x for x in sources) and not any("__umul64hi(" in x for x in sources)
+
+
+def test_inbounds_gathers_match_numpy(routes, monkeypatch, nvrtc_available):
+    """The `tile` pass's `inbounds=1` (route `inbounds`): the compiled kernels' loads
+    unmasked, each source offset in bounds by construction (a run past the end read as
+    the last element, the last row's wrapped elements from the row itself), on the
+    executor bit for bit: a broadcast of rows of 37 bf16 (38 of the strided set made
+    small), a transpose whose runs wrap anywhere into a padded dst, run-time extents
+    (`divmod32`) and 64-bit offsets; the loads of each kernel carry no mask."""
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(gather="always", inbounds=1)
+    rng = np.random.default_rng(44)
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    row = rng.integers(-(2**15), 2**15, size=(1, 5, 1, 37), dtype=np.int16)
+    _check((3, 5, 4, 37), row, np.full((3, 5, 4, 37), 7, np.int16), (slice(None),) * 4, True, kernels)
+    src = rng.integers(-(2**15), 2**15, size=(7, 5, 19, 17), dtype=np.int16).transpose(0, 1, 3, 2)
+    _check(src.shape, src, np.full(src.shape, 7, np.int16), (slice(None),) * 4, True, kernels)
+    pad = np.full((7 * 5 * 17 + 2, 23), 7, np.int16)
+    _check((7, 5, 17, 19), src, pad, (slice(1, 596), slice(2, 21)), True, kernels)
+    x = rng.standard_normal((2, 3, 17, 23)).astype(np.float32).transpose(0, 2, 3, 1)
+    _check(x.shape, x, np.full(x.shape, 7.0, np.float32), (slice(None),) * 4, True, kernels)
+    monkeypatch.setattr(copy_plan, "INDEX32_LIMIT", 100)
+    _check(src.shape, src, np.full(src.shape, 7, np.int16), (slice(None),) * 4, True, kernels)
+    sources = [e.kernel.source.splitlines() for e in kernels._entries.values()]
+    assert len(sources) == 5
+    for lines in sources:  # each source load outside any branch on a mask
+        loads = [k for k, line in enumerate(lines) if "= src[" in line]
+        assert loads and not any(lines[k - 1].strip().startswith("if (") for k in loads)
