@@ -250,8 +250,9 @@ def run_case_graph(torch, case: CanonicalCopy, gen, variants: tuple[str, ...] = 
                    routes: tuple[str, ...] = ()) -> dict:
     """One case timed as compute_bench.py times (module doc, `--timing graph`): copy_,
     the Program of the same views, the Program through each variant's pipeline, copy_
-    under each of `routes` (`NAME=VALUE,...`, api/copy_routes.py; a fresh
-    `CopyKernels(disk=False)` each, named `copy NAME=VALUE,...`), PyTorch and a
+    under each of `routes` (`NAME=VALUE,...[@TEXT|TEXT2]`, api/copy_routes.py, where it
+    applies as a variant does; a fresh `CopyKernels(disk=False)` each, named `copy
+    NAME=VALUE,...`), PyTorch and a
     cudaMemcpy of the same bytes, each over its rotated sets, 20 launches per CUDA
     graph, interleaved; every path checked bit for bit on the first set first."""
     import statistics
@@ -283,7 +284,7 @@ def run_case_graph(torch, case: CanonicalCopy, gen, variants: tuple[str, ...] = 
 
     fns["copy"] = lambda i, s: tilec.copy_(dsts[i], srcs[i])
     row["copy_exact"] = exact(fns["copy"])
-    for r in routes:
+    for r in [r.split("@")[0] for r in routes if variant_applies(r, case.name)]:
         from tilec import tensor_copy
         from tilec.copy_kernels import CopyKernels
         from tilec.copy_routes import forced_routes

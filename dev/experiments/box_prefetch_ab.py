@@ -115,8 +115,9 @@ def main(argv=None) -> int:
     ap.add_argument("--variant", action="append", default=[])
     ap.add_argument("--rounds", type=int, default=int(os.environ.get("ROUNDS", "15")))
     ap.add_argument("--route", action="append", default=[],
-                    help="copy_ under these routes (name=value,...), against copy_ as is (canonical names: also"
-                         " beside the Program's variants)")
+                    help="copy_ under these routes (name=value,...[@TEXT|TEXT2]: only for the names holding a"
+                         " TEXT, `strided:N` its own), against copy_ as is (canonical names: also beside the"
+                         " Program's variants)")
     args = ap.parse_args(argv)
     import compute_bench as cb
     import torch
@@ -127,7 +128,8 @@ def main(argv=None) -> int:
     gen = torch.Generator(device="cuda").manual_seed(0)
     for name in args.names:
         if name.startswith("strided:"):
-            row = strided_row(torch, int(name.split(":")[1]), args.route, gen)
+            routes = [r.split("@")[0] for r in args.route if ccb.variant_applies(r, name)]
+            row = strided_row(torch, int(name.split(":")[1]), routes, gen)
             torch.cuda.empty_cache()
             bad = [k for k in row if k.endswith("_exact") and not row[k]]
             print(f"== {row['case']}: {args.rounds} rounds, memcpy {row['memcpy_tbps']:.3f} TB/s"
