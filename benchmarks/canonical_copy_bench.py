@@ -246,10 +246,14 @@ ROTATE_BYTES = 256 << 20
 least (`--timing graph`): five times the 50 MiB L2."""
 
 
-def run_case_graph(torch, case: CanonicalCopy, gen, variants: tuple[str, ...] = ()) -> dict:
+def run_case_graph(torch, case: CanonicalCopy, gen, variants: tuple[str, ...] = (),
+                   routes: tuple[str, ...] = ()) -> dict:
     """One case timed as compute_bench.py times (module doc, `--timing graph`): copy_,
-    the Program of the same views, the Program through each variant's pipeline, PyTorch
-    and a cudaMemcpy of the same bytes, each over its rotated sets, 20 launches per CUDA
+    the Program of the same views, the Program through each variant's pipeline, copy_
+    under each of `routes` (`NAME=VALUE,...[@TEXT|TEXT2]`, api/copy_routes.py, where it
+    applies as a variant does; a fresh `CopyKernels(disk=False)` each, named `copy
+    NAME=VALUE,...`), PyTorch and a
+    cudaMemcpy of the same bytes, each over its rotated sets, 20 launches per CUDA
     graph, interleaved; every path checked bit for bit on the first set first."""
     import statistics
 
@@ -280,6 +284,22 @@ def run_case_graph(torch, case: CanonicalCopy, gen, variants: tuple[str, ...] = 
 
     fns["copy"] = lambda i, s: tilec.copy_(dsts[i], srcs[i])
     row["copy_exact"] = exact(fns["copy"])
+    for r in [r.split("@")[0] for r in routes if variant_applies(r, case.name)]:
+        from tilec import tensor_copy
+        from tilec.copy_kernels import CopyKernels
+        from tilec.copy_routes import forced_routes
+
+        kw = {k: int(v) if v.lstrip("-").isdigit() else v for k, v in (x.split("=") for x in r.split(",") if x)}
+
+        def routed(i, s, kw=kw, kern=CopyKernels(disk=False)):
+            with forced_routes(**kw):
+                tensor_copy.copy_(dsts[i], srcs[i], kernels=kern)
+
+        try:
+            row[f"copy {r}_exact"] = exact(routed)
+            fns[f"copy {r}"] = routed
+        except Exception as e:  # report and go on
+            row[f"copy {r}_error"] = f"{type(e).__name__}: {str(e)[:200]}"
     plans = [plan_copy(_operand(d), _operand(x)) for d, x in zip(dsts, srcs)]
     args = [_program_call_args(torch, p, x, d, b) for p, x, d, b in zip(plans, srcs, dsts, bases)]
     mine = [v.split("@")[0] for v in variants if variant_applies(v, case.name)]

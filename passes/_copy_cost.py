@@ -578,7 +578,11 @@ lanes along a destination row, `_box_tile.tiles_phase2`): int8 0.77 of cudaMemcp
 0.90, f32 0.91, against 0.46 (box<tiles> with lanes on 32 rows), and the tiled kernel's
 0.54 and 0.78 (its every access one element); f64 stays tiled (0.91 against the box's
 0.79) (benchmarks/NOTES.md). The strategy itself takes elements up to
-8 bytes."""
+8 bytes. f64 again once the box's phase 1 moved one 8-byte `cp.async` an element (odd44:
+before, a register round trip a chunk), in turns against the tiled kernel (H200, 10 rounds,
+the Program path, 32-byte grains): 8191 x 8209 x1.000 (0.938 / 0.939 of cudaMemcpy), 8191 x
+8191 x0.999, 4099 x 12289 x1.007; through copy_ (`tiles_bytes=8` route) x0.981-0.984; the
+strided set's 17 (int64 -> int16, every converting size) x0.841: f64 stays tiled."""
 TILES_CONVERT_BYTES = 2
 """Largest source element the `tiles` box takes in a converting copy (phase 2 converts
 each element it reads from the box before the destination's 16-byte store): where the

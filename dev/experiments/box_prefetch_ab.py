@@ -9,12 +9,14 @@ same round (a paired ratio: the clock and the power cap move both alike).
     python3 dev/experiments/box_prefetch_ab.py 'box flat' 'box rows' \
         --variant 'tile{box_prefetch=128}' --variant 'tile{box_prefetch=256}'
     python3 dev/experiments/box_prefetch_ab.py strided:36 strided:0 --route box_l1=0
+    python3 dev/experiments/box_prefetch_ab.py 'transpose float64 8191' --route tiles_bytes=8
 
 Prints per case and function: the median ratio to cudaMemcpy (all samples) and its spread
 (max - min of the round medians over the median), then per variant the default Program's
 time over the variant's per round: median [min, max] and how many rounds it won.
-`strided:N` (case N of benchmarks/strided_copy_bench.py's set): `tilec.copy_` as is against
-copy_ under each `--route` (api/copy_routes.py), paired the same way.
+`--route` (api/copy_routes.py): `tilec.copy_` under the routes against copy_ as is, paired
+the same way (a canonical case: beside the Program and its variants; `strided:N`, case N of
+benchmarks/strided_copy_bench.py's set: copy_ alone).
 """
 
 from __future__ import annotations
@@ -113,7 +115,9 @@ def main(argv=None) -> int:
     ap.add_argument("--variant", action="append", default=[])
     ap.add_argument("--rounds", type=int, default=int(os.environ.get("ROUNDS", "15")))
     ap.add_argument("--route", action="append", default=[],
-                    help="for strided:N names: copy_ under these routes (name=value,...), against copy_ as is")
+                    help="copy_ under these routes (name=value,...[@TEXT|TEXT2]: only for the names holding a"
+                         " TEXT, `strided:N` its own), against copy_ as is (canonical names: also beside the"
+                         " Program's variants)")
     args = ap.parse_args(argv)
     import compute_bench as cb
     import torch
@@ -124,7 +128,8 @@ def main(argv=None) -> int:
     gen = torch.Generator(device="cuda").manual_seed(0)
     for name in args.names:
         if name.startswith("strided:"):
-            row = strided_row(torch, int(name.split(":")[1]), args.route, gen)
+            routes = [r.split("@")[0] for r in args.route if ccb.variant_applies(r, name)]
+            row = strided_row(torch, int(name.split(":")[1]), routes, gen)
             torch.cuda.empty_cache()
             bad = [k for k in row if k.endswith("_exact") and not row[k]]
             print(f"== {row['case']}: {args.rounds} rounds, memcpy {row['memcpy_tbps']:.3f} TB/s"
@@ -144,7 +149,7 @@ def main(argv=None) -> int:
             from odd_extra_bench import EXTRA
 
             case = next(c for c in EXTRA if name in c.name)
-        row = ccb.run_case_graph(torch, case, gen, tuple(args.variant))
+        row = ccb.run_case_graph(torch, case, gen, tuple(args.variant), tuple(args.route))
         torch.cuda.empty_cache()
         bad = [k for k in row if k.endswith("_exact") and not row[k]] + [k for k in row if k.endswith("_error")]
         print(f"== {case.name}: {args.rounds} rounds, memcpy {row['memcpy_tbps']:.3f} TB/s"
@@ -155,11 +160,12 @@ def main(argv=None) -> int:
             per = [m / t for m, t in zip(ROUND_MEDIANS["memcpy"], ROUND_MEDIANS[k])]
             line = (f"  {k:34s} ratio {row[k + '_ratio']:.3f} spread {row[k + '_spread']:.3f}"
                     f" per-round {statistics.median(per):.3f} [{min(per):.3f}, {max(per):.3f}]")
-            if k.startswith("variant"):
-                gain = [p / v for p, v in zip(ROUND_MEDIANS["program"], ROUND_MEDIANS[k])]
+            if k.startswith("variant") or k.startswith("copy "):  # a Program variant / copy_ under a route
+                ref = ROUND_MEDIANS["program" if k.startswith("variant") else "copy"]
+                gain = [p / v for p, v in zip(ref, ROUND_MEDIANS[k])]
                 won = sum(g > 1 for g in gain)
-                line += (f"  / default {statistics.median(gain):.4f} [{min(gain):.4f}, {max(gain):.4f}]"
-                         f" won {won}/{len(gain)}")
+                line += (f"  / {'default' if k.startswith('variant') else 'copy_'} {statistics.median(gain):.4f}"
+                         f" [{min(gain):.4f}, {max(gain):.4f}] won {won}/{len(gain)}")
             print(line, flush=True)
     return 0
 

@@ -155,13 +155,20 @@ class ElementAccessLowering(OpFamily):
     @lowers(la.CopyChunkAsyncOp)
     def op_layout_copy_chunk_async(self, op: la.CopyChunkAsyncOp):
         """One `cuda.cp_async` of the chunk where both first elements are known aligned
-        to it (`contiguous_vector`; its `prefetch` size and `l1` with it), else its elements copied
-        one at a time; then `cuda.cp_async_commit` (the op commits one group)."""
+        to it (`contiguous_vector`; its `prefetch` size and `l1` with it) or the chunk is one
+        element of a `cp.async` size (4 or 8 bytes: an element is aligned to itself where its
+        global buffer is; an 8-byte `box<tiles>` phase-1 chunk of f64), else its elements copied one at a time
+        (through a register, done when issued); then `cuda.cp_async_commit` (the op
+        commits one group)."""
         s: View = self.values.view(op.source)
         d: View = self.values.view(op.dest)
         soffs, _ = self.element_address(op, s, [self.values.index(c) for c in op.src_coords], op.source.type)
         doffs, _ = self.element_address(op, d, [self.values.index(c) for c in op.dst_coords], op.dest.type)
-        if self.contiguous_vector(op, s, op.src_coords) and self.contiguous_vector(op, d, op.dst_coords):
+        size = element_bytes(s.elem)
+        one = (len(soffs) == 1 and s.elem == d.elem and s.swizzle is None and d.swizzle is None
+               and size in la.CHUNK_ASYNC_BYTES and size < 16 and all(v.space != "gmem" or v.align % size == 0
+                                                                     for v in (s, d)))
+        if one or (self.contiguous_vector(op, s, op.src_coords) and self.contiguous_vector(op, d, op.dst_coords)):
             nbytes = len(soffs) * element_bytes(s.elem)
             prefetch = None if op.prefetch is None or nbytes != 16 else op.prefetch.value.data
             self.b.add(cuda.CpAsyncOp(d.mem, self.b.ssa(doffs[0]), s.mem, self.b.ssa(soffs[0]), nbytes,

@@ -102,3 +102,47 @@ def test_tiles_box_through_several_tiles_a_block_matches_torch(case, depth):
     kernel(*args)
     torch.cuda.synchronize()
     assert torch.equal(bench._bits(torch, dst), bench._bits(torch, want))
+
+
+def _f64_odd():
+    from helpers.canonical_copies import CanonicalCopy
+
+    return [c for c in CANONICAL if c.name == "transpose float64 8191x8209"] + [
+        CanonicalCopy(f"transpose float64 {a}x{b}", "float64", "float64", (a, b), (1, 0))
+        for a, b in ((8191, 8191), (8192, 8209), (4099, 12289))]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("grain", [16, 32])
+@pytest.mark.parametrize("case", _f64_odd(), ids=lambda c: c.name.replace(" ", "_"))
+def test_tiles_box_of_8_byte_elements_matches_torch(case, grain, routes):
+    """The odd f64 transposes through the `box<tiles>` kernel of 8-byte elements (phase 1
+    one 8-byte `cp.async` an element, odd44): `tilec.copy_` under `tiles_bytes=8` (and
+    the grain) and the Program through `copy-strategy{tiles_bytes=8}+tile{tiles_grain=G}`,
+    at --quick size, bit for bit against PyTorch's `copy_`."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch without CUDA")
+    from helpers.canonical_copies import key_strategy
+
+    from tilec import tensor_copy
+    from tilec.copy_kernels import CopyKernels
+    from tilec.copy_plan import plan_copy
+
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    base, src, dst = bench._make(torch, bench.quick_case(case), gen)
+    want = torch.empty_like(dst).copy_(src)
+    plan = plan_copy(bench._operand(dst), bench._operand(src))  # the rule's plan; the variant's passes take the box
+    kernel, args = bench._program_kernel(torch, plan, src, dst, base,
+                                         bench.variant_pipeline(f"copy-strategy{{tiles_bytes=8}}+tile{{tiles_grain={grain}}}"))
+    bench._poison(torch, dst)
+    kernel(*args)
+    torch.cuda.synchronize()
+    assert torch.equal(bench._bits(torch, dst), bench._bits(torch, want)), "Program"
+    routes(tiles_bytes=8, tiles_grain=grain)
+    kernels = CopyKernels(disk=False)
+    bench._poison(torch, dst)
+    tensor_copy.copy_(dst, src, kernels=kernels)  # (`tilec.copy_` takes no kernels before its first call)
+    torch.cuda.synchronize()
+    assert torch.equal(bench._bits(torch, dst), bench._bits(torch, want)), "copy_"
+    assert [key_strategy(k) for k in kernels._entries] == ["box<tiles>"]

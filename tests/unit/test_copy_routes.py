@@ -83,3 +83,23 @@ def test_tuning_values_hold_inside_their_block_and_key_the_disk_entry():
         assert "tile{box_stage=registers}" in kernel_pipeline(box.key, "default")
         assert entry_key(box.key, "default", "sm_90") != plain
     assert kernel_pipeline(box.key, "default") == "default"
+
+
+def test_tiles_bytes_is_the_copy_strategy_passs_and_plans_the_box_of_8_byte_elements():
+    """`tiles_bytes` (the `copy-strategy` pass's option only): an odd f64 transpose is
+    planned as a `box<tiles>` copy (the pointers aligned down, the box's facts) under
+    `tiles_bytes=8` and keeps the tiled kernel's plan under the rule
+    (`_copy_cost.TILES_BYTES`)."""
+    from helpers.canonical_copies import copy_choice
+
+    from tilec.passes._copy_cost import TILES_BYTES
+
+    dst, src = Operand(4096, "float64", (301, 203), (203, 1)), Operand(1 << 20, "float64", (301, 203), (1, 301))
+    with forced_routes(tiles_bytes=8) as routes:
+        assert routes.tuning() == {"tiles_bytes": 8}
+        plan = plan_copy(dst, src)
+        pipeline = kernel_pipeline(plan.key, "default")
+        assert "copy-strategy{tiles_bytes=8}" in pipeline and "tile{" not in pipeline
+        assert plan.key.aligned_pointers and copy_choice(plan)[0] == "box<tiles>"
+    plan = plan_copy(dst, src)
+    assert (copy_choice(plan)[0] == "box<tiles>") == (TILES_BYTES >= 8)
