@@ -27,14 +27,10 @@ class CudaOpsEmitter(EmitterBase):
             self.helpers.add("cp_async_zfill")
             self.line(f"tilec_cp_async_zfill({dst}, {src}, (unsigned)({self.expr(op.src_bytes)}));")
             return
-        if op.l1 is not None:  # 16 bytes through L1 (.ca), with the L2's prefetch size or none
-            self.helpers.add("cp_async_ca")
+        if op.l1 is not None or op.prefetch is not None:  # 16 bytes (the verifier): through L1 (.ca) or
+            self.helpers.add("cp_async16")  # not, with the L2's prefetch size or none
             size = 0 if op.prefetch is None else op.prefetch.value.data
-            self.line(f"tilec_cp_async_ca<{size}>({dst}, {src});")
-            return
-        if op.prefetch is not None:  # 16 bytes with the L2's prefetch size (the verifier)
-            self.helpers.add("cp_async_prefetch")
-            self.line(f"tilec_cp_async_prefetch<{op.prefetch.value.data}>({dst}, {src});")
+            self.line(f"tilec_cp_async16<{'true' if op.l1 is not None else 'false'}, {size}>({dst}, {src});")
             return
         self.helpers.add("cp_async")
         self.line(f"tilec_cp_async<{op.bytes.value.data}>({dst}, {src});")

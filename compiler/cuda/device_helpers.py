@@ -273,38 +273,29 @@ template <int Pending>
 __device__ __forceinline__ void tilec_cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\\n" ::"n"(Pending) : "memory");
 }""",
-    "cp_async_prefetch": """\
-// cuda.cp_async with a prefetch size: 16 bytes from global to shared memory,
-// asynchronously; the L2 fetches the Prefetch (64, 128, 256) bytes around the copy's
-// sector from DRAM (PTX .L2::NB).
-template <int Prefetch>
-__device__ __forceinline__ void tilec_cp_async_prefetch(void* smem, const void* gmem) {
+    "cp_async16": """\
+// cuda.cp_async with l1 or a prefetch size: 16 bytes from global to shared memory,
+// asynchronously, through L1 (L1: .ca, the L1 requests whole sectors, not each 16-byte
+// half) or not (.cg); with Prefetch (64, 128, 256) the L2 also fetches that many bytes
+// around the copy's sector from DRAM (PTX .L2::NB), with 0 no prefetch size.
+#define TILEC_CP_ASYNC16(CACHE, L2) \\
+  asm volatile("cp.async." CACHE ".shared.global" L2 " [%0], [%1], 16;\\n" ::"r"(s), "l"(gmem) : "memory")
+#define TILEC_CP_ASYNC16_L2(CACHE) \\
+  if constexpr (Prefetch == 256) TILEC_CP_ASYNC16(CACHE, ".L2::256B"); \\
+  else if constexpr (Prefetch == 128) TILEC_CP_ASYNC16(CACHE, ".L2::128B"); \\
+  else if constexpr (Prefetch == 64) TILEC_CP_ASYNC16(CACHE, ".L2::64B"); \\
+  else TILEC_CP_ASYNC16(CACHE, "")
+template <bool L1, int Prefetch>
+__device__ __forceinline__ void tilec_cp_async16(void* smem, const void* gmem) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  if constexpr (Prefetch == 256) {
-    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\\n" ::"r"(s), "l"(gmem) : "memory");
-  } else if constexpr (Prefetch == 128) {
-    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\\n" ::"r"(s), "l"(gmem) : "memory");
+  if constexpr (L1) {
+    TILEC_CP_ASYNC16_L2("ca");
   } else {
-    asm volatile("cp.async.cg.shared.global.L2::64B [%0], [%1], 16;\\n" ::"r"(s), "l"(gmem) : "memory");
+    TILEC_CP_ASYNC16_L2("cg");
   }
-}""",
-    "cp_async_ca": """\
-// cuda.cp_async with l1: 16 bytes from global to shared memory through L1 (.ca: the
-// L1 requests whole sectors, not each 16-byte half), asynchronously; with Prefetch
-// (64, 128, 256) the L2 also fetches that many bytes around the sector from DRAM.
-template <int Prefetch>
-__device__ __forceinline__ void tilec_cp_async_ca(void* smem, const void* gmem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  if constexpr (Prefetch == 256) {
-    asm volatile("cp.async.ca.shared.global.L2::256B [%0], [%1], 16;\\n" ::"r"(s), "l"(gmem) : "memory");
-  } else if constexpr (Prefetch == 128) {
-    asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 16;\\n" ::"r"(s), "l"(gmem) : "memory");
-  } else if constexpr (Prefetch == 64) {
-    asm volatile("cp.async.ca.shared.global.L2::64B [%0], [%1], 16;\\n" ::"r"(s), "l"(gmem) : "memory");
-  } else {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\\n" ::"r"(s), "l"(gmem) : "memory");
-  }
-}""",
+}
+#undef TILEC_CP_ASYNC16_L2
+#undef TILEC_CP_ASYNC16""",
     "cp_async_zfill": """\
 // cuda.cp_async with src_bytes: 16 bytes from global to shared memory, asynchronously;
 // src_bytes 0 reads nothing and writes 16 zeros (PTX src-size). The L2 fetches the

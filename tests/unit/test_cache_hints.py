@@ -168,13 +168,13 @@ def test_box_prefetch_sizes_compile(size):
     module = flat().module
     run_pipeline(module, pipeline)
     cuda = emit(module, "cuda")
-    assert f"tilec_cp_async_prefetch<{size}>(" in cuda and "tilec_cp_async<16>(" not in cuda.split("extern")[-1]
+    assert f"tilec_cp_async16<false, {size}>(" in cuda and "tilec_cp_async<16>(" not in cuda.split("extern")[-1]
     ptx = _compile(cuda, "sm_90").ptx
     ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
     assert f"cp.async.cg.shared.global.L2::{size}B" in ptx
     plain = flat().module
     run_pipeline(plain, "default")
-    assert "tilec_cp_async_prefetch" not in emit(plain, "cuda")
+    assert not re.search(r"tilec_cp_async16<\w+, [1-9]", emit(plain, "cuda"))  # no prefetch size
 
 
 @pytest.mark.parametrize("prefetch", [0, 128])
@@ -197,11 +197,11 @@ def test_box_l1_copies_compile(prefetch):
     module = flat().module
     run_pipeline(module, pipeline)
     cuda = emit(module, "cuda")
-    assert f"tilec_cp_async_ca<{prefetch}>(" in cuda and "tilec_cp_async<16>(" not in cuda.split("extern")[-1]
+    assert f"tilec_cp_async16<true, {prefetch}>(" in cuda and "tilec_cp_async<16>(" not in cuda.split("extern")[-1]
     ptx = _compile(cuda, "sm_90").ptx
     ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
     assert ("cp.async.ca.shared.global" + (f".L2::{prefetch}B" if prefetch else " ")) in ptx
     assert "cp.async.cg.shared.global" not in ptx
     plain = flat().module
     run_pipeline(plain, expand_pipeline("default").replace("tile,", "tile{box_l1=0},", 1))
-    assert "tilec_cp_async_ca" not in emit(plain, "cuda")
+    assert "tilec_cp_async16<true" not in emit(plain, "cuda")

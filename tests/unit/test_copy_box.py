@@ -27,7 +27,7 @@ def _async16(cuda: str) -> bool:
     """Whether a kernel's phase 1 copies 16-byte chunks by `cp.async` (`.cg`, with an L2
     prefetch size where the flavour asks one, `_box_tile.BOX_PREFETCH`, or `.ca` where it
     takes L1, `_box_tile.BOX_L1`)."""
-    return any(h in cuda for h in ("tilec_cp_async<16>", "tilec_cp_async_ca<", "tilec_cp_async_prefetch<"))
+    return any(h in cuda for h in ("tilec_cp_async<16>", "tilec_cp_async16<"))
 
 
 def _plan(dst_shape, src_shape, src_strides, dtype="int8", src_dtype=None, dst_strides=None):

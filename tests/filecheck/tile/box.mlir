@@ -230,7 +230,7 @@
 // CUDA-LABEL: // kernel flat_kernels::flat_kernel: 32-bit indices
 // CUDA-LABEL: flat_kernel(
 // CUDA:         #pragma unroll 1
-// CUDA:         tilec_cp_async_ca<0>(
+// CUDA:         tilec_cp_async16<true, 0>(
 // CUDA:         tilec_cp_async_commit();
 // CUDA:         tilec_cp_async_mbarrier_arrive(
 // CUDA:         tilec_mbarrier_wait(

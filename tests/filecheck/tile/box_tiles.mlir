@@ -133,7 +133,7 @@
 // ROUNDS0:         layout.launch
 
 // CUDA-LABEL: odd_int8_kernel(
-// CUDA:         tilec_cp_async_ca<0>(
+// CUDA:         tilec_cp_async16<true, 0>(
 // CUDA:         tilec_cp_async_wait<0>();
 // CUDA-NEXT:    __syncthreads();
 // CUDA:         reinterpret_cast<i8x16*>(
