@@ -281,6 +281,11 @@ class GemmConfig:
     """Each stage's B loads (the weight where not swapped) issued before A's
     (`gemm_hopper_ws(b_first=True)`, named `:bf`). An option until measured."""
 
+    k_rotate: bool = False
+    """Each tile's K steps from (block column x stages) mod K's steps on, round the end, so that
+    the block columns of a wave read the weight's rows at different K offsets
+    (`gemm_hopper_ws(k_rotate=True)`, named `:kr`). An option until measured."""
+
     arrive_last: bool = False
     """The producer's arrival expecting a stage's bytes after the stage's loads, not before
     (`gemm_hopper_ws(arrive_last=True)`, named `:al`; cuBLAS's order). An option until measured."""
@@ -293,8 +298,8 @@ class GemmConfig:
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
-        `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages`, `small_prefetch`, `b_first`
-        and `arrive_last`."""
+        `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages`, `small_prefetch`, `b_first`,
+        `k_rotate` and `arrive_last`."""
         kw = self._kwargs(sms)
         if self.scale_prefetch:
             kw["scale_prefetch"] = True
@@ -306,6 +311,8 @@ class GemmConfig:
             kw["small_prefetch"] = True
         if self.b_first:
             kw["b_first"] = True
+        if self.k_rotate:
+            kw["k_rotate"] = True
         if self.arrive_last:
             kw["arrive_last"] = True
         if self.pdl:

@@ -551,10 +551,13 @@ def test_the_halves_in_pairs_sharing_the_weight(m, n, k, bn, parts, monkeypatch)
     (128, 1000, 1000, "64x96x128:4:c32:ow:cl2:cb:sp"),      # ragged N and K (8 steps of 128, the last partial)
     (100, 6144, 4096, "64x96x64:6:c32:ow:cl2:cb:pr256:sp"),  # 6 stages: the last trip's 2 padded steps skipped
     (128, 6144, 4096, "64x96x64:4:c32:ow:cl2:cb:pr256"),
+    (100, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:kr"),  # K rotated by the block column
+    (128, 1024, 1024, "64x96x64:8:c32:ow:cl2:cb:pr256:kr"),  # ragged N (the last column past N)
 ])
 def test_the_halves_at_other_stages_and_k_steps(m, n, k, name, monkeypatch):
     """The decode halves' tile (`gemm.halves_configs`) at K steps of 128 (a 32-row chunk's B box
-    two 128-byte panels 96 rows apart, `TmaGeometry.copy_stride`) and at 6 and 4 stages, forced,
+    two 128-byte panels 96 rows apart, `TmaGeometry.copy_stride`), at 6 and 4 stages and with
+    each tile's K steps rotated by its block column (`:kr`, `GemmConfig.k_rotate`), forced,
     with the widest epilogue, against float64 (issue 39, dec44)."""
     torch = torch_cuda()
     import sys

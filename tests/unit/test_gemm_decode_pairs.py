@@ -102,6 +102,23 @@ def test_k_steps_of_128_load_each_chunk_in_two_panels(m):
     _check(_run(module, m, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
 
 
+@pytest.mark.parametrize("m", [100, 64])
+def test_k_rotated_by_the_block_column(m):
+    """`k_rotate`: each tile's trips from (by x stages) mod K's steps on (4 block columns, the
+    last past N, 4 blocks over 8 tiles: offsets 0, 2, 4, 6 of 8 steps), with a C buffer a
+    chunk and the widest epilogue: the same sums in a rotated order; K's steps not whole
+    trips refused."""
+    n, k = 296, 512
+    ep = Epilogue(bias=True, activation="silu", residual=True)
+    module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), chunk_buffers=True, k_rotate=True,
+                            epilogue=ep, **TILE)
+    run_pipeline(module, "default")
+    ops = _operands(m, n, k, ep, seed=m)
+    _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+    with pytest.raises(ValueError, match="k_rotate takes whole trips"):
+        gemm_hopper_ws(None, n, 448, stages=2, persistent=4, cluster=(2, 1), k_rotate=True, **TILE)
+
+
 def test_qkv_with_k_steps_of_128_compiles_without_spills():
     """Llama's QKV at M = 128 with 4 stages of K 128 (`64x96x128:4:c32:ow:cl2:cb:pr256`, the
     rule's 8 stages' bytes, 173 KiB): NVRTC for sm_90a without spills; the chunk's copies two
