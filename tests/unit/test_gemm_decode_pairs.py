@@ -119,6 +119,18 @@ def test_k_rotated_by_the_block_column(m):
         gemm_hopper_ws(None, n, 448, stages=2, persistent=4, cluster=(2, 1), k_rotate=True, **TILE)
 
 
+def test_k_rotate_by_name():
+    """`:kr` names `GemmConfig.k_rotate`, which `gemm_hopper_ws` takes."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    c = parse_config("64x96x64:8:c32:ow:cl2:cb:pr256:kr")
+    assert c.k_rotate and c.kwargs(132)["k_rotate"] and not parse_config("64x96x64:8:c32:ow:cl2:cb:pr256").k_rotate
+
+
 def test_qkv_with_k_steps_of_128_compiles_without_spills():
     """Llama's QKV at M = 128 with 4 stages of K 128 (`64x96x128:4:c32:ow:cl2:cb:pr256`, the
     rule's 8 stages' bytes, 173 KiB): NVRTC for sm_90a without spills; the chunk's copies two
