@@ -281,6 +281,13 @@ class GemmConfig:
     """Each stage's B loads (the weight where not swapped) issued before A's
     (`gemm_hopper_ws(b_first=True)`, named `:bf`). An option until measured."""
 
+    k_rotate: bool = False
+    """Each tile's K steps from (block column x stages) mod K's steps on, round the end, so that
+    the block columns of a wave read the weight's rows at different K offsets
+    (`gemm_hopper_ws(k_rotate=True)`, named `:kr`). Off: H200, QKV in CUDA graphs over 4
+    weights, the halves' rule 17.77 against 18.03 us at M = 128 but 19.47 against 19.08 at M =
+    100 (benchmarks/NOTES.md, dec44)."""
+
     arrive_last: bool = False
     """The producer's arrival expecting a stage's bytes after the stage's loads, not before
     (`gemm_hopper_ws(arrive_last=True)`, named `:al`; cuBLAS's order). An option until measured."""
@@ -293,8 +300,8 @@ class GemmConfig:
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
-        `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages`, `small_prefetch`, `b_first`
-        and `arrive_last`."""
+        `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages`, `small_prefetch`, `b_first`,
+        `k_rotate` and `arrive_last`."""
         kw = self._kwargs(sms)
         if self.scale_prefetch:
             kw["scale_prefetch"] = True
@@ -306,6 +313,8 @@ class GemmConfig:
             kw["small_prefetch"] = True
         if self.b_first:
             kw["b_first"] = True
+        if self.k_rotate:
+            kw["k_rotate"] = True
         if self.arrive_last:
             kw["arrive_last"] = True
         if self.pdl:
@@ -818,7 +827,9 @@ HALVES_MAX_STAGES = 8
 """The most stages of a `halves_configs` ring (64-element K steps; a power of two, so that K's
 steps are whole rounds of the ring wherever K is a multiple of 512). H200, QKV at M = 128: 8
 stages of 64 x 96 (160 KiB) 18.0 us, 10 with the last trip's padding skipped 18.5, 11 with box
-parts 19.9 (benchmarks/NOTES.md, dec39)."""
+parts 19.9 (benchmarks/NOTES.md, dec39); fewer are slower as the bytes a block holds in flight
+(all but the stage the consumer holds) fall: 6 stages 20.1, 4 24.4, 4 of K 128 19.1, 2 of K
+128 37.0 (dec44)."""
 
 
 def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:

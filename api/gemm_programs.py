@@ -577,7 +577,7 @@ def gemm_hopper_ws(
     scale_prefetch: bool = False, scale_a_mn_major: bool = False, l2_promotion: int | None = None,
     small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False, tile_parts: bool = False,
     clip_small: bool = False, b_first: bool = False, arrive_last: bool = False, consumers_apart: bool = False,
-    chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0,
+    chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0, k_rotate: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -1025,6 +1025,12 @@ def gemm_hopper_ws(
     small operand (`layout.prefetch`, a row of K elements each, evict_last), so that A^T's stages,
     loaded `small_stages` - 1 steps ahead of their use, come from L2 rather than behind the
     first block's DRAM miss of each step.
+    `k_rotate`: each tile's K steps loaded from step (by x stages) mod K's steps on, round
+    the end (`by` the tile's block column; the trips whole: K's steps a multiple of `stages`),
+    so that the block columns running together read the weight's rows at different K offsets
+    (which DRAM pages the wave holds open); the phases and the sum's terms are the same, their
+    order rotated. Not with split-K, stream-K, block scales, `pdl_weight`, `l2_ahead` or
+    `small_stages`.
     `b_first`: each stage's B loads (the weight where not swapped) issued before A's;
     `arrive_last`: the producer's arrival expecting a stage's bytes after its loads instead of
     before them (cuBLAS's order); with `cp_async` neither.
@@ -1170,6 +1176,10 @@ def gemm_hopper_ws(
                          f"without pingpong, split_k, "
                          f"cp_async or overlap_epilogue (got cluster {cluster}, persistent "
                          f"{persistent}, {stages} stages, {nch} chunks)")
+    if k_rotate and (split_k > 1 or stream_k or block_scales or pdl_weight or l2_ahead or small_stages
+                     or _cdiv(k, bk) % stages):
+        raise ValueError("gemm_hopper_ws: k_rotate takes whole trips of one unit a tile (K's steps a multiple of "
+                         "stages; no split-K, stream-K, block scales, pdl_weight, l2_ahead or small_stages)")
     if (b_first or arrive_last) and cp_async:
         raise ValueError("gemm_hopper_ws: b_first and arrive_last are for TMA loads, not cp_async")
     if clip_small and (not swap_ab or size > 1 or small_stages or pdl_weight or block_scales or stream_k):
@@ -1997,8 +2007,12 @@ def gemm_hopper_ws(
 
         def _trip(i, first, ephase) -> None:
             guards = inside(i) if pad else {}
+            ik = i
+            if k_rotate:  # the tile's trips from (by x stages) mod K's steps on, round the end
+                rot = p.remui((g.by * g.cs).named("krot"), g.nk).named("krot")
+                ik = p.remui((i + rot).named("irot"), g.nk).named("irot")
             for s in range(stages):
-                kt = (i + o[s]).named(f"kt{s}")
+                kt = (ik + o[s]).named(f"kt{s}")
                 if split_k > 1:
                     kt = (kt + g.kbase).named(f"ks{s}")
                 _, otherwise = p.if_else(first)

@@ -538,7 +538,8 @@ def parse_config(name: str):
     of R stages of its own, `GemmConfig.small_stages`; `srp`: A's rows asked of L2 first,
     `GemmConfig.small_prefetch`), `clip` (swapped: A^T's box clipped to M after the first trip,
     `GemmConfig.clip_small`), `bf` / `al` (B's loads first / the arrival after the loads,
-    `GemmConfig.b_first` / `arrive_last`), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
+    `GemmConfig.b_first` / `arrive_last`), `kr` (each tile's K steps rotated by its block
+    column: `GemmConfig.k_rotate`), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
     import re
@@ -552,7 +553,8 @@ def parse_config(name: str):
         groups = [int(f[1:]) for f in flags if re.fullmatch(r"g\d+", f)]
         clusters = [_cluster(f) for f in flags if _cluster(f)]
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "tp", "sk", "sp", "ar",
-                                                       "ow", "pdl", "pdlw", "pdll", "w128", "hs", "pf", "bf", "al", "ap"}
+                                                       "ow", "pdl", "pdlw", "pdll", "w128", "hs", "pf", "bf", "al", "ap",
+                                                       "kr"}
                                                  or re.fullmatch(r"g\d+|pr\d+|cr\d+|cw\d+|ch\d+", f) or _cluster(f) for f in flags):
             # the flags add to the named configuration's own (256x160x64:4:c32:ow:w128:sp:cl1x2:bp
             # keeps its one_wgmma and skip_padding); `nov` takes the overlap away
@@ -581,6 +583,7 @@ def parse_config(name: str):
                                                      c.c_height),
                                        scale_prefetch=c.scale_prefetch or "pf" in flags,
                                        b_first=c.b_first or "bf" in flags,
+                                       k_rotate=c.k_rotate or "kr" in flags,
                                        arrive_last=c.arrive_last or "al" in flags,
                                        l2_promotion=next((int(f[2:]) for f in flags if re.fullmatch(r"pr\d+", f)),
                                                          c.l2_promotion))
@@ -658,6 +661,8 @@ def parse_config(name: str):
             kw["clip_small"] = True
         elif f == "bf":
             kw["b_first"] = True
+        elif f == "kr":
+            kw["k_rotate"] = True
         elif f == "al":
             kw["arrive_last"] = True
         elif m := re.fullmatch(r"g(\d+)", f):

@@ -55,7 +55,12 @@ class TmaGeometry:
     element_bytes: int
     copies: int = 1
     """Boxes side by side along dimension 0 (a tile wider than its swizzle: NVMMA's
-    tiles across the columns), each `box_elements` after the last in shared memory."""
+    tiles across the columns), each `copy_elements` after the last in shared memory."""
+    copy_stride: int = 0
+    """Shared-memory elements from one copy's box to the next; 0: `box_elements` (the boxes
+    compact). More where the tile is part of a wider buffer's swizzle panels (a column
+    chunk of a K-major B stage whose K step spans two 128-byte panels: each panel holds
+    all the stage's rows), a multiple of the swizzle's repeat (8 rows of it)."""
 
     @property
     def rank(self) -> int:
@@ -64,6 +69,11 @@ class TmaGeometry:
     @property
     def box_elements(self) -> int:
         return int(np.prod(self.box))
+
+    @property
+    def copy_elements(self) -> int:
+        """Shared-memory elements from one copy's box to the next."""
+        return self.copy_stride or self.box_elements
 
     @property
     def box_bytes(self) -> int:
@@ -86,6 +96,8 @@ class TmaGeometry:
         box = "x".join(str(b) for b in self.box)
         sw = f"swizzle {self.swizzle_bytes}B" if self.swizzle_bytes else "no swizzle"
         n = f"{self.copies} boxes" if self.copies > 1 else "box"
+        if self.copy_stride:
+            n += f" {self.copy_stride} elements apart"
         return f"{n} {box} (dims {list(self.order)} of the view), {sw}, {self.total_bytes} bytes"
 
 
@@ -113,18 +125,23 @@ def _apply(sw: Swizzle | None, x: np.ndarray) -> np.ndarray:
 
 
 def box_offsets(
-    box: Sequence[int], order: Sequence[int], swizzle_bytes: int, element_bytes: int, copies: int = 1
+    box: Sequence[int],
+    order: Sequence[int],
+    swizzle_bytes: int,
+    element_bytes: int,
+    copies: int = 1,
+    copy_stride: int = 0,
 ) -> np.ndarray:
     """Shared-memory element offset of every element of `copies` boxes side by side
     along dimension 0, indexed by the view's mode coordinates (an array of the tile's
     shape in view-mode order): each box compact in TMA dimension order, then swizzled,
-    box b starting `b * prod(box)` elements in."""
+    box b starting `b * copy_stride` elements in (`copy_stride` 0: `prod(box)`)."""
     rank = len(order)
     full = [box[0] * copies, *box[1:]]
     ext = [full[order.index(m)] for m in range(rank)]  # extent per view mode
     grids = np.meshgrid(*[np.arange(e, dtype=np.int64) for e in ext], indexing="ij")
     c0 = grids[order[0]]
-    off = (c0 // box[0]) * int(np.prod(box)) + c0 % box[0]
+    off = (c0 // box[0]) * (copy_stride or int(np.prod(box))) + c0 % box[0]
     step = box[0]
     for d in range(1, rank):
         off = off + grids[order[d]] * step
@@ -236,6 +253,16 @@ def tma_geometry(
         tma_box = (box[d0] // copies, *(box[m] for m in perm))
         if np.array_equal(actual, box_offsets(tma_box, order, swizzle_bytes, element_bytes, copies)):
             return TmaGeometry(order, tma_box, swizzle_bytes, element_bytes, copies)
+    if copies > 1:  # the boxes apart: the second box's first element says how far
+        stride = int(actual[tuple(box[d0] // copies if k == d0 else 0 for k in range(rank))])
+        if stride > 0 and (stride * element_bytes) % (8 * swizzle_bytes) == 0:
+            for perm in itertools.permutations(rest):
+                order = (d0, *perm)
+                tma_box = (box[d0] // copies, *(box[m] for m in perm))
+                if stride >= int(np.prod(tma_box)) and np.array_equal(
+                    actual, box_offsets(tma_box, order, swizzle_bytes, element_bytes, copies, stride)
+                ):
+                    return TmaGeometry(order, tma_box, swizzle_bytes, element_bytes, copies, stride)
     return (
         "the shared-memory layout is not the box stored compact (contiguous mode first"
         + (f", {swizzle_bytes}-byte swizzle" if swizzle_bytes else "")

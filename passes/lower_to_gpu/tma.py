@@ -116,7 +116,7 @@ class TmaLowering(OpFamily):
         out = []
         for k in range(g.copies):
             c0 = coords[0] if k == 0 else self.b.ssa(self.b.add_(DynamicIndex(self.b, coords[0]), k * g.box[0]))
-            out.append(([c0, *coords[1:]], k * g.box_elements))
+            out.append(([c0, *coords[1:]], k * g.copy_elements))
         return out
 
     def _smem(self, op: Operation, view_value: SSAValue, align: int) -> SSAValue:

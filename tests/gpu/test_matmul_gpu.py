@@ -546,6 +546,35 @@ def test_the_halves_in_pairs_sharing_the_weight(m, n, k, bn, parts, monkeypatch)
 
 
 @pytest.mark.parametrize(("m", "n", "k", "name"), [
+    (128, 6144, 4096, "64x96x128:4:c32:ow:cl2:cb:pr256"),   # QKV, K steps of 128: each chunk's box in two panels
+    (100, 6144, 4096, "64x96x128:4:c32:ow:cl2:cb:pr256"),
+    (128, 1000, 1000, "64x96x128:4:c32:ow:cl2:cb:sp"),      # ragged N and K (8 steps of 128, the last partial)
+    (100, 6144, 4096, "64x96x64:6:c32:ow:cl2:cb:pr256:sp"),  # 6 stages: the last trip's 2 padded steps skipped
+    (128, 6144, 4096, "64x96x64:4:c32:ow:cl2:cb:pr256"),
+    (100, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:kr"),  # K rotated by the block column
+    (128, 1024, 1024, "64x96x64:8:c32:ow:cl2:cb:pr256:kr"),  # ragged N (the last column past N)
+])
+def test_the_halves_at_other_stages_and_k_steps(m, n, k, name, monkeypatch):
+    """The decode halves' tile (`gemm.halves_configs`) at K steps of 128 (a 32-row chunk's B box
+    two 128-byte panels 96 rows apart, `TmaGeometry.copy_stride`), at 6 and 4 stages and with
+    each tile's K steps rotated by its block column (`:kr`, `GemmConfig.k_rotate`), forced,
+    with the widest epilogue, against float64 (issue 39, dec44)."""
+    torch = torch_cuda()
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    config = parse_config(name)
+    monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "name"), [
     (128, 6144, 4096, "64x128x128:4:swapAB:p1"),   # QKV: 768 trips over 132 blocks, span 6: tiles in 2-3 parts
     (128, 4096, 4096, "64x128x128:4:swapAB:p1"),   # O: span 4, every tile in 2 or 3 parts
     (100, 6144, 4096, "128x128x64:4:swapAB:p1"),   # two consumer warpgroups

@@ -88,6 +88,74 @@ def test_qkv_at_m_128_compiles_without_spills():
     assert usage.spill_stores == 0 and usage.spill_loads == 0
 
 
+@pytest.mark.parametrize("m", [100, 64])
+def test_k_steps_of_128_load_each_chunk_in_two_panels(m):
+    """K steps of 128 (`64x96x128:...`): a 32-row chunk's B box spans the stage's two 128-byte
+    swizzle panels, each of all 96 rows, so its two TMA boxes lie 96 x 64 elements apart
+    (`TmaGeometry.copy_stride`; refused as "not compact" before, dec44); N past the last tile,
+    K 640 (the last trip padded), with a C buffer a chunk."""
+    n, k = 200, 640
+    module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), chunk_buffers=True,
+                            **{**TILE, "bk": 128})
+    run_pipeline(module, "default")
+    ops = _operands(m, n, k, PLAIN, seed=m)
+    _check(_run(module, m, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
+
+
+@pytest.mark.parametrize("m", [100, 64])
+def test_k_rotated_by_the_block_column(m):
+    """`k_rotate`: each tile's trips from (by x stages) mod K's steps on (4 block columns, the
+    last past N, 4 blocks over 8 tiles: offsets 0, 2, 4, 6 of 8 steps), with a C buffer a
+    chunk and the widest epilogue: the same sums in a rotated order; K's steps not whole
+    trips refused."""
+    n, k = 296, 512
+    ep = Epilogue(bias=True, activation="silu", residual=True)
+    module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), chunk_buffers=True, k_rotate=True,
+                            epilogue=ep, **TILE)
+    run_pipeline(module, "default")
+    ops = _operands(m, n, k, ep, seed=m)
+    _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+    with pytest.raises(ValueError, match="k_rotate takes whole trips"):
+        gemm_hopper_ws(None, n, 448, stages=2, persistent=4, cluster=(2, 1), k_rotate=True, **TILE)
+
+
+def test_k_rotate_by_name():
+    """`:kr` names `GemmConfig.k_rotate`, which `gemm_hopper_ws` takes."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    c = parse_config("64x96x64:8:c32:ow:cl2:cb:pr256:kr")
+    assert c.k_rotate and c.kwargs(132)["k_rotate"] and not parse_config("64x96x64:8:c32:ow:cl2:cb:pr256").k_rotate
+
+
+def test_qkv_with_k_steps_of_128_compiles_without_spills():
+    """Llama's QKV at M = 128 with 4 stages of K 128 (`64x96x128:4:c32:ow:cl2:cb:pr256`, the
+    rule's 8 stages' bytes, 173 KiB): NVRTC for sm_90a without spills; the chunk's copies two
+    boxes 6144 elements apart."""
+    import sys
+    from pathlib import Path
+
+    from helpers.nvrtc import sm90_usage_or_skip
+
+    from tilec.compiler.pipeline import emit
+    from tilec.gemm import MatmulKey, index_bits, matmul_program
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    c = parse_config("64x96x128:4:c32:ow:cl2:cb:pr256")
+    assert c.smem_bytes() <= 227 * 1024
+    module = matmul_program(MatmulKey(c, 6144, 4096, "bf16", PLAIN, 132, True, index_bits(128, 6144, 4096, c)))
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    assert "2 boxes 6144 elements apart 64x32" in cuda
+    usage = sm90_usage_or_skip(cuda)
+    assert usage.spill_stores == 0 and usage.spill_loads == 0
+
+
 def test_the_halves_candidates():
     """64 x bn x 64 for bn of `HALVES_COLUMNS`, pairs sharing the weight, the deepest ring of a
     power of two stages up to 8 that fits 227 KiB; names that benchmarks/matmul_bench.py reads

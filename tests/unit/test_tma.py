@@ -73,6 +73,24 @@ def test_geometry_dynamic_stride_needs_divisibility_promise():
     assert isinstance(tma_geometry(lay, (32, 32), 4, 16, {0: 4}, smem), TmaGeometry)
 
 
+@pytest.mark.parametrize(("panel", "stride"), [(6144, 6144), (2048, 0), (6100, None)])
+def test_geometry_of_boxes_apart_in_a_wider_buffer_s_panels(panel, stride):
+    """A 32-row chunk of a K-major B stage of 96 rows and K steps of 128 bf16 (two 128-byte
+    swizzle panels, each all 96 rows: 6144 elements apart): two boxes of 64 x 32 that far
+    apart (`copy_stride`); panels of the chunk's own 32 rows are compact (0); a panel
+    stride off the swizzle's 1024-byte repeat is refused (dec44)."""
+    smem = ComposedLayout(swizzle_of_bytes(128, 2), 0, cute.Layout(((64, 2), 32), ((1, panel), 64)))
+    g = tma_geometry(cute.Layout((4096, 6144), (1, 4096)), (128, 32), 2, 16, {}, smem)
+    if stride is None:
+        assert isinstance(g, str) and "not the box stored compact" in g, g
+        return
+    assert g == TmaGeometry((0, 1), (64, 32), 128, 2, copies=2, copy_stride=stride)
+    assert g.copy_elements == (stride or 64 * 32) and g.total_bytes == 128 * 32 * 2
+    off = box_offsets(g.box, g.order, 128, 2, 2, stride)  # view modes (K, rows)
+    assert np.array_equal(off[:64], box_offsets(g.box, g.order, 128, 2))
+    assert np.array_equal(off[64:], off[:64] + (stride or 64 * 32))
+
+
 def test_box_offsets_match_the_128_byte_swizzle():
     # 16-byte chunk c of 128-byte row r goes to chunk c ^ (r % 8) (f16: 8 per chunk)
     off = box_offsets((64, 8), (1, 0), 128, 2)  # view modes (rows, cols) = (8, 64)

@@ -1,0 +1,97 @@
+"""QKV (N 6144, K 4096) at decode M in CUDA graphs over 4 weight copies (each call's weight from
+DRAM, as `matmul_bench.py --decode --configs` times), the rule's kernel against named variants
+(`+ak`: `GemmConfig.alternate_k`, two consumer warpgroups taking the ring's stages in turn) and
+cuBLAS, **in turns**: every graph is built and its result checked (output poisoned, float64
+bound) first, then each round replays every graph once, the order rotated each round; the
+figure is the median of the rounds and their range. Then the same with one weight (L2-warm,
+"one weight": the kernel's time without the DRAM stream of a new weight).
+
+    python dev/experiments/alternate_k_probe.py [--tokens 128,100] [--configs +ak] [--rounds 15] [--json OUT]
+
+A variant that does not build is said and left out. An experiment: nothing of the product
+changes (issue 39, benchmarks/NOTES.md, qkv44; dec44: the stage counts, K steps of 128)."""
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+import torch
+
+import tilec
+from tilec import gemm
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from compute_bench import Graph  # noqa: E402 - benchmarks/
+from matmul_bench import ROTATE, forced, rotated, variant, within_bound  # noqa: E402
+
+GRAPH_CALLS = 20
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tokens", default="128,100")
+    ap.add_argument("--configs", default="+ak")
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--n", type=int, default=6144)
+    ap.add_argument("--k", type=int, default=4096)
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    n, k = args.n, args.k
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    g = torch.Generator(device="cuda").manual_seed(n + k)
+    ws = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(ROTATE)]
+    out = []
+    for m in (int(x) for x in args.tokens.split(",")):
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+        rule = gemm.choose_config(m, n, sms, k=k, b_kmajor=True)
+        cfgs = {f"{rule.name} (rule)": None}
+        for name in args.configs.split(","):
+            cfg = variant(name, rule)
+            if cfg:
+                cfgs[cfg.name] = cfg
+        graphs, warm, checks = {}, {}, {}
+        for label, cfg in cfgs.items():
+            c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+            try:
+                with forced(gemm, cfg):
+                    tilec.matmul(a, ws[0].t(), out=c)
+                    torch.cuda.synchronize()
+                    checks[label] = within_bound(c, a, ws[0].t())
+                    graphs[label] = Graph(lambda i, _s, c=c: tilec.matmul(a, ws[i].t(), out=c), ROTATE,
+                                          reps=GRAPH_CALLS, warmup=ROTATE)
+                    warm[label] = Graph(lambda i, _s, c=c: tilec.matmul(a, ws[0].t(), out=c), 1,
+                                        reps=GRAPH_CALLS, warmup=1)
+            except Exception as e:  # noqa: BLE001 - a variant that does not build is said, the rest run
+                print(f"M={m} {label}: not built: {str(e)[-200:]}", flush=True)
+        ct = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        graphs["cuBLAS"] = Graph(lambda i, _s: torch.matmul(a, ws[i].t(), out=ct), ROTATE, reps=GRAPH_CALLS,
+                                 warmup=ROTATE)
+        warm["cuBLAS"] = Graph(lambda i, _s: torch.matmul(a, ws[0].t(), out=ct), 1, reps=GRAPH_CALLS, warmup=1)
+        checks["cuBLAS"] = within_bound(ct, a, ws[0].t())
+        row = {"m": m, "n": n, "k": k, "configs": {}}
+        for kind, gs in (("graphs_us", graphs), ("one_weight_us", warm)):
+            names = list(gs)
+            times = {x: [] for x in names}
+            for r in range(args.rounds):
+                for x in rotated(names, r):
+                    times[x].append(1000 * gs[x].ms())
+            for x in names:
+                t = times[x]
+                row["configs"].setdefault(x, {"ok": checks[x]})[kind] = (statistics.median(t), min(t), max(t))
+        cb = row["configs"]["cuBLAS"]
+        print(f"M={m}: us, median [min-max] of {args.rounds} rounds in turns (of cuBLAS)")
+        for x, v in row["configs"].items():
+            gm, gl, gh = v["graphs_us"]
+            wm, wl, wh = v["one_weight_us"]
+            print(f" {x}: graphs {gm:.2f} [{gl:.2f}-{gh:.2f}] ({cb['graphs_us'][0] / gm:.3f}); "
+                  f"1 weight {wm:.2f} [{wl:.2f}-{wh:.2f}] ({cb['one_weight_us'][0] / wm:.3f}) "
+                  f"{'ok' if v['ok'] else 'FAIL'}", flush=True)
+        out.append(row)
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
