@@ -1234,9 +1234,14 @@ C_RING_TILES = {(192, 160): 3}
 (`with_c_ring`, `GemmConfig.c_ring`). The 192 x 160 tile's 4 stages (189 KiB with one 192 x 32
 buffer) leave room for three: H200 in turns at 4000^3 (benchmarks/NOTES.md, cbuf44), of cuBLAS per
 call / queued, one buffer 1.017 / 1.015, two 1.046 / 1.036, three **1.062 / 1.047** (608 / 713 ->
-635 / 736 TFLOP/s). The 256 x 160 tile's 4 stages leave no room for a second 256 x 32 buffer; its
-rings within the one buffer's bytes (`:cr2:cw16`, `:hs`, ...) measured within the rounds' spread
-(3000 x 5000 x 7000 0.984-0.995 / 0.966-0.976 against the rule's 0.984 / 0.969): options."""
+635 / 736 TFLOP/s); again (ring44, each round against the rule's same round) one buffer x0.988 /
+x0.992 of three at 4000^3 (three ahead in 9 / 10 of 12 rounds) and x0.989 / x0.987 at 3000 x
+14336 x 4096 (6 / 7 of 8); four (225 KiB) x1.003 / x0.996 and x0.997 / x0.994: three kept. In
+pairs sharing B (`:cl2:cr3`) x0.80 at 4000^3. The 256 x 160 tile's 4 stages leave no room for a
+second 256 x 32 buffer; its rings within the one buffer's bytes (`:cr2:cw16`, `:hs`, ...) measured
+within the rounds' spread (3000 x 5000 x 7000 0.984-0.995 / 0.966-0.976 against the rule's 0.984 /
+0.969): options; whole buffers for a stage (3 stages, `:cr2`-`:cr4`) x0.93-0.94 there (3 stages
+alone x0.95), x1.03 / x1.05 at gate_up M = 2048 with two (in 5 / 4 of 6 rounds): not taken."""
 
 
 def with_c_ring(c: GemmConfig, tgt: Target) -> GemmConfig:

@@ -4,6 +4,9 @@ configurations: the rule's, each named one, cuBLAS; `--repeat` rounds, the order
 every result checked against float64 first), then, in the time left, the GPU tests named by
 `-k`. Prints one short line a configuration: TFLOP/s per call / queued, the ratio to cuBLAS
 per call / queued (the rounds' least-most), whether the result was within the bound.
+`--warm` instead runs each configuration of the groups once and exits: its kernels compiled
+into `$TILEC_CACHE_DIR` by processes beside the GPU tests, so that the timed process's first
+calls only build the programs. `--groups 0,2` takes those groups only.
 
     python dev/experiments/c_ring_turns.py --budget 58 --json OUT/turns.json --tests "c_ring and 392"
 """
@@ -21,20 +24,26 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 RULE_3K = "256x160x64:4:c32:ow:w128:sp:cl1x2:bp"
-RULE_4K = "192x160x64:4:c32:ow:sp"
+RULE_4K = "192x160x64:4:c32:ow:sp"  # the rule's 192 x 160 tile with one C buffer (its rule now adds :cr3)
 RULE_GU = "256x160x64:4:c32:ow:w128:sp"
-GROUPS = [  # (shape, configurations beside the rule's, rounds)
-    ("3000x5000x7000", [f"{RULE_3K}:cr2:cw16", f"{RULE_3K}:hs", f"{RULE_3K}:ap:cr2:cw16", f"{RULE_3K}:ap:cr2:ch64",
-                        f"{RULE_3K}:cr4:cw16:ch128"], 8),
-    # the rule's 192 x 160 tile has three C buffers (`gemm.C_RING_TILES`): one, two and four beside it
-    ("4000", [RULE_4K, f"{RULE_4K}:cr2", f"{RULE_4K}:cr4"], 8),
-    ("2048x28672x4096t", [f"{RULE_GU}:cr2:cw16", f"{RULE_GU}:ap:cr2:ch64"], 6),
+S3_3K = RULE_3K.replace(":4:", ":3:")  # the 256 x 160 tile in 3 stages: room for whole 256 x 32 buffers
+S3_GU = RULE_GU.replace(":4:", ":3:")
+GROUPS = [  # (shape, configurations beside the rule's, rounds), in the order of what decides most
+    # the rule's 192 x 160 tile has three C buffers (`gemm.C_RING_TILES`): one, four, and three in pairs beside it
+    ("4000", [RULE_4K, f"{RULE_4K}:cr4", f"{RULE_4K}:cl2:cr3"], 12),
+    # a second (third, fourth) whole 256 x 32 buffer for a stage: 3 stages alone, then with the ring
+    ("3000x5000x7000", [S3_3K, f"{S3_3K}:cr2", f"{S3_3K}:cr3", f"{S3_3K}:cr4"], 10),
+    # the 192 tile's other rule shapes (`aligned_rows`: 3000 x 14336 x K, 4000 x 4000 x K)
+    ("3000x14336x4096", [RULE_4K, f"{RULE_4K}:cr4", f"{RULE_4K}:cl2:cr3"], 8),
+    ("2048x28672x4096t", [S3_GU, f"{S3_GU}:cr2", f"{S3_GU}:cr4"], 6),
 ]
 
 
 def line(row: dict, ref: dict | None) -> str:
     """One configuration's short line."""
-    label = row["config"].replace(RULE_3K, "R").replace(RULE_4K, "R").replace(RULE_GU, "R")
+    label = row["config"]
+    for head, short in ((S3_3K, "S3"), (S3_GU, "S3"), (RULE_3K, "R"), (RULE_4K, "T"), (RULE_GU, "R")):
+        label = label.replace(head, short)
     out = f" {label:<17}{row['tflops']:4.0f}/{row['tflops_queued']:4.0f}"
     if ref is not None and row is not ref:
         pc, q = (row["tflops"] / ref["tflops"], row["tflops_queued"] / ref["tflops_queued"])
@@ -44,12 +53,39 @@ def line(row: dict, ref: dict | None) -> str:
     return out + ("" if row["ok"] else "  FAIL")
 
 
+def warm(mb, groups, t0: float, budget: float) -> int:
+    """Each group's rule and configurations called once on its shape (compiled into the disk
+    cache; nothing checked, nothing timed), until `budget` seconds from `t0`."""
+    import torch
+
+    import tilec
+    from tilec import gemm
+
+    for shape, names, _ in groups:
+        m, n, k, kmajor = mb.shape_of(shape)
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16).t() if kmajor else torch.randn(
+            k, n, device="cuda", dtype=torch.bfloat16)
+        c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        for name in [None, *names]:
+            if time.time() - t0 > budget:
+                return 0
+            with mb.forced(gemm, None if name is None else mb.parse_config(name)):
+                tilec.matmul(a, b, out=c)
+        torch.cuda.synchronize()
+        print(f"warm {shape}: {len(names) + 1} at {time.time() - t0:.0f} s", flush=True)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--budget", type=float, default=58.0, help="seconds from the start for everything")
     ap.add_argument("--json")
     ap.add_argument("--tests", default="", help="-k of tests/gpu/test_matmul_gpu.py run in the time left")
+    ap.add_argument("--groups", default="", help="indices of GROUPS to take (default: all)")
+    ap.add_argument("--warm", action="store_true", help="run each configuration once (compile it) and exit")
     args = ap.parse_args()
+    groups = [GROUPS[int(i)] for i in args.groups.split(",")] if args.groups else GROUPS
     t0 = time.time()
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import matmul_bench as mb
@@ -64,8 +100,10 @@ def main() -> int:
 
     mb.gpu_state = state
     print(f"import {time.time() - t0:.0f} s", flush=True)
+    if args.warm:
+        return warm(mb, groups, t0, args.budget)
     rows_all, summary, logs = [], [], []
-    for shape, names, rounds in GROUPS:
+    for shape, names, rounds in groups:
         if time.time() - t0 > args.budget - 14:
             print(f"{shape}: skipped (time)")
             continue
@@ -107,7 +145,8 @@ def main() -> int:
         fails = [x[:120] for x in text.splitlines() if x.startswith(("FAILED", "ERROR"))][:2]
         last = ([x for x in text.splitlines() if x.strip()] or [""])[-1]
         summary.append(f"GPU tests -k '{args.tests}': pytest exit {int(rc)}: {last[-100:]} " + " | ".join(fails))
-    print("== summary: R = rule; TFLOP/s per call/queued; of cuBLAS per call / queued (rounds' range)")
+    print(f"== summary: R = {RULE_3K} (3000x5000x7000) / {RULE_GU} (gate_up), S3 = R in 3 stages, T = {RULE_4K}"
+          " (one C buffer); TFLOP/s per call/queued; of cuBLAS per call / queued (rounds' range)")
     print("\n".join(summary))
     print(f"done in {time.time() - t0:.0f} s, all results within the bound and tests passed: {ok}")
     return 0 if ok else 1

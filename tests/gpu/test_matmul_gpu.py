@@ -364,14 +364,17 @@ def test_192_row_tile_in_one_region_run_apart(name, m, n, k, monkeypatch):
                                   "256x160x64:4:c32:ow:w128:sp:cr4:cw16:ch128",
                                   "192x160x64:4:c32:ow:sp:cr2", "192x160x64:4:c32:ow:sp:cl2:cr3",
                                   "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:ap:cr2:cw16",
-                                  "256x160x64:4:c32:ow:w128:sp:hs"])
+                                  "256x160x64:4:c32:ow:w128:sp:hs", "192x160x64:4:c32:ow:sp:cr3",
+                                  "192x160x64:4:c32:ow:sp:cr4", "256x160x64:3:c32:ow:w128:sp:cl1x2:bp:cr2",
+                                  "256x160x64:3:c32:ow:w128:sp:cr4"])
 @pytest.mark.parametrize(("m", "n", "k"), [(3000, 5000, 7000), (392, 344, 136)])
 def test_c_ring(name, m, n, k, monkeypatch):
     """C's stores through a ring of C buffers (`GemmConfig.c_ring`, `c_width`, `c_height`):
     the 256 x 160 tile's chunks as two column parts through two 256 x 16 buffers (its
     warpgroups together, or apart, each its rows of them), run apart through two 64 x 32
     buffers a warpgroup, as four parts through four 128 x 16, as row halves (`half_stores`,
-    the ring's waits), the 192 x 160 tile's chunks through two or three whole buffers,
+    the ring's waits), in 3 stages through two or four whole 256 x 32 buffers, the 192 x 160
+    tile's chunks through two, three (the rule's; and in pairs) or four whole buffers,
     forced, the widest epilogue: rows starting mid-sector, a last block row of 136 (its
     second half past M) and a last block column of 24."""
     torch = torch_cuda()

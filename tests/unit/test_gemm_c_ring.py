@@ -124,10 +124,15 @@ def test_the_192_row_tile_through_a_ring(ring, cluster):
     ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:cr4:cw16:ch128", EPILOGUE),
     ((2048, 28672, 4096, True), "256x160x64:4:c32:ow:w128:sp:cr2:cw16", EPILOGUE),
     ((4000, 4000, 4000, False), "192x160x64:4:c32:ow:sp:cr3", EPILOGUE),
+    ((4000, 4000, 4000, False), "192x160x64:4:c32:ow:sp:cr4", EPILOGUE),
+    ((4000, 4000, 4000, False), "192x160x64:4:c32:ow:sp:cl2:cr3", EPILOGUE),
+    ((3000, 5000, 7000, False), "256x160x64:3:c32:ow:w128:sp:cl1x2:bp:cr2", EPILOGUE),
+    ((3000, 5000, 7000, False), "256x160x64:3:c32:ow:w128:sp:cl1x2:bp:cr4", EPILOGUE),
 ])
 def test_the_ring_kernels_fit_and_compile_without_spills(shape, name, epilogue):
     """The measured kernels (run-time M): within the 227 KiB (`smem_bytes`: two 256 x 16
-    buffers in one chunk's bytes; three 192 x 32 beside the 192 x 160 tile's 4 stages),
+    buffers in one chunk's bytes; three or four 192 x 32 beside the 192 x 160 tile's 4 stages,
+    two or four 256 x 32 beside the 256 x 160 tile's 3),
     NVRTC + ptxas for sm_90a without spills or ptxas's warnings."""
     from tilec.runtime.nvrtc import resource_usage
 
@@ -139,7 +144,7 @@ def test_the_ring_kernels_fit_and_compile_without_spills(shape, name, epilogue):
     assert config.c_ring and config.smem_bytes() <= 232448
     base = dataclasses.replace(config, c_ring=0, c_width=0, c_height=0)
     same = config.c_width or config.c_height  # the ring within one chunk buffer's bytes
-    assert config.smem_bytes() - base.smem_bytes() == (0 if same else (config.c_ring - 1) * 192 * 32 * 2)
+    assert config.smem_bytes() - base.smem_bytes() == (0 if same else (config.c_ring - 1) * config.bm * 32 * 2)
     key = gemm.MatmulKey(config, n, k, "bf16", epilogue, 132, kmajor, gemm.index_bits(m, n, k, config))
     module = gemm.matmul_program(key)
     run_pipeline(module, "default")
