@@ -271,7 +271,8 @@ def prefetch_ahead(target: Target, threads: int, rows: int) -> int:
 def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
                    threads: int = REALIGN_THREADS, chunks: int | None = None,
                    prefetch: bool = False, magic64: bool = MAGIC64, ahead: bool = False,
-                   bulk: bool = False, ends: bool = False, div32: bool | None = None) -> list[Operation]:
+                   bulk: bool = False, ends: bool = False, div32: bool | None = None,
+                   late: bool = False) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy of `copy` (module
     doc), with `bits`-bit offsets and `threads` per block (a multiple of a warp) of
     `chunks` destination chunks a thread (None: `chunks_per_thread`); the caller puts
@@ -282,7 +283,9 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     (`prefetch_ahead`) instead, a block of the first wave its own too; `bulk` (with
     `prefetch`): each sector by a bulk prefetch of 16 bytes, not its line; `ends` (with
     `prefetch`): a row's first and last chunks ask, not those of partial pseudo-sectors
-    (`sector_prefetch`). `magic64`: with 64-bit offsets, the chunk index's divisions
+    (`sector_prefetch`); `late` (with `prefetch`, not `ahead`): the prefetch after the source
+    loads, not before (the loads issue first; the stores, which wait for the loads, still
+    follow the ask). `magic64`: with 64-bit offsets, the chunk index's divisions
     by run-time values as multiplications too (`_gather_tile.magic_divmod64`). `div32`
     (None: `REALIGN_DIV32`): with 32-bit offsets, each division of the chunk index a
     32-bit multiply-high and a shift (`_gather_tile.divmod32`), not a 64-bit product."""
@@ -408,7 +411,7 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         on_chunk, on_coords = coords_of(b.addi(flat, b.splat(far)))
         on_doff = row_offset(facts.dst_mis, dstrides, on_coords)  # type: ignore[arg-type]
         sector_prefetch(b, facts, n, on_doff, first_of(on_doff, on_chunk), on_ok, bulk)
-    elif prefetch and step == 1:
+    elif prefetch and step == 1 and not late:
         sector_prefetch(b, facts, n, doff, achunk, row_ok, bulk, coords[last - 1] if ends else None)
 
     def both(x: SSAValue, y: SSAValue) -> SSAValue:
@@ -427,6 +430,8 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     sbase = b.splat(facts.src_base, TensorType(PtrType(st_elem), [rows, v], b.l))  # type: ignore[arg-type]
     vecs = [b.add(PtrLoadOp(b.add(AddPtrOp(sbase, b.addi(b.full(x, 1), jj))), None, b.full(ok, 1)))
             for x, ok in zip(bases, oks)]
+    if prefetch and step == 1 and late and not ahead:
+        sector_prefetch(b, facts, n, doff, achunk, row_ok, bulk, coords[last - 1] if ends else None)
     outs = [b.add(FunnelShiftOp(vecs[k], vecs[k + 1], shift)) for k in range(len(vecs) - 1)]
     parts = [(outs[0], 0)]
     if step == 2:

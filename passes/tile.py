@@ -171,6 +171,7 @@ class TilePass(ModulePass):
                      16 bytes (`layout.ptr_prefetch {bulk}`: the sector, not its
                      128-byte line); 4: as 3, only each row's first and last chunk
                      asking (two a row, whatever the aligned pointer's pseudo-sectors);
+                     5: as 4, asked after the source loads (which then issue first);
                      0 not. Default `_realign_tile.SECTOR_PREFETCH`
                      (1, as measured).
       realign_flat=F  1: a realign copy whose destination is compact writes it as one
@@ -684,16 +685,16 @@ class TilePass(ModulePass):
         if bits is None:
             bits = realign_static_bits(facts, tgt) or 64
         mode = SECTOR_PREFETCH if self.realign_prefetch is None else self.realign_prefetch
-        if mode not in (0, 1, 2, 3, 4):
-            raise TilecError(f"tile: realign_prefetch is 0, 1, 2, 3 or 4; got {self.realign_prefetch}", op=copy)
+        if mode not in (0, 1, 2, 3, 4, 5):
+            raise TilecError(f"tile: realign_prefetch is 0, 1, 2, 3, 4 or 5; got {self.realign_prefetch}", op=copy)
         flat = flat_rule(facts) if self.realign_flat is None else bool(self.realign_flat)
         if flat and flat_fits(facts, tgt):
             ops = realign_flat_launch(copy, facts, tgt, bits, threads, self._magic64(),
                                       flat_chunks(facts, tgt, chunks))
         else:
             ops = realign_launch(copy, facts, tgt, bits, threads, chunks, mode != 0, self._magic64(),
-                                 ahead=mode == 2, bulk=mode in (3, 4), ends=mode == 4,
-                                 div32=None if self.div32 is None else bool(self.div32))
+                                 ahead=mode == 2, bulk=mode in (3, 4, 5), ends=mode in (4, 5),
+                                 div32=None if self.div32 is None else bool(self.div32), late=mode == 5)
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops)
