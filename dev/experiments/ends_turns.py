@@ -124,7 +124,7 @@ def main() -> int:
             ref_base.fill_(77)
             (ref_base[tuple(slice(*ix) for ix in case.dst_index)] if case.dst_base else ref_base).copy_(src)
             label = f"set {job:02d} {case.dst_dtype} {tuple(case.dst_shape)}"
-            e = ITEM.get(case.dst_dtype, 0)
+            e = sb.ITEMSIZE.get(case.dst_dtype, 0)
             model = {}
             if case.dst_base and e and dst.dim() >= 2:  # as if the rows followed at the pitch
                 model = row_model(e, case.dst_shape[-1], dst.stride()[-2], dst.storage_offset())
@@ -150,6 +150,8 @@ def main() -> int:
                 print(f"{label} {name}: {type(ex).__name__}: {str(ex)[:120]}", flush=True)
                 continue
             runs.append((name, fn, bool(torch.equal(sb._bits(torch, dst_base), ref_bits)), []))
+        if not runs:
+            continue
         for rnd in range(a.rounds):
             k = rnd % len(runs)
             for name, fn, ok, got in runs[k:] + runs[:k]:
@@ -165,11 +167,11 @@ def main() -> int:
                f"line_read {model['line_read']:.3f} ends_read {model['ends_read']:.3f}]") if model else ""
         print(f"{label}: " + " ".join(cells) + mod, flush=True)
         out.append(res)
+        if a.json:  # after each copy: a run cut short keeps what it measured
+            with open(a.json, "w") as f:
+                json.dump(out, f, indent=1)
         del src, dst_base, dst, ref_base, ref_bits
         torch.cuda.empty_cache()
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(out, f, indent=1)
     print(f"all exact: {all(v['exact'] for r in out for v in r['variants'].values())}; "
           f"{len(out)} copies in {time.time() - t0:.0f} s", flush=True)
     return 0
