@@ -39,9 +39,8 @@ from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
 from ._gather_tile import DIV32, MAGIC64, gather_launch, static_index_bits
-from ._realign_tile import (REALIGN_THREADS, SECTOR_PREFETCH, STEP2_THREADS, flat_chunks, flat_fits, flat_rule,
-                            realign_flat_launch,
-                            realign_launch, source_step)
+from ._realign_tile import (REALIGN_THREADS, STEP2_THREADS, flat_chunks, flat_fits, flat_rule, prefetch_rule,
+                            realign_flat_launch, realign_launch, source_step)
 from ._realign_tile import static_index_bits as realign_static_bits
 from ._analysis import DYN, _min_stride, contiguous_mode, leaves, memory_order, pow2_floor
 from ._vector_legality import _promised_strides
@@ -172,8 +171,9 @@ class TilePass(ModulePass):
                      128-byte line); 4: as 3, only each row's first and last chunk
                      asking (two a row, whatever the aligned pointer's pseudo-sectors);
                      5: as 4, asked after the source loads (which then issue first);
-                     0 not. Default `_realign_tile.SECTOR_PREFETCH`
-                     (1, as measured).
+                     0 not. Default `_realign_tile.prefetch_rule`'s: 5 for rows
+                     known to span 128-512 bytes (`ENDS_ROW_BYTES`), else
+                     `SECTOR_PREFETCH` (1), as measured.
       realign_flat=F  1: a realign copy whose destination is compact writes it as one
                      flat run of aligned chunks, each from its row and the next
                      (`_realign_tile.realign_flat_launch`, where `flat_fits`); 0 row by
@@ -684,7 +684,7 @@ class TilePass(ModulePass):
         promised = bits is not None
         if bits is None:
             bits = realign_static_bits(facts, tgt) or 64
-        mode = SECTOR_PREFETCH if self.realign_prefetch is None else self.realign_prefetch
+        mode = prefetch_rule(facts) if self.realign_prefetch is None else self.realign_prefetch
         if mode not in (0, 1, 2, 3, 4, 5):
             raise TilecError(f"tile: realign_prefetch is 0, 1, 2, 3, 4 or 5; got {self.realign_prefetch}", op=copy)
         flat = flat_rule(facts) if self.realign_flat is None else bool(self.realign_flat)

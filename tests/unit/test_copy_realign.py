@@ -326,3 +326,23 @@ def test_div32_realign_exact(always, div32):
         _check(out, dst, src, True, kernels)
     assert kernels._entries and all(k.aligned_pointers and k.index_bits == 32 for k in kernels._entries)
     assert all(("__umulhi" in str(e.kernel.source)) == bool(div32) for e in kernels._entries.values())
+
+
+@pytest.mark.parametrize("dtype,n,pitch,late", [("int32", 56, 59, True), ("int16", 56, 59, True),
+                                                ("int64", 60, 63, True), ("int32", 8, 9, False),
+                                                ("int8", 24, 27, False), ("int16", 254, 256, False),
+                                                ("int64", 5, 10, False)])
+def test_prefetch_rule_takes_the_late_ends_for_rows_known_128_to_512_bytes(dtype, n, pitch, late):
+    """`_realign_tile.prefetch_rule`: rows whose bound spans `ENDS_ROW_BYTES` (128-512
+    bytes) take `realign_prefetch=5` (the ends' bulk prefetches after the loads), others
+    mode 1; copy_'s realign key states the rows' class where it picks 5 (the strided set's
+    34: int32 rows of 56, class 64, 256 bytes), not for rows of unknown length (int16 254)
+    nor short ones (int32 8: 32 bytes; int64 rows of 5, as 46)."""
+    from tilec.copy_plan import Operand
+
+    e = np.dtype(dtype).itemsize
+    plan = plan_copy(Operand((1 << 40) + e, dtype, (4096, n), (pitch, 1)), Operand(1 << 20, dtype, (4096, n), (n, 1)))
+    assert plan.key.aligned_pointers
+    assert (plan.key.small_extents[-1] is not None) == (late or e == 8 and n <= 64)
+    source = str(CopyKernels(arch="sm_90", disk=False).get(plan.key).kernel.source)
+    assert ("cp.async.bulk.prefetch.L2" in source) == late and "prefetch.global.L2" in source
