@@ -546,7 +546,7 @@ def _realign_plan(
     index arguments; the key keeps the facts the strategy reads, and promises 32-bit offsets where
     the realign strategy's fit (passes/_realign_tile.static_index_bits on the copy's
     numbers)."""
-    from tilec.passes._realign_tile import static_index_bits
+    from tilec.passes._realign_tile import ENDS_ROW_BYTES, static_index_bits
     from tilec.support.target import target
 
     if not may_realign(key, ns, ss, ds, src_ptr, dst_ptr):
@@ -563,11 +563,14 @@ def _realign_plan(
             or flat_step2(numbers, on=REALIGN_FLAT_STEP2 if on is None else bool(on)))
     # the facts the realign strategy reads, so that copies of one pattern share a key:
     # the stride classes, what the dst's strides are multiples of (its chunks per
-    # row), the last extent's class for 8-byte elements (its chunk size)
+    # row), the last extent's class for 8-byte elements (its chunk size) and where its
+    # bytes pick the sector prefetch (`_realign_tile.prefetch_rule`)
     n = len(ns)
+    c = key.small_extents[-1]
+    told = e == 8 or (c is not None and ENDS_ROW_BYTES[0] <= c * e <= ENDS_ROW_BYTES[1])
     rkey = replace(
         key, src_align=VECTOR_BYTES, dst_align=VECTOR_BYTES, aligned_pointers=True, src_divisors=(1,) * n,
-        small_extents=(None,) * (n - 1) + ((ns[-1],) if flat else (key.small_extents[-1],) if e == 8 else (None,)),
+        small_extents=(None,) * (n - 1) + ((ns[-1],) if flat else (c,) if told else (None,)),
         exact_extents=(False,) * (n - 1) + (flat,), src_order=(), dst_flat=flat, last_divisor=1,
         # a source step of 2 (1-byte rows, `_copy_cost.realign_fits`) stated as its value
         src_strides=key.src_strides[:-1] + ((2,) if ss[-1] == 2 else key.src_strides[-1:]),

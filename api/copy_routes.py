@@ -75,7 +75,7 @@ multiply-highs, `div32=`, and a narrow gather run's count test, `narrow_count=`,
 `box<tiles>` copy takes the tile along D whose phase-2 trips are fullest, `tiles_fill=` (bits), the `tile`
 pass's option, default `passes/_box_tile.TILES_FILL`; how a realign copy asks L2 first for the sectors its
 rows cover in part, `realign_prefetch=`, the `tile` pass's option, default
-`passes/_realign_tile.SECTOR_PREFETCH`; whether gather copies load their sources unmasked, in bounds by
+`passes/_realign_tile.prefetch_rule`; whether gather copies load their sources unmasked, in bounds by
 construction, `inbounds=`, the `tile` pass's option, default `passes/_gather_tile.inbounds_rule`; the largest
 element a `box<tiles>` copy takes, `tiles_bytes=`, the `copy-strategy` pass's option, default
 `passes/_copy_cost.TILES_BYTES`): benchmarks and experiments compare

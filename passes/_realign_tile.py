@@ -170,7 +170,8 @@ SECTOR_PREFETCH = 1
 part (`sector_prefetch`; the `tile` pass's `realign_prefetch=`): 0 not, 1 by
 `prefetch.global.L2`, 2 that of the chunk a wave on (`prefetch_ahead`), 3 by bulk
 prefetches of the chunk's 16 bytes (`layout.ptr_prefetch {bulk}`), 4 by bulk prefetches
-of each row's first and last chunks only (`sector_prefetch`'s `ends`). H200, the strided
+of each row's first and last chunks only (`sector_prefetch`'s `ends`), 5 as 4 after the
+source loads (`ENDS_LATE`). H200, the strided
 set's rows into a longer pitch, of cudaMemcpy without / with (1): 16 (int16 rows of 508
 bytes at a pitch of 512) 0.667 / 0.824, 34 (int32 rows of 224 bytes at 236) 0.584 /
 0.719, 46 (int64 rows of 40 bytes at 80) 0.422 / 0.550; the realign cases whose rows
@@ -183,7 +184,33 @@ prefetch each), 04 0.929 -> 0.910, 10 0.968 -> 0.954; a wave ahead (2): 34 0.714
 by bulk prefetches (4), in turns: 34 0.717 -> 0.805 (0.786 by 3), but 16 0.830 -> 0.797,
 46 0.530 -> 0.524, 04 0.935 -> 0.910, 10 0.975 -> 0.957, 22 0.971 -> 0.950: a bulk
 prefetch costs 2-4% even where rows are long and asks are few (benchmarks/NOTES.md,
-dst44). 1 stays."""
+dst44). 1 stays but for rows known short (`prefetch_rule`)."""
+ENDS_LATE = 5
+"""`realign_prefetch=5`: as 4 (the ends' bulk prefetches), asked after the source loads
+(`realign_launch`'s `late`), which then issue where mode 1's do (ptxas schedules the line
+prefetch after the loads; the bulk prefetch's loop over the lanes' addresses, R2UR and
+UBLKPF, held them behind it)."""
+ENDS_ROW_BYTES = (128, 512)
+"""Rows whose length is known (`Mode.bound`: a static extent, or copy_'s power-of-two class
+of rows of at most 64 elements) to be at most ENDS_ROW_BYTES[1] bytes, the bound at least
+ENDS_ROW_BYTES[0], take `ENDS_LATE` (`prefetch_rule`). H200, in turns, padded rows of
+~256 MiB, of mode 1: int16 56@59 x1.014, int32 24@27 x1.105, 56@59 x1.088, int64 24@25
+x1.109, 60@63 x1.044, the strided set's 34 0.718 -> 0.824 (x1.148); shorter bounds lose
+or gain (int32 8@9 x0.739, int8 24@27 x0.935, int16 24@27 x0.946, int16 8@9 x1.097, int64
+8@9 x1.049: many rows, many serial asks a warp), as 46 (x0.998) does not; rows of unknown
+length mixed (int16 120 x1.025, 254 x1.062 in a spread of 0.07, 16 x0.991, int8 500
+x0.987, 04 x0.988): mode 1 (benchmarks/NOTES.md, ends44)."""
+
+
+def prefetch_rule(facts: CopyFacts) -> int:
+    """The `tile` pass's default `realign_prefetch` for a copy: `ENDS_LATE` where its rows
+    are known to span at most `ENDS_ROW_BYTES[1]` bytes and their bound at least
+    `ENDS_ROW_BYTES[0]`, else `SECTOR_PREFETCH`."""
+    bound = facts.modes[-1].bound
+    lo, hi = ENDS_ROW_BYTES
+    if bound is not None and lo <= bound * facts.dst_bytes <= hi:
+        return ENDS_LATE
+    return SECTOR_PREFETCH
 
 
 REALIGN_DIV32 = True
@@ -271,7 +298,8 @@ def prefetch_ahead(target: Target, threads: int, rows: int) -> int:
 def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
                    threads: int = REALIGN_THREADS, chunks: int | None = None,
                    prefetch: bool = False, magic64: bool = MAGIC64, ahead: bool = False,
-                   bulk: bool = False, ends: bool = False, div32: bool | None = None) -> list[Operation]:
+                   bulk: bool = False, ends: bool = False, div32: bool | None = None,
+                   late: bool = False) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy of `copy` (module
     doc), with `bits`-bit offsets and `threads` per block (a multiple of a warp) of
     `chunks` destination chunks a thread (None: `chunks_per_thread`); the caller puts
@@ -282,7 +310,9 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     (`prefetch_ahead`) instead, a block of the first wave its own too; `bulk` (with
     `prefetch`): each sector by a bulk prefetch of 16 bytes, not its line; `ends` (with
     `prefetch`): a row's first and last chunks ask, not those of partial pseudo-sectors
-    (`sector_prefetch`). `magic64`: with 64-bit offsets, the chunk index's divisions
+    (`sector_prefetch`); `late` (with `prefetch`, not `ahead`): the prefetch after the source
+    loads, not before (the loads issue first; the stores, which wait for the loads, still
+    follow the ask). `magic64`: with 64-bit offsets, the chunk index's divisions
     by run-time values as multiplications too (`_gather_tile.magic_divmod64`). `div32`
     (None: `REALIGN_DIV32`): with 32-bit offsets, each division of the chunk index a
     32-bit multiply-high and a shift (`_gather_tile.divmod32`), not a 64-bit product."""
@@ -408,7 +438,7 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         on_chunk, on_coords = coords_of(b.addi(flat, b.splat(far)))
         on_doff = row_offset(facts.dst_mis, dstrides, on_coords)  # type: ignore[arg-type]
         sector_prefetch(b, facts, n, on_doff, first_of(on_doff, on_chunk), on_ok, bulk)
-    elif prefetch and step == 1:
+    elif prefetch and step == 1 and not late:
         sector_prefetch(b, facts, n, doff, achunk, row_ok, bulk, coords[last - 1] if ends else None)
 
     def both(x: SSAValue, y: SSAValue) -> SSAValue:
@@ -427,6 +457,8 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     sbase = b.splat(facts.src_base, TensorType(PtrType(st_elem), [rows, v], b.l))  # type: ignore[arg-type]
     vecs = [b.add(PtrLoadOp(b.add(AddPtrOp(sbase, b.addi(b.full(x, 1), jj))), None, b.full(ok, 1)))
             for x, ok in zip(bases, oks)]
+    if prefetch and step == 1 and late and not ahead:
+        sector_prefetch(b, facts, n, doff, achunk, row_ok, bulk, coords[last - 1] if ends else None)
     outs = [b.add(FunnelShiftOp(vecs[k], vecs[k + 1], shift)) for k in range(len(vecs) - 1)]
     parts = [(outs[0], 0)]
     if step == 2:

@@ -39,9 +39,8 @@ from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
 from ._gather_tile import DIV32, MAGIC64, gather_launch, static_index_bits
-from ._realign_tile import (REALIGN_THREADS, SECTOR_PREFETCH, STEP2_THREADS, flat_chunks, flat_fits, flat_rule,
-                            realign_flat_launch,
-                            realign_launch, source_step)
+from ._realign_tile import (REALIGN_THREADS, STEP2_THREADS, flat_chunks, flat_fits, flat_rule, prefetch_rule,
+                            realign_flat_launch, realign_launch, source_step)
 from ._realign_tile import static_index_bits as realign_static_bits
 from ._analysis import DYN, _min_stride, contiguous_mode, leaves, memory_order, pow2_floor
 from ._vector_legality import _promised_strides
@@ -171,8 +170,10 @@ class TilePass(ModulePass):
                      16 bytes (`layout.ptr_prefetch {bulk}`: the sector, not its
                      128-byte line); 4: as 3, only each row's first and last chunk
                      asking (two a row, whatever the aligned pointer's pseudo-sectors);
-                     0 not. Default `_realign_tile.SECTOR_PREFETCH`
-                     (1, as measured).
+                     5: as 4, asked after the source loads (which then issue first);
+                     0 not. Default `_realign_tile.prefetch_rule`'s: 5 for rows
+                     known to span 128-512 bytes (`ENDS_ROW_BYTES`), else
+                     `SECTOR_PREFETCH` (1), as measured.
       realign_flat=F  1: a realign copy whose destination is compact writes it as one
                      flat run of aligned chunks, each from its row and the next
                      (`_realign_tile.realign_flat_launch`, where `flat_fits`); 0 row by
@@ -683,17 +684,17 @@ class TilePass(ModulePass):
         promised = bits is not None
         if bits is None:
             bits = realign_static_bits(facts, tgt) or 64
-        mode = SECTOR_PREFETCH if self.realign_prefetch is None else self.realign_prefetch
-        if mode not in (0, 1, 2, 3, 4):
-            raise TilecError(f"tile: realign_prefetch is 0, 1, 2, 3 or 4; got {self.realign_prefetch}", op=copy)
+        mode = prefetch_rule(facts) if self.realign_prefetch is None else self.realign_prefetch
+        if mode not in (0, 1, 2, 3, 4, 5):
+            raise TilecError(f"tile: realign_prefetch is 0, 1, 2, 3, 4 or 5; got {self.realign_prefetch}", op=copy)
         flat = flat_rule(facts) if self.realign_flat is None else bool(self.realign_flat)
         if flat and flat_fits(facts, tgt):
             ops = realign_flat_launch(copy, facts, tgt, bits, threads, self._magic64(),
                                       flat_chunks(facts, tgt, chunks))
         else:
             ops = realign_launch(copy, facts, tgt, bits, threads, chunks, mode != 0, self._magic64(),
-                                 ahead=mode == 2, bulk=mode in (3, 4), ends=mode == 4,
-                                 div32=None if self.div32 is None else bool(self.div32))
+                                 ahead=mode == 2, bulk=mode in (3, 4, 5), ends=mode in (4, 5),
+                                 div32=None if self.div32 is None else bool(self.div32), late=mode == 5)
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops)

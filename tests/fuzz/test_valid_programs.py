@@ -207,7 +207,8 @@ def test_realign_sector_prefetch_changes_nothing(seed):
     lowering's guards, `cuda.prefetch_global_l2`), the CUDA's `prefetch.global.L2` where the
     destination's rows leave gaps; and the executor's `dst` is NumPy's copy, bit for bit,
     with the prefetch, with its bulk form (`tile{realign_prefetch=3}`), with the bulk
-    form of each row's ends (`tile{realign_prefetch=4}`) and without it
+    form of each row's ends (`tile{realign_prefetch=4}`), those after the source loads
+    (`tile{realign_prefetch=5}`) and without it
     (`tile{realign_prefetch=0}`)."""
     import numpy as np
 
@@ -226,12 +227,15 @@ def test_realign_sector_prefetch_changes_nothing(seed):
     want = inputs["dst"].copy()
     j = np.indices(prog.shape).reshape(len(prog.shape), -1).T
     want[prog.dmis + j @ np.array(prog.dst_strides)] = inputs["src"][prog.smis + j @ np.array(prog.src_strides)]
-    for prefetch, bulk, ends in ((True, False, False), (True, True, False), (True, True, True), (False, False, False)):
+    for prefetch, bulk, ends, late in ((True, False, False, False), (True, True, False, False),
+                                       (True, True, True, False), (True, True, True, True),
+                                       (False, False, False, False)):
         module = tilec.parse(prog.text)
-        run_pipeline(module, realign_pipeline(prefetch, bulk, ends))
+        run_pipeline(module, realign_pipeline(prefetch, bulk, ends, late))
         asked = [op for op in module.walk() if op.name == "cuda.prefetch_global_l2"]
         assert bool(asked) == (prefetch and gap), (prefetch, prog.summary)
-        assert all((op.bulk is not None) == bulk for op in asked), (bulk, prog.summary)
+        # the default's form is `_realign_tile.prefetch_rule`'s (bulk for rows of 128-512 bytes)
+        assert (prefetch and not bulk) or all((op.bulk is not None) == bulk for op in asked), (bulk, prog.summary)
         got = run(module, {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in inputs.items()})
         assert np.array_equal(got["dst"].view(np.uint8), want.view(np.uint8)), (prefetch, prog.summary)
 

@@ -85,14 +85,16 @@ def test_every_shift_head_and_tail_matches_torch(always, dtype):
     assert {k.index_bits for k in kernels._entries if k.aligned_pointers} == {32}
 
 
-@pytest.mark.parametrize("tuning", [{}, {"realign_prefetch": 4, "div32": 1}, {"realign_prefetch": 3}],
-                         ids=["default", "ends_div32", "bulk"])
+@pytest.mark.parametrize("tuning", [{}, {"realign_prefetch": 4, "div32": 1}, {"realign_prefetch": 3},
+                                    {"realign_prefetch": 5, "realign_chunks": 2}],
+                         ids=["default", "ends_div32", "bulk", "ends_late_2"])
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
 def test_outer_modes_broadcasts_and_64_bit_offsets(routes, dtype, monkeypatch, tuning):
     """Rank 3 and 4 (the strided set's 04, 16, 34, 46 made small), a broadcast outer mode,
     a flat dst from sliced rows (19), and the same with 64-bit offsets; by default, with
     the bulk prefetches of each row's ends and 32-bit multiply-high divisions
-    (`realign_prefetch=4`, `div32=1`), and with those of the pseudo-sectors' chunks (3)."""
+    (`realign_prefetch=4`, `div32=1`), with those of the pseudo-sectors' chunks (3), and
+    with the ends asked after the loads, two chunks a thread (5, `realign_chunks=2`)."""
     from tilec.copy_kernels import CopyKernels
     from tilec.passes import _realign_tile
 

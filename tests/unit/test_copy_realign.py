@@ -232,7 +232,7 @@ def test_chunks_per_thread_and_prefetch_options_compiled(always, chunks, prefetc
     assert len(cuda) == 2 and all(("prefetch.global.L2" in c) == bool(prefetch) for c in cuda)
 
 
-@pytest.mark.parametrize("mode", [2, 3, 4])
+@pytest.mark.parametrize("mode", [2, 3, 4, 5])
 def test_prefetch_a_wave_ahead_inside_the_destination(always, monkeypatch, mode):
     """`realign_prefetch=2`: each thread asks L2 for the sector of the chunk a wave on
     (`_realign_tile.prefetch_ahead`, made 96 chunks here so that it falls inside the
@@ -241,8 +241,8 @@ def test_prefetch_a_wave_ahead_inside_the_destination(always, monkeypatch, mode)
     asked for lies inside the destination (as a load's) and the copy against NumPy, the
     bytes around dst poisoned, rows of 16-byte chunks (int16, int32 as 34) and of 8-byte
     ones (int64 rows of 5 at a pitch of 10, as 46). `realign_prefetch=3` (the sectors by
-    bulk prefetches of 16 bytes) and `=4` (bulk, each row's first and last chunks only)
-    likewise, in the CUDA too."""
+    bulk prefetches of 16 bytes), `=4` (bulk, each row's first and last chunks only) and
+    `=5` (as 4, after the source loads) likewise, in the CUDA too."""
     from tilec.compiler.pipeline import expand_pipeline
 
     monkeypatch.setattr(_realign_tile, "prefetch_ahead", lambda target, threads, rows: 96)
@@ -257,12 +257,13 @@ def test_prefetch_a_wave_ahead_inside_the_destination(always, monkeypatch, mode)
         dst = _rows(out, 3, rows, n, pitch)
         _check(out, dst, src, True, kernels)
     assert all(k.aligned_pointers for k in kernels._entries)
-    if mode in (3, 4):
+    if mode in (3, 4, 5):
         assert all("cp.async.bulk.prefetch.L2" in str(e.kernel.source) for e in kernels._entries.values())
 
 
-def test_prefetch_ends_asks_each_row_first_and_last_chunk(always, monkeypatch):
-    """`realign_prefetch=4`: the mask of `layout.ptr_prefetch` holds for a row's first
+@pytest.mark.parametrize("mode", [4, 5])
+def test_prefetch_ends_asks_each_row_first_and_last_chunk(always, monkeypatch, mode):
+    """`realign_prefetch=4` (and 5, the same asks after the source loads): the mask of `layout.ptr_prefetch` holds for a row's first
     chunk and for its last chunk unless the next row starts inside that (whose first
     chunk asks), and no other: the kernel's GPU-level code on the executor with the
     prefetches recorded (int32 rows of 56 at a pitch of 59, as 34: 15 chunks a row at
@@ -282,7 +283,7 @@ def test_prefetch_ends_asks_each_row_first_and_last_chunk(always, monkeypatch):
         return line(interp, op, args)
 
     monkeypatch.setattr(cuda_impls.CudaFunctions, "_line_prefetch", staticmethod(record))
-    pipeline = ",".join("tile{threads=64 realign_prefetch=4}" if p == "tile" else p
+    pipeline = ",".join(f"tile{{threads=64 realign_prefetch={mode}}}" if p == "tile" else p
                         for p in expand_pipeline("default").split(","))
     kernels = CopyKernels(arch="sm_90", disk=False, pipeline=pipeline)
     for dtype, rows, n, pitch, dmis, v in (("int32", 30, 56, 59, 3, 4), ("int16", 50, 37, 38, 3, 8)):
@@ -325,3 +326,23 @@ def test_div32_realign_exact(always, div32):
         _check(out, dst, src, True, kernels)
     assert kernels._entries and all(k.aligned_pointers and k.index_bits == 32 for k in kernels._entries)
     assert all(("__umulhi" in str(e.kernel.source)) == bool(div32) for e in kernels._entries.values())
+
+
+@pytest.mark.parametrize("dtype,n,pitch,late", [("int32", 56, 59, True), ("int16", 56, 59, True),
+                                                ("int64", 60, 63, True), ("int32", 8, 9, False),
+                                                ("int8", 24, 27, False), ("int16", 254, 256, False),
+                                                ("int64", 5, 10, False)])
+def test_prefetch_rule_takes_the_late_ends_for_rows_known_128_to_512_bytes(dtype, n, pitch, late):
+    """`_realign_tile.prefetch_rule`: rows whose bound spans `ENDS_ROW_BYTES` (128-512
+    bytes) take `realign_prefetch=5` (the ends' bulk prefetches after the loads), others
+    mode 1; copy_'s realign key states the rows' class where it picks 5 (the strided set's
+    34: int32 rows of 56, class 64, 256 bytes), not for rows of unknown length (int16 254)
+    nor short ones (int32 8: 32 bytes; int64 rows of 5, as 46)."""
+    from tilec.copy_plan import Operand
+
+    e = np.dtype(dtype).itemsize
+    plan = plan_copy(Operand((1 << 40) + e, dtype, (4096, n), (pitch, 1)), Operand(1 << 20, dtype, (4096, n), (n, 1)))
+    assert plan.key.aligned_pointers
+    assert (plan.key.small_extents[-1] is not None) == (late or e == 8 and n <= 64)
+    source = str(CopyKernels(arch="sm_90", disk=False).get(plan.key).kernel.source)
+    assert ("cp.async.bulk.prefetch.L2" in source) == late and "prefetch.global.L2" in source

@@ -12,7 +12,9 @@
 // RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=3}' --check-equivalence | filecheck %s --check-prefix=EQB
 // RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=4}' | filecheck %s --check-prefix=ENDS
 // RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=4}' --check-equivalence | filecheck %s --check-prefix=EQE
-// RUN: not tilec %s -p 'copy-strategy,tile{realign_prefetch=5}' 2>&1 | filecheck %s --check-prefix=ERRP
+// RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=5}' | filecheck %s --check-prefix=LATE
+// RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=5}' --check-equivalence | filecheck %s --check-prefix=EQL
+// RUN: not tilec %s -p 'copy-strategy,tile{realign_prefetch=6}' 2>&1 | filecheck %s --check-prefix=ERRP
 // The tile pass's threads option shapes a realign copy's launch (rows = threads of the
 // blocked layout); realign_chunks=C gives a thread C chunks (rows = C x threads); the
 // rows into a longer pitch (31 > 30: a gap) first ask L2 for the chunks of the sectors
@@ -21,7 +23,8 @@
 // those of the chunk a wave on: two prefetches; realign_prefetch=3: the sectors by bulk
 // prefetches of 16 bytes, `{bulk}`; realign_prefetch=4: bulk, a row's first and last
 // chunks only: `sge` / `sle` tests of the chunk against the row's ends and the next
-// row's start, no pseudo-sector's shifts).
+// row's start, no pseudo-sector's shifts; realign_prefetch=5: the same asks after the
+// source loads, before the funnel shift).
 
 // EQ: @rows: equivalent after 'copy-strategy,tile{threads=128}'
 // ERR: error: 'layout.copy': tile: a realign copy takes threads that are a power of two, at least 32; got threads=96
@@ -31,7 +34,8 @@
 // EQA: @rows: equivalent after 'copy-strategy,tile{threads=128 realign_prefetch=2}'
 // EQB: @rows: equivalent after 'copy-strategy,tile{threads=128 realign_prefetch=3}'
 // EQE: @rows: equivalent after 'copy-strategy,tile{threads=128 realign_prefetch=4}'
-// ERRP: error: 'layout.copy': tile: realign_prefetch is 0, 1, 2, 3 or 4; got 5
+// EQL: @rows: equivalent after 'copy-strategy,tile{threads=128 realign_prefetch=5}'
+// ERRP: error: 'layout.copy': tile: realign_prefetch is 0, 1, 2, 3, 4 or 5; got 6
 // C2-LABEL: func.func @rows
 // C2:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(64)
 // C2:         layout.arange {start = 0 : i64, end = 128 : i64} : tensor<128xi32, #layout.slice<{dim = 1, parent = #layout.blocked<{sizePerThread = [1, 8], threadsPerWarp = [32, 1], warpsPerCTA = [2, 1], order = [1, 0]}>}>>
@@ -53,6 +57,15 @@
 // ENDS:         layout.ptr_prefetch %{{.*}} mask %{{.*}} : tensor<128xi1, #layout.slice<{{.*}}>> {bulk} : tensor<128x!layout.ptr<f16>, #layout.slice<{{.*}}>>
 // ENDS-NOT:     layout.ptr_prefetch
 // ENDS:         layout.ptr_store
+// LATE-LABEL: func.func @rows
+// LATE-NOT:     layout.ptr_prefetch
+// LATE:         layout.ptr_load
+// LATE:         layout.ptr_load
+// LATE:         layout.cmpi sle
+// LATE:         layout.ptr_prefetch %{{.*}} mask %{{.*}} : tensor<128xi1, #layout.slice<{{.*}}>> {bulk} : tensor<128x!layout.ptr<f16>, #layout.slice<{{.*}}>>
+// LATE-NOT:     layout.ptr_prefetch
+// LATE:         layout.funnel_shift
+// LATE:         layout.ptr_store
 // NOPF-LABEL: func.func @rows
 // NOPF-NOT:     layout.ptr_prefetch
 // NOPF:         layout.ptr_store
