@@ -595,6 +595,20 @@ def test_converting_tiles_box_copies_match_numpy(routes, smem, lanes, grain, sta
         assert any("reinterpret_cast<i32x4*>(dst" in text for text in sources)
 
 
+def test_tiles_phase1_chunks_by_source_element_size():
+    """The rule's phase-1 chunks of a `tiles` box (`_box_tile.tiles_phase2`,
+    `TILES_STAGE8_BYTES`): 16 bytes for 1-byte elements (8 lanes), for 1-byte ones converted
+    to wider and for 4- and 8-byte ones (16 lanes), 8 bytes for 2-byte sources, converting
+    or not (their pitch pairs that read 4 wavefronts a load at 16 bytes lose more than the
+    others gain); `tile{tiles_stage}` overrides it."""
+    from tilec.passes._box_tile import tiles_phase2
+
+    assert tiles_phase2(1) == (8, 16)
+    assert tiles_phase2(1, 2) == (16, 16) and tiles_phase2(1, 4) == (16, 16)
+    assert tiles_phase2(4) == (16, 16) and tiles_phase2(8) == (16, 16)
+    assert tiles_phase2(2) == (16, 8) and tiles_phase2(2, 4) == (16, 8) and tiles_phase2(2, 1) == (16, 8)
+
+
 def test_converting_tiles_box_takes_narrow_sources_only():
     """The rule (`_copy_cost.TILES_CONVERT_BYTES`, `TILES_CONVERT_WIDENING`): a converting
     odd transpose of 1- or 2-byte source elements into elements at most twice as wide
