@@ -401,7 +401,8 @@ def tiles_row_step_of(e: int, lanes: int, stage: int, threads: int, src_step: in
     (other element sizes, lanes or chunks, or warps not a multiple of S).
 
     2- and 4-byte elements with 16 lanes along a row and 8-byte phase-1 chunks
-    (`tiles_phase2`), or 8 lanes and 16-byte chunks: a warp's 2 (4) rows, each lane
+    (`tiles_phase2`'s for 2-byte elements; its 16-byte chunks of 4-byte ones: consecutive
+    rows, not rotated), or 8 lanes and 16-byte chunks: a warp's 2 (4) rows, each lane
     reading one element, row lane k's loads rotated by k 32-bit words (`4 k / E`
     elements) where rotated. f32: the 16 lanes of a row fall in the 16 even (or odd) banks
     (slots `4 PB + 8` bytes apart), and the second row moves its words by `m` (mod 2), so
