@@ -467,7 +467,7 @@ phase 1's (run, chunk) pairs and `cp.async`, but moves the slots 16 bytes every 
 so phase 2's 16 lanes of a row read in 8 groups of 4 banks where 8-byte moves spread them
 over 16 (dev/experiments/tiles_banks.py, over the 256 residue pairs of the pitches mod
 16: f32 1.0 -> 2.0 wavefronts a load for 192 pairs, 2.0 -> 4.0 for 32; f16 1.0-1.5 -> 2.0-3.0
-for 112, 2.0 -> 4.0 for 64). H200 in turns (benchmarks/NOTES.md, stage44; 16 against 8,
+for 144, 2.0 -> 2.0 for 48, 2.0 -> 4.0 for 64). H200 in turns (benchmarks/NOTES.md, stage44; 16 against 8,
 7 rounds): f32 8191 x 8209 x1.010, 8192 x 8209 x1.004; bool -> int16 (strided 23) x1.013,
 uint8 -> int16 8191 x 8209 x1.122; f16 -> bf16 (29) x1.014, f16 -> f32 8191 x 8209 x1.004,
 f16 8191 x 8209 x1.005 but 8191 x 8200 (a 4-wavefront pair) **x0.959**; f64's box
