@@ -401,7 +401,8 @@ def tiles_row_step_of(e: int, lanes: int, stage: int, threads: int, src_step: in
     (other element sizes, lanes or chunks, or warps not a multiple of S).
 
     2- and 4-byte elements with 16 lanes along a row and 8-byte phase-1 chunks
-    (`tiles_phase2`), or 8 lanes and 16-byte chunks: a warp's 2 (4) rows, each lane
+    (`tiles_phase2`'s for 2-byte elements; its 16-byte chunks of 4-byte ones: consecutive
+    rows, not rotated), or 8 lanes and 16-byte chunks: a warp's 2 (4) rows, each lane
     reading one element, row lane k's loads rotated by k 32-bit words (`4 k / E`
     elements) where rotated. f32: the 16 lanes of a row fall in the 16 even (or odd) banks
     (slots `4 PB + 8` bytes apart), and the second row moves its words by `m` (mod 2), so
@@ -455,6 +456,26 @@ def box_depth_of(flavour: str, asked: int | None) -> int:
     return asked if asked is not None else BOX_DEPTH.get(flavour, 1)
 
 
+TILES_STAGE8_BYTES: tuple[int, ...] = (2,)
+"""The source element sizes whose `tiles` box with 16 lanes along a destination row
+(`tiles_phase2`: elements of 2 bytes or more, and 1-byte ones converted to wider) moves
+phase 1 by 8-byte chunks; the others by `TILES_STAGE` (16; the `tile` option `tiles_stage`
+overrides both). A 16-byte chunk needs nothing 8 does not (its slot 16-byte aligned: the
+slots move by the chunk's bytes every `16 / E_d`; its source the run's start rounded down
+to 16 bytes, inside the sectors the run touches: the same DRAM and L2 sectors) and halves
+phase 1's (run, chunk) pairs and `cp.async`, but moves the slots 16 bytes every `16 / E_d`,
+so phase 2's 16 lanes of a row read in 8 groups of 4 banks where 8-byte moves spread them
+over 16 (dev/experiments/tiles_banks.py, over the 256 residue pairs of the pitches mod
+16: f32 1.0 -> 2.0 wavefronts a load for 192 pairs, 2.0 -> 4.0 for 32; f16 1.0-1.5 -> 2.0-3.0
+for 144, 2.0 -> 2.0 for 48, 2.0 -> 4.0 for 64). H200 in turns (benchmarks/NOTES.md, stage44; 16 against 8,
+7 rounds): f32 8191 x 8209 x1.010, 8192 x 8209 x1.004; bool -> int16 (strided 23) x1.013,
+uint8 -> int16 8191 x 8209 x1.122; f16 -> bf16 (29) x1.014, f16 -> f32 8191 x 8209 x1.004,
+f16 8191 x 8209 x1.005 but 8191 x 8200 (a 4-wavefront pair) **x0.959**; f64's box
+(`tiles_bytes=8`) x1.009. 2-byte sources keep 8 bytes: their 4-way pairs, a quarter,
+lose more than the others gain (copy_'s pitches are run-time values: the key does not
+say the pair)."""
+
+
 def tiles_phase2(e: int, dst_e: int | None = None) -> tuple[int, int]:
     """(lanes, stage): the `tiles` box's phase-2 lanes along a destination row and its
     phase-1 chunk bytes for `e`-byte source elements (`dst_e`-byte destination ones
@@ -465,10 +486,11 @@ def tiles_phase2(e: int, dst_e: int | None = None) -> tuple[int, int]:
     wider elements as wider ones, 16 lanes and 8-byte chunks (a destination chunk is
     `16 / dst_e` slots; the strided set's case 23, bool -> int16, sb39, two runs: 0.697 at
     8 lanes and 16-byte chunks, 0.763 / 0.766 at 16 lanes, 0.805 at 16 lanes and 8-byte
-    chunks, 0.790 at 32 lanes)."""
+    chunks, 0.790 at 32 lanes). The wider boxes' chunks: 16 bytes, but 8 for the source
+    element sizes of `TILES_STAGE8_BYTES` (2 bytes; stage44's turns, there)."""
     if e == 1 and not (dst_e is not None and dst_e > 1):
         return TILES_LANES, TILES_STAGE
-    return 16, 8
+    return 16, 8 if e in TILES_STAGE8_BYTES else TILES_STAGE
 
 
 TILES_SM_THREADS = 1024

@@ -284,7 +284,8 @@ class TilePass(ModulePass):
                      element sizes of `TILES_SECTOR_BYTES`, else 16): 32 writes whole
                      sectors.
       tiles_stage=B  bytes of a `box<tiles>` copy's phase-1 chunks (4, 8 or 16; default
-                     `tiles_phase2`'s: 16 for 1-byte elements, 8 for wider); with
+                     `tiles_phase2`'s: 8 for 2-byte source elements
+                     (`TILES_STAGE8_BYTES`), else 16); with
                      tiles_lanes, each 16 / E slots move B bytes
                      (4 and 32 lanes: the lanes' box reads without bank conflicts).
       tiles_depth=N  consecutive tiles along the destination's contiguous mode one block

@@ -9,6 +9,8 @@ PyTorch first. Not a test.
 
 `--canonical`: canonical copies (tests/helpers/canonical_copies.py) by names' parts, `|`
 between them, through `tilec.copy_` (routes apply to them; `NN/...` options name strided cases).
+`--transpose`: transposes of a `base` of R x C (`SRC[->DST] RxC`, `|` between them; e.g.
+`'float32 8192x8209|float16->float32 8191x8209'`), built as canonical copies are.
 
 VARIANT as dev/experiments/strided_variants.py's (`name=SPEC`: routes, `NN:tile`,
 `NN@threads`, `NN/OPT=V`, `on:NN.MM`). Prints a line a case: the median over the rounds
@@ -33,6 +35,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
     ap.add_argument("--canonical", default="")
+    ap.add_argument("--transpose", default="")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("variants", nargs="*")
@@ -53,6 +56,12 @@ def main() -> int:
     if a.canonical:
         from helpers.canonical_copies import CANONICAL
         todo += [c for part in a.canonical.split("|") for c in CANONICAL if part in c.name][:8]
+    for part in (x.strip() for x in a.transpose.split("|") if x.strip()):
+        from helpers.canonical_copies import CanonicalCopy
+        dtypes, extents = part.split()
+        sd, _, dd = dtypes.partition("->")
+        rows, cols = (int(x) for x in extents.split("x"))
+        todo.append(CanonicalCopy(f"transpose {part}", sd, dd or sd, (rows, cols), (1, 0)))
     for i in todo:
         if isinstance(i, int):
             case = cases[i]

@@ -413,7 +413,8 @@ def _tiles_cases(rng):
     (None, None, None, None), (BOX_SMEM, None, None, None), (8192, None, None, None), (BOX_SMEM, 0, None, None),
     (8192, 0, None, None),
     (8192, 16, None, None), (BOX_SMEM, None, 32, None), (8192, 8, 32, None), (BOX_SMEM, 8, 64, None),
-    (BOX_SMEM, 0, 128, None), (BOX_SMEM, 32, None, 4), (8192, 16, None, 8), (8192, None, None, 4)])
+    (BOX_SMEM, 0, 128, None), (BOX_SMEM, 32, None, 4), (8192, 16, None, 8), (8192, None, None, 4),
+    (8192, None, None, 16), (None, None, None, 16), (None, None, None, 8)])
 @pytest.mark.parametrize("compiled", [False, True])
 def test_tiles_box_copies_match_numpy(routes, smem, compiled, lanes, grain, stage, nvrtc_available):
     """`box<tiles>`: every destination element written once, exactly, nothing around
@@ -575,15 +576,15 @@ def _converting_tiles_cases(rng):
 
 @pytest.mark.parametrize("smem, lanes, grain, stage", [
     (None, None, None, None), (16384, None, None, None), (16384, 16, None, None), (BOX_SMEM, None, 32, None),
-    (16384, None, None, 4)])
+    (16384, None, None, 4), (16384, None, None, 16), (None, None, None, 16), (None, None, None, 8)])
 @pytest.mark.parametrize("compiled", [False, True])
 def test_converting_tiles_box_copies_match_numpy(routes, smem, lanes, grain, stage, compiled, nvrtc_available):
     """A converting `box<tiles>` (phase 2 converts each element it reads from the box
     before the destination's 16-byte store; `_copy_cost.TILES_CONVERT_BYTES`): every
     destination element written once, converted as PyTorch (NumPy) converts it, nothing
     around it, with several tiles along both long modes (a small box), 16 lanes a row,
-    whole-sector grains and 4-byte phase-1 chunks; compiled, 16-byte vector stores of
-    the destination's elements."""
+    whole-sector grains and 4-, 8- or 16-byte phase-1 chunks (`tiles_stage`); compiled,
+    16-byte vector stores of the destination's elements."""
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
     routes(box_smem=smem, tiles_lanes=lanes, tiles_grain=grain, tiles_stage=stage)
@@ -592,6 +593,20 @@ def test_converting_tiles_box_copies_match_numpy(routes, smem, lanes, grain, sta
         assert any("reinterpret_cast<i16x8*>(dst" in text for text in sources)
         assert any("reinterpret_cast<f32x4*>(dst" in text for text in sources)
         assert any("reinterpret_cast<i32x4*>(dst" in text for text in sources)
+
+
+def test_tiles_phase1_chunks_by_source_element_size():
+    """The rule's phase-1 chunks of a `tiles` box (`_box_tile.tiles_phase2`,
+    `TILES_STAGE8_BYTES`): 16 bytes for 1-byte elements (8 lanes), for 1-byte ones converted
+    to wider and for 4- and 8-byte ones (16 lanes), 8 bytes for 2-byte sources, converting
+    or not (their pitch pairs that read 4 wavefronts a load at 16 bytes lose more than the
+    others gain); `tile{tiles_stage}` overrides it."""
+    from tilec.passes._box_tile import tiles_phase2
+
+    assert tiles_phase2(1) == (8, 16)
+    assert tiles_phase2(1, 2) == (16, 16) and tiles_phase2(1, 4) == (16, 16)
+    assert tiles_phase2(4) == (16, 16) and tiles_phase2(8) == (16, 16)
+    assert tiles_phase2(2) == (16, 8) and tiles_phase2(2, 4) == (16, 8) and tiles_phase2(2, 1) == (16, 8)
 
 
 def test_converting_tiles_box_takes_narrow_sources_only():

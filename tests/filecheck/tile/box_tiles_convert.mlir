@@ -18,12 +18,12 @@
 // EQ: @uint8_to_f64_written: equivalent after
 
 // bool -> int16, a 300 x 131 transpose (case 23's kind): 8 int16 a destination chunk,
-// each element widened (extui) from its box byte; 8-byte phase-1 chunks, 16 lanes a row
-// (`_box_tile.tiles_phase2`, a 1-byte source converted to wider elements).
+// each element widened (extui) from its box byte; 16-byte phase-1 chunks, 16 lanes a row
+// (`_box_tile.tiles_phase2`, a 1-byte source converted to wider elements: `TILES_STAGE8_BYTES`).
 // CHECK-LABEL: func.func @bool_to_int16
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
 // CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<({{[0-9]+}}):(1)>, smem>
-// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 8 : i64}
+// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64, l1}
 // CHECK:           layout.barrier
 // CHECK:             arith.extui %{{.*}} : i8 to i16
 // CHECK:             vector.insert

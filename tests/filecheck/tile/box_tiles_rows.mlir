@@ -1,5 +1,6 @@
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1}' | filecheck %s
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=0}' | filecheck %s --check-prefix=PLAIN
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1 tiles_stage=8}' | filecheck %s --check-prefix=ROT8
 // RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s --check-prefix=DEFAULT
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_rotate=1}' --check-equivalence | filecheck %s --check-prefix=EQ
@@ -40,10 +41,10 @@
 // LINES:           arith.cmpi slt
 // LINES:           layout.copy_chunk_async
 // LINES:         layout.async_wait
-// f32 (8-byte chunks, 16 threads a line): its runs of 76 elements (304 bytes) span 4 lines
-// at most, 64 threads a run.
+// f32 (16-byte chunks, `TILES_STAGE8_BYTES`, 8 threads a line): its runs of 76 elements
+// (304 bytes) span 4 lines at most, 32 threads a run.
 // LINES-LABEL: func.func @odd_f32
-// LINES:         arith.constant 64 : index
+// LINES:         arith.constant 32 : index
 // LINES:           layout.copy_chunk_async
 // With tiles_columns=1 (off by default; int8 copies by lines unless tiles_lines=0) phase 1's threads keep one chunk column
 // (tid mod 33: the square's runs take D whole, 512 bytes, 33 chunks each) and step over
@@ -91,7 +92,8 @@ func.func @square_int8(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, al
 }
 
 // f32 111 x 113 (m = 1 - 113 * 111 = 2 mod 16, even: with 16 lanes and 8-byte chunks
-// the two rows of a warp share their banks at any row step): with tiles_rotate=1 row
+// the two rows of a warp share their banks at any row step; f32's rule chunks are 16 bytes,
+// `TILES_STAGE8_BYTES`, so tiles_stage=8 asks them): with tiles_rotate=1 row
 // lane k = tid mod 32 / 16 reads element (e + k) mod 4 of its chunk, the words put back
 // by one select each (bit 0 of k); with 8 lanes and 16-byte chunks (4 rows a warp) by
 // two. By default (f32: not rotated, measured no faster) and with tiles_rotate=0,
@@ -99,18 +101,18 @@ func.func @square_int8(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, al
 // PLAIN-LABEL: func.func @odd_f32
 // PLAIN-NOT:     vector.bitcast
 // PLAIN:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 4 : i64} : vector<4xf32>
-// CHECK-LABEL: func.func @odd_f32
-// CHECK:         layout.barrier
-// CHECK:         %[[L:.*]] = arith.remui %{{.*}}, %{{.*}} : index
-// CHECK-NEXT:    %{{.*}} = arith.constant 16 : index
-// CHECK-NEXT:    %[[K:.*]] = arith.divui %[[L]], %{{.*}} : index
-// CHECK:         %[[B1:.*]] = arith.cmpi ne
-// CHECK-NOT:     arith.cmpi ne
-// CHECK:         vector.bitcast %{{.*}} : vector<4xf32> to vector<4xi32>
-// CHECK-COUNT-4: arith.select %[[B1]]
-// CHECK-NOT:     arith.select
-// CHECK:         vector.bitcast %{{.*}} : vector<4xi32> to vector<4xf32>
-// CHECK:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 4 : i64} : vector<4xf32>
+// ROT8-LABEL: func.func @odd_f32
+// ROT8:         layout.barrier
+// ROT8:         %[[L:.*]] = arith.remui %{{.*}}, %{{.*}} : index
+// ROT8-NEXT:    %{{.*}} = arith.constant 16 : index
+// ROT8-NEXT:    %[[K:.*]] = arith.divui %[[L]], %{{.*}} : index
+// ROT8:         %[[B1:.*]] = arith.cmpi ne
+// ROT8-NOT:     arith.cmpi ne
+// ROT8:         vector.bitcast %{{.*}} : vector<4xf32> to vector<4xi32>
+// ROT8-COUNT-4: arith.select %[[B1]]
+// ROT8-NOT:     arith.select
+// ROT8:         vector.bitcast %{{.*}} : vector<4xi32> to vector<4xf32>
+// ROT8:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 4 : i64} : vector<4xf32>
 // LANES8-LABEL: func.func @odd_f32
 // LANES8:         %[[B1:.*]] = arith.cmpi ne
 // LANES8:         %[[B2:.*]] = arith.cmpi ne
