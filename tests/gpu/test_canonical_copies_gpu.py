@@ -145,4 +145,7 @@ def test_tiles_box_of_8_byte_elements_matches_torch(case, grain, routes):
     tensor_copy.copy_(dst, src, kernels=kernels)  # (`tilec.copy_` takes no kernels before its first call)
     torch.cuda.synchronize()
     assert torch.equal(bench._bits(torch, dst), bench._bits(torch, want)), "copy_"
-    assert [key_strategy(k) for k in kernels._entries] == ["box<tiles>"]
+    # at --quick size 8192 x 8209 and 4099 x 12289 become 2048 x 2052 and 1024 x 3072: rows of whole
+    # 16-byte vectors, which copy_ gives the tiled kernel before any box (as on the H200, session 44)
+    aligned = case.name.endswith(("8192x8209", "4099x12289"))
+    assert [key_strategy(k) for k in kernels._entries] == ["tiled" if aligned else "box<tiles>"]
