@@ -19,7 +19,7 @@ records the device, the date and the commit measured, benchmarks/run_info.py):
                          its section appears once the file exists)
 
 The strided set's host-time table comes from a second run with `--host-only`: merge its
-"host" list into strided_copy.json. Do not edit docs/performance.md by hand: rerun the
+"host" list into strided_copy.json (from an earlier run than the cases': say which as "host_run"). Do not edit docs/performance.md by hand: rerun the
 benchmarks on the GPU, replace the JSON, and run this script
 (tests/unit/test_performance_doc.py fails when the page and the JSON disagree).
 """
@@ -112,7 +112,8 @@ def strided_section() -> str:
     out += ["", "</details>", ""]
     if d.get("host"):
         out += [
-            "Small copies, per call of a cached structure: end to end (host + GPU) and host time alone:",
+            "Small copies, per call of a cached structure: end to end (host + GPU) and host time alone"
+            + (f" ({d['host_run']}, an earlier `--host-only` run)" if d.get("host_run") else "") + ":",
             "",
             "| pattern | bytes | tilec us | PyTorch us | CuPy us | tilec host us | PyTorch host us |",
             "|---|---:|---:|---:|---:|---:|---:|",
