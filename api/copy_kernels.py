@@ -197,6 +197,7 @@ def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
     forced = [f"{n}={getattr(routes, n)}" for n in ROUTE_NAMES if getattr(routes, n) != "auto"]
     tuning = routes.tuning()
     threads = tuning.pop("realign_threads", None)  # the realign strategy's: keys that realign only
+    tuning.pop("realign_rows", None)  # the plan's (the key states it), no pass's
     strategy_only = {n: tuning.pop(n) for n in ("tiles_bytes",) if n in tuning}  # the `copy-strategy` pass's
     tile = ([f"threads={threads}"] if threads is not None and key.aligned_pointers else []) + \
         [f"{n}={v}" for n, v in tuning.items()]

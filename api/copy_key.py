@@ -17,6 +17,13 @@ SMALL_EXTENT = 64
 """Extents up to this are specialised by their power-of-two ceiling (the tile along
 such a mode is no longer than that: a 256-wide tile over 5 elements would idle most of
 its threads); larger ones are run-time values only."""
+REALIGN_ROW_CLASS = 256
+"""A realign copy's rows of 2- and 4-byte elements up to this many elements are specialised
+by their power-of-two ceiling too (128 or 256 past `SMALL_EXTENT`) where the realign
+rule reads it (`copy_plan._realign_plan`, `_realign_tile.row_rule`: the ends' prefetch
+and 2 chunks a thread): at most two kernels more a pattern and element size (rows of
+65-128 and 129-256 elements; longer rows keep the one kernel). The `realign_rows` route
+sets it (64: no class past `SMALL_EXTENT`)."""
 VECTOR_BYTES = 16
 """Pointers aligned to this many bytes are specialised as such (wider accesses)."""
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 from tilec.support.diagnostics import TilecError
 
-from .copy_key import ITEMSIZE, MAX_RANK, SMALL_EXTENT, VECTOR_BYTES, CopyKey, needs_conversion
+from .copy_key import ITEMSIZE, MAX_RANK, REALIGN_ROW_CLASS, SMALL_EXTENT, VECTOR_BYTES, CopyKey, needs_conversion
 from .copy_routes import current_routes
 
 
@@ -546,7 +546,7 @@ def _realign_plan(
     index arguments; the key keeps the facts the strategy reads, and promises 32-bit offsets where
     the realign strategy's fit (passes/_realign_tile.static_index_bits on the copy's
     numbers)."""
-    from tilec.passes._realign_tile import ENDS_ROW_BYTES, static_index_bits
+    from tilec.passes._realign_tile import ENDS_PAIR_ELEMENTS, row_rule, static_index_bits
     from tilec.support.target import target
 
     if not may_realign(key, ns, ss, ds, src_ptr, dst_ptr):
@@ -564,10 +564,14 @@ def _realign_plan(
     # the facts the realign strategy reads, so that copies of one pattern share a key:
     # the stride classes, what the dst's strides are multiples of (its chunks per
     # row), the last extent's class for 8-byte elements (its chunk size) and where its
-    # bytes pick the sector prefetch (`_realign_tile.prefetch_rule`)
+    # bytes pick the sector prefetch and chunks a thread (`_realign_tile.row_rule`; rows
+    # of 2- and 4-byte elements classed up to `REALIGN_ROW_CLASS` elements)
     n = len(ns)
     c = key.small_extents[-1]
-    told = e == 8 or (c is not None and ENDS_ROW_BYTES[0] <= c * e <= ENDS_ROW_BYTES[1])
+    longest = current_routes().realign_rows
+    if c is None and e in ENDS_PAIR_ELEMENTS and ns[-1] <= (REALIGN_ROW_CLASS if longest is None else longest):
+        c = 1 << (ns[-1] - 1).bit_length()
+    told = e == 8 or (c is not None and row_rule(c, e) != row_rule(None, e))
     rkey = replace(
         key, src_align=VECTOR_BYTES, dst_align=VECTOR_BYTES, aligned_pointers=True, src_divisors=(1,) * n,
         small_extents=(None,) * (n - 1) + ((ns[-1],) if flat else (c,) if told else (None,)),

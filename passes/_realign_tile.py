@@ -202,15 +202,43 @@ length mixed (int16 120 x1.025, 254 x1.062 in a spread of 0.07, 16 x0.991, int8 
 x0.987, 04 x0.988): mode 1 (benchmarks/NOTES.md, ends44)."""
 
 
+ENDS_PAIR_BYTES = (256, 1024)
+"""Rows of `ENDS_PAIR_ELEMENTS`-byte elements whose bound (`Mode.bound`: a static extent, or
+copy_'s class of rows, `copy_key.REALIGN_ROW_CLASS`) spans more than ENDS_PAIR_BYTES[0]
+and at most ENDS_PAIR_BYTES[1] bytes take `ENDS_LATE` with 2 chunks a thread (`row_rule`).
+H200, in turns, of mode 5 alone / mode 1: int32 120@123 x1.045 / x1.030, 250@252 x1.031 /
+x1.009, int16 500@503 x1.025 / x0.976, the strided set's 16 x1.015 / x0.991; 1-byte (int8
+500 x0.868) and 8-byte rows (int64 60@63 x1.023 / x1.044) and rows of at most 256 bytes
+(int16 120@122 x0.996 / x1.025, int32 24@27 x1.094 / x1.105) lose by 2 chunks
+(benchmarks/NOTES.md, ends44)."""
+ENDS_PAIR_ELEMENTS = (2, 4)
+
+
+def row_rule(bound: int | None, e: int) -> tuple[int, int | None]:
+    """(`realign_prefetch`, `realign_chunks`; None: `chunks_per_thread`) by default for rows
+    of `e`-byte elements known to hold at most `bound` elements (None: unknown):
+    `ENDS_LATE` with 2 chunks where `e` is one of `ENDS_PAIR_ELEMENTS` and the bound spans
+    `ENDS_PAIR_BYTES`, `ENDS_LATE` where it spans `ENDS_ROW_BYTES`, else `SECTOR_PREFETCH`."""
+    if bound is None:
+        return SECTOR_PREFETCH, None
+    b = bound * e
+    if e in ENDS_PAIR_ELEMENTS and ENDS_PAIR_BYTES[0] < b <= ENDS_PAIR_BYTES[1]:
+        return ENDS_LATE, 2
+    if ENDS_ROW_BYTES[0] <= b <= ENDS_ROW_BYTES[1]:
+        return ENDS_LATE, None
+    return SECTOR_PREFETCH, None
+
+
 def prefetch_rule(facts: CopyFacts) -> int:
-    """The `tile` pass's default `realign_prefetch` for a copy: `ENDS_LATE` where its rows
-    are known to span at most `ENDS_ROW_BYTES[1]` bytes and their bound at least
-    `ENDS_ROW_BYTES[0]`, else `SECTOR_PREFETCH`."""
-    bound = facts.modes[-1].bound
-    lo, hi = ENDS_ROW_BYTES
-    if bound is not None and lo <= bound * facts.dst_bytes <= hi:
-        return ENDS_LATE
-    return SECTOR_PREFETCH
+    """The `tile` pass's default `realign_prefetch` for a copy: `row_rule`'s by its rows'
+    bound and element size."""
+    return row_rule(facts.modes[-1].bound, facts.dst_bytes)[0]
+
+
+def chunks_rule(facts: CopyFacts) -> int | None:
+    """The `tile` pass's default `realign_chunks` for a copy of the row form: `row_rule`'s
+    by its rows' bound and element size (None: `chunks_per_thread`)."""
+    return row_rule(facts.modes[-1].bound, facts.dst_bytes)[1]
 
 
 REALIGN_DIV32 = True

@@ -39,7 +39,7 @@ from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
 from ._gather_tile import DIV32, MAGIC64, gather_launch, static_index_bits
-from ._realign_tile import (REALIGN_THREADS, STEP2_THREADS, flat_chunks, flat_fits, flat_rule, prefetch_rule,
+from ._realign_tile import (REALIGN_THREADS, STEP2_THREADS, chunks_rule, flat_chunks, flat_fits, flat_rule, prefetch_rule,
                             realign_flat_launch, realign_launch, source_step)
 from ._realign_tile import static_index_bits as realign_static_bits
 from ._analysis import DYN, _min_stride, contiguous_mode, leaves, memory_order, pow2_floor
@@ -158,8 +158,10 @@ class TilePass(ModulePass):
                      `tile = array<i64: ...>` attribute, else the heuristic below.
       runs=R         a gather copy's runs per thread (a power of two; default 2).
       realign_chunks=C  a realign copy's destination chunks per thread (a power of two
-                     up to 8; default `_realign_tile.chunks_per_thread`'s: 1 for 16-byte
-                     chunks, 2 for 8-byte ones), chunks f, f + threads, ... of a block;
+                     up to 8; default `_realign_tile.chunks_rule`'s: 2 for rows of 2-
+                     and 4-byte elements known to span 257-1024 bytes (`ENDS_PAIR_BYTES`),
+                     else `chunks_per_thread`'s: 1 for 16-byte chunks, 2 for 8-byte
+                     ones), chunks f, f + threads, ... of a block;
                      in the flat form (`realign_flat`) C consecutive chunks where the
                      rows hold C chunks' elements (`_realign_tile.flat_chunks`; default 1).
       realign_prefetch=P  1: a realign copy first asks L2 for each destination chunk
@@ -172,7 +174,8 @@ class TilePass(ModulePass):
                      asking (two a row, whatever the aligned pointer's pseudo-sectors);
                      5: as 4, asked after the source loads (which then issue first);
                      0 not. Default `_realign_tile.prefetch_rule`'s: 5 for rows
-                     known to span 128-512 bytes (`ENDS_ROW_BYTES`), else
+                     known to span 128-512 bytes (`ENDS_ROW_BYTES`) and rows of 2- and
+                     4-byte elements known to span 257-1024 bytes, else
                      `SECTOR_PREFETCH` (1), as measured.
       realign_flat=F  1: a realign copy whose destination is compact writes it as one
                      flat run of aligned chunks, each from its row and the next
@@ -693,7 +696,8 @@ class TilePass(ModulePass):
             ops = realign_flat_launch(copy, facts, tgt, bits, threads, self._magic64(),
                                       flat_chunks(facts, tgt, chunks))
         else:
-            ops = realign_launch(copy, facts, tgt, bits, threads, chunks, mode != 0, self._magic64(),
+            rows_chunks = chunks_rule(facts) if chunks is None else chunks
+            ops = realign_launch(copy, facts, tgt, bits, threads, rows_chunks, mode != 0, self._magic64(),
                                  ahead=mode == 2, bulk=mode in (3, 4, 5), ends=mode in (4, 5),
                                  div32=None if self.div32 is None else bool(self.div32), late=mode == 5)
         if not promised:

@@ -32,9 +32,11 @@ sys.path.insert(0, here)
 FAMILY = [("int8", 24, 3), ("int8", 120, 5), ("int8", 500, 7),
           ("int16", 8, 1), ("int16", 24, 3), ("int16", 56, 3), ("int16", 120, 2), ("int16", 254, 2), ("int16", 500, 3),
           ("int32", 8, 1), ("int32", 24, 3), ("int32", 56, 3), ("int32", 120, 3), ("int32", 250, 2),
-          ("int64", 8, 1), ("int64", 24, 1), ("int64", 60, 3)]
+          ("int64", 8, 1), ("int64", 24, 1), ("int64", 60, 3),
+          ("int16", 70, 3), ("int16", 130, 3), ("int16", 200, 3), ("int32", 70, 3), ("int32", 130, 3), ("int32", 200, 3)]
 """(dtype, row elements n, pad): rows of n elements into rows of n + pad, starting 1
-element into the padded row."""
+element into the padded row. From index 17, rows of 65-256 elements (copy_'s realign key
+classes them by 128 and 256, `copy_key.REALIGN_ROW_CLASS`; rows45)."""
 ITEM = {"int8": 1, "int16": 2, "int32": 4, "int64": 8}
 
 
@@ -76,6 +78,8 @@ def main() -> int:
     ap.add_argument("--set", default="")
     ap.add_argument("--family", default="all", help="indices into FAMILY, or all, or none")
     ap.add_argument("--until", type=float, default=1e9)
+    ap.add_argument("--set-first", action="store_true", help="the set's cases before the family's")
+    ap.add_argument("--then", default="", help="set cases after all others (controls)")
     ap.add_argument("--json", default="")
     ap.add_argument("variants", nargs="+")
     a = ap.parse_args()
@@ -95,8 +99,10 @@ def main() -> int:
     if a.family != "none":
         picks = range(len(FAMILY)) if a.family == "all" else [int(x) for x in a.family.split(",")]
         jobs += [("fam", FAMILY[k]) for k in picks]
-    cases = sb.generate_cases(0, 48, 64, 1024) if a.set else []
-    jobs += [("set", int(x)) for x in a.set.split(",") if x]
+    cases = sb.generate_cases(0, 48, 64, 1024) if a.set or a.then else []
+    set_jobs = [("set", int(x)) for x in a.set.split(",") if x]
+    jobs = set_jobs + jobs if a.set_first else jobs + set_jobs
+    jobs += [("set", int(x)) for x in a.then.split(",") if x]
     out = []
     memcpy: dict = {}
     for kind, job in jobs:

@@ -233,3 +233,15 @@ def test_flat_step_two_rows_and_64_bit_ids_match_torch(routes, monkeypatch, dtyp
     bits = {k.index_bits for k in kernels._entries if k.aligned_pointers}
     assert bits == {64 if limit == "64" else 32}
     assert any(k.dst_flat and k.src_strides[-1] == 2 for k in kernels._entries)
+
+
+@pytest.mark.parametrize("dtype", ["int16", "float32"])
+def test_rows_classed_up_to_256_elements_match_torch(always, dtype):
+    """copy_'s realign key classes rows of 65-256 2- and 4-byte elements by 128 and 256
+    (`copy_key.REALIGN_ROW_CLASS`), where the rule takes the ends' bulk prefetches and 2
+    chunks a thread for rows of 257-1024 bytes (`_realign_tile.row_rule`): rows at the
+    classes' edges and between, at every element offset of a chunk in the source and
+    several in the destination, each row shifted differently."""
+    torch = torch_cuda()
+    kernels = _sweep_rows(torch, dtype, 45, (65, 100, 128, 129, 200, 256), range(0, 16 // 2, 3), step=1)
+    assert {k.small_extents[-1] for k in kernels._entries if k.aligned_pointers} == {128, 256}

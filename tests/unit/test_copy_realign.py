@@ -330,14 +330,16 @@ def test_div32_realign_exact(always, div32):
 
 @pytest.mark.parametrize("dtype,n,pitch,late", [("int32", 56, 59, True), ("int16", 56, 59, True),
                                                 ("int64", 60, 63, True), ("int32", 8, 9, False),
-                                                ("int8", 24, 27, False), ("int16", 254, 256, False),
+                                                ("int8", 24, 27, False), ("int16", 254, 256, True),
+                                                ("int8", 200, 203, False), ("int16", 300, 303, False),
                                                 ("int64", 5, 10, False)])
 def test_prefetch_rule_takes_the_late_ends_for_rows_known_128_to_512_bytes(dtype, n, pitch, late):
     """`_realign_tile.prefetch_rule`: rows whose bound spans `ENDS_ROW_BYTES` (128-512
     bytes) take `realign_prefetch=5` (the ends' bulk prefetches after the loads), others
     mode 1; copy_'s realign key states the rows' class where it picks 5 (the strided set's
-    34: int32 rows of 56, class 64, 256 bytes), not for rows of unknown length (int16 254)
-    nor short ones (int32 8: 32 bytes; int64 rows of 5, as 46)."""
+    34: int32 rows of 56, class 64, 256 bytes; 16: int16 rows of 254, class 256,
+    `copy_key.REALIGN_ROW_CLASS`), not for rows of unknown length (int8 rows of 200,
+    int16 rows of 300) nor short ones (int32 8: 32 bytes; int64 rows of 5, as 46)."""
     from tilec.copy_plan import Operand
 
     e = np.dtype(dtype).itemsize
@@ -346,3 +348,54 @@ def test_prefetch_rule_takes_the_late_ends_for_rows_known_128_to_512_bytes(dtype
     assert (plan.key.small_extents[-1] is not None) == (late or e == 8 and n <= 64)
     source = str(CopyKernels(arch="sm_90", disk=False).get(plan.key).kernel.source)
     assert ("cp.async.bulk.prefetch.L2" in source) == late and "prefetch.global.L2" in source
+
+
+@pytest.mark.parametrize("bound,e,want", [(None, 4, (1, None)), (32, 4, (5, None)), (64, 4, (5, None)),
+                                          (128, 4, (5, 2)), (256, 4, (5, 2)), (512, 4, (1, None)),
+                                          (64, 2, (5, None)), (128, 2, (5, None)), (256, 2, (5, 2)),
+                                          (512, 2, (5, 2)), (128, 1, (5, None)), (256, 1, (5, None)),
+                                          (512, 1, (5, None)), (1024, 1, (1, None)), (64, 8, (5, None)),
+                                          (16, 4, (1, None)), (8, 8, (1, None))])
+def test_row_rule_by_rows_bytes_and_element_size(bound, e, want):
+    """`_realign_tile.row_rule`: the ends late (5) for rows known to span 128-512 bytes
+    (`ENDS_ROW_BYTES`), and with 2 chunks a thread for 2- and 4-byte elements over 256 up
+    to 1024 bytes (`ENDS_PAIR_BYTES`); mode 1 and the default chunks otherwise."""
+    assert _realign_tile.row_rule(bound, e) == want
+
+
+@pytest.mark.parametrize("dtype,n,cls", [("int16", 65, 128), ("int16", 128, 128), ("int16", 129, 256),
+                                         ("int16", 254, 256), ("float32", 120, 128), ("int32", 250, 256),
+                                         ("int32", 257, None), ("int8", 200, None), ("int64", 100, None),
+                                         ("int16", 30, None), ("int32", 56, 64)])
+@pytest.mark.parametrize("longest", [None, 64])
+def test_realign_key_classes_rows_up_to_256_elements(dtype, n, cls, longest):
+    """copy_'s realign key states the class of rows of 2- and 4-byte elements up to
+    `copy_key.REALIGN_ROW_CLASS` (256) elements where `row_rule` reads it (128 and 256
+    past `SMALL_EXTENT`; int16 rows of 30, class 32, 64 bytes, read by no rule, stay unstated);
+    the `realign_rows` route of 64 keeps main's key (classes up to `SMALL_EXTENT`)."""
+    from tilec.copy_plan import Operand
+
+    e = np.dtype(dtype).itemsize
+    with forced_routes(realign_rows=longest):
+        plan = plan_copy(Operand((1 << 40) + e, dtype, (4096, n), (n + 3, 1)),
+                         Operand(1 << 20, dtype, (4096, n), (n, 1)))
+    assert plan.key.aligned_pointers
+    assert plan.key.small_extents[-1] == (cls if longest is None or (cls or 0) <= 64 else None)
+
+
+def test_classed_rows_take_the_ends_and_two_chunks_exact(always):
+    """The default kernels of rows classed 128 and 256 (int16 rows of 200: 400 bytes, the
+    ends late and 2 chunks a thread; int16 rows of 100: 200 bytes, the ends late, 1 chunk;
+    int32 rows of 130 at two misalignments): the compiled kernel on the executor against
+    NumPy, the bytes around dst poisoned, rows shifted differently along an outer mode."""
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    rng = np.random.default_rng(45)
+    for dtype, rows, n, pitch, dmis in (("int16", 9, 200, 203, 3), ("int16", 9, 100, 101, 5),
+                                        ("int32", 7, 130, 133, 1), ("int32", 7, 130, 135, 0)):
+        base = _aligned(4096, dtype, rng=rng)
+        out = _aligned(4096, dtype, fill=77)
+        _check(out, _rows(out, dmis, rows, n, pitch), _rows(base, 1, rows, n, n), True, kernels)
+    classes = {k.small_extents[-1] for k in kernels._entries if k.aligned_pointers}
+    assert classes == {128, 256}
+    sources = [str(e.kernel.source) for e in kernels._entries.values()]
+    assert all("cp.async.bulk.prefetch.L2" in s for s in sources)
