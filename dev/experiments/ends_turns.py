@@ -33,7 +33,8 @@ FAMILY = [("int8", 24, 3), ("int8", 120, 5), ("int8", 500, 7),
           ("int16", 8, 1), ("int16", 24, 3), ("int16", 56, 3), ("int16", 120, 2), ("int16", 254, 2), ("int16", 500, 3),
           ("int32", 8, 1), ("int32", 24, 3), ("int32", 56, 3), ("int32", 120, 3), ("int32", 250, 2),
           ("int64", 8, 1), ("int64", 24, 1), ("int64", 60, 3),
-          ("int16", 70, 3), ("int16", 130, 3), ("int16", 200, 3), ("int32", 70, 3), ("int32", 130, 3), ("int32", 200, 3)]
+          ("int16", 70, 3), ("int16", 130, 3), ("int16", 200, 3),
+          ("int32", 70, 3), ("int32", 130, 3), ("int32", 200, 3)]
 """(dtype, row elements n, pad): rows of n elements into rows of n + pad, starting 1
 element into the padded row. From index 17, rows of 65-256 elements (copy_'s realign key
 classes them by 128 and 256, `copy_key.REALIGN_ROW_CLASS`; rows45)."""
