@@ -37,7 +37,7 @@ TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tile
                 "tiles_interleave", "tiles_rounds", "tiles_row_step", "tiles_rotate", "box_lanes", "box_grain", "box_pitch",
                 "box_depth", "box_ring", "box_carry", "box_prefetch", "box_slot32", "box_l1", "tiles_merge",
                 "tiles_merge_banks", "tiles_short", "realign_flat", "magic64", "narrow32", "realign_chunks", "div32",
-                "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes")
+                "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "tiles_mirror")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -78,7 +78,8 @@ rows cover in part, `realign_prefetch=`, the `tile` pass's option, default
 `passes/_realign_tile.prefetch_rule`; whether gather copies load their sources unmasked, in bounds by
 construction, `inbounds=`, the `tile` pass's option, default `passes/_gather_tile.inbounds_rule`; the largest
 element a `box<tiles>` copy takes, `tiles_bytes=`, the `copy-strategy` pass's option, default
-`passes/_copy_cost.TILES_BYTES`): benchmarks and experiments compare
+`passes/_copy_cost.TILES_BYTES`; the runs of a `box<tiles>` copy over the source's contiguous mode and the mode
+continuing it, `tiles_mirror=` (bytes), the `tile` pass's option, default `passes/_copy_cost.TILES_MIRROR`: none): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""
@@ -124,6 +125,7 @@ class Routes:
     realign_prefetch: int | None = None
     inbounds: int | None = None
     tiles_bytes: int | None = None
+    tiles_mirror: int | None = None
 
     def tuning(self) -> dict:
         """The tuning values set (not None), by name."""

@@ -669,6 +669,30 @@ def tiles_short_run(facts: CopyFacts) -> int | None:
     return None if n is None else -(-n * facts.src_bytes // CHUNK_BYTES) * CHUNK_BYTES
 
 
+TILES_MIRROR = 0
+"""The runs (bytes) of a `tiles` box that merges the source's contiguous mode `W` with the
+mode continuing its run into one mode `W'` (`tiles_mirror_mode`, the mirror of
+`tiles_merged`; the `tile` pass's option `tiles_mirror=R`, 0: none, the default): its
+source runs `R` bytes of `W'` (longer than a short `W`), each destination row's start
+the sum of its `W'` step's digits times their destination strides. Off: not measured
+faster (benchmarks/NOTES.md, mirror45)."""
+
+
+def tiles_mirror_mode(facts: CopyFacts) -> tuple[int, int] | None:
+    """(w, m) where the mode `m` continues the source's contiguous mode `w` (`W` known
+    exactly, `m`'s source stride statically `W`'s extent, `m` neither `w` nor the
+    destination's contiguous mode `D`, the last): `W` and `m` are one source run of
+    `n_W n_m` elements (a `tiles_mirror` box's `W'`, `W` the lower digit); None
+    otherwise."""
+    d = facts.rank - 1
+    ms = facts.modes
+    w = next((k for k, m in enumerate(ms) if _static(m.src_stride) == 1), None)
+    if w is None or w == d or not ms[w].exact or ms[w].bound is None:
+        return None
+    m = next((k for k, x in enumerate(ms) if k not in (w, d) and _static(x.src_stride) == ms[w].bound), None)
+    return None if m is None else (w, m)
+
+
 def tiles_merged(facts: CopyFacts, most: int = TILES_MERGE_BYTES) -> tuple[int, ...] | None:
     """The modes a `tiles` box merges into its destination mode `D'` (`TILES_MERGE_BYTES`):
     source elements of at most `most` bytes, the modes after the source's contiguous

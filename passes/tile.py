@@ -33,8 +33,8 @@ from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TIL
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_grain_of, tiles_lines_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
                         tiles_filled_threads, tiles_rotated)
-from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_SHORT_BYTES, box_flavour, copy_facts,
-                         _static, tiles_merged, tiles_merged_run, tiles_short_run,
+from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_MIRROR, TILES_SHORT_BYTES,
+                         box_flavour, copy_facts, _static, tiles_merged, tiles_merged_run, tiles_mirror_mode, tiles_short_run,
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
@@ -350,6 +350,12 @@ class TilePass(ModulePass):
                      source-contiguous mode is short, its runs that mode whole
                      (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
                      `tiles_short` must agree).
+      tiles_mirror=R the runs (bytes, a multiple of 16 up to 2048; 0 none, the default:
+                     `_copy_cost.TILES_MIRROR`) of a `box<tiles>` copy over the source's
+                     contiguous mode and the mode continuing its run as one mode
+                     (`_copy_cost.tiles_mirror_mode`; each destination row's start
+                     from its step's digits), where it fits (lanes along a row, one
+                     tile a block, not merged, interleaved nor spread over rounds).
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -451,6 +457,7 @@ class TilePass(ModulePass):
     tiles_merge_banks: int = int(TILES_MERGE_BANKS)
     tiles_fill: int = int(TILES_FILL)
     tiles_short: int = TILES_SHORT_BYTES
+    tiles_mirror: int = TILES_MIRROR
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -486,6 +493,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if self.tiles_lines not in (None, 0, 1, 2, 3):
             raise TilecError(f"tile: tiles_lines={self.tiles_lines} must be 0, 1, 2 or 3")
+        if self.tiles_mirror and (self.tiles_mirror % 16 or not 16 <= self.tiles_mirror <= 2048):
+            raise TilecError(f"tile: tiles_mirror={self.tiles_mirror} must be 0 or a multiple of 16 in [16, 2048]")
         for name in ("tiles_merge", "tiles_short"):
             if not 0 <= getattr(self, name) <= 8:
                 raise TilecError(f"tile: {name}={getattr(self, name)} must be in [0, 8]")
@@ -712,7 +721,9 @@ class TilePass(ModulePass):
         smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem, self.box_depth)
         # a short W's runs take it whole (`_copy_cost.TILES_SHORT_BYTES`)
         short_run = tiles_short_run(facts) if facts is not None and flavour == "tiles" else None
-        run = self.tiles_run or short_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
+        # runs over W and the mode continuing it (`tiles_mirror`): the launch takes them where it fits
+        mirror = self.tiles_mirror if facts is not None and flavour == "tiles" and tiles_mirror_mode(facts) else 0
+        run = mirror or self.tiles_run or short_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
         # the grain: the option's, else the rule's (a merged box's `TILES_MERGE_GRAIN`) where
         # the box and the threads fit it
         merged = facts is not None and flavour == "tiles" and tiles_merged(facts, self.tiles_merge) is not None
@@ -745,7 +756,7 @@ class TilePass(ModulePass):
         if flavour == "tiles" and self.tiles_fill & 2 and not self.threads and lanes and depth == 1:
             # the rows' trips filled (`TILES_FILL` bit 2) where a block's rows are W whole, known
             mw = next(m for m in facts.modes if _static(m.src_stride) == 1)
-            whole = short_run or (merged and not self.tiles_run and mw.exact and mw.bound is not None
+            whole = (short_run and not mirror) or (merged and not self.tiles_run and mw.exact and mw.bound is not None
                                   and tiles_merged_run(facts.src_bytes, mw.bound) is not None)
             if whole and mw.exact and mw.bound is not None:
                 threads = tiles_filled_threads(mw.bound, lanes, grain, threads)
@@ -788,7 +799,7 @@ class TilePass(ModulePass):
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry,
                          lines_bits, bool(self.tiles_merge_banks), self.tiles_fill, self.box_prefetch,
                          None if self.box_slot32 is None else bool(self.box_slot32),
-                         None if self.box_l1 is None else bool(self.box_l1))
+                         None if self.box_l1 is None else bool(self.box_l1), mirror)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)
