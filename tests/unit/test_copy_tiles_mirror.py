@@ -5,7 +5,7 @@ bytes, each destination row's start from its `W'` step's digits. The mode found 
 strided set's 29 kind; then through `tilec.copy_`'s compiled kernel on the CPU reference
 executor against NumPy, bit for bit, every byte around dst poisoned: the 29 kind (f16 ->
 bf16, W of 42) with runs cutting `W'` between digits and a last short tile, a small box
-(several tiles along `D`), f16 without conversion and f16 -> f32; each a
+(several tiles along `D`), `M` past the extents a plan states exactly, f16 without conversion and f16 -> f32; each a
 kernel other than the one without the option."""
 
 from __future__ import annotations
@@ -41,13 +41,15 @@ def _cases(rng):
         # W' = 42 x 15 = 630 in runs of 64 (the last short), a 16 KiB box: tiles along D
         ("29 kind, 16 KiB box", f16((2, 75, 3, 5, 42)).transpose(4, 2, 3, 0, 1), "bfloat16", 128, 16384),
         ("29 kind, runs 512", f16((3, 41, 2, 7, 42)).transpose(4, 2, 3, 0, 1), "bfloat16", 512, None),
+        # M of 70 (past `SMALL_EXTENT`: a run-time extent, W' = 42 M on the host), D = 150
+        ("29 kind, M run-time", f16((5, 30, 70, 42)).transpose(3, 2, 0, 1), "bfloat16", 512, None),
         # f16 not converting (W of 37: runs of 74 bytes), and f16 -> f32 (W of 42)
         ("f16", f16((3, 50, 7, 37)).transpose(3, 2, 0, 1), None, 96, 8192),
         ("f16 -> f32", f16((2, 60, 5, 42)).transpose(3, 2, 0, 1), "float32", 64, 8192),
     ]
 
 
-@pytest.mark.parametrize("i", range(5))
+@pytest.mark.parametrize("i", range(6))
 def test_mirrored_tiles_box_copies_exactly(routes, i, nvrtc_available):
     """Every destination element written once, exactly, nothing around it."""
     if not nvrtc_available:
