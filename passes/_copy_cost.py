@@ -670,12 +670,12 @@ def tiles_short_run(facts: CopyFacts) -> int | None:
 
 
 TILES_MIRROR = 0
-"""The runs (bytes) of a `tiles` box that merges the source's contiguous mode `W` with the
-mode continuing its run into one mode `W'` (`tiles_mirror_mode`, the mirror of
-`tiles_merged`; the `tile` pass's option `tiles_mirror=R`, 0: none, the default): its
-source runs `R` bytes of `W'` (longer than a short `W`), each destination row's start
-the sum of its `W'` step's digits times their destination strides. Off: not measured
-faster (benchmarks/NOTES.md, mirror45)."""
+"""The runs (bytes; 0 none) of a `tiles` box whose short source-contiguous mode `W`
+(`tiles_short_run`) a mode continues (`tiles_mirror_mode`, the mirror of `tiles_merged`):
+`W` and that mode as one mode `W'` of the box, its source runs `R` bytes of `W'` (longer
+than `W` whole), each destination row's start the sum of its `W'` step's digits times
+their destination strides (the `tile` pass's option `tiles_mirror=R` forces it, 0 none).
+Off: not measured faster (benchmarks/NOTES.md, mirror45)."""
 
 
 def tiles_mirror_mode(facts: CopyFacts) -> tuple[int, int] | None:

@@ -350,12 +350,14 @@ class TilePass(ModulePass):
                      source-contiguous mode is short, its runs that mode whole
                      (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
                      `tiles_short` must agree).
-      tiles_mirror=R the runs (bytes, a multiple of 16 up to 2048; 0 none, the default:
-                     `_copy_cost.TILES_MIRROR`) of a `box<tiles>` copy over the source's
-                     contiguous mode and the mode continuing its run as one mode
-                     (`_copy_cost.tiles_mirror_mode`; each destination row's start
-                     from its step's digits), where it fits (lanes along a row, one
-                     tile a block, not merged, interleaved nor spread over rounds).
+      tiles_mirror=R the runs (bytes, a multiple of 16 up to 2048; 0 none) of a
+                     `box<tiles>` copy over the source's contiguous mode and the mode
+                     continuing its run as one mode (`_copy_cost.tiles_mirror_mode`;
+                     each destination row's start from its step's digits), where it
+                     fits (lanes along a row, one tile a block, not merged,
+                     interleaved nor spread over rounds); default the rule's:
+                     `_copy_cost.TILES_MIRROR` where the source-contiguous mode is
+                     short (`tiles_short_run`), else none.
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -457,7 +459,7 @@ class TilePass(ModulePass):
     tiles_merge_banks: int = int(TILES_MERGE_BANKS)
     tiles_fill: int = int(TILES_FILL)
     tiles_short: int = TILES_SHORT_BYTES
-    tiles_mirror: int = TILES_MIRROR
+    tiles_mirror: int | None = None
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -493,7 +495,7 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if self.tiles_lines not in (None, 0, 1, 2, 3):
             raise TilecError(f"tile: tiles_lines={self.tiles_lines} must be 0, 1, 2 or 3")
-        if self.tiles_mirror and (self.tiles_mirror % 16 or not 16 <= self.tiles_mirror <= 2048):
+        if self.tiles_mirror is not None and self.tiles_mirror and (self.tiles_mirror % 16 or not 16 <= self.tiles_mirror <= 2048):
             raise TilecError(f"tile: tiles_mirror={self.tiles_mirror} must be 0 or a multiple of 16 in [16, 2048]")
         for name in ("tiles_merge", "tiles_short"):
             if not 0 <= getattr(self, name) <= 8:
@@ -721,8 +723,10 @@ class TilePass(ModulePass):
         smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem, self.box_depth)
         # a short W's runs take it whole (`_copy_cost.TILES_SHORT_BYTES`)
         short_run = tiles_short_run(facts) if facts is not None and flavour == "tiles" else None
-        # runs over W and the mode continuing it (`tiles_mirror`): the launch takes them where it fits
-        mirror = self.tiles_mirror if facts is not None and flavour == "tiles" and tiles_mirror_mode(facts) else 0
+        # runs over W and the mode continuing it (`tiles_mirror`; the rule's `TILES_MIRROR` where W
+        # is short): the launch takes them where it fits
+        asked = self.tiles_mirror if self.tiles_mirror is not None else (TILES_MIRROR if short_run else 0)
+        mirror = asked if facts is not None and flavour == "tiles" and tiles_mirror_mode(facts) else 0
         run = mirror or self.tiles_run or short_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
         # the grain: the option's, else the rule's (a merged box's `TILES_MERGE_GRAIN`) where
         # the box and the threads fit it
