@@ -2328,7 +2328,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                         if mirrored is not None:
                             # each run at its own residue: its chunk's box addresses its own
                             r0 = k.addi(k.subi(first, ds), k.muli(ci0, cvd))
-                            own = [t.box_addr(q, k.addi(r0, c(e_))) for e_ in range(vd)]
+                            own = [k.kept(t.box_addr(q, k.addi(r0, c(e_)))) for e_ in range(vd)]
                             with k.loop(ci0, c(cpd), c(per)) as ci:
                                 cs = k.addi(first, k.muli(ci, cvd))
                                 with k.when(k.cmp("slt", cs, end)):
