@@ -494,6 +494,28 @@ def tiles_phase2(e: int, dst_e: int | None = None) -> tuple[int, int]:
     return 16, 8 if e in TILES_STAGE8_BYTES else TILES_STAGE
 
 
+TILES_MIRROR_STAGE = 16
+"""The phase-1 chunks (bytes) of a `tiles` box over `W'` (`_copy_cost.TILES_MIRROR`), where
+the `tile` option `tiles_stage` does not say: its runs are 512 bytes, not a short `W`, and
+16-byte chunks halve their (run, chunk) pairs. H200 in turns (benchmarks/NOTES.md, p2945):
+29 with runs of 512 x1.094 of the tree at 16 bytes, x1.059 at 8."""
+
+
+def tiles_mirror_misfit(lanes: int, interleave: bool, merged: bool, depth: int, rounds: bool,
+                        lines: int) -> str | None:
+    """Why a `tiles` box with `lanes` lanes along a row (0: none), interleaved or not,
+    merged or not, `depth` tiles a block, spread over rounds or not and `lines`
+    (`TILES_LINES`'s bits) cannot take `W'` (`tiles_launch`'s `mirror`); None where it can."""
+    if not lanes:
+        return "lanes across rows (tiles_lanes=0)"
+    for bad, what in ((interleave, "interleaved slots"), (merged, "a merged destination mode"),
+                      (depth > 1, f"{depth} tiles a block"), (rounds, "tiles spread over rounds"),
+                      (bool(lines & 2), "phase 2 by lines")):
+        if bad:
+            return what
+    return None
+
+
 TILES_SM_THREADS = 1024
 """Threads a multiprocessor a `tiles` box with `TILES_LANES` > 0 is compiled to hold at
 least (`tilec.min_blocks`: 2 blocks of 512 threads, 64 registers a thread): its phase
@@ -1836,8 +1858,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     holds no chunk's rows of such runs (the default runs then).
 
     With `mirror` R > 0 (`_copy_cost.TILES_MIRROR`), where a mode `M` continues the
-    source's run over `W` (`tiles_mirror_mode`; lanes along a row, one tile a block, not
-    merged, interleaved, spread over rounds nor phase 2 by lines), `W` and `M` are one
+    source's run over `W` (`tiles_mirror_mode`; where `tiles_mirror_misfit` finds none, else
+    a `ValueError`), `W` and `M` are one
     mode `W'` of the box (`n_W n_M` steps, source stride 1; `M` leaves the grid), its runs
     `R` bytes: phase 1 as above, but destination run `q` of a tile starting at `W'` step
     `o` starts at the digits of `o + q` (`(o + q) mod n_W` along `W`, `(o + q) / n_W`
@@ -1903,9 +1925,11 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     # `merge`: the destination's modes after W as one mode D' (`_copy_cost.tiles_merged`)
     group = tiles_merged(facts, merge) if lanes_along and not interleave else None
     # `mirror`: W and the mode continuing its source run as one mode W' (`tiles_mirror_mode`)
-    mirrored = tiles_mirror_mode(facts) if (mirror and lanes_along and not interleave and group is None
-                                            and depth == 1 and not rounds and not store_lines) else None
+    mirrored = tiles_mirror_mode(facts) if mirror else None
     if mirrored is not None:
+        misfit = tiles_mirror_misfit(lanes_along, interleave, group is not None, depth, rounds, by_lines)
+        if misfit:
+            raise ValueError(f"a tiles box over W' (mirror={mirror}) does not fit {misfit}")
         run = mirror
     if l1 is None:  # `BOX_L1`: a tiles box's 16-byte chunks through L1, but over a merged D'
         l1 = "tiles" in BOX_L1 and group is None

@@ -669,13 +669,16 @@ def tiles_short_run(facts: CopyFacts) -> int | None:
     return None if n is None else -(-n * facts.src_bytes // CHUNK_BYTES) * CHUNK_BYTES
 
 
-TILES_MIRROR = 0
+TILES_MIRROR = 512
 """The runs (bytes; 0 none) of a `tiles` box whose short source-contiguous mode `W`
 (`tiles_short_run`) a mode continues (`tiles_mirror_mode`, the mirror of `tiles_merged`):
 `W` and that mode as one mode `W'` of the box, its source runs `R` bytes of `W'` (longer
-than `W` whole), each destination row's start the sum of its `W'` step's digits times
-their destination strides (the `tile` pass's option `tiles_mirror=R` forces it, 0 none).
-Off: not measured faster (benchmarks/NOTES.md, mirror45)."""
+than `W` whole: 1.035 times the read sectors at random residues against 1.36 for 29's 84
+bytes), each destination row's start the sum of its `W'` step's digits times their
+destination strides (the `tile` pass's option `tiles_mirror=R` forces it, 0 none). H200 in
+turns (benchmarks/NOTES.md, p2945), the strided set's 29 (f16 -> bf16, `W` of 42 continued
+by 299): 0.781 of cudaMemcpy -> 0.854 (x1.094, 16-byte phase-1 chunks,
+`_box_tile.TILES_MIRROR_STAGE`); runs of 256 x1.084, of 1024 x0.69 (tiles of 56 steps of `D`)."""
 
 
 def tiles_mirror_mode(facts: CopyFacts) -> tuple[int, int] | None:

@@ -28,6 +28,7 @@ from tilec.support.target import target_of as module_target
 from tilec.dialects.layout_ptr import AddPtrOp
 
 from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_FILL, TILES_GRAIN, TILES_MERGE_BANKS,
+                        TILES_MIRROR_STAGE, tiles_mirror_misfit,
                         TILES_MERGE_DEPTH, TILES_MERGE_DEPTH_SMEM, TILES_MERGE_GRAIN,
                         TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
@@ -354,10 +355,12 @@ class TilePass(ModulePass):
                      `box<tiles>` copy over the source's contiguous mode and the mode
                      continuing its run as one mode (`_copy_cost.tiles_mirror_mode`;
                      each destination row's start from its step's digits), where it
-                     fits (lanes along a row, one tile a block, not merged,
-                     interleaved nor spread over rounds); default the rule's:
-                     `_copy_cost.TILES_MIRROR` where the source-contiguous mode is
-                     short (`tiles_short_run`), else none.
+                     fits (`_box_tile.tiles_mirror_misfit`: lanes along a row, one
+                     tile a block, not merged, interleaved, spread over rounds nor
+                     stored by lines), its phase 1 by `TILES_MIRROR_STAGE`-byte
+                     chunks unless tiles_stage says; default the rule's:
+                     `_copy_cost.TILES_MIRROR` (512) where the source-contiguous
+                     mode is short (`tiles_short_run`), else none.
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -723,17 +726,27 @@ class TilePass(ModulePass):
         smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem, self.box_depth)
         # a short W's runs take it whole (`_copy_cost.TILES_SHORT_BYTES`)
         short_run = tiles_short_run(facts) if facts is not None and flavour == "tiles" else None
-        # runs over W and the mode continuing it (`tiles_mirror`; the rule's `TILES_MIRROR` where W
-        # is short): the launch takes them where it fits
-        asked = self.tiles_mirror if self.tiles_mirror is not None else (TILES_MIRROR if short_run else 0)
-        mirror = asked if facts is not None and flavour == "tiles" and tiles_mirror_mode(facts) else 0
-        run = mirror or self.tiles_run or short_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
         # the grain: the option's, else the rule's (a merged box's `TILES_MERGE_GRAIN`) where
         # the box and the threads fit it
         merged = facts is not None and flavour == "tiles" and tiles_merged(facts, self.tiles_merge) is not None
         # tiles a block: the option's, else a merged box's rule (`TILES_MERGE_DEPTH`, its boxes
         # `TILES_MERGE_DEPTH_SMEM` each where the box is not asked), else one
         depth = self.tiles_depth or (TILES_MERGE_DEPTH if merged else TILES_DEPTH)
+        # runs over W and the mode continuing it (`tiles_mirror`; the rule's `TILES_MIRROR` where W
+        # is short), where the box fits them (`tiles_mirror_misfit`)
+        mirror = 0
+        if facts is not None and flavour == "tiles" and tiles_mirror_mode(facts) is not None:
+            lanes0 = tiles_phase2(facts.src_bytes, facts.dst_bytes if facts.converts else None)[0]
+            misfit = tiles_mirror_misfit(
+                lanes0 if self.tiles_lanes is None else self.tiles_lanes,
+                bool(self.tiles_interleave) if self.tiles_interleave is not None else tiles_interleaved(facts.src_bytes),
+                merged,
+                depth, bool(self.tiles_rounds), tiles_lines_of(facts.src_bytes, self.tiles_lines))
+            if self.tiles_mirror and misfit:
+                raise TilecError(f"tile: tiles_mirror={self.tiles_mirror} does not fit {misfit}", op=copy)
+            asked = self.tiles_mirror if self.tiles_mirror is not None else (TILES_MIRROR if short_run else 0)
+            mirror = 0 if misfit else asked
+        run = mirror or self.tiles_run or short_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
         if merged and self.tiles_depth is None and depth > 1 and not self.box_smem:
             smem = TILES_MERGE_DEPTH_SMEM
         tiles_grain = self.tiles_grain or (TILES_MERGE_GRAIN if merged else tiles_grain_of(
@@ -756,7 +769,7 @@ class TilePass(ModulePass):
         grain = max(tiles_grain, 16) // facts.dst_bytes
         lanes, stage = tiles_phase2(facts.src_bytes, facts.dst_bytes if facts.converts else None)
         lanes = lanes if self.tiles_lanes is None else self.tiles_lanes
-        stage = stage if self.tiles_stage is None else self.tiles_stage
+        stage = (TILES_MIRROR_STAGE if mirror else stage) if self.tiles_stage is None else self.tiles_stage
         if flavour == "tiles" and self.tiles_fill & 2 and not self.threads and lanes and depth == 1:
             # the rows' trips filled (`TILES_FILL` bit 2) where a block's rows are W whole, known
             mw = next(m for m in facts.modes if _static(m.src_stride) == 1)

@@ -1,10 +1,12 @@
 """On an H100/H200: `box<tiles>` over the source's contiguous mode and the mode continuing
-its run as one mode `W'` (`tile{tiles_mirror=R}`, `_copy_cost.TILES_MIRROR`, off) through
-`tilec.copy_` on PyTorch tensors: the strided set's 29 kind (f16 -> bf16, W of 42), scaled,
+its run as one mode `W'` (`tile{tiles_mirror=R}`, `_copy_cost.TILES_MIRROR`: the rule's
+where `W` is short) through `tilec.copy_` on PyTorch tensors: the strided set's 29 kind
+(f16 -> bf16, W of 42), scaled, at the rule's (runs of 512, 16-byte phase-1 chunks) and
 with runs of 256, 512 and 1024 bytes (tiles cutting `W'` between its digits, a last short
-tile), at element offsets, 16-byte phase-1 chunks and 8 lanes a row; f16 and f16 -> f32.
-The destination's buffer poisoned and compared with PyTorch's `copy_` bit for bit (nothing
-around the view written); each copy twice (the second through the cached launcher)."""
+tile, `M` a run-time extent), 8-byte chunks and 8 lanes a row, at element offsets; f16
+and f16 -> f32. The destination's buffer poisoned and compared with PyTorch's `copy_` bit
+for bit (nothing around the view written); each copy twice (the second through the cached
+launcher)."""
 
 from __future__ import annotations
 
@@ -14,10 +16,11 @@ pytestmark = [pytest.mark.gpu, pytest.mark.torch]
 
 CASES = [
     # (source base shape, permutation, source dtype, destination dtype, offsets, routes)
+    ((69, 18, 13, 42), (3, 2, 0, 1), "float16", "bfloat16", 0, 0, {}),  # the rule's: runs of 512, 16-byte chunks
     ((69, 18, 13, 42), (3, 2, 0, 1), "float16", "bfloat16", 0, 0, {"tiles_mirror": 256}),  # W' 546, D 1242
     ((69, 18, 13, 42), (3, 2, 0, 1), "float16", "bfloat16", 3, 5, {"tiles_mirror": 512}),
     ((181, 69, 23, 42), (3, 2, 0, 1), "float16", "bfloat16", 1, 7, {"tiles_mirror": 1024}),
-    ((69, 18, 13, 42), (3, 2, 0, 1), "float16", "bfloat16", 3, 5, {"tiles_mirror": 512, "tiles_stage": 16}),
+    ((69, 18, 13, 42), (3, 2, 0, 1), "float16", "bfloat16", 3, 5, {"tiles_mirror": 512, "tiles_stage": 8}),
     ((69, 18, 13, 42), (3, 2, 0, 1), "float16", "bfloat16", 2, 1, {"tiles_mirror": 512, "tiles_lanes": 8}),
     ((300, 7, 11, 37), (3, 2, 0, 1), "float16", "float16", 5, 1, {"tiles_mirror": 256}),
     ((300, 7, 11, 42), (3, 2, 0, 1), "float16", "float32", 1, 2, {"tiles_mirror": 256}),

@@ -6,7 +6,7 @@ strided set's 29 kind; then through `tilec.copy_`'s compiled kernel on the CPU r
 executor against NumPy, bit for bit, every byte around dst poisoned: the 29 kind (f16 ->
 bf16, W of 42) with runs cutting `W'` between digits and a last short tile, a small box
 (several tiles along `D`), `M` past the extents a plan states exactly, f16 without conversion and f16 -> f32; each a
-kernel other than the one without the option."""
+kernel other than the one without it (`tiles_mirror=0`)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_mirrored_tiles_box_copies_exactly(routes, i, nvrtc_available):
     key = plan_copy(_operand(view(base), dst_dtype), _operand(src, None)).key
     assert key_strategy(key) == "box<tiles>", name
     box = {"box_smem": smem} if smem else {}
-    routes(**box)
+    routes(tiles_mirror=0, **box)
     plain = CopyKernels(arch="sm_90", disk=False).get(key).kernel.source
     routes(tiles_mirror=run, **box)
     kernels = CopyKernels(arch="sm_90", disk=False)
