@@ -79,7 +79,8 @@ rows cover in part, `realign_prefetch=`, the `tile` pass's option, default
 construction, `inbounds=`, the `tile` pass's option, default `passes/_gather_tile.inbounds_rule`; the largest
 element a `box<tiles>` copy takes, `tiles_bytes=`, the `copy-strategy` pass's option, default
 `passes/_copy_cost.TILES_BYTES`; the runs of a `box<tiles>` copy over the source's contiguous mode and the mode
-continuing it, `tiles_mirror=` (bytes), the `tile` pass's option, default `passes/_copy_cost.TILES_MIRROR`: none): benchmarks and experiments compare
+continuing it, `tiles_mirror=` (bytes, 0 none), the `tile` pass's option, default `passes/_copy_cost.TILES_MIRROR`
+where that mode is short): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""
