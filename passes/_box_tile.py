@@ -80,8 +80,9 @@ from ._gather_tile import fast_divisor
 from tilec.support.target import target_of
 
 from ._box_banks import rows_most_step, rows_pitch, rows_runs, rows_steps
-from ._copy_cost import (BOX_SMEM, TILES_MERGE_BYTES, CopyFacts, Value, _static, box_pitch, span_rows, tiles_in_rounds,
-                         tiles_merged, tiles_merged_run, tiles_shape, tiles_slots, value_bound)
+from ._copy_cost import (BOX_SMEM, TILES_MERGE_BYTES, TILES_MIRROR, CopyFacts, Value, _static, box_pitch, span_rows,
+                         tiles_in_rounds, tiles_merged, tiles_merged_run, tiles_mirror_mode, tiles_shape, tiles_slots,
+                         value_bound)
 
 index = IndexType()
 
@@ -491,6 +492,28 @@ def tiles_phase2(e: int, dst_e: int | None = None) -> tuple[int, int]:
     if e == 1 and not (dst_e is not None and dst_e > 1):
         return TILES_LANES, TILES_STAGE
     return 16, 8 if e in TILES_STAGE8_BYTES else TILES_STAGE
+
+
+TILES_MIRROR_STAGE = 16
+"""The phase-1 chunks (bytes) of a `tiles` box over `W'` (`_copy_cost.TILES_MIRROR`), where
+the `tile` option `tiles_stage` does not say: its runs are 512 bytes, not a short `W`, and
+16-byte chunks halve their (run, chunk) pairs. H200 in turns (benchmarks/NOTES.md, p2945):
+29 with runs of 512 x1.094 of the tree at 16 bytes, x1.059 at 8."""
+
+
+def tiles_mirror_misfit(lanes: int, interleave: bool, merged: bool, depth: int, rounds: bool,
+                        lines: int) -> str | None:
+    """Why a `tiles` box with `lanes` lanes along a row (0: none), interleaved or not,
+    merged or not, `depth` tiles a block, spread over rounds or not and `lines`
+    (`TILES_LINES`'s bits) cannot take `W'` (`tiles_launch`'s `mirror`); None where it can."""
+    if not lanes:
+        return "lanes across rows (tiles_lanes=0)"
+    for bad, what in ((interleave, "interleaved slots"), (merged, "a merged destination mode"),
+                      (depth > 1, f"{depth} tiles a block"), (rounds, "tiles spread over rounds"),
+                      (bool(lines & 2), "phase 2 by lines")):
+        if bad:
+            return what
+    return None
 
 
 TILES_SM_THREADS = 1024
@@ -1011,7 +1034,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_columns: bool = TILES_COLUMNS, carry: int | None = None,
                tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS,
                tiles_fill: int = TILES_FILL, prefetch: int | None = None, slot32: bool | None = None,
-               l1: bool | None = None) -> list[Operation]:
+               l1: bool | None = None, tiles_mirror: int = TILES_MIRROR) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1024,13 +1047,14 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     `BOX_SLOT32`'s flavours), phase 1's `cp.async` through L1 where `l1` says (None: `BOX_L1`'s), a `tiles`
     box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
     `tiles_rotated`), a merged one's phase-2 reads by bank as `tiles_merge_banks` says
-    (`TILES_MERGE_BANKS`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
+    (`TILES_MERGE_BANKS`), its runs over `W` and the mode continuing it as `tiles_mirror` says
+    (`TILES_MIRROR`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
                             tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks, tiles_fill,
-                            l1)
+                            l1, tiles_mirror)
     stage_async = stage == "async"
     l2_prefetch = (BOX_PREFETCH.get(flavour) if prefetch is None else prefetch) or None
     # a flat, span or rows box's runs at their source addresses modulo 32 bytes (`BOX_SLOT32`)
@@ -1772,7 +1796,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  row_step: int = TILES_ROW_STEP, rotate: bool = False,
                  merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS,
                  by_lines: int = TILES_LINES, merge_banks: bool = TILES_MERGE_BANKS,
-                 fill: int = TILES_FILL, l1: bool | None = None) -> list[Operation]:
+                 fill: int = TILES_FILL, l1: bool | None = None, mirror: int = TILES_MIRROR) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1833,6 +1857,15 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     (`_copy_cost.tiles_merged_run`) unless `run` is given or the box (a small `box_smem`)
     holds no chunk's rows of such runs (the default runs then).
 
+    With `mirror` R > 0 (`_copy_cost.TILES_MIRROR`), where a mode `M` continues the
+    source's run over `W` (`tiles_mirror_mode`; where `tiles_mirror_misfit` finds none, else
+    a `ValueError`), `W` and `M` are one
+    mode `W'` of the box (`n_W n_M` steps, source stride 1; `M` leaves the grid), its runs
+    `R` bytes: phase 1 as above, but destination run `q` of a tile starting at `W'` step
+    `o` starts at the digits of `o + q` (`(o + q) mod n_W` along `W`, `(o + q) / n_W`
+    along `M`) times their destination strides, so its residue mod `V_d` does not repeat
+    from run to run: phase 2 computes each run's `V_d` box addresses for its chunk.
+
     With `rounds` (`TILES_ROUNDS`), where the launch asks its blocks a multiprocessor
     (lanes along a row), one tile a block and the Target knows its multiprocessors: the
     tiles along `D` are `_copy_cost.tiles_in_rounds` of those of the box's `Dt` (the
@@ -1891,6 +1924,13 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     md = facts.modes[d]
     # `merge`: the destination's modes after W as one mode D' (`_copy_cost.tiles_merged`)
     group = tiles_merged(facts, merge) if lanes_along and not interleave else None
+    # `mirror`: W and the mode continuing its source run as one mode W' (`tiles_mirror_mode`)
+    mirrored = tiles_mirror_mode(facts) if mirror else None
+    if mirrored is not None:
+        misfit = tiles_mirror_misfit(lanes_along, interleave, group is not None, depth, rounds, by_lines)
+        if misfit:
+            raise ValueError(f"a tiles box over W' (mirror={mirror}) does not fit {misfit}")
+        run = mirror
     if l1 is None:  # `BOX_L1`: a tiles box's 16-byte chunks through L1, but over a merged D'
         l1 = "tiles" in BOX_L1 and group is None
     l1 = l1 and sv * e == CHUNK
@@ -1900,6 +1940,12 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     host_block, host, extents, smis, dmis, sreach, src, dst = _host_views(facts, elem, smem, delem)
     extents = list(extents)
     n_d = md.bound if md.exact else None
+    if mirrored is not None:
+        wm = mirrored[1]
+        n_lo = modes[w].bound  # W, the lower digit of W' (known exactly)
+        mm = modes[wm]
+        n_hi = mm.bound if mm.exact and mm.bound is not None else _static(extents[wm])
+        extents[w] = n_lo * n_hi if n_hi is not None else host.muli(host.c(n_lo), host.val(extents[wm]))
     if group is not None:
         known = [_static(extents[m]) for m in group]
         if None in known:
@@ -1929,7 +1975,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     box_elems = (dt + ge - 1) * (pb + (-(-sv // vd) if swz else 0)) + (2 * v if swz else 0)
     box_elems = -(-box_elems // v) * v if depth > 1 else box_elems
     # the block's coordinates: tiles of D fastest, then of W, then the other modes
-    grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d, *(group or ()))]
+    grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d, *(group or ()), *(mirrored or ()))]
     per_sm = blocks_per_sm or max(1, TILES_SM_THREADS // threads)
     dtv: Value = dt  # the steps of D a tile takes (`rounds`: spread over whole rounds)
     slots = tiles_slots(target_of(copy), threads, per_sm, box_elems * e) if rounds and swz and depth == 1 else 0
@@ -1975,6 +2021,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         for m, o in origin.items():
             if view == "s" and group is not None and m == d:
                 continue  # D' steps' source offsets: the run table (`phase0`)
+            if view == "d" and mirrored is not None and m == w:
+                continue  # W' steps' destination offsets: their digits (`phase2`'s `row`)
             s = modes[m].src_stride if view == "s" else modes[m].dst_stride
             if _static(s) != 0:
                 acc = k.addi(acc, k.muli(o, k.val(s)))
@@ -2230,7 +2278,13 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             """(ds, rs, re, first, end) of destination run `q`: where the tile's range
             starts, the row's start and end, the tile's first chunk, the end of the grains
             starting in the range."""
-            ds = k.addi(dorig, k.muli(q, dsw))
+            if mirrored is None:
+                ds = k.addi(dorig, k.muli(q, dsw))
+            else:  # W' step ow + q: its digits along W (n_lo) and M
+                x = k.addi(ow, q)
+                hi = k.divui(x, c(n_lo))
+                lo = k.subi(x, k.muli(hi, c(n_lo)))
+                ds = k.addi(k.addi(dorig, k.muli(lo, dsw)), k.muli(hi, k.val(modes[mirrored[1]].dst_stride)))
             rs = k.subi(ds, od)
             re = k.addi(rs, n[d])
             first = k.add(arith.SelectOp(first_tile, k.andi(rs, cmvd), k.andi(k.addi(ds, c(ge - 1)), c(-ge))))
@@ -2272,8 +2326,9 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                     ci0 = k.remui(tid, c(per))
                     ds0, _, _, first0, _ = row(q0)
                     r00 = k.addi(k.subi(first0, ds0), k.muli(ci0, cvd))
-                    if rot is None:
-                        base = [k.kept(t.box_addr(q0, k.addi(r00, c(e_)))) for e_ in range(vd)]
+                    if rot is None:  # (a mirrored box's runs compute their own)
+                        base = [] if mirrored is not None else [
+                            k.kept(t.box_addr(q0, k.addi(r00, c(e_)))) for e_ in range(vd)]
                         fix = None
                     else:
                         # load t reads element (t + rot 4 / E) mod V: word j of the loaded chunk
@@ -2294,7 +2349,16 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                     with k.loop(q0, tw, c(qs)) as q:
                         ds, rs, re, first, end = row(q)
                         dq = k.subi(q, q0)
-                        if store_lines:
+                        if mirrored is not None:
+                            # each run at its own residue: its chunk's box addresses its own
+                            r0 = k.addi(k.subi(first, ds), k.muli(ci0, cvd))
+                            own = [k.kept(t.box_addr(q, k.addi(r0, c(e_)))) for e_ in range(vd)]
+                            with k.loop(ci0, c(cpd), c(per)) as ci:
+                                cs = k.addi(first, k.muli(ci, cvd))
+                                with k.when(k.cmp("slt", cs, end)):
+                                    step = k.muli(k.subi(ci, ci0), c(vd * pb + sv))
+                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in own], fix)
+                        elif store_lines:
                             # the row's chunks from the start of the `per` chunks' span
                             # holding its first (`tiles_lines`): lane `ci0` of trip j
                             # stores chunk `per j + ci0 - lag`, where it is one of the row's
@@ -2387,6 +2451,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             return spread_rows(s_, per)
 
         step, turn = row_step, False
+        if step == 0 and mirrored is not None:
+            return spread(1), None, None  # the runs' residues do not repeat: no step to find
         if step == 0:
             step, turn = (1, False) if convert is not None else tiles_row_step_of(
                 e, per, chunk_stage, threads, _static(modes[d].src_stride), _static(modes[w].dst_stride))

@@ -669,6 +669,33 @@ def tiles_short_run(facts: CopyFacts) -> int | None:
     return None if n is None else -(-n * facts.src_bytes // CHUNK_BYTES) * CHUNK_BYTES
 
 
+TILES_MIRROR = 512
+"""The runs (bytes; 0 none) of a `tiles` box whose short source-contiguous mode `W`
+(`tiles_short_run`) a mode continues (`tiles_mirror_mode`, the mirror of `tiles_merged`):
+`W` and that mode as one mode `W'` of the box, its source runs `R` bytes of `W'` (longer
+than `W` whole: 1.035 times the read sectors at random residues against 1.36 for 29's 84
+bytes), each destination row's start the sum of its `W'` step's digits times their
+destination strides (the `tile` pass's option `tiles_mirror=R` forces it, 0 none). H200 in
+turns (benchmarks/NOTES.md, p2945), the strided set's 29 (f16 -> bf16, `W` of 42 continued
+by 299): 0.781 of cudaMemcpy -> 0.854 (x1.094, 16-byte phase-1 chunks,
+`_box_tile.TILES_MIRROR_STAGE`); runs of 256 x1.084, of 1024 x0.69 (tiles of 56 steps of `D`)."""
+
+
+def tiles_mirror_mode(facts: CopyFacts) -> tuple[int, int] | None:
+    """(w, m) where the mode `m` continues the source's contiguous mode `w` (`W` known
+    exactly, `m`'s source stride statically `W`'s extent, `m` neither `w` nor the
+    destination's contiguous mode `D`, the last): `W` and `m` are one source run of
+    `n_W n_m` elements (a `tiles_mirror` box's `W'`, `W` the lower digit); None
+    otherwise."""
+    d = facts.rank - 1
+    ms = facts.modes
+    w = next((k for k, m in enumerate(ms) if _static(m.src_stride) == 1), None)
+    if w is None or w == d or not ms[w].exact or ms[w].bound is None:
+        return None
+    m = next((k for k, x in enumerate(ms) if k not in (w, d) and _static(x.src_stride) == ms[w].bound), None)
+    return None if m is None else (w, m)
+
+
 def tiles_merged(facts: CopyFacts, most: int = TILES_MERGE_BYTES) -> tuple[int, ...] | None:
     """The modes a `tiles` box merges into its destination mode `D'` (`TILES_MERGE_BYTES`):
     source elements of at most `most` bytes, the modes after the source's contiguous

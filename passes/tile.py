@@ -28,13 +28,14 @@ from tilec.support.target import target_of as module_target
 from tilec.dialects.layout_ptr import AddPtrOp
 
 from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_FILL, TILES_GRAIN, TILES_MERGE_BANKS,
+                        TILES_MIRROR_STAGE, tiles_mirror_misfit,
                         TILES_MERGE_DEPTH, TILES_MERGE_DEPTH_SMEM, TILES_MERGE_GRAIN,
                         TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_grain_of, tiles_lines_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
                         tiles_filled_threads, tiles_rotated)
-from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_SHORT_BYTES, box_flavour, copy_facts,
-                         _static, tiles_merged, tiles_merged_run, tiles_short_run,
+from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_MIRROR, TILES_SHORT_BYTES,
+                         box_flavour, copy_facts, _static, tiles_merged, tiles_merged_run, tiles_mirror_mode, tiles_short_run,
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
@@ -353,6 +354,16 @@ class TilePass(ModulePass):
                      source-contiguous mode is short, its runs that mode whole
                      (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
                      `tiles_short` must agree).
+      tiles_mirror=R the runs (bytes, a multiple of 16 up to 2048; 0 none) of a
+                     `box<tiles>` copy over the source's contiguous mode and the mode
+                     continuing its run as one mode (`_copy_cost.tiles_mirror_mode`;
+                     each destination row's start from its step's digits), where it
+                     fits (`_box_tile.tiles_mirror_misfit`: lanes along a row, one
+                     tile a block, not merged, interleaved, spread over rounds nor
+                     stored by lines), its phase 1 by `TILES_MIRROR_STAGE`-byte
+                     chunks unless tiles_stage says; default the rule's:
+                     `_copy_cost.TILES_MIRROR` (512) where the source-contiguous
+                     mode is short (`tiles_short_run`), else none.
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -454,6 +465,7 @@ class TilePass(ModulePass):
     tiles_merge_banks: int = int(TILES_MERGE_BANKS)
     tiles_fill: int = int(TILES_FILL)
     tiles_short: int = TILES_SHORT_BYTES
+    tiles_mirror: int | None = None
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -489,6 +501,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if self.tiles_lines not in (None, 0, 1, 2, 3):
             raise TilecError(f"tile: tiles_lines={self.tiles_lines} must be 0, 1, 2 or 3")
+        if self.tiles_mirror is not None and self.tiles_mirror and (self.tiles_mirror % 16 or not 16 <= self.tiles_mirror <= 2048):
+            raise TilecError(f"tile: tiles_mirror={self.tiles_mirror} must be 0 or a multiple of 16 in [16, 2048]")
         for name in ("tiles_merge", "tiles_short"):
             if not 0 <= getattr(self, name) <= 8:
                 raise TilecError(f"tile: {name}={getattr(self, name)} must be in [0, 8]")
@@ -716,13 +730,27 @@ class TilePass(ModulePass):
         smem = box_smem_of(flavour, facts.src_bytes if facts is not None else 1, self.box_smem, self.box_depth)
         # a short W's runs take it whole (`_copy_cost.TILES_SHORT_BYTES`)
         short_run = tiles_short_run(facts) if facts is not None and flavour == "tiles" else None
-        run = self.tiles_run or short_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
         # the grain: the option's, else the rule's (a merged box's `TILES_MERGE_GRAIN`) where
         # the box and the threads fit it
         merged = facts is not None and flavour == "tiles" and tiles_merged(facts, self.tiles_merge) is not None
         # tiles a block: the option's, else a merged box's rule (`TILES_MERGE_DEPTH`, its boxes
         # `TILES_MERGE_DEPTH_SMEM` each where the box is not asked), else one
         depth = self.tiles_depth or (TILES_MERGE_DEPTH if merged else TILES_DEPTH)
+        # runs over W and the mode continuing it (`tiles_mirror`; the rule's `TILES_MIRROR` where W
+        # is short), where the box fits them (`tiles_mirror_misfit`)
+        mirror = 0
+        if facts is not None and flavour == "tiles" and tiles_mirror_mode(facts) is not None:
+            lanes0 = tiles_phase2(facts.src_bytes, facts.dst_bytes if facts.converts else None)[0]
+            misfit = tiles_mirror_misfit(
+                lanes0 if self.tiles_lanes is None else self.tiles_lanes,
+                bool(self.tiles_interleave) if self.tiles_interleave is not None else tiles_interleaved(facts.src_bytes),
+                merged,
+                depth, bool(self.tiles_rounds), tiles_lines_of(facts.src_bytes, self.tiles_lines))
+            if self.tiles_mirror and misfit:
+                raise TilecError(f"tile: tiles_mirror={self.tiles_mirror} does not fit {misfit}", op=copy)
+            asked = self.tiles_mirror if self.tiles_mirror is not None else (TILES_MIRROR if short_run else 0)
+            mirror = 0 if misfit else asked
+        run = mirror or self.tiles_run or short_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
         if merged and self.tiles_depth is None and depth > 1 and not self.box_smem:
             smem = TILES_MERGE_DEPTH_SMEM
         tiles_grain = self.tiles_grain or (TILES_MERGE_GRAIN if merged else tiles_grain_of(
@@ -745,11 +773,11 @@ class TilePass(ModulePass):
         grain = max(tiles_grain, 16) // facts.dst_bytes
         lanes, stage = tiles_phase2(facts.src_bytes, facts.dst_bytes if facts.converts else None)
         lanes = lanes if self.tiles_lanes is None else self.tiles_lanes
-        stage = stage if self.tiles_stage is None else self.tiles_stage
+        stage = (TILES_MIRROR_STAGE if mirror else stage) if self.tiles_stage is None else self.tiles_stage
         if flavour == "tiles" and self.tiles_fill & 2 and not self.threads and lanes and depth == 1:
             # the rows' trips filled (`TILES_FILL` bit 2) where a block's rows are W whole, known
             mw = next(m for m in facts.modes if _static(m.src_stride) == 1)
-            whole = short_run or (merged and not self.tiles_run and mw.exact and mw.bound is not None
+            whole = (short_run and not mirror) or (merged and not self.tiles_run and mw.exact and mw.bound is not None
                                   and tiles_merged_run(facts.src_bytes, mw.bound) is not None)
             if whole and mw.exact and mw.bound is not None:
                 threads = tiles_filled_threads(mw.bound, lanes, grain, threads)
@@ -792,7 +820,7 @@ class TilePass(ModulePass):
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry,
                          lines_bits, bool(self.tiles_merge_banks), self.tiles_fill, self.box_prefetch,
                          None if self.box_slot32 is None else bool(self.box_slot32),
-                         None if self.box_l1 is None else bool(self.box_l1))
+                         None if self.box_l1 is None else bool(self.box_l1), mirror)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)
