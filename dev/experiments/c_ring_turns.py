@@ -42,7 +42,7 @@ GROUPS = [  # (shape, configurations beside the rule's, rounds), in the order of
     # rows (gemm40's Nsight: -0.9% cycles, not in turns), with its two 128-row halves' buffers (cbuf44:
     # +1.1%, within the spread) and with the producer's arrival after a stage's copies (untimed)
     ("3000x5000x7000", [f"{RULE_4K}:cl2:cr3", f"{RULE_4K}:cl1x2:bp:cr3", f"{RULE_3K}:g4", f"{RULE_3K}:hs",
-                        f"{RULE_3K}:al"], 32),
+                        f"{RULE_3K}:al"], 48),
 ]
 
 
