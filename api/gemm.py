@@ -290,7 +290,9 @@ class GemmConfig:
 
     arrive_last: bool = False
     """The producer's arrival expecting a stage's bytes after the stage's loads, not before
-    (`gemm_hopper_ws(arrive_last=True)`, named `:al`; cuBLAS's order). An option until measured."""
+    (`gemm_hopper_ws(arrive_last=True)`, named `:al`; cuBLAS's order). An option: on the rule's 256 x 160 tile
+    in pairs at 3000 x 5000 x 7000 it ties the rule on the H200 (x0.999 / x0.998 per call / queued, each of 44
+    rounds against the rule's; benchmarks/NOTES.md, pair45)."""
 
     clip_small: bool = False
     """Swapped: after a block's first trip, A^T's box clipped to M's rows (`layout.tma_load
@@ -1237,7 +1239,8 @@ call / queued, one buffer 1.017 / 1.015, two 1.046 / 1.036, three **1.062 / 1.04
 635 / 736 TFLOP/s); again (ring44, each round against the rule's same round) one buffer x0.988 /
 x0.992 of three at 4000^3 (three ahead in 9 / 10 of 12 rounds) and x0.989 / x0.987 at 3000 x
 14336 x 4096 (6 / 7 of 8); four (225 KiB) x1.003 / x0.996 and x0.997 / x0.994: three kept. In
-pairs sharing B (`:cl2:cr3`) x0.80 at 4000^3. The 256 x 160 tile's 4 stages leave no room for a
+pairs sharing B (`:cl2:cr3`) x0.80 at 4000^3; at 3000 x 5000 x 7000, against the 256 x 160 tile's rule there,
+x0.987 / x0.977 (sharing A, `:cl1x2:bp:cr3`, x0.90 / x0.88; pair45). The 256 x 160 tile's 4 stages leave no room for a
 second 256 x 32 buffer; its rings within the one buffer's bytes (`:cr2:cw16`, `:hs`, ...) measured
 within the rounds' spread (3000 x 5000 x 7000 0.984-0.995 / 0.966-0.976 against the rule's 0.984 /
 0.969): options; whole buffers for a stage (3 stages, `:cr2`-`:cr4`) x0.93-0.94 there (3 stages

@@ -387,9 +387,14 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue, sms:
                 if not acts and label != "cuBLAS" and repeat > 1:
                     # each round's ratio to cuBLAS's figure of the same round: the spread of the comparison
                     ref = samples["cuBLAS"]
-                    row["rounds_of_cublas"] = [ref[None, "ms"][i] / t for i, t in enumerate(samples[label][None, "ms"])]
-                    row["rounds_of_cublas_queued"] = [ref[None, "queued_ms"][i] / t
-                                                      for i, t in enumerate(samples[label][None, "queued_ms"])]
+                    row["rounds_of_cublas"] = round_ratios(ref[None, "ms"], samples[label][None, "ms"])
+                    row["rounds_of_cublas_queued"] = round_ratios(ref[None, "queued_ms"],
+                                                                  samples[label][None, "queued_ms"])
+                    # and to the rule's of the same round: the firmer figure of a configuration against it
+                    rule_s = samples[variants[0][0]]
+                    row["rounds_of_rule"] = round_ratios(rule_s[None, "ms"], samples[label][None, "ms"])
+                    row["rounds_of_rule_queued"] = round_ratios(rule_s[None, "queued_ms"],
+                                                                samples[label][None, "queued_ms"])
                 if states[0]:
                     row["gpu_states"] = states
                 if act:
@@ -400,6 +405,15 @@ def compare(shapes: list[tuple[int, int, int]], names: list[str], epilogue, sms:
                 rows.append(row)
                 print(_short(row), flush=True)
     return rows
+
+
+def round_ratios(ref: list[float], times: list[float]) -> list[float]:
+    """Each round's time of the reference over the configuration's in the same round
+    (`compare`'s `rounds_of_cublas`, `rounds_of_rule`): above 1 where the configuration was
+    the faster in that round."""
+    if len(ref) != len(times):
+        raise ValueError(f"round_ratios: {len(ref)} reference rounds against {len(times)}")
+    return [r / t for r, t in zip(ref, times)]
 
 
 def shape_of(text: str) -> tuple[int, int, int, bool]:

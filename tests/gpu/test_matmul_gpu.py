@@ -366,7 +366,7 @@ def test_192_row_tile_in_one_region_run_apart(name, m, n, k, monkeypatch):
                                   "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:ap:cr2:cw16",
                                   "256x160x64:4:c32:ow:w128:sp:hs", "192x160x64:4:c32:ow:sp:cr3",
                                   "192x160x64:4:c32:ow:sp:cr4", "256x160x64:3:c32:ow:w128:sp:cl1x2:bp:cr2",
-                                  "256x160x64:3:c32:ow:w128:sp:cr4"])
+                                  "256x160x64:3:c32:ow:w128:sp:cr4", "192x160x64:4:c32:ow:sp:cl1x2:bp:cr3"])
 @pytest.mark.parametrize(("m", "n", "k"), [(3000, 5000, 7000), (392, 344, 136)])
 def test_c_ring(name, m, n, k, monkeypatch):
     """C's stores through a ring of C buffers (`GemmConfig.c_ring`, `c_width`, `c_height`):
@@ -374,9 +374,30 @@ def test_c_ring(name, m, n, k, monkeypatch):
     warpgroups together, or apart, each its rows of them), run apart through two 64 x 32
     buffers a warpgroup, as four parts through four 128 x 16, as row halves (`half_stores`,
     the ring's waits), in 3 stages through two or four whole 256 x 32 buffers, the 192 x 160
-    tile's chunks through two, three (the rule's; and in pairs) or four whole buffers,
-    forced, the widest epilogue: rows starting mid-sector, a last block row of 136 (its
+    tile's chunks through two, three (the rule's; and in pairs sharing B or A) or four whole
+    buffers, forced, the widest epilogue: rows starting mid-sector, a last block row of 136 (its
     second half past M) and a last block column of 24."""
+    torch = torch_cuda()
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    config = parse_config(name)
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True)
+
+
+@pytest.mark.parametrize("name", ["256x160x64:4:c32:ow:w128:sp:cl1x2:bp:al", "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:g4"])
+@pytest.mark.parametrize(("m", "n", "k"), [(3000, 5000, 7000), (392, 344, 136)])
+def test_the_256_row_tiles_arrival_after_its_loads_and_groups_of_4(name, m, n, k, monkeypatch):
+    """The rule's 3000 x 5000 x 7000 tile (256 x 160 in pairs sharing A) with the producer's
+    arrival after each stage's copies (`GemmConfig.arrive_last`) or in groups of 4 block rows,
+    forced, the widest epilogue."""
     torch = torch_cuda()
     import sys
     from pathlib import Path

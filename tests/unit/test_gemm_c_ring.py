@@ -126,6 +126,8 @@ def test_the_192_row_tile_through_a_ring(ring, cluster):
     ((4000, 4000, 4000, False), "192x160x64:4:c32:ow:sp:cr3", EPILOGUE),
     ((4000, 4000, 4000, False), "192x160x64:4:c32:ow:sp:cr4", EPILOGUE),
     ((4000, 4000, 4000, False), "192x160x64:4:c32:ow:sp:cl2:cr3", EPILOGUE),
+    ((3000, 5000, 7000, False), "192x160x64:4:c32:ow:sp:cl2:cr3", EPILOGUE),
+    ((3000, 5000, 7000, False), "192x160x64:4:c32:ow:sp:cl1x2:bp:cr3", EPILOGUE),
     ((3000, 5000, 7000, False), "256x160x64:3:c32:ow:w128:sp:cl1x2:bp:cr2", EPILOGUE),
     ((3000, 5000, 7000, False), "256x160x64:3:c32:ow:w128:sp:cl1x2:bp:cr4", EPILOGUE),
 ])

@@ -57,6 +57,29 @@ def test_128_row_consumers_at_odd_shapes(config, cluster, wide):
     _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
 
 
+@pytest.mark.parametrize("cluster", [(1, 1), (1, 2)])
+def test_128_row_consumers_with_the_arrival_after_the_loads(cluster):
+    """The 256 x 160 tile with the producer's arrival after each stage's copies (`arrive_last`,
+    `:al`, cuBLAS's order), alone and in pairs sharing A (each block half of A's boxes), in
+    groups of 4 block rows, at 264 x 344 x 136 as above; lowered: the arrival follows the
+    stage's last copy."""
+    m, n, k = 264, 344, 136
+    config = dataclasses.replace(W160, arrive_last=True, group=4, skip_padding=True)
+    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **_kwargs(config, cluster))
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    # the producer's TMA loads (c) and its arrivals expecting a stage's bytes (A), in the code's order:
+    # each stage's arrival after its copies ("...cccA"; without `arrive_last`, "Acccccc...")
+    events = sorted([(x.start(), "c") for x in re.finditer(r"cp\.async\.bulk\.tensor\.2d\.shared", cuda)]
+                    + [(x.start(), "A") for x in re.finditer(
+                        r"tilec_mbarrier_arrive_expect_tx\(reinterpret_cast<unsigned long long\*>\(\w+\), [1-9]\w*\)",
+                        cuda)])
+    order = "".join(e for _, e in events)
+    assert order.endswith("cA") and order.count("A") == 2 and not order.startswith("A"), order
+    ops = _operands(m, n, k, EPILOGUE, seed=n + 1)
+    _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
+
+
 @pytest.mark.parametrize("level", ["layout", "lowered"])
 @pytest.mark.parametrize("cluster", [(1, 1), (1, 2)])
 def test_half_stores_at_odd_shapes(level, cluster):
@@ -91,6 +114,7 @@ def test_one_program_serves_every_m_with_b_kmajor(half):
 @pytest.mark.parametrize("shape,name,epilogue", [
     ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:cl1x2:bp", EPILOGUE),
     ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:cl1x2:bp:sp:hs", EPILOGUE),
+    ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:al", EPILOGUE),
     ((8192, 28672, 4096, True), "256x160x64:4:c32:ow:w128:cl1x2:bp", EPILOGUE),
     ((8192, 28672, 4096, True), "256x192x64:3:c64:ow:w128:cl1x2:bp", Epilogue()),
 ])

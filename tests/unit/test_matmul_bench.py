@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 
 from tilec import gemm
 
@@ -136,3 +137,10 @@ def test_the_epilogue_line_says_both_activations_per_call_and_queued():
     assert line == ("Epilogue at 8192x28672x4096: plain 2.750 ms, bias + SiLU + cast 2.920 ms (+6.2%); queued "
                     "2.750 / 2.870 ms (+4.3%), 3 rounds in turns; with `silu_tanh` +3.4% per call, +0.7% queued, "
                     "PyTorch unfused 3.700 ms; ok")
+
+
+def test_round_ratios_are_the_references_time_over_the_configurations_of_each_round():
+    # above 1 where the configuration was the faster in that round (`rounds_of_rule`, `rounds_of_cublas`)
+    assert matmul_bench.round_ratios([2.0, 3.0], [1.0, 4.0]) == [2.0, 0.75]
+    with pytest.raises(ValueError, match="2 reference rounds against 1"):
+        matmul_bench.round_ratios([2.0, 3.0], [1.0])
