@@ -4,7 +4,9 @@ DRAM, as `matmul_bench.py --decode --configs` times), the rule's kernel against 
 cuBLAS, **in turns**: every graph is built and its result checked (output poisoned, float64
 bound) first, then each round replays every graph once, the order rotated each round; the
 figure is the median of the rounds and their range. Then the same with one weight (L2-warm,
-"one weight": the kernel's time without the DRAM stream of a new weight).
+"one weight": the kernel's time without the DRAM stream of a new weight). After the rounds each
+graph is replayed once more into a poisoned output and its last call checked ("ok": both checks;
+what a programmatic launch's overlap with the call before would break).
 
     python dev/experiments/alternate_k_probe.py [--tokens 128,100] [--configs +ak] [--rounds 15] [--json OUT]
 
@@ -51,7 +53,7 @@ def main() -> None:
             cfg = variant(name, rule)
             if cfg:
                 cfgs[cfg.name] = cfg
-        graphs, warm, checks = {}, {}, {}
+        graphs, warm, checks, outs = {}, {}, {}, {}
         for label, cfg in cfgs.items():
             c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
             try:
@@ -59,6 +61,7 @@ def main() -> None:
                     tilec.matmul(a, ws[0].t(), out=c)
                     torch.cuda.synchronize()
                     checks[label] = within_bound(c, a, ws[0].t())
+                    outs[label] = c
                     graphs[label] = Graph(lambda i, _s, c=c: tilec.matmul(a, ws[i].t(), out=c), ROTATE,
                                           reps=GRAPH_CALLS, warmup=ROTATE)
                     warm[label] = Graph(lambda i, _s, c=c: tilec.matmul(a, ws[0].t(), out=c), 1,
@@ -70,6 +73,7 @@ def main() -> None:
                                  warmup=ROTATE)
         warm["cuBLAS"] = Graph(lambda i, _s: torch.matmul(a, ws[0].t(), out=ct), 1, reps=GRAPH_CALLS, warmup=1)
         checks["cuBLAS"] = within_bound(ct, a, ws[0].t())
+        outs["cuBLAS"] = ct
         row = {"m": m, "n": n, "k": k, "configs": {}}
         for kind, gs in (("graphs_us", graphs), ("one_weight_us", warm)):
             names = list(gs)
@@ -80,6 +84,12 @@ def main() -> None:
             for x in names:
                 t = times[x]
                 row["configs"].setdefault(x, {"ok": checks[x]})[kind] = (statistics.median(t), min(t), max(t))
+        for x, c in outs.items():  # after the rounds: each graph's last call checked (PDL's overlaps included)
+            for gs, w in ((graphs, ws[(GRAPH_CALLS - 1) % ROTATE]), (warm, ws[0])):
+                c.fill_(float("nan"))
+                gs[x].graph.replay()
+                torch.cuda.synchronize()
+                row["configs"][x]["ok"] = row["configs"][x]["ok"] and bool(within_bound(c, a, w.t()))
         cb = row["configs"]["cuBLAS"]
         print(f"M={m}: us, median [min-max] of {args.rounds} rounds in turns (of cuBLAS)")
         for x, v in row["configs"].items():
