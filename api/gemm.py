@@ -247,12 +247,13 @@ class GemmConfig:
     measured (`PDL`; H200, QKV at M = 128 queued 18.9 us against 19.9)."""
     pdl_weight: bool = False
     """With `pdl`: the weight's first ring of stages loaded before the wait for the previous
-    kernel (`gemm_hopper_ws(pdl_weight=True)`, named `:pdlw`): the weight must not be
+    kernel (`gemm_hopper_ws(pdl_weight=True)`, named `:pdlw`; in clusters of cm x 1, the halves'
+    pairs, each block's share of the weight's multicast boxes): the weight must not be
     written by the kernels before it on the stream. An option until measured."""
 
     pdl_late: bool = False
-    """With `pdl`: the dependents let in by the producer after its last loads instead of at
-    the start (`gemm_hopper_ws(pdl_late=True)`, named `:pdll`). An option until measured."""
+    """With `pdl` (and `pdl_weight`): the dependents let in by the producer after its last loads
+    instead of at the start (`gemm_hopper_ws(pdl_late=True)`, named `:pdll`). An option until measured."""
 
     l2_ahead: int = 0
     """Swapped: the producer asks L2 for the weight's rows of the trip this many trips
