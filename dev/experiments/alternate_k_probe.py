@@ -111,8 +111,8 @@ def main() -> None:
                   + (f"after a mul {v['after_mul_us'][0]:.2f} ({cb['after_mul_us'][0] / v['after_mul_us'][0]:.3f}) "
                      if after else "") + f"{'ok' if v['ok'] else 'FAIL'}", flush=True)
         out.append(row)
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=1))
+        if args.json:  # after each M: what a time limit cuts off later keeps the rows before
+            Path(args.json).write_text(json.dumps(out, indent=1))
 
 
 if __name__ == "__main__":
