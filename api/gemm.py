@@ -247,12 +247,15 @@ class GemmConfig:
     measured (`PDL`; H200, QKV at M = 128 queued 18.9 us against 19.9)."""
     pdl_weight: bool = False
     """With `pdl`: the weight's first ring of stages loaded before the wait for the previous
-    kernel (`gemm_hopper_ws(pdl_weight=True)`, named `:pdlw`): the weight must not be
-    written by the kernels before it on the stream. An option until measured."""
+    kernel (`gemm_hopper_ws(pdl_weight=True)`, named `:pdlw`; in clusters of cm x 1, the halves'
+    pairs, each block's share of the weight's multicast boxes): the weight must not be
+    written by the kernels before it on the stream. An option: slower than `pdl` alone on the
+    halves' QKV kernel on the H200 (M = 128, CUDA graphs: 17.66 us against 16.80; after an
+    elementwise kernel 22.06 against 20.74; benchmarks/NOTES.md, qkv45)."""
 
     pdl_late: bool = False
-    """With `pdl`: the dependents let in by the producer after its last loads instead of at
-    the start (`gemm_hopper_ws(pdl_late=True)`, named `:pdll`). An option until measured."""
+    """With `pdl` (and `pdl_weight`): the dependents let in by the producer after its last loads
+    instead of at the start (`gemm_hopper_ws(pdl_late=True)`, named `:pdll`). An option until measured."""
 
     l2_ahead: int = 0
     """Swapped: the producer asks L2 for the weight's rows of the trip this many trips
@@ -721,7 +724,11 @@ dec37), queued in CUDA graphs, QKV at M = 128 18.9 us against 19.9, O 12.2 again
 O and down at M = 16 and 64 1.0-1.3 us faster, QKV at M = 64 1.7 slower, and Llama's four
 projections back to back at M = 16 21% slower (139.4 us a layer against 115.1). `GemmConfig.pdl_weight` (the weight's first stages
 loaded before the wait: 18.6 and 12.5, even) needs the caller's promise that no earlier
-kernel on the stream writes the weight, and stays an option."""
+kernel on the stream writes the weight, and stays an option. The halves' QKV kernel at M = 128
+/ 100 (qkv45, CUDA graphs in turns): the same GEMM back to back 16.79 / 18.42 us with `:pdll`
+against 18.00 / 19.46 (0.988 / 0.902 of cuBLAS), but each call after an elementwise kernel
+writing A (a decode step's order: the GEMM after a norm) 20.64 / 21.89 against 20.15 / 21.39,
+slower: still off."""
 
 DECODE_L2_PROMOTION = 0
 """The L2 sector promotion (bytes) of the decode rule's TMA loads where the weight is K-major, of

@@ -970,14 +970,17 @@ def gemm_hopper_ws(
     this kernel reads or writes global memory before the previous kernel has completed;
     the runtime launches the kernel with the attribute (`KernelInfo.programmatic`). What
     it overlaps: the launch, the blocks' start and the barriers' initialisation with the
-    previous kernel's tail. `pdl_weight` (with `pdl`; not with cp_async or clusters): the
+    previous kernel's tail. `pdl_weight` (with `pdl`; not with cp_async or clusters of cn > 1): the
     producer waits instead in the block's first trip, after the loads of the weight's
     boxes of all the ring's stages (B's; swapped, A's = B^T) and before the small
     operand's, the consumers at the start of their role: the weight's first stages are
-    in flight under the previous kernel's tail. It needs the weight not written by the
+    in flight under the previous kernel's tail. In clusters of cm x 1 (the halves' pairs
+    sharing the weight) each block loads its share of the multicast weight boxes
+    (`cluster_loads`) before its wait: a peer's copies may land on a block's "full" barriers
+    before that block's producer arrives on them (as in every trip). It needs the weight not written by the
     kernels before this one on the stream (a model's weights: constants).
 
-    `pdl_late` (with `pdl`, not `pdl_weight`): the dependents are let in by the producer
+    `pdl_late` (with `pdl`): the dependents are let in by the producer
     after its walk's last loads are issued instead of by every thread at the start, so the
     next kernel's blocks start (and wait) only while this one's last stages land and its
     consumers finish, not over its whole run.
@@ -1130,10 +1133,10 @@ def gemm_hopper_ws(
         raise ValueError("gemm_hopper_ws: global_partials needs cluster_split")
     if small_prefetch and (not small_stages or not persistent):
         raise ValueError("gemm_hopper_ws: small_prefetch needs small_stages and persistent")
-    if pdl_late and (not pdl or pdl_weight):
-        raise ValueError("gemm_hopper_ws: pdl_late needs pdl, without pdl_weight")
-    if pdl_weight and (not pdl or cp_async or cluster != (1, 1)):
-        raise ValueError("gemm_hopper_ws: pdl_weight needs pdl, without cp_async or cluster")
+    if pdl_late and not pdl:
+        raise ValueError("gemm_hopper_ws: pdl_late needs pdl")
+    if pdl_weight and (not pdl or cp_async or cluster[1] != 1):
+        raise ValueError("gemm_hopper_ws: pdl_weight needs pdl, without cp_async or clusters of cn > 1")
     if l2_ahead < 0 or (l2_ahead and (not swap_ab or stream_k or cluster[1] != 1)):
         raise ValueError(f"gemm_hopper_ws: l2_ahead >= 0 trips, swapped, without stream_k, each block loading its "
                          f"own weight rows (cluster (cm, 1)) (got {l2_ahead}, cluster {cluster})")
@@ -1982,28 +1985,20 @@ def gemm_hopper_ws(
 
         def _weight_first_trip(i) -> None:
             """`pdl_weight`'s first trip of a block (`producer_trip`): no stage to wait for
-            (steps past K, `skip_padding`, loaded too: zeros, which the copy engine fills)."""
-            loads = []
+            (steps past K, `skip_padding`, loaded too: zeros, which the copy engine fills).
+            Each stage's arrival and the weight's loads (in clusters of cm x 1 the block's
+            share of the multicast boxes, `cluster_loads`), the wait, then the small
+            operand's loads (`load_stage`'s `part`)."""
+            kts = []
             for s in range(stages):
                 kt = (i + o[s]).named(f"kt{s}")
                 if split_k > 1:
                     kt = (kt + g.kbase).named(f"ks{s}")
-                p.mbarrier_arrive(full[s], tx=g.eb * (bm + bn) * bk)
-                ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
-                tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
-                loads.append((ta, tbs, s))
-                if swap_ab:  # the weight: A swapped (B^T), else B
-                    p.tma_load(ta, sa[s], full[s])
-                else:
-                    for tb, b in zip(tbs, sb[s]):
-                        p.tma_load(tb, b, full[s])
+                load_stage(s, kt, part="weight")
+                kts.append(kt)
             p.griddep_wait()
-            for ta, tbs, s in loads:
-                if swap_ab:
-                    for tb, b in zip(tbs, sb[s]):
-                        p.tma_load(tb, b, full[s])
-                else:
-                    p.tma_load(ta, sa[s], full[s])
+            for s, kt in enumerate(kts):
+                load_stage(s, kt, part="small")
 
         def _trip(i, first, ephase) -> None:
             guards = inside(i) if pad else {}
@@ -2027,12 +2022,14 @@ def gemm_hopper_ws(
                 else:
                     load_stage(s, kt, first)
 
-        def load_stage(s: int, kt, first=None, clip: bool = False) -> None:
+        def load_stage(s: int, kt, first=None, clip: bool = False, part: str = "") -> None:
             """Stage `s`'s boxes of K step `kt`, their bytes expected on its "full" barrier.
             `clip_small` (swapped): after the block's first trip (`first`), A^T's box
             clipped to M's rows (`clip`), their run-time bytes expected beside the weight's
             (the rows past M keep the first trip's zeros); the same loads in the same
-            order (`b_first`, `arrive_last`) either way."""
+            order (`b_first`, `arrive_last`) either way. `part` (`pdl_weight`'s first
+            trip): "weight", the arrival expecting the whole stage's bytes and the weight's
+            loads (B's; swapped, A's); "small", the other operand's loads alone."""
             if clip_small and first is not None:
                 then, otherwise = p.if_else(first)
                 with then:
@@ -2043,7 +2040,7 @@ def gemm_hopper_ws(
             tx = g.eb * (bm * ("a" not in cp_async) + (0 if clip else bn * ("b" not in cp_async))) * bk
             if clip:  # A^T's clipped bytes, expected before any of the stage's copies is issued
                 p.mbarrier_expect_tx(full[s], g.clip_bytes)
-            if not arrive_last:
+            if not arrive_last and not part:
                 p.mbarrier_arrive(full[s], tx=tx or None)
             ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
             tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
@@ -2082,6 +2079,17 @@ def gemm_hopper_ws(
                     else:
                         p.tma_load(tb, b, full[s], l2_promotion=l2_promotion, clip=clip)
 
+            if part:  # `pdl_weight`'s first trip: the weight's loads before the wait, the small operand's after
+                weight, small = (load_a, load_b) if swap_ab else (load_b, load_a)
+                if part == "small":
+                    small()
+                    return
+                if not arrive_last:
+                    p.mbarrier_arrive(full[s], tx=tx or None)
+                weight()
+                if arrive_last:
+                    p.mbarrier_arrive(full[s], tx=tx or None)
+                return
             for load in (load_b, load_a) if b_first else (load_a, load_b):
                 load()
             if arrive_last:  # (the phase cannot complete before its arrival: the copies may land first)

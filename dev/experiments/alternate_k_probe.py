@@ -4,9 +4,14 @@ DRAM, as `matmul_bench.py --decode --configs` times), the rule's kernel against 
 cuBLAS, **in turns**: every graph is built and its result checked (output poisoned, float64
 bound) first, then each round replays every graph once, the order rotated each round; the
 figure is the median of the rounds and their range. Then the same with one weight (L2-warm,
-"one weight": the kernel's time without the DRAM stream of a new weight).
+"one weight": the kernel's time without the DRAM stream of a new weight). After the rounds each
+graph is replayed once more into a poisoned output and its last call checked ("ok": both checks;
+what a programmatic launch's overlap with the call before would break). `--after-mul`: also graphs
+of each call (4 weights) after an elementwise kernel that writes A (`torch.mul(a_src, 1.0, out=a)`,
+A's same bits): a decode step's order, where the kernel before the GEMM is not a GEMM.
 
-    python dev/experiments/alternate_k_probe.py [--tokens 128,100] [--configs +ak] [--rounds 15] [--json OUT]
+    python dev/experiments/alternate_k_probe.py [--tokens 128,100] [--configs +ak] [--rounds 15] [--after-mul]
+        [--json OUT]
 
 A variant that does not build is said and left out. An experiment: nothing of the product
 changes (issue 39, benchmarks/NOTES.md, qkv44; dec44: the stage counts, K steps of 128)."""
@@ -37,6 +42,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=6144)
     ap.add_argument("--k", type=int, default=4096)
     ap.add_argument("--json")
+    ap.add_argument("--after-mul", action="store_true",
+                    help="also graphs of each call after an elementwise kernel writing A (a decode step's order)")
     args = ap.parse_args()
     n, k = args.n, args.k
     sms = torch.cuda.get_device_properties(0).multi_processor_count
@@ -51,27 +58,32 @@ def main() -> None:
             cfg = variant(name, rule)
             if cfg:
                 cfgs[cfg.name] = cfg
-        graphs, warm, checks = {}, {}, {}
+        a_src = a.clone()
+        graphs, warm, after, checks, outs = {}, {}, {}, {}, {}
+
+        def build(label, mm, c) -> None:
+            mm(a, ws[0].t(), c)
+            torch.cuda.synchronize()
+            checks[label] = within_bound(c, a, ws[0].t())
+            outs[label] = c
+            graphs[label] = Graph(lambda i, _s: mm(a, ws[i].t(), c), ROTATE, reps=GRAPH_CALLS, warmup=ROTATE)
+            warm[label] = Graph(lambda i, _s: mm(a, ws[0].t(), c), 1, reps=GRAPH_CALLS, warmup=1)
+            if args.after_mul:  # A written by the kernel before each call (x * 1: A's same bits)
+                after[label] = Graph(lambda i, _s: (torch.mul(a_src, 1.0, out=a), mm(a, ws[i].t(), c)), ROTATE,
+                                     reps=GRAPH_CALLS, warmup=ROTATE)
+
         for label, cfg in cfgs.items():
-            c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
             try:
                 with forced(gemm, cfg):
-                    tilec.matmul(a, ws[0].t(), out=c)
-                    torch.cuda.synchronize()
-                    checks[label] = within_bound(c, a, ws[0].t())
-                    graphs[label] = Graph(lambda i, _s, c=c: tilec.matmul(a, ws[i].t(), out=c), ROTATE,
-                                          reps=GRAPH_CALLS, warmup=ROTATE)
-                    warm[label] = Graph(lambda i, _s, c=c: tilec.matmul(a, ws[0].t(), out=c), 1,
-                                        reps=GRAPH_CALLS, warmup=1)
+                    build(label, lambda a, b, c: tilec.matmul(a, b, out=c),
+                          torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16))
             except Exception as e:  # noqa: BLE001 - a variant that does not build is said, the rest run
                 print(f"M={m} {label}: not built: {str(e)[-200:]}", flush=True)
-        ct = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-        graphs["cuBLAS"] = Graph(lambda i, _s: torch.matmul(a, ws[i].t(), out=ct), ROTATE, reps=GRAPH_CALLS,
-                                 warmup=ROTATE)
-        warm["cuBLAS"] = Graph(lambda i, _s: torch.matmul(a, ws[0].t(), out=ct), 1, reps=GRAPH_CALLS, warmup=1)
-        checks["cuBLAS"] = within_bound(ct, a, ws[0].t())
+        build("cuBLAS", lambda a, b, c: torch.matmul(a, b, out=c), torch.empty(m, n, device="cuda",
+                                                                               dtype=torch.bfloat16))
         row = {"m": m, "n": n, "k": k, "configs": {}}
-        for kind, gs in (("graphs_us", graphs), ("one_weight_us", warm)):
+        kinds = [("graphs_us", graphs), ("one_weight_us", warm)] + ([("after_mul_us", after)] if after else [])
+        for kind, gs in kinds:
             names = list(gs)
             times = {x: [] for x in names}
             for r in range(args.rounds):
@@ -80,6 +92,15 @@ def main() -> None:
             for x in names:
                 t = times[x]
                 row["configs"].setdefault(x, {"ok": checks[x]})[kind] = (statistics.median(t), min(t), max(t))
+        for x, c in outs.items():  # after the rounds: each graph's last call checked (PDL's overlaps included)
+            last = ws[(GRAPH_CALLS - 1) % ROTATE]
+            for gs, w in ((graphs, last), (warm, ws[0]), (after, last)):
+                if x not in gs:
+                    continue
+                c.fill_(float("nan"))
+                gs[x].graph.replay()
+                torch.cuda.synchronize()
+                row["configs"][x]["ok"] = row["configs"][x]["ok"] and bool(within_bound(c, a, w.t()))
         cb = row["configs"]["cuBLAS"]
         print(f"M={m}: us, median [min-max] of {args.rounds} rounds in turns (of cuBLAS)")
         for x, v in row["configs"].items():
@@ -87,10 +108,11 @@ def main() -> None:
             wm, wl, wh = v["one_weight_us"]
             print(f" {x}: graphs {gm:.2f} [{gl:.2f}-{gh:.2f}] ({cb['graphs_us'][0] / gm:.3f}); "
                   f"1 weight {wm:.2f} [{wl:.2f}-{wh:.2f}] ({cb['one_weight_us'][0] / wm:.3f}) "
-                  f"{'ok' if v['ok'] else 'FAIL'}", flush=True)
+                  + (f"after a mul {v['after_mul_us'][0]:.2f} ({cb['after_mul_us'][0] / v['after_mul_us'][0]:.3f}) "
+                     if after else "") + f"{'ok' if v['ok'] else 'FAIL'}", flush=True)
         out.append(row)
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=1))
+        if args.json:  # after each M: what a time limit cuts off later keeps the rows before
+            Path(args.json).write_text(json.dumps(out, indent=1))
 
 
 if __name__ == "__main__":

@@ -56,6 +56,52 @@ def test_pdl_unswapped_against_float64(level, weight):
     _check(_run(module, m, n, EP, ops, dynamic_m=False), ops, EP)
 
 
+HALVES = {"bm": 64, "bn": 96, "bk": 64, "chunk": 32, "one_wgmma": True, "b_kmajor": True, "tma_epilogue": True,
+          "chunk_buffers": True, "cluster": (2, 1)}
+
+
+@pytest.mark.parametrize(("stages", "skip", "late", "order"), [
+    (2, True, False, ""), (4, False, True, ""), (3, True, True, "parts"), (2, True, False, "al"),
+    (3, False, False, "tile")])
+def test_pdl_weight_in_the_halves_pairs(stages, skip, late, order):
+    """`pdl_weight` in clusters of 2 x 1 (QKV's halves sharing the weight): each block's share of
+    the multicast weight boxes of its first trip before the wait, A's after, with `pdl_late`
+    (`late`), box parts, cuBLAS's arrival after the loads (`al`) or tile parts; N 200 past the
+    last tile, K 320 in 5 steps (padded last trips, skipped or not), 4 blocks over 6 tiles (a
+    block's second tile: no first trip), the widest epilogue; M over one and two block rows."""
+    n, k = 200, 320
+    module = gemm_hopper_ws(None, n, k, stages=stages, persistent=4, skip_padding=skip, epilogue=EP, pdl=True,
+                            pdl_weight=True, pdl_late=late, box_parts=order == "parts", tile_parts=order == "tile",
+                            arrive_last=order == "al", **HALVES)
+    run_pipeline(module, "default")
+    for m in (100, 64):
+        ops = _operands(m, n, k, EP, seed=m + stages)
+        _check(_run(module, m, n, EP, ops, b_kmajor=True), ops, EP)
+
+
+def test_the_halves_kernel_with_the_weight_first():
+    """The rule's QKV kernel at M = 128 (`64x96x64:8:c32:ow:cl2:cb:pr256`) with `:pdlw:pdll`:
+    the producer's first trip issues each stage's weight boxes (its share: 12 of the ring's 24
+    chunk boxes) before its wait and A's 8 boxes after, the trigger after its last loads; NVRTC
+    + ptxas: no spills."""
+    from tilec.runtime.nvrtc import resource_usage
+
+    rule = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)
+    assert rule.cluster == (2, 1)
+    config = dataclasses.replace(rule, pdl=True, pdl_weight=True, pdl_late=True)
+    module = gemm.matmul_program(gemm.MatmulKey(config, 6144, 4096, "bf16", Epilogue(), 132, True, 128))
+    run_pipeline(module, "default")
+    (info,) = kernel_infos(module).values()
+    assert info.programmatic
+    cuda = emit(module, "cuda")
+    producer = cuda[cuda.rindex("// warpgroup"):]
+    head, tail = producer.split('asm volatile("griddepcontrol.wait;"', 1)
+    assert "&pa_map" not in head and head.count("&pb_map") > 0
+    assert tail.index("&pa_map") < tail.index("griddepcontrol.launch_dependents")
+    (usage,) = resource_usage(compile_sm90_or_skip(cuda)).values()
+    assert usage.spill_stores == 0 and usage.spill_loads == 0
+
+
 def test_cluster_split_with_pdl():
     n, k, m = 200, 1000, 20
     module = gemm_hopper_ws(None, n, k, bm=64, bn=32, bk=64, stages=2, b_kmajor=True, swap_ab=True, split_k=2,
@@ -108,7 +154,7 @@ def test_what_cannot_take_it_is_refused():
     with pytest.raises(ValueError, match="pdl_weight needs pdl"):
         gemm_hopper_ws(None, 200, 1000, bm=64, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True, pdl_weight=True)
     with pytest.raises(ValueError, match="pdl_weight needs pdl"):
-        gemm_hopper_ws(264, 264, 328, bm=64, bn=128, bk=64, stages=4, persistent=4, cluster=(2, 1), pdl=True,
+        gemm_hopper_ws(264, 264, 328, bm=64, bn=128, bk=64, stages=4, persistent=4, cluster=(1, 2), pdl=True,
                        pdl_weight=True)
 
 

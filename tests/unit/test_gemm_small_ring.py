@@ -109,9 +109,6 @@ def test_pdl_late_against_float64_and_its_trigger():
     assert cuda.rindex("cp.async.bulk.tensor") < cuda.index(trigger)
     with pytest.raises(ValueError, match="pdl_late needs pdl"):
         gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True, pdl_late=True)
-    with pytest.raises(ValueError, match="pdl_late needs pdl"):
-        gemm_hopper_ws(None, n, k, bm=64, bn=16, bk=64, stages=2, b_kmajor=True, swap_ab=True, pdl=True,
-                       pdl_weight=True, pdl_late=True)
 
 
 @pytest.mark.parametrize("m", [1, 16])
