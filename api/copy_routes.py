@@ -37,7 +37,8 @@ TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tile
                 "tiles_interleave", "tiles_rounds", "tiles_row_step", "tiles_rotate", "box_lanes", "box_grain", "box_pitch",
                 "box_depth", "box_ring", "box_carry", "box_prefetch", "box_slot32", "box_l1", "tiles_merge",
                 "tiles_merge_banks", "tiles_short", "realign_flat", "magic64", "narrow32", "realign_chunks", "div32",
-                "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows")
+                "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows",
+                "tiles_short_d")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -64,7 +65,8 @@ phase 2 gives its work, `box_carry=`, default `BOX_CARRY`, and the L2 prefetch s
 the source's contiguous mode, `tiles_merge=`, the `copy-strategy` and `tile` passes' option,
 default `passes/_copy_cost.TILES_MERGE`, and whether such a box lays out its phase-2 reads by bank,
 `tiles_merge_banks=`, the `tile` pass's option, default `passes/_box_tile.TILES_MERGE_BANKS`; whether it takes a short source-contiguous
-mode whole, `tiles_short=`, both passes' option, default `TILES_SHORT_BYTES`; whether a
+mode whole, `tiles_short=`, both passes' option, default `TILES_SHORT_BYTES`, and a short destination-contiguous
+mode whole, `tiles_short_d=`, both passes' option, default `TILES_SHORT_D_BYTES`; whether a
 realign copy of a broadcast into a compact destination takes the flat form, `realign_flat=`, the `tile`
 pass's option, default `passes/_copy_cost.REALIGN_FLAT_BROADCAST`; whether gather and realign copies of
 64-bit offsets divide by run-time extents as multiplications, `magic64=`, the `tile` pass's option,
@@ -126,6 +128,7 @@ class Routes:
     inbounds: int | None = None
     tiles_bytes: int | None = None
     realign_rows: int | None = None
+    tiles_short_d: int | None = None
 
     def tuning(self) -> dict:
         """The tuning values set (not None), by name."""

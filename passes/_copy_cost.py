@@ -658,6 +658,16 @@ TILES_SHORT_RUN = 64
 of a 48-byte one)."""
 
 
+TILES_SHORT_D_BYTES = 0
+"""The largest element (bytes, source or destination) a `tiles` box takes where its
+destination-contiguous mode `D` is short (known, at most `SMALL_EXTENT`) and `W` long,
+the destination's rows `D` whole in a tile (`tiles_shape`'s `n_d`, the runs the longest
+that fit), any conversion (`_tiles` at 8): the permutes into short rows of 8- and 4-byte
+elements that the gather or the tiled kernel (its short mode padded to a power of two,
+every access one element) take otherwise (the strided set's 18, 47; the `copy-strategy`
+and `tile` passes' option `tiles_short_d`, 0 none). Default 0: off (issue 35, p8b45)."""
+
+
 def tiles_short_run(facts: CopyFacts) -> int | None:
     """The runs (bytes) of a `tiles` box whose `W` is short (`TILES_SHORT_BYTES`): `W`
     whole, rounded up to 16 bytes, where `W` is known exactly and at most
@@ -835,14 +845,17 @@ def _span(facts: CopyFacts, smem: int) -> bool:
 
 
 def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES,
-                merge: int = TILES_MERGE_BYTES, short: int = TILES_SHORT_BYTES) -> str | None:
+                merge: int = TILES_MERGE_BYTES, short: int = TILES_SHORT_BYTES,
+                short_d: int = TILES_SHORT_D_BYTES) -> str | None:
     """"flat", "rows", "cols" or "tiles" where the box strategy takes the copy (module
     doc), else None. `smem`: the shared memory of one box; `tiles_bytes`: the largest
     element `tiles` takes; `merge` (`TILES_MERGE_BYTES`): `tiles` also where `W` is
     long and the destination's modes after it merge into one (`tiles_merged`, elements
     of at most `merge` bytes), however short `D`; `short` (`TILES_SHORT_BYTES`): `tiles`
     also where `W` is short and `D` long, source elements of at most `short` bytes,
-    converting or wider than 1 byte (what the 1-byte flavours leave)."""
+    converting or wider than 1 byte (what the 1-byte flavours leave); `short_d`
+    (`TILES_SHORT_D_BYTES`): `tiles` also where `D` is short and `W` long, elements of
+    at most `short_d` bytes."""
     if facts.rank < 2:
         return None
     if any(_static(m.src_stride) == 0 for m in facts.modes):
@@ -861,6 +874,9 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
     if all(m.bound is None or m.bound > SMALL_EXTENT for m in (mw, md)):
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
+    if (nd is not None and nw is None and max(facts.src_bytes, facts.dst_bytes) <= short_d
+            and _tiles(facts, smem, 8)):
+        return "tiles"  # D short, the destination's rows whole (`TILES_SHORT_D_BYTES`)
     if (nw is not None and nd is None and facts.src_bytes <= short and (facts.converts or facts.src_bytes > 1)
             and nw * facts.src_bytes >= TILES_SHORT_RUN and _tiles(facts, smem, tiles_bytes)):
         return "tiles"  # W short, taken whole (`TILES_SHORT_BYTES`)
@@ -987,7 +1003,8 @@ def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:
 
 def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", realign: str = "auto",
                     box: str = "auto", box_smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES,
-                    tiles_merge: int = TILES_MERGE_BYTES, tiles_short: int = TILES_SHORT_BYTES) -> str | None:
+                    tiles_merge: int = TILES_MERGE_BYTES, tiles_short: int = TILES_SHORT_BYTES,
+                    tiles_short_d: int = TILES_SHORT_D_BYTES) -> str | None:
     """The strategy of a copy from its facts, None for the `tile` pass's tiles:
     "box<F>" where `box="auto"`, `gather` is not "always" and `box_flavour` gives F;
     else "realign" where `realign="always"` and the strategy fits (`realign_fits`), or
@@ -995,11 +1012,12 @@ def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", real
     "gather" where the module doc's rule (or `gather="always"`) takes the copy; else
     "realign" where it fits and the tiled copy cannot move widest vectors on both
     sides (`vector_aligned`: a row start or a stride not a multiple of 16 bytes).
-    "never" turns either off. `tiles_merge`, `tiles_short`: `box_flavour`'s `merge`, `short`."""
+    "never" turns either off. `tiles_merge`, `tiles_short`, `tiles_short_d`: `box_flavour`'s
+    `merge`, `short`, `short_d`."""
     if facts.rank < 2:
         return None
     if box == "auto" and gather != "always":
-        flavour = box_flavour(facts, box_smem, tiles_bytes, tiles_merge, tiles_short)
+        flavour = box_flavour(facts, box_smem, tiles_bytes, tiles_merge, tiles_short, tiles_short_d)
         if flavour is not None:
             return f"box<{flavour}>"
     fits = realign != "never" and realign_fits(facts, (1, 2) if realign == "always" else REALIGN_STEPS,
