@@ -67,3 +67,20 @@ def test_the_short_d_rule():
     assert box_flavour(f47) is None and box_flavour(f47, short_d=8) == "tiles"
     # W short too: not this rule's
     assert box_flavour(_facts((40, 61), (1, 40), (61, 1), 8, 8), short_d=8) is None
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_short_d_box_with_longer_runs_matches_numpy(routes, compiled, nvrtc_available):
+    """The route `tiles_run` (the `tile` pass's option through `tilec.copy_`): runs of 1024
+    bytes in a 64 KiB box, W over several tiles (41's and 06's kinds)."""
+    if compiled and not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(tiles_short_d=8, tiles_run=1024, box_smem=65536)
+    rng = np.random.default_rng(3)
+    for base, perm, sd, dd in (((17, 3, 603), (2, 1, 0), "float32", "int64"), ((3, 42, 601), (2, 0, 1), "int32", "int32")):
+        src = rng.integers(0, 100, size=base).astype(sd).transpose(perm)
+        dst = np.full(src.shape, 77, dd)
+        assert key_strategy(plan_copy(_operand(dst, None), _operand(src, None)).key) == "box<tiles>"
+        kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
+        copy_numpy(dst, src, kernels=kernels, compiled=compiled)
+        assert np.array_equal(dst, src.astype(dd)), (base, sd, dd)
