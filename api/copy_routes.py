@@ -48,8 +48,9 @@ chunks, the `tile` pass's option `box_stage=`, default `async`,
 `passes/_box_tile.BOX_STAGES`; where a `box<tiles>` phase 2 puts a warp's lanes,
 the `tile` pass's option `tiles_lanes=`, default `passes/_box_tile.TILES_LANES`, and the
 destination grain its blocks own, `tiles_grain=`, default `TILES_GRAIN`, and its phase-1
-chunks' bytes, `tiles_stage=`, default `tiles_phase2`'s (`TILES_STAGE8_BYTES`), and its source runs' bytes,
-`tiles_run=`, default `_copy_cost.tiles_run_bytes` (or `W` whole, or the longest that fit a short `D`), and whether its slots are
+chunks' bytes, `tiles_stage=`, default `tiles_phase2`'s (`TILES_STAGE8_BYTES`), and its source runs'
+bytes, `tiles_run=`, default `_copy_cost.tiles_run_bytes` (or `W` whole, or the longest that fit a short
+`D`), and whether its slots are
 interleaved, `tiles_interleave=`, default `passes/_box_tile.tiles_interleaved`, and whether
 its tiles are spread over whole rounds, `tiles_rounds=`, default `TILES_ROUNDS`, and how far apart a warp's
 phase-2 rows are, `tiles_row_step=`, default `TILES_ROW_STEP`, and whether its loads rotate where the rule finds

@@ -77,7 +77,8 @@ def test_short_d_box_with_longer_runs_matches_numpy(routes, compiled, nvrtc_avai
         pytest.skip("NVRTC is not available")
     routes(tiles_short_d=8, tiles_run=1024, box_smem=65536)
     rng = np.random.default_rng(3)
-    for base, perm, sd, dd in (((17, 3, 603), (2, 1, 0), "float32", "int64"), ((3, 42, 601), (2, 0, 1), "int32", "int32")):
+    kinds = (((17, 3, 603), (2, 1, 0), "float32", "int64"), ((3, 42, 601), (2, 0, 1), "int32", "int32"))
+    for base, perm, sd, dd in kinds:
         src = rng.integers(0, 100, size=base).astype(sd).transpose(perm)
         dst = np.full(src.shape, 77, dd)
         assert key_strategy(plan_copy(_operand(dst, None), _operand(src, None)).key) == "box<tiles>"
