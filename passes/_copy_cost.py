@@ -659,8 +659,8 @@ of a 48-byte one)."""
 
 
 TILES_SHORT_D_BYTES = 0
-"""The largest element (bytes, source or destination) a `tiles` box takes where its
-destination-contiguous mode `D` is short (known, at most `SMALL_EXTENT`) and `W` long,
+"""The least of the wider element's bytes (source or destination) from which a `tiles` box
+takes a copy whose destination-contiguous mode `D` is short (known, at most `SMALL_EXTENT`) and `W` long,
 the destination's rows `D` whole in a tile (`tiles_shape`'s `n_d`, the runs the longest
 that fit), any conversion (`_tiles` at 8): the permutes into short rows of 8- and 4-byte
 elements that the gather or the tiled kernel (its short mode padded to a power of two,
@@ -854,8 +854,8 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
     of at most `merge` bytes), however short `D`; `short` (`TILES_SHORT_BYTES`): `tiles`
     also where `W` is short and `D` long, source elements of at most `short` bytes,
     converting or wider than 1 byte (what the 1-byte flavours leave); `short_d`
-    (`TILES_SHORT_D_BYTES`): `tiles` also where `D` is short and `W` long, elements of
-    at most `short_d` bytes."""
+    (`TILES_SHORT_D_BYTES`): `tiles` also where `D` is short and `W` long, the wider
+    element at least `short_d` bytes (0: none), converting or wider than 1 byte."""
     if facts.rank < 2:
         return None
     if any(_static(m.src_stride) == 0 for m in facts.modes):
@@ -874,8 +874,8 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
     if all(m.bound is None or m.bound > SMALL_EXTENT for m in (mw, md)):
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
-    if (nd is not None and nw is None and max(facts.src_bytes, facts.dst_bytes) <= short_d
-            and _tiles(facts, smem, 8)):
+    if (short_d and nd is not None and nw is None and max(facts.src_bytes, facts.dst_bytes) >= short_d
+            and (facts.converts or facts.src_bytes > 1) and _tiles(facts, smem, 8)):
         return "tiles"  # D short, the destination's rows whole (`TILES_SHORT_D_BYTES`)
     if (nw is not None and nd is None and facts.src_bytes <= short and (facts.converts or facts.src_bytes > 1)
             and nw * facts.src_bytes >= TILES_SHORT_RUN and _tiles(facts, smem, tiles_bytes)):

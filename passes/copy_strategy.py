@@ -89,8 +89,8 @@ class CopyStrategyPass(ModulePass):
                                  that mode whole (`_copy_cost.TILES_SHORT_BYTES`;
                                  default 2; 0 none; the `tile` pass's `tiles_short`
                                  must agree).
-      tiles_short_d=B            the largest element (bytes, source or destination)
-                                 `box<tiles>` also takes where the destination's
+      tiles_short_d=B            the least wider element (bytes, source or
+                                 destination) `box<tiles>` also takes where the destination's
                                  contiguous mode is short (known, at most 64) and
                                  the source's long, its rows whole in a tile, any
                                  conversion (`_copy_cost.TILES_SHORT_D_BYTES`;

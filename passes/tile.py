@@ -354,7 +354,7 @@ class TilePass(ModulePass):
                      source-contiguous mode is short, its runs that mode whole
                      (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
                      `tiles_short` must agree).
-      tiles_short_d=B  the largest element (bytes) of a `box<tiles>` copy whose
+      tiles_short_d=B  the least wider element (bytes) of a `box<tiles>` copy whose
                      destination-contiguous mode is short and source-contiguous mode
                      long, its rows whole in a tile (`_copy_cost.TILES_SHORT_D_BYTES`;
                      default 0: none; `copy-strategy`'s `tiles_short_d` must agree).

@@ -1,5 +1,5 @@
 """On an H100/H200: `box<tiles>` over a short destination-contiguous mode taken whole
-(`_copy_cost.TILES_SHORT_D_BYTES`, the route `tiles_short_d=8`, off by default) through
+(`_copy_cost.TILES_SHORT_D_BYTES`, the route `tiles_short_d=4`, off by default) through
 `tilec.copy_` on PyTorch tensors: permutes into short rows of 8- and 4-byte elements (the
 strided set's 18, 47, 41 and 06 kinds, scaled), converting (uint8 -> f64, f32 -> int64)
 or not (f64, int32), the views at element offsets, the destination's buffer poisoned and
@@ -47,7 +47,7 @@ def test_short_d_box_copies_on_the_gpu(base, perm, sd, dd, so, do):
     want = dbase.clone()
     want[do : do + n].view(shape).copy_(src)
     dst = dbase[do : do + n].view(shape)
-    with forced_routes(tiles_short_d=8):
+    with forced_routes(tiles_short_d=4):
         plan = plan_copy(Operand(dst.data_ptr(), dd, shape, tuple(dst.stride())),
                          Operand(src.data_ptr(), sd, shape, tuple(src.stride())))
         assert key_strategy(plan.key) == "box<tiles>"

@@ -33,7 +33,7 @@ def test_short_d_tiles_box_copies_match_numpy(routes, base, perm, sd, dd, so, do
     """Every destination element written once, exactly, nothing around it."""
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    routes(tiles_short_d=8)
+    routes(tiles_short_d=4)
     rng = np.random.default_rng(sum(base) + so)
     n = int(np.prod(base))
     flat = rng.integers(0, 100, size=so + n + 9).astype(sd)
@@ -57,12 +57,15 @@ def _facts(ns, ss, ds, e, ed):
 
 
 def test_the_short_d_rule():
-    """`box_flavour` takes a short `D` with a long `W` as `tiles` only with `short_d` at
-    least the wider element (off by default: the gather or the tiled kernel)."""
+    """`box_flavour` takes a short `D` with a long `W` as `tiles` only where the wider
+    element is at least `short_d` bytes (off by default, 0: the gather or the tiled
+    kernel); never a 1-byte copy without conversion (the `cols` flavour's)."""
     f18 = _facts((231043, 61), (1, 231043), (61, 1), 8, 8)
     assert box_flavour(f18) is None
-    assert box_flavour(f18, short_d=8) == "tiles"
-    assert box_flavour(f18, short_d=4) is None
+    assert box_flavour(f18, short_d=8) == "tiles" and box_flavour(f18, short_d=4) == "tiles"
+    f06 = _facts((793, 871, 42), (1, 793, 690703), (36582, 42, 1), 4, 4)
+    assert box_flavour(f06, short_d=4) == "tiles" and box_flavour(f06, short_d=8) is None
+    assert box_flavour(_facts((301, 61), (1, 301), (61, 1), 1, 1), short_d=1) == "cols"
     f47 = _facts((1115178, 17), (1, 1115178), (17, 1), 1, 8)
     assert box_flavour(f47) is None and box_flavour(f47, short_d=8) == "tiles"
     # W short too: not this rule's
@@ -75,7 +78,7 @@ def test_short_d_box_with_longer_runs_matches_numpy(routes, compiled, nvrtc_avai
     bytes in a 64 KiB box, W over several tiles (41's and 06's kinds)."""
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    routes(tiles_short_d=8, tiles_run=1024, box_smem=65536)
+    routes(tiles_short_d=4, tiles_run=1024, box_smem=65536)
     rng = np.random.default_rng(3)
     kinds = (((17, 3, 603), (2, 1, 0), "float32", "int64"), ((3, 42, 601), (2, 0, 1), "int32", "int32"))
     for base, perm, sd, dd in kinds:
