@@ -855,7 +855,9 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
     also where `W` is short and `D` long, source elements of at most `short` bytes,
     converting or wider than 1 byte (what the 1-byte flavours leave); `short_d`
     (`TILES_SHORT_D_BYTES`): `tiles` also where `D` is short and `W` long, the wider
-    element at least `short_d` bytes (0: none), converting or wider than 1 byte."""
+    element at least `short_d` bytes (0: none), converting or wider than 1 byte, the
+    destination's rows at least `TILES_SHORT_RUN` bytes (shorter ones, NCHW -> NHWC of 3
+    channels, stay the gather's)."""
     if facts.rank < 2:
         return None
     if any(_static(m.src_stride) == 0 for m in facts.modes):
@@ -875,7 +877,8 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
     if all(m.bound is None or m.bound > SMALL_EXTENT for m in (mw, md)):
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
     if (short_d and nd is not None and nw is None and max(facts.src_bytes, facts.dst_bytes) >= short_d
-            and (facts.converts or facts.src_bytes > 1) and _tiles(facts, smem, 8)):
+            and nd * facts.dst_bytes >= TILES_SHORT_RUN and (facts.converts or facts.src_bytes > 1)
+            and _tiles(facts, smem, 8)):
         return "tiles"  # D short, the destination's rows whole (`TILES_SHORT_D_BYTES`)
     if (nw is not None and nd is None and facts.src_bytes <= short and (facts.converts or facts.src_bytes > 1)
             and nw * facts.src_bytes >= TILES_SHORT_RUN and _tiles(facts, smem, tiles_bytes)):

@@ -68,6 +68,8 @@ def test_the_short_d_rule():
     assert box_flavour(_facts((301, 61), (1, 301), (61, 1), 1, 1), short_d=1) == "cols"
     f47 = _facts((1115178, 17), (1, 1115178), (17, 1), 1, 8)
     assert box_flavour(f47) is None and box_flavour(f47, short_d=8) == "tiles"
+    # rows of 3 f32 (NCHW -> NHWC, C = 3): shorter than 64 bytes, the gather's
+    assert box_flavour(_facts((50176, 3), (1, 50176), (3, 1), 4, 4), short_d=4) is None
     # W short too: not this rule's
     assert box_flavour(_facts((40, 61), (1, 40), (61, 1), 8, 8), short_d=8) is None
 
