@@ -85,6 +85,15 @@ SMALL_EXTENT = 64
 mode this short whole, padded to its power-of-two ceiling)."""
 MIN_SECTOR_USE = 0.35
 """Least share of the source sectors a gather block touches that it must use."""
+GATHER_TILED_BYTES = 8
+"""Elements (bytes) from which a copy that neither broadcasts nor converts is the tiled
+kernel's, not the gather's, however short and odd its last mode: the gather loads each
+source element of a short row by a request of its own (8 bytes of a 32-byte sector for
+f64), where the tiled kernel's warps read 256 contiguous bytes. Measured on the H200
+(benchmarks/NOTES.md, p8b45; in turns, 9 rounds, ratio to cudaMemcpy): the strided set's
+18 (f64 257 x 899 x 61 perm [1, 2, 0], rows of 61) gathered 0.882, tiled (32 x 64, 256
+threads) 0.980, x1.111 [1.105, 1.116]; its tile of 32 x 61 (rows whole, not a power of
+two) 0.244. Converting into 8 bytes (47, uint8 -> f64) not measured tiled: the gather's."""
 GATHER_THREADS = 256
 """Threads per block of the gather strategy."""
 GATHER_RUNS_PER_THREAD = 2
@@ -1047,6 +1056,8 @@ def _gathers(facts: CopyFacts, target: Target, gather: str) -> bool:
         return False
     broadcast = any(_static(m.src_stride) == 0 for m in facts.modes) and (
         facts.dst_bytes >= 2 or vector_runs(facts, gather_vector(facts, target)))
+    if not broadcast and not facts.converts and facts.src_bytes >= GATHER_TILED_BYTES:
+        return False  # wide permutes: the tiled kernel's (`GATHER_TILED_BYTES`)
     if not broadcast and not padded_last(facts):
         return False
     return sector_use(facts, gather_block(facts, target), target.sector_bytes) >= MIN_SECTOR_USE
