@@ -674,7 +674,12 @@ the destination's rows `D` whole in a tile (`tiles_shape`'s `n_d`, the runs the 
 that fit), any conversion (`_tiles` at 8): the permutes into short rows of 8- and 4-byte
 elements that the gather or the tiled kernel (its short mode padded to a power of two,
 every access one element) take otherwise (the strided set's 18, 47; the `copy-strategy`
-and `tile` passes' option `tiles_short_d`, 0 none). Default 0: off (issue 35, p8b45)."""
+and `tile` passes' option `tiles_short_d`, 0 none). Default 0: off. Measured on the H200
+(benchmarks/NOTES.md, p8b45; in turns against the rule, 9 rounds): 18 (f64 rows of 61)
+x0.991, 47 (uint8 -> f64 rows of 17) x0.561, 06 (int32 rows of 42) x0.691, 41 (f32 ->
+int64 rows of 17) x0.521; 06 / 41 with runs of 1024 bytes in 64 KiB x0.710 / x0.602, with
+4 phase-2 lanes a row x0.627 / x0.516: a block's few short rows (12-35 KiB boxes) do not
+pay for its two phases."""
 
 
 def tiles_short_run(facts: CopyFacts) -> int | None:
