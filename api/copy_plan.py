@@ -420,7 +420,8 @@ def may_box(key: CopyKey, ns, ss, ds) -> str | None:
     numbers, with the box's shared memory in force), None where it takes none or the
     routes in force turn it off (`box=never`, or `gather=always`, which the pass asks
     first)."""
-    from tilec.passes._copy_cost import BOX_SMEM, TILES_BYTES, TILES_MERGE_BYTES, TILES_SHORT_BYTES, box_flavour
+    from tilec.passes._copy_cost import (BOX_SMEM, TILES_BYTES, TILES_MERGE_BYTES, TILES_SHORT_BYTES,
+                                         TILES_SHORT_D_BYTES, box_flavour)
 
     routes = current_routes()
     if routes.box == "never" or routes.gather == "always" or len(ns) < 2:
@@ -429,9 +430,10 @@ def may_box(key: CopyKey, ns, ss, ds) -> str | None:
     # (`dst_flat`: the program states its strides as the extents' products)
     merge = (TILES_MERGE_BYTES if routes.tiles_merge is None else routes.tiles_merge) if key.dst_flat else 0
     short = TILES_SHORT_BYTES if routes.tiles_short is None else routes.tiles_short
+    short_d = TILES_SHORT_D_BYTES if routes.tiles_short_d is None else routes.tiles_short_d
     tiles_bytes = TILES_BYTES if routes.tiles_bytes is None else routes.tiles_bytes
     return box_flavour(_numbers_facts(key, ns, ss, ds, 0, 0), routes.box_smem or BOX_SMEM, tiles_bytes, merge=merge,
-                       short=short)
+                       short=short, short_d=short_d)
 
 
 def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan | None:

@@ -38,7 +38,7 @@ TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tile
                 "box_depth", "box_ring", "box_carry", "box_prefetch", "box_slot32", "box_l1", "tiles_merge",
                 "tiles_merge_banks", "tiles_short", "realign_flat", "magic64", "narrow32", "realign_chunks", "div32",
                 "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows",
-                "tiles_mirror")
+                "tiles_mirror", "tiles_short_d", "tiles_run")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -48,7 +48,9 @@ chunks, the `tile` pass's option `box_stage=`, default `async`,
 `passes/_box_tile.BOX_STAGES`; where a `box<tiles>` phase 2 puts a warp's lanes,
 the `tile` pass's option `tiles_lanes=`, default `passes/_box_tile.TILES_LANES`, and the
 destination grain its blocks own, `tiles_grain=`, default `TILES_GRAIN`, and its phase-1
-chunks' bytes, `tiles_stage=`, default `tiles_phase2`'s (`TILES_STAGE8_BYTES`), and whether its slots are
+chunks' bytes, `tiles_stage=`, default `tiles_phase2`'s (`TILES_STAGE8_BYTES`), and its source runs'
+bytes, `tiles_run=`, default `_copy_cost.tiles_run_bytes` (or `W` whole, or the longest that fit a short
+`D`), and whether its slots are
 interleaved, `tiles_interleave=`, default `passes/_box_tile.tiles_interleaved`, and whether
 its tiles are spread over whole rounds, `tiles_rounds=`, default `TILES_ROUNDS`, and how far apart a warp's
 phase-2 rows are, `tiles_row_step=`, default `TILES_ROW_STEP`, and whether its loads rotate where the rule finds
@@ -65,7 +67,8 @@ phase 2 gives its work, `box_carry=`, default `BOX_CARRY`, and the L2 prefetch s
 the source's contiguous mode, `tiles_merge=`, the `copy-strategy` and `tile` passes' option,
 default `passes/_copy_cost.TILES_MERGE`, and whether such a box lays out its phase-2 reads by bank,
 `tiles_merge_banks=`, the `tile` pass's option, default `passes/_box_tile.TILES_MERGE_BANKS`; whether it takes a short source-contiguous
-mode whole, `tiles_short=`, both passes' option, default `TILES_SHORT_BYTES`; whether a
+mode whole, `tiles_short=`, both passes' option, default `TILES_SHORT_BYTES`, and a short destination-contiguous
+mode whole, `tiles_short_d=`, both passes' option, default `TILES_SHORT_D_BYTES`; whether a
 realign copy of a broadcast into a compact destination takes the flat form, `realign_flat=`, the `tile`
 pass's option, default `passes/_copy_cost.REALIGN_FLAT_BROADCAST`; whether gather and realign copies of
 64-bit offsets divide by run-time extents as multiplications, `magic64=`, the `tile` pass's option,
@@ -130,6 +133,8 @@ class Routes:
     tiles_bytes: int | None = None
     realign_rows: int | None = None
     tiles_mirror: int | None = None
+    tiles_short_d: int | None = None
+    tiles_run: int | None = None
 
     def tuning(self) -> dict:
         """The tuning values set (not None), by name."""

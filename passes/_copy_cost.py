@@ -85,6 +85,15 @@ SMALL_EXTENT = 64
 mode this short whole, padded to its power-of-two ceiling)."""
 MIN_SECTOR_USE = 0.35
 """Least share of the source sectors a gather block touches that it must use."""
+GATHER_TILED_BYTES = 8
+"""Elements (bytes) from which a copy that neither broadcasts nor converts is the tiled
+kernel's, not the gather's, however short and odd its last mode: the gather loads each
+source element of a short row by a request of its own (8 bytes of a 32-byte sector for
+f64), where the tiled kernel's warps read 256 contiguous bytes. Measured on the H200
+(benchmarks/NOTES.md, p8b45; in turns, 9 rounds, ratio to cudaMemcpy): the strided set's
+18 (f64 257 x 899 x 61 perm [1, 2, 0], rows of 61) gathered 0.882, tiled (32 x 64, 256
+threads) 0.980, x1.111 [1.105, 1.116]; its tile of 32 x 61 (rows whole, not a power of
+two) 0.244. Converting into 8 bytes (47, uint8 -> f64) not measured tiled: the gather's."""
 GATHER_THREADS = 256
 """Threads per block of the gather strategy."""
 GATHER_RUNS_PER_THREAD = 2
@@ -658,6 +667,21 @@ TILES_SHORT_RUN = 64
 of a 48-byte one)."""
 
 
+TILES_SHORT_D_BYTES = 0
+"""The least of the wider element's bytes (source or destination) from which a `tiles` box
+takes a copy whose destination-contiguous mode `D` is short (known, at most `SMALL_EXTENT`) and `W` long,
+the destination's rows `D` whole in a tile (`tiles_shape`'s `n_d`, the runs the longest
+that fit), any conversion (`_tiles` at 8): the permutes into short rows of 8- and 4-byte
+elements that the gather or the tiled kernel (its short mode padded to a power of two,
+every access one element) take otherwise (the strided set's 18, 47; the `copy-strategy`
+and `tile` passes' option `tiles_short_d`, 0 none). Default 0: off. Measured on the H200
+(benchmarks/NOTES.md, p8b45; in turns against the rule, 9 rounds): 18 (f64 rows of 61)
+x0.991, 47 (uint8 -> f64 rows of 17) x0.561, 06 (int32 rows of 42) x0.691, 41 (f32 ->
+int64 rows of 17) x0.521; 06 / 41 with runs of 1024 bytes in 64 KiB x0.710 / x0.602, with
+4 phase-2 lanes a row x0.627 / x0.516: a block's few short rows (12-35 KiB boxes) do not
+pay for its two phases."""
+
+
 def tiles_short_run(facts: CopyFacts) -> int | None:
     """The runs (bytes) of a `tiles` box whose `W` is short (`TILES_SHORT_BYTES`): `W`
     whole, rounded up to 16 bytes, where `W` is known exactly and at most
@@ -862,14 +886,19 @@ def _span(facts: CopyFacts, smem: int) -> bool:
 
 
 def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES,
-                merge: int = TILES_MERGE_BYTES, short: int = TILES_SHORT_BYTES) -> str | None:
+                merge: int = TILES_MERGE_BYTES, short: int = TILES_SHORT_BYTES,
+                short_d: int = TILES_SHORT_D_BYTES) -> str | None:
     """"flat", "rows", "cols" or "tiles" where the box strategy takes the copy (module
     doc), else None. `smem`: the shared memory of one box; `tiles_bytes`: the largest
     element `tiles` takes; `merge` (`TILES_MERGE_BYTES`): `tiles` also where `W` is
     long and the destination's modes after it merge into one (`tiles_merged`, elements
     of at most `merge` bytes), however short `D`; `short` (`TILES_SHORT_BYTES`): `tiles`
     also where `W` is short and `D` long, source elements of at most `short` bytes,
-    converting or wider than 1 byte (what the 1-byte flavours leave)."""
+    converting or wider than 1 byte (what the 1-byte flavours leave); `short_d`
+    (`TILES_SHORT_D_BYTES`): `tiles` also where `D` is short and `W` long, the wider
+    element at least `short_d` bytes (0: none), converting or wider than 1 byte, the
+    destination's rows at least `TILES_SHORT_RUN` bytes (shorter ones, NCHW -> NHWC of 3
+    channels, stay the gather's)."""
     if facts.rank < 2:
         return None
     if any(_static(m.src_stride) == 0 for m in facts.modes):
@@ -888,6 +917,10 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
     if all(m.bound is None or m.bound > SMALL_EXTENT for m in (mw, md)):
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
+    if (short_d and nd is not None and nw is None and max(facts.src_bytes, facts.dst_bytes) >= short_d
+            and nd * facts.dst_bytes >= TILES_SHORT_RUN and (facts.converts or facts.src_bytes > 1)
+            and _tiles(facts, smem, 8)):
+        return "tiles"  # D short, the destination's rows whole (`TILES_SHORT_D_BYTES`)
     if (nw is not None and nd is None and facts.src_bytes <= short and (facts.converts or facts.src_bytes > 1)
             and nw * facts.src_bytes >= TILES_SHORT_RUN and _tiles(facts, smem, tiles_bytes)):
         return "tiles"  # W short, taken whole (`TILES_SHORT_BYTES`)
@@ -1014,7 +1047,8 @@ def vector_aligned(facts: CopyFacts, vector_bytes: int) -> bool:
 
 def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", realign: str = "auto",
                     box: str = "auto", box_smem: int = BOX_SMEM, tiles_bytes: int = TILES_BYTES,
-                    tiles_merge: int = TILES_MERGE_BYTES, tiles_short: int = TILES_SHORT_BYTES) -> str | None:
+                    tiles_merge: int = TILES_MERGE_BYTES, tiles_short: int = TILES_SHORT_BYTES,
+                    tiles_short_d: int = TILES_SHORT_D_BYTES) -> str | None:
     """The strategy of a copy from its facts, None for the `tile` pass's tiles:
     "box<F>" where `box="auto"`, `gather` is not "always" and `box_flavour` gives F;
     else "realign" where `realign="always"` and the strategy fits (`realign_fits`), or
@@ -1022,11 +1056,12 @@ def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", real
     "gather" where the module doc's rule (or `gather="always"`) takes the copy; else
     "realign" where it fits and the tiled copy cannot move widest vectors on both
     sides (`vector_aligned`: a row start or a stride not a multiple of 16 bytes).
-    "never" turns either off. `tiles_merge`, `tiles_short`: `box_flavour`'s `merge`, `short`."""
+    "never" turns either off. `tiles_merge`, `tiles_short`, `tiles_short_d`: `box_flavour`'s
+    `merge`, `short`, `short_d`."""
     if facts.rank < 2:
         return None
     if box == "auto" and gather != "always":
-        flavour = box_flavour(facts, box_smem, tiles_bytes, tiles_merge, tiles_short)
+        flavour = box_flavour(facts, box_smem, tiles_bytes, tiles_merge, tiles_short, tiles_short_d)
         if flavour is not None:
             return f"box<{flavour}>"
     fits = realign != "never" and realign_fits(facts, (1, 2) if realign == "always" else REALIGN_STEPS,
@@ -1053,6 +1088,8 @@ def _gathers(facts: CopyFacts, target: Target, gather: str) -> bool:
         return False
     broadcast = any(_static(m.src_stride) == 0 for m in facts.modes) and (
         facts.dst_bytes >= 2 or vector_runs(facts, gather_vector(facts, target)))
+    if not broadcast and not facts.converts and facts.src_bytes >= GATHER_TILED_BYTES:
+        return False  # wide permutes: the tiled kernel's (`GATHER_TILED_BYTES`)
     if not broadcast and not padded_last(facts):
         return False
     return sector_use(facts, gather_block(facts, target), target.sector_bytes) >= MIN_SECTOR_USE

@@ -14,7 +14,7 @@ from tilec.support.diagnostics import TilecError
 from tilec.support.target import target_of
 
 from ._copy_cost import (BOX_SETTINGS, BOX_SMEM, GATHER_SETTINGS, TILES_BYTES, TILES_MERGE_BYTES, TILES_SHORT_BYTES,
-                         choose_strategy, copy_facts)
+                         TILES_SHORT_D_BYTES, choose_strategy, copy_facts)
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,13 @@ class CopyStrategyPass(ModulePass):
                                  that mode whole (`_copy_cost.TILES_SHORT_BYTES`;
                                  default 2; 0 none; the `tile` pass's `tiles_short`
                                  must agree).
+      tiles_short_d=B            the least wider element (bytes, source or
+                                 destination) `box<tiles>` also takes where the destination's
+                                 contiguous mode is short (known, at most 64) and
+                                 the source's long, its rows whole in a tile, any
+                                 conversion (`_copy_cost.TILES_SHORT_D_BYTES`;
+                                 default 0: none; the `tile` pass's `tiles_short_d`
+                                 must agree).
     """
 
     name = "copy-strategy"
@@ -100,6 +107,7 @@ class CopyStrategyPass(ModulePass):
     tiles_bytes: int = TILES_BYTES
     tiles_merge: int = TILES_MERGE_BYTES
     tiles_short: int = TILES_SHORT_BYTES
+    tiles_short_d: int = TILES_SHORT_D_BYTES
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for name, value in (("gather", self.gather), ("realign", self.realign)):
@@ -109,7 +117,7 @@ class CopyStrategyPass(ModulePass):
             raise TilecError(f"copy-strategy: box={self.box} must be one of {', '.join(BOX_SETTINGS)}")
         if self.box_smem < 1024:
             raise TilecError(f"copy-strategy: box_smem={self.box_smem} must be at least 1024")
-        for name in ("tiles_merge", "tiles_short"):
+        for name in ("tiles_merge", "tiles_short", "tiles_short_d"):
             if not 0 <= getattr(self, name) <= 8:
                 raise TilecError(f"copy-strategy: {name}={getattr(self, name)} must be in [0, 8]")
         tgt = target_of(op)
@@ -122,6 +130,6 @@ class CopyStrategyPass(ModulePass):
             if facts is None:
                 continue
             kind = choose_strategy(facts, tgt, self.gather, self.realign, self.box, self.box_smem, self.tiles_bytes,
-                                   self.tiles_merge, self.tiles_short)
+                                   self.tiles_merge, self.tiles_short, self.tiles_short_d)
             if kind is not None:
                 c.strategy = CopyStrategyAttr(kind)

@@ -35,7 +35,8 @@ from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TIL
                         box_launch, box_smem_of, tiles_grain_of, tiles_lines_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
                         tiles_filled_threads, tiles_rotated)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_MIRROR, TILES_SHORT_BYTES,
-                         box_flavour, copy_facts, _static, tiles_merged, tiles_merged_run, tiles_mirror_mode, tiles_short_run,
+                         TILES_SHORT_D_BYTES, box_flavour, copy_facts, _static, tiles_merged, tiles_merged_run,
+                         tiles_mirror_mode, tiles_short_run,
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits)
@@ -364,6 +365,10 @@ class TilePass(ModulePass):
                      chunks unless tiles_stage says; default the rule's:
                      `_copy_cost.TILES_MIRROR` (512) where the source-contiguous
                      mode is short (`tiles_short_run`), else none.
+      tiles_short_d=B  the least wider element (bytes) of a `box<tiles>` copy whose
+                     destination-contiguous mode is short and source-contiguous mode
+                     long, its rows whole in a tile (`_copy_cost.TILES_SHORT_D_BYTES`;
+                     default 0: none; `copy-strategy`'s `tiles_short_d` must agree).
       tile_bytes=B   the heuristic's budget of a tile whose views share their
                      contiguous mode (default 32768: `TILE_BYTES`); a power of two, at
                      least 1024.
@@ -466,6 +471,7 @@ class TilePass(ModulePass):
     tiles_fill: int = int(TILES_FILL)
     tiles_short: int = TILES_SHORT_BYTES
     tiles_mirror: int | None = None
+    tiles_short_d: int = TILES_SHORT_D_BYTES
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
 
@@ -503,7 +509,7 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_lines={self.tiles_lines} must be 0, 1, 2 or 3")
         if self.tiles_mirror is not None and self.tiles_mirror and (self.tiles_mirror % 16 or not 16 <= self.tiles_mirror <= 2048):
             raise TilecError(f"tile: tiles_mirror={self.tiles_mirror} must be 0 or a multiple of 16 in [16, 2048]")
-        for name in ("tiles_merge", "tiles_short"):
+        for name in ("tiles_merge", "tiles_short", "tiles_short_d"):
             if not 0 <= getattr(self, name) <= 8:
                 raise TilecError(f"tile: {name}={getattr(self, name)} must be in [0, 8]")
         if self.box_depth is not None and not 0 <= self.box_depth <= 8:
@@ -759,7 +765,8 @@ class TilePass(ModulePass):
                 tiles_shape(facts.src_bytes, smem, run, tiles_grain, facts.dst_bytes) is None):
             tiles_grain = TILES_GRAIN
         if facts is None or box_flavour(facts, self.box_smem or BOX_SMEM, tiles_bytes=8,
-                                                merge=self.tiles_merge, short=self.tiles_short) != flavour or (
+                                                merge=self.tiles_merge, short=self.tiles_short,
+                                                short_d=self.tiles_short_d) != flavour or (
                 flavour == "tiles" and tiles_shape(facts.src_bytes, smem, run, tiles_grain,
                                                    facts.dst_bytes) is None):
             raise TilecError(
