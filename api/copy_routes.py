@@ -37,7 +37,8 @@ TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tile
                 "tiles_interleave", "tiles_rounds", "tiles_row_step", "tiles_rotate", "box_lanes", "box_grain", "box_pitch",
                 "box_depth", "box_ring", "box_carry", "box_prefetch", "box_slot32", "box_l1", "tiles_merge",
                 "tiles_merge_banks", "tiles_short", "realign_flat", "magic64", "narrow32", "realign_chunks", "div32",
-                "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows")
+                "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows",
+                "tiles_issue")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -79,7 +80,9 @@ rows cover in part, `realign_prefetch=`, the `tile` pass's option, default
 construction, `inbounds=`, the `tile` pass's option, default `passes/_gather_tile.inbounds_rule`; the largest
 element a `box<tiles>` copy takes, `tiles_bytes=`, the `copy-strategy` pass's option, default
 `passes/_copy_cost.TILES_BYTES`; the longest rows of 2- and 4-byte elements whose class a realign copy's key
-states, `realign_rows=`, the plan's only, default `copy_key.REALIGN_ROW_CLASS`): benchmarks and experiments compare
+states, `realign_rows=`, the plan's only, default `copy_key.REALIGN_ROW_CLASS`; how a `box<tiles>` block issues its work (one commit group for a thread's
+phase-1 copies, phase 2's chunk loop unrolled), `tiles_issue=`, the `tile` pass's option, default
+`passes/_box_tile.TILES_ISSUE`): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""
@@ -126,6 +129,7 @@ class Routes:
     inbounds: int | None = None
     tiles_bytes: int | None = None
     realign_rows: int | None = None
+    tiles_issue: int | None = None
 
     def tuning(self) -> dict:
         """The tuning values set (not None), by name."""

@@ -27,7 +27,7 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_FILL, TILES_GRAIN, TILES_MERGE_BANKS,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_ISSUE, TILES_COLUMNS, TILES_DEPTH, TILES_FILL, TILES_GRAIN, TILES_MERGE_BANKS,
                         TILES_MERGE_DEPTH, TILES_MERGE_DEPTH_SMEM, TILES_MERGE_GRAIN,
                         TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
@@ -349,6 +349,10 @@ class TilePass(ModulePass):
                      (`_box_tile.tiles_filled_dt`) instead of the box's largest; 2,
                      where its rows are `W` whole and known, the threads whose row
                      groups fill the rows' trips best (`tiles_filled_threads`).
+      tiles_issue=B  bits, how a `box<tiles>` block issues its work
+                     (`_box_tile.TILES_ISSUE`; default 0): 1, a thread's phase-1
+                     copies in one commit group; 2, phase 2's chunk
+                     loop of a destination run unrolled.
       tiles_short=B  the largest source element (bytes) of a `box<tiles>` copy whose
                      source-contiguous mode is short, its runs that mode whole
                      (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
@@ -453,6 +457,7 @@ class TilePass(ModulePass):
     tiles_merge: int = TILES_MERGE_BYTES
     tiles_merge_banks: int = int(TILES_MERGE_BANKS)
     tiles_fill: int = int(TILES_FILL)
+    tiles_issue: int = TILES_ISSUE
     tiles_short: int = TILES_SHORT_BYTES
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
@@ -485,6 +490,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_merge_banks={self.tiles_merge_banks} must be 0 or 1")
         if self.tiles_fill not in (0, 1, 2, 3):
             raise TilecError(f"tile: tiles_fill={self.tiles_fill} must be 0, 1, 2 or 3")
+        if self.tiles_issue not in (0, 1, 2, 3):
+            raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be 0, 1, 2 or 3")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if self.tiles_lines not in (None, 0, 1, 2, 3):
@@ -792,7 +799,7 @@ class TilePass(ModulePass):
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry,
                          lines_bits, bool(self.tiles_merge_banks), self.tiles_fill, self.box_prefetch,
                          None if self.box_slot32 is None else bool(self.box_slot32),
-                         None if self.box_l1 is None else bool(self.box_l1))
+                         None if self.box_l1 is None else bool(self.box_l1), self.tiles_issue)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)
