@@ -313,7 +313,12 @@ default). Bit 1: a thread's phase-1 `cp.async` copies (async staging) in
 one commit group, closed by phase 1's wait (`layout.copy_chunk_async {uncommitted}`,
 `layout.async_wait {commit}`), not a group each. Bit 2: phase 2's loop over a thread's
 chunks of a destination run with static trips, unrolled in the CUDA (`#pragma unroll`:
-the chunk's addresses by constant offsets from the run's, no trip count kept)."""
+the chunk's addresses by constant offsets from the run's, no trip count kept). Bit 4:
+phase 1's loop by lines (`tiles_lines`) over runs, each thread keeping its slot of a run
+(`tid mod` the slots a run, where they divide the threads), not over (run, slot) pairs
+divided a slot. Bit 8 (over bit 4): that loop with a quarter warp a run, each thread
+its chunk of each of the run's lines (`nl` copies a thread a run, a group's copies one line
+each, as the line loop's): no idle slots past the run's lines."""
 
 TILES_LINES_BYTES: tuple[int, ...] = (1,)
 """The element sizes whose `tiles` box copies phase 1 by 128-byte lines by default
@@ -2113,7 +2118,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.muli(j, c(ch)))
             if stage_async:
                 k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv, l1=l1,
-                                     uncommitted=one_group))
+                                       uncommitted=one_group))
             else:
                 x = k.add(ReadOp(src, [k.aligned(g, v)], width=v))
                 if sv == v:
@@ -2143,9 +2148,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             # from the one holding the run's first element, `nl` a run at most
             nl = -(-(line + -(-wt // ch) * ch) // line)
             nlg = nl * per_line
-            with k.loop(tid, k.muli(t.runs, c(nlg)), c(threads)) as idx:
-                r = k.divui(idx, c(nlg))
-                rest = k.subi(idx, k.muli(r, c(nlg)))
+
+            def line_slot(r: SSAValue, rest: SSAValue) -> None:
                 st = t.run_start(r)
                 g0 = k.andi(st, c(-ch))
                 g = k.addi(k.andi(st, c(-line)), k.muli(rest, c(ch)))  # line rest / per_line, chunk rest mod per_line
@@ -2153,7 +2157,24 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                 with k.when(k.andi(k.cmp("sge", g, g0), k.cmp("slt", g, hi))):
                     slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.subi(g, g0))
                     k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv, l1=l1,
-                                     uncommitted=one_group))
+                                           uncommitted=one_group))
+
+            if issue & 8 and threads % per_line == 0:
+                # thread `tid` keeps chunk `tid mod per_line` of each of the `nl` lines of runs
+                # `tid / per_line + k threads / per_line`: a group's copies one line each, `nl` a run
+                rest = k.remui(tid, c(per_line))
+                with k.loop(k.divui(tid, c(per_line)), t.runs, c(threads // per_line)) as r:
+                    for ln in range(nl):
+                        line_slot(r, k.addi(rest, c(ln * per_line)))
+            elif issue & 4 and threads % nlg == 0:
+                # thread `tid` keeps slot `tid mod nlg` of runs `tid / nlg + k threads / nlg`
+                rest = k.remui(tid, c(nlg))
+                with k.loop(k.divui(tid, c(nlg)), t.runs, c(threads // nlg)) as r:
+                    line_slot(r, rest)
+            else:
+                with k.loop(tid, k.muli(t.runs, c(nlg)), c(threads)) as idx:
+                    r = k.divui(idx, c(nlg))
+                    line_slot(r, k.subi(idx, k.muli(r, c(nlg))))
         elif columns and threads >= cpr:
             # thread `tid` keeps chunk column `tid mod cpr` of runs `tid / cpr + per k`
             # (`per = threads / cpr` runs a trip): no division a chunk

@@ -1,7 +1,8 @@
 """`tile{tiles_issue=B}` (passes/_box_tile.TILES_ISSUE): bit 1, a `box<tiles>` thread's
 phase-1 `cp.async` copies in one commit group closed by phase 1's wait
 (`layout.copy_chunk_async {uncommitted}`, `layout.async_wait {commit}`); bit 2, phase 2's
-chunk loop of a destination run with static trips, unrolled (`#pragma unroll`). Odd
+chunk loop of a destination run with static trips, unrolled (`#pragma unroll`); bits 4 and
+8, phase 1's line loop over runs (a thread's slot fixed; a quarter warp a run). Odd
 transposes (int8, and uint8 -> int16 converting) with small boxes (several blocks, runs
 from every residue) through `tilec.copy_`'s kernel compiled for sm_90 on the CPU reference
 executor, bit for bit against NumPy with every byte around dst poisoned (the executor
@@ -32,7 +33,7 @@ def _case(seed: int, shape: tuple[int, int], dst_dtype):
     return src, base, view
 
 
-@pytest.mark.parametrize("issue", [1, 2, 3])
+@pytest.mark.parametrize("issue", [1, 2, 4, 11, 15])
 @pytest.mark.parametrize("shape, dst_dtype", [((600, 300), None), ((150, 521), None), ((301, 203), "int16")])
 def test_issue_bits_copy_exactly(routes, nvrtc_available, issue, shape, dst_dtype):
     if not nvrtc_available:
@@ -58,7 +59,7 @@ def test_issue_bits_copy_exactly(routes, nvrtc_available, issue, shape, dst_dtyp
     assert np.array_equal(base, want)
 
 
-@pytest.mark.parametrize("issue", [1, 3])
+@pytest.mark.parametrize("issue", [1, 3, 9])
 def test_uncommitted_copies_land_at_the_committing_wait_on_the_executor(routes, monkeypatch, issue):
     """The `tile` pass's output (before lower-to-gpu) on the reference executor: the
     phase-1 copies uncommitted, the wait commits them; the copy exact."""
