@@ -1,0 +1,35 @@
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_issue=11}' | filecheck %s
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_issue=11}' | tilec - | filecheck %s
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_issue=11}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_issue=5}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s --check-prefix=OFF
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_issue=16}' 2>&1 | filecheck %s --check-prefix=BAD
+// `tile{tiles_issue=B}` (`_box_tile.TILES_ISSUE`, 0 by default) on an int8 box<tiles> transpose
+// (runs from every residue). Bit 1: the phase-1 copies commit no group each (`uncommitted`);
+// phase 1's wait commits them (`commit`: cp.async.wait_all). Bit 8: a quarter warp a run, each
+// thread one copy for each line a run may span (the line loop's lines, `nl`). Bit 2: phase 2's
+// chunk loop of a destination run with static trips (the chunks a row over the 8 lanes a row:
+// 3 here), unrolled (`tilec.unroll`). Results never change; the IR prints and parses back.
+
+// EQ: @transpose: equivalent after
+// BAD: tile: tiles_issue=16 must be in [0, 15]
+
+// CHECK-LABEL: func.func @transpose
+// CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
+// CHECK:           scf.for
+// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64, l1, uncommitted}
+// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64, l1, uncommitted}
+// CHECK:           layout.async_wait {pending = 0 : i64, commit}
+// CHECK-NEXT:      layout.barrier
+// CHECK:           } {tilec.unroll = 3 : i64}
+// OFF-LABEL: func.func @transpose
+// OFF-NOT:       uncommitted
+// OFF:           layout.async_wait {pending = 0 : i64}
+// OFF-NOT:       tilec.unroll = 3
+// OFF:           func.return
+func.func @transpose(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
+  %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(520,300):(1,520)>, gmem>
+  %b = layout.view %dst : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(520,300):(300,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(520,300):(1,520)>, gmem>, !layout.tensor<i8, #layout.cute<(520,300):(300,1)>, gmem>
+  func.return
+}
