@@ -3,6 +3,7 @@
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_issue=11}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_issue=5}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s --check-prefix=OFF
+// RUN: tilec %s -p 'expand-iterators,copy-strategy,tile{tiles_issue=3},order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,coarsen-grid,distribute,chunk-rows,pack-rows,choose-warps,stash-rereads,sink-reductions,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,warp-specialize{marked=true},prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize,eliminate-barriers' -t cuda | filecheck %s --check-prefix=CUDA
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_issue=16}' 2>&1 | filecheck %s --check-prefix=BAD
 // `tile{tiles_issue=B}` (`_box_tile.TILES_ISSUE`, 0 by default) on an int8 box<tiles> transpose
 // (runs from every residue). Bit 1: the phase-1 copies commit no group each (`uncommitted`);
@@ -11,6 +12,8 @@
 // chunk loop of a destination run with static trips (the chunks a row over the 8 lanes a row:
 // 3 here), unrolled (`tilec.unroll`). Results never change; the IR prints and parses back.
 
+// The default pipeline's CUDA with bits 1 and 2: the copies' loop without a commit, one
+// commit right before the wait; the chunk loop `#pragma unroll 3`.
 // EQ: @transpose: equivalent after
 // BAD: tile: tiles_issue=16 must be in [0, 15]
 
@@ -22,6 +25,14 @@
 // CHECK:           layout.async_wait {pending = 0 : i64, commit}
 // CHECK-NEXT:      layout.barrier
 // CHECK:           } {tilec.unroll = 3 : i64}
+// CUDA-LABEL: transpose_kernel(
+// CUDA:          tilec_cp_async16<true, 0>(
+// CUDA-NEXT:     }
+// CUDA:          tilec_cp_async_commit();
+// CUDA-NEXT:     tilec_cp_async_wait<0>();
+// CUDA-NEXT:     __syncthreads();
+// CUDA:          #pragma unroll 3
+// CUDA-NEXT:     for (int i_{{[0-9]+}} = 0; i_{{[0-9]+}} < 3; ++i_{{[0-9]+}}) {
 // OFF-LABEL: func.func @transpose
 // OFF-NOT:       uncommitted
 // OFF:           layout.async_wait {pending = 0 : i64}
