@@ -1037,7 +1037,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     `BOX_SLOT32`'s flavours), phase 1's `cp.async` through L1 where `l1` says (None: `BOX_L1`'s), a `tiles`
     box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
     `tiles_rotated`), a merged one's phase-2 reads by bank as `tiles_merge_banks` says
-    (`TILES_MERGE_BANKS`), a `tiles` box's issue as `tiles_issue` says (`TILES_ISSUE`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
+    (`TILES_MERGE_BANKS`), a `tiles` box's issue as `tiles_issue` says (`TILES_ISSUE`); the caller
+    puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,

@@ -27,7 +27,8 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_ISSUE, TILES_COLUMNS, TILES_DEPTH, TILES_FILL, TILES_GRAIN, TILES_MERGE_BANKS,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_FILL, TILES_GRAIN, TILES_ISSUE,
+                        TILES_MERGE_BANKS,
                         TILES_MERGE_DEPTH, TILES_MERGE_DEPTH_SMEM, TILES_MERGE_GRAIN,
                         TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
