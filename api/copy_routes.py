@@ -82,8 +82,8 @@ element a `box<tiles>` copy takes, `tiles_bytes=`, the `copy-strategy` pass's op
 `passes/_copy_cost.TILES_BYTES`; the longest rows of 2- and 4-byte elements whose class a realign copy's key
 states, `realign_rows=`, the plan's only, default `copy_key.REALIGN_ROW_CLASS`; how a `box<tiles>` block
 issues its work (one commit group for a thread's phase-1 copies, phase 2's chunk loop unrolled, phase 1's
-line loop over runs), `tiles_issue=`, the `tile` pass's option, default `passes/_box_tile.TILES_ISSUE`): benchmarks and experiments compare
-them this way instead of changing module globals. Each is part of the key of a copy
+line loop over runs), `tiles_issue=`, the `tile` pass's option, default `passes/_box_tile.TILES_ISSUE`):
+benchmarks and experiments compare them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""
 

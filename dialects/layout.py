@@ -1016,7 +1016,8 @@ class AsyncWaitOp(IRDLOperation):
 
     `commit` first closes the thread's group of `uncommitted` `layout.copy_chunk_async`
     copies (with `pending = 0`: `cp.async.wait_all`). A token wait keeps in flight the
-    copies issued after the newest named token, which must all be in this block (none inside a region between): `groups_in_flight()`."""
+    copies issued after the newest named token, which must all be in this block (none
+    inside a region between): `groups_in_flight()`."""
 
     name = "layout.async_wait"
     traits = traits_def(Synchronizes())
