@@ -320,6 +320,17 @@ divided a slot. Bit 8 (over bit 4): that loop with a quarter warp a run, each th
 its chunk of each of the run's lines (`nl` copies a thread a run, a group's copies one line
 each, as the line loop's): no idle slots past the run's lines."""
 
+TILES_ISSUE_BYTES: dict[int, int] = {}
+"""`TILES_ISSUE`'s bits by the source element's bytes where they differ from it
+(`tiles_issue_of`)."""
+
+
+def tiles_issue_of(e: int, asked: int | None) -> int:
+    """The `TILES_ISSUE` bits of a `tiles` box of `e`-byte source elements: `asked` (the
+    `tile` option `tiles_issue`), else `TILES_ISSUE_BYTES`'s for `e`, else `TILES_ISSUE`."""
+    return asked if asked is not None else TILES_ISSUE_BYTES.get(e, TILES_ISSUE)
+
+
 TILES_LINES_BYTES: tuple[int, ...] = (1,)
 """The element sizes whose `tiles` box copies phase 1 by 128-byte lines by default
 (`tiles_lines_of`: `TILES_LINES` bit 1; where the box takes its own runs,

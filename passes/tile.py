@@ -27,13 +27,13 @@ from tilec.support.target import target_of as module_target
 
 from tilec.dialects.layout_ptr import AddPtrOp
 
-from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_FILL, TILES_GRAIN, TILES_ISSUE,
+from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_FILL, TILES_GRAIN,
                         TILES_MERGE_BANKS,
                         TILES_MERGE_DEPTH, TILES_MERGE_DEPTH_SMEM, TILES_MERGE_GRAIN,
                         TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_grain_of, tiles_lines_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
-                        tiles_filled_threads, tiles_rotated)
+                        tiles_filled_threads, tiles_issue_of, tiles_rotated)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_SHORT_BYTES, box_flavour, copy_facts,
                          _static, tiles_merged, tiles_merged_run, tiles_short_run,
                          tiles_run_bytes,
@@ -351,7 +351,8 @@ class TilePass(ModulePass):
                      where its rows are `W` whole and known, the threads whose row
                      groups fill the rows' trips best (`tiles_filled_threads`).
       tiles_issue=B  bits, how a `box<tiles>` block issues its work
-                     (`_box_tile.TILES_ISSUE`; default 0): 1, a thread's phase-1
+                     (default `_box_tile.tiles_issue_of`'s: `TILES_ISSUE`, 0, but for
+                     the sizes of `TILES_ISSUE_BYTES`): 1, a thread's phase-1
                      copies in one commit group; 2, phase 2's chunk
                      loop of a destination run unrolled; 4, phase 1's line loop
                      over runs, a thread's slot of a run fixed; 8, that loop with a
@@ -460,7 +461,7 @@ class TilePass(ModulePass):
     tiles_merge: int = TILES_MERGE_BYTES
     tiles_merge_banks: int = int(TILES_MERGE_BANKS)
     tiles_fill: int = int(TILES_FILL)
-    tiles_issue: int = TILES_ISSUE
+    tiles_issue: int | None = None
     tiles_short: int = TILES_SHORT_BYTES
     tile_bytes: int = TILE_BYTES
     smem_tile_bytes: int = SMEM_TILE_BYTES
@@ -493,7 +494,7 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_merge_banks={self.tiles_merge_banks} must be 0 or 1")
         if self.tiles_fill not in (0, 1, 2, 3):
             raise TilecError(f"tile: tiles_fill={self.tiles_fill} must be 0, 1, 2 or 3")
-        if not 0 <= self.tiles_issue <= 15:
+        if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 15:
             raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 15]")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
@@ -802,7 +803,8 @@ class TilePass(ModulePass):
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry,
                          lines_bits, bool(self.tiles_merge_banks), self.tiles_fill, self.box_prefetch,
                          None if self.box_slot32 is None else bool(self.box_slot32),
-                         None if self.box_l1 is None else bool(self.box_l1), self.tiles_issue)
+                         None if self.box_l1 is None else bool(self.box_l1),
+                         tiles_issue_of(facts.src_bytes, self.tiles_issue))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)

@@ -84,3 +84,11 @@ def test_uncommitted_copies_land_at_the_committing_wait_on_the_executor(routes, 
     copy_numpy(view(base), src)
     assert len(texts) == 1 and "uncommitted" in texts[0] and "commit}" in texts[0].replace(", ", "}")
     assert np.array_equal(base, want)
+
+
+def test_the_rule_by_element_size_and_the_option_over_it():
+    from tilec.passes._box_tile import TILES_ISSUE, TILES_ISSUE_BYTES, tiles_issue_of
+
+    for e in (1, 2, 4, 8):
+        assert tiles_issue_of(e, None) == TILES_ISSUE_BYTES.get(e, TILES_ISSUE)
+        assert tiles_issue_of(e, 0) == 0 and tiles_issue_of(e, 11) == 11
