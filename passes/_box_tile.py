@@ -309,7 +309,7 @@ with both 0.931."""
 
 TILES_ISSUE = 0
 """How a `box<tiles>` block issues its work (the `tile` option `tiles_issue`, bits; 0 by
-default). Bit 1: a thread's phase-1 `cp.async` copies (async staging) in
+default but for the sizes of `TILES_ISSUE_BYTES`). Bit 1: a thread's phase-1 `cp.async` copies (async staging) in
 one commit group, closed by phase 1's wait (`layout.copy_chunk_async {uncommitted}`,
 `layout.async_wait {commit}`), not a group each. Bit 2: phase 2's loop over a thread's
 chunks of a destination run with static trips, unrolled in the CUDA (`#pragma unroll`:
@@ -320,9 +320,16 @@ divided a slot. Bit 8 (over bit 4): that loop with a quarter warp a run, each th
 its chunk of each of the run's lines (`nl` copies a thread a run, a group's copies one line
 each, as the line loop's): no idle slots past the run's lines."""
 
-TILES_ISSUE_BYTES: dict[int, int] = {}
+TILES_ISSUE_BYTES: dict[int, int] = {1: 1, 2: 3}
 """`TILES_ISSUE`'s bits by the source element's bytes where they differ from it
-(`tiles_issue_of`)."""
+(`tiles_issue_of`). Measured on the H200 (ibox45, `tilec.copy_` in turns against bits 0, 5
+rounds): bit 1 (one commit group) faster on every copy, int8 8191 x 8209 x1.010, 8191 x 8191
+x1.006, 4099 x 12289 x1.022, uint8 -> int16 x1.004, f16 x1.004, the strided set's 00 x1.007
+and 36 x1.005; bit 2 (phase 2 unrolled) over it: f16 8191 x 8209 x1.010 and x1.014 (two
+readings), but int8 odd transposes x0.91-0.94 (their two phase 2s, rotated or not, unrolled
+four times: 2504 SASS instructions against 808) and 00 / 36 / uint8 -> int16 within
++-0.2%. So 1-byte sources take bit 1, 2-byte ones bits 1 and 2; 4- and 8-byte ones are
+not measured (`TILES_ISSUE`)."""
 
 
 def tiles_issue_of(e: int, asked: int | None) -> int:
