@@ -38,7 +38,7 @@ TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tile
                 "box_depth", "box_ring", "box_carry", "box_prefetch", "box_slot32", "box_l1", "tiles_merge",
                 "tiles_merge_banks", "tiles_short", "realign_flat", "magic64", "narrow32", "realign_chunks", "div32",
                 "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows",
-                "tiles_mirror", "tiles_short_d", "tiles_run")
+                "tiles_mirror", "tiles_short_d", "tiles_run", "tiles_issue")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -85,7 +85,9 @@ element a `box<tiles>` copy takes, `tiles_bytes=`, the `copy-strategy` pass's op
 `passes/_copy_cost.TILES_BYTES`; the longest rows of 2- and 4-byte elements whose class a realign copy's key
 states, `realign_rows=`, the plan's only, default `copy_key.REALIGN_ROW_CLASS`; the runs of a `box<tiles>` copy over
 the source's contiguous mode and the mode continuing it, `tiles_mirror=` (bytes, 0 none), the `tile` pass's option,
-default `passes/_copy_cost.TILES_MIRROR` where that mode is short): benchmarks and experiments compare
+default `passes/_copy_cost.TILES_MIRROR` where that mode is short; how a `box<tiles>` block issues its work (one
+commit group for a thread's phase-1 copies, phase 2's chunk loop unrolled, phase 1's line loop over runs),
+`tiles_issue=`, the `tile` pass's option, default `passes/_box_tile.TILES_ISSUE`): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""
@@ -135,6 +137,7 @@ class Routes:
     tiles_mirror: int | None = None
     tiles_short_d: int | None = None
     tiles_run: int | None = None
+    tiles_issue: int | None = None
 
     def tuning(self) -> dict:
         """The tuning values set (not None), by name."""

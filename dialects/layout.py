@@ -1012,19 +1012,25 @@ class AsyncWaitOp(IRDLOperation):
 
         layout.async_wait {pending = 1}
         layout.async_wait %t0           (%t0 of a copy_async earlier in this block)
+        layout.async_wait {pending = 0, commit}
 
-    A token wait keeps in flight the copies issued after the newest named token, which
-    must all be in this block (none inside a region between): `groups_in_flight()`."""
+    `commit` first closes the thread's group of `uncommitted` `layout.copy_chunk_async`
+    copies (with `pending = 0`: `cp.async.wait_all`). A token wait keeps in flight the
+    copies issued after the newest named token, which must all be in this block (none
+    inside a region between): `groups_in_flight()`."""
 
     name = "layout.async_wait"
     traits = traits_def(Synchronizes())
     tokens = var_operand_def(AsyncTokenType)
     pending = opt_prop_def(IntegerAttr)
+    commit = opt_prop_def(UnitAttr)
     assembly_format = "($tokens^)? attr-dict"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, pending: int | None = 0, tokens: Sequence[SSAValue] = ()):
-        props = {} if pending is None else {"pending": IntegerAttr(pending, i64)}
+    def __init__(self, pending: int | None = 0, tokens: Sequence[SSAValue] = (), commit: bool = False):
+        props: dict = {} if pending is None else {"pending": IntegerAttr(pending, i64)}
+        if commit:
+            props["commit"] = UnitAttr()
         super().__init__(operands=[list(tokens)], properties=props)
 
     def groups_in_flight(self) -> int:

@@ -410,7 +410,13 @@ class CopyChunkAsyncOp(IRDLOperation):
     of shared memory on its own); a hint, no value changes.
 
         layout.copy_chunk_async %g[%i], %s[%j] {width = 16 : i64, prefetch = 256 : i64} : ...
-        layout.copy_chunk_async %g[%i], %s[%j] {width = 16 : i64, l1} : ..."""
+        layout.copy_chunk_async %g[%i], %s[%j] {width = 16 : i64, l1} : ...
+
+    `uncommitted`: the call commits no group; its chunk joins the thread's next group,
+    which a later `layout.async_wait {commit}` closes (`cp.async.wait_all`: one group
+    for a thread's copies in a loop, not one each); it may be read only after that wait.
+
+        layout.copy_chunk_async %g[%i], %s[%j] {width = 16 : i64, uncommitted} : ..."""
 
     name = "layout.copy_chunk_async"
     source = operand_def(TensorViewType)
@@ -420,16 +426,19 @@ class CopyChunkAsyncOp(IRDLOperation):
     width = prop_def(IntegerAttr)
     prefetch = opt_prop_def(IntegerAttr)
     l1 = opt_prop_def(UnitAttr)
+    uncommitted = opt_prop_def(UnitAttr)
     traits = traits_def(Accesses(reads=("source",), writes=("dest",)))
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def __init__(self, source, src_coords, dest, dst_coords, width: int, prefetch: int | None = None,
-                 l1: bool = False):
+                 l1: bool = False, uncommitted: bool = False):
         props: dict[str, Attribute] = {"width": IntegerAttr(width, 64)}
         if prefetch is not None:
             props["prefetch"] = IntegerAttr(prefetch, 64)
         if l1:
             props["l1"] = UnitAttr()
+        if uncommitted:
+            props["uncommitted"] = UnitAttr()
         super().__init__(operands=[source, list(src_coords), dest, list(dst_coords)], properties=props)
 
     def print(self, printer: Printer) -> None:
@@ -444,6 +453,8 @@ class CopyChunkAsyncOp(IRDLOperation):
             given["prefetch"] = self.prefetch
         if self.l1 is not None:
             given["l1"] = self.l1
+        if self.uncommitted is not None:
+            given["uncommitted"] = self.uncommitted
         printer.print_op_attributes({**given, **self.attributes})
         printer.print_string(" : ")
         printer.print_attribute(self.source.type)
@@ -470,6 +481,9 @@ class CopyChunkAsyncOp(IRDLOperation):
         l1 = attrs.pop("l1", None)
         if l1 is not None and not isinstance(l1, UnitAttr):
             parser.raise_error("layout.copy_chunk_async's l1 is a unit attribute")
+        uncommitted = attrs.pop("uncommitted", None)
+        if uncommitted is not None and not isinstance(uncommitted, UnitAttr):
+            parser.raise_error("layout.copy_chunk_async's uncommitted is a unit attribute")
         parser.parse_punctuation(":")
         st = parser.parse_type()
         parser.parse_punctuation(",")
@@ -477,7 +491,7 @@ class CopyChunkAsyncOp(IRDLOperation):
         ix = IndexType()
         op = cls(parser.resolve_operand(sv, st), [parser.resolve_operand(c, ix) for c in sc],
                  parser.resolve_operand(dv, dt), [parser.resolve_operand(c, ix) for c in dc], width.value.data,
-                 None if prefetch is None else prefetch.value.data, l1 is not None)
+                 None if prefetch is None else prefetch.value.data, l1 is not None, uncommitted is not None)
         op.attributes.update(attrs)
         return op
 

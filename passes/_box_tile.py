@@ -308,6 +308,37 @@ phase 2 by lines int8 0.787 (its loop spills 36 bytes at 64 registers; Nsight: t
 read sectors no fewer, 2.17 M read requests against 2.25 M), f16 0.905 against 0.941, f32
 with both 0.931."""
 
+TILES_ISSUE = 0
+"""How a `box<tiles>` block issues its work (the `tile` option `tiles_issue`, bits; 0 by
+default but for the sizes of `TILES_ISSUE_BYTES`). Bit 1: a thread's phase-1 `cp.async` copies (async staging) in
+one commit group, closed by phase 1's wait (`layout.copy_chunk_async {uncommitted}`,
+`layout.async_wait {commit}`), not a group each. Bit 2: phase 2's loop over a thread's
+chunks of a destination run with static trips, unrolled in the CUDA (`#pragma unroll`:
+the chunk's addresses by constant offsets from the run's, no trip count kept). Bit 4:
+phase 1's loop by lines (`tiles_lines`) over runs, each thread keeping its slot of a run
+(`tid mod` the slots a run, where they divide the threads), not over (run, slot) pairs
+divided a slot. Bit 8 (over bit 4): that loop with a quarter warp a run, each thread
+its chunk of each of the run's lines (`nl` copies a thread a run, a group's copies one line
+each, as the line loop's): no idle slots past the run's lines."""
+
+TILES_ISSUE_BYTES: dict[int, int] = {1: 1, 2: 3}
+"""`TILES_ISSUE`'s bits by the source element's bytes where they differ from it
+(`tiles_issue_of`). Measured on the H200 (ibox45, `tilec.copy_` in turns against bits 0, 5
+rounds): bit 1 (one commit group) faster on every copy, int8 8191 x 8209 x1.010, 8191 x 8191
+x1.006, 4099 x 12289 x1.022, uint8 -> int16 x1.004, f16 x1.004, the strided set's 00 x1.007
+and 36 x1.005; bit 2 (phase 2 unrolled) over it: f16 8191 x 8209 x1.010 and x1.014 (two
+readings), but int8 odd transposes x0.91-0.94 (their two phase 2s, rotated or not, unrolled
+four times: 2504 SASS instructions against 808) and 00 / 36 / uint8 -> int16 within
++-0.2%. So 1-byte sources take bit 1, 2-byte ones bits 1 and 2; 4- and 8-byte ones are
+not measured (`TILES_ISSUE`)."""
+
+
+def tiles_issue_of(e: int, asked: int | None) -> int:
+    """The `TILES_ISSUE` bits of a `tiles` box of `e`-byte source elements: `asked` (the
+    `tile` option `tiles_issue`), else `TILES_ISSUE_BYTES`'s for `e`, else `TILES_ISSUE`."""
+    return asked if asked is not None else TILES_ISSUE_BYTES.get(e, TILES_ISSUE)
+
+
 TILES_LINES_BYTES: tuple[int, ...] = (1,)
 """The element sizes whose `tiles` box copies phase 1 by 128-byte lines by default
 (`tiles_lines_of`: `TILES_LINES` bit 1; where the box takes its own runs,
@@ -1034,7 +1065,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_columns: bool = TILES_COLUMNS, carry: int | None = None,
                tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS,
                tiles_fill: int = TILES_FILL, prefetch: int | None = None, slot32: bool | None = None,
-               l1: bool | None = None, tiles_mirror: int = TILES_MIRROR) -> list[Operation]:
+               l1: bool | None = None, tiles_mirror: int = TILES_MIRROR,
+               tiles_issue: int = TILES_ISSUE) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1048,13 +1080,14 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
     `tiles_rotated`), a merged one's phase-2 reads by bank as `tiles_merge_banks` says
     (`TILES_MERGE_BANKS`), its runs over `W` and the mode continuing it as `tiles_mirror` says
-    (`TILES_MIRROR`); the caller puts them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
+    (`TILES_MIRROR`), a `tiles` box's issue as `tiles_issue` says (`TILES_ISSUE`); the caller puts
+    them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
                             tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks, tiles_fill,
-                            l1, tiles_mirror)
+                            l1, tiles_mirror, tiles_issue)
     stage_async = stage == "async"
     l2_prefetch = (BOX_PREFETCH.get(flavour) if prefetch is None else prefetch) or None
     # a flat, span or rows box's runs at their source addresses modulo 32 bytes (`BOX_SLOT32`)
@@ -1796,7 +1829,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  row_step: int = TILES_ROW_STEP, rotate: bool = False,
                  merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS,
                  by_lines: int = TILES_LINES, merge_banks: bool = TILES_MERGE_BANKS,
-                 fill: int = TILES_FILL, l1: bool | None = None, mirror: int = TILES_MIRROR) -> list[Operation]:
+                 fill: int = TILES_FILL, l1: bool | None = None, mirror: int = TILES_MIRROR,
+                 issue: int = TILES_ISSUE) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1909,6 +1943,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     consecutive chunks, `32 / lanes` groups a warp (conflict-free word reads: the
     lanes' slots `V` apart are moved 16 bytes each)."""
     stage_async = stage == "async"
+    one_group = bool(issue & 1) and stage_async  # phase 1's copies one commit group a thread (`TILES_ISSUE`)
     store_lines = bool(by_lines & 2)
     d = facts.rank - 1
     w = next(k for k, m in enumerate(facts.modes) if _static(m.src_stride) == 1)
@@ -2122,6 +2157,25 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                     x = k.add(ReadOp(src, [a]))
                     k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmv)), t.slot_base(r))]))
 
+    @contextmanager
+    def chunk_loop(ci0: SSAValue, cpd_: int, per_: int) -> Iterator[SSAValue]:
+        """`ci` from `ci0` (< `per_`) below `cpd_` by `per_`: a loop of run-time trips,
+        or (`TILES_ISSUE` bit 2) one of `ceil(cpd_ / per_)` static trips unrolled whole
+        in the CUDA, the last trip's `ci` past `cpd_` skipped."""
+        if not issue & 2:
+            with k.loop(ci0, c(cpd_), c(per_)) as ci:
+                yield ci
+            return
+        trips = -(-cpd_ // per_)
+        with k.loop(c(0), c(trips), c(1)) as jj:
+            jj.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(trips, i64)
+            ci = k.addi(ci0, k.muli(jj, c(per_)))
+            if cpd_ % per_ == 0:
+                yield ci
+            else:
+                with k.when(k.cmp("slt", ci, c(cpd_))):
+                    yield ci
+
     def phase1_chunk(t: Tile, r: SSAValue, j: SSAValue) -> None:
         """Chunk `j` of run `r`'s cover into its slot where it lies inside the run's cover
         and the view (`phase1`)."""
@@ -2132,7 +2186,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         with k.when(k.cmp("slt", g, hi)):
             slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.muli(j, c(ch)))
             if stage_async:
-                k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv, l1=l1))
+                k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv, l1=l1,
+                                       uncommitted=one_group))
             else:
                 x = k.add(ReadOp(src, [k.aligned(g, v)], width=v))
                 if sv == v:
@@ -2162,16 +2217,33 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             # from the one holding the run's first element, `nl` a run at most
             nl = -(-(line + -(-wt // ch) * ch) // line)
             nlg = nl * per_line
-            with k.loop(tid, k.muli(t.runs, c(nlg)), c(threads)) as idx:
-                r = k.divui(idx, c(nlg))
-                rest = k.subi(idx, k.muli(r, c(nlg)))
+
+            def line_slot(r: SSAValue, rest: SSAValue) -> None:
                 st = t.run_start(r)
                 g0 = k.andi(st, c(-ch))
                 g = k.addi(k.andi(st, c(-line)), k.muli(rest, c(ch)))  # line rest / per_line, chunk rest mod per_line
                 hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), c(ch - 1)), c(-ch)), lim))
                 with k.when(k.andi(k.cmp("sge", g, g0), k.cmp("slt", g, hi))):
                     slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.subi(g, g0))
-                    k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv, l1=l1))
+                    k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv, l1=l1,
+                                           uncommitted=one_group))
+
+            if issue & 8 and threads % per_line == 0:
+                # thread `tid` keeps chunk `tid mod per_line` of each of the `nl` lines of runs
+                # `tid / per_line + k threads / per_line`: a group's copies one line each, `nl` a run
+                rest = k.remui(tid, c(per_line))
+                with k.loop(k.divui(tid, c(per_line)), t.runs, c(threads // per_line)) as r:
+                    for ln in range(nl):
+                        line_slot(r, k.addi(rest, c(ln * per_line)))
+            elif issue & 4 and threads % nlg == 0:
+                # thread `tid` keeps slot `tid mod nlg` of runs `tid / nlg + k threads / nlg`
+                rest = k.remui(tid, c(nlg))
+                with k.loop(k.divui(tid, c(nlg)), t.runs, c(threads // nlg)) as r:
+                    line_slot(r, rest)
+            else:
+                with k.loop(tid, k.muli(t.runs, c(nlg)), c(threads)) as idx:
+                    r = k.divui(idx, c(nlg))
+                    line_slot(r, k.subi(idx, k.muli(r, c(nlg))))
         elif columns and threads >= cpr:
             # thread `tid` keeps chunk column `tid mod cpr` of runs `tid / cpr + per k`
             # (`per = threads / cpr` runs a trip): no division a chunk
@@ -2370,7 +2442,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                                     step = k.addi(dq, k.muli(k.subi(ci, ci0), c(vd * pb + sv)))
                                     store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base], fix)
                         else:
-                            with k.loop(ci0, c(cpd), c(per)) as ci:
+                            with chunk_loop(ci0, cpd, per) as ci:
                                 cs = k.addi(first, k.muli(ci, cvd))
                                 with k.when(k.cmp("slt", cs, end)):
                                     # slot_base(r + V_d); run r + per V_d starts at run r's residue
@@ -2558,7 +2630,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             k.add(BarrierOp())
         phase1(t0)
         if stage_async:
-            k.add(AsyncWaitOp(0))
+            k.add(AsyncWaitOp(0, commit=one_group))
         k.add(BarrierOp())
         if interleave:
             phase1b(t0)
@@ -2582,7 +2654,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         with k.loop(c(0), c(depth), c(1)) as jt:
             od = k.addi(od0, k.muli(jt, c(dt)))
             if stage_async:
-                k.add(AsyncWaitOp(0))
+                k.add(AsyncWaitOp(0, commit=one_group))
             k.add(BarrierOp())
             nxt = k.addi(od, c(dt))
             with k.when(k.andi(k.cmp("ult", k.addi(jt, c(1)), c(depth)), k.cmp("ult", nxt, n[d]))):

@@ -33,7 +33,7 @@ from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TIL
                         TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_grain_of, tiles_lines_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
-                        tiles_filled_threads, tiles_rotated)
+                        tiles_filled_threads, tiles_issue_of, tiles_rotated)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_MIRROR, TILES_SHORT_BYTES,
                          TILES_SHORT_D_BYTES, box_flavour, copy_facts, _static, tiles_merged, tiles_merged_run,
                          tiles_mirror_mode, tiles_short_run,
@@ -351,6 +351,13 @@ class TilePass(ModulePass):
                      (`_box_tile.tiles_filled_dt`) instead of the box's largest; 2,
                      where its rows are `W` whole and known, the threads whose row
                      groups fill the rows' trips best (`tiles_filled_threads`).
+      tiles_issue=B  bits, how a `box<tiles>` block issues its work
+                     (default `_box_tile.tiles_issue_of`'s: `TILES_ISSUE`, 0, but for
+                     the sizes of `TILES_ISSUE_BYTES`): 1, a thread's phase-1
+                     copies in one commit group; 2, phase 2's chunk
+                     loop of a destination run unrolled; 4, phase 1's line loop
+                     over runs, a thread's slot of a run fixed; 8, that loop with a
+                     quarter warp a run, a thread's chunk of each of its lines.
       tiles_short=B  the largest source element (bytes) of a `box<tiles>` copy whose
                      source-contiguous mode is short, its runs that mode whole
                      (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
@@ -469,6 +476,7 @@ class TilePass(ModulePass):
     tiles_merge: int = TILES_MERGE_BYTES
     tiles_merge_banks: int = int(TILES_MERGE_BANKS)
     tiles_fill: int = int(TILES_FILL)
+    tiles_issue: int | None = None
     tiles_short: int = TILES_SHORT_BYTES
     tiles_mirror: int | None = None
     tiles_short_d: int = TILES_SHORT_D_BYTES
@@ -503,6 +511,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_merge_banks={self.tiles_merge_banks} must be 0 or 1")
         if self.tiles_fill not in (0, 1, 2, 3):
             raise TilecError(f"tile: tiles_fill={self.tiles_fill} must be 0, 1, 2 or 3")
+        if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 15:
+            raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 15]")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if self.tiles_lines not in (None, 0, 1, 2, 3):
@@ -827,7 +837,8 @@ class TilePass(ModulePass):
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry,
                          lines_bits, bool(self.tiles_merge_banks), self.tiles_fill, self.box_prefetch,
                          None if self.box_slot32 is None else bool(self.box_slot32),
-                         None if self.box_l1 is None else bool(self.box_l1), mirror)
+                         None if self.box_l1 is None else bool(self.box_l1), mirror,
+                         tiles_issue_of(facts.src_bytes, self.tiles_issue))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)

@@ -11,6 +11,7 @@ PyTorch first. Not a test.
 between them, through `tilec.copy_` (routes apply to them; `NN/...` options name strided cases).
 `--transpose`: transposes of a `base` of R x C (`SRC[->DST] RxC`, `|` between them; e.g.
 `'float32 8192x8209|float16->float32 8191x8209'`), built as canonical copies are.
+Cases run in that order: canonical, transposes, then the strided set's (`--only`).
 
 VARIANT as dev/experiments/strided_variants.py's (`name=SPEC`: routes, `NN:tile`,
 `NN@threads`, `NN/OPT=V`, `on:NN.MM`). Prints a line a case: the median over the rounds
@@ -52,7 +53,7 @@ def main() -> int:
     variants = [parse_variant(v) for v in a.variants]
     cases = sb.generate_cases(0, 48, 64, 1024)
     gen = torch.Generator(device="cuda").manual_seed(0)
-    todo: list = [int(x) for x in a.only.split(",") if x]
+    todo: list = []
     if a.canonical:
         from helpers.canonical_copies import CANONICAL
         todo += [c for part in a.canonical.split("|") for c in CANONICAL if part in c.name][:8]
@@ -62,6 +63,7 @@ def main() -> int:
         sd, _, dd = dtypes.partition("->")
         rows, cols = (int(x) for x in extents.split("x"))
         todo.append(CanonicalCopy(f"transpose {part}", sd, dd or sd, (rows, cols), (1, 0)))
+    todo += [int(x) for x in a.only.split(",") if x]  # the strided cases last
     for i in todo:
         if isinstance(i, int):
             case = cases[i]

@@ -45,6 +45,8 @@ class CopyLowering(OpFamily):
 
     @lowers(layout.AsyncWaitOp)
     def op_layout_async_wait(self, op: layout.AsyncWaitOp):
+        if op.commit is not None:
+            self.b.add(cuda.CpAsyncCommitOp())
         self.b.add(cuda.CpAsyncWaitOp(op.groups_in_flight()))
 
     # -------------------------------------------------------------- copies (CuTe path)

@@ -159,7 +159,7 @@ class ElementAccessLowering(OpFamily):
         element of a `cp.async` size (4 or 8 bytes: an element is aligned to itself where its
         global buffer is; an 8-byte `box<tiles>` phase-1 chunk of f64), else its elements copied one at a time
         (through a register, done when issued); then `cuda.cp_async_commit` (the op
-        commits one group)."""
+        commits one group) unless `uncommitted`."""
         s: View = self.values.view(op.source)
         d: View = self.values.view(op.dest)
         soffs, _ = self.element_address(op, s, [self.values.index(c) for c in op.src_coords], op.source.type)
@@ -176,7 +176,8 @@ class ElementAccessLowering(OpFamily):
         else:
             for so, do in zip(soffs, doffs):
                 access.store_scalar(self.b, d, access.load_scalar(self.b, s, so), do)
-        self.b.add(cuda.CpAsyncCommitOp())
+        if op.uncommitted is None:
+            self.b.add(cuda.CpAsyncCommitOp())
 
     @lowers(la.DimOp)
     def op_layout_dim(self, op: la.DimOp):

@@ -138,7 +138,8 @@ class AccessFunctions(InterpreterFunctions):
     def run_copy_chunk_async(self, interp: ReferenceInterpreter, op: la.CopyChunkAsyncOp, args):
         """Each active thread reads its chunk of the source when it issues the copy and
         marks its destination chunk pending (the launch's cp.async state); the copy
-        commits one group, and lands at a `layout.async_wait` that covers it."""
+        commits one group (or none: `uncommitted`), and lands at a `layout.async_wait`
+        that covers it."""
         if interp.grid is None or interp.async_copies is None:
             raise ExecutionError(op, "layout.copy_chunk_async outside a layout.launch")
         ns = len(op.src_coords)
@@ -151,7 +152,8 @@ class AccessFunctions(InterpreterFunctions):
         values = load(op, grid, src, rows.ravel(), skeys.ravel()).reshape(skeys.shape)
         sel = np.ones(dkeys.shape, bool)
         interp.async_copies.issue(op, dst.storage, acc.actors, dkeys, values, sel, acc.actors)
-        interp.async_copies.commit(grid.active_tids())  # each call commits one group
+        if op.uncommitted is None:
+            interp.async_copies.commit(grid.active_tids())  # each call commits one group
         return ()
 
     @impl(la.DimOp)

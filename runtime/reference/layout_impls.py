@@ -807,6 +807,8 @@ class LayoutFunctions(InterpreterFunctions):
         if interp.grid is None:
             raise ExecutionError(op, "layout.async_wait outside a layout.launch")
         assert interp.async_copies is not None
+        if op.commit is not None:
+            interp.async_copies.commit(interp.grid.active_tids())
         interp.async_copies.land(op.groups_in_flight())
         return ()
 

@@ -65,7 +65,7 @@
 // DEPTH:         layout.alloc : !layout.tensor<f32, #layout.cute<(20304):(1)>, smem>
 // DEPTH:         layout.copy_chunk_async
 // DEPTH:         scf.for
-// DEPTH:           layout.async_wait {pending = 0 : i64}
+// DEPTH:           layout.async_wait {pending = 0 : i64{{(, commit)?}}}
 // DEPTH-NEXT:      layout.barrier
 // DEPTH:           scf.if
 // DEPTH:             layout.copy_chunk_async
@@ -83,8 +83,8 @@
 // a block, runs of whole 64-byte pieces, threads spread evenly over the row groups).
 // INTEROPT: tiles_interleave=1 does not fit tiles_lanes=0 (lanes along a destination row)
 // INTER-LABEL: func.func @odd_int8
-// INTER:         layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64{{(, l1)?}}}
-// INTER:         layout.async_wait {pending = 0 : i64}
+// INTER:         layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64{{(, l1)?(, uncommitted)?}}}
+// INTER:         layout.async_wait {pending = 0 : i64{{(, commit)?}}}
 // INTER-NEXT:    layout.barrier
 // INTER:         layout.read %{{.*}}[%{{.*}}] {width = 16 : i64} : !layout.tensor<i8, #layout.cute<(88047):(1)>, smem> -> vector<16xi8>
 // INTER:         cuda.byte_perm %{{.*}}, %{{.*}}, 20800 : i32
@@ -145,8 +145,8 @@
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
 // CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(87119):(1)>, smem>
 // CHECK:           scf.for
-// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64, l1}
-// CHECK:           layout.async_wait {pending = 0 : i64}
+// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64, l1{{(, uncommitted)?}}}
+// CHECK:           layout.async_wait {pending = 0 : i64{{(, commit)?}}}
 // CHECK-NEXT:      layout.barrier
 // CHECK:           scf.for
 // CHECK:             vector.insert
@@ -162,7 +162,7 @@
 // LANES:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // Phase 1 by 4-byte cp.async (tiles_stage=4), each slot 4 bytes further every 16.
 // STAGE-LABEL: func.func @odd_int8
-// STAGE:         layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 4 : i64}
+// STAGE:         layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 4 : i64{{(, uncommitted)?}}}
 // STAGE:         layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 func.func @odd_int8(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
   %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,300):(1,131)>, gmem>
@@ -270,4 +270,4 @@ func.func @odd_f64(%src: !layout.ptr<f64, align 16>, %dst: !layout.ptr<f64, alig
 // ROWSTEP:           layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 
 // A 1-byte tiles box's 16-byte phase-1 chunks through L1 (box_l1).
-// L1: layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, l1}
+// L1: layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, l1{{(, uncommitted)?}}}

@@ -23,7 +23,7 @@
 // CHECK-LABEL: func.func @bool_to_int16
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
 // CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<({{[0-9]+}}):(1)>, smem>
-// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64, l1}
+// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64, l1{{(, uncommitted)?}}}
 // CHECK:           layout.barrier
 // CHECK:             arith.extui %{{.*}} : i8 to i16
 // CHECK:             vector.insert

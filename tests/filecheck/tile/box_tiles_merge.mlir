@@ -36,7 +36,7 @@
 // CHECK:           layout.alloc : !layout.tensor<i32, #layout.cute<({{[0-9]+}}):(1)>, smem>
 // CHECK:           layout.alloc : !layout.tensor<i32, #layout.cute<({{[0-9]+}}):(1)>, smem>
 // CHECK:           layout.barrier
-// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64}
+// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64{{(, uncommitted)?}}}
 // CHECK:           layout.barrier
 // CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // CHECK-NOT:     layout.copy

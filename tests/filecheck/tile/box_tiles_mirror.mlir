@@ -34,7 +34,7 @@
 // Without it, the runs are W whole (96 bytes, slots of 112), M a grid mode, 8-byte chunks.
 // OFF-LABEL: func.func @mirror_f16_to_bf16
 // OFF:           layout.alloc : !layout.tensor<f16, #layout.cute<(33247):(1)>, smem>
-// OFF:           layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 4 : i64}
+// OFF:           layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 4 : i64{{(, uncommitted)?}}}
 // The rule: runs of 512 bytes (W' = 126 steps, one tile of 256), 16-byte chunks.
 // RULE-LABEL: func.func @mirror_f16_to_bf16
 // RULE:           layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 8 : i64

@@ -22,7 +22,7 @@
 // CHECK-LABEL: func.func @short_w_f16_to_bf16
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
 // CHECK:           layout.alloc : !layout.tensor<f16, #layout.cute<({{[0-9]+}}):(1)>, smem>
-// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 4 : i64}
+// CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 4 : i64{{(, uncommitted)?}}}
 // CHECK:           layout.barrier
 // CHECK:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 8 : i64} : vector<8xbf16>
 // CHECK-NOT:     layout.copy

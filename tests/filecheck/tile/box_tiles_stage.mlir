@@ -21,7 +21,7 @@ func.func @odd_f32(%src: !layout.ptr<f32, align 16>, %dst: !layout.ptr<f32, alig
 }
 
 // CHECK-LABEL: func.func @odd_f16
-// CHECK:         layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 4 : i64}
+// CHECK:         layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 4 : i64{{(, uncommitted)?}}}
 func.func @odd_f16(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16, align 16>) {
   %a = layout.view %src : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(97,150):(1,97)>, gmem>
   %b = layout.view %dst : !layout.ptr<f16, align 16> -> !layout.tensor<f16, #layout.cute<(97,150):(150,1)>, gmem>
@@ -30,7 +30,7 @@ func.func @odd_f16(%src: !layout.ptr<f16, align 16>, %dst: !layout.ptr<f16, alig
 }
 
 // CHECK-LABEL: func.func @bool_to_int16
-// CHECK:         layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64, l1}
+// CHECK:         layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64, l1{{(, uncommitted)?}}}
 func.func @bool_to_int16(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i16, align 16>) {
   %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(131,300):(1,131)>, gmem>
   %b = layout.view %dst : !layout.ptr<i16, align 16> -> !layout.tensor<i16, #layout.cute<(131,300):(300,1)>, gmem>
