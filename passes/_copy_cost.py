@@ -86,8 +86,9 @@ mode this short whole, padded to its power-of-two ceiling)."""
 MIN_SECTOR_USE = 0.35
 """Least share of the source sectors a gather block touches that it must use."""
 GATHER_TILED_BYTES = 8
-"""Elements (bytes) from which a copy that neither broadcasts nor converts is the tiled
-kernel's, not the gather's, however short and odd its last mode: the gather loads each
+"""Elements (bytes) from which a permute (the destination's contiguous mode not the
+source's) that neither broadcasts nor converts is the tiled kernel's, not the gather's,
+however short and odd its last mode (slices of short rows keep the gather): the gather loads each
 source element of a short row by a request of its own (8 bytes of a 32-byte sector for
 f64), where the tiled kernel's warps read 256 contiguous bytes. Measured on the H200
 (benchmarks/NOTES.md, p8b45; in turns, 9 rounds, ratio to cudaMemcpy): the strided set's
@@ -1088,7 +1089,8 @@ def _gathers(facts: CopyFacts, target: Target, gather: str) -> bool:
         return False
     broadcast = any(_static(m.src_stride) == 0 for m in facts.modes) and (
         facts.dst_bytes >= 2 or vector_runs(facts, gather_vector(facts, target)))
-    if not broadcast and not facts.converts and facts.src_bytes >= GATHER_TILED_BYTES:
+    permute = _static(facts.modes[-1].src_stride) != 1  # the destination's rows not the source's
+    if permute and not broadcast and not facts.converts and facts.src_bytes >= GATHER_TILED_BYTES:
         return False  # wide permutes: the tiled kernel's (`GATHER_TILED_BYTES`)
     if not broadcast and not padded_last(facts):
         return False

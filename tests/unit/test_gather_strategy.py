@@ -198,7 +198,8 @@ def test_unknown_gather_setting_is_refused():
 def test_wide_permutes_are_the_tiled_kernels():
     """`GATHER_TILED_BYTES`: a permute of 8-byte elements without conversion (the strided
     set's 18, f64 rows of 61) is the tiled kernel's however short and odd its last mode;
-    converting into 8 bytes (47, uint8 -> f64) and broadcasting stay the gather's, and
+    converting into 8 bytes (47, uint8 -> f64), broadcasting and slices of short rows (the
+    source's contiguous mode the destination's) stay the gather's, and
     `gather=always` still gathers it."""
     from tilec.passes._copy_cost import GATHER_TILED_BYTES
 
@@ -207,6 +208,7 @@ def test_wide_permutes_are_the_tiled_kernels():
     assert _choice("(300,61):(1,300)", "(300,61):(61,1)", "f32") == "gather"
     assert _choice("(300,17):(1,300)", "(300,17):(17,1)", "i8", "f64", "uint8->float64") == "gather"
     assert _choice("(7,40):(0,1)", "(7,40):(40,1)", "f64") == "gather"
+    assert _choice("(600,5):(10,1)", "(600,5):(5,1)", "i64") == "gather"  # a slice of short rows: not a permute
     module = program("(300,61):(1,300)", "(300,61):(61,1)", "f64", None, None)
     copy = next(o for o in module.walk() if isinstance(o, CopyOp))
     assert choose_strategy(copy_facts(copy), target(), gather="always") == "gather"
