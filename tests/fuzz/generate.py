@@ -466,14 +466,16 @@ def random_chunk_kernel(rng: random.Random) -> Program:
     the chunk is 16 aligned bytes, byte copies elsewhere), waits, and after a barrier
     writes one element of another thread's chunk to `b[t * step]`; beside it a tile of
     `a` is loaded and stored to `c` with random `cache` hints (`evict_first` /
-    `evict_last` / none), and `a` may be prefetched into L2 first. 1-, 2- and 4-byte
+    `evict_last` / none), and `a` may be prefetched into L2 first. Half the time the copy
+    commits no group of its own (`uncommitted`) and the wait closes it (`commit`: the box
+    strategy's one group a thread, `tiles_issue`). 1-, 2- and 4-byte
     elements, chunks of 4, 8 or 16 bytes, steps that keep or break their alignment,
     1 to 4 warps. Built with `tilec.Program` and printed (the harness runs the text
     through the `tilec` command)."""
     from xdsl.dialects.builtin import StringAttr, UnitAttr
 
     import tilec
-    from tilec.dialects.layout import LaunchOp, LoadOp, PrefetchOp, StoreOp
+    from tilec.dialects.layout import AsyncWaitOp, LaunchOp, LoadOp, PrefetchOp, StoreOp
     from tilec.dialects.layout_access import CopyChunkAsyncOp
 
     ty = rng.choice(["i8", "i16", "f32"])
@@ -488,6 +490,7 @@ def random_chunk_kernel(rng: random.Random) -> Program:
     hints = [rng.choice([None, "evict_first", "evict_last"]) for _ in range(2)]
     prefetch = rng.choice([None, False, "evict_last"])  # None: no prefetch; False: one without a hint
     l1 = width * e == 16 and rng.random() < 0.5  # a 16-byte chunk's cp.async through L1 (`l1`)
+    grouped = rng.random() < 0.5  # the copy `uncommitted`, the wait `commit`
 
     p = tilec.Program("chunks")
     pa, pb, pc = (p.pointer(x, ty, align=16) for x in ("a", "b", "c"))
@@ -509,13 +512,16 @@ def random_chunk_kernel(rng: random.Random) -> Program:
             op.cache = StringAttr(hints[isinstance(op, StoreOp)])
     if l1:
         next(o for o in module.walk() if isinstance(o, CopyChunkAsyncOp)).l1 = UnitAttr()
+    if grouped:
+        next(o for o in module.walk() if isinstance(o, CopyChunkAsyncOp)).uncommitted = UnitAttr()
+        next(o for o in module.walk() if isinstance(o, AsyncWaitOp)).commit = UnitAttr()
     if prefetch is not None:
         launch = next(o for o in module.walk() if isinstance(o, LaunchOp))
         first = launch.body.block.first_op
         launch.body.block.insert_op_before(PrefetchOp(a.ssa, prefetch or None), first)
     summary = (f"{ty} chunks of {width} at step {step}, {threads} threads, reads +{off}; "
                f"load/store {vec} hints {hints}, prefetch {'none' if prefetch is None else prefetch or 'unhinted'}"
-               f"{', through L1' if l1 else ''}")
+               f"{', through L1' if l1 else ''}{', one group closed by the wait' if grouped else ''}")
     return Program(tilec.emit(module, "mlir"), "default", summary)
 
 
