@@ -25,7 +25,7 @@ and 2 chunks a thread): at most two kernels more a pattern and element size (row
 65-128 and 129-256 elements; longer rows keep the one kernel). The `realign_rows` route
 sets it (64: no class past `SMALL_EXTENT`). H200, in turns against 64: the strided set's 16
 0.829 -> 0.842, padded rows of 70-254 2- and 4-byte elements x1.009-x1.075, every other
-realign case of the set the same kernel (benchmarks/NOTES.md, rows45)."""
+realign case of the set the same kernel (benchmarks/NOTES.md, s1645)."""
 VECTOR_BYTES = 16
 """Pointers aligned to this many bytes are specialised as such (wider accesses)."""
 

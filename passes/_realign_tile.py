@@ -195,7 +195,7 @@ ENDS_ROW_BYTES = (128, 512)
 of rows of at most 64 elements, 256 for 2- and 4-byte ones) to be at most ENDS_ROW_BYTES[1]
 bytes, the bound at least ENDS_ROW_BYTES[0], take `ENDS_LATE` (`prefetch_rule`). H200, in
 turns, padded rows of ~256 MiB, of mode 1: int16 56@59 x1.014, 70@73 x1.009, 120@122 x1.024
-(rows45), int32 24@27 x1.105, 56@59 x1.088, int64 24@25
+(s1645), int32 24@27 x1.105, 56@59 x1.088, int64 24@25
 x1.109, 60@63 x1.044, the strided set's 34 0.718 -> 0.824 (x1.148); shorter bounds lose
 or gain (int32 8@9 x0.739, int8 24@27 x0.935, int16 24@27 x0.946, int16 8@9 x1.097, int64
 8@9 x1.049: many rows, many serial asks a warp), as 46 (x0.998) does not; rows of unknown
@@ -210,10 +210,10 @@ and at most ENDS_PAIR_BYTES[1] bytes take `ENDS_LATE` with 2 chunks a thread (`r
 H200, in turns, of mode 1 (copy_'s key before the classes of 128 and 256), this rule / mode 5
 with 1 chunk: the strided set's 16 x1.016 / x0.991 (0.829 -> 0.842), int32 70@73 x1.075 /
 x1.063, 120@123 x1.045 / x1.031, 130@133 x1.045 / x1.024, 200@203 x1.029 / x1.003, 250@252
-x1.039 / x1.021, int16 254@256 x1.022 / x1.039 (benchmarks/NOTES.md, rows45); 1-byte (int8
+x1.039 / x1.021, int16 254@256 x1.022 / x1.039 (benchmarks/NOTES.md, s1645); 1-byte (int8
 500 x0.868) and 8-byte rows (int64 60@63 x1.023 against mode 5's x1.044) and rows of at most
 256 bytes (int16 120@122 x0.994 against mode 5's x1.024, int16 70@73 x0.995 against x1.009,
-the set's 34 x1.006 in a spread of 0.002) gain nothing by 2 chunks (ends44, rows45)."""
+the set's 34 x1.006 in a spread of 0.002) gain nothing by 2 chunks (ends44, s1645)."""
 ENDS_PAIR_ELEMENTS = (2, 4)
 
 

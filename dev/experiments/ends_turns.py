@@ -37,7 +37,7 @@ FAMILY = [("int8", 24, 3), ("int8", 120, 5), ("int8", 500, 7),
           ("int32", 70, 3), ("int32", 130, 3), ("int32", 200, 3)]
 """(dtype, row elements n, pad): rows of n elements into rows of n + pad, starting 1
 element into the padded row. From index 17, rows of 65-256 elements (copy_'s realign key
-classes them by 128 and 256, `copy_key.REALIGN_ROW_CLASS`; rows45)."""
+classes them by 128 and 256, `copy_key.REALIGN_ROW_CLASS`; s1645)."""
 ITEM = {"int8": 1, "int16": 2, "int32": 4, "int64": 8}
 
 
