@@ -95,6 +95,9 @@ ELEMENTS: dict[str, Element] = {
 FLOAT_ELEMENTS: dict[type[Attribute], Element] = {cls: ELEMENTS[name] for name, cls in _FLOAT_TYPES.items()}
 """The float element types by their xDSL type class."""
 
+FLOAT_TYPES: tuple[type[Attribute], ...] = tuple(FLOAT_ELEMENTS)
+"""The float element types' xDSL classes (for `isinstance`)."""
+
 
 def element_of(t: Attribute) -> Element | None:
     """The table's entry for the xDSL type `t` (None for `i1`, `index` and others)."""

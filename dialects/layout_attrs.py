@@ -41,12 +41,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     IndexType,
     IntAttr,
     IntegerType,
@@ -62,7 +56,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from . import cute, views
-from .dtypes import element_of
+from .dtypes import FLOAT_TYPES, element_of
 from .distributed import BlockedLayout, SliceLayout
 from .encoding import AlgebraEncoding, DistributedEncoding
 from .errors import LayoutError
@@ -653,7 +647,8 @@ def to_linear(attr: Attribute, shape: Sequence[int]):
 
 # --------------------------------------------------------------------------- types
 
-ELEMENT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type, IntegerType, Float8E4M3FNType, Float8E5M2Type)
+ELEMENT_TYPES = (*FLOAT_TYPES, IntegerType)
+"""The xDSL classes of element types (any integer width: `element_bytes` checks the width)."""
 
 
 def element_bytes(t: Attribute) -> int:

@@ -15,12 +15,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
+from tilec.dialects.dtypes import FLOAT_ELEMENTS
 from tilec.dialects.math_functions import approximate_division, reciprocal_division
 
 from .c_types import (
     _CMPI,
     _FP8_TYPES,
-    _SHORT_NAMES,
     F8_HELPER,
     _num_elements,
 )
@@ -251,7 +251,7 @@ class ArithEmitter(EmitterBase):
                 expr = f"({self.unsigned_ctype(src, op)}){expr}" if unsigned else expr
             elif isinstance(src, half):
                 expr = f"static_cast<float>({expr})"
-            helper = F8_HELPER[_SHORT_NAMES[type(dst)]]
+            helper = F8_HELPER[FLOAT_ELEMENTS[type(dst)].name]
             self.helpers.add(f"to_{helper}")
             self.assign(op, result, f"tilec_to_{helper}(static_cast<double>({expr}))")
             return

@@ -8,20 +8,10 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
-    VectorType,
-)
+from xdsl.dialects.builtin import IndexType, IntegerType, VectorType
 from xdsl.ir import Attribute
 
-from tilec.dialects.dtypes import DTYPE_NAMES, ELEMENTS, FLOAT_ELEMENTS
+from tilec.dialects.dtypes import DTYPE_NAMES, ELEMENTS, F8_FORMATS, FLOAT_ELEMENTS, FLOAT_TYPES
 
 SUPPORTED_ELEMENT_TYPES = ", ".join(ELEMENTS)
 
@@ -34,21 +24,20 @@ _UINT_CTYPES = {
     64: "unsigned long long",
 }
 _INT_DTYPES = {1: "bool", **{e.bits: DTYPE_NAMES[e.name] for e in ELEMENTS.values() if not e.is_float}}
-_SHORT_NAMES = {cls: e.name for cls, e in FLOAT_ELEMENTS.items()}
-_FLOAT_CTYPES = {
-    Float16Type: "__half",
-    BFloat16Type: "__nv_bfloat16",
-    Float32Type: "float",
-    Float64Type: "double",
-    Float8E4M3FNType: "__nv_fp8_e4m3",
-    Float8E5M2Type: "__nv_fp8_e5m2",
+_FLOAT_CTYPES: dict[str, tuple[str, str | None]] = {
+    "f16": ("__half", "cuda_fp16.h"),
+    "bf16": ("__nv_bfloat16", "cuda_bf16.h"),
+    "f32": ("float", None),
+    "f64": ("double", None),
+    "f8E4M3FN": ("__nv_fp8_e4m3", "cuda_fp8.h"),
+    "f8E5M2": ("__nv_fp8_e5m2", "cuda_fp8.h"),
 }
-_FP8_TYPES = (Float8E4M3FNType, Float8E5M2Type)
+"""Each float element type's C type and the header that declares it, by short name."""
+_FP8_TYPES = tuple(cls for cls, e in FLOAT_ELEMENTS.items() if e.name in F8_FORMATS)
 """The 8-bit floats (cuda_fp8.h): values convert to and from them through `float`
 (extension, exact) and the `tilec_to_f8*` helpers (one rounding, PyTorch's overflow)."""
 F8_HELPER = {"f8E4M3FN": "f8e4m3", "f8E5M2": "f8e5m2"}
 """Each 8-bit float's suffix in the names of its device helpers."""
-_FLOAT_DTYPES = {cls: DTYPE_NAMES[e.name] for cls, e in FLOAT_ELEMENTS.items()}
 
 _CXX_RESERVED = frozenset(
     """alignas alignof and and_eq asm auto bitand bitor bool break case catch char
@@ -91,7 +80,7 @@ def _sanitise(hint: str) -> str:
 def _element_bytes(element_type: Attribute) -> int:
     if isinstance(element_type, IntegerType):
         return max(1, element_type.width.data // 8)
-    if isinstance(element_type, tuple(_FLOAT_CTYPES)):
+    if isinstance(element_type, FLOAT_TYPES):
         return element_type.bitwidth // 8  # type: ignore[attr-defined]
     if isinstance(element_type, IndexType):
         return 8
@@ -105,7 +94,7 @@ def _num_elements(t: VectorType) -> int:
 def _is_supported_element(element_type: Attribute) -> bool:
     if isinstance(element_type, IntegerType):
         return element_type.width.data in (8, 16, 32, 64)
-    return isinstance(element_type, tuple(_FLOAT_CTYPES))
+    return isinstance(element_type, FLOAT_TYPES)
 
 
 

@@ -20,13 +20,13 @@ from xdsl.ir import Attribute, SSAValue
 from tilec.dialects import cuda, cuda_atomic
 from tilec.dialects.cuda_tma import GridDepLaunchOp, GridDepWaitOp, TensorMapType
 from tilec.dialects.cuda import memory_space_number
+from tilec.dialects.dtypes import DTYPE_NAMES, FLOAT_ELEMENTS
 from tilec.support.diagnostics import TilecError
 from tilec.support.index_width import promised_index_bits
 from tilec.support.launch_bounds import cluster_dims, min_blocks
 from tilec.support.target import target_of
 
 from .c_types import (
-    _FLOAT_DTYPES,
     _INT_DTYPES,
     SUPPORTED_ELEMENT_TYPES,
     _element_bytes,
@@ -217,10 +217,8 @@ def numpy_dtype_name(t: Attribute, index_bits: int) -> str:
         return f"int{index_bits}"
     if isinstance(t, IntegerType):
         return _INT_DTYPES.get(t.width.data, f"i{t.width.data}")
-    for cls, name in _FLOAT_DTYPES.items():
-        if isinstance(t, cls):
-            return name
-    return str(t)
+    e = FLOAT_ELEMENTS.get(type(t))
+    return DTYPE_NAMES[e.name] if e is not None else str(t)
 
 
 def _check_param_type(kernel: gpu.FuncOp, name: str, t: Attribute) -> None:

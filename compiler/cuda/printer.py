@@ -28,14 +28,13 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.base_printer import BasePrinter
 
 from tilec.dialects.cuda import memory_space_number
-from tilec.dialects.dtypes import to_f8
+from tilec.dialects.dtypes import FLOAT_ELEMENTS, element_of, to_f8
 from tilec.support.diagnostics import LOC_ATTR, TilecError
 from tilec.support.target import target_of
 
 from .c_types import (
     _FLOAT_CTYPES,
     _INT_CTYPES,
-    _SHORT_NAMES,
     _UINT_CTYPES,
     SUPPORTED_ELEMENT_TYPES,
     _FP8_TYPES,
@@ -132,15 +131,12 @@ class EmitterBase(BasePrinter):
             return self.index_ctype
         if isinstance(t, IntegerType) and t.width.data in _INT_CTYPES:
             return _INT_CTYPES[t.width.data]
-        for cls, name in _FLOAT_CTYPES.items():
-            if isinstance(t, cls):
-                if cls is Float16Type:
-                    self.includes.add("cuda_fp16.h")
-                if cls is BFloat16Type:
-                    self.includes.add("cuda_bf16.h")
-                if cls in _FP8_TYPES:
-                    self.includes.add("cuda_fp8.h")
-                return name
+        e = FLOAT_ELEMENTS.get(type(t))
+        if e is not None:
+            name, header = _FLOAT_CTYPES[e.name]
+            if header is not None:
+                self.includes.add(header)
+            return name
         if isinstance(t, VectorType):
             return self.vector_ctype(t, op)
         raise self.fail(
@@ -179,8 +175,9 @@ class EmitterBase(BasePrinter):
                 f"vector type {t} is {size} bytes; the cuda target supports vectors "
                 "of 1, 2, 4, 8 or 16 bytes",
             )
-        short = _SHORT_NAMES.get(type(element)) or f"i{element.width.data}"  # type: ignore[attr-defined]
-        name = f"{short}x{count}"
+        e = element_of(element)
+        assert e is not None  # element_ctype took it
+        name = f"{e.name}x{count}"
         self.vector_types[name] = (elem_ctype, count, size)
         return name
 
@@ -285,7 +282,7 @@ class EmitterBase(BasePrinter):
             bits = struct.unpack("<I", struct.pack("<f", _round_to_bf16(value)))[0] >> 16
             return f"__ushort_as_bfloat16((unsigned short)0x{bits:04x})"
         if isinstance(t, _FP8_TYPES):  # by its bits, rounded as the executor rounds
-            short = _SHORT_NAMES[type(t)]
+            short = FLOAT_ELEMENTS[type(t)].name
             helper = F8_HELPER[short]
             self.helpers.add(f"{helper}_bits")
             return f"tilec_{helper}_bits(0x{int(to_f8(value, short)):02x})"

@@ -22,11 +22,6 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     IndexType,
     IntegerType,
     MemRefType,
@@ -38,6 +33,7 @@ from xdsl.ir import Attribute
 from tilec.dialects.dtypes import (
     ELEMENTS,
     FLOAT_ELEMENTS,
+    FLOAT_TYPES,
     bf16_to_f32,
     f32_to_bf16,
     pack_float,
@@ -123,7 +119,7 @@ def dtype_of(t: Attribute) -> np.dtype:
             if width in _INT_DTYPES:
                 return _INT_DTYPES[width]
             raise UnsupportedType(f"integers of {width} bits are not supported")
-        case Float16Type() | Float32Type() | Float64Type() | BFloat16Type() | Float8E4M3FNType() | Float8E5M2Type():
+        case _ if isinstance(t, FLOAT_TYPES):
             return FLOAT_ELEMENTS[type(t)].storage
         case _:
             raise UnsupportedType(f"element type {t} is not supported")
@@ -143,10 +139,7 @@ def bit_dtype(dt: np.dtype) -> np.dtype:
 
 
 def is_float(t: Attribute) -> bool:
-    return isinstance(
-        element_type(t),
-        Float16Type | Float32Type | Float64Type | BFloat16Type | Float8E4M3FNType | Float8E5M2Type,
-    )
+    return isinstance(element_type(t), FLOAT_TYPES)
 
 
 def to_compute(value: Any, t: Attribute) -> Any:
