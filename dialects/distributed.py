@@ -32,6 +32,7 @@ Nothing in this module imports xDSL.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Union
@@ -65,13 +66,6 @@ __all__ = [
     "parse_distributed_layout",
     "cute_to_linear",
 ]
-
-
-def _prod(xs: Sequence[int]) -> int:
-    p = 1
-    for x in xs:
-        p *= x
-    return p
 
 
 def _fmt(xs: Sequence[int]) -> str:
@@ -180,11 +174,11 @@ class BlockedLayout(_DistributedMixin):
 
     @property
     def num_warps(self) -> int:
-        return _prod(self.warps_per_cta)
+        return math.prod(self.warps_per_cta)
 
     @property
     def lanes_per_warp(self) -> int:
-        return _prod(self.threads_per_warp)
+        return math.prod(self.threads_per_warp)
 
     @property
     def threads_per_cta(self) -> int:

@@ -66,23 +66,19 @@ from .layout_roles import enclosing_launch_op
 from .view_syntax import nested_item, print_nested
 
 
-def _leaves(shape) -> list:
-    return [x for s in shape for x in _leaves(s)] if isinstance(shape, tuple) else [shape]
-
-
 def coordinate_form(layout: cute.Layout, n: int) -> str:
     """How `n` indices address an element of a view with this layout: `modes` (one per
     top-level mode), `linear` (one for the whole view) or `leaves` (one per leaf); a
     VerifyException naming the forms otherwise."""
     rank = len(views.modes(layout))
-    leaves = len(_leaves(layout.shape))
+    leaves = len(cute.flatten(layout.shape))
     if n == rank:
         return "modes"
     if n == 1:
         return "linear"
     if n == leaves:
         if any(views.is_dynamic(s) for m in views.modes(layout) if isinstance(m.shape, tuple)
-               for s in _leaves(m.shape)):
+               for s in cute.flatten(m.shape)):
             raise VerifyException("a coordinate per leaf needs static extents in the nested modes")
         return "leaves"
     raise VerifyException(
@@ -96,7 +92,7 @@ def leaf_multipliers(layout: cute.Layout) -> list[list[int]]:
     out = []
     for m in views.modes(layout):
         ws, w = [], 1
-        for s in _leaves(m.shape):
+        for s in cute.flatten(m.shape):
             ws.append(w)
             w = w * s if isinstance(s, int) else w
         out.append(ws)
@@ -112,7 +108,7 @@ def nested_mode_terms(layout: cute.Layout, profile: Sequence[int]) -> list[list[
     leaves = views.slice_leaves(layout, [views.DYNAMIC] * sum(a == 0 for a in profile), profile)
     terms: list[list[tuple[int, int]]] = [[] for _ in views.modes(layout)]
     for k, leaf in enumerate(leaves):
-        flat = _leaves(views.modes(layout)[leaf.top].shape)
+        flat = cute.flatten(views.modes(layout)[leaf.top].shape)
         w = 1
         for e in flat[: leaf.lo]:
             if views.is_dynamic(e):

@@ -38,14 +38,14 @@ from .layout_attrs import TensorViewType
 def _ordered(shape, stride) -> tuple:
     """Compact strides for `shape`, leaves in the order of `stride` (column-major if a
     stride is `?`); a leaf of stride 0 or extent 1 gets stride 0."""
-    sl, dl = cute._leaves(shape), cute._leaves(stride)
+    sl, dl = cute.flatten(shape), cute.flatten(stride)
     kept = tuple(1 if d == 0 else s for s, d in zip(sl, dl))
     if any(d is cute.DYN for d in dl):
         order = tuple(range(len(sl)))
     else:
         order = tuple(dl)
     lay = cute.make_ordered_layout(kept, order) if len(sl) > 1 else cute.Layout._mk(kept[0], 1)
-    out = cute._leaves(lay.stride)
+    out = cute.flatten(lay.stride)
     return tuple(0 if (s == 1 or d == 0) else o for s, d, o in zip(sl, dl, out))
 
 
@@ -61,10 +61,10 @@ def fragment_like(lay: cute.Layout) -> cute.Layout:
         return cute.Layout._mk(lay.shape, cute.compact_col_major(lay.shape))
     ms = lay.modes()
     s0, d0 = ms[0].shape, ms[0].stride
-    l0 = cute._leaves(s0)
-    z0 = cute._leaves(d0)
+    l0 = cute.flatten(s0)
+    z0 = cute.flatten(d0)
     kept0 = tuple(1 if d == 0 else s for s, d in zip(l0, z0))
-    first = cute._leaves(cute.compact_col_major(kept0 if len(kept0) > 1 else kept0[0]))
+    first = cute.flatten(cute.compact_col_major(kept0 if len(kept0) > 1 else kept0[0]))
     n0 = 1
     for k in kept0:
         n0 *= k
@@ -90,7 +90,7 @@ class _LikeOp(IRDLOperation):
     def source_error(cls, st: TensorViewType) -> str | None:
         """Why the op cannot make registers like a view of type `st` (None: it can)."""
         lay = st.cute_layout
-        if any(s is cute.DYN for s in cute._leaves(lay.shape)):
+        if any(s is cute.DYN for s in cute.flatten(lay.shape)):
             return (f"{cls.name} of a view with a dynamic extent ({lay}): registers are sized at "
                     "compile time; tile it first")
         if st.vec_layout is not None:

@@ -54,7 +54,7 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from . import views
+from . import cute, views
 from .effects import Accesses, Synchronizes
 from .layout_attrs import (
     ELEMENT_TYPES,
@@ -208,7 +208,7 @@ class PrintOp(IRDLOperation):
                 raise VerifyException(f"layout.print prints at most {PRINT_LIMIT} values (a debug print of a tile); "
                                       f"the threads of {t} hold {n}")
             return
-        if any(views.is_dynamic(s) for s in _leaves(t.cute_layout.shape)):
+        if any(views.is_dynamic(s) for s in cute.flatten(t.cute_layout.shape)):
             raise VerifyException(f"layout.print needs static extents, not {t.cute_layout}")
         if t.is_masked:
             raise VerifyException("layout.print of a masked view: its elements past the tensor's edge have no "
@@ -224,10 +224,6 @@ def _in_launch(op) -> bool:
     while p is not None and p.name != "layout.launch":
         p = p.parent_op()
     return p is not None
-
-
-def _leaves(shape) -> list:
-    return [x for s in shape for x in _leaves(s)] if isinstance(shape, tuple) else [shape]
 
 
 PRINT_OPS = (PrintOp,)

@@ -50,7 +50,7 @@ def answer(kind: str, lay: cute.Layout) -> int | object:
         return lay.depth()
     if kind == "size":
         return lay.size()
-    leaves = list(zip(cute._leaves(lay.shape), cute._leaves(lay.stride)))
+    leaves = list(zip(cute.flatten(lay.shape), cute.flatten(lay.stride)))
     if any(x is cute.DYN for leaf in leaves for x in leaf):
         return cute.DYN
     return lay.cosize()

@@ -43,6 +43,7 @@ Nothing in this module imports xDSL.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -78,13 +79,6 @@ NVMMA_ELEMENT_BITS = (8, 16, 32)
 
 MAX_WARPS = 32
 """1024 threads: CUDA's limit on a block."""
-
-
-def _prod(xs: Sequence[int]) -> int:
-    p = 1
-    for x in xs:
-        p *= x
-    return p
 
 
 def _unit(rank: int, dim: int, value: int) -> tuple[int, ...]:
@@ -169,8 +163,8 @@ class NvidiaMmaLayout(_DistributedMixin):
             return f"warpsPerCTA must have rank 2 or 3, got {list(warps)}"
         if not all(_is_pow2(w) for w in warps):
             return f"warpsPerCTA entries must be powers of two, got {list(warps)}"
-        if _prod(warps) > MAX_WARPS:
-            return f"warpsPerCTA {list(warps)} gives {_prod(warps)} warps, more than {MAX_WARPS}"
+        if math.prod(warps) > MAX_WARPS:
+            return f"warpsPerCTA {list(warps)} gives {math.prod(warps)} warps, more than {MAX_WARPS}"
         if v == 2:
             want = (16, 8) if len(warps) == 2 else (1, 16, 8)
             if instr != want:
@@ -192,7 +186,7 @@ class NvidiaMmaLayout(_DistributedMixin):
             return f"version 3 instrShape N must be a power of two for a linear layout, got {n}"
         if k not in WGMMA_K:
             return f"version 3 instrShape K must be 8, 16 or 32, got {k}"
-        if _prod(warps) % 4:
+        if math.prod(warps) % 4:
             return f"version 3 (wgmma) needs whole warpgroups: warpsPerCTA {list(warps)} is not a multiple of 4 warps"
         if m == 64 and warps[0] % 4:
             return f"instrShape M = 64 needs a multiple of 4 warps along M, got warpsPerCTA {list(warps)}"
@@ -205,7 +199,7 @@ class NvidiaMmaLayout(_DistributedMixin):
 
     @property
     def num_warps(self) -> int:
-        return _prod(self.warps_per_cta)
+        return math.prod(self.warps_per_cta)
 
     @property
     def lanes_per_warp(self) -> int:
