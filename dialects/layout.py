@@ -69,12 +69,13 @@ from .layout_attrs import (
     SliceLayoutAttr,
     SwizzleAttr,
     TensorViewType,
-    distributed_tensor_encoding,
     element_bytes,
     threads_per_block,
     tiled_view_type,
     to_linear,
 )
+from .layout_attrs import distributed_type as _dist
+from .layout_roles import check_block_threads, enclosing_launch_op
 from .mma_layouts import MMA_ATTRIBUTES
 from .swizzle import ComposedLayout
 from .verifier import check as _check
@@ -125,10 +126,8 @@ def _check_same_swizzle(st: TensorViewType, rt: TensorViewType, what: str) -> No
 
 
 def enclosing_launch(op: Operation) -> LaunchOp | None:
-    p = op.parent_op()
-    while p is not None and not isinstance(p, LaunchOp):
-        p = p.parent_op()
-    return p
+    """The `layout.launch` around `op`, or None (layout_roles' `enclosing_launch_op`, typed)."""
+    return enclosing_launch_op(op)  # type: ignore[return-value]
 
 
 # =========================================================================== launch
@@ -1087,23 +1086,6 @@ VIEW_OPS = (ViewOp, AllocOp, *DERIVED_VIEW_OPS)
 # =========================================================================== distributed values
 
 
-def _dist(v: SSAValue | Attribute) -> TensorType:
-    t = v.type if isinstance(v, SSAValue) else v
-    distributed_tensor_encoding(t)
-    return t  # type: ignore[return-value]
-
-
-def _check_block_threads(op: Operation, t: TensorType) -> None:
-    from .layout_roles import region_threads
-
-    launch = enclosing_launch(op)
-    n = threads_per_block(t.encoding)
-    if launch is not None and n != (have := region_threads(op, launch.num_threads)):
-        raise VerifyException(
-            f"layout {t.encoding} spans {n} threads but the block has {have}"
-        )
-
-
 @irdl_op_definition
 class LoadOp(IRDLOperation):
     """Each thread loads the elements its distributed layout gives it: element (i, j, ..)
@@ -1154,7 +1136,7 @@ class LoadOp(IRDLOperation):
         _check_mask(self.mask, rt)
         _check_vector(self.vector, vt)
         _check_cache(self.cache, vt)
-        _check_block_threads(self, rt)
+        check_block_threads(self, rt)
 
 
 @irdl_op_definition
@@ -1190,7 +1172,7 @@ class StoreOp(IRDLOperation):
         _check_mask(self.mask, self.value.type)
         _check_vector(self.vector, self.view.type)
         _check_cache(self.cache, self.view.type)
-        _check_block_threads(self, self.value.type)
+        check_block_threads(self, self.value.type)
 
 
 @irdl_op_definition
@@ -1258,7 +1240,7 @@ class PrefetchL1Op(IRDLOperation):
         _check(vt.vec_layout is None, "a prefetch takes an unvectorized view")
         like = _dist(self.like)
         _check_view_matches(vt, like)
-        _check_block_threads(self, like)
+        check_block_threads(self, like)
 
 
 CACHE_HINTS = ("evict_first", "evict_last")
@@ -1352,7 +1334,7 @@ class ConvertLayoutOp(IRDLOperation):
         s, r = _dist(self.source), _dist(self.result)
         _check(s.get_shape() == r.get_shape() and s.element_type == r.element_type,
                f"convert_layout keeps shape and element type: {s} -> {r}")
-        _check_block_threads(self, r)
+        check_block_threads(self, r)
         ns, nr = threads_per_block(s.encoding), threads_per_block(r.encoding)
         _check(ns == nr,
                f"both layouts must span the same number of threads: {ns} and {nr}")

@@ -49,7 +49,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     TupleType,
 )
-from xdsl.ir import Attribute, Data, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import Attribute, Data, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import irdl_attr_definition, param_def
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
@@ -901,6 +901,14 @@ def distributed_tensor_encoding(t: Attribute) -> Attribute:
             f"tensor has rank {len(t.get_shape())}"
         )
     return t.encoding
+
+
+def distributed_type(v: SSAValue | Attribute) -> TensorType:
+    """The distributed tensor type of value `v` (or the type `v` itself), or
+    `distributed_tensor_encoding`'s VerifyException."""
+    t = v.type if isinstance(v, SSAValue) else v
+    distributed_tensor_encoding(t)
+    return t  # type: ignore[return-value]
 
 
 def tiled_view_type(st: TensorViewType, tile: Sequence[int]) -> TensorViewType:

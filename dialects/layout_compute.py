@@ -66,14 +66,9 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, Pure
 
-from .layout_attrs import SliceLayoutAttr, distributed_tensor_encoding
+from .layout_attrs import SliceLayoutAttr
+from .layout_attrs import distributed_type as _dist
 from .verifier import check as _check
-
-
-def _dist(v: SSAValue | Attribute) -> TensorType:
-    t = v.type if isinstance(v, SSAValue) else v
-    distributed_tensor_encoding(t)
-    return t  # type: ignore[return-value]
 
 
 def _same_layout(a: TensorType, b: TensorType, what: str) -> None:

@@ -64,6 +64,7 @@ from .layout_attrs import (
     threads_per_block,
     to_linear,
 )
+from .layout_roles import enclosing_launch_op
 
 PRINT_LIMIT = 1024
 """The most scalar values one `layout.print` prints."""
@@ -198,7 +199,7 @@ class PrintOp(IRDLOperation):
         et = t.element_type
         if not isinstance(et, ELEMENT_TYPES):
             raise VerifyException(f"layout.print prints float or integer elements, not {et}")
-        if not _in_launch(self):
+        if enclosing_launch_op(self) is None:
             raise VerifyException("layout.print runs inside a layout.launch (thread 0 of block 0 prints)")
         if isinstance(t, TensorType):
             if not isinstance(t.encoding, DistributedLayoutAttr):
@@ -217,13 +218,6 @@ class PrintOp(IRDLOperation):
         if n > PRINT_LIMIT:
             raise VerifyException(f"layout.print prints at most {PRINT_LIMIT} values (a debug print of a tile); "
                                   f"this view has {n}: print a tile or slice of it")
-
-
-def _in_launch(op) -> bool:
-    p = op.parent_op()
-    while p is not None and p.name != "layout.launch":
-        p = p.parent_op()
-    return p is not None
 
 
 PRINT_OPS = (PrintOp,)

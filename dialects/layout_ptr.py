@@ -58,8 +58,8 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .effects import Accesses
-from .layout_attrs import PtrType, distributed_tensor_encoding, threads_per_block
-from .layout_roles import enclosing_launch_op, region_threads
+from .layout_attrs import PtrType, distributed_tensor_encoding
+from .layout_roles import check_block_threads, enclosing_launch_op
 from .verifier import check as _check
 
 
@@ -254,18 +254,11 @@ def _check_root(op: IRDLOperation) -> None:
     pointer_root(op.ptrs, enclosing_launch_op(op))
 
 
-def _check_block_threads(op: IRDLOperation, t: TensorType) -> None:
-    launch = enclosing_launch_op(op)
-    n = threads_per_block(t.encoding)
-    if launch is not None and n != (have := region_threads(op, launch.num_threads)):
-        raise VerifyException(f"layout {t.encoding} spans {n} threads but the block has {have}")
-
-
 def _check_access(op: PtrLoadOp | PtrStoreOp, data: Attribute, what: str, other: SSAValue | None = None) -> None:
     """The checks of `ptr_load` and `ptr_store`: `data` (`what`: the result loaded, the
     value stored) is a tensor of the pointee type with the pointers' shape and layout;
     a load's `other` a scalar of that type; mask, vector width, threads and root as
-    `_check_mask`, `_check_vector`, `_check_block_threads`, `_check_root` say."""
+    `_check_mask`, `_check_vector`, `check_block_threads`, `_check_root` say."""
     t = _pointer_tensor(op.ptrs, "the pointers")
     et = pointee(t)
     _check(
@@ -279,7 +272,7 @@ def _check_access(op: PtrLoadOp | PtrStoreOp, data: Attribute, what: str, other:
         _check(other.type == et, f"`other` must be a scalar of the element type {et}, got {other.type}")
     _check_mask(op.mask, t)
     _check_vector(op)
-    _check_block_threads(op, t)
+    check_block_threads(op, t)
     _check_root(op)
 
 
@@ -371,7 +364,7 @@ class PtrPrefetchOp(IRDLOperation):
     def verify_(self) -> None:
         t = _pointer_tensor(self.ptrs, "the pointers")
         _check_mask(self.mask, t)
-        _check_block_threads(self, t)
+        check_block_threads(self, t)
         _check_root(self)
 
 

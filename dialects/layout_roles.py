@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, StringAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, StringAttr, TensorType, i64
 from xdsl.ir import Block, Operation, Region
 from xdsl.irdl import (
     IRDLOperation,
@@ -75,10 +75,11 @@ from xdsl.traits import NoTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .effects import Synchronizes
+from .layout_attrs import threads_per_block
 from .verifier import check as _check
 
 __all__ = ["ROLE_OPS", "WARPGROUP", "NamedBarrierOp", "SetMaxNRegOp", "WarpSpecializeOp", "WarpgroupIndexOp",
-           "region_threads", "role_of"]
+           "check_block_threads", "region_threads", "role_of"]
 
 WARPGROUP = 128
 """Threads of a warpgroup."""
@@ -128,8 +129,8 @@ def role_of(op: Operation) -> tuple[WarpSpecializeOp, int] | None:
 
 def enclosing_launch_op(op: Operation) -> Operation | None:
     """The `layout.launch` around `op`, or None: found by name, for the op modules that
-    dialects/layout.py registers (they cannot import it; layout.py's own
-    `enclosing_launch` gives the typed op)."""
+    dialects/layout.py registers (they cannot import it; layout.py's `enclosing_launch`
+    gives it typed)."""
     p = op.parent_op()
     while p is not None and p.name != "layout.launch":
         p = p.parent_op()
@@ -144,6 +145,15 @@ def region_threads(op: Operation, block_threads: int) -> int:
         return block_threads
     ws, i = r
     return ws.role_threads(i)
+
+
+def check_block_threads(op: Operation, t: TensorType) -> None:
+    """Refuse `op` unless the distributed layout of `t` spans the threads it runs on
+    (`region_threads` of its launch's block)."""
+    launch = enclosing_launch_op(op)
+    n = threads_per_block(t.encoding)
+    if launch is not None and n != (have := region_threads(op, launch.num_threads)):
+        raise VerifyException(f"layout {t.encoding} spans {n} threads but the block has {have}")
 
 
 @irdl_op_definition

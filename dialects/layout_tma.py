@@ -131,6 +131,7 @@ from . import cute
 from .effects import Accesses, Allocates, Synchronizes
 from .errors import LayoutError
 from .layout_attrs import ComposedLayoutAttr, PtrType, TensorViewType, element_bytes
+from .layout_roles import enclosing_launch_op
 from .views import WILDCARD
 from .tma import DEFAULT_L2_PROMOTION, L2_PROMOTIONS, TmaGeometry, tma_geometry
 from .verifier import check as _check
@@ -162,9 +163,7 @@ __all__ = [
 
 
 def _in_launch(op: Operation) -> Operation:
-    p = op.parent_op()
-    while p is not None and p.name != "layout.launch":
-        p = p.parent_op()
+    p = enclosing_launch_op(op)
     _check(p is not None, f"{op.name} must be inside a layout.launch")
     return p
 
