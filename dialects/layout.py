@@ -79,6 +79,7 @@ from .layout_roles import check_block_threads, enclosing_launch_op
 from .mma_layouts import MMA_ATTRIBUTES
 from .swizzle import ComposedLayout
 from .verifier import check as _check
+from .verifier import refusing_layout_errors
 from .view_syntax import InferredViewResult, nested_item, print_nested
 
 index = IndexType()
@@ -444,14 +445,9 @@ class TileOp(InferredViewResult, IRDLOperation):
         return rt.with_(layout=relaid(st, rt.cute_layout))
 
     def __init__(self, source: SSAValue, coords: Sequence[SSAValue], tile: Sequence[int]):
-        st = _view(source, "source")
-        lay, masked = views.tile_layout(st.cute_layout, tile)
-        rt = st.with_(layout=relaid(st, lay), masked=masked or st.is_masked)
-        super().__init__(
-            operands=[source, list(coords)],
-            properties={"tile": _array(tile)},
-            result_types=[rt],
-        )
+        props = {"tile": _array(tile)}
+        rt = self.result_type(_view(source, "source"), props)
+        super().__init__(operands=[source, list(coords)], properties=props, result_types=[rt])
 
     @property
     def tile_sizes(self) -> tuple[int, ...]:
@@ -465,10 +461,8 @@ class TileOp(InferredViewResult, IRDLOperation):
         _check_same_swizzle(st, rt, "a tile")
         _check(len(self.coords) == len(self.tile_sizes),
                f"{len(self.tile_sizes)} tile extents but {len(self.coords)} coordinates")
-        try:
+        with refusing_layout_errors():
             lay, masked = views.tile_layout(st.cute_layout, self.tile_sizes)
-        except LayoutError as e:
-            raise VerifyException(str(e)) from e
         _same_layout(lay, rt.cute_layout, "tile")
         _check(st.vec == rt.vec, "a tile keeps the vector layout")
         if (masked or st.is_masked) and not rt.is_masked:
@@ -498,12 +492,9 @@ class VectorizeOp(InferredViewResult, IRDLOperation):
         return st.with_(layout=relaid(st, outer), vec=CuteLayoutAttr(vec))
 
     def __init__(self, source: SSAValue, vector: Sequence[int]):
-        st = _view(source, "source")
-        outer, vec = views.vectorize_layout(st.cute_layout, vector)
-        rt = st.with_(layout=relaid(st, outer), vec=CuteLayoutAttr(vec))
-        super().__init__(
-            operands=[source], properties={"vector": _array(vector)}, result_types=[rt]
-        )
+        props = {"vector": _array(vector)}
+        rt = self.result_type(_view(source, "source"), props)
+        super().__init__(operands=[source], properties=props, result_types=[rt])
 
     @property
     def vector_sizes(self) -> tuple[int, ...]:
@@ -514,10 +505,8 @@ class VectorizeOp(InferredViewResult, IRDLOperation):
         _check(st.vec_layout is None, "the source is already vectorized")
         _check(st.element_type == rt.element_type, "element types disagree")
         _check_same_swizzle(st, rt, "vectorize")
-        try:
+        with refusing_layout_errors():
             outer, vec = views.vectorize_layout(st.cute_layout, self.vector_sizes)
-        except LayoutError as e:
-            raise VerifyException(str(e)) from e
         _same_layout(outer, rt.cute_layout, "vectorize")
         _check(rt.vec_layout == vec, f"vectorize: expected vec layout {vec}, got {rt.vec_layout}")
         _check(rt.is_masked == st.is_masked, "vectorize keeps the mask")
@@ -560,14 +549,9 @@ class DistributeOp(InferredViewResult, IRDLOperation):
         return st.with_(layout=relaid(st, frag), masked=masked or st.is_masked)
 
     def __init__(self, source: SSAValue, tid: SSAValue, threads: cute.Layout):
-        st = _view(source, "source")
-        frag, masked = views.distribute_layout(st.cute_layout, threads)
-        rt = st.with_(layout=relaid(st, frag), masked=masked or st.is_masked)
-        super().__init__(
-            operands=[source, tid],
-            properties={"threads": CuteLayoutAttr(threads)},
-            result_types=[rt],
-        )
+        props = {"threads": CuteLayoutAttr(threads)}
+        rt = self.result_type(_view(source, "source"), props)
+        super().__init__(operands=[source, tid], properties=props, result_types=[rt])
 
     @property
     def thread_layout(self) -> cute.Layout:
@@ -579,11 +563,9 @@ class DistributeOp(InferredViewResult, IRDLOperation):
         _check(st.element_type == rt.element_type, "element types disagree")
         thr = self.thread_layout
         _check(thr.is_static(), "the thread layout must be static")
-        try:
+        with refusing_layout_errors():
             views.thread_coord(thr, 0)
             frag, masked = views.distribute_layout(st.cute_layout, thr)
-        except LayoutError as e:
-            raise VerifyException(str(e)) from e
         _same_layout(frag, rt.cute_layout, "distribute")
         _check(st.vec == rt.vec, "distribute keeps the vector layout")
         if (masked or st.is_masked) and not rt.is_masked:
@@ -637,10 +619,8 @@ class ComposeOp(InferredViewResult, IRDLOperation):
         st, rt = self.source.type, self.result.type
         _check(not st.is_masked, "compose an unmasked view")
         _check(isinstance(st.layout, CuteLayoutAttr), "compose a plain (unswizzled) layout")
-        try:
+        with refusing_layout_errors():
             lay = self.composed(st.cute_layout, self.tiler)
-        except LayoutError as e:
-            raise VerifyException(str(e)) from e
         _same_layout(lay, rt.cute_layout, "composition")
 
 
@@ -685,10 +665,8 @@ class DivideOp(InferredViewResult, IRDLOperation):
         _check(self.kind.data in self.KINDS, f"kind must be one of {', '.join(self.KINDS)}")
         _check(not st.is_masked, "divide an unmasked view")
         _check(isinstance(st.layout, CuteLayoutAttr), "divide a plain (unswizzled) layout")
-        try:
+        with refusing_layout_errors():
             lay = self.divided(st.cute_layout, self.kind.data, self.tiler)
-        except LayoutError as e:
-            raise VerifyException(str(e)) from e
         _same_layout(lay, rt.cute_layout, f"{self.kind.data}_divide")
 
 
@@ -721,10 +699,8 @@ class PartitionOp(InferredViewResult, IRDLOperation):
         st, rt = self.source.type, self.result.type
         _check(not st.is_masked, "partition an unmasked view")
         tv = self.tv.data
-        try:
+        with refusing_layout_errors():
             lay = self.values_layout(st.cute_layout, tv)
-        except LayoutError as e:
-            raise VerifyException(str(e)) from e
         _check(tv.cosize() <= st.cute_layout.size(),
                f"TV layout {tv} reaches past the {st.cute_layout.size()} elements of the view")
         _same_layout(lay, rt.cute_layout, "partition")
@@ -783,10 +759,8 @@ class SliceOp(IRDLOperation):
         pat = self.pattern_values
         _check(sum(p == DYNAMIC for p in pat) == len(self.coords), "one operand per dynamic coordinate")
         _check(not st.is_masked, "slice an unmasked view")
-        try:
+        with refusing_layout_errors():
             leaves = self.leaves(st.cute_layout)
-        except LayoutError as e:
-            raise VerifyException(str(e)) from None
         _check(any(leaf.p == WILDCARD for leaf in leaves), "a slice keeps at least one mode (`_`)")
         for leaf in leaves:
             if leaf.p >= 0 and not views.is_dynamic(leaf.sub.size()):
@@ -1057,10 +1031,8 @@ class AsyncWaitOp(IRDLOperation):
         _check((self.pending is None) != (len(self.tokens) == 0),
                "async_wait takes either tokens or {pending = N}, not both")
         if self.tokens:
-            try:
+            with refusing_layout_errors():
                 self.groups_in_flight()
-            except LayoutError as e:
-                raise VerifyException(str(e)) from None
 
 
 @irdl_op_definition

@@ -63,6 +63,7 @@ from .effects import Accesses
 from .errors import LayoutError
 from .layout_attrs import TensorViewType, element_bytes
 from .layout_roles import enclosing_launch_op
+from .verifier import refusing_layout_errors
 from .view_syntax import nested_item, print_nested
 
 
@@ -181,10 +182,8 @@ def _verify_access(op: Operation, t: TensorViewType, n: int, value_type: Attribu
     if profile:
         if sum(a == 0 for a in profile) != n:
             raise VerifyException(f"a nested coordinate of {sum(a == 0 for a in profile)} indices has {n} operands")
-        try:
+        with refusing_layout_errors():
             nested_mode_terms(t.cute_layout, profile)
-        except LayoutError as e:
-            raise VerifyException(str(e)) from None
     else:
         coordinate_form(t.cute_layout, n)
     want = element_type(t)

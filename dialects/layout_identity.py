@@ -59,6 +59,7 @@ from . import cute, views
 from .errors import LayoutError
 from .layout_access import coordinate_form, leaf_multipliers
 from .layout_attrs import CuteLayoutAttr, TensorViewType
+from .verifier import refusing_layout_errors
 
 index = IndexType()
 
@@ -305,12 +306,10 @@ class ReadCoordOp(IRDLOperation):
                 m.size() is cute.DYN for m in ms[:-1]):
             raise VerifyException(f"one index for the whole of {t.cute_layout} needs static extents: give one "
                                   "index per mode")
-        try:
+        with refusing_layout_errors():
             root, chain = identity_chain(self.view)
             # the coordinate layouts, statically (the run-time values do not change them)
             coordinates(root, chain, lambda v: 0, t, [0] * len(self.indices), check=True)
-        except LayoutError as e:
-            raise VerifyException(str(e)) from None
 
 
 IDENTITY_OPS = (MakeIdentityTensorOp, ReadCoordOp)

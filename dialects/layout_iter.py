@@ -47,8 +47,8 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from . import cute, views
-from .errors import LayoutError
 from .layout_attrs import CuteLayoutAttr, TensorViewType, tiled_view_type
+from .verifier import refusing_layout_errors
 from .view_syntax import InferredViewResult
 
 
@@ -125,10 +125,8 @@ class TiledIteratorOp(_IteratorSource, IRDLOperation):
             raise VerifyException(f"axis {self.axis_value} of a view of rank {rank}")
         if len(self.coords) != len(self.tile_sizes):
             raise VerifyException(f"{len(self.tile_sizes)} tile extents but {len(self.coords)} coordinates")
-        try:
+        with refusing_layout_errors():
             want = self.result_type(st, {"tile": self.tile})
-        except LayoutError as e:
-            raise VerifyException(str(e)) from None
         if self.result.type != want:
             raise VerifyException(f"the iterator's tiles are {want.tile}, got {self.result.type.tile}")
         if self.is_circular and self.tile_count() is None:
