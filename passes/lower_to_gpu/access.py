@@ -33,7 +33,6 @@ from .view_values import (
 
 def offset(b: IndexBuilder, v: View, inner: IndexValue) -> IndexValue:
     """Storage index of layout offset `inner` (base added, swizzle applied)."""
-    b = b
     if v.swizzle is None:
         return b.add_(v.base, b.add_(inner, v.swz_off))
     x = b.add_(inner, v.swz_off)
@@ -46,7 +45,6 @@ def offset(b: IndexBuilder, v: View, inner: IndexValue) -> IndexValue:
 def valid(b: IndexBuilder, v: View, coords: list, lanes: list | None = None) -> IndexValue:
     if v.mask is None:
         return True
-    b = b
     ok: IndexValue = True
     for mk in v.mask.chain():
         for k, x in enumerate(coords):
@@ -66,7 +64,6 @@ def in_bounds(b: IndexBuilder, v: View) -> IndexValue:
     off + scale * (n - 1) + lscale * (lanes - 1), is < bound (False: unknown)."""
     if v.mask is None:
         return True
-    b = b
     ok: IndexValue = True
     for mk in v.mask.chain():
         if len(mk.off) != len(v.layout) or (v.vec is not None and len(v.vec) != len(v.layout)):
@@ -85,7 +82,6 @@ def fast_path(b: IndexBuilder, views: list, emit) -> list:
     """emit(masked) -> list of result values. When the masked views may be fully in
     bounds, one scf.if on that: unmasked code in the then branch, the per-element
     masked code in the else branch; the results are yielded from the scf.if."""
-    b = b
     cond = all_true(b, [in_bounds(b, v) for v in views])
     if cond is True or cond is False or all(v.mask is None for v in views):
         return emit(True)
@@ -147,7 +143,6 @@ def extract(b: IndexBuilder, x: SSAValue, j: int) -> SSAValue:
 
 
 def pack(b: IndexBuilder, xs: list, elem) -> SSAValue:
-    b = b
     # the registers of one loaded vector, in order: store that vector again
     src = None
     for j, x in enumerate(xs):
@@ -187,7 +182,6 @@ def vec_info(b: IndexBuilder, v: View, order: tuple[int, ...] | None = None) -> 
     vector layouts) and run 1 when nothing wider is safe."""
     if v.vec is None:
         return 1, 1
-    b = b
     n = 1
     for m in v.vec:
         for s, _ in m:
@@ -226,7 +220,6 @@ def vec_info(b: IndexBuilder, v: View, order: tuple[int, ...] | None = None) -> 
 
 def masked_read(b: IndexBuilder, v: View, off0: IndexValue, valid: list, offs: list, n: int, elem, other) -> list:
     """Read n elements (a vector at off0 when n > 1) guarded by per-lane validity."""
-    b = b
 
     def plain():
         if n == 1:
@@ -256,7 +249,6 @@ def masked_read(b: IndexBuilder, v: View, off0: IndexValue, valid: list, offs: l
 def guarded_read(b: IndexBuilder, cond: IndexValue, read, fill) -> SSAValue:
     """read() where cond holds, else fill(): an scf.if yielding the value (the read
     alone when cond is True)."""
-    b = b
     if cond is True:
         return read()
     x = None
@@ -275,7 +267,6 @@ def guarded_read(b: IndexBuilder, cond: IndexValue, read, fill) -> SSAValue:
 
 
 def masked_write(b: IndexBuilder, v: View, xs: list, off0: IndexValue, valid: list, offs: list, pre_vec: SSAValue | None = None):
-    b = b
     n = len(xs)
 
     def plain(guard_lanes: bool):
@@ -367,14 +358,12 @@ def all_true(b: IndexBuilder, cs: list) -> IndexValue:
 
 
 def same_condition(b: IndexBuilder, cs: list) -> bool:
-    b = b
     if any(isinstance(c, bool) for c in cs):
         return all(c is True for c in cs)
     return all(b.ssa(c) is b.ssa(cs[0]) for c in cs)
 
 
 def guarded(b: IndexBuilder, cond: IndexValue, emit):
-    b = b
     if cond is True:
         emit()
         return

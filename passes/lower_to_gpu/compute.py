@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, gpu, memref
 from xdsl.dialects.builtin import IndexType, IntegerType, TensorType, i32
+from xdsl.ir import Attribute
 
 from tilec.dialects import cuda
 from tilec.dialects import layout_compute as lc
@@ -31,6 +32,17 @@ COMBINERS = {
     ("min", True): arith.MinimumfOp, ("min", False): arith.MinSIOp,
 }
 """The scalar combiner of a reduce or scan kind, for float (True) or integer elements."""
+
+
+def combiner(b, kind: str, element_type: Attribute):
+    """comb(tuple, tuple) -> tuple: one element of a reduce or scan of `kind` over
+    elements of `element_type`, built with `b` (`COMBINERS`' op)."""
+    cls = COMBINERS[(kind, not isinstance(element_type, IntegerType))]
+
+    def comb(a, c):
+        return (b.add(cls(a[0], c[0])).results[0],)
+
+    return comb
 
 
 def scan_registers(ctx, op, t: TensorType, ax: int, rev: bool, xss: list, comb) -> list:
@@ -349,13 +361,8 @@ class ComputeLowering(OpFamily):
     @lowers(lc.ScanOp)
     def lower_scan(self, op: lc.ScanOp) -> None:
         ctx = self.ctx
-        b = ctx.b
         t: TensorType = op.source.type
-        cls = COMBINERS[(op.kind.data, not isinstance(t.element_type, IntegerType))]
-
-        def comb(a, c):
-            return (b.add(cls(a[0], c[0])).results[0],)
-
+        comb = combiner(ctx.b, op.kind.data, t.element_type)
         (out,) = scan_registers(ctx, op, t, op.axis.value.data, op.is_reverse, [ctx.values.registers(op.source)], comb)
         ctx.values.set_registers(op.result, out)
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, gpu, memref
 from xdsl.dialects.builtin import (
-    IntegerType,
     TensorType,
     i32,
 )
@@ -20,20 +19,15 @@ from .base import (
     _fail,
     lowers,
 )
-from .compute import COMBINERS
+from .compute import combiner
 from .context import OpFamily
 
 
 class ReduceLowering(OpFamily):
     @lowers(layout.ReduceOp)
     def op_layout_reduce(self, op: layout.ReduceOp):
-        b = self.b
         st: TensorType = op.source.type
-        combine_cls = COMBINERS[(op.kind.data, not isinstance(st.element_type, IntegerType))]
-
-        def comb(a, c):
-            return (b.add(combine_cls(a[0], c[0])).results[0],)
-
+        comb = combiner(self.b, op.kind.data, st.element_type)
         (out,) = self.reduce_values(
             op, op.axis.value.data, st, op.result.type, [self.values.registers(op.source)], comb,
             commutative=True)  # add, mul, max, min: IEEE-commutative, NaN-propagating max/min too
