@@ -594,17 +594,11 @@ class ReduceRegionOp(IRDLOperation):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        _check(len(self.srcs) >= 1 and len(self.srcs) == len(self.res),
-               "reduce_region has one result per operand")
-        first = _dist(self.srcs[0])
-        ax = self.axis.value.data
-        shape = list(first.get_shape())
-        _check(0 <= ax < len(shape), f"axis {ax} out of range")
+        first, ax, shape = _region_operands(self, "reduce_region")
         elems = []
         for s, r in zip(self.srcs, self.res):
-            st, rt = _dist(s), _dist(r)
-            _check(list(st.get_shape()) == shape and st.encoding == first.encoding,
-                   "the operands must have one shape and distributed layout")
+            st = _region_operand(s, first)
+            rt = _dist(r)
             _check(list(rt.get_shape()) == shape[:ax] + shape[ax + 1:] and rt.element_type == st.element_type,
                    "each result is its operand without `axis`")
             _check(isinstance(rt.encoding, SliceLayoutAttr) and rt.encoding.dim_index == ax
@@ -648,20 +642,33 @@ class ScanRegionOp(IRDLOperation):
         return self.reverse is not None and bool(self.reverse.value.data)
 
     def verify_(self) -> None:
-        _check(len(self.srcs) >= 1 and len(self.srcs) == len(self.res),
-               "scan_region has one result per operand")
-        first = _dist(self.srcs[0])
-        ax = self.axis.value.data
-        shape = list(first.get_shape())
-        _check(0 <= ax < len(shape), f"axis {ax} out of range")
+        first, _, _ = _region_operands(self, "scan_region")
         elems = []
         for s, r in zip(self.srcs, self.res):
-            st = _dist(s)
-            _check(list(st.get_shape()) == shape and st.encoding == first.encoding,
-                   "the operands must have one shape and distributed layout")
+            st = _region_operand(s, first)
             _check(r.type == st, f"each result has its operand's type: {st}, got {r.type}")
             elems.append(st.element_type)
         _check_combiner(self.combiner.block, elems)
+
+
+def _region_operands(op: ReduceRegionOp | ScanRegionOp, what: str) -> tuple[TensorType, int, list[int]]:
+    """The checks a `reduce_region` or `scan_region` (`what`) begins with: one result
+    per operand, `axis` within the first operand's rank. (The first operand's type, the
+    axis, its shape.)"""
+    _check(len(op.srcs) >= 1 and len(op.srcs) == len(op.res), f"{what} has one result per operand")
+    first = _dist(op.srcs[0])
+    ax = op.axis.value.data
+    shape = list(first.get_shape())
+    _check(0 <= ax < len(shape), f"axis {ax} out of range")
+    return first, ax, shape
+
+
+def _region_operand(s: SSAValue, first: TensorType) -> TensorType:
+    """The type of an operand of a `reduce_region` or `scan_region`: the first's shape and layout."""
+    st = _dist(s)
+    _check(list(st.get_shape()) == list(first.get_shape()) and st.encoding == first.encoding,
+           "the operands must have one shape and distributed layout")
+    return st
 
 
 def _check_combiner(block, elems: list) -> None:
