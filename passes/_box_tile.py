@@ -319,7 +319,10 @@ phase 1's loop by lines (`tiles_lines`) over runs, each thread keeping its slot 
 (`tid mod` the slots a run, where they divide the threads), not over (run, slot) pairs
 divided a slot. Bit 8 (over bit 4): that loop with a quarter warp a run, each thread
 its chunk of each of the run's lines (`nl` copies a thread a run, a group's copies one line
-each, as the line loop's): no idle slots past the run's lines."""
+each, as the line loop's): no idle slots past the run's lines. Bit 16: phase 2's element-wise
+path (a chunk the row's ends cut) kept rolled in the CUDA (`#pragma unroll 1`; unrolled
+whole, 16 element bodies for 1-byte elements, it is most of the kernel's code). Bit 32 (over
+bit 2): phase 2's chunk loop unrolled by 2, not whole."""
 
 TILES_ISSUE_BYTES: dict[int, int] = {1: 1, 2: 3}
 """`TILES_ISSUE`'s bits by the source element's bytes where they differ from it
@@ -836,13 +839,14 @@ class _Builder:
                     box_addr: Callable[[SSAValue, SSAValue], SSAValue], q: SSAValue, ds: SSAValue,
                     lo: SSAValue, hi: SSAValue, cs: SSAValue, addrs: Callable[[], list[SSAValue]],
                     convert: str | None = None,
-                    fix: Callable[[SSAValue], SSAValue] | None = None) -> None:
+                    fix: Callable[[SSAValue], SSAValue] | None = None, rolled_edge: bool = False) -> None:
         """Destination chunk `cs` (`width` elements, `cw` that constant) of run `q`
         starting at `ds`, whose destination row lies between `lo` and `hi`: one `vt`
         vector of the box elements at `addrs()` where the row holds the chunk whole (put
         in order by `fix` where given: `addrs()` in another), else
         its elements inside the row one at a time (`box_addr(q, p)`: element p of run q
-        in the box); each element converted as `convert` says where given (the box
+        in the box; with `rolled_edge` a loop the CUDA keeps rolled, `#pragma unroll 1`);
+        each element converted as `convert` says where given (the box
         holds source elements, `vt` is of the destination's)."""
         full = self.andi(self.cmp("sge", cs, lo), self.cmp("sle", self.addi(cs, cw), hi))
         with self.when(full, otherwise=True) as to_else:
@@ -856,6 +860,8 @@ class _Builder:
             self.add(WriteOp(vec, dst, [self.aligned(cs, width)], width=width))
             to_else()
             with self.loop(self.c(0), cw, self.c(1)) as b:
+                if rolled_edge:
+                    b.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(1, i64)
                 a = self.addi(cs, b)
                 with self.when(self.andi(self.cmp("sge", a, lo), self.cmp("slt", a, hi))):
                     x = self.converted(self.add(ReadOp(box, [box_addr(q, self.subi(a, ds))])), convert)
@@ -2161,14 +2167,14 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     def chunk_loop(ci0: SSAValue, cpd_: int, per_: int) -> Iterator[SSAValue]:
         """`ci` from `ci0` (< `per_`) below `cpd_` by `per_`: a loop of run-time trips,
         or (`TILES_ISSUE` bit 2) one of `ceil(cpd_ / per_)` static trips unrolled whole
-        in the CUDA, the last trip's `ci` past `cpd_` skipped."""
+        in the CUDA (bit 32: by 2), the last trip's `ci` past `cpd_` skipped."""
         if not issue & 2:
             with k.loop(ci0, c(cpd_), c(per_)) as ci:
                 yield ci
             return
         trips = -(-cpd_ // per_)
         with k.loop(c(0), c(trips), c(1)) as jj:
-            jj.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(trips, i64)
+            jj.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(min(trips, 2) if issue & 32 else trips, i64)
             ci = k.addi(ci0, k.muli(jj, c(per_)))
             if cpd_ % per_ == 0:
                 yield ci
@@ -2342,7 +2348,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                         addrs: Callable[[], list[SSAValue]], fix=None) -> None:
             """Destination chunk `cs` of run `q` (starting at `ds`, the row between `rs`
             and `re`): `_Builder.store_chunk` with `v`-element chunks."""
-            k.store_chunk(box, dst, vtd, cvd, vd, t.box_addr, q, ds, rs, re, cs, addrs, convert, fix)
+            k.store_chunk(box, dst, vtd, cvd, vd, t.box_addr, q, ds, rs, re, cs, addrs, convert, fix,
+                          rolled_edge=bool(issue & 16))
 
         first_tile = k.cmp("eq", od, c(0))
 
