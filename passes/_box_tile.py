@@ -324,16 +324,19 @@ path (a chunk the row's ends cut) kept rolled in the CUDA (`#pragma unroll 1`; u
 whole, 16 element bodies for 1-byte elements, it is most of the kernel's code). Bit 32 (over
 bit 2): phase 2's chunk loop unrolled by 2, not whole."""
 
-TILES_ISSUE_BYTES: dict[int, int] = {1: 1, 2: 3}
+TILES_ISSUE_BYTES: dict[int, int] = {1: 9, 2: 3}
 """`TILES_ISSUE`'s bits by the source element's bytes where they differ from it
 (`tiles_issue_of`). Measured on the H200 (ibox45, `tilec.copy_` in turns against bits 0, 5
 rounds): bit 1 (one commit group) faster on every copy, int8 8191 x 8209 x1.010, 8191 x 8191
 x1.006, 4099 x 12289 x1.022, uint8 -> int16 x1.004, f16 x1.004, the strided set's 00 x1.007
 and 36 x1.005; bit 2 (phase 2 unrolled) over it: f16 8191 x 8209 x1.010 and x1.014 (two
-readings), but int8 odd transposes x0.91-0.94 (their two phase 2s, rotated or not, unrolled
-four times: 2504 SASS instructions against 808) and 00 / 36 / uint8 -> int16 within
-+-0.2%. So 1-byte sources take bit 1, 2-byte ones bits 1 and 2; 4- and 8-byte ones are
-not measured (`TILES_ISSUE`)."""
+readings), but int8 odd transposes x0.91-0.94 and 00 / 36 / uint8 -> int16 within +-0.2%.
+Bit 8 over bit 1 (i8o46, in turns against bit 1, 5 rounds): int8 8191 x 8209 x1.018, 8191 x
+8191 x1.012 [1.004, 1.020], 4099 x 12289 x1.016 [1.012, 1.428], uint8 -> int16 x1.003, 00 and
+36 x1.000 (their phase 1 not by lines: the same kernel). Bit 16 (the edge path rolled: copy_'s
+int8 kernel 1416 -> 896 SASS instructions, 64 -> 48 registers) x0.95 on the int8 odd
+transposes: ptxas then recomputes the row's values in the chunk loop. So 1-byte sources take
+bits 1 and 8, 2-byte ones bits 1 and 2; 4- and 8-byte ones are not measured (`TILES_ISSUE`)."""
 
 
 def tiles_issue_of(e: int, asked: int | None) -> int:

@@ -21,7 +21,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("issue", [3, 11, 17, 19, 25, 51])
+@pytest.mark.parametrize("issue", [3, 9, 11, 17, 19, 25, 51])
 @pytest.mark.parametrize("base, sd, dd, so, do", CASES)
 def test_tiles_box_issue_on_the_gpu(base, sd, dd, so, do, issue):
     import math

@@ -34,8 +34,9 @@
 // CUDA-NEXT:     __syncthreads();
 // CUDA:          #pragma unroll 3
 // CUDA-NEXT:     for (int i_{{[0-9]+}} = 0; i_{{[0-9]+}} < 3; ++i_{{[0-9]+}}) {
-// The rule (`_box_tile.TILES_ISSUE_BYTES`): 1-byte sources bit 1 only.
+// The rule (`_box_tile.TILES_ISSUE_BYTES`): 1-byte sources bits 1 and 8 (a copy a line).
 // RULE-LABEL: func.func @transpose
+// RULE:          layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64, l1, uncommitted}
 // RULE:          layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64, l1, uncommitted}
 // RULE:          layout.async_wait {pending = 0 : i64, commit}
 // RULE-NOT:      tilec.unroll = 3
