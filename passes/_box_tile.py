@@ -322,7 +322,10 @@ its chunk of each of the run's lines (`nl` copies a thread a run, a group's copi
 each, as the line loop's): no idle slots past the run's lines. Bit 16: phase 2's element-wise
 path (a chunk the row's ends cut) kept rolled in the CUDA (`#pragma unroll 1`; unrolled
 whole, 16 element bodies for 1-byte elements, it is most of the kernel's code). Bit 32 (over
-bit 2): phase 2's chunk loop unrolled by 2, not whole."""
+bit 2): phase 2's chunk loop unrolled by 2, not whole. Bit 64: phase 2's first run and chunk
+lane of the thread (lanes along a row) kept (`cuda.opaque`), so that ptxas does not recompute
+them from the thread id in every chunk (it does at bit 16's 48 registers: 47 -> 73
+instructions a chunk)."""
 
 TILES_ISSUE_BYTES: dict[int, int] = {1: 9, 2: 3}
 """`TILES_ISSUE`'s bits by the source element's bytes where they differ from it
@@ -2403,9 +2406,10 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             qs = threads // per
             with k.when(k.cmp("ult", tid, c(qs * per))):
                 q0, rot, when_rot = phase2_row(per)
+                q0 = k.kept(q0) if issue & 64 else q0  # (`TILES_ISSUE` bit 64: not recomputed a chunk)
 
                 def lanes_body(rot: SSAValue | None) -> None:
-                    ci0 = k.remui(tid, c(per))
+                    ci0 = k.kept(k.remui(tid, c(per))) if issue & 64 else k.remui(tid, c(per))
                     ds0, _, _, first0, _ = row(q0)
                     r00 = k.addi(k.subi(first0, ds0), k.muli(ci0, cvd))
                     if rot is None:  # (a mirrored box's runs compute their own)
