@@ -2,10 +2,10 @@
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_issue=17}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_issue=51}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_issue=51}' | filecheck %s --check-prefix=BY2
+// RUN: tilec %s -p 'expand-iterators,copy-strategy,tile{tiles_issue=19},order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,coarsen-grid,distribute,chunk-rows,pack-rows,choose-warps,stash-rereads,sink-reductions,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,warp-specialize{marked=true},prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize,eliminate-barriers' -t cuda | filecheck %s --check-prefix=CUDA
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_issue=91}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_issue=91}' | filecheck %s --check-prefix=KEPT
-// RUN: tilec %s -p 'expand-iterators,copy-strategy,tile{tiles_issue=19},order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,coarsen-grid,distribute,chunk-rows,pack-rows,choose-warps,stash-rereads,sink-reductions,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,warp-specialize{marked=true},prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize,eliminate-barriers' -t cuda | filecheck %s --check-prefix=CUDA
-// `tile{tiles_issue=B}` bits 16 and 32 (`_box_tile.TILES_ISSUE`) on an int8 box<tiles>
+// `tile{tiles_issue=B}` bits 16, 32 and 64 (`_box_tile.TILES_ISSUE`) on an int8 box<tiles>
 // transpose. Bit 16: phase 2's element-wise path (a destination chunk the row's ends cut)
 // is a loop the CUDA keeps rolled (`tilec.unroll = 1`), not 16 element bodies; bit 32
 // (over bit 2): the chunk loop unrolled by 2, not whole (its 3 trips here). Results never
