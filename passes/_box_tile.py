@@ -336,10 +336,13 @@ and 36 x1.005; bit 2 (phase 2 unrolled) over it: f16 8191 x 8209 x1.010 and x1.0
 readings), but int8 odd transposes x0.91-0.94 and 00 / 36 / uint8 -> int16 within +-0.2%.
 Bit 8 over bit 1 (i8o46, in turns against bit 1, 5 rounds): int8 8191 x 8209 x1.018, 8191 x
 8191 x1.012 [1.004, 1.020], 4099 x 12289 x1.016 [1.012, 1.428], uint8 -> int16 x1.003, 00 and
-36 x1.000 (their phase 1 not by lines: the same kernel). Bit 16 (the edge path rolled: copy_'s
+36 x1.000 (their phase 1 not by lines: the same kernel); again against 9 (6 rounds): bit 1
+alone x0.984-x0.997, and in graph timing int8 8191 x 8209 through copy_ 0.891 -> 0.901 of
+cudaMemcpy (8 of 8 rounds), the Program 0.880 -> 0.894. Bit 16 (the edge path rolled: copy_'s
 int8 kernel 1416 -> 896 SASS instructions, 64 -> 48 registers) x0.95 on the int8 odd
-transposes: ptxas then recomputes the row's values in the chunk loop. So 1-byte sources take
-bits 1 and 8, 2-byte ones bits 1 and 2; 4- and 8-byte ones are not measured (`TILES_ISSUE`)."""
+transposes: ptxas then recomputes the thread's phase-2 values in each chunk; with them kept
+(bit 64) 9 + 16 + 64 still x0.967-x1.000, uint8 -> int16 x0.84. So 1-byte sources take bits
+1 and 8, 2-byte ones bits 1 and 2; 4- and 8-byte ones are not measured (`TILES_ISSUE`)."""
 
 
 def tiles_issue_of(e: int, asked: int | None) -> int:
