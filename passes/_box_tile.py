@@ -319,18 +319,30 @@ phase 1's loop by lines (`tiles_lines`) over runs, each thread keeping its slot 
 (`tid mod` the slots a run, where they divide the threads), not over (run, slot) pairs
 divided a slot. Bit 8 (over bit 4): that loop with a quarter warp a run, each thread
 its chunk of each of the run's lines (`nl` copies a thread a run, a group's copies one line
-each, as the line loop's): no idle slots past the run's lines."""
+each, as the line loop's): no idle slots past the run's lines. Bit 16: phase 2's element-wise
+path (a chunk the row's ends cut) kept rolled in the CUDA (`#pragma unroll 1`; unrolled
+whole, 16 element bodies for 1-byte elements, it is most of the kernel's code). Bit 32 (over
+bit 2): phase 2's chunk loop unrolled by 2, not whole. Bit 64: phase 2's first run and chunk
+lane of the thread (lanes along a row) kept (`cuda.opaque`), so that ptxas does not recompute
+them from the thread id in every chunk (it does at bit 16's 48 registers: 47 -> 73
+instructions a chunk)."""
 
-TILES_ISSUE_BYTES: dict[int, int] = {1: 1, 2: 3}
+TILES_ISSUE_BYTES: dict[int, int] = {1: 9, 2: 3}
 """`TILES_ISSUE`'s bits by the source element's bytes where they differ from it
 (`tiles_issue_of`). Measured on the H200 (ibox45, `tilec.copy_` in turns against bits 0, 5
 rounds): bit 1 (one commit group) faster on every copy, int8 8191 x 8209 x1.010, 8191 x 8191
 x1.006, 4099 x 12289 x1.022, uint8 -> int16 x1.004, f16 x1.004, the strided set's 00 x1.007
 and 36 x1.005; bit 2 (phase 2 unrolled) over it: f16 8191 x 8209 x1.010 and x1.014 (two
-readings), but int8 odd transposes x0.91-0.94 (their two phase 2s, rotated or not, unrolled
-four times: 2504 SASS instructions against 808) and 00 / 36 / uint8 -> int16 within
-+-0.2%. So 1-byte sources take bit 1, 2-byte ones bits 1 and 2; 4- and 8-byte ones are
-not measured (`TILES_ISSUE`)."""
+readings), but int8 odd transposes x0.91-0.94 and 00 / 36 / uint8 -> int16 within +-0.2%.
+Bit 8 over bit 1 (i8o46, in turns against bit 1, 5 rounds): int8 8191 x 8209 x1.018, 8191 x
+8191 x1.012 [1.004, 1.020], 4099 x 12289 x1.016 [1.012, 1.428], uint8 -> int16 x1.003, 00 and
+36 x1.000 (their phase 1 not by lines: the same kernel); again against 9 (6 rounds): bit 1
+alone x0.984-x0.997, and in graph timing int8 8191 x 8209 through copy_ 0.891 -> 0.901 of
+cudaMemcpy (8 of 8 rounds), the Program 0.880 -> 0.894. Bit 16 (the edge path rolled: copy_'s
+int8 kernel 1416 -> 896 SASS instructions, 64 -> 48 registers) x0.95 on the int8 odd
+transposes: ptxas then recomputes the thread's phase-2 values in each chunk; with them kept
+(bit 64) 9 + 16 + 64 still x0.967-x1.000, uint8 -> int16 x0.84. So 1-byte sources take bits
+1 and 8, 2-byte ones bits 1 and 2; 4- and 8-byte ones are not measured (`TILES_ISSUE`)."""
 
 
 def tiles_issue_of(e: int, asked: int | None) -> int:
@@ -836,13 +848,14 @@ class _Builder:
                     box_addr: Callable[[SSAValue, SSAValue], SSAValue], q: SSAValue, ds: SSAValue,
                     lo: SSAValue, hi: SSAValue, cs: SSAValue, addrs: Callable[[], list[SSAValue]],
                     convert: str | None = None,
-                    fix: Callable[[SSAValue], SSAValue] | None = None) -> None:
+                    fix: Callable[[SSAValue], SSAValue] | None = None, rolled_edge: bool = False) -> None:
         """Destination chunk `cs` (`width` elements, `cw` that constant) of run `q`
         starting at `ds`, whose destination row lies between `lo` and `hi`: one `vt`
         vector of the box elements at `addrs()` where the row holds the chunk whole (put
         in order by `fix` where given: `addrs()` in another), else
         its elements inside the row one at a time (`box_addr(q, p)`: element p of run q
-        in the box); each element converted as `convert` says where given (the box
+        in the box; with `rolled_edge` a loop the CUDA keeps rolled, `#pragma unroll 1`);
+        each element converted as `convert` says where given (the box
         holds source elements, `vt` is of the destination's)."""
         full = self.andi(self.cmp("sge", cs, lo), self.cmp("sle", self.addi(cs, cw), hi))
         with self.when(full, otherwise=True) as to_else:
@@ -856,6 +869,8 @@ class _Builder:
             self.add(WriteOp(vec, dst, [self.aligned(cs, width)], width=width))
             to_else()
             with self.loop(self.c(0), cw, self.c(1)) as b:
+                if rolled_edge:
+                    b.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(1, i64)
                 a = self.addi(cs, b)
                 with self.when(self.andi(self.cmp("sge", a, lo), self.cmp("slt", a, hi))):
                     x = self.converted(self.add(ReadOp(box, [box_addr(q, self.subi(a, ds))])), convert)
@@ -2161,14 +2176,14 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     def chunk_loop(ci0: SSAValue, cpd_: int, per_: int) -> Iterator[SSAValue]:
         """`ci` from `ci0` (< `per_`) below `cpd_` by `per_`: a loop of run-time trips,
         or (`TILES_ISSUE` bit 2) one of `ceil(cpd_ / per_)` static trips unrolled whole
-        in the CUDA, the last trip's `ci` past `cpd_` skipped."""
+        in the CUDA (bit 32: by 2), the last trip's `ci` past `cpd_` skipped."""
         if not issue & 2:
             with k.loop(ci0, c(cpd_), c(per_)) as ci:
                 yield ci
             return
         trips = -(-cpd_ // per_)
         with k.loop(c(0), c(trips), c(1)) as jj:
-            jj.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(trips, i64)
+            jj.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(min(trips, 2) if issue & 32 else trips, i64)
             ci = k.addi(ci0, k.muli(jj, c(per_)))
             if cpd_ % per_ == 0:
                 yield ci
@@ -2342,7 +2357,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                         addrs: Callable[[], list[SSAValue]], fix=None) -> None:
             """Destination chunk `cs` of run `q` (starting at `ds`, the row between `rs`
             and `re`): `_Builder.store_chunk` with `v`-element chunks."""
-            k.store_chunk(box, dst, vtd, cvd, vd, t.box_addr, q, ds, rs, re, cs, addrs, convert, fix)
+            k.store_chunk(box, dst, vtd, cvd, vd, t.box_addr, q, ds, rs, re, cs, addrs, convert, fix,
+                          rolled_edge=bool(issue & 16))
 
         first_tile = k.cmp("eq", od, c(0))
 
@@ -2393,9 +2409,10 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             qs = threads // per
             with k.when(k.cmp("ult", tid, c(qs * per))):
                 q0, rot, when_rot = phase2_row(per)
+                q0 = k.kept(q0) if issue & 64 else q0  # (`TILES_ISSUE` bit 64: not recomputed a chunk)
 
                 def lanes_body(rot: SSAValue | None) -> None:
-                    ci0 = k.remui(tid, c(per))
+                    ci0 = k.kept(k.remui(tid, c(per))) if issue & 64 else k.remui(tid, c(per))
                     ds0, _, _, first0, _ = row(q0)
                     r00 = k.addi(k.subi(first0, ds0), k.muli(ci0, cvd))
                     if rot is None:  # (a mirrored box's runs compute their own)

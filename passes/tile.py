@@ -357,7 +357,10 @@ class TilePass(ModulePass):
                      copies in one commit group; 2, phase 2's chunk
                      loop of a destination run unrolled; 4, phase 1's line loop
                      over runs, a thread's slot of a run fixed; 8, that loop with a
-                     quarter warp a run, a thread's chunk of each of its lines.
+                     quarter warp a run, a thread's chunk of each of its lines;
+                     16, phase 2's element-wise edge path kept rolled; 32
+                     (over 2), the chunk loop unrolled by 2; 64, phase 2's
+                     thread values kept (not recomputed a chunk).
       tiles_short=B  the largest source element (bytes) of a `box<tiles>` copy whose
                      source-contiguous mode is short, its runs that mode whole
                      (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
@@ -511,8 +514,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_merge_banks={self.tiles_merge_banks} must be 0 or 1")
         if self.tiles_fill not in (0, 1, 2, 3):
             raise TilecError(f"tile: tiles_fill={self.tiles_fill} must be 0, 1, 2 or 3")
-        if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 15:
-            raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 15]")
+        if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 127:
+            raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 127]")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if self.tiles_lines not in (None, 0, 1, 2, 3):

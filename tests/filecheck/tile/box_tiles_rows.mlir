@@ -14,7 +14,7 @@
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_lines=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_lines=3}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_lines=2}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy,tile{tiles_lines=1}' | filecheck %s --check-prefix=LINES
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_lines=1 tiles_issue=1}' | filecheck %s --check-prefix=LINES
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_lines=4}' 2>&1 | filecheck %s --check-prefix=OPT3
 // A box<tiles> copy's phase-2 rows by the pitches' rule (the default, tiles_row_step=0,
 // passes/_box_tile.tiles_row_step_of): a square odd int8 transpose (131 x 131: m = 1 -
@@ -31,7 +31,8 @@
 // OPT2: tiles_columns=2 must be 0 or 1
 // OPT3: tiles_lines=4 must be 0, 1, 2 or 3
 // With tiles_lines=1 (off by default) phase 1's threads take the chunks of 128-byte lines
-// of the runs, 8 threads a line (16-byte chunks): the square's runs of 512 bytes span 5
+// of the runs, 8 threads a line (16-byte chunks; `tiles_issue=1`: the rule's bit 8, a quarter warp
+// a run, is box_tiles_issue.mlir's): the square's runs of 512 bytes span 5
 // lines at most, 40 threads a run; a chunk is copied where it lies in the run's cover.
 // LINES-LABEL: func.func @square_int8
 // LINES:         arith.constant 40 : index
