@@ -13,17 +13,24 @@ queued (`queued_ms`, rotated). Every tilec result is first checked against float
 - 3000 x 5000 x 7008: A's rows whole sectors (B's and C's not);
 - 3000 x 5008 x 7008: every row whole sectors.
 
-Prints, a shape: TFLOP/s per call / queued, tilec's ratio to cuBLAS per call / queued as
-the median of the rounds' own ratios (least-most), and tilec's and cuBLAS's TFLOP/s against
+Prints, a shape: TFLOP/s per call, tilec's ratio to cuBLAS per call as the median of the
+rounds' own ratios (least-most) and queued (median), and tilec's and cuBLAS's TFLOP/s against
 their own at the first shape in the same rounds (median (least-most)): where the aligned
 rows lift tilec's rate and not cuBLAS's, the misaligned boxes are tilec's cost.
 
-    python dev/experiments/align_turns.py --budget 50 --json OUT/align.json
+Then, with `--compare "SHAPE=CFG+CFG;..."`, each shape's rule against those configurations
+and cuBLAS in turns (`matmul_bench.compare`, the rule's same round as reference,
+c_ring_turns.py's lines), `--compare-rounds` rounds each, in the time left.
+
+    python dev/experiments/align_turns.py --budget 50 --json OUT/align.json \
+        --compare "3000x5000x7000=256x160x64:4:c32:ow:w128:sp:cl1x2:bp:wb"
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import statistics
 import sys
@@ -47,6 +54,10 @@ def main() -> int:
     ap.add_argument("--budget", type=float, default=50.0, help="seconds from the start for the rounds to end by")
     ap.add_argument("--rounds", type=int, default=60, help="at most this many rounds")
     ap.add_argument("--json")
+    ap.add_argument("--compare", default="", help="SHAPE=CFG+CFG;...: after the rounds, each shape's rule "
+                    "against these in turns")
+    ap.add_argument("--compare-rounds", type=int, default=30)
+    ap.add_argument("--end", type=float, default=60.0, help="seconds from the start for everything to end by")
     args = ap.parse_args()
     t0 = time.time()
     sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -90,8 +101,8 @@ def main() -> int:
     names = list(flops)
     ref = names[0]
     print(f"== {r} rounds in {time.time() - t0:.0f} s; GPU (MHz W C reasons) {states[0]} -> {states[-1]}")
-    print(f"shape: TFLOP/s tilec/cuBLAS per call, queued | tilec/cuBLAS per call, queued: rounds' median (range)"
-          f" | TFLOP/s over {ref}'s in the same rounds: tilec, cuBLAS (per call)")
+    print(f"shape: TFLOP/s tilec/cuBLAS per call; tilec/cuBLAS per call: rounds' median (range), queued: median"
+          f" | rates over {ref}'s, same rounds: tilec, cuBLAS")
     rows = []
     for name in names:
         rate = {(x, q): [flops[name] / t / 1e9 for t in src[name, x]]
@@ -101,16 +112,48 @@ def main() -> int:
         of = {q: [t / c for t, c in zip(rate["tilec", q], rate["cuBLAS", q])] for q in ("ms", "queued")}
         vs = {x: [s / f for s, f in zip(rate[x, "ms"], ref_rate[x, "ms"])] for x in ("tilec", "cuBLAS")}
         med = {key: statistics.median(v) for key, v in rate.items()}
-        print(f"{name:<15} {med['tilec', 'ms']:4.0f}/{med['cuBLAS', 'ms']:4.0f}, {med['tilec', 'queued']:4.0f}/"
-              f"{med['cuBLAS', 'queued']:4.0f} | {spread(of['ms'])}, {spread(of['queued'])}"
+        print(f"{name:<15}{med['tilec', 'ms']:4.0f}/{med['cuBLAS', 'ms']:4.0f} {spread(of['ms'])} "
+              f"q {statistics.median(of['queued']):.3f}"
               + ("" if name == ref else f" | {spread(vs['tilec'])}, {spread(vs['cuBLAS'])}")
               + ("" if all(ok[name]) else "  NOT WITHIN THE BOUND"), flush=True)
         rows.append({"shape": name, "config": args.config, "ok": ok[name], "ms": {x: ms[name, x] for x in
                      ("tilec", "cuBLAS")}, "queued_ms": {x: queued[name, x] for x in ("tilec", "cuBLAS")},
                      "of_cublas": of, "rate_vs_first": vs})
-    if args.json:
-        Path(args.json).write_text(json.dumps({"states": states, "rounds": r, "rows": rows}, indent=1))
     good = all(all(v) for v in ok.values())
+    sys.path.insert(0, str(ROOT / "dev" / "experiments"))
+    from c_ring_turns import line
+
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    compared = []
+    real_state, calls = mb.gpu_state, [0]
+
+    def state() -> str:  # nvidia-smi at a group's first and every 8th round only (its time)
+        calls[0] += 1
+        return real_state() if calls[0] % 8 == 1 else "-"
+
+    mb.gpu_state = state
+    for group in filter(None, args.compare.split(";")):
+        shape, arms = group.split("=")
+        calls[0] = 0
+        if time.time() - t0 > args.end - 10:
+            print(f"{shape}: not compared (time)")
+            continue
+        t1 = time.time()
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):  # compare's JSON lines (the rows are in --json)
+                got = mb.compare([mb.shape_of(shape)], arms.split("+"), (), sms, args.compare_rounds)
+        except Exception as e:  # noqa: BLE001 - reported; the next group still runs
+            print(f"== {shape}: FAILED {type(e).__name__}: {str(e)[:300]}", flush=True)
+            good = False
+            continue
+        cub = next(x for x in got if x["config"] == "cuBLAS")
+        print(f"== {shape}: {args.compare_rounds} rounds in {time.time() - t1:.0f} s; rule {got[0]['config']}")
+        print("\n".join(line(x, cub) for x in got), flush=True)
+        good = good and all(x["ok"] for x in got)
+        compared += got
+    if args.json:
+        Path(args.json).write_text(json.dumps({"states": states, "rounds": r, "rows": rows, "compared": compared},
+                                              indent=1))
     print(f"done in {time.time() - t0:.0f} s; every result within the bound: {good}")
     return 0 if good else 1
 

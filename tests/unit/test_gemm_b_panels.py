@@ -26,16 +26,18 @@ from tilec.gemm_programs import gemm_hopper_ws
 PANELS = dataclasses.replace(W160, name="256x160x64:4:c32:ow:w128:wb", b_panels=True, skip_padding=True)
 
 
-@pytest.mark.parametrize("bn,cluster,wgmma", [(160, (1, 1), {"m64n128k16", "m64n32k16"}),
-                                               (160, (1, 2), {"m64n128k16", "m64n32k16"}),
-                                               (192, (1, 1), {"m64n192k16"})])
-def test_b_panels_at_odd_shapes(bn, cluster, wgmma):
-    """264 x (2 bn + 24) x 136: 2 block rows of 256 (the second 8 rows), 3 block columns (the
+@pytest.mark.parametrize("bm,bn,cluster,wgmma", [(256, 160, (1, 1), {"m64n128k16", "m64n32k16"}),
+                                                  (256, 160, (1, 2), {"m64n128k16", "m64n32k16"}),
+                                                  (256, 192, (1, 1), {"m64n192k16"}),
+                                                  (192, 160, (1, 1), {"m64n128k16", "m64n32k16"})])
+def test_b_panels_at_odd_shapes(bm, bn, cluster, wgmma):
+    """264 x (2 bn + 24) x 136: 2 block rows of bm (256: the second 8 rows; 192: 72, its third consumer's
+    rows wholly past M), 3 block columns (the
     last 24 wide: its later panels and boxes wholly past N; the middle one, odd, with the
     chunk left first), 3 K steps (the last 8 deep); the epilogue; lowered: B's boxes of 64
     columns (and one of 32), the wgmma shapes (bn 192: three whole panels, one wgmma)."""
     m, n, k = 264, 2 * bn + 24, 136
-    config = dataclasses.replace(PANELS, bn=bn)
+    config = dataclasses.replace(PANELS, bm=bm, bn=bn, consumer_rows=128 if bm == 256 else 64)
     module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **_kwargs(config, cluster))
     run_pipeline(module, "default")
     cuda = emit(module, "cuda")
