@@ -22,7 +22,7 @@ Then, with `--compare "SHAPE=CFG+CFG;..."`, each shape's rule against those conf
 and cuBLAS in turns (`matmul_bench.compare`, the rule's same round as reference,
 c_ring_turns.py's lines), `--compare-rounds` rounds each, in the time left.
 
-    python dev/experiments/align_turns.py --budget 50 --json OUT/align.json \
+    python dev/experiments/align_turns.py --seconds 20 --json OUT/align.json \
         --compare "3000x5000x7000=256x160x64:4:c32:ow:w128:sp:cl1x2:bp:wb"
 """
 
@@ -51,7 +51,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--config", default=RULE_3K, help="the configuration forced at every shape")
     ap.add_argument("--shapes", default=SHAPES, help="MxNxK,...; the first is the reference of the rates")
-    ap.add_argument("--budget", type=float, default=50.0, help="seconds from the start for the rounds to end by")
+    ap.add_argument("--seconds", type=float, default=20.0, help="seconds of rounds (after the builds)")
     ap.add_argument("--rounds", type=int, default=60, help="at most this many rounds")
     ap.add_argument("--json")
     ap.add_argument("--compare", default="", help="SHAPE=CFG+CFG;...: after the rounds, each shape's rule "
@@ -90,8 +90,8 @@ def main() -> int:
         states = [mb.gpu_state()]
         ms: dict = {key: [] for key in fns}
         queued: dict = {key: [] for key in fns}
-        r = 0
-        while r < args.rounds and (r < 3 or time.time() - t0 < args.budget):
+        r, t1 = 0, time.time()
+        while r < args.rounds and (r < 3 or time.time() - t1 < args.seconds):
             for key, t in mb.per_call_in_turns(fns, start=r).items():
                 ms[key].append(t)
             for key in mb.rotated(list(fns), r):
