@@ -302,7 +302,9 @@ class GemmConfig:
     elements) and one box of the chunk left (the 256 x 160 tile: two boxes of 64 columns and one of 32 instead of
     five of 32), so that a row of B's tile is fewer boxes and, where B's rows start mid-sector, fewer wasted
     sectors; the wgmma one m64n128 over the panels and one m64n32 over the rest a row block and K step
-    (`gemm_hopper_ws(b_panels=True)`, named `:wb`). An option (benchmarks/NOTES.md, b3k46)."""
+    (`gemm_hopper_ws(b_panels=True)`, named `:wb`). An option, off: H200 in turns x0.938 of the rule at 3000 x
+    5000 x 7000 and x0.935 at 4000^3 (rows whole sectors): the split wgmma reads A twice a K step; and the
+    misaligned boxes it thins are not the rule's gap to cuBLAS (benchmarks/NOTES.md, b3k46)."""
 
     clip_small: bool = False
     """Swapped: after a block's first trip, A^T's box clipped to M's rows (`layout.tma_load

@@ -783,6 +783,16 @@ def gemm_hopper_ws(
     With `one_wgmma` the chunks may be 32 columns (a 64-byte swizzle for their B panels
     and the C buffer): 160 columns are five chunks of 32, one m64n160k16.
 
+    `b_panels` (`one_wgmma`, B MN-major, B's boxes not shared (cm 1), TMA loads, no split-K or
+    stream-K): B's stage tile as 128-byte swizzled panels (`bn // panel` of them, a panel 128
+    bytes of columns) in one buffer and, where `bn` leaves one chunk past them (panels of two
+    chunks), that chunk in a buffer of its own swizzle: one TMA box a panel and one for the
+    chunk instead of one a chunk, and the wgmma the runs of chunks one descriptor reads (the
+    256 x 160 tile: one m64n128k16 and one m64n32k16). A box's global start being a multiple
+    of its width, odd block columns of such a tile take the chunk left as their first chunk
+    and the panels after it (`g.bys`, the chunks' global columns, rotated by the block
+    column's parity; the accumulators and the epilogue follow `g.bys`).
+
     `consumer_rows` = 128 (persistent, TMA epilogue; not with pingpong, swap_ab, block
     scales, split-K, stream-K, `overlap_epilogue`, `a_registers` or cp_async): `bm / 128`
     consumer warpgroups of 128 rows each instead of `bm / 64` of 64 (cuBLAS's 256 x 160 in
