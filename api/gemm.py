@@ -297,6 +297,15 @@ class GemmConfig:
     in pairs at 3000 x 5000 x 7000 it ties the rule on the H200 (x0.999 / x0.998 per call / queued, each of 44
     rounds against the rule's; benchmarks/NOTES.md, pair45)."""
 
+    b_panels: bool = False
+    """With `one_wgmma` and B MN-major: B's stage tile read as 128-byte swizzled panels (64 columns of 16-bit
+    elements) and one box of the chunk left (the 256 x 160 tile: two boxes of 64 columns and one of 32 instead of
+    five of 32), so that a row of B's tile is fewer boxes and, where B's rows start mid-sector, fewer wasted
+    sectors; the wgmma one m64n128 over the panels and one m64n32 over the rest a row block and K step
+    (`gemm_hopper_ws(b_panels=True)`, named `:wb`). An option, off: H200 in turns x0.938 of the rule at 3000 x
+    5000 x 7000 and x0.935 at 4000^3 (rows whole sectors): the split wgmma reads A twice a K step; and the
+    misaligned boxes it thins are not the rule's gap to cuBLAS (benchmarks/NOTES.md, b3k46)."""
+
     clip_small: bool = False
     """Swapped: after a block's first trip, A^T's box clipped to M's rows (`layout.tma_load
     {clip}`, its run-time bytes expected by `layout.mbarrier_expect_tx`), so that the TMA asks
@@ -306,7 +315,7 @@ class GemmConfig:
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
         `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages`, `small_prefetch`, `b_first`,
-        `k_rotate` and `arrive_last`."""
+        `k_rotate`, `arrive_last` and `b_panels`."""
         kw = self._kwargs(sms)
         if self.scale_prefetch:
             kw["scale_prefetch"] = True
@@ -322,6 +331,8 @@ class GemmConfig:
             kw["k_rotate"] = True
         if self.arrive_last:
             kw["arrive_last"] = True
+        if self.b_panels:
+            kw["b_panels"] = True
         if self.pdl:
             kw["pdl"] = True
         if self.pdl_weight:

@@ -578,6 +578,7 @@ def gemm_hopper_ws(
     small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False, tile_parts: bool = False,
     clip_small: bool = False, b_first: bool = False, arrive_last: bool = False, consumers_apart: bool = False,
     chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0, k_rotate: bool = False,
+    b_panels: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -781,6 +782,16 @@ def gemm_hopper_ws(
     chunks of 64: one m64n192k16 instead of three m64n64k16).
     With `one_wgmma` the chunks may be 32 columns (a 64-byte swizzle for their B panels
     and the C buffer): 160 columns are five chunks of 32, one m64n160k16.
+
+    `b_panels` (`one_wgmma`, B MN-major, B's boxes not shared (cm 1), TMA loads, no split-K or
+    stream-K): B's stage tile as 128-byte swizzled panels (`bn // panel` of them, a panel 128
+    bytes of columns) in one buffer and, where `bn` leaves one chunk past them (panels of two
+    chunks), that chunk in a buffer of its own swizzle: one TMA box a panel and one for the
+    chunk instead of one a chunk, and the wgmma the runs of chunks one descriptor reads (the
+    256 x 160 tile: one m64n128k16 and one m64n32k16). A box's global start being a multiple
+    of its width, odd block columns of such a tile take the chunk left as their first chunk
+    and the panels after it (`g.bys`, the chunks' global columns, rotated by the block
+    column's parity; the accumulators and the epilogue follow `g.bys`).
 
     `consumer_rows` = 128 (persistent, TMA epilogue; not with pingpong, swap_ab, block
     scales, split-K, stream-K, `overlap_epilogue`, `a_registers` or cp_async): `bm / 128`
@@ -1185,6 +1196,13 @@ def gemm_hopper_ws(
                          "stages; no split-K, stream-K, block scales, pdl_weight, l2_ahead or small_stages)")
     if (b_first or arrive_last) and cp_async:
         raise ValueError("gemm_hopper_ws: b_first and arrive_last are for TMA loads, not cp_async")
+    panel = 128 // (1 if dtype in FP8_DTYPES else 2)  # `b_panels`: the columns of a 128-byte swizzle
+    if b_panels and (not one_wgmma or b_kmajor or cm > 1 or tile_parts or cp_async or split_k > 1 or stream_k
+                     or bn <= panel or panel % bc or bn % panel not in (0, bc) or (bn % panel and panel != 2 * bc)):
+        raise ValueError(f"gemm_hopper_ws: b_panels needs one_wgmma, B MN-major, B's boxes not shared (cm 1), TMA "
+                         f"loads, no split-K or stream-K, bn over one 128-byte panel ({panel} columns) and either "
+                         f"whole panels or panels of two chunks and one chunk left (got bn {bn}, chunks of {bc}, "
+                         f"cluster {cluster})")
     if clip_small and (not swap_ab or size > 1 or small_stages or pdl_weight or block_scales or stream_k):
         raise ValueError("gemm_hopper_ws: clip_small needs swap_ab, without clusters of shared loads, small_stages, "
                          "pdl_weight, block_scales or stream_k")
@@ -1255,13 +1273,25 @@ def gemm_hopper_ws(
         cbufs = (1 if one_c_buffer or not pingpong else 2) if tma_epilogue else 0
         inline = nch == 1 and not cluster_split and not small_stages and barriers_fit(bm, bn, bk, stages, g.eb, cbufs)
         sa, sb, sbw = {}, {}, {}  # sbw: with one_wgmma, B's stage buffers (sb their chunks' tiles)
+        sbl = {}  # `b_panels`: the shared side of B's boxes, a stage
         for s in range(stages):
             sa[s] = p.alloc(g.SA, dtype).named(f"sa{s}")
             if small_stages:  # A^T's ring of its own (`small_stages`), its barriers after the buffers
                 if s < small_stages:
                     sb[s] = [p.alloc(g.SB, dtype).named(f"sb{s}")]
                 continue
-            if one_wgmma:  # the chunks' B buffers: column tiles of the stage's one buffer, side by side
+            if one_wgmma and b_panels:  # 128-byte panels, then one buffer of the columns left
+                wide, left = bn // panel * panel, bn % panel
+                sbw[s] = p.alloc(g.smem(bk, wide, width=panel), dtype).named(f"sbw{s}")
+                sbl[s] = [p.tile(sbw[s], [g.c0, p.constant(j).named(f"pan{j}")], [bk, panel]).named(f"sbl{s}")
+                          for j in range(wide // panel)]
+                sb[s] = [p.tile(sbw[s], [g.c0, p.constant(c).named(f"ch{c}")], [bk, bc]).named(f"sb{s}")
+                         for c in range(wide // bc)]
+                if left:
+                    sbl[s].append(p.alloc(g.smem(bk, left), dtype).named(f"sbr{s}"))
+                    sb[s] += [p.tile(sbl[s][-1], [g.c0, p.constant(c).named(f"ch{c}")], [bk, bc]).named(f"sb{s}")
+                              for c in range(left // bc)]
+            elif one_wgmma:  # the chunks' B buffers: column tiles of the stage's one buffer, side by side
                 sbw[s] = p.alloc(g.smem(bk, bn, b_kmajor, width=bc), dtype).named(f"sbw{s}")
                 sb[s] = [p.tile(sbw[s], [g.c0, p.constant(c).named(f"ch{c}")], [bk, bc]).named(f"sb{s}")
                          for c in range(nch)]
@@ -1326,10 +1356,21 @@ def gemm_hopper_ws(
 
         def chunk_columns() -> None:
             g.bys = [g.by]
-            if nch > 1:
+            if b_panels and bn % panel:  # the chunk left first in odd block columns: panels at whole panels
+                nchv = p.constant(nch).named("nch")
+                first = (g.by * nchv).named("by")
+                odd = (g.by & p.constant(1).named("one")).named("odd")
+                g.bys = [(first + odd).named("by")]
+                g.bys += [(g.bys[0] + p.constant(c).named(f"ch{c}")).named("by") for c in range(1, nch - 1)]
+                g.bys.append((first + (p.constant(nch - 1).named("chl")
+                                       - (odd * p.constant(nch - 1).named("chl")).named("odd"))).named("by"))
+                g.bpan = (g.bys[0] // p.constant(panel // bc).named("panch")).named("bpan")
+            elif nch > 1:
                 nchv = p.constant(nch).named("nch")
                 g.bys = [(g.by * nchv).named("by")]
                 g.bys += [(g.bys[0] + p.constant(c).named(f"ch{c}")).named("by") for c in range(1, nch)]
+                if b_panels:
+                    g.bpan = (g.by * p.constant(bn // panel).named("pans")).named("bpan")
 
         def tiles(body, turn: int | None = None, carry: list | None = None) -> None:
             """The region's walk over its tiles: `body()` with `g.bx`, `g.by`, `g.bys` and
@@ -2044,6 +2085,13 @@ def gemm_hopper_ws(
                 p.mbarrier_arrive(full[s], tx=tx or None)
             ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
             tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
+            sbs = sb[s]
+            if b_panels:  # B's boxes: the tile's 128-byte panels (`g.bpan` the first), then the chunk left
+                tbs = [p.tile(g.B, [kt, (g.bpan + p.constant(j).named(f"pan{j}")).named("bpan")], [bk, panel])
+                       .named(f"tb{s}") for j in range(bn // panel)]
+                if bn % panel:
+                    tbs.append(p.tile(g.B, [kt, g.bys[-1]], [bk, bc]).named(f"tb{s}"))
+                sbs = sbl[s]
 
             def load_a() -> None:
                 if cn == 1 and "a" in cp_async:
@@ -2073,7 +2121,7 @@ def gemm_hopper_ws(
                                     p.tma_load(tb, b, full[s], multicast=mask, l2_promotion=l2_promotion)
                     if cm > 1:
                         return
-                for tb, b in zip(tbs, sb[s]):
+                for tb, b in zip(tbs, sbs):
                     if "b" in cp_async:
                         p.cp_async_load(tb, b, full[s])
                     else:

@@ -553,7 +553,7 @@ def parse_config(name: str):
     `GemmConfig.small_prefetch`), `clip` (swapped: A^T's box clipped to M after the first trip,
     `GemmConfig.clip_small`), `bf` / `al` (B's loads first / the arrival after the loads,
     `GemmConfig.b_first` / `arrive_last`), `kr` (each tile's K steps rotated by its block
-    column: `GemmConfig.k_rotate`), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
+    column: `GemmConfig.k_rotate`), `wb` (B's boxes 128-byte panels: `GemmConfig.b_panels`), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
     import re
@@ -568,7 +568,7 @@ def parse_config(name: str):
         clusters = [_cluster(f) for f in flags if _cluster(f)]
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "tp", "sk", "sp", "ar",
                                                        "ow", "pdl", "pdlw", "pdll", "w128", "hs", "pf", "bf", "al", "ap",
-                                                       "kr"}
+                                                       "kr", "wb"}
                                                  or re.fullmatch(r"g\d+|pr\d+|cr\d+|cw\d+|ch\d+", f) or _cluster(f) for f in flags):
             # the flags add to the named configuration's own (256x160x64:4:c32:ow:w128:sp:cl1x2:bp
             # keeps its one_wgmma and skip_padding); `nov` takes the overlap away
@@ -599,6 +599,7 @@ def parse_config(name: str):
                                        b_first=c.b_first or "bf" in flags,
                                        k_rotate=c.k_rotate or "kr" in flags,
                                        arrive_last=c.arrive_last or "al" in flags,
+                                       b_panels=c.b_panels or "wb" in flags,
                                        l2_promotion=next((int(f[2:]) for f in flags if re.fullmatch(r"pr\d+", f)),
                                                          c.l2_promotion))
     fp8, block = name.startswith(("f8:", "f8b:")), name.startswith("f8b:")
@@ -679,6 +680,8 @@ def parse_config(name: str):
             kw["k_rotate"] = True
         elif f == "al":
             kw["arrive_last"] = True
+        elif f == "wb":
+            kw["b_panels"] = True
         elif m := re.fullmatch(r"g(\d+)", f):
             kw["group"] = int(m.group(1))
         elif m := re.fullmatch(r"r(\d+)", f):
@@ -697,7 +700,7 @@ def parse_config(name: str):
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, "
                              "st<L>, ov, nov, cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, ap, cb, cr<R>, cw<W>, ch<H>, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, bf, al, "
+                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, ap, cb, cr<R>, cw<W>, ch<H>, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, bf, al, wb, "
                              "part1, fma, pf or pr<B>")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,

@@ -806,3 +806,27 @@ def test_programmatic_dependent_launch_in_a_chain(m, n, kind, weight, monkeypatc
     for first in firsts.values():
         assert within_bound(f64(first), f64(x0), f64(w0), None, None, None, "bf16").all()
     assert torch.equal(outs[False], outs[True])
+
+
+@pytest.mark.parametrize("name", ["256x160x64:4:c32:ow:w128:sp:cl1x2:bp:wb", "256x160x64:4:c32:ow:w128:sp:wb",
+                                  "192x160x64:4:c32:ow:cr3:sp:wb"])
+@pytest.mark.parametrize(("m", "n", "k"), [(392, 504, 136), (3000, 5000, 7000)])
+def test_b_panels(name, m, n, k, monkeypatch):
+    """B's tile as 128-byte panels and one chunk's box (`GemmConfig.b_panels`, `:wb`; the chunk
+    left first in odd block columns): the rule's 3000 x 5000 x 7000 tile in pairs sharing A and
+    alone, the 192 x 160 tile, forced, the widest epilogue; 504 columns: 4 block columns, the
+    last 24 wide and odd."""
+    torch = torch_cuda()
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    config = parse_config(name)
+    assert config.b_panels
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True)
