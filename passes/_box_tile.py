@@ -688,6 +688,15 @@ transpose (`tiles`) **0.887 against 0.871** (+2.0%, 10 of 10); box rows -9% and 
 rule against `box_l1=0`): flat +2.6%, int8 odd +1.8% (10 of 10 each); but the strided set's
 36 (int8, a tiles box over a merged destination mode) -6.6% and 00 -0.5% (8 of 8), 23
 (bool -> int16) even: a tiles box over a merged D' (`_copy_cost.tiles_merged`) stays `.cg`."""
+BOX_BLOCKS: dict[str, int] = {}
+"""The blocks a multiprocessor a `flat`, `rows`, `span` or `cols` box launch asks to hold,
+per flavour (the `tile` option `box_blocks`; `tilec.min_blocks`, NVRTC's
+`__launch_bounds__(threads, N)`): none by default. It is a scheduling hint as much as a
+bound: `tilec.copy_`'s rows kernel for the canonical 37 x 17 copy takes 48 registers
+through NVRTC with or without it (as the Program's does; nvcc's whole compile of the
+same source takes 60, the number session 45 read), but with 5 ptxas issues 9 of a
+phase-2 chunk's 16 box loads before the first `PRMT` where without it 5 (the
+Program's 10)."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
@@ -1066,7 +1075,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS,
                tiles_fill: int = TILES_FILL, prefetch: int | None = None, slot32: bool | None = None,
                l1: bool | None = None, tiles_mirror: int = TILES_MIRROR,
-               tiles_issue: int = TILES_ISSUE) -> list[Operation]:
+               tiles_issue: int = TILES_ISSUE, min_blocks: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1080,7 +1089,10 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
     `tiles_rotated`), a merged one's phase-2 reads by bank as `tiles_merge_banks` says
     (`TILES_MERGE_BANKS`), its runs over `W` and the mode continuing it as `tiles_mirror` says
-    (`TILES_MIRROR`), a `tiles` box's issue as `tiles_issue` says (`TILES_ISSUE`); the caller puts
+    (`TILES_MIRROR`), a `tiles` box's issue as `tiles_issue` says (`TILES_ISSUE`), a `flat`,
+    `rows`, `span` or `cols` launch asking its multiprocessors to hold `min_blocks` blocks
+    (`tilec.min_blocks`, NVRTC's `__launch_bounds__(threads, N)`; None: the flavour's
+    `BOX_BLOCKS`, 0 none; persistent blocks ask their own); the caller puts
     them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
@@ -1176,8 +1188,11 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             blocks = host.add(arith.MinUIOp(blocks, host.c(slots)))
     one = host.c(1)
     launch = LaunchOp([blocks, one, one], threads)
+    min_blocks = BOX_BLOCKS.get(flavour) if min_blocks is None else min_blocks
     if slots:
         set_min_blocks(launch, per_sm)
+    elif min_blocks:
+        set_min_blocks(launch, min_blocks)
     k = _Builder(launch.body.block)
     bid, tid = launch.block_ids[0], launch.thread_id
     c = k.c

@@ -62,6 +62,17 @@ def test_box_copies_of_session_38_on_the_gpu(family, seed):
     _check_on_the_gpu(draw(family, 3000 + seed, SCALE), seed)
 
 
+@pytest.mark.parametrize("family", ("span", "rows"))
+@pytest.mark.parametrize("seed", range(4))
+def test_box_copies_asking_five_blocks_on_the_gpu(family, seed):
+    """Session 36's span and rows boxes with their launches asking 5 blocks a
+    multiprocessor (`box_blocks=5`: `__launch_bounds__(256, 5)`, registers bounded to 51)."""
+    import dataclasses
+
+    c = draw(family, 1000 + seed, SCALE)
+    _check_on_the_gpu(dataclasses.replace(c, routes={**c.routes, "box_blocks": 5}), seed, fresh=True)
+
+
 def _check_on_the_gpu(c, seed: int, fresh: bool = False) -> None:
     import cupy as cp
     from helpers.canonical_copies import key_strategy
