@@ -733,6 +733,31 @@ destination run step `ds_W` (`_box_banks.rows_steps`), looked up in the kernel w
 the facts leave them to run time (`tilec.copy_`'s strides)."""
 
 
+ROWS_FIT = False
+"""How a `rows` box whose source step's residue mod 16 is known at run time only
+(`tilec.copy_`'s strides) sizes its steps (the `tile` option `box_fit`): False, the runs
+its box holds at the worst residue's pitch (15 bytes a slot more than the least); True,
+the runs it holds at the least residue's pitch, the box grown to hold as many at the
+worst's (`rows_fit_least`), as a Program of known strides takes at its own residue
+(the canonical 37 x 17 copy: 57 steps a block -> 58, the Program's)."""
+
+
+def rows_fit_least(run: int, smem: int, keep: int, most: int, tgt) -> tuple[int, int]:
+    """(runs, bytes) of a `rows` box of `smem` bytes (`keep` of them not for slots) whose
+    source step's residue is read at run time, at pitch step up to `most`: the runs a
+    box holds at the least residue's pitch (`rows_runs`), its bytes grown so that it
+    holds as many at the worst residue's; where the grown box would leave a multiprocessor
+    fewer blocks (`tgt.resident_blocks`, shared memory alone) or pass a static
+    allocation's 48 KiB, the runs at the worst residue's pitch in `smem` bytes."""
+    worst = rows_pitch(run, 15, most)
+    runs = rows_runs(run, smem - keep, rows_pitch(run, 0, most))
+    need = keep + (runs - 1) * worst + (run + 30) // 16 * 16 + 15  # rows_runs(run, need - keep, worst) == runs
+    grown = -(-max(smem, need) // CHUNK) * CHUNK
+    if grown > 48 * 1024 or (tgt.smem_per_sm and tgt.resident_blocks(grown) < tgt.resident_blocks(smem)):
+        return rows_runs(run, smem - keep, worst), smem
+    return runs, grown
+
+
 def rows_slots(facts: CopyFacts, asked: int | None, smem: int) -> int | tuple[tuple[int, ...], ...]:
     """The slot layout of a `rows` box copy with `facts` (`ROWS_PITCH_STEP`; `asked`,
     the `tile` option, where given) with a box of `smem` bytes: -1, the pitch step (up
@@ -1075,7 +1100,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS,
                tiles_fill: int = TILES_FILL, prefetch: int | None = None, slot32: bool | None = None,
                l1: bool | None = None, tiles_mirror: int = TILES_MIRROR,
-               tiles_issue: int = TILES_ISSUE, min_blocks: int | None = None) -> list[Operation]:
+               tiles_issue: int = TILES_ISSUE, min_blocks: int | None = None,
+               fit_least: bool | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1092,7 +1118,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     (`TILES_MIRROR`), a `tiles` box's issue as `tiles_issue` says (`TILES_ISSUE`), a `flat`,
     `rows`, `span` or `cols` launch asking its multiprocessors to hold `min_blocks` blocks
     (`tilec.min_blocks`, NVRTC's `__launch_bounds__(threads, N)`; None: the flavour's
-    `BOX_BLOCKS`, 0 none; persistent blocks ask their own); the caller puts
+    `BOX_BLOCKS`, 0 none; persistent blocks ask their own), a `rows` box of run-time
+    source residue sized as `fit_least` says (None: `ROWS_FIT`); the caller puts
     them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
@@ -1148,6 +1175,10 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             table if sigma is None else [table[sigma % 16]]))  # type: ignore[index]
         worst = rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, most)  # type: ignore[operator]
         fit = rows_runs(nw * nd, smem - (CHUNK if want32 else 0), worst)  # type: ignore[operator]
+        if sigma is None and depth == 1 and (ROWS_FIT if fit_least is None else fit_least):
+            # the source step's residue read at run time: the runs of the least
+            # residue's pitch, the box grown to hold as many at the worst's
+            fit, smem = rows_fit_least(nw * nd, smem, CHUNK if want32 else 0, most, target_of(copy))  # type: ignore[operator]
         if fit > rows_spare:
             t_rows = fit
         else:
