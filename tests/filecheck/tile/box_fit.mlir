@@ -15,8 +15,8 @@
 // ERR: tile: box_fit=2 must be 0 or 1
 
 // CHECK-LABEL: func.func @tilec_copy
-// CHECK:         arith.ceildivui %n2, %{.*}
-// CHECK:         arith.constant 58 : index
+// CHECK:         %[[T:.*]] = arith.constant 58 : index
+// CHECK-NEXT:    arith.ceildivui %n2, %[[T]] : index
 // CHECK:         <(41456):(1)>, smem>
 // NONE-LABEL: func.func @tilec_copy
 // NONE:          <(40960):(1)>, smem>
