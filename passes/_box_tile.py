@@ -688,15 +688,18 @@ transpose (`tiles`) **0.887 against 0.871** (+2.0%, 10 of 10); box rows -9% and 
 rule against `box_l1=0`): flat +2.6%, int8 odd +1.8% (10 of 10 each); but the strided set's
 36 (int8, a tiles box over a merged destination mode) -6.6% and 00 -0.5% (8 of 8), 23
 (bool -> int16) even: a tiles box over a merged D' (`_copy_cost.tiles_merged`) stays `.cg`."""
-BOX_BLOCKS: dict[str, int] = {}
+BOX_BLOCKS: dict[str, int] = {"rows": 5}
 """The blocks a multiprocessor a `flat`, `rows`, `span` or `cols` box launch asks to hold,
 per flavour (the `tile` option `box_blocks`; `tilec.min_blocks`, NVRTC's
-`__launch_bounds__(threads, N)`): none by default. It is a scheduling hint as much as a
-bound: `tilec.copy_`'s rows kernel for the canonical 37 x 17 copy takes 48 registers
-through NVRTC with or without it (as the Program's does; nvcc's whole compile of the
-same source takes 60, the number session 45 read), but with 5 ptxas issues 9 of a
-phase-2 chunk's 16 box loads before the first `PRMT` where without it 5 (the
-Program's 10)."""
+`__launch_bounds__(threads, N)`). A scheduling hint as much as a bound: `tilec.copy_`'s
+rows kernel for the canonical 37 x 17 copy takes 48 registers through NVRTC with or
+without it, as the Program's does (nvcc's whole compile of the same source takes 60, the
+number session 45 read), but with 5 ptxas issues 9 of a phase-2 chunk's 16 box loads
+before the first `PRMT` where without it 5 (the Program's 10 either way). H200 (brow46,
+paired rounds, copy_ / the Program): box rows copy_ **x1.013** (0.893 -> 0.906, 11 of
+12), with `ROWS_FIT` **x1.017** (0.908, 12 of 12), the Program x1.001 (0.909 -> 0.910);
+rows of 5 (`span`) x1.001, `cols` x0.999: `rows` 5. 6 blocks (40 registers, 8 bytes of
+spills, a box of 36 KiB) x0.914."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
@@ -733,13 +736,16 @@ destination run step `ds_W` (`_box_banks.rows_steps`), looked up in the kernel w
 the facts leave them to run time (`tilec.copy_`'s strides)."""
 
 
-ROWS_FIT = False
+ROWS_FIT = True
 """How a `rows` box whose source step's residue mod 16 is known at run time only
 (`tilec.copy_`'s strides) sizes its steps (the `tile` option `box_fit`): False, the runs
 its box holds at the worst residue's pitch (15 bytes a slot more than the least); True,
 the runs it holds at the least residue's pitch, the box grown to hold as many at the
 worst's (`rows_fit_least`), as a Program of known strides takes at its own residue
-(the canonical 37 x 17 copy: 57 steps a block -> 58, the Program's)."""
+(the canonical 37 x 17 copy: 57 steps a block -> 58, the Program's; its box 40960 ->
+41456 bytes). H200 (brow46, copy_, paired rounds): box rows x1.006 alone (11 of 12),
+x1.017 with `BOX_BLOCKS`' 5 against neither (12 of 12; 0.893 -> 0.908, the Program
+0.909). The Program at 57 steps ties its 58 (x0.999)."""
 
 
 def rows_fit_least(run: int, smem: int, keep: int, most: int, tgt) -> tuple[int, int]:

@@ -272,12 +272,12 @@ class TilePass(ModulePass):
                      asks to hold (its `tilec.min_blocks`, 1 to 8: NVRTC's
                      `__launch_bounds__(threads, N)`; persistent blocks ask their
                      own); 0 none. Default per flavour (`_box_tile.BOX_BLOCKS`):
-                     none.
+                     `rows` 5.
       box_fit=B      1: a `box<rows>` copy whose source step's residue mod 16 is
                      known at run time only takes the steps its box holds at the
                      least residue's pitch, the box grown to hold them at the
                      worst's (within the blocks a multiprocessor holds); 0 the
-                     steps at the worst's. Default `_box_tile.ROWS_FIT`: 0.
+                     steps at the worst's. Default `_box_tile.ROWS_FIT`: 1.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default

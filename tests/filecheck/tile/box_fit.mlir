@@ -1,14 +1,16 @@
 // RUN: tilec %s -p 'copy-strategy,tile{box_fit=1}' | filecheck %s
-// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s --check-prefix=NONE
+// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s
+// RUN: tilec %s -p 'copy-strategy,tile{box_fit=0}' | filecheck %s --check-prefix=NONE
 // RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_fit=1}' | filecheck %s --check-prefix=SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_fit=1}' --check-equivalence --arg n0=3 --arg n1=37 --arg n2=70 --arg n3=17 --arg ss0=629 --arg ss2=1891 --arg ds0=44030 --arg ds1=1190 --arg smis=5 --arg dmis=3 --arg src=132400 --arg dst=132100 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_fit=1}' --check-equivalence --arg n0=2 --arg n1=37 --arg n2=23 --arg n3=17 --arg ss0=629 --arg ss2=1279 --arg ds0=15000 --arg ds1=400 --arg smis=9 --arg dmis=14 --arg src=30200 --arg dst=30000 | filecheck %s --check-prefix=EQ
 // RUN: not tilec %s -p 'copy-strategy,tile{box_fit=2}' 2>&1 | filecheck %s --check-prefix=ERR
 // A box<rows> copy whose source step's residue mod 16 is read at run time (tilec.copy_'s
-// program of the canonical 37 x 17 copy, strides as arguments): by default its box holds
-// the runs of the worst residue's pitch (703 bytes at step 2: 58 runs, 57 steps a block,
-// where a Program of the canonical strides takes 58); with box_fit=1 the runs of the least
-// residue's pitch (688: 59), the box grown to 41456 bytes to hold them at 703. A box of
+// program of the canonical 37 x 17 copy, strides as arguments): with box_fit=0 its box
+// holds the runs of the worst residue's pitch (703 bytes at step 2: 58 runs, 57 steps a
+// block, where a Program of the canonical strides takes 58); with box_fit=1 (the default,
+// _box_tile.ROWS_FIT) the runs of the least residue's pitch (688: 59), the box grown to
+// 41456 bytes to hold them at 703. A box of
 // 3328 bytes: 5 runs in 3360 (4 without); equivalent at source steps 3 and 15 mod 16.
 
 // EQ: @tilec_copy: equivalent after
