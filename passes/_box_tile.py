@@ -699,7 +699,9 @@ before the first `PRMT` where without it 5 (the Program's 10 either way). H200 (
 paired rounds, copy_ / the Program): box rows copy_ **x1.013** (0.893 -> 0.906, 11 of
 12), with `ROWS_FIT` **x1.017** (0.908, 12 of 12), the Program x1.001 (0.909 -> 0.910);
 rows of 5 (`span`) x1.001, `cols` x0.999: `rows` 5. 6 blocks (40 registers, 8 bytes of
-spills, a box of 36 KiB) x0.914."""
+spills, a box of 36 KiB) x0.914. Call 2, the rule (with `ROWS_FIT`) against neither:
+x1.012 (14 of 14; copy_ 0.908, the Program 0.904); rows boxes of 43008 bytes x1.002,
+45056 x0.963, 47104 (4 blocks) x0.964: 40 KiB stays."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
