@@ -700,6 +700,20 @@ transpose (`tiles`) **0.887 against 0.871** (+2.0%, 10 of 10); box rows -9% and 
 rule against `box_l1=0`): flat +2.6%, int8 odd +1.8% (10 of 10 each); but the strided set's
 36 (int8, a tiles box over a merged destination mode) -6.6% and 00 -0.5% (8 of 8), 23
 (bool -> int16) even: a tiles box over a merged D' (`_copy_cost.tiles_merged`) stays `.cg`."""
+BOX_BLOCKS: dict[str, int] = {"rows": 5}
+"""The blocks a multiprocessor a `flat`, `rows`, `span` or `cols` box launch asks to hold,
+per flavour (the `tile` option `box_blocks`; `tilec.min_blocks`, NVRTC's
+`__launch_bounds__(threads, N)`). A scheduling hint as much as a bound: `tilec.copy_`'s
+rows kernel for the canonical 37 x 17 copy takes 48 registers through NVRTC with or
+without it, as the Program's does (nvcc's whole compile of the same source takes 60, the
+number session 45 read), but with 5 ptxas issues 9 of a phase-2 chunk's 16 box loads
+before the first `PRMT` where without it 5 (the Program's 10 either way). H200 (brow46,
+paired rounds, copy_ / the Program): box rows copy_ **x1.013** (0.893 -> 0.906, 11 of
+12), with `ROWS_FIT` **x1.017** (0.908, 12 of 12), the Program x1.001 (0.909 -> 0.910);
+rows of 5 (`span`) x1.001, `cols` x0.999: `rows` 5. 6 blocks (40 registers, 8 bytes of
+spills, a box of 36 KiB) x0.914. Call 2, the rule (with `ROWS_FIT`) against neither:
+x1.012 (14 of 14; copy_ 0.908, the Program 0.904); rows boxes of 43008 bytes x1.002,
+45056 x0.963, 47104 (4 blocks) x0.964: 40 KiB stays."""
 BOX_PART_SMEM = BOX_SMEM
 """Bytes of each of the two boxes of a block taking its steps in parts (`BOX_DEPTH` not
 1) where the `tile` pass's `box_smem` is not given: `BOX_SMEM` (40 KiB, two blocks a
@@ -734,6 +748,34 @@ pitch r`, the pitch congruent to the source step mod 16, `16 i` more than the le
 wavefronts for the copy's runs and the residues mod 16 of its source step `ss_K` and
 destination run step `ds_W` (`_box_banks.rows_steps`), looked up in the kernel where
 the facts leave them to run time (`tilec.copy_`'s strides)."""
+
+
+ROWS_FIT = True
+"""How a `rows` box whose source step's residue mod 16 is known at run time only
+(`tilec.copy_`'s strides) sizes its steps (the `tile` option `box_fit`): False, the runs
+its box holds at the worst residue's pitch (15 bytes a slot more than the least); True,
+the runs it holds at the least residue's pitch, the box grown to hold as many at the
+worst's (`rows_fit_least`), as a Program of known strides takes at its own residue
+(the canonical 37 x 17 copy: 57 steps a block -> 58, the Program's; its box 40960 ->
+41456 bytes). H200 (brow46, copy_, paired rounds): box rows x1.006 alone (11 of 12),
+x1.017 with `BOX_BLOCKS`' 5 against neither (12 of 12; 0.893 -> 0.908, the Program
+0.909). The Program at 57 steps ties its 58 (x0.999)."""
+
+
+def rows_fit_least(run: int, smem: int, keep: int, most: int, tgt) -> tuple[int, int]:
+    """(runs, bytes) of a `rows` box of `smem` bytes (`keep` of them not for slots) whose
+    source step's residue is read at run time, at pitch step up to `most`: the runs a
+    box holds at the least residue's pitch (`rows_runs`), its bytes grown so that it
+    holds as many at the worst residue's; where the grown box would leave a multiprocessor
+    fewer blocks (`tgt.resident_blocks`, shared memory alone) or pass a static
+    allocation's 48 KiB, the runs at the worst residue's pitch in `smem` bytes."""
+    worst = rows_pitch(run, 15, most)
+    runs = rows_runs(run, smem - keep, rows_pitch(run, 0, most))
+    need = keep + (runs - 1) * worst + (run + 30) // 16 * 16 + 15  # rows_runs(run, need - keep, worst) == runs
+    grown = -(-max(smem, need) // CHUNK) * CHUNK
+    if grown > 48 * 1024 or (tgt.smem_per_sm and tgt.resident_blocks(grown) < tgt.resident_blocks(smem)):
+        return rows_runs(run, smem - keep, worst), smem
+    return runs, grown
 
 
 def rows_slots(facts: CopyFacts, asked: int | None, smem: int) -> int | tuple[tuple[int, ...], ...]:
@@ -1081,7 +1123,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS,
                tiles_fill: int = TILES_FILL, prefetch: int | None = None, slot32: bool | None = None,
                l1: bool | None = None, tiles_mirror: int = TILES_MIRROR,
-               tiles_issue: int = TILES_ISSUE) -> list[Operation]:
+               tiles_issue: int = TILES_ISSUE, min_blocks: int | None = None,
+               fit_least: bool | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1095,7 +1138,11 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
     `tiles_rotated`), a merged one's phase-2 reads by bank as `tiles_merge_banks` says
     (`TILES_MERGE_BANKS`), its runs over `W` and the mode continuing it as `tiles_mirror` says
-    (`TILES_MIRROR`), a `tiles` box's issue as `tiles_issue` says (`TILES_ISSUE`); the caller puts
+    (`TILES_MIRROR`), a `tiles` box's issue as `tiles_issue` says (`TILES_ISSUE`), a `flat`,
+    `rows`, `span` or `cols` launch asking its multiprocessors to hold `min_blocks` blocks
+    (`tilec.min_blocks`, NVRTC's `__launch_bounds__(threads, N)`; None: the flavour's
+    `BOX_BLOCKS`, 0 none; persistent blocks ask their own), a `rows` box of run-time
+    source residue sized as `fit_least` says (None: `ROWS_FIT`); the caller puts
     them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
@@ -1151,6 +1198,10 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             table if sigma is None else [table[sigma % 16]]))  # type: ignore[index]
         worst = rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, most)  # type: ignore[operator]
         fit = rows_runs(nw * nd, smem - (CHUNK if want32 else 0), worst)  # type: ignore[operator]
+        if sigma is None and depth == 1 and (ROWS_FIT if fit_least is None else fit_least):
+            # the source step's residue read at run time: the runs of the least
+            # residue's pitch, the box grown to hold as many at the worst's
+            fit, smem = rows_fit_least(nw * nd, smem, CHUNK if want32 else 0, most, target_of(copy))  # type: ignore[operator]
         if fit > rows_spare:
             t_rows = fit
         else:
@@ -1191,8 +1242,11 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             blocks = host.add(arith.MinUIOp(blocks, host.c(slots)))
     one = host.c(1)
     launch = LaunchOp([blocks, one, one], threads)
+    min_blocks = BOX_BLOCKS.get(flavour) if min_blocks is None else min_blocks
     if slots:
         set_min_blocks(launch, per_sm)
+    elif min_blocks:
+        set_min_blocks(launch, min_blocks)
     k = _Builder(launch.body.block)
     bid, tid = launch.block_ids[0], launch.thread_id
     c = k.c

@@ -268,6 +268,16 @@ class TilePass(ModulePass):
                      instead of around it (`.cg`); 0 `.cg`. Default per flavour
                      (`_box_tile.BOX_L1`): `flat` and 1-byte `tiles` boxes (not
                      over a merged destination mode).
+      box_blocks=N   blocks a multiprocessor a `box<flat|rows|span|cols>` launch
+                     asks to hold (its `tilec.min_blocks`, 1 to 8: NVRTC's
+                     `__launch_bounds__(threads, N)`; persistent blocks ask their
+                     own); 0 none. Default per flavour (`_box_tile.BOX_BLOCKS`):
+                     `rows` 5.
+      box_fit=B      1: a `box<rows>` copy whose source step's residue mod 16 is
+                     known at run time only takes the steps its box holds at the
+                     least residue's pitch, the box grown to hold them at the
+                     worst's (within the blocks a multiprocessor holds); 0 the
+                     steps at the worst's. Default `_box_tile.ROWS_FIT`: 1.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
@@ -464,6 +474,8 @@ class TilePass(ModulePass):
     box_prefetch: int | None = None
     box_slot32: int | None = None
     box_l1: int | None = None
+    box_blocks: int | None = None
+    box_fit: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int | None = None
@@ -533,6 +545,10 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_carry={self.box_carry} must be in [0, 4]")
         if self.box_l1 not in (None, 0, 1):
             raise TilecError(f"tile: box_l1={self.box_l1} must be 0 or 1")
+        if self.box_blocks is not None and not 0 <= self.box_blocks <= 8:
+            raise TilecError(f"tile: box_blocks={self.box_blocks} must be in [0, 8]")
+        if self.box_fit not in (None, 0, 1):
+            raise TilecError(f"tile: box_fit={self.box_fit} must be 0 or 1")
         if self.box_slot32 not in (None, 0, 1):
             raise TilecError(f"tile: box_slot32={self.box_slot32} must be 0 or 1")
         if self.box_prefetch not in (None, 0, 64, 128, 256):
@@ -841,7 +857,8 @@ class TilePass(ModulePass):
                          lines_bits, bool(self.tiles_merge_banks), self.tiles_fill, self.box_prefetch,
                          None if self.box_slot32 is None else bool(self.box_slot32),
                          None if self.box_l1 is None else bool(self.box_l1), mirror,
-                         tiles_issue_of(facts.src_bytes, self.tiles_issue))
+                         tiles_issue_of(facts.src_bytes, self.tiles_issue), self.box_blocks,
+                         None if self.box_fit is None else bool(self.box_fit))
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)

@@ -7,7 +7,7 @@ computed on the host from the run-time extents) and the 64 KiB misaligned tile. 
 source a strided view at an element offset, the destination's buffer poisoned, every
 byte of it compared with NumPy (nothing around the view written); each copy twice
 (the second through the cached launcher); session 38's `box<tiles>` over a merged
-destination mode (`merge`)."""
+destination mode (`merge`); launch options (`box_blocks`, `box_fit`) on span and rows."""
 
 from __future__ import annotations
 
@@ -60,6 +60,19 @@ def test_box_copies_of_session_38_on_the_gpu(family, seed):
     table), 1-byte elements by the rule, 2-byte ones forced, the row step by the rule
     (computed in the kernel from copy_'s run-time strides) or forced."""
     _check_on_the_gpu(draw(family, 3000 + seed, SCALE), seed)
+
+
+@pytest.mark.parametrize("family, extra", [("span", {"box_blocks": 5}), ("rows", {"box_blocks": 5}),
+                                           ("rows", {"box_fit": 1}), ("rows", {"box_fit": 1, "box_blocks": 5})])
+@pytest.mark.parametrize("seed", range(3))
+def test_box_copies_of_session_36_with_launch_options_on_the_gpu(family, extra, seed):
+    """Session 36's span and rows boxes with their launches asking 5 blocks a
+    multiprocessor (`box_blocks=5`: `__launch_bounds__(256, 5)`) and rows boxes of
+    run-time source residue sized at the least residue's pitch (`box_fit=1`)."""
+    import dataclasses
+
+    c = draw(family, 1000 + seed, SCALE)
+    _check_on_the_gpu(dataclasses.replace(c, routes={**c.routes, **extra}), seed, fresh=True)
 
 
 def _check_on_the_gpu(c, seed: int, fresh: bool = False) -> None:

@@ -242,6 +242,34 @@ def test_rows_boxes_at_each_slot_pitch_match_numpy(routes, pitch, grain, nvrtc_a
 
 
 @pytest.mark.parametrize("smem", [BOX_SMEM, 2048])
+def test_rows_boxes_sized_at_the_least_residue_match_numpy(routes, smem, nvrtc_available):
+    # the `tile` option box_fit=1 (a rows box of run-time source residue takes the steps
+    # of the least residue's pitch, its box grown to hold them at the worst's): every
+    # destination element written once, exactly, nothing around it, at every residue
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_fit=1, box_smem=smem)
+    cases = [c for c in _cases(np.random.default_rng(smem + 3)) if c[3] == "box<rows>"]
+    assert len(cases) == 3
+    _run_compiled(cases)
+
+
+def test_rows_fit_least_grows_the_box_within_the_blocks_a_multiprocessor_holds():
+    # the canonical 37 x 17 copy (runs of 629 bytes, steps up to 2): 59 runs at the least
+    # residue's pitch (688) where 58 at the worst's (703), in 41456 bytes (5 blocks of
+    # the H200 as 40960's); a box at the edge of 5 blocks keeps its bytes and the worst's runs
+    from tilec.passes._box_banks import rows_pitch, rows_runs
+    from tilec.passes._box_tile import rows_fit_least
+    from tilec.support.target import target
+
+    sm90 = target("sm_90")
+    assert rows_fit_least(629, BOX_SMEM, 0, 2, sm90) == (59, 41456)
+    assert rows_runs(629, 41456, rows_pitch(629, 15, 2)) == 59
+    edge = sm90.smem_per_sm // 5 - 1024 - 16
+    assert rows_fit_least(629, edge, 0, 2, sm90) == (rows_runs(629, edge, rows_pitch(629, 15, 2)), edge)
+
+
+@pytest.mark.parametrize("smem", [BOX_SMEM, 2048])
 def test_flat_boxes_owning_whole_chunks_match_numpy(routes, smem, nvrtc_available):
     # the `tile` option box_grain=16 (a flat block writes the 16-byte chunks starting in
     # its range, from a box 15 steps longer; the first block also the chunk holding the
