@@ -8,7 +8,7 @@ Not a test.
         dev/experiments/slot32_ncu.py --metrics)" python3 dev/experiments/slot32_ncu.py > ncu.csv
     python3 dev/experiments/slot32_ncu.py --summary < ncu.csv
 
-The summary: a line a kernel, the case and variant, then each metric (ncu's units).
+The summary: a line a kernel (`summary`).
 """
 
 from __future__ import annotations
@@ -67,15 +67,30 @@ def profile() -> None:
 
 
 def summary(lines: list[str]) -> str:
-    from ncu_gemm_fp8 import read_raw
+    """A line a kernel: the case and variant, its time (ncu's unit), L2 read sectors and
+    requests from L1 (millions), L2 throughput, DRAM read, the cp.async sectors a request,
+    shared wavefronts a load instruction, the box's bytes and the blocks shared memory
+    lets a multiprocessor hold, the registers."""
+    from ncu_gemm_fp8 import _number, read_raw
 
     rows = read_raw(lines)
     labels = [f"{i:02d} {v}" for i in CASES for v, _ in VARIANTS]
     out = []
     for label, r in zip(labels, rows):
         units = r.get("_units") or {}
-        cells = [f"{name} {r.get(m, '?')}{units.get(m, '')}" for name, m in METRICS]
-        out.append(label + ": " + ", ".join(cells))
+        x = {name: _number(r.get(m)) for name, m in METRICS}
+
+        def ratio(a, b):
+            return f"{x[a] / x[b]:.2f}" if x[a] and x[b] else "?"
+
+        def mega(a):
+            return f"{x[a] / 1e6:.1f}M" if x[a] else "?"
+
+        out.append(f"{label}: {x['us']}{units.get(METRICS[0][1], '')} l2rd {mega('l2_rd_sectors')} sec "
+                   f"{mega('l2_rd_requests')} req, l2 {x['l2_thr%']}%, dram_rd {x['dram_rd']}"
+                   f"{units.get('dram__bytes_read.sum', '')}, cp.async sec/req {ratio('cp.async_sectors', 'cp.async_requests')},"
+                   f" lds wf/inst {ratio('lds_wavefronts', 'lds_inst')}, smem {x['smem_block']}"
+                   f"{units.get('launch__shared_mem_per_block_dynamic', '')} x{x['blocks_sm_smem']}, regs {x['regs']}")
     if len(rows) != len(labels):
         out.append(f"({len(rows)} kernels profiled, {len(labels)} expected)")
     return "\n".join(out)
