@@ -1928,7 +1928,9 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     32 bytes, `tiles_slot32_pitch`, moved 32 bytes every `V_d` slots), so that each 32-byte
     source sector phase 1's `.cg` chunks read lands in one 32-byte block of shared memory
     (`BOX_SLOT32`: a sector split over two blocks is asked of L2 twice); phase 2 reads
-    the box through the run tables, unchanged. Other boxes ignore it.
+    the box through the run tables, unchanged. The box grows by the wider slots (its `Dt`
+    kept: 36's copy_ kernel 80079 -> 86622 bytes, still two blocks a multiprocessor).
+    Other boxes ignore it.
 
     `lanes_along` (`TILES_LANES`): 0, the lanes of a warp on consecutive destination
     runs `q`, a thread's chunks of one run `G` apart; N > 0, N lanes on N consecutive
