@@ -2027,9 +2027,9 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
 
     swz = lanes_along > 0
     mv = (-(-sv * e // 32) * 32 // e if s32 else sv)  # slot_base's move every V_d slots
-    m = 32 // e if s32 else v  # the slots' congruence with their runs (elements)
-    box_elems = (dt + ge - 1) * (pb + (-(-mv // vd) if swz else 0)) + (2 * m if swz else 0)
-    box_elems = -(-box_elems // m) * m if depth > 1 else box_elems
+    cong = 32 // e if s32 else v  # the slots' congruence with their runs (elements)
+    box_elems = (dt + ge - 1) * (pb + (-(-mv // vd) if swz else 0)) + (2 * cong if swz else 0)
+    box_elems = -(-box_elems // cong) * cong if depth > 1 else box_elems
     # the block's coordinates: tiles of D fastest, then of W, then the other modes
     grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d, *(group or ()), *(mirrored or ()))]
     per_sm = blocks_per_sm or max(1, TILES_SM_THREADS // threads)
@@ -2064,7 +2064,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     c = k.c
     n = [k.val(x) for x in extents]
     cv, cmv, cv1 = c(v), c(-v), c(v - 1)
-    cmm, cm1 = c(-m), c(m - 1)  # the slots' congruence (`slot32`: 32 bytes, else V)
+    cmm, cm1 = c(-cong), c(cong - 1)  # the slots' congruence (`slot32`: 32 bytes, else V)
     cvd, cmvd = (cv, cmv) if vd == v else (c(vd), c(-vd))
     dtk = k.val(dtv) if depth == 1 else c(dt * depth)  # the steps of D of a block
     kd = k.add(arith.CeilDivUIOp(n[d], dtk)) if isinstance(dtv, int) else counts[0]
