@@ -27,8 +27,6 @@ METRICS = (
     ("l2_rd_requests", "lts__t_requests_srcunit_tex_op_read.sum"),
     ("l2_thr%", "lts__throughput.avg.pct_of_peak_sustained_elapsed"),
     ("dram_rd", "dram__bytes_read.sum"),
-    ("cp.async_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum"),
-    ("cp.async_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum"),
     ("lds_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
     ("lds_inst", "smsp__sass_inst_executed_op_shared_ld.sum"),
     ("smem_block", "launch__shared_mem_per_block_dynamic"),
@@ -68,8 +66,7 @@ def profile() -> None:
 
 def summary(lines: list[str]) -> str:
     """A line a kernel: the case and variant, its time (ncu's unit), L2 read sectors and
-    requests from L1 (millions), L2 throughput, DRAM read, the cp.async sectors a request,
-    shared wavefronts a load instruction, the box's bytes and the blocks shared memory
+    requests from L1 (millions), L2 throughput, DRAM read, shared wavefronts a load instruction, the box's bytes and the blocks shared memory
     lets a multiprocessor hold, the registers."""
     from ncu_gemm_fp8 import _number, read_raw
 
@@ -88,7 +85,7 @@ def summary(lines: list[str]) -> str:
 
         out.append(f"{label}: {x['us']}{units.get(METRICS[0][1], '')} l2rd {mega('l2_rd_sectors')} sec "
                    f"{mega('l2_rd_requests')} req, l2 {x['l2_thr%']}%, dram_rd {x['dram_rd']}"
-                   f"{units.get('dram__bytes_read.sum', '')}, cp.async sec/req {ratio('cp.async_sectors', 'cp.async_requests')},"
+                   f"{units.get('dram__bytes_read.sum', '')},"
                    f" lds wf/inst {ratio('lds_wavefronts', 'lds_inst')}, smem {x['smem_block']}"
                    f"{units.get('launch__shared_mem_per_block_dynamic', '')} x{x['blocks_sm_smem']}, regs {x['regs']}")
     if len(rows) != len(labels):
