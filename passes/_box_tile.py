@@ -1149,7 +1149,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
                             tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks, tiles_fill,
-                            l1, tiles_mirror, tiles_issue)
+                            l1, tiles_mirror, tiles_issue, bool(slot32))
     stage_async = stage == "async"
     l2_prefetch = (BOX_PREFETCH.get(flavour) if prefetch is None else prefetch) or None
     # a flat, span or rows box's runs at their source addresses modulo 32 bytes (`BOX_SLOT32`)
@@ -1877,6 +1877,13 @@ def tiles_merged_row_step(e: int, lanes: int, threads: int, grain_elems: int, ds
     return s
 
 
+def tiles_slot32_pitch(run_bytes: int) -> int:
+    """Bytes of a merged `tiles` box's slot with `slot32` (`tiles_launch`): a run placed
+    at its source address mod 32 (up to 31 bytes before it) and its 16-byte chunks' cover
+    past its end, in whole 32 bytes (36's 181-byte runs: 224, against `box_pitch`'s 208)."""
+    return -(-(-(-(run_bytes + 31) // 16) * 16) // 32) * 32
+
+
 def tiles_merged_table(dt: int, ge: int, vd: int) -> int:
     """Entries of a merged box's run tables (`tiles_launch`'s `merge`): an entry per run
     from `-V_d` on, as far as phase 2 reads them. A thread of phase 2 reads, for each of
@@ -1899,7 +1906,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS,
                  by_lines: int = TILES_LINES, merge_banks: bool = TILES_MERGE_BANKS,
                  fill: int = TILES_FILL, l1: bool | None = None, mirror: int = TILES_MIRROR,
-                 issue: int = TILES_ISSUE) -> list[Operation]:
+                 issue: int = TILES_ISSUE, slot32: bool = False) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -1985,6 +1992,15 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     tile the wait and the barrier, the next tile's tables (`phase0`), a barrier, its
     copies, this tile's phase 2.
 
+    With `slot32` (the `tile` option `box_slot32`; off by default) a merged box's runs lie
+    in their slots at their source addresses modulo 32 bytes, not 16 (slots a multiple of
+    32 bytes, `tiles_slot32_pitch`, moved 32 bytes every `V_d` slots), so that each 32-byte
+    source sector phase 1's `.cg` chunks read lands in one 32-byte block of shared memory
+    (`BOX_SLOT32`: a sector split over two blocks is asked of L2 twice); phase 2 reads
+    the box through the run tables, unchanged. The box grows by the wider slots (its `Dt`
+    kept: 36's copy_ kernel 80079 -> 86622 bytes, still two blocks a multiprocessor).
+    Other boxes ignore it.
+
     `lanes_along` (`TILES_LANES`): 0, the lanes of a warp on consecutive destination
     runs `q`, a thread's chunks of one run `G` apart; N > 0, N lanes on N consecutive
     chunks of one run (a warp's `32 / N` runs `row_step` apart, `TILES_ROW_STEP`; 0:
@@ -2067,6 +2083,9 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             whole = tiles_merged_run(e, mw.bound if mw.exact else None)
             run = whole if whole and tiles_shape(e, smem, whole, grain, ed, n_d) is not None else run
     wt, dt, pb = tiles_shape(e, smem, run, grain, ed, n_d)  # type: ignore[misc]
+    s32 = slot32 and group is not None and CHUNK % (chunk_stage if stage_async else CHUNK) == 0
+    if s32:  # `slot32`: runs at their source residues mod 32 bytes in slots of whole 32 bytes
+        pb = tiles_slot32_pitch(wt * e) // e
     if fill & 1 and lanes_along and depth == 1 and not rounds and not interleave and (n_d is None or n_d > dt):
         dt = tiles_filled_dt(dt, vd, vm, ge, lanes_along)  # phase 2's trips full (`TILES_FILL`)
     def tiles_of(x: Value, t: Value) -> Value:
@@ -2076,8 +2095,10 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         return host.add(arith.CeilDivUIOp(host.val(x), host.val(t)))
 
     swz = lanes_along > 0
-    box_elems = (dt + ge - 1) * (pb + (-(-sv // vd) if swz else 0)) + (2 * v if swz else 0)
-    box_elems = -(-box_elems // v) * v if depth > 1 else box_elems
+    mv = (-(-sv * e // 32) * 32 // e if s32 else sv)  # slot_base's move every V_d slots
+    cong = 32 // e if s32 else v  # the slots' congruence with their runs (elements)
+    box_elems = (dt + ge - 1) * (pb + (-(-mv // vd) if swz else 0)) + (2 * cong if swz else 0)
+    box_elems = -(-box_elems // cong) * cong if depth > 1 else box_elems
     # the block's coordinates: tiles of D fastest, then of W, then the other modes
     grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d, *(group or ()), *(mirrored or ()))]
     per_sm = blocks_per_sm or max(1, TILES_SM_THREADS // threads)
@@ -2112,6 +2133,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     c = k.c
     n = [k.val(x) for x in extents]
     cv, cmv, cv1 = c(v), c(-v), c(v - 1)
+    cmm, cm1 = c(-cong), c(cong - 1)  # the slots' congruence (`slot32`: 32 bytes, else V)
     cvd, cmvd = (cv, cmv) if vd == v else (c(vd), c(-vd))
     dtk = k.val(dtv) if depth == 1 else c(dt * depth)  # the steps of D of a block
     kd = k.add(arith.CeilDivUIOp(n[d], dtk)) if isinstance(dtv, int) else counts[0]
@@ -2187,7 +2209,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             elements)."""
             at = k.muli(r, pbc)
             if swz:
-                at = k.addi(at, k.muli(k.divui(k.addi(r, cvd), cvd), c(sv)))  # r >= 1 - V_d
+                at = k.addi(at, k.muli(k.divui(k.addi(r, cvd), cvd), c(mv)))  # r >= 1 - V_d
             return at if self.boff is None else k.addi(at, self.boff)
 
         def run_start(self, r: SSAValue) -> SSAValue:
@@ -2218,13 +2240,13 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                     st = k.addi(st, k.muli(x, k.val(modes[m].src_stride)))
             ti = tab_at(i) if t.toff is None else k.addi(tab_at(i), t.toff)
             k.add(WriteOp(k.add(arith.IndexCastOp(st, st_t)), stab, [ti]))
-            at = k.addi(t.slot_base(r), k.andi(st, cv1))
+            at = k.addi(t.slot_base(r), k.andi(st, cm1))
             k.add(WriteOp(k.add(arith.IndexCastOp(at, i32t)), atab, [ti]))
             end = k.addi(st, tw)
             with k.when(k.andi(k.andi(k.cmp("sge", r, c(0)), k.cmp("slt", r, t.runs)), k.cmp("sgt", end, lim))):
                 with k.loop(k.add(arith.MaxSIOp(lim, st)), end, c(1)) as a:
                     x = k.add(ReadOp(src, [a]))
-                    k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmv)), t.slot_base(r))]))
+                    k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmm)), t.slot_base(r))]))
 
     @contextmanager
     def chunk_loop(ci0: SSAValue, cpd_: int, per_: int) -> Iterator[SSAValue]:
@@ -2253,7 +2275,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         g0 = k.andi(st, c(-ch))
         g = k.addi(g0, k.muli(j, c(ch)))
         with k.when(k.cmp("slt", g, hi)):
-            slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.muli(j, c(ch)))
+            slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmm))), k.muli(j, c(ch)))
             if stage_async:
                 k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv, l1=l1,
                                        uncommitted=one_group))
@@ -2293,7 +2315,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                 g = k.addi(k.andi(st, c(-line)), k.muli(rest, c(ch)))  # line rest / per_line, chunk rest mod per_line
                 hi = k.add(arith.MinSIOp(k.andi(k.addi(k.addi(st, tw), c(ch - 1)), c(-ch)), lim))
                 with k.when(k.andi(k.cmp("sge", g, g0), k.cmp("slt", g, hi))):
-                    slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmv))), k.subi(g, g0))
+                    slot = k.addi(k.addi(t.slot_base(r), k.subi(g0, k.andi(st, cmm))), k.subi(g, g0))
                     k.add(CopyChunkAsyncOp(src, [k.aligned(g, sv)], box, [k.aligned(slot, sv)], sv, l1=l1,
                                            uncommitted=one_group))
 

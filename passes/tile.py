@@ -257,12 +257,14 @@ class TilePass(ModulePass):
                      (`.L2::256B`: the L2 fetches the 256 bytes around each
                      chunk's sector from DRAM). Default per flavour
                      (`_box_tile.BOX_PREFETCH`): 128 for `rows`, else none.
-      box_slot32=B   1: a `box<flat|span|rows>` copy's runs lie in its box at their
+      box_slot32=B   1: a `box<flat|span|rows>` copy's runs, and a `box<tiles>`
+                     copy's over a merged destination mode (slots of whole 32
+                     bytes, `_box_tile.tiles_slot32_pitch`), lie in its box at their
                      source addresses modulo 32 bytes (not 16), so that each source
                      sector phase 1's `cp.async` reads lands in one 32-byte block of
                      shared memory (rows: where the pitch is congruent to the source
                      step mod 32); 0 off. Default per flavour
-                     (`_box_tile.BOX_SLOT32`): `span`.
+                     (`_box_tile.BOX_SLOT32`): `span` (a merged `tiles` box: off).
       box_l1=B       1: the 16-byte `cp.async` of a box copy's
                      phase 1 go through L1 (`.ca`: L2 asked for whole sectors)
                      instead of around it (`.cg`); 0 `.cg`. Default per flavour

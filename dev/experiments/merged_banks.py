@@ -7,6 +7,7 @@ the box's default runs (W whole, 192 bytes) and a tile in the middle of `D'`.
 
     python3 dev/experiments/merged_banks.py     # 36 and 00: tables, bytes, all loads
 
+`slot32`: the runs at their source residues mod 32 (`box_slot32=1`).
 `banks`: the tables padded (`tiles_merged_table_at`); `S`: a warp's rows S apart
 (`tiles_merged_row_step`).
 """
@@ -24,7 +25,7 @@ def _wavefronts(addrs) -> int:
     return max((len(s) for s in banks.values()), default=0)
 
 
-def model(ns, ss, ds, ge=16, S=1, per=8, banks=False, threads=512, tile=3):
+def model(ns, ss, ds, ge=16, S=1, per=8, banks=False, threads=512, tile=3, slot32=False):
     """(table, byte, all) mean wavefronts a load of one block's phase 2 (module doc); `ns`,
     `ss`, `ds` the modes (W first, then the merged ones), in elements."""
     from tilec.passes._box_tile import box_smem_of, tiles_merged_table_at
@@ -35,9 +36,13 @@ def model(ns, ss, ds, ge=16, S=1, per=8, banks=False, threads=512, tile=3):
     nd = math.prod(ns[1:])
     wt, dt, pb = tiles_shape(1, box_smem_of("tiles", 1, None), 192, ge, 1, None)
     od = tile * dt
+    m, mv = (32, 32) if slot32 else (v, sv)  # `slot32`: residues mod 32, slots of 32 bytes
+    if slot32:
+        from tilec.passes._box_tile import tiles_slot32_pitch
+        pb = tiles_slot32_pitch(wt)
 
     def slot_base(r):
-        return r * pb + ((r + vd) // vd) * sv
+        return r * pb + ((r + vd) // vd) * mv
 
     def start(p):
         p, st = min(max(p, 0), nd - 1), 0
@@ -47,7 +52,7 @@ def model(ns, ss, ds, ge=16, S=1, per=8, banks=False, threads=512, tile=3):
         return st
 
     def tab(r):
-        return slot_base(r) + start(od + r) % v
+        return slot_base(r) + start(od + r) % m
 
     dsw, tw, td = ds[0], min(wt, ns[0]), min(dt, nd - od)
     rows, warps, cpd = 32 // per, threads // 32, dt // vd + ge // vd
@@ -103,6 +108,7 @@ if __name__ == "__main__":
         for ge in (16, 32):
             rule = tiles_merged_row_step(1, 8, 512, ge, ds[0])
             for label, kw in (("tree", {}), ("banks S=1", dict(banks=True)),
-                              (f"banks S={rule} (rule)", dict(banks=True, S=rule))):
+                              (f"banks S={rule} (rule)", dict(banks=True, S=rule)),
+                              (f"rule + slot32", dict(banks=True, S=rule, slot32=True))):
                 t, b, a = model(ns, ss, ds, ge=ge, **kw)
                 print(f"{name} grain {ge:2d} {label:18s} tables {t:.2f} bytes {b:.2f} all {a:.2f}")

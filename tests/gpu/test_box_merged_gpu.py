@@ -62,3 +62,14 @@ def test_merged_box_grains_on_the_gpu(routes, grain, base, perm, so, do):
 
     routes(tiles_grain=grain)
     _check_on_the_gpu(base, perm, so, do, CopyKernels(disk=False))  # not copy_'s cache: the grain's kernel
+
+
+@pytest.mark.parametrize("grain", [16, 32])
+@pytest.mark.parametrize("base, perm, so, do", CASES)
+def test_merged_box_slot32_on_the_gpu(routes, grain, base, perm, so, do):
+    """`box_slot32=1` (`_box_tile.tiles_launch`'s `slot32`): runs at their source residues
+    mod 32 in slots of whole 32 bytes (`tiles_slot32_pitch`), at both grains."""
+    from tilec.copy_kernels import CopyKernels
+
+    routes(box_slot32=1, tiles_grain=grain)
+    _check_on_the_gpu(base, perm, so, do, CopyKernels(disk=False))
