@@ -156,7 +156,8 @@ class TilePass(ModulePass):
 
     Options:
       tile=a,b,...   tile extents, one per top-level mode of the views (each at most
-                     the mode's extent when that is static). Default: the copy's
+                     the power of two at or above the mode's extent when that is
+                     static, as the heuristic pads a short mode). Default: the copy's
                      `tile = array<i64: ...>` attribute, else the heuristic below.
       runs=R         a gather copy's runs per thread (a power of two; default 2).
       realign_chunks=C  a realign copy's destination chunks per thread (a power of two
@@ -877,7 +878,7 @@ class TilePass(ModulePass):
                 op=copy,
             )
         for t, n in zip(tile, extents):
-            if t <= 0 or (n is not DYN and t > n):
+            if t <= 0 or (n is not DYN and t > next_pow2(n)):
                 raise TilecError(
                     f"tile: {what} {list(tile)} does not fit the views' shape {_shape(extents)}",
                     op=copy,
