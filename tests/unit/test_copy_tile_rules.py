@@ -200,7 +200,7 @@ CANONICAL_CHOICES = {
     "head split float16": ("tiled", (1, 1, 256, 64), 256),
     "head merge float16": ("tiled", (1, 16, 16, 64), 256),
     "every 2nd row float32": ("tiled", (32, 256), 256),
-    "columns 1:-1 float32": ("realign", None, 512),
+    "columns 1:-1 float32": ("realign", None, 256),
     "row broadcast float32": ("gather", None, 256),
     "column broadcast float32": ("gather", None, 256),
     "cast float32->bfloat16": ("tiled", (4096,), 256),
@@ -209,7 +209,7 @@ CANONICAL_CHOICES = {
     "box flat bool 19x38647519": ("box<flat>", None, 256),
     "box cols uint8->int8 rows of 5": ("box<cols>", None, 256),
     "box rows int8 37x17 in 1691 steps": ("box<rows>", None, 256),
-    "realign int8 columns 1: of 8192x8195": ("realign", None, 512),
+    "realign int8 columns 1: of 8192x8195": ("realign", None, 256),
     "gather int32 column broadcast 2532x6882": ("gather", None, 256),
     "gather uint8 rows of 5 at a pitch of 7": ("box<span>", None, 256),
 }
@@ -263,3 +263,39 @@ def test_odd_transposes_own_whole_sectors_and_copy_int8_by_lines():
     assert tiles_grain_of(2, None, converts=True) == 32 and tiles_grain_of(1, None, converts=True) == 16
     assert tiles_grain_of(4, 16) == 16
     assert [tiles_lines_of(e, None) for e in (1, 2, 4)] == [1, 0, 0] and tiles_lines_of(1, 0) == 0
+
+
+def _strided(i: int) -> tuple[Operand, Operand]:
+    """(dst, src) of case `i` of the strided set (seed 0) at the canonical bases."""
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+    import strided_copy_bench as sb
+
+    from tilec.copy_plan import ITEMSIZE
+
+    case = sb.generate_cases(0, 48, 64, 1024)[i]
+    ss, sst, so, ds, dst, do = sb.case_views(case)
+    return (Operand(DST_BASE + do * ITEMSIZE[case.dst_dtype], case.dst_dtype, ds, dst),
+            Operand(SRC_BASE + so * ITEMSIZE[case.src_dtype], case.src_dtype, ss, sst))
+
+
+def test_s1146_rules_threads_and_converting_runs():
+    """s1146's rules (H200, in turns): realign copies at 256 threads (34 x1.017, 16
+    x1.009, 04 x1.035, 22 x1.023 against 512); tiled copies over a short source run at
+    512 (11 x1.012, 05 x1.032; 06 and 41, long runs, lose: 256); a 1-byte source
+    converted to wider takes runs of 256 bytes without lines (23 x1.026), int8 keeps
+    128 by lines."""
+    from tilec.passes._box_tile import tiles_lines_of
+    from tilec.passes._copy_cost import tiles_run_bytes
+
+    assert copy_choice(plan_copy(*_strided(34))) == ("realign", None, 256)
+    assert copy_choice(plan_copy(*_strided(16))) == ("realign", None, 256)
+    assert copy_choice(plan_copy(*_strided(11))) == ("tiled", (8, 1, 2, 8, 2, 32), 512)
+    assert copy_choice(plan_copy(*_strided(5)))[2] == 512
+    assert copy_choice(plan_copy(*_strided(6)))[2] == 256
+    assert copy_choice(plan_copy(*_strided(41)))[2] == 256
+    assert (tiles_run_bytes(1), tiles_run_bytes(1, 1), tiles_run_bytes(1, 2), tiles_run_bytes(2)) == (128, 128, 256, 256)
+    assert tiles_lines_of(1, None) & 1 and not tiles_lines_of(1, None, 2) & 1
+    assert tiles_lines_of(1, 1, 2) == 1  # asked
