@@ -910,7 +910,8 @@ def _short_run_transpose(sl: cute.Layout, dl: cute.Layout, aligned: bool, extent
     continues its runs, `SOURCE_RUN_BYTES`): such a tile runs at `MISALIGNED_THREADS`.
     H200, the strided set in turns (`tilec.copy_`, 5 rounds, s1146), 512 threads against
     256: 11 (int32 -> f64, runs of 5 continued, tile 8 x 1 x 2 x 8 x 2 x 32) x1.012
-    [1.009, 1.013], 05 (int64 -> uint8, runs of 37) x1.032 [0.983, 1.086]; tiles over
+    [1.009, 1.013] and x1.011 in a second call, 05 (int64 -> uint8, runs of 37) x1.032
+    [0.983, 1.086] and x1.023 (its A/A spread 2%); tiles over
     long source runs lose (06 x0.928, 41 x0.950: 256 threads)."""
     cs, cd = contiguous_mode(sl), contiguous_mode(dl)
     if cs is None or cd is None or cs == cd or aligned:
