@@ -362,13 +362,14 @@ Program path against `tiles_lines=0`: int8 8191 x 8209 +1.0% and +1.1% in two ru
 8191 +0.9%, 8192 x 8209 +0.8%)."""
 
 
-def tiles_lines_of(e: int, asked: int | None) -> int:
-    """`TILES_LINES`'s bits for a `tiles` box of `e`-byte elements: `asked` (the `tile`
-    option `tiles_lines`), else bit 1 for the sizes of `TILES_LINES_BYTES`, else
-    `TILES_LINES`."""
+def tiles_lines_of(e: int, asked: int | None, dst_e: int | None = None) -> int:
+    """`TILES_LINES`'s bits for a `tiles` box of `e`-byte elements copied into `dst_e`-byte
+    ones (default `e`): `asked` (the `tile` option `tiles_lines`), else bit 1 for the sizes
+    of `TILES_LINES_BYTES` copied as such (1-byte ones converted to wider take runs of
+    `_copy_cost.TILES_RUN_WIDE_BYTES` without lines: measured so, s1146), else `TILES_LINES`."""
     if asked is not None:
         return asked
-    return TILES_LINES | 1 if e in TILES_LINES_BYTES else TILES_LINES
+    return TILES_LINES | 1 if e in TILES_LINES_BYTES and (dst_e or e) == e else TILES_LINES
 
 TILES_ROUNDS = False
 """Whether a `tiles` box spreads its tiles along `D` over whole rounds of the blocks the

@@ -612,15 +612,17 @@ TILES_RUN_WIDE_BYTES = 256
 """Bytes of a `tiles` box's source runs of wider elements (`tiles_run_bytes`)."""
 
 
-def tiles_run_bytes(e: int) -> int:
-    """Bytes of a `tiles` box's source runs of `e`-byte elements (the `tile` pass's
-    `tiles_run` where not given): `TILES_RUN_BYTES` for 1-byte elements,
-    `TILES_RUN_WIDE_BYTES` for wider. Measured on the H200 (8191 x 8209 transposes, the
+def tiles_run_bytes(e: int, dst_e: int | None = None) -> int:
+    """Bytes of a `tiles` box's source runs of `e`-byte elements copied into `dst_e`-byte
+    ones (default `e`) (the `tile` pass's `tiles_run` where not given): `TILES_RUN_BYTES`
+    for 1-byte elements copied as 1-byte ones, `TILES_RUN_WIDE_BYTES` for wider ones and
+    1-byte ones converted to wider. Measured on the H200 (8191 x 8209 transposes, the
     Program path, benchmarks/NOTES.md): f16 runs of 256 bytes 0.974 of cudaMemcpy against
     0.947 at 128; f32 0.934 against 0.909 at 128 and 0.925 at 512 (a misaligned run of
     128 bytes reads 5 sectors for 4, of 256 9 for 8); int8 at 256 0.71 against 0.77
-    (copy43, 40 KiB boxes)."""
-    return TILES_RUN_BYTES if e == 1 else TILES_RUN_WIDE_BYTES
+    (copy43, 40 KiB boxes); in turns, `tilec.copy_` (s1146): the strided set's 23 (bool ->
+    int16) at 256 x1.026 [1.026, 1.028] (0.855 -> 0.878), int8 8191 x 8209 x0.989."""
+    return TILES_RUN_BYTES if e == 1 and (dst_e or e) == 1 else TILES_RUN_WIDE_BYTES
 
 
 TILES_FIT_D = True
@@ -800,7 +802,7 @@ def tiles_shape(e: int, smem: int, run: int | None = None, grain: int = CHUNK_BY
     ed = dst_e or e
     v = CHUNK_BYTES // min(e, ed)
     fit = run is None and TILES_FIT_D and n_d is not None
-    run = run or tiles_run_bytes(e)
+    run = run or tiles_run_bytes(e, ed)
     pb = box_pitch(run)
     dt = (smem // pb - (grain // ed - 1)) // v * v
     if fit and dt > -(-n_d // v) * v:  # type: ignore[operator]

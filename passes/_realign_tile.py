@@ -78,11 +78,16 @@ from ._gather_tile import (INDEX32_LIMIT, MAGIC64, Narrow, _Body, divmod32, fast
 
 index = IndexType()
 
-REALIGN_THREADS = 512
-"""Threads per block of the realign strategy. H100, strided set (the api/ kernel this
-strategy replaces, one call), of cudaMemcpy for 128 / 256 / 512 / 1024 threads: 46
-0.364 / 0.372 / 0.379 / 0.383, 16 0.782 / 0.793 / 0.803 / 0.805, 04 1.007 / 0.997 /
-1.004 / 0.960, 28 1.005 / 1.009 / 1.010 / 0.977."""
+REALIGN_THREADS = 256
+"""Threads per block of the realign strategy. H200, the strided set in turns (`tilec.copy_`,
+5 rounds, s1146), 256 / 1024 against 512: 34 x1.017 / x0.949 (0.824 -> 0.838), 16 x1.009 /
+x0.850 (0.845 -> 0.852), 04 x1.035 / x0.958, 22 x1.023 / x0.958; a second call, 512 against
+256: 46 x0.995, 10 x0.976, 19 x0.972, 28 x0.973, 40 x0.972, canonical f32 columns 1:-1
+x0.978, int8 columns 1: of 8192 x 8195 x1.038 in a range of 0.985-1.102 (the one reading
+against); 128 ties 256 on 34 and 16 (benchmarks/NOTES.md).
+Before (H100, the api/ kernel this strategy replaced, one call, 128 / 256 / 512 / 1024):
+46 0.364 / 0.372 / 0.379 / 0.383, 16 0.782 / 0.793 / 0.803 / 0.805, 04 1.007 / 0.997 /
+1.004 / 0.960, 28 1.005 / 1.009 / 1.010 / 0.977: 512."""
 STEP2_THREADS = 256
 """Threads per block of rows read at a step of 2 (one 16-byte chunk a thread). H200, the
 strided set's 37 (int8 34951 x 18858 at a pitch of 75438, every other byte), of

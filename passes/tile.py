@@ -156,7 +156,8 @@ class TilePass(ModulePass):
 
     Options:
       tile=a,b,...   tile extents, one per top-level mode of the views (each at most
-                     the mode's extent when that is static). Default: the copy's
+                     the power of two at or above the mode's extent when that is
+                     static, as the heuristic pads a short mode). Default: the copy's
                      `tile = array<i64: ...>` attribute, else the heuristic below.
       runs=R         a gather copy's runs per thread (a power of two; default 2).
       realign_chunks=C  a realign copy's destination chunks per thread (a power of two
@@ -287,7 +288,8 @@ class TilePass(ModulePass):
                      (`_box_tile.ROWS_PITCH_STEP`, passes/_box_banks.py).
       tiles_run=B    bytes of a `box<tiles>` copy's source runs, its tile along the
                      source's contiguous mode (default `tiles_run_bytes`'s: 128 for
-                     1-byte elements, 256 for wider); a
+                     1-byte elements copied as 1-byte ones, 256 for wider ones and
+                     1-byte ones converted to wider); a
                      multiple of 16 at most 1024, a run of 16 / E - 1 rows past the
                      tile fitting the box.
       tiles_lanes=N  how a `box<tiles>` copy's phase 2 places a warp's lanes: N (a power
@@ -782,12 +784,13 @@ class TilePass(ModulePass):
                 lanes0 if self.tiles_lanes is None else self.tiles_lanes,
                 bool(self.tiles_interleave) if self.tiles_interleave is not None else tiles_interleaved(facts.src_bytes),
                 merged,
-                depth, bool(self.tiles_rounds), tiles_lines_of(facts.src_bytes, self.tiles_lines))
+                depth, bool(self.tiles_rounds), tiles_lines_of(facts.src_bytes, self.tiles_lines, facts.dst_bytes))
             if self.tiles_mirror and misfit:
                 raise TilecError(f"tile: tiles_mirror={self.tiles_mirror} does not fit {misfit}", op=copy)
             asked = self.tiles_mirror if self.tiles_mirror is not None else (TILES_MIRROR if short_run else 0)
             mirror = 0 if misfit else asked
-        run = mirror or self.tiles_run or short_run or tiles_run_bytes(facts.src_bytes if facts is not None else 1)
+        run = mirror or self.tiles_run or short_run or (
+            tiles_run_bytes(facts.src_bytes, facts.dst_bytes) if facts is not None else tiles_run_bytes(1))
         if merged and self.tiles_depth is None and depth > 1 and not self.box_smem:
             smem = TILES_MERGE_DEPTH_SMEM
         tiles_grain = self.tiles_grain or (TILES_MERGE_GRAIN if merged else tiles_grain_of(
@@ -848,7 +851,7 @@ class TilePass(ModulePass):
         # rounds) the box's own (`tiles_shape`: a short D's fit)
         fixed = interleave or (depth > 1 and not merged and not short_run) or bool(self.tiles_rounds)
         # phase 1 by lines: the rule's only where the box takes its own runs (measured there)
-        lines_bits = tiles_lines_of(facts.src_bytes, self.tiles_lines)
+        lines_bits = tiles_lines_of(facts.src_bytes, self.tiles_lines, facts.dst_bytes)
         if self.tiles_lines is None and (merged or short_run or self.tiles_run):
             lines_bits &= ~1
         ops = box_launch(copy, facts, flavour, smem, threads, self.box_stage, run if fixed else (self.tiles_run or short_run),
@@ -889,9 +892,11 @@ class TilePass(ModulePass):
             known = known_extents(copy, extents)
             tile = heuristic_tile(sl, dl, known, eb, aligned, tile_bytes=self.tile_bytes,
                                   smem_tile_bytes=self.smem_tile_bytes, warp_size=module_target(copy).warp_size)
-            # 512 threads for a misaligned transpose's tile when it gives each 32 elements
+            # 512 threads for a misaligned transpose's tile when it gives each 32 elements,
+            # and for a tile over a short source run (`_short_run_transpose`)
             big = math.prod(tile) >= 32 * MISALIGNED_THREADS
-            threads = MISALIGNED_THREADS if big and _misaligned_transpose(sl, dl, aligned, eb, known) else 256
+            wide = big and _misaligned_transpose(sl, dl, aligned, eb, known)
+            threads = MISALIGNED_THREADS if wide or _short_run_transpose(sl, dl, aligned, known) else 256
             return tile, self.threads or threads
         if len(tile) != rank:
             raise TilecError(
@@ -899,7 +904,7 @@ class TilePass(ModulePass):
                 op=copy,
             )
         for t, n in zip(tile, extents):
-            if t <= 0 or (n is not DYN and t > n):
+            if t <= 0 or (n is not DYN and t > next_pow2(n)):
                 raise TilecError(
                     f"tile: {what} {list(tile)} does not fit the views' shape {_shape(extents)}",
                     op=copy,
@@ -918,6 +923,22 @@ def _misaligned_transpose(sl: cute.Layout, dl: cute.Layout, aligned: bool, eb: i
     if cs is None or cd is None or cs == cd or aligned or not misaligned_tile_fills(eb):
         return False
     return not any(k < len(extents) and extents[k] is not DYN and extents[k] <= SMALL_EXTENT for k in (cs, cd))
+
+
+def _short_run_transpose(sl: cute.Layout, dl: cute.Layout, aligned: bool, extents: Sequence) -> bool:
+    """Whether the views are contiguous along different modes, one of them cannot use
+    16-byte vectors, and the source's contiguous mode is known short (at most
+    `SMALL_EXTENT`: the heuristic takes it whole, padded to a power of two, and
+    continues its runs, `SOURCE_RUN_BYTES`): such a tile runs at `MISALIGNED_THREADS`.
+    H200, the strided set in turns (`tilec.copy_`, 5 rounds, s1146), 512 threads against
+    256: 11 (int32 -> f64, runs of 5 continued, tile 8 x 1 x 2 x 8 x 2 x 32) x1.012
+    [1.009, 1.013] and x1.011 in a second call, 05 (int64 -> uint8, runs of 37) x1.032
+    [0.983, 1.086] and x1.023 (its A/A spread 2%); tiles over
+    long source runs lose (06 x0.928, 41 x0.950: 256 threads)."""
+    cs, cd = contiguous_mode(sl), contiguous_mode(dl)
+    if cs is None or cd is None or cs == cd or aligned:
+        return False
+    return cs < len(extents) and extents[cs] is not DYN and extents[cs] <= SMALL_EXTENT
 
 
 def heuristic_tile(

@@ -152,11 +152,12 @@ def test_a_gather_whose_runs_wrap_their_mode_is_tiled():
     the elements it uses (3100 of 8192) two steps of the destination's next mode. H200
     (sb39): 0.811 of cudaMemcpy against 0.752 for 8 x 1 x 2 x 8 x 1 x 32 (the budget
     counting padding) in one run; 0.740 against 0.519 for 1 x 1 x 2 x 8 x 8 x 32 (runs of
-    20 bytes) and 0.618 for 8 x 1 x 1 x 8 x 2 x 32 (runs of 100) in another."""
+    20 bytes) and 0.618 for 8 x 1 x 1 x 8 x 2 x 32 (runs of 100) in another. At 512 threads
+    (a tile over a short source run, s1146): x1.012 in turns."""
     ext = (5, 11, 648, 5, 5, 31)
     src = Operand(SRC_BASE, "int32", ext, (5, 502200, 25, 1, 5524200, 16200))
     plan = plan_copy(Operand(DST_BASE, "float64", ext, c_strides(ext)), src)
-    assert copy_choice(plan) == ("tiled", (8, 1, 2, 8, 2, 32), 256)
+    assert copy_choice(plan) == ("tiled", (8, 1, 2, 8, 2, 32), 512)
     assert plan.key.src_strides[0] == 5 and plan.key.src_strides[2] == 25
     assert plan.key.exact_extents[0] and plan.key.exact_extents[3] and not plan.key.exact_extents[2]
     # the modes that continue the source's run of 5: the 5 at stride 5, the 648 at stride 25
@@ -176,7 +177,7 @@ def test_a_short_source_mode_is_a_box_run_whole():
     assert copy_choice(plan) == ("box<tiles>", None, 512)
     assert plan.key.small_extents[0] == 42 and plan.key.exact_extents[0]
     with forced_routes(tiles_short=0):
-        assert copy_choice(plan_copy(dst, src)) == ("tiled", (64, 1, 128), 256)
+        assert copy_choice(plan_copy(dst, src)) == ("tiled", (64, 1, 128), 512)
     dst, src = permuted("float16", (69, 181, 13, 23, 7), (4, 2, 3, 0, 1), "bfloat16")
     assert copy_choice(plan_copy(dst, src))[0] == "tiled"
 
@@ -201,7 +202,7 @@ CANONICAL_CHOICES = {
     "head split float16": ("tiled", (1, 1, 256, 64), 256),
     "head merge float16": ("tiled", (1, 16, 16, 64), 256),
     "every 2nd row float32": ("tiled", (32, 256), 256),
-    "columns 1:-1 float32": ("realign", None, 512),
+    "columns 1:-1 float32": ("realign", None, 256),
     "row broadcast float32": ("gather", None, 256),
     "column broadcast float32": ("gather", None, 256),
     "cast float32->bfloat16": ("tiled", (4096,), 256),
@@ -210,7 +211,7 @@ CANONICAL_CHOICES = {
     "box flat bool 19x38647519": ("box<flat>", None, 256),
     "box cols uint8->int8 rows of 5": ("box<cols>", None, 256),
     "box rows int8 37x17 in 1691 steps": ("box<rows>", None, 256),
-    "realign int8 columns 1: of 8192x8195": ("realign", None, 512),
+    "realign int8 columns 1: of 8192x8195": ("realign", None, 256),
     "gather int32 column broadcast 2532x6882": ("gather", None, 256),
     "gather uint8 rows of 5 at a pitch of 7": ("box<span>", None, 256),
 }
@@ -243,7 +244,7 @@ def test_rows_into_a_longer_pitch_ask_l2_for_their_partial_sectors():
                               ("int64", (2066257, 5), (10, 1))):
         e = {"int16": 2, "int32": 4, "int64": 8}[dtype]
         plan = plan_copy(Operand(DST_BASE + 4 * e, dtype, ext, pitch), Operand(SRC_BASE, dtype, ext, c_strides(ext)))
-        assert copy_choice(plan) == ("realign", None, 512)
+        assert copy_choice(plan) == ("realign", None, 256)
         kernel = compile_program(copy_program(plan.key), kernel_pipeline(plan.key, "default"), arch="sm_90",
                                  function=FUNCTION)
         assert "prefetch.global.L2" in str(kernel.source)
@@ -265,3 +266,39 @@ def test_odd_transposes_own_whole_sectors_and_copy_int8_by_lines():
     assert tiles_grain_of(2, None, converts=True) == 32 and tiles_grain_of(1, None, converts=True) == 32
     assert tiles_grain_of(4, 16) == 16
     assert [tiles_lines_of(e, None) for e in (1, 2, 4)] == [1, 0, 0] and tiles_lines_of(1, 0) == 0
+
+
+def _strided(i: int) -> tuple[Operand, Operand]:
+    """(dst, src) of case `i` of the strided set (seed 0) at the canonical bases."""
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+    import strided_copy_bench as sb
+
+    from tilec.copy_plan import ITEMSIZE
+
+    case = sb.generate_cases(0, 48, 64, 1024)[i]
+    ss, sst, so, ds, dst, do = sb.case_views(case)
+    return (Operand(DST_BASE + do * ITEMSIZE[case.dst_dtype], case.dst_dtype, ds, dst),
+            Operand(SRC_BASE + so * ITEMSIZE[case.src_dtype], case.src_dtype, ss, sst))
+
+
+def test_s1146_rules_threads_and_converting_runs():
+    """s1146's rules (H200, in turns): realign copies at 256 threads (34 x1.017, 16
+    x1.009, 04 x1.035, 22 x1.023 against 512); tiled copies over a short source run at
+    512 (11 x1.012, 05 x1.032; 06 and 41, long runs, lose: 256); a 1-byte source
+    converted to wider takes runs of 256 bytes without lines (23 x1.026), int8 keeps
+    128 by lines."""
+    from tilec.passes._box_tile import tiles_lines_of
+    from tilec.passes._copy_cost import tiles_run_bytes
+
+    assert copy_choice(plan_copy(*_strided(34))) == ("realign", None, 256)
+    assert copy_choice(plan_copy(*_strided(16))) == ("realign", None, 256)
+    assert copy_choice(plan_copy(*_strided(11))) == ("tiled", (8, 1, 2, 8, 2, 32), 512)
+    assert copy_choice(plan_copy(*_strided(5)))[2] == 512
+    assert copy_choice(plan_copy(*_strided(6)))[2] == 256
+    assert copy_choice(plan_copy(*_strided(41)))[2] == 256
+    assert (tiles_run_bytes(1), tiles_run_bytes(1, 1), tiles_run_bytes(1, 2), tiles_run_bytes(2)) == (128, 128, 256, 256)
+    assert tiles_lines_of(1, None) & 1 and not tiles_lines_of(1, None, 2) & 1
+    assert tiles_lines_of(1, 1, 2) == 1  # asked

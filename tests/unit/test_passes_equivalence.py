@@ -477,3 +477,15 @@ MASKING_CASES = [
 @pytest.mark.parametrize("ty", ["f32", "f16"])
 def test_masking_paths_against_numpy(src, dst, tile, threads, ty):
     numpy_oracle(src, dst, f"tile{{tile={tile} threads={threads}}},distribute,vectorize", ty)
+
+
+def test_option_tile_pads_a_static_extent_to_its_power_of_two():
+    """An option tile may pad a static extent to the next power of two, as the pass's own
+    tile does (the strided set's case 11: 5 tiled by 8); past it, the error stays."""
+    pipeline = "tile{tile=8,16 threads=64},distribute,vectorize"
+    oracle_preserves(copy_program("(5,64):(1,5)", "(5,64):(64,1)"), pipeline)
+    numpy_oracle("(5,64):(1,5)", "(5,64):(64,1)", pipeline)
+    from tilec.support.diagnostics import TilecError
+
+    with pytest.raises(TilecError, match="does not fit the views' shape"):
+        run_pipeline(copy_program("(5,64):(1,5)", "(5,64):(64,1)"), "tile{tile=16,16 threads=64}")

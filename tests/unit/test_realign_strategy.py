@@ -22,6 +22,7 @@ from tilec.compiler.pipeline import run_pipeline
 from tilec.dialects.layout import CopyOp, LaunchOp
 from tilec.dialects.layout_funnel import FunnelShiftOp
 from tilec.passes._copy_cost import choose_strategy, copy_facts
+from tilec.passes._realign_tile import REALIGN_THREADS
 from tilec.support.index_width import INDEX_BITS_ATTR
 from tilec.support.target import target
 
@@ -90,7 +91,7 @@ def test_realign_preserves_every_misalignment(case, dtype):
     after = _preserves(*CASES[case], dtype)
     assert not [o for o in after.walk() if isinstance(o, CopyOp)]
     assert [o for o in after.walk() if isinstance(o, FunnelShiftOp)]
-    assert next(o for o in after.walk() if isinstance(o, LaunchOp)).num_threads == 512
+    assert next(o for o in after.walk() if isinstance(o, LaunchOp)).num_threads == REALIGN_THREADS == 256
 
 
 def test_lowered_realign_preserves_and_compiles():
@@ -115,7 +116,7 @@ def test_offsets_of_the_promised_width(bits):
 def test_short_rows_of_8_byte_elements_take_8_byte_chunks():
     after = _preserves("(6,5):(5,1)", "(6,5):(10,1)", "i64")
     shifts = [o for o in after.walk() if isinstance(o, FunnelShiftOp)]
-    assert shifts and shifts[0].result.type.get_shape() == (1024, 1)
+    assert shifts and shifts[0].result.type.get_shape() == (2 * REALIGN_THREADS, 1)  # two 8-byte chunks a thread
 
 
 def _choice(p: Program, **options) -> str | None:

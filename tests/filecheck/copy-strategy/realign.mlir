@@ -30,9 +30,9 @@
 // NEVER-LABEL: func.func @dynamic_rows
 // TILE-LABEL:  func.func @misaligned_rows
 // TILE-NOT:      layout.view
-// TILE:          layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
-// TILE:          layout.ptr_load %{{.*}} mask %{{.*}} -> tensor<512x16xi8
-// TILE:          layout.funnel_shift %{{.*}}, %{{.*}}, %{{.*}} : tensor<512x16xi8
+// TILE:          layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256)
+// TILE:          layout.ptr_load %{{.*}} mask %{{.*}} -> tensor<256x16xi8
+// TILE:          layout.funnel_shift %{{.*}}, %{{.*}}, %{{.*}} : tensor<256x16xi8
 // TILE-NOT:      layout.copy
 // TILE:          layout.ptr_store
 // TILE-LABEL:  func.func @dynamic_rows
@@ -48,7 +48,7 @@ func.func @misaligned_rows(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8
 // Run-time extents and strides, as tilec.copy_ states them (int16, three modes).
 // CHECK-LABEL: func.func @dynamic_rows
 // CHECK:         layout.copy %{{.*}}, %{{.*}} {strategy = #layout.copy_strategy<realign>}
-// TILE:          layout.funnel_shift %{{.*}}, %{{.*}}, %{{.*}} : tensor<512x8xi16
+// TILE:          layout.funnel_shift %{{.*}}, %{{.*}}, %{{.*}} : tensor<256x8xi16
 // TILE-LABEL:  func.func @backwards_rows
 func.func @dynamic_rows(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i16, align 16>, %n0: index, %n1: index, %n2: index, %ss0: index, %ss1: index, %ds0: index, %ds1: index, %smis: index, %dmis: index) attributes {tilec.args = {n0 = 3 : index, n1 = 4 : index, n2 = 21 : index, ss0 = 100 : index, ss1 = 23 : index, ds0 = 90 : index, ds1 = 22 : index, smis = 7 : index, dmis = 1 : index, src = 320 : index, dst = 288 : index}} {
   %sp = layout.addptr %src, %smis : !layout.ptr<i16, align 16>, index
@@ -77,8 +77,8 @@ func.func @backwards_rows(%src: !layout.ptr<i32, align 16>, %dst: !layout.ptr<i3
 // Rows of 5 int64 into a pitch of 10 (40 bytes in 80): 8-byte chunks, two a thread.
 // CHECK-LABEL: func.func @short_int64_rows
 // CHECK:         layout.copy %{{.*}}, %{{.*}} {strategy = #layout.copy_strategy<realign>}
-// TILE:          layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
-// TILE:          layout.funnel_shift %{{.*}}, %{{.*}}, %{{.*}} : tensor<1024x1xi64
+// TILE:          layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(256)
+// TILE:          layout.funnel_shift %{{.*}}, %{{.*}}, %{{.*}} : tensor<512x1xi64
 // TILE-LABEL:  func.func @broadcast_rows
 func.func @short_int64_rows(%src: !layout.ptr<i64, align 16>, %dst: !layout.ptr<i64, align 16>, %smis: index) attributes {tilec.args = {smis = 1 : index, src = 32 : index, dst = 60 : index}} {
   %c0 = arith.constant 0 : index

@@ -1,6 +1,6 @@
 // RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s
 // RUN: tilec %s -p 'copy-strategy,tile' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{box_smem=4096},tile{box_smem=4096 tiles_run=32 threads=128}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_run=32 threads=128}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_lanes=16 tiles_grain=32 tiles_stage=4}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default -t cuda | filecheck %s --check-prefix=CUDA

@@ -306,9 +306,10 @@ func.func @misaligned_short_rows(%p: !layout.ptr<f32, align 16>, %q: !layout.ptr
 
 // The mirror: the source's contiguous mode is short (42 f16, taken whole at 64), the
 // destination's long one takes the rest of the 16 KiB (64 x 1 x 128; strided set case 29,
-// H200: 0.62 of cudaMemcpy, 0.52 with the short mode cut in runs of 32).
+// H200: 0.62 of cudaMemcpy, 0.52 with the short mode cut in runs of 32), at 512 threads as
+// every tile over a short source run (`tile._short_run_transpose`; s1146: 11 x1.012, 05 x1.032).
 // CHECK-LABEL: func.func @misaligned_short_src_rows
-// CHECK:         layout.launch {{.*}} threads(256)
+// CHECK:         layout.launch {{.*}} threads(512)
 // CHECK:         layout.tile %a[{{.*}}] {tile = array<i64: 64, 1, 128>}
 func.func @misaligned_short_src_rows(%p: !layout.ptr<f16, align 2>, %q: !layout.ptr<bf16, align 16>) {
   %a = layout.view %p : !layout.ptr<f16, align 2> -> !layout.tensor<f16, #layout.cute<(42,13,3001):(1,42,546)>, gmem>
