@@ -93,6 +93,11 @@ class GemmConfig:
     its plain kernel is 0.7-0.9% faster than the rule's, but bias + SiLU costs 6.3% (L = 1)
     and 6.1% (L = 2) over it against the rule's 6.8%: +5.3% over the rule's plain kernel,
     the epilogue not hidden (benchmarks/NOTES.md, epi38 and epi40)."""
+    bias_smem: bool = False
+    """The tile's bias copied into shared memory by the producer (one TMA box a tile into a
+    ring of two, on the tile's first stage's "full" barrier) and loaded from there by the
+    epilogue (`gemm_hopper_ws(bias_smem=True)`, named `:bsm`; 2 * bn * 2 bytes more shared
+    memory). An option (benchmarks/NOTES.md, epi46)."""
     one_c: bool = False
     """Pingpong: the two consumers' epilogues take turns at one C buffer
     (`gemm_hopper_ws(one_c_buffer=True)`, named `:oc`), which leaves room for 6 stages of
@@ -366,6 +371,8 @@ class GemmConfig:
             kw["overlap_epilogue"] = True
         if self.stagger:
             kw["stagger"] = self.stagger
+        if self.bias_smem:
+            kw["bias_smem"] = True
         if self.block_scales:
             kw["block_scales"] = True
             if self.partials != 2:
@@ -459,7 +466,8 @@ class GemmConfig:
         height = region // 2 if self.half_stores else self.c_height or region
         buffers = (self.bn // width) * (region // height) if self.chunk_buffers else (
             2 if self.half_stores else self.c_ring or 1)
-        return ring + barriers + cbufs * buffers * self.bm * width * 2 * height // region
+        bias = 2 * self.bn * 2 if self.bias_smem else 0  # `bias_smem`'s ring (16-bit elements)
+        return ring + barriers + bias + cbufs * buffers * self.bm * width * 2 * height // region
 
 
 CONFIGS = (

@@ -95,13 +95,15 @@ class Epilogue:
         """Whether the epilogue only rounds the accumulator to `out_dtype`."""
         return not (self.bias or self.activation or self.residual or self.scale)
 
-    def vectors(self, g, bx, by, rows: int, cols: int, layout=None) -> dict:
+    def vectors(self, g, bx, by, rows: int, cols: int, layout=None, bias=None) -> dict:
         """The epilogue's vectors of N elements for the tile (`bx`, `by`) of `rows x
         cols`, loaded as they are in memory (not yet widened or broadcast) in the
         accumulator layout's slice along the rows (each thread loads only its own
         columns): {"scalea", "scaleb", "bias"} as the epilogue uses them. A program
         may load them before the tile's K loop and pass them to `apply`, so that their
-        latency hides under the loop (`gemm_hopper_ws` does for its first column chunk)."""
+        latency hides under the loop (`gemm_hopper_ws` does for its first column chunk).
+        `bias`: a view of the tile's `cols` bias elements to load instead of the bias's
+        global tile (`gemm_hopper_ws(bias_smem=True)`: the producer's copy in shared memory)."""
         from tilec.dialects.distributed import SliceLayout
 
         p, lay = g.p, layout or g.mma
@@ -114,7 +116,7 @@ class Epilogue:
                 t = p.tile(getattr(g, name), [at], [extent]).named(f"t{name.lower()}")
                 out[name.lower()] = p.load(t, SliceLayout(ax, lay)).named(name.lower())
         if self.bias:  # the tile's columns of the bias, one per column a thread holds
-            tb = p.tile(g.Bias, [at], [extent]).named("tbias")
+            tb = bias if bias is not None else p.tile(g.Bias, [at], [extent]).named("tbias")
             out["bias"] = p.load(tb, SliceLayout(ax, lay)).named("bias")
         return out
 
@@ -578,6 +580,7 @@ def gemm_hopper_ws(
     small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False, tile_parts: bool = False,
     clip_small: bool = False, b_first: bool = False, arrive_last: bool = False, consumers_apart: bool = False,
     chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0, k_rotate: bool = False,
+    bias_smem: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -753,6 +756,18 @@ def gemm_hopper_ws(
     keeps itself: each consumer's epilogue lets the other run alone), and each one's
     epilogue (SiLU's MUFU work) runs while the other's wgmma still run, instead of both
     at once with the tensor cores idle. Each stage's "empty" barrier counts both.
+
+    `bias_smem` (persistent; the TMA epilogue; without a bias it changes nothing; not with pingpong, split-K,
+    stream-K, block scales, clusters, `overlap_epilogue`, `swap_ab`, `small_stages` or
+    `pdl_weight`): the producer copies the tile's `bn` bias elements into shared memory
+    (one TMA box into a ring of two `bn`-element buffers, the block's tile j into buffer
+    j % 2), completing on the "full" barrier of the tile's first K step (stage 0: a tile's
+    steps are whole trips; its bytes expected by `layout.mbarrier_expect_tx` before the
+    stage's arrival), and the epilogue loads each chunk's bias from there (shared loads,
+    no global latency) instead of from global memory (the first chunk's before the K
+    loop). No barrier of its own: the producer writes buffer j % 2 again for tile j + 2
+    only after its wait on stage 0's "empty" barrier for that tile, which both consumers
+    arrive at in tile j + 1's K loop, past their epilogues of tile j.
 
     `bm` = 192 (consumer warpgroups of 64 rows whose count, 3, is not a power of two; not
     with pingpong): one consumer region run apart by its three warpgroups
@@ -1190,6 +1205,13 @@ def gemm_hopper_ws(
                          "pdl_weight, block_scales or stream_k")
     if handover not in ("drain", "issue", "loop"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain', 'issue' or 'loop', got {handover!r}")
+    bias_smem = bias_smem and epilogue.bias  # (without a bias: nothing to stage)
+    if bias_smem and (not persistent or not tma_epilogue or pingpong or split_k > 1
+                      or stream_k or block_scales or size > 1 or overlap_epilogue or swap_ab or small_stages
+                      or pdl_weight):
+        raise ValueError("gemm_hopper_ws: bias_smem needs persistent tiles and the TMA epilogue, without "
+                         "pingpong, split_k, stream_k, block_scales, clusters, overlap_epilogue, swap_ab, "
+                         "small_stages or pdl_weight")
     wgs = 2 if pingpong or stagger else bm // consumer_rows
     # consumer warpgroups of a count that is not a power of two (192 rows: three of 64), each
     # running as a region of its own with its rows' accumulator: one `#layout.nvidia_mma` over
@@ -1291,6 +1313,8 @@ def gemm_hopper_ws(
         turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
         cfree = [p.mbarrier_init(1).named(f"cfree{c}") for c in (0, 1)] if one_c_buffer else []
         lag = p.mbarrier_init(1).named("lag") if stagger else None  # consumer 1's first trip, for consumer 0
+        # `bias_smem`: the bias's ring, tile j's `bn` elements in its part j % 2 (the docstring)
+        sbias = p.alloc(f"({2 * bn}):(1)", epilogue.out_dtype).named("sbias") if bias_smem else None
         # stream-K summed in the kernel: the arrival's old value, from thread 0 to the consumers
         arrival = p.alloc("(1):(1)", "i32").named("arrival") if stream_k and serial else None
         if size > 1:  # the peers' barriers initialised before any block reaches them
@@ -1564,8 +1588,8 @@ def gemm_hopper_ws(
             accs = [Value(p, g.zero.ssa) for _ in range(nch)]
             if overlap_epilogue:  # the first round's wgmma, the previous tile's last chunk under them
                 accs = first_round(sc)
-            vecs = [epilogue.vectors(g, bxr, by, rows, bc) if split_k == 1 and not block_scales and c == 0 else None
-                    for c, by in enumerate(g.bys)]
+            vecs = [epilogue.vectors(g, bxr, by, rows, bc) if split_k == 1 and not block_scales and c == 0
+                    and not bias_smem else None for c, by in enumerate(g.bys)]
             carry = accs
             if block_scales and partials == 2:  # and the last step's partials and scales, promoted in the next trip
                 carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
@@ -1787,6 +1811,8 @@ def gemm_hopper_ws(
             as its parts of `ch` x `cw` (row parts, each as column parts): the tile's part q
             (counted over its chunks) written into buffer q % ring once the TMA store that
             last read that buffer has (`_ring_wait`)."""
+            if bias_smem:  # the tile's bias from the producer's copy in shared memory
+                vec = epilogue.vectors(g, bx, by, rows, bc, bias=bias_view(c))
             h = epilogue.apply(g, a, bx, by, rows, bc, vectors=vec)
             if not tma_epilogue:
                 p.store(h, p.tile(g.C, [bx, by], [rows, bc]).named("tc"))
@@ -2013,6 +2039,8 @@ def gemm_hopper_ws(
                 _, otherwise = p.if_else(first)
                 with otherwise:
                     p.mbarrier_wait(empty[s], ephase)
+                if bias_smem and s == 0:  # the tile's first step: its bias beside the stage (the docstring)
+                    load_bias(i)
                 if s in guards:  # past K: no bytes
                     then, otherwise = p.if_else(guards[s])
                     with then:
@@ -2021,6 +2049,28 @@ def gemm_hopper_ws(
                         p.mbarrier_arrive(full[s])
                 else:
                     load_stage(s, kt, first)
+
+        def load_bias(i) -> None:
+            """`bias_smem`: in the tile's first trip (`i` 0), its `bn` bias elements into part
+            j % 2 of the bias's ring by one TMA box completing on stage 0's "full" barrier,
+            its bytes expected there before the stage's arrival."""
+            with p.if_(i.eq(g.c0).named("tilestart")):
+                p.mbarrier_expect_tx(full[0], p.constant(bn * 2).named("biasbytes"))
+                tb = p.tile(g.Bias, [g.by], [bn]).named("tbias")
+                even, odd = p.if_else(p.remui(g.j, g.c2).named("bslot").eq(g.c0).named("evenslot"))
+                for branch, part in ((even, g.c0), (odd, g.c1)):
+                    with branch:
+                        p.tma_load(tb, p.tile(sbias, [part], [bn]).named("sbiasj"), full[0])
+
+        def bias_view(c: int):
+            """`bias_smem`: the shared view of chunk `c`'s `bc` bias elements of the tile
+            (part j % 2 of the bias's ring)."""
+            at = p.remui(g.j, g.c2).named("bslot")
+            if nch > 1:
+                at = (at * p.constant(nch).named("nch")).named("bpart")
+            if c:
+                at = (at + p.constant(c).named(f"ch{c}")).named("bpart")
+            return p.tile(sbias, [at], [bc]).named("sbiasc")
 
         def load_stage(s: int, kt, first=None, clip: bool = False, part: str = "") -> None:
             """Stage `s`'s boxes of K step `kt`, their bytes expected on its "full" barrier.
