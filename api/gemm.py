@@ -98,6 +98,10 @@ class GemmConfig:
     ring of two, on the tile's first stage's "full" barrier) and loaded from there by the
     epilogue (`gemm_hopper_ws(bias_smem=True)`, named `:bsm`; 2 * bn * 2 bytes more shared
     memory). An option (benchmarks/NOTES.md, epi46)."""
+    bias_smem_start: bool = False
+    """With `bias_smem`: the staged bias as the accumulators' starting value, loaded from
+    shared memory once the tile's first stage has landed, the epilogue adding none
+    (`gemm_hopper_ws(bias_smem_start=True)`, named `:bss`). An option (benchmarks/NOTES.md, epi46)."""
     one_c: bool = False
     """Pingpong: the two consumers' epilogues take turns at one C buffer
     (`gemm_hopper_ws(one_c_buffer=True)`, named `:oc`), which leaves room for 6 stages of
@@ -373,6 +377,8 @@ class GemmConfig:
             kw["stagger"] = self.stagger
         if self.bias_smem:
             kw["bias_smem"] = True
+        if self.bias_smem_start:
+            kw["bias_smem_start"] = True
         if self.block_scales:
             kw["block_scales"] = True
             if self.partials != 2:

@@ -42,6 +42,7 @@ activation is the builder's elementwise math; nothing of it is special-cased by 
 
 from __future__ import annotations
 
+import dataclasses
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -94,6 +95,18 @@ class Epilogue:
     def plain(self) -> bool:
         """Whether the epilogue only rounds the accumulator to `out_dtype`."""
         return not (self.bias or self.activation or self.residual or self.scale)
+
+    def without_bias(self) -> Epilogue:
+        """This epilogue without its `+ bias` (what is left where the bias started the
+        accumulator: `gemm_hopper_ws(bias_smem_start=True)`)."""
+        return dataclasses.replace(self, bias=False)
+
+    def bias_rows(self, g, bias, rows: int, cols: int, layout=None):
+        """The bias `bias` (as `vectors` loads it) widened to f32 and broadcast over the
+        tile's `rows x cols` in the accumulator's layout (along its rows where `g.swap`)."""
+        p, ax = g.p, 1 if getattr(g, "swap", False) else 0
+        col = bias.cast("f32").named("biasf")
+        return p.broadcast(p.expand_dims(col, ax).named("biasrow"), [rows, cols])
 
     def vectors(self, g, bx, by, rows: int, cols: int, layout=None, bias=None) -> dict:
         """The epilogue's vectors of N elements for the tile (`bx`, `by`) of `rows x
@@ -155,8 +168,7 @@ class Epilogue:
         for name in ("scalea", "scaleb") if self.scale else ():
             y = (y * p.broadcast(p.expand_dims(v[name], ax).named(f"{name}row"), [rows, cols])).named("scaled")
         if self.bias:  # widened, then broadcast over the rows
-            col = v["bias"].cast("f32").named("biasf")
-            y = (y + p.broadcast(p.expand_dims(col, ax).named("biasrow"), [rows, cols])).named("biased")
+            y = (y + self.bias_rows(g, v["bias"], rows, cols)).named("biased")
         if self.activation == "relu":
             y = p.maximum(y, 0.0).named("relu")
         elif self.activation == "silu":  # y sigmoid(y) = y / (1 + e^-y), e^-y = 2^(-y log2 e)
@@ -580,7 +592,7 @@ def gemm_hopper_ws(
     small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False, tile_parts: bool = False,
     clip_small: bool = False, b_first: bool = False, arrive_last: bool = False, consumers_apart: bool = False,
     chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0, k_rotate: bool = False,
-    bias_smem: bool = False,
+    bias_smem: bool = False, bias_smem_start: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -768,6 +780,13 @@ def gemm_hopper_ws(
     loop). No barrier of its own: the producer writes buffer j % 2 again for tile j + 2
     only after its wait on stage 0's "empty" barrier for that tile, which both consumers
     arrive at in tile j + 1's K loop, past their epilogues of tile j.
+    `bias_smem_start` (with `bias_smem`; no per-tensor scales, which multiply the sum
+    before the bias): the staged bias as the accumulators' starting value instead: each
+    consumer waits on stage 0's "full" barrier of the tile's first step before its K loop
+    (the loop's own wait there then returns at once), loads its columns' bias from
+    shared memory, widens and broadcasts it into its chunks' accumulators, which the
+    wgmma accumulate into; the epilogue adds no bias (`Epilogue.without_bias`). The sum
+    is the same up to the rounding's order (the bias the first addend, not the last).
 
     `bm` = 192 (consumer warpgroups of 64 rows whose count, 3, is not a power of two; not
     with pingpong): one consumer region run apart by its three warpgroups
@@ -1206,6 +1225,10 @@ def gemm_hopper_ws(
     if handover not in ("drain", "issue", "loop"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain', 'issue' or 'loop', got {handover!r}")
     bias_smem = bias_smem and epilogue.bias  # (without a bias: nothing to stage)
+    bias_smem_start = bias_smem_start and bias_smem
+    if bias_smem_start and epilogue.scale:
+        raise ValueError("gemm_hopper_ws: bias_smem_start needs an epilogue without per-tensor scales")
+    tail = epilogue.without_bias() if bias_smem_start else epilogue  # what is left after the K loop
     if bias_smem and (not persistent or not tma_epilogue or pingpong or split_k > 1
                       or stream_k or block_scales or size > 1 or overlap_epilogue or swap_ab or small_stages
                       or pdl_weight):
@@ -1590,6 +1613,11 @@ def gemm_hopper_ws(
                 accs = first_round(sc)
             vecs = [epilogue.vectors(g, bxr, by, rows, bc) if split_k == 1 and not block_scales and c == 0
                     and not bias_smem else None for c, by in enumerate(g.bys)]
+            if bias_smem_start:  # the staged bias, once stage 0 of the tile's first step has landed
+                # (the K loop's first trip does not wait there again: `plain_trip`)
+                p.mbarrier_wait(full[0], p.remui(p.divui(kall(g.c0), g.cs).named("round0"), g.c2).named("phase0"))
+                accs = [Value(p, epilogue.bias_rows(g, epilogue.vectors(g, bxr, by, rows, bc, bias=bias_view(c))[
+                    "bias"], rows, bc).ssa) for c, by in enumerate(g.bys)]
             carry = accs
             if block_scales and partials == 2:  # and the last step's partials and scales, promoted in the next trip
                 carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
@@ -1626,7 +1654,12 @@ def gemm_hopper_ws(
                 a stage's wgmma run where its step lies inside K; past it, the steps
                 before are waited for (the stage before is handed back after them)."""
                 for s in range(stages):
-                    p.mbarrier_wait(full[s], phase)
+                    if s == 0 and bias_smem_start and later is not True:  # the tile's first: waited for already
+                        if later is not False:
+                            with p.if_(later):
+                                p.mbarrier_wait(full[s], phase)
+                    else:
+                        p.mbarrier_wait(full[s], phase)
                     if small_stages:  # A^T's stage: its phase a constant of the trip (the docstring)
                         p.mbarrier_wait(fulla[s % small_stages], g.c1 if s // small_stages % 2 else g.c0)
                     # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
@@ -1811,9 +1844,9 @@ def gemm_hopper_ws(
             as its parts of `ch` x `cw` (row parts, each as column parts): the tile's part q
             (counted over its chunks) written into buffer q % ring once the TMA store that
             last read that buffer has (`_ring_wait`)."""
-            if bias_smem:  # the tile's bias from the producer's copy in shared memory
+            if bias_smem and not bias_smem_start:  # the tile's bias from the producer's copy in shared memory
                 vec = epilogue.vectors(g, bx, by, rows, bc, bias=bias_view(c))
-            h = epilogue.apply(g, a, bx, by, rows, bc, vectors=vec)
+            h = tail.apply(g, a, bx, by, rows, bc, vectors=vec)
             if not tma_epilogue:
                 p.store(h, p.tile(g.C, [bx, by], [rows, bc]).named("tc"))
                 return

@@ -8,14 +8,16 @@ process.
 
 Variants: `plain` (the rule's configuration, no epilogue), then for bias + `silu`, the
 bias alone and bias + `silu_tanh` the rule's configuration for that activation
-(`choose_config(..., activation=)`: `:st1` for the SiLUs) as it is and with `:bsm`. Each
+(`choose_config(..., activation=)`: `:st1` for the SiLUs) as it is, with `:bsm` and with
+`:bss` (the staged bias as the accumulators' start, `GemmConfig.bias_smem_start`; for
+`silu_tanh` only `:bss`), compiled in that order. Each
 is run once with the output poisoned and checked against float64 within docs/matmul.md's
 bound (`matmul_bench.within_bound`); variants not compiled by `--compile-by` seconds are
 left out. Then rounds until `--budget` seconds of timing (or `--deadline` seconds since
 the start): each round times every variant per call (`per_call_in_turns`: 3 calls each,
 interleaved call by call, the order rotated; each variant's call through its own
 prepared launch, `gemm._fast`) and queued (10 calls, rotated order); each round's figure
-over the same round's `plain` and over its own baseline (`X:bsm` over `X`); the table
+over the same round's `plain` and over its own baseline (`X:bsm`, `X:bss` over `X`); the table
 gives medians over the rounds and their quartiles. Past the rounds, while time is left:
 the `:bsm` kernels forced on odd shapes (block rows and columns past M and N, one trip of
 K, more tiles than blocks), checked likewise. The rounds' figures go to
@@ -38,7 +40,7 @@ from gemm_bench import queued_ms  # noqa: E402
 from matmul_bench import forced, gpu_state, per_call_in_turns, rotated, within_bound  # noqa: E402
 
 ODD = ((300, 1096, 776, "silu"), (1000, 392, 72, "silu_tanh"), (72, 136, 200, None), (2000, 8200, 520, "silu"))
-"""The odd shapes the `:bsm` kernels are checked at after the rounds (M, N, K, activation)."""
+"""The odd shapes the `:bsm` / `:bss` kernels are checked at after the rounds (M, N, K, activation)."""
 
 
 def quartiles(xs: list[float]) -> tuple[float, float, float]:
@@ -72,11 +74,13 @@ def main() -> None:
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
 
     variants = {"plain": (gemm.choose_config(m, n, sms, k=k), None, False)}
-    for act in ("silu", None, "silu_tanh"):
+    for act, forms in (("silu", ("bsm", "bss")), (None, ("bss", "bsm")), ("silu_tanh", ("bss",))):
         rule = gemm.choose_config(m, n, sms, k=k, activation=act)
         label = act or "bias"
         variants[label] = (rule, act, True)
-        variants[f"{label}:bsm"] = (dataclasses.replace(rule, bias_smem=True, name=f"{rule.name}:bsm"), act, True)
+        for f in forms:
+            variants[f"{label}:{f}"] = (dataclasses.replace(rule, bias_smem=True, bias_smem_start=f == "bss",
+                                                            name=f"{rule.name}:{f}"), act, True)
     fns, configs, checks = {}, {}, {}
     for v, (cfg, act, with_bias) in variants.items():
         if time.time() - start > args.compile_by:
@@ -124,7 +128,7 @@ def main() -> None:
         med, lo, hi = quartiles([100 * (x / y - 1) for x, y in zip(xs, ys)])
         return f"{med:+.2f}" if short else f"{med:+.2f}% [{lo:+.2f}, {hi:+.2f}]"
 
-    def base(v: str) -> str | None:  # `X:bsm` -> `X`
+    def base(v: str) -> str | None:  # `X:bsm` / `X:bss` -> `X`
         return v.split(":")[0] if ":" in v and v.split(":")[0] in fns else None
 
     head = (f"{m}x{n}x{k}, {r} rounds in {time.time() - t0:.0f} s; nvidia-smi (MHz W C reasons): "
@@ -142,7 +146,7 @@ def main() -> None:
         {"shape": [m, n, k], "configs": {v: configs[v].name for v in fns}, "per_call_ms": per, "queued_ms": queued,
          "gpu_state": states}, indent=1))
 
-    # the `:bsm` kernels on odd shapes, while time is left
+    # the `:bsm` / `:bss` kernels on odd shapes, while time is left
     odd = []
     for v in [v for v in fns if ":" in v]:
         for mm, nn, kk, act in ODD:
@@ -166,7 +170,7 @@ def main() -> None:
     # the short form last (the call's stdout comes back as its last 1500 characters)
     print(f"\nSUMMARY {head}\nchecks at {m}x{n}x{k}: " + ", ".join(f"{v} {checks[v]}" for v in checks)
           + "\nodd shapes: " + ", ".join(odd)
-          + "\nvariant: per call ms, % over plain, % over baseline [X:bsm over X] | queued ms, over plain, over baseline "
+          + "\nvariant: per call ms, % over plain, % over baseline [X:bsm, X:bss over X] | queued ms, over plain, over baseline "
           "(medians of the rounds' ratios)")
     for v in fns:
         b0 = base(v)

@@ -5,7 +5,9 @@ from shared memory. On the reference executor at odd shapes against float64 (out
 poisoned), after the default pipeline: the staggered cooperative tile (the rule's form
 for SiLU), chunks, more tiles than blocks (the ring's two parts reused), K tails
 (`skip_padding`); the emitted CUDA has no global bias loads; NVRTC + ptxas compile the
-rule's kernel at gate_up's shape without spills; the forms it does not take raise."""
+rule's kernel at gate_up's shape without spills; the forms it does not take raise.
+`bias_smem_start` (`:bss`): the staged bias as the accumulators' start, no bias add in
+the epilogue."""
 
 from __future__ import annotations
 
@@ -36,11 +38,13 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("start", [False, True], ids=["epilogue", "start"])
 @pytest.mark.parametrize("name", CASES)
-def test_bias_smem_at_odd_shapes(name):
+def test_bias_smem_at_odd_shapes(name, start):
+    """`start`: the staged bias as the accumulators' start (`bias_smem_start`)."""
     case = CASES[name]
     m, n, k, ep = case["m"], case["n"], case["k"], case["ep"]
-    module = gemm_hopper_ws(None, n, k, epilogue=ep, bias_smem=True, **case["kw"])
+    module = gemm_hopper_ws(None, n, k, epilogue=ep, bias_smem=True, bias_smem_start=start, **case["kw"])
     run_pipeline(module, "default")
     ops = _operands(m, n, k, ep, seed=n + k)
     _check(_run(module, m, n, ep, ops), ops, ep)
@@ -78,7 +82,7 @@ def test_where_it_does_not_apply(kw):
 
 def test_the_rule_kernel_with_bias_smem_compiles():
     """gate_up's 8192 x 28672 x 4096 with the rule's `128x256x64:4:c128:st1` and bias +
-    SiLU, named with `:bsm`: the config passes the option and counts the ring's bytes,
+    SiLU, named with `:bsm` (and `:bss`): the config passes the option and counts the ring's bytes,
     NVRTC + ptxas compile it with no more spilled bytes than without (none: the first
     chunk's bias is no longer held over the K loop)."""
     import sys
@@ -92,13 +96,33 @@ def test_the_rule_kernel_with_bias_smem_compiles():
     from matmul_bench import parse_config
 
     spills = []
-    for name in ("128x256x64:4:c128:st1", "128x256x64:4:c128:st1:bsm"):
+    for name in ("128x256x64:4:c128:st1", "128x256x64:4:c128:st1:bsm", "128x256x64:4:c128:st1:bss"):
         config = parse_config(name)
-        assert config.kwargs(132).get("bias_smem", False) is name.endswith(":bsm")
+        assert config.kwargs(132).get("bias_smem", False) is (":bs" in name)
+        assert config.kwargs(132).get("bias_smem_start", False) is name.endswith(":bss")
         assert config.smem_bytes() <= SMEM_SM90
         key = gemm.MatmulKey(config, 28672, 4096, "bf16", SILU, 132, False, gemm.index_bits(8192, 28672, 4096, config))
         module = gemm.matmul_program(key)
         run_pipeline(module, "default")
         (usage,) = resource_usage(compile_sm90_or_skip(emit(module, "cuda"))).values()
         spills.append(usage.spill_stores + usage.spill_loads)
-    assert spills[1] == 0 <= spills[0]
+    assert spills[1] == spills[2] == 0 <= spills[0]
+
+
+def test_the_staged_start_adds_no_bias_in_the_epilogue():
+    """`bias_smem_start`: the bias's shared loads before the K loop (as many as the
+    epilogue's with `bias_smem` alone) and fewer adds (none of the bias's)."""
+    case = CASES["staggered-chunks"]
+    mods = [gemm_hopper_ws(None, case["n"], case["k"], epilogue=case["ep"], bias_smem=True, bias_smem_start=b,
+                           **case["kw"]) for b in (True, False)]
+    for mod in mods:
+        run_pipeline(mod, "default")
+    new, old = emit(mods[0], "cuda"), emit(mods[1], "cuda")
+    assert new.count("ldmatrix") == old.count("ldmatrix") > 0
+    assert new.count("+ t_") < old.count("+ t_")
+
+
+def test_the_staged_start_without_per_tensor_scales():
+    with pytest.raises(ValueError, match="bias_smem_start"):
+        gemm_hopper_ws(None, 136, 200, bm=128, bn=128, bk=64, stages=4, persistent=2, tma_epilogue=True,
+                       epilogue=Epilogue(bias=True, scale=True), bias_smem=True, bias_smem_start=True)
