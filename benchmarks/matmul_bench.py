@@ -554,7 +554,8 @@ def parse_config(name: str):
     `GemmConfig.clip_small`), `bf` / `al` (B's loads first / the arrival after the loads,
     `GemmConfig.b_first` / `arrive_last`), `kr` (each tile's K steps rotated by its block
     column: `GemmConfig.k_rotate`), `bsm` / `bss` (the bias staged in shared memory by the producer,
-    `GemmConfig.bias_smem`; `bss`: and the accumulators' start, `bias_smem_start`), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
+    `GemmConfig.bias_smem`; `bss`: and the accumulators' start, `bias_smem_start`),
+    separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
     import re
