@@ -10,7 +10,8 @@ Variants: `plain` (the rule's configuration, no epilogue), then for bias + `silu
 bias alone and bias + `silu_tanh` the rule's configuration for that activation
 (`choose_config(..., activation=)`: `:st1` for the SiLUs) as it is, with `:bsm` and with
 `:bss` (the staged bias as the accumulators' start, `GemmConfig.bias_smem_start`; for
-`silu_tanh` only `:bss`), compiled in that order. Each
+`silu_tanh` only `:bss`), compiled in that order; or those `--variant` names (the first
+is the one the others' "over plain" is of: name it `plain`). Each
 is run once with the output poisoned and checked against float64 within docs/matmul.md's
 bound (`matmul_bench.within_bound`); variants not compiled by `--compile-by` seconds are
 left out. Then rounds until `--budget` seconds of timing (or `--deadline` seconds since
@@ -37,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from gemm_bench import queued_ms  # noqa: E402
-from matmul_bench import forced, gpu_state, per_call_in_turns, rotated, within_bound  # noqa: E402
+from matmul_bench import forced, gpu_state, parse_config, per_call_in_turns, rotated, within_bound  # noqa: E402
 
 ODD = ((300, 1096, 776, "silu"), (1000, 392, 72, "silu_tanh"), (72, 136, 200, None), (2000, 8200, 520, "silu"))
 """The odd shapes the `:bsm` / `:bss` kernels are checked at after the rounds (M, N, K, activation)."""
@@ -61,6 +62,9 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=30.0, help="seconds of rounds")
     ap.add_argument("--deadline", type=float, default=55.0, help="seconds since the start past which nothing starts")
     ap.add_argument("--out", default=".")
+    ap.add_argument("--variant", action="append", default=[], help="LABEL=ACT@CONFIG (ACT: silu, silu_tanh, bias "
+                    "or plain; CONFIG a matmul_bench name) in place of the default variants; `X:Y` is timed "
+                    "over `X` too")
     ap.add_argument("--compile-by", type=float, default=32.0, help="seconds since the start past which no variant "
                     "is compiled")
     args = ap.parse_args()
@@ -73,8 +77,17 @@ def main() -> None:
     bias = torch.randn(n, device="cuda", dtype=torch.bfloat16, generator=g)
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
 
+    print("the rule: " + ", ".join(f"{act or 'plain'} {gemm.choose_config(m, n, sms, k=k, activation=act).name}"
+                                   for act in (None, "silu", "silu_tanh")), flush=True)
     variants = {"plain": (gemm.choose_config(m, n, sms, k=k), None, False)}
-    for act, forms in (("silu", ("bsm", "bss")), (None, ("bss", "bsm")), ("silu_tanh", ("bss",))):
+    if args.variant:
+        variants = {}
+    for spec in args.variant:
+        label, rest = spec.split("=")
+        act, name = rest.split("@")
+        variants[label] = (parse_config(name), None if act in ("bias", "plain") else act, act != "plain")
+    defaults = (("silu", ("bsm", "bss")), (None, ("bss", "bsm")), ("silu_tanh", ("bss",)))
+    for act, forms in () if args.variant else defaults:
         rule = gemm.choose_config(m, n, sms, k=k, activation=act)
         label = act or "bias"
         variants[label] = (rule, act, True)
