@@ -81,7 +81,7 @@ def test_where_it_does_not_apply(kw):
 
 
 def test_the_rule_kernel_with_bias_smem_compiles():
-    """gate_up's 8192 x 28672 x 4096 with the rule's `128x256x64:4:c128:st1` and bias +
+    """gate_up's 8192 x 28672 x 4096 with the staggered tile `128x256x64:4:c128:st1` and bias +
     SiLU, named with `:bsm` (and `:bss`): the config passes the option and counts the ring's bytes,
     NVRTC + ptxas compile it with no more spilled bytes than without (none: the first
     chunk's bias is no longer held over the K loop)."""
