@@ -93,6 +93,16 @@ class GemmConfig:
     its plain kernel is 0.7-0.9% faster than the rule's, but bias + SiLU costs 6.3% (L = 1)
     and 6.1% (L = 2) over it against the rule's 6.8%: +5.3% over the rule's plain kernel,
     the epilogue not hidden (benchmarks/NOTES.md, epi38 and epi40)."""
+    bias_smem: bool = False
+    """The tile's bias copied into shared memory by the producer (one TMA box a tile into a
+    ring of two, on the tile's first stage's "full" barrier) and loaded from there by the
+    epilogue (`gemm_hopper_ws(bias_smem=True)`, named `:bsm`; 2 * bn * 2 bytes more shared
+    memory; without a bias the kernel is the same). The rule's for `silu`'s staggered tile
+    (`staggered`; benchmarks/NOTES.md, epi46)."""
+    bias_smem_start: bool = False
+    """With `bias_smem`: the staged bias as the accumulators' starting value, loaded from
+    shared memory once the tile's first stage has landed, the epilogue adding none
+    (`gemm_hopper_ws(bias_smem_start=True)`, named `:bss`). An option (benchmarks/NOTES.md, epi46)."""
     one_c: bool = False
     """Pingpong: the two consumers' epilogues take turns at one C buffer
     (`gemm_hopper_ws(one_c_buffer=True)`, named `:oc`), which leaves room for 6 stages of
@@ -377,6 +387,10 @@ class GemmConfig:
             kw["overlap_epilogue"] = True
         if self.stagger:
             kw["stagger"] = self.stagger
+        if self.bias_smem:
+            kw["bias_smem"] = True
+        if self.bias_smem_start:
+            kw["bias_smem_start"] = True
         if self.block_scales:
             kw["block_scales"] = True
             if self.partials != 2:
@@ -470,7 +484,8 @@ class GemmConfig:
         height = region // 2 if self.half_stores else self.c_height or region
         buffers = (self.bn // width) * (region // height) if self.chunk_buffers else (
             2 if self.half_stores else self.c_ring or 1)
-        return ring + barriers + cbufs * buffers * self.bm * width * 2 * height // region
+        bias = 2 * self.bn * 2 if self.bias_smem else 0  # `bias_smem`'s ring (16-bit elements)
+        return ring + barriers + bias + cbufs * buffers * self.bm * width * 2 * height // region
 
 
 CONFIGS = (
@@ -1120,11 +1135,18 @@ def staggered(c: GemmConfig, activation: str | None) -> GemmConfig:
     pingpong, split-K, stream-K, swap, block scales, skipped steps); else `c`. Measured on
     an H200 at 8192 x 28672 x 4096 in Nsight Compute's cycles (benchmarks/NOTES.md, epi40):
     bias + `silu` 1.1-1.5% fewer than the rule's unstaggered kernel in two runs, bias +
-    `silu_tanh` 1.4%, each one's epilogue running under the other's wgmma."""
+    `silu_tanh` 1.4%, each one's epilogue running under the other's wgmma. For `silu` also
+    the bias staged in shared memory by the producer (`GemmConfig.bias_smem`, `:bsm`; the
+    same kernel without a bias): in turns on an H200 at 8192 x 28672 x 4096 (benchmarks/
+    NOTES.md, epi46) bias + `silu` -1.02% per call [quartiles -1.24, -0.72] and -0.89% queued
+    [-1.63, -0.51] against the bias loaded from global memory in the epilogue (a second
+    call: -0.52% / -1.39%); `silu_tanh` within the spread (-0.35% / -0.20%), so not there."""
     if (activation not in MUFU_ACTIVATIONS or (c.bm, c.bn) != (128, 256) or c.pingpong or c.split_k > 1 or c.stream_k
             or c.swap_ab or c.block_scales or c.operand_bytes != 2 or c.cluster != (1, 1) or c.skip_padding
             or c.overlap or c.cp_async or c.a_registers or c.one_wgmma or c.stages < 3 or c.stagger):
         return c
+    if activation == "silu":  # and its bias staged in shared memory (the docstring)
+        return dataclasses.replace(c, stagger=1, bias_smem=True, name=f"{c.name}:st1:bsm")
     return dataclasses.replace(c, stagger=1, name=f"{c.name}:st1")
 
 

@@ -42,6 +42,7 @@ activation is the builder's elementwise math; nothing of it is special-cased by 
 
 from __future__ import annotations
 
+import dataclasses
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -95,13 +96,27 @@ class Epilogue:
         """Whether the epilogue only rounds the accumulator to `out_dtype`."""
         return not (self.bias or self.activation or self.residual or self.scale)
 
-    def vectors(self, g, bx, by, rows: int, cols: int, layout=None) -> dict:
+    def without_bias(self) -> Epilogue:
+        """This epilogue without its `+ bias` (what is left where the bias started the
+        accumulator: `gemm_hopper_ws(bias_smem_start=True)`)."""
+        return dataclasses.replace(self, bias=False)
+
+    def bias_rows(self, g, bias, rows: int, cols: int, layout=None):
+        """The bias `bias` (as `vectors` loads it) widened to f32 and broadcast over the
+        tile's `rows x cols` in the accumulator's layout (along its rows where `g.swap`)."""
+        p, ax = g.p, 1 if getattr(g, "swap", False) else 0
+        col = bias.cast("f32").named("biasf")
+        return p.broadcast(p.expand_dims(col, ax).named("biasrow"), [rows, cols])
+
+    def vectors(self, g, bx, by, rows: int, cols: int, layout=None, bias=None) -> dict:
         """The epilogue's vectors of N elements for the tile (`bx`, `by`) of `rows x
         cols`, loaded as they are in memory (not yet widened or broadcast) in the
         accumulator layout's slice along the rows (each thread loads only its own
         columns): {"scalea", "scaleb", "bias"} as the epilogue uses them. A program
         may load them before the tile's K loop and pass them to `apply`, so that their
-        latency hides under the loop (`gemm_hopper_ws` does for its first column chunk)."""
+        latency hides under the loop (`gemm_hopper_ws` does for its first column chunk).
+        `bias`: a view of the tile's `cols` bias elements to load instead of the bias's
+        global tile (`gemm_hopper_ws(bias_smem=True)`: the producer's copy in shared memory)."""
         from tilec.dialects.distributed import SliceLayout
 
         p, lay = g.p, layout or g.mma
@@ -114,7 +129,7 @@ class Epilogue:
                 t = p.tile(getattr(g, name), [at], [extent]).named(f"t{name.lower()}")
                 out[name.lower()] = p.load(t, SliceLayout(ax, lay)).named(name.lower())
         if self.bias:  # the tile's columns of the bias, one per column a thread holds
-            tb = p.tile(g.Bias, [at], [extent]).named("tbias")
+            tb = bias if bias is not None else p.tile(g.Bias, [at], [extent]).named("tbias")
             out["bias"] = p.load(tb, SliceLayout(ax, lay)).named("bias")
         return out
 
@@ -153,8 +168,7 @@ class Epilogue:
         for name in ("scalea", "scaleb") if self.scale else ():
             y = (y * p.broadcast(p.expand_dims(v[name], ax).named(f"{name}row"), [rows, cols])).named("scaled")
         if self.bias:  # widened, then broadcast over the rows
-            col = v["bias"].cast("f32").named("biasf")
-            y = (y + p.broadcast(p.expand_dims(col, ax).named("biasrow"), [rows, cols])).named("biased")
+            y = (y + self.bias_rows(g, v["bias"], rows, cols)).named("biased")
         if self.activation == "relu":
             y = p.maximum(y, 0.0).named("relu")
         elif self.activation == "silu":  # y sigmoid(y) = y / (1 + e^-y), e^-y = 2^(-y log2 e)
@@ -578,7 +592,7 @@ def gemm_hopper_ws(
     small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False, tile_parts: bool = False,
     clip_small: bool = False, b_first: bool = False, arrive_last: bool = False, consumers_apart: bool = False,
     chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0, k_rotate: bool = False,
-    b_panels: bool = False,
+    b_panels: bool = False, bias_smem: bool = False, bias_smem_start: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -754,6 +768,25 @@ def gemm_hopper_ws(
     keeps itself: each consumer's epilogue lets the other run alone), and each one's
     epilogue (SiLU's MUFU work) runs while the other's wgmma still run, instead of both
     at once with the tensor cores idle. Each stage's "empty" barrier counts both.
+
+    `bias_smem` (persistent; the TMA epilogue; without a bias it changes nothing; not with pingpong, split-K,
+    stream-K, block scales, clusters, `overlap_epilogue`, `swap_ab`, `small_stages` or
+    `pdl_weight`): the producer copies the tile's `bn` bias elements into shared memory
+    (one TMA box into a ring of two `bn`-element buffers, the block's tile j into buffer
+    j % 2), completing on the "full" barrier of the tile's first K step (stage 0: a tile's
+    steps are whole trips; its bytes expected by `layout.mbarrier_expect_tx` before the
+    stage's arrival), and the epilogue loads each chunk's bias from there (shared loads,
+    no global latency) instead of from global memory (the first chunk's before the K
+    loop). No barrier of its own: the producer writes buffer j % 2 again for tile j + 2
+    only after its wait on stage 0's "empty" barrier for that tile, which both consumers
+    arrive at in tile j + 1's K loop, past their epilogues of tile j.
+    `bias_smem_start` (with `bias_smem`; no per-tensor scales, which multiply the sum
+    before the bias): the staged bias as the accumulators' starting value instead: each
+    consumer waits on stage 0's "full" barrier of the tile's first step before its K loop
+    (the loop's own wait there then returns at once), loads its columns' bias from
+    shared memory, widens and broadcasts it into its chunks' accumulators, which the
+    wgmma accumulate into; the epilogue adds no bias (`Epilogue.without_bias`). The sum
+    is the same up to the rounding's order (the bias the first addend, not the last).
 
     `bm` = 192 (consumer warpgroups of 64 rows whose count, 3, is not a power of two; not
     with pingpong): one consumer region run apart by its three warpgroups
@@ -1208,6 +1241,17 @@ def gemm_hopper_ws(
                          "pdl_weight, block_scales or stream_k")
     if handover not in ("drain", "issue", "loop"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain', 'issue' or 'loop', got {handover!r}")
+    bias_smem = bias_smem and epilogue.bias  # (without a bias: nothing to stage)
+    bias_smem_start = bias_smem_start and bias_smem
+    if bias_smem_start and epilogue.scale:
+        raise ValueError("gemm_hopper_ws: bias_smem_start needs an epilogue without per-tensor scales")
+    tail = epilogue.without_bias() if bias_smem_start else epilogue  # what is left after the K loop
+    if bias_smem and (not persistent or not tma_epilogue or pingpong or split_k > 1
+                      or stream_k or block_scales or size > 1 or overlap_epilogue or swap_ab or small_stages
+                      or pdl_weight):
+        raise ValueError("gemm_hopper_ws: bias_smem needs persistent tiles and the TMA epilogue, without "
+                         "pingpong, split_k, stream_k, block_scales, clusters, overlap_epilogue, swap_ab, "
+                         "small_stages or pdl_weight")
     wgs = 2 if pingpong or stagger else bm // consumer_rows
     # consumer warpgroups of a count that is not a power of two (192 rows: three of 64), each
     # running as a region of its own with its rows' accumulator: one `#layout.nvidia_mma` over
@@ -1321,6 +1365,8 @@ def gemm_hopper_ws(
         turns = [p.mbarrier_init(1).named(f"turn{c}") for c in (0, 1)] if pingpong else []
         cfree = [p.mbarrier_init(1).named(f"cfree{c}") for c in (0, 1)] if one_c_buffer else []
         lag = p.mbarrier_init(1).named("lag") if stagger else None  # consumer 1's first trip, for consumer 0
+        # `bias_smem`: the bias's ring, tile j's `bn` elements in its part j % 2 (the docstring)
+        sbias = p.alloc(f"({2 * bn}):(1)", epilogue.out_dtype).named("sbias") if bias_smem else None
         # stream-K summed in the kernel: the arrival's old value, from thread 0 to the consumers
         arrival = p.alloc("(1):(1)", "i32").named("arrival") if stream_k and serial else None
         if size > 1:  # the peers' barriers initialised before any block reaches them
@@ -1605,8 +1651,13 @@ def gemm_hopper_ws(
             accs = [Value(p, g.zero.ssa) for _ in range(nch)]
             if overlap_epilogue:  # the first round's wgmma, the previous tile's last chunk under them
                 accs = first_round(sc)
-            vecs = [epilogue.vectors(g, bxr, by, rows, bc) if split_k == 1 and not block_scales and c == 0 else None
-                    for c, by in enumerate(g.bys)]
+            vecs = [epilogue.vectors(g, bxr, by, rows, bc) if split_k == 1 and not block_scales and c == 0
+                    and not bias_smem else None for c, by in enumerate(g.bys)]
+            if bias_smem_start:  # the staged bias, once stage 0 of the tile's first step has landed
+                # (the K loop's first trip does not wait there again: `plain_trip`)
+                p.mbarrier_wait(full[0], p.remui(p.divui(kall(g.c0), g.cs).named("round0"), g.c2).named("phase0"))
+                accs = [Value(p, epilogue.bias_rows(g, epilogue.vectors(g, bxr, by, rows, bc, bias=bias_view(c))[
+                    "bias"], rows, bc).ssa) for c, by in enumerate(g.bys)]
             carry = accs
             if block_scales and partials == 2:  # and the last step's partials and scales, promoted in the next trip
                 carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
@@ -1643,7 +1694,12 @@ def gemm_hopper_ws(
                 a stage's wgmma run where its step lies inside K; past it, the steps
                 before are waited for (the stage before is handed back after them)."""
                 for s in range(stages):
-                    p.mbarrier_wait(full[s], phase)
+                    if s == 0 and bias_smem_start and later is not True:  # the tile's first: waited for already
+                        if later is not False:
+                            with p.if_(later):
+                                p.mbarrier_wait(full[s], phase)
+                    else:
+                        p.mbarrier_wait(full[s], phase)
                     if small_stages:  # A^T's stage: its phase a constant of the trip (the docstring)
                         p.mbarrier_wait(fulla[s % small_stages], g.c1 if s // small_stages % 2 else g.c0)
                     # the loop's last step hands the turn over (handover "issue"): its wgmma complete first
@@ -1828,7 +1884,9 @@ def gemm_hopper_ws(
             as its parts of `ch` x `cw` (row parts, each as column parts): the tile's part q
             (counted over its chunks) written into buffer q % ring once the TMA store that
             last read that buffer has (`_ring_wait`)."""
-            h = epilogue.apply(g, a, bx, by, rows, bc, vectors=vec)
+            if bias_smem and not bias_smem_start:  # the tile's bias from the producer's copy in shared memory
+                vec = epilogue.vectors(g, bx, by, rows, bc, bias=bias_view(c))
+            h = tail.apply(g, a, bx, by, rows, bc, vectors=vec)
             if not tma_epilogue:
                 p.store(h, p.tile(g.C, [bx, by], [rows, bc]).named("tc"))
                 return
@@ -2054,6 +2112,8 @@ def gemm_hopper_ws(
                 _, otherwise = p.if_else(first)
                 with otherwise:
                     p.mbarrier_wait(empty[s], ephase)
+                if bias_smem and s == 0:  # the tile's first step: its bias beside the stage (the docstring)
+                    load_bias(i)
                 if s in guards:  # past K: no bytes
                     then, otherwise = p.if_else(guards[s])
                     with then:
@@ -2062,6 +2122,28 @@ def gemm_hopper_ws(
                         p.mbarrier_arrive(full[s])
                 else:
                     load_stage(s, kt, first)
+
+        def load_bias(i) -> None:
+            """`bias_smem`: in the tile's first trip (`i` 0), its `bn` bias elements into part
+            j % 2 of the bias's ring by one TMA box completing on stage 0's "full" barrier,
+            its bytes expected there before the stage's arrival."""
+            with p.if_(i.eq(g.c0).named("tilestart")):
+                p.mbarrier_expect_tx(full[0], p.constant(bn * 2).named("biasbytes"))
+                tb = p.tile(g.Bias, [g.by], [bn]).named("tbias")
+                even, odd = p.if_else(p.remui(g.j, g.c2).named("bslot").eq(g.c0).named("evenslot"))
+                for branch, part in ((even, g.c0), (odd, g.c1)):
+                    with branch:
+                        p.tma_load(tb, p.tile(sbias, [part], [bn]).named("sbiasj"), full[0])
+
+        def bias_view(c: int):
+            """`bias_smem`: the shared view of chunk `c`'s `bc` bias elements of the tile
+            (part j % 2 of the bias's ring)."""
+            at = p.remui(g.j, g.c2).named("bslot")
+            if nch > 1:
+                at = (at * p.constant(nch).named("nch")).named("bpart")
+            if c:
+                at = (at + p.constant(c).named(f"ch{c}")).named("bpart")
+            return p.tile(sbias, [at], [bc]).named("sbiasc")
 
         def load_stage(s: int, kt, first=None, clip: bool = False, part: str = "") -> None:
             """Stage `s`'s boxes of K step `kt`, their bytes expected on its "full" barrier.

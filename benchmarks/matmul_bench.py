@@ -553,7 +553,9 @@ def parse_config(name: str):
     `GemmConfig.small_prefetch`), `clip` (swapped: A^T's box clipped to M after the first trip,
     `GemmConfig.clip_small`), `bf` / `al` (B's loads first / the arrival after the loads,
     `GemmConfig.b_first` / `arrive_last`), `kr` (each tile's K steps rotated by its block
-    column: `GemmConfig.k_rotate`), `wb` (B's boxes 128-byte panels: `GemmConfig.b_panels`), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
+    column: `GemmConfig.k_rotate`), `wb` (B's boxes 128-byte panels: `GemmConfig.b_panels`), `bsm` / `bss`
+    (the bias staged in shared memory by the producer, `GemmConfig.bias_smem`; `bss`: and the accumulators'
+    start, `bias_smem_start`), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
     import re
@@ -568,7 +570,7 @@ def parse_config(name: str):
         clusters = [_cluster(f) for f in flags if _cluster(f)]
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "tp", "sk", "sp", "ar",
                                                        "ow", "pdl", "pdlw", "pdll", "w128", "hs", "pf", "bf", "al", "ap",
-                                                       "kr", "wb"}
+                                                       "kr", "wb", "bsm", "bss"}
                                                  or re.fullmatch(r"g\d+|pr\d+|cr\d+|cw\d+|ch\d+", f) or _cluster(f) for f in flags):
             # the flags add to the named configuration's own (256x160x64:4:c32:ow:w128:sp:cl1x2:bp
             # keeps its one_wgmma and skip_padding); `nov` takes the overlap away
@@ -598,6 +600,8 @@ def parse_config(name: str):
                                        scale_prefetch=c.scale_prefetch or "pf" in flags,
                                        b_first=c.b_first or "bf" in flags,
                                        k_rotate=c.k_rotate or "kr" in flags,
+                                       bias_smem=c.bias_smem or bool({"bsm", "bss"} & set(flags)),
+                                       bias_smem_start=c.bias_smem_start or "bss" in flags,
                                        arrive_last=c.arrive_last or "al" in flags,
                                        b_panels=c.b_panels or "wb" in flags,
                                        l2_promotion=next((int(f[2:]) for f in flags if re.fullmatch(r"pr\d+", f)),
@@ -619,6 +623,9 @@ def parse_config(name: str):
             kw["swap_ab"] = True
         elif f == "oc":
             kw["one_c"] = True
+        elif f in ("bsm", "bss"):
+            kw["bias_smem"] = True
+            kw["bias_smem_start"] = f == "bss"
         elif m := re.fullmatch(r"st(\d+)", f):
             kw["stagger"] = int(m.group(1))
         elif f in ("pp", "ppi", "ppl"):

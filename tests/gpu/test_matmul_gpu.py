@@ -112,6 +112,34 @@ def test_split_k_decode(shape):
     _check(torch, *shape, bias=True, activation="gelu", residual=True, b_kmajor=kmajor)
 
 
+@pytest.mark.parametrize(("name", "kmajor"), [("128x256x64:4:c128:st1:bsm", False),
+                                           ("128x256x64:4:c128:st1:bss", False), ("128x256x64:4:c128:bss", True),
+                                           ("128x192x64:5:c64:bsm", False)],
+                         ids=["st1_bsm", "st1_bss", "kmajor_bss", "c64_bsm"])
+@pytest.mark.parametrize(("m", "n", "k", "activation"), [(300, 1096, 776, "silu"), (1000, 392, 72, "silu_tanh"),
+                                                         (2000, 8200, 520, None)])
+def test_bias_smem(name, kmajor, m, n, k, activation, monkeypatch):
+    """The bias staged in shared memory by the producer (`GemmConfig.bias_smem`, `:bsm`;
+    `:bss` as the accumulators' start), forced: staggered, cooperative with a Linear
+    weight, 192-column tiles in 64-column chunks; bias + SiLU + residual, bias +
+    `silu_tanh`, the bias alone; block rows and columns past M and N, one trip of K, more
+    tiles than blocks (the ring's parts reused)."""
+    torch = torch_cuda()
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    config = parse_config(name)
+    assert config.bias_smem
+    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation=activation, residual=activation == "silu", b_kmajor=kmajor)
+
+
 @pytest.mark.parametrize("shape", [(1, 8192, 8192), (16, 6144, 4096), (7, 1000, 1000), (40, 28672, 4096),
                                    (64, 8192, 8192), (128, 6144, 4096), (100, 4096, 14336)])
 def test_swap_ab_decode(shape, monkeypatch):
