@@ -1169,10 +1169,11 @@ def gemm_hopper_ws(
         raise ValueError(f"gemm_hopper_ws: tile_whole is a form of tile_parts, with stages a multiple of cm and "
                          f"bn at most 256 (a TMA box's rows; got tile_parts {tile_parts}, stages {stages}, bn {bn})")
     if tile_parts and (cn != 1 or cm < 2 or not (one_wgmma or nch == 1) or not b_kmajor or box_parts
-                       or (bn // cm) % 8 or bn % cm or bk * (1 if dtype in FP8_DTYPES else 2) > 128):
+                       or (bn // cm) % 8 or bn % cm
+                       or (bk * (1 if dtype in FP8_DTYPES else 2) > 128 and not tile_whole)):
         raise ValueError(f"gemm_hopper_ws: tile_parts needs a cluster of cm x 1 blocks (cm > 1), one_wgmma or "
                          f"one column chunk, B K-major, bn / cm a multiple of 8, K steps one 128-byte swizzle "
-                         f"wide and no box_parts (got cluster {cluster}, bn {bn}, bk {bk})")
+                         f"wide (but with tile_whole) and no box_parts (got cluster {cluster}, bn {bn}, bk {bk})")
     if cm < 1 or cn < 1 or size not in CLUSTER_SIZES or (size > 1 and (
             not persistent or persistent % size
             or (not (box_parts or tile_parts) and ((stages * nch) % cm or stages % cn))

@@ -603,6 +603,7 @@ def test_the_halves_at_other_stages_and_k_steps(m, n, k, name, monkeypatch):
     (100, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:tw"),   # the second block row's last 28 rows past M
     (128, 1000, 1000, "64x96x64:8:c32:ow:cl2:cb:sp:tw"),      # ragged N and K: the last column past N, padded trip
     (128, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:tw:kr"),  # with K rotated by the block column
+    (100, 6144, 4096, "64x96x128:4:c32:ow:cl2:cb:pr256:tw"),  # K steps of 128: the weight's two 96-row panels
 ])
 def test_the_halves_one_weight_box_a_stage(m, n, k, name, monkeypatch):
     """The decode halves' tile with the stage's whole 96 x 64 weight tile one multicast box from

@@ -91,15 +91,16 @@ def test_qkv_at_m_128_compiles_without_spills():
     assert usage.spill_stores == 0 and usage.spill_loads == 0
 
 
-@pytest.mark.parametrize("m", [100, 64])
-def test_k_steps_of_128_load_each_chunk_in_two_panels(m):
+@pytest.mark.parametrize(("m", "whole"), [(100, False), (64, False), (100, True)])
+def test_k_steps_of_128_load_each_chunk_in_two_panels(m, whole):
     """K steps of 128 (`64x96x128:...`): a 32-row chunk's B box spans the stage's two 128-byte
     swizzle panels, each of all 96 rows, so its two TMA boxes lie 96 x 64 elements apart
     (`TmaGeometry.copy_stride`; refused as "not compact" before, dec44); N past the last tile,
-    K 640 (the last trip padded), with a C buffer a chunk."""
+    K 640 (the last trip padded), with a C buffer a chunk. `whole`: the stage's whole weight
+    tile from one block of the pair (`tile_whole`), its two 96-row panels' boxes compact."""
     n, k = 200, 640
     module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), chunk_buffers=True,
-                            **{**TILE, "bk": 128})
+                            tile_parts=whole, tile_whole=whole, **{**TILE, "bk": 128})
     run_pipeline(module, "default")
     ops = _operands(m, n, k, PLAIN, seed=m)
     _check(_run(module, m, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
