@@ -154,8 +154,9 @@ class GemmConfig:
     named `:tp`; cuBLAS's decode kernel's split of its 96 rows). An option until measured."""
     tile_whole: bool = False
     """With `tile_parts`: stage s's whole B tile one multicast box from block s mod cm alone, one
-    weight request a stage for the cluster (`gemm_hopper_ws(tile_whole=True)`, named `:tw`; issue 39,
-    benchmarks/NOTES.md, qkv46). An option until measured."""
+    weight request a stage for the cluster (`gemm_hopper_ws(tile_whole=True)`, named `:tw`). Off: H200,
+    QKV in CUDA graphs, 18.06 against the rule's 18.24 us at M = 128 (x0.990), 20.00 against 19.84 at
+    M = 100 (x1.008; benchmarks/NOTES.md, qkv46)."""
     serial: bool = False
     """Swapped and split: the tile's last unit to arrive sums the partials in the same kernel
     (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`).
