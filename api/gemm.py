@@ -162,6 +162,11 @@ class GemmConfig:
     """With `cluster` (cm, 1) and `one_wgmma`: every stage each block loads its 1 / cm of the rows of
     the stage's whole B tile, one box across the column chunks, multicast (`gemm_hopper_ws(tile_parts=True)`,
     named `:tp`; cuBLAS's decode kernel's split of its 96 rows). An option until measured."""
+    tile_whole: bool = False
+    """With `tile_parts`: stage s's whole B tile one multicast box from block s mod cm alone, one
+    weight request a stage for the cluster (`gemm_hopper_ws(tile_whole=True)`, named `:tw`). Off: H200,
+    QKV in CUDA graphs, 18.06 against the rule's 18.24 us at M = 128 (x0.990), 20.00 against 19.84 at
+    M = 100 (x1.008; benchmarks/NOTES.md, qkv46)."""
     serial: bool = False
     """Swapped and split: the tile's last unit to arrive sums the partials in the same kernel
     (`gemm_hopper_ws(serial=True)`: an arrival counter a tile, no second launch; named `:ser`).
@@ -409,6 +414,8 @@ class GemmConfig:
             kw["box_parts"] = True
         if self.tile_parts:
             kw["tile_parts"] = True
+        if self.tile_whole:
+            kw["tile_whole"] = True
         if self.skip_padding:
             kw["skip_padding"] = True
         if self.a_registers:

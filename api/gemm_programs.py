@@ -592,7 +592,7 @@ def gemm_hopper_ws(
     small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False, tile_parts: bool = False,
     clip_small: bool = False, b_first: bool = False, arrive_last: bool = False, consumers_apart: bool = False,
     chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0, k_rotate: bool = False,
-    b_panels: bool = False, bias_smem: bool = False, bias_smem_start: bool = False,
+    b_panels: bool = False, bias_smem: bool = False, bias_smem_start: bool = False, tile_whole: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -717,7 +717,10 @@ def gemm_hopper_ws(
     of bn / cm rows of N across the column chunks, into its rows of the stage's one buffer),
     multicast to the cluster, beside its own A tile: each block issues the same loads every
     stage (cuBLAS's `nvjet_sm90_tst_96x64_64x10_1x2`: 48 of 96 rows each; whole chunk boxes
-    in turn leave one block two boxes of 32 rows and the other one). `box_parts` (with a
+    in turn leave one block two boxes of 32 rows and the other one). `tile_whole` (the same
+    constraints, `stages` a multiple of cm, bn at most 256 rows): stage s's whole B tile as one
+    box of bn rows, multicast, issued by block s mod cm alone (one weight request a stage for the
+    cluster instead of cm or the chunks' three). `box_parts` (with a
     cluster): instead of whole boxes taken in turn, every
     stage each block of a cluster column loads its part of each of B's boxes (1 / cm of
     its rows along the shared buffer's outer mode: N where B is K-major, K else) and each
@@ -1205,11 +1208,15 @@ def gemm_hopper_ws(
                          "overlap_epilogue, cp_async or swap_ab")
     cm, cn = cluster
     size = cm * cn
+    if tile_whole and (not tile_parts or stages % cm or bn > 256):
+        raise ValueError(f"gemm_hopper_ws: tile_whole is a form of tile_parts, with stages a multiple of cm and "
+                         f"bn at most 256 (a TMA box's rows; got tile_parts {tile_parts}, stages {stages}, bn {bn})")
     if tile_parts and (cn != 1 or cm < 2 or not (one_wgmma or nch == 1) or not b_kmajor or box_parts
-                       or (bn // cm) % 8 or bn % cm or bk * (1 if dtype in FP8_DTYPES else 2) > 128):
+                       or (bn // cm) % 8 or bn % cm
+                       or (bk * (1 if dtype in FP8_DTYPES else 2) > 128 and not tile_whole)):
         raise ValueError(f"gemm_hopper_ws: tile_parts needs a cluster of cm x 1 blocks (cm > 1), one_wgmma or "
                          f"one column chunk, B K-major, bn / cm a multiple of 8, K steps one 128-byte swizzle "
-                         f"wide and no box_parts (got cluster {cluster}, bn {bn}, bk {bk})")
+                         f"wide (but with tile_whole) and no box_parts (got cluster {cluster}, bn {bn}, bk {bk})")
     if cm < 1 or cn < 1 or size not in CLUSTER_SIZES or (size > 1 and (
             not persistent or persistent % size
             or (not (box_parts or tile_parts) and ((stages * nch) % cm or stages % cn))
@@ -2182,6 +2189,12 @@ def gemm_hopper_ws(
                     p.tma_load(ta, sa[s], full[s], l2_promotion=l2_promotion)
 
             def load_b() -> None:
+                if tile_whole:  # the stage's whole B tile, one multicast box from rank s mod cm
+                    with p.if_(g.crank.eq(g.crs[s % cm]).named("mystage")):
+                        p.tma_load(p.tile(g.B, [kt, g.by], [bk, bn]).named(f"tbw{s}"),
+                                   p.tile(sbw.get(s, sb[s][0]), [g.c0, g.c0], [bk, bn]).named(f"sbt{s}"),
+                                   full[s], multicast=(1 << cm) - 1, l2_promotion=l2_promotion)
+                    return
                 if tile_parts:  # each rank its rows of the stage's whole B tile, multicast to the cluster
                     pn = p.constant(cm).named("parts")
                     for r in range(cm):

@@ -530,7 +530,9 @@ def parse_config(name: str):
     both loaded by cp.async, `gemm_hopper_ws(cp_async=...)`; without: the TMA), `cl<CM>` /
     `cl<CM>x<CN>` (clusters of CM block rows sharing B by CN block columns sharing A,
     `GemmConfig.cluster`; `cl1`: none), `bp` (with a cluster, each block its part of every
-    shared box: `GemmConfig.box_parts`), `sp` (the steps of the last trip past K skipped:
+    shared box: `GemmConfig.box_parts`), `tp` / `tw` (clusters of cm x 1: each block its rows of
+    the stage's whole B tile / the whole tile from one block a stage: `GemmConfig.tile_parts`,
+    `tile_whole`), `sp` (the steps of the last trip past K skipped:
     `GemmConfig.skip_padding`), `ar` (A through registers for every chunk's wgmma:
     `GemmConfig.a_registers`), `ow` (the chunks' wgmma of a step as one: `GemmConfig.one_wgmma`), `w128` (each
     consumer warpgroup 128 rows of the tile: `GemmConfig.consumer_rows`), `hs` (with it, C's chunks
@@ -568,7 +570,7 @@ def parse_config(name: str):
         flags = name[len(c.name) + 1:].split(":")
         groups = [int(f[1:]) for f in flags if re.fullmatch(r"g\d+", f)]
         clusters = [_cluster(f) for f in flags if _cluster(f)]
-        if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "tp", "sk", "sp", "ar",
+        if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "tp", "tw", "sk", "sp", "ar",
                                                        "ow", "pdl", "pdlw", "pdll", "w128", "hs", "pf", "bf", "al", "ap",
                                                        "kr", "wb", "bsm", "bss"}
                                                  or re.fullmatch(r"g\d+|pr\d+|cr\d+|cw\d+|ch\d+", f) or _cluster(f) for f in flags):
@@ -579,7 +581,8 @@ def parse_config(name: str):
                                        cp_async=cp, stream_k=c.stream_k or "sk" in flags,
                                        cluster=clusters[-1] if clusters else c.cluster,
                                        box_parts=c.box_parts or "bp" in flags,
-                                       tile_parts=c.tile_parts or "tp" in flags,
+                                       tile_parts=c.tile_parts or bool({"tp", "tw"} & set(flags)),
+                                       tile_whole=c.tile_whole or "tw" in flags,
                                        group=groups[-1] if groups else c.group,
                                        skip_padding=c.skip_padding or "sp" in flags,
                                        a_registers=c.a_registers or "ar" in flags,
@@ -647,8 +650,8 @@ def parse_config(name: str):
             kw["cluster"] = _cluster(f)
         elif f == "bp":
             kw["box_parts"] = True
-        elif f == "tp":
-            kw["tile_parts"] = True
+        elif f in ("tp", "tw"):
+            kw["tile_parts"], kw["tile_whole"] = True, f == "tw" or kw.get("tile_whole", False)
         elif f == "sp":
             kw["skip_padding"] = True
         elif f == "ar":
@@ -707,7 +710,7 @@ def parse_config(name: str):
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, "
                              "st<L>, ov, nov, cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, sp, ar, ow, w128, hs, ap, cb, cr<R>, cw<W>, ch<H>, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, bf, al, wb, "
+                             "cpab, cl<CM>[x<CN>], bp, tp, tw, sp, ar, ow, w128, hs, ap, cb, cr<R>, cw<W>, ch<H>, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, bf, al, wb, bsm, bss, "
                              "part1, fma, pf or pr<B>")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,

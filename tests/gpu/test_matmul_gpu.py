@@ -627,6 +627,32 @@ def test_the_halves_at_other_stages_and_k_steps(m, n, k, name, monkeypatch):
 
 
 @pytest.mark.parametrize(("m", "n", "k", "name"), [
+    (128, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:tw"),   # QKV: one 96-row weight box a stage, ranks in turn
+    (100, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:tw"),   # the second block row's last 28 rows past M
+    (128, 1000, 1000, "64x96x64:8:c32:ow:cl2:cb:sp:tw"),      # ragged N and K: the last column past N, padded trip
+    (128, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:tw:kr"),  # with K rotated by the block column
+    (100, 6144, 4096, "64x96x128:4:c32:ow:cl2:cb:pr256:tw"),  # K steps of 128: the weight's two 96-row panels
+])
+def test_the_halves_one_weight_box_a_stage(m, n, k, name, monkeypatch):
+    """The decode halves' tile with the stage's whole 96 x 64 weight tile one multicast box from
+    block s mod 2 of the pair (`:tw`, `GemmConfig.tile_whole`), forced, with the widest
+    epilogue, against float64 (issue 39, qkv46)."""
+    torch = torch_cuda()
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    config = parse_config(name)
+    monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "name"), [
     (128, 6144, 4096, "64x128x128:4:swapAB:p1"),   # QKV: 768 trips over 132 blocks, span 6: tiles in 2-3 parts
     (128, 4096, 4096, "64x128x128:4:swapAB:p1"),   # O: span 4, every tile in 2 or 3 parts
     (100, 6144, 4096, "128x128x64:4:swapAB:p1"),   # two consumer warpgroups

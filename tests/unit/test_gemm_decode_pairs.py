@@ -21,16 +21,19 @@ TILE = {"bm": 64, "bn": 96, "bk": 64, "chunk": 32, "one_wgmma": True, "b_kmajor"
 
 
 @pytest.mark.parametrize(("stages", "skip", "parts"), [(2, True, False), (4, False, False), (3, True, True),
-                                                     (3, True, "tile"), (4, False, "tile"), (3, True, "tile64")])
+                                                     (3, True, "tile"), (4, False, "tile"), (3, True, "tile64"),
+                                                     (2, True, "tilewhole"), (4, False, "tilewhole")])
 def test_m_halves_in_pairs_sharing_the_weight(stages, skip, parts):
     """`parts`: each block of the pair loads its part of every box (`box_parts`), so an odd
     number of stages of three chunks is shared evenly; "tile": its 48 rows of the stage's
     whole B tile, one box across the chunks (`tile_parts`, cuBLAS's split); "tile64": 64 columns
-    in one chunk, 32 rows of its box each."""
+    in one chunk, 32 rows of its box each; "tilewhole": the stage's whole 96-row tile one box
+    from block s mod 2 alone (`tile_whole`)."""
     n, k = 200, 320  # 3 block columns, the last past N; 5 K steps: padded last trips
     tile = TILE if parts != "tile64" else {**TILE, "bn": 64, "chunk": 0, "one_wgmma": False}
     module = gemm_hopper_ws(None, n, k, stages=stages, persistent=4, cluster=(2, 1), skip_padding=skip,
-                            box_parts=parts is True, tile_parts=str(parts).startswith("tile"), **tile)
+                            box_parts=parts is True, tile_parts=str(parts).startswith("tile"),
+                            tile_whole=parts == "tilewhole", **tile)
     run_pipeline(module, "default")
     for m in (100, 64):
         ops = _operands(m, n, k, PLAIN, seed=m)
@@ -88,15 +91,16 @@ def test_qkv_at_m_128_compiles_without_spills():
     assert usage.spill_stores == 0 and usage.spill_loads == 0
 
 
-@pytest.mark.parametrize("m", [100, 64])
-def test_k_steps_of_128_load_each_chunk_in_two_panels(m):
+@pytest.mark.parametrize(("m", "whole"), [(100, False), (64, False), (100, True)])
+def test_k_steps_of_128_load_each_chunk_in_two_panels(m, whole):
     """K steps of 128 (`64x96x128:...`): a 32-row chunk's B box spans the stage's two 128-byte
     swizzle panels, each of all 96 rows, so its two TMA boxes lie 96 x 64 elements apart
     (`TmaGeometry.copy_stride`; refused as "not compact" before, dec44); N past the last tile,
-    K 640 (the last trip padded), with a C buffer a chunk."""
+    K 640 (the last trip padded), with a C buffer a chunk. `whole`: the stage's whole weight
+    tile from one block of the pair (`tile_whole`), its two 96-row panels' boxes compact."""
     n, k = 200, 640
     module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), chunk_buffers=True,
-                            **{**TILE, "bk": 128})
+                            tile_parts=whole, tile_whole=whole, **{**TILE, "bk": 128})
     run_pipeline(module, "default")
     ops = _operands(m, n, k, PLAIN, seed=m)
     _check(_run(module, m, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
@@ -247,6 +251,15 @@ def test_each_block_loads_its_rows_of_the_whole_tile():
     assert c.tile_parts and c.kwargs(132)["tile_parts"] and not parse_config("64x96x64:8:c32:ow:cl2:cb:pr256").tile_parts
     with pytest.raises(ValueError, match="tile_parts"):
         gemm_hopper_ws(None, 6144, 4096, stages=8, persistent=132, tile_parts=True, **TILE)  # no cluster
+    whole, boxes = loads(tile_parts=True, tile_whole=True)
+    shared = [o for o in whole if o.multicast is not None]
+    assert len(shared) == 8 and len(whole) - len(shared) == 8  # one weight box a stage for the pair
+    assert (64, 96) in boxes and (64, 48) not in boxes
+    c = parse_config("64x96x64:8:c32:ow:cl2:cb:pr256:tw")
+    assert c.tile_parts and c.tile_whole and c.kwargs(132)["tile_whole"]
+    with pytest.raises(ValueError, match="tile_whole"):
+        gemm_hopper_ws(None, 6144, 4096, stages=7, persistent=132, cluster=(2, 1), tile_parts=True,
+                       tile_whole=True, **TILE)  # stages not a multiple of the pair
 
 
 def test_the_decode_rule_s_l2_promotion(monkeypatch):
