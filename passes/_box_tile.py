@@ -122,15 +122,14 @@ two calls (benchmarks/NOTES.md, perm41): the strided set's 36 (int8 rank 6) 0.54
 16 bytes, 0.584 / 0.581 at 32, 0.720 / 0.717 at 32 with the bank layout; 00 0.599 / 0.596,
 0.593 / 0.586, 0.747 / 0.743. (Session 40's illegal address at 64 bytes: run tables read
 past their end, `tiles_merged_table`.)"""
-TILES_SECTOR_BYTES: tuple[int, ...] = (1, 2, 4, 8)
+TILES_SECTOR_BYTES: tuple[int, ...] = (2, 4, 8)
 """The destination element sizes whose `tiles` box owns whole 32-byte sectors by default
 (`tiles_grain_of`: a grain of 32 bytes, else `TILES_GRAIN`), so that no sector is written
 half by each of two blocks (`16 / E` more runs a box). Measured on the H200 (8191 x 8209
 transposes, the Program path, benchmarks/NOTES.md, odd40): f32 0.937 -> 0.962 and 0.918
--> 0.939 of cudaMemcpy in two runs, f16 0.941 -> 0.960; int8 0.856 -> 0.795 then (its box of
-86 KiB holds 16 more runs, and phase 2 spilled 20 bytes at 64 registers). int8 without the
-spills since (session 46, p3646, copy_ in turns, 32 against 16): 8191 x 8209 x1.024, 8191 x
-8191 x1.018, 4099 x 12289 x1.033 (x1.130 in a first call): 1-byte elements too. Nsight Compute (f32, grain 16): the L2 at 93% of its throughput, 1.09 times the
+-> 0.939 of cudaMemcpy in two runs, f16 0.941 -> 0.960; int8 0.856 -> 0.795 (its box of
+86 KiB holds 16 more runs, and phase 2 spills 20 bytes at 64 registers): 2- and 4-byte
+elements. Nsight Compute (f32, grain 16): the L2 at 93% of its throughput, 1.09 times the
 ideal write sectors. 8-byte elements (a box the rule takes only where asked,
 `copy-strategy{tiles_bytes=8}`: `_copy_cost.TILES_BYTES`): f64 8191 x 8209 in turns, 16-byte
 grains x0.983 of 32-byte ones (0.923 / 0.938 of cudaMemcpy, 10 rounds, odd44)."""

@@ -89,8 +89,7 @@ def test_a_compact_destination_after_w_merges_into_one_box_mode():
 
 def test_a_merged_box_owns_whole_sectors(monkeypatch):
     """A `box<tiles>` over a merged destination mode (36, 00) owns grains of
-    `_box_tile.TILES_MERGE_GRAIN` bytes; an unmerged int8 box owns whole sectors too, as 1 is
-    among `TILES_SECTOR_BYTES` (p3646: the int8 odd transposes x1.018-1.033). H200 (perm40): 36 at 32
+    `_box_tile.TILES_MERGE_GRAIN` bytes, other boxes `TILES_GRAIN`. H200 (perm40): 36 at 32
     bytes 0.584 against 0.553-0.555 at 16 in three calls, 00 0.599 against 0.600-0.605; the
     confirming call ended in an illegal address in one of its variants: 16 until confirmed."""
     import tilec.passes.tile as tile_pass
@@ -108,7 +107,7 @@ def test_a_merged_box_owns_whole_sectors(monkeypatch):
                           Operand(SRC_BASE, "int8", ext, (1, 67332, 181, 2087292, 2172, 10436460))))
     ext = (8191, 8209)  # the odd int8 transpose: its box unmerged
     copy_choice(plan_copy(Operand(DST_BASE, "int8", ext, c_strides(ext)), Operand(SRC_BASE, "int8", ext, (1, 8191))))
-    assert grains == [TILES_MERGE_GRAIN, 32]
+    assert grains == [TILES_MERGE_GRAIN, TILES_GRAIN]
 
 
 def test_a_short_d_box_takes_d_whole_and_longer_runs():
@@ -251,19 +250,18 @@ def test_rows_into_a_longer_pitch_ask_l2_for_their_partial_sectors():
 
 
 def test_odd_transposes_own_whole_sectors_and_copy_int8_by_lines():
-    """`box<tiles>` of 1-, 2-, 4- and 8-byte elements own whole 32-byte destination sectors
+    """`box<tiles>` of 2-, 4- and 8-byte elements own whole 32-byte destination sectors
     (`_box_tile.TILES_SECTOR_BYTES`; f64's box x1.017 over 16-byte grains, odd44): H200, 8191 x 8209, Program path (odd40), f32 0.937 ->
     0.962 and 0.918 -> 0.939 of cudaMemcpy in two runs, f16 0.941 -> 0.960; int8 0.856 ->
-    0.795 then (its 86 KiB box, 16 more runs, spills), without spills now x1.018-1.033 in turns
-    (p3646, three int8 odd transposes): 32 for 1-byte elements too; converting
+    0.795 (its 86 KiB box, 16 more runs, spills): grain 16 for 1-byte elements; converting
     copies into 2- or 4-byte elements own whole sectors too (`TILES_SECTOR_CONVERTS`: the
     strided set's 29 x1.022, 23 x1.040 in turns, perm43). int8's phase 1 copies by 128-byte lines
     (`TILES_LINES_BYTES`: one L2 request a quarter warp; 0.854 -> 0.863), wider elements not
     (f32 0.918 -> 0.921). Phase 2 by lines (bit 2) stays off: int8 0.787, f16 0.905."""
     from tilec.passes._box_tile import tiles_grain_of, tiles_lines_of
 
-    assert [tiles_grain_of(e, None) for e in (1, 2, 4, 8)] == [32, 32, 32, 32]
-    assert tiles_grain_of(2, None, converts=True) == 32 and tiles_grain_of(1, None, converts=True) == 32
+    assert [tiles_grain_of(e, None) for e in (1, 2, 4, 8)] == [16, 32, 32, 32]
+    assert tiles_grain_of(2, None, converts=True) == 32 and tiles_grain_of(1, None, converts=True) == 16
     assert tiles_grain_of(4, 16) == 16
     assert [tiles_lines_of(e, None) for e in (1, 2, 4)] == [1, 0, 0] and tiles_lines_of(1, 0) == 0
 

@@ -8,7 +8,7 @@
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1 tiles_lanes=8 tiles_stage=16}' | filecheck %s --check-prefix=LANES8
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_rotate=1 tiles_lanes=8 tiles_stage=16}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_columns=1 tiles_lines=0}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy,tile{tiles_columns=1 tiles_lines=0 tiles_grain=16}' | filecheck %s --check-prefix=COLS
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_columns=1 tiles_lines=0}' | filecheck %s --check-prefix=COLS
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_columns=2}' 2>&1 | filecheck %s --check-prefix=OPT2
 // RUN: tilec %s -p 'copy-strategy{box_smem=8192},tile{box_smem=8192 tiles_lines=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_lines=1}' --check-equivalence | filecheck %s --check-prefix=EQ
