@@ -16,6 +16,24 @@ from tilec.support.diagnostics import TilecError
 pytestmark = [pytest.mark.gpu, pytest.mark.torch]
 
 
+
+def _forced(name, monkeypatch, chooser="choose_config"):
+    """The configuration `name` (matmul_bench's `parse_config` names) forced in place of
+    `tilec.gemm`'s rule (`chooser`: `choose_config`, or `_decode_config` for decode sizes),
+    with the launch fast path's cache emptied; returns it."""
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    config = parse_config(name)
+    monkeypatch.setattr(gemm, chooser, lambda *args, **kwargs: config)
+    monkeypatch.setattr(gemm, "_fast", {})
+    return config
+
 def _check(torch, m, n, k, *, bias=False, activation=None, residual=False, out_dtype=None, dtype=None, seed=0,
            lead=None, b_kmajor=False):
     dtype = dtype or torch.bfloat16
@@ -125,18 +143,8 @@ def test_bias_smem(name, kmajor, m, n, k, activation, monkeypatch):
     `silu_tanh`, the bias alone; block rows and columns past M and N, one trip of K, more
     tiles than blocks (the ring's parts reused)."""
     torch = torch_cuda()
-    import sys
-    from pathlib import Path
-
-    from tilec import gemm
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from matmul_bench import parse_config
-
-    config = parse_config(name)
+    config = _forced(name, monkeypatch)
     assert config.bias_smem
-    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
-    monkeypatch.setattr(gemm, "_fast", {})
     _check(torch, m, n, k, bias=True, activation=activation, residual=activation == "silu", b_kmajor=kmajor)
 
 
@@ -349,17 +357,7 @@ def test_staggered_and_pingpong_epilogues(name, m, n, k, monkeypatch):
     loop, forced, the widest epilogue: block rows past M (consumer 1's 64 rows of the
     last one all past it at M = 3000 and 300), a last block column of 136, one trip of K."""
     torch = torch_cuda()
-    import sys
-    from pathlib import Path
-
-    from tilec import gemm
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from matmul_bench import parse_config
-
-    config = parse_config(name)
-    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
-    monkeypatch.setattr(gemm, "_fast", {})
+    config = _forced(name, monkeypatch)
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)
 
 
@@ -373,17 +371,7 @@ def test_192_row_tile_in_one_region_run_apart(name, m, n, k, monkeypatch):
     second and third consumers' rows past M (392, 1000 = 5 x 192 + 40), a last block column
     of 24, one K step (72), rows starting mid-sector (3000 x 5000 x 7000)."""
     torch = torch_cuda()
-    import sys
-    from pathlib import Path
-
-    from tilec import gemm
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from matmul_bench import parse_config
-
-    config = parse_config(name)
-    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
-    monkeypatch.setattr(gemm, "_fast", {})
+    config = _forced(name, monkeypatch)
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)
 
 
@@ -406,17 +394,7 @@ def test_c_ring(name, m, n, k, monkeypatch):
     buffers, forced, the widest epilogue: rows starting mid-sector, a last block row of 136 (its
     second half past M) and a last block column of 24."""
     torch = torch_cuda()
-    import sys
-    from pathlib import Path
-
-    from tilec import gemm
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from matmul_bench import parse_config
-
-    config = parse_config(name)
-    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
-    monkeypatch.setattr(gemm, "_fast", {})
+    config = _forced(name, monkeypatch)
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)
 
 
@@ -427,17 +405,7 @@ def test_the_256_row_tiles_arrival_after_its_loads_and_groups_of_4(name, m, n, k
     arrival after each stage's copies (`GemmConfig.arrive_last`) or in groups of 4 block rows,
     forced, the widest epilogue."""
     torch = torch_cuda()
-    import sys
-    from pathlib import Path
-
-    from tilec import gemm
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from matmul_bench import parse_config
-
-    config = parse_config(name)
-    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
-    monkeypatch.setattr(gemm, "_fast", {})
+    config = _forced(name, monkeypatch)
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)
 
 
@@ -536,17 +504,7 @@ def test_swapped_a_t_clipped_to_m(m, n, k, name, monkeypatch):
     """A^T's box cut to M's rows after the first trip (`GemmConfig.clip_small`), forced, the
     widest epilogue, against float64."""
     torch = torch_cuda()
-    import sys
-    from pathlib import Path
-
-    from tilec import gemm
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from matmul_bench import parse_config
-
-    config = parse_config(name)
-    monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
-    monkeypatch.setattr(gemm, "_fast", {})
+    config = _forced(name, monkeypatch, "_decode_config")
     _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
 
 
@@ -612,17 +570,7 @@ def test_the_halves_at_other_stages_and_k_steps(m, n, k, name, monkeypatch):
     each tile's K steps rotated by its block column (`:kr`, `GemmConfig.k_rotate`), forced,
     with the widest epilogue, against float64 (issue 39, dec44)."""
     torch = torch_cuda()
-    import sys
-    from pathlib import Path
-
-    from tilec import gemm
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from matmul_bench import parse_config
-
-    config = parse_config(name)
-    monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
-    monkeypatch.setattr(gemm, "_fast", {})
+    config = _forced(name, monkeypatch, "_decode_config")
     _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
 
 
@@ -638,17 +586,7 @@ def test_the_halves_one_weight_box_a_stage(m, n, k, name, monkeypatch):
     block s mod 2 of the pair (`:tw`, `GemmConfig.tile_whole`), forced, with the widest
     epilogue, against float64 (issue 39, qkv46)."""
     torch = torch_cuda()
-    import sys
-    from pathlib import Path
-
-    from tilec import gemm
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from matmul_bench import parse_config
-
-    config = parse_config(name)
-    monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
-    monkeypatch.setattr(gemm, "_fast", {})
+    config = _forced(name, monkeypatch, "_decode_config")
     _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
 
 
@@ -871,16 +809,6 @@ def test_b_panels(name, m, n, k, monkeypatch):
     alone, the 192 x 160 tile, forced, the widest epilogue; 504 columns: 4 block columns, the
     last 24 wide and odd."""
     torch = torch_cuda()
-    import sys
-    from pathlib import Path
-
-    from tilec import gemm
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from matmul_bench import parse_config
-
-    config = parse_config(name)
+    config = _forced(name, monkeypatch)
     assert config.b_panels
-    monkeypatch.setattr(gemm, "choose_config", lambda *args, **kwargs: config)
-    monkeypatch.setattr(gemm, "_fast", {})
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)
