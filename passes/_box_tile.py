@@ -1882,7 +1882,7 @@ def tiles_slot32_pitch(run_bytes: int) -> int:
     """Bytes of a merged `tiles` box's slot with `slot32` (`tiles_launch`): a run placed
     at its source address mod 32 (up to 31 bytes before it) and its 16-byte chunks' cover
     past its end, in whole 32 bytes (36's 181-byte runs: 224, against `box_pitch`'s 208)."""
-    return -(-(-(-(run_bytes + 31) // 16) * 16) // 32) * 32
+    return -(-(run_bytes + 31) // 32) * 32  # (a cover of 16-byte chunks rounded to 32 is a round to 32)
 
 
 def tiles_merged_table(dt: int, ge: int, vd: int) -> int:
