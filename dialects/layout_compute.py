@@ -79,8 +79,8 @@ def _same_layout(a: TensorType, b: TensorType, what: str) -> None:
 
 class TensorToTensorOp(IRDLOperation):
     """A pure op of one distributed tensor `source` giving one distributed tensor
-    `result`, written `%r = OP %x {props} : SRC -> RESULT` (the shape ops here,
-    dialects/layout.py's `convert_layout`, `expand_dims`, `broadcast`, `reduce`).
+    `result`, written `%r = OP %x {props} : SRC -> RESULT` (`permute` and `reshape`
+    here, dialects/layout.py's `convert_layout`, `expand_dims`, `broadcast`, `reduce`).
     A subclass adds properties and its verifier, no operand or result: xDSL collects
     a subclass's fields before its base's, so an added operand would come before
     `source`."""
