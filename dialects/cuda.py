@@ -242,9 +242,6 @@ class CpAsyncCommitOp(IRDLOperation):
 
     assembly_format = "attr-dict"
 
-    def __init__(self):
-        super().__init__()
-
 
 @irdl_op_definition
 class PrefetchL2Op(IRDLOperation):

@@ -428,9 +428,6 @@ class ClusterSyncOp(IRDLOperation):
     traits = traits_def(Synchronizes())
     assembly_format = "attr-dict"
 
-    def __init__(self):
-        super().__init__()
-
 
 @irdl_op_definition
 class MapSharedRankOp(IRDLOperation):
@@ -466,9 +463,6 @@ class GridDepWaitOp(IRDLOperation):
     traits = traits_def(Synchronizes())
     assembly_format = "attr-dict"
 
-    def __init__(self):
-        super().__init__()
-
 
 @irdl_op_definition
 class GridDepLaunchOp(IRDLOperation):
@@ -479,9 +473,6 @@ class GridDepLaunchOp(IRDLOperation):
     name = "cuda.griddep_launch_dependents"
     traits = traits_def(Synchronizes())
     assembly_format = "attr-dict"
-
-    def __init__(self):
-        super().__init__()
 
 
 CUDA_TMA_OPS = [

@@ -75,6 +75,7 @@ from .layout_attrs import (
     to_linear,
 )
 from .layout_attrs import distributed_type as _dist
+from .layout_compute import TensorToTensorOp
 from .layout_roles import check_block_threads, enclosing_launch_op
 from .mma_layouts import MMA_ATTRIBUTES
 from .swizzle import ComposedLayout
@@ -1265,14 +1266,13 @@ _KIND_TEXT = {
 
 
 @irdl_op_definition
-class ConvertLayoutOp(IRDLOperation):
+class ConvertLayoutOp(TensorToTensorOp):
     """The same tensor in another distributed layout (data moves between threads).
 
         %w = layout.convert_layout %v : tensor<64x64xf32, #A> -> tensor<64x64xf32, #B>
         %w = layout.convert_layout %v {assert_trivial = true} : ... (registers only, or an error)"""
 
     name = "layout.convert_layout"
-    source = operand_def(TensorType)
     assert_trivial = opt_prop_def(IntegerAttr)
     """Gluon's `assert_trivial=True`: the conversion must move no data between threads
     (the linear layouts decide: identity or registers only), else a verifier error."""
@@ -1281,10 +1281,6 @@ class ConvertLayoutOp(IRDLOperation):
     follows: `"register"` (registers renamed, or chosen with selects: no data leaves the
     thread) or `"shuffle"` (warp shuffles). Absent: `lower-to-gpu` decides from the
     linear layouts."""
-    result = result_def(TensorType)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
-    irdl_options = (ParsePropInAttrDict(),)
-    traits = traits_def(Pure())
 
     def __init__(self, source: SSAValue, result_type: TensorType):
         super().__init__(operands=[source], result_types=[result_type])
@@ -1371,17 +1367,12 @@ def _check_slice_of(enc: Attribute, axis: int, parent: Attribute, which: str, ot
 
 
 @irdl_op_definition
-class ExpandDimsOp(IRDLOperation):
+class ExpandDimsOp(TensorToTensorOp):
     """Insert a dimension of extent 1 at `axis`; the source's layout must be the slice
     of the result's layout along `axis` (Gluon `expand_dims`)."""
 
     name = "layout.expand_dims"
-    source = operand_def(TensorType)
     axis = prop_def(IntegerAttr)
-    result = result_def(TensorType)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
-    irdl_options = (ParsePropInAttrDict(),)
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         s, r = _dist(self.source), _dist(self.result)
@@ -1394,15 +1385,10 @@ class ExpandDimsOp(IRDLOperation):
 
 
 @irdl_op_definition
-class BroadcastOp(IRDLOperation):
+class BroadcastOp(TensorToTensorOp):
     """Repeat extent-1 dimensions to the result's shape (same distributed layout)."""
 
     name = "layout.broadcast"
-    source = operand_def(TensorType)
-    result = result_def(TensorType)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
-    irdl_options = (ParsePropInAttrDict(),)
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         s, r = _dist(self.source), _dist(self.result)
@@ -1417,18 +1403,13 @@ REDUCE_KINDS = ("add", "mul", "max", "min")
 
 
 @irdl_op_definition
-class ReduceOp(IRDLOperation):
+class ReduceOp(TensorToTensorOp):
     """Reduce along `axis` with `kind` (add, mul, max, min); the result's layout is the
     slice of the source's layout along `axis` (Gluon `reduce`)."""
 
     name = "layout.reduce"
-    source = operand_def(TensorType)
     axis = prop_def(IntegerAttr)
     kind = prop_def(StringAttr)
-    result = result_def(TensorType)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
-    irdl_options = (ParsePropInAttrDict(),)
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         s, r = _dist(self.source), _dist(self.result)

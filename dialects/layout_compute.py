@@ -69,11 +69,27 @@ from xdsl.traits import HasParent, IsTerminator, Pure
 from .layout_attrs import SliceLayoutAttr
 from .layout_attrs import distributed_type as _dist
 from .verifier import check as _check
+from .view_syntax import print_operands_types
 
 
 def _same_layout(a: TensorType, b: TensorType, what: str) -> None:
     _check(tuple(a.get_shape()) == tuple(b.get_shape()) and a.encoding == b.encoding,
            f"{what} must have the same shape and distributed layout: {a} and {b}")
+
+
+class TensorToTensorOp(IRDLOperation):
+    """A pure op of one distributed tensor `source` giving one distributed tensor
+    `result`, written `%r = OP %x {props} : SRC -> RESULT` (`permute` and `reshape`
+    here, dialects/layout.py's `convert_layout`, `expand_dims`, `broadcast`, `reduce`).
+    A subclass adds properties and its verifier, no operand or result: xDSL collects
+    a subclass's fields before its base's, so an added operand would come before
+    `source`."""
+
+    source = operand_def(TensorType)
+    result = result_def(TensorType)
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
 
 
 # =========================================================================== comparisons
@@ -115,13 +131,8 @@ class _CompareOp(IRDLOperation):
         raise NotImplementedError
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.predicate_name}, ")
-        printer.print_operand(self.lhs)
-        printer.print_string(", ")
-        printer.print_operand(self.rhs)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.lhs.type)
+        printer.print_string(f" {self.predicate_name},")
+        print_operands_types(printer, self, [self.lhs, self.rhs], [self.lhs.type])
 
     @classmethod
     def parse(cls, parser: Parser) -> _CompareOp:
@@ -346,7 +357,7 @@ class ScanOp(IRDLOperation):
 
 
 @irdl_op_definition
-class PermuteOp(IRDLOperation):
+class PermuteOp(TensorToTensorOp):
     """The tensor with its dimensions permuted: dim d of the result is dim `order[d]` of
     the source (Gluon `permute`; `trans` is order [1, 0]). The result's layout must be
     the source's with its dimensions permuted alike (checked on their linear layouts,
@@ -356,12 +367,7 @@ class PermuteOp(IRDLOperation):
         %t = layout.permute %x {order = array<i64: 1, 0>} : tensor<64x128xf32, #row> -> tensor<128x64xf32, #col>"""
 
     name = "layout.permute"
-    source = operand_def(TensorType)
     order = prop_def(DenseArrayBase)
-    result = result_def(TensorType)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
-    irdl_options = (ParsePropInAttrDict(),)
-    traits = traits_def(Pure())
 
     @property
     def permutation(self) -> tuple[int, ...]:
@@ -401,7 +407,7 @@ def flat_bases(ll, shape) -> dict[str, list[int]]:
 
 
 @irdl_op_definition
-class ReshapeOp(IRDLOperation):
+class ReshapeOp(TensorToTensorOp):
     """The same elements in row-major order with another shape (Gluon / Triton
     `reshape` without `can_reorder`). The result's layout must give each thread the
     elements it already holds (checked on the linear layouts: each basis maps to the
@@ -410,11 +416,6 @@ class ReshapeOp(IRDLOperation):
         %r = layout.reshape %x : tensor<32x16xf32, #a> -> tensor<512xf32, #b>"""
 
     name = "layout.reshape"
-    source = operand_def(TensorType)
-    result = result_def(TensorType)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
-    irdl_options = (ParsePropInAttrDict(),)
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         from .layout_attrs import to_linear
@@ -510,13 +511,7 @@ class SplitOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.lhs.type)
+        print_operands_types(printer, self, [self.source], [self.source.type], self.lhs.type)
 
     def verify_(self) -> None:
         a, b = _dist(self.lhs), _dist(self.rhs)

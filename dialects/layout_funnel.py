@@ -40,6 +40,7 @@ from xdsl.utils.exceptions import VerifyException
 from .errors import LayoutError
 from .layout_attrs import SliceLayoutAttr, distributed_tensor_encoding, to_linear
 from .verifier import check as _check
+from .view_syntax import print_operands_types
 
 
 @irdl_op_definition
@@ -79,20 +80,9 @@ class FunnelShiftOp(IRDLOperation):
         return op
 
     def print(self, printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.lo)
-        printer.print_string(", ")
-        printer.print_operand(self.hi)
-        printer.print_string(", ")
-        printer.print_operand(self.shift)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.lo.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.shift.type)
-        if self.result.type != self.lo.type:
-            printer.print_string(" -> ")
-            printer.print_attribute(self.result.type)
+        rt = self.result.type
+        print_operands_types(printer, self, self.operands, [self.lo.type, self.shift.type],
+                             rt if rt != self.lo.type else None)
 
     def verify_(self) -> None:
         t, r = self.lo.type, self.result.type

@@ -49,7 +49,7 @@ from xdsl.utils.exceptions import VerifyException
 from . import cute, views
 from .layout_attrs import CuteLayoutAttr, TensorViewType, tiled_view_type
 from .verifier import refusing_layout_errors
-from .view_syntax import InferredViewResult
+from .view_syntax import InferredViewResult, print_operands_types
 
 
 @irdl_attr_definition
@@ -201,13 +201,7 @@ class IterGetOp(IRDLOperation):
             raise VerifyException(f"the tile of {it} is {it.tile}, got {self.result.type}")
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.iter)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.iter.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        print_operands_types(printer, self, [self.iter], [self.iter.type], self.result.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> IterGetOp:
@@ -240,14 +234,7 @@ class IterNextOp(IRDLOperation):
             raise VerifyException(f"iter_next keeps the iterator's type {self.iter.type}, got {self.result.type}")
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.iter)
-        if self.offset is not None:
-            printer.print_string(", ")
-            printer.print_operand(self.offset)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.iter.type)
+        print_operands_types(printer, self, self.operands, [self.iter.type])
 
     @classmethod
     def parse(cls, parser: Parser) -> IterNextOp:

@@ -33,6 +33,7 @@ from . import cute
 from .effects import Allocates
 from .errors import LayoutError
 from .layout_attrs import TensorViewType
+from .layout_roles import enclosing_launch_op
 
 
 def _ordered(shape, stride) -> tuple:
@@ -118,10 +119,7 @@ class _LikeOp(IRDLOperation):
         want = self.result_type(st)
         if rt != want:
             raise VerifyException(f"{self.name} of {lay} is {want}, not {rt}")
-        p = self.parent_op()
-        while p is not None and p.name != "layout.launch":
-            p = p.parent_op()
-        if p is None:
+        if enclosing_launch_op(self) is None:
             raise VerifyException(f"{self.name} makes registers of a thread: it goes inside a layout.launch")
 
 

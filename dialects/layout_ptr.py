@@ -61,6 +61,7 @@ from .effects import Accesses
 from .layout_attrs import PtrType, distributed_tensor_encoding
 from .layout_roles import check_block_threads, enclosing_launch_op
 from .verifier import check as _check
+from .view_syntax import print_operands_types
 
 
 def pointee(t: Attribute) -> Attribute | None:
@@ -198,15 +199,7 @@ class AddPtrOp(IRDLOperation):
         return op
 
     def print(self, printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.ptr)
-        printer.print_string(", ")
-        printer.print_operand(self.offset)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.ptr.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.offset.type)
+        print_operands_types(printer, self, self.operands, [self.ptr.type, self.offset.type])
 
     def verify_(self) -> None:
         pt, ot = self.ptr.type, self.offset.type

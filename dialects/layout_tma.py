@@ -656,9 +656,6 @@ class ClusterSyncOp(IRDLOperation):
     traits = traits_def(Synchronizes())
     assembly_format = "attr-dict"
 
-    def __init__(self):
-        super().__init__()
-
     def verify_(self) -> None:
         _cluster_of(self, _in_launch(self), "a cluster barrier")
 
@@ -904,9 +901,6 @@ class GridDepWaitOp(IRDLOperation):
     traits = traits_def(Synchronizes())
     assembly_format = "attr-dict"
 
-    def __init__(self):
-        super().__init__()
-
     def verify_(self) -> None:
         _in_launch(self)
 
@@ -922,9 +916,6 @@ class GridDepLaunchOp(IRDLOperation):
     name = "layout.griddep_launch_dependents"
     traits = traits_def(Synchronizes())
     assembly_format = "attr-dict"
-
-    def __init__(self):
-        super().__init__()
 
     def verify_(self) -> None:
         _in_launch(self)

@@ -20,6 +20,8 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from .layout_roles import enclosing_launch_op
+
 DIMS = ("x", "y", "z")
 
 
@@ -39,12 +41,8 @@ class _CoordinateOp(IRDLOperation):
         return DIMS.index(self.dim.data)
 
     def launch(self):
-        """The enclosing `layout.launch` (found by name: dialects/layout.py imports this
-        module, not the other way round)."""
-        p = self.parent_op()
-        while p is not None and p.name != "layout.launch":
-            p = p.parent_op()
-        return p
+        """The enclosing `layout.launch`, or None."""
+        return enclosing_launch_op(self)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.dim.data}")

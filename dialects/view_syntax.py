@@ -1,7 +1,8 @@
 """The text syntax shared by the view ops whose result type the algebra decides
 (dialects/layout.py's view ops, dialects/layout_iter.py's iterators), and the nested
 coordinates `[(%a, %b), %c]` of `layout.slice`, `layout.read` and `layout.write`
-(`print_nested`, `nested_item`)."""
+(`print_nested`, `nested_item`), and the operands-then-types form `%a, %b {attrs} : A, B`
+of the ops whose parser infers their result type (`print_operands_types`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import OptPropertyDef
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
@@ -129,3 +130,19 @@ def nested_item(parser: Parser, profile: list[int], leaf: Callable[[], None], wh
         leaf()
 
     return one
+
+
+def print_operands_types(printer: Printer, op: Operation, operands: Sequence[SSAValue],
+                         types: Sequence[Attribute], result_type: Attribute | None = None) -> None:
+    """Prints ` %a, %b {attrs} : A, B` (`op`'s attributes, none where it has none), and
+    ` -> R` after it where `result_type` is given: the custom syntax of the ops whose
+    result type their parser infers from the types written (`layout.addptr`,
+    `layout.iter_get`, ...)."""
+    printer.print_string(" ")
+    printer.print_list(operands, printer.print_operand)
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    printer.print_list(types, printer.print_attribute)
+    if result_type is not None:
+        printer.print_string(" -> ")
+        printer.print_attribute(result_type)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntAttr, IntegerType, ModuleOp, TensorType
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue, Use
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue, Use
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -35,7 +35,7 @@ from ._layout_cost import (
     point_weight,
     with_encoding,
 )
-from ._remat_plan import Node, Plan, uniform
+from ._remat_plan import Node, Plan, block_of, uniform
 from ._scf_slots import rebuild_for, rebuild_if, rebuild_while
 
 # Ops that accept an operand of any distributed layout (their own type does not follow
@@ -242,7 +242,7 @@ class _Remover:
         """Move a conversion of a value defined outside the enclosing loops above them."""
         loop = None
         p = cvt.parent_op()
-        src_block = _defining_block(cvt.source)
+        src_block = block_of(cvt.source)
         while isinstance(p, scf.ForOp | scf.WhileOp) and not _inside(src_block, p):
             loop = p
             p = p.parent_op()
@@ -683,13 +683,6 @@ def _removable(op: Operation) -> bool:
         layout.ConvertLayoutOp | layout.SplatOp | layout.ArangeOp | layout.BroadcastOp
         | layout.ExpandDimsOp | layout.ReduceOp | layout.LoadOp | arith.ConstantOp,
     ) or is_elementwise(op)
-
-
-def _defining_block(v: SSAValue) -> Block | None:
-    if isinstance(v, BlockArgument):
-        return v.block
-    assert isinstance(v, OpResult)
-    return v.op.parent
 
 
 def _inside(block: Block | None, op: Operation) -> bool:

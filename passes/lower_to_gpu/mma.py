@@ -45,14 +45,6 @@ def lane0_fragments(kind: str) -> tuple[tuple, tuple, tuple]:
     )
 
 
-def _registers_by_coordinate(ll) -> dict[tuple[int, int], list[int]]:
-    """Lane 0 of warp 0: coordinate -> the registers that hold it."""
-    out: dict[tuple[int, int], list[int]] = {}
-    for r in range(ll.num_registers):
-        out.setdefault(ll.apply(register=r, lane=0, warp=0, block=0), []).append(r)
-    return out
-
-
 def _k_renaming(table, frag, step: int, k_total: int, axis: int, what: str, op) -> dict[int, int]:
     """K coordinate of the PTX fragment -> K coordinate lane 0 holds there: the i-th K
     of lane 0's fragments over all K steps (in increasing K) is the i-th K lane 0
@@ -86,7 +78,7 @@ class MmaLowering(OpFamily):
         a_frag, b_frag, c_frag = lane0_fragments(kind)
         step = cuda.MMA_SYNC_KINDS[kind].k
         la, lb, lc = (registers.linear(t, op) for t in (at, bt, ct))
-        ra, rb, rc = (_registers_by_coordinate(ll) for ll in (la, lb, lc))
+        ra, rb, rc = (registers.registers_by_coordinate(ll) for ll in (la, lb, lc))
         a, b, acc = self.values.registers(op.a), self.values.registers(op.b), self.values.registers(op.acc)
         out = list(acc)
 

@@ -87,6 +87,15 @@ def reg_coords(ll) -> list[tuple[int, ...]]:
     return [ll.apply(register=r) for r in range(ll.num_registers)]
 
 
+def registers_by_coordinate(ll) -> dict[tuple[int, ...], list[int]]:
+    """Lane 0 of warp 0: each coordinate -> the registers that hold it, in register
+    order (several where the layout broadcasts over registers)."""
+    out: dict[tuple[int, ...], list[int]] = {}
+    for r, c in enumerate(reg_coords(ll)):
+        out.setdefault(c, []).append(r)
+    return out
+
+
 def store_owner(ctx: LoweringContext, ll) -> IndexValue:
     """Whether this thread stores the elements a layout broadcasts over lanes or
     warps: only the owner whose redundant thread-id bits are 0 does."""

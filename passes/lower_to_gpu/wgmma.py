@@ -81,13 +81,6 @@ ASYNC_SAFE_USES = {op.name for op in layout.DERIVED_VIEW_OPS} | {
 """Uses of a shared buffer that write nothing through the generic proxy."""
 
 
-def _lane0_table(ll) -> dict[tuple[int, int], list[int]]:
-    out: dict[tuple[int, int], list[int]] = {}
-    for r in range(ll.num_registers):
-        out.setdefault(ll.apply(register=r, lane=0, warp=0, block=0), []).append(r)
-    return out
-
-
 def _xor_table(bases) -> list[tuple[int, int]]:
     """Coordinates of every combination of `bases` (index bit j <-> basis j)."""
     out = [(0, 0)]
@@ -122,7 +115,7 @@ class WgmmaLowering(OpFamily):
         a_regs = not isinstance(op.a.type, TensorViewType)
         accs = [list(self.values.registers(x.acc)) for x in run]
         a_vals = self.values.registers(op.a) if a_regs else None
-        ra = _lane0_table(registers.linear(op.a.type, op)) if a_regs else None
+        ra = registers.registers_by_coordinate(registers.linear(op.a.type, op)) if a_regs else None
         b_views: list[View] = [self.values.view(x.b) for x in run]
         a_view: View | None = None if a_regs else self.values.view(op.a)
         b = self.b
@@ -229,7 +222,7 @@ class WgmmaLowering(OpFamily):
         ]:
             raise TilecError(f"lower-to-gpu: the accumulator layout {enc} is not wgmma's fragment on {ct}", op=op)
         n_instr = enc.data.instr_shape[1]
-        rc = _lane0_table(lc)
+        rc = registers.registers_by_coordinate(lc)
         tiles = sorted({(m - m % 64, n - n % n_instr) for m, n in rc})
         return (_xor_table(warps[2:]), sorted({m for m, _ in tiles}), rc, n_instr, sorted({n for _, n in tiles}))
 

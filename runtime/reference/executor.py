@@ -245,12 +245,16 @@ def lookup_kernel(module: ModuleOp, ref: SymbolRefAttr, op: Operation) -> gpu.Fu
     return found
 
 
+def _uniform_int(op: Operation, v: Any, what: str) -> int:
+    """`v` as an int where it is one value for all threads; else an error of `op` saying
+    that `what` differs per thread."""
+    if np.ndim(v) != 0:
+        raise ExecutionError(op, f"{what} differs per thread")
+    return int(v)
+
+
 def _dims(values: PythonValues, op: Operation, what: str) -> tuple[int, int, int]:
-    dims = []
-    for v in values:
-        if np.ndim(v) != 0:
-            raise ExecutionError(op, f"{what} differs per thread")
-        dims.append(int(v))
+    dims = [_uniform_int(op, v, what) for v in values]
     if any(d <= 0 for d in dims):
         raise ExecutionError(op, f"{what} must be positive, got {dims}")
     return dims[0], dims[1], dims[2]
@@ -603,6 +607,7 @@ def _defined_inside(value: SSAValue, op: Operation) -> bool:
 
 
 def _grid(interp: ReferenceInterpreter, op: Operation) -> Grid:
+    """The grid of the running kernel; an error of `op` where none runs."""
     if interp.grid is None:
         raise ExecutionError(op, f"'{op.name}' outside a kernel")
     return interp.grid

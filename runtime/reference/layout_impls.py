@@ -57,7 +57,15 @@ from tilec.dialects.layout_attrs import (
 from tilec.dialects.swizzle import ComposedLayout
 
 from .errors import ExecutionError
-from .executor import HostArray, ReferenceInterpreter, arg_names, barrier, captured_values, launch
+from .executor import (
+    HostArray,
+    ReferenceInterpreter,
+    _uniform_int,
+    arg_names,
+    barrier,
+    captured_values,
+    launch,
+)
 from .memory import (
     GLOBAL,
     PRIVATE,
@@ -132,12 +140,6 @@ def _bind(lay: cute.Layout, values: list[int]) -> cute.Layout:
     shape = sub(lay.shape)
     stride = sub(lay.stride)
     return cute.make_layout(shape, stride)
-
-
-def _uniform_int(op: Operation, v: Any, what: str) -> int:
-    if np.ndim(v) != 0:
-        raise ExecutionError(op, f"{what} differs per thread")
-    return int(v)
 
 
 def _mode_offset(mode: cute.Layout, idx: Any) -> Any:

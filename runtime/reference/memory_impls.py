@@ -23,7 +23,7 @@ from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 from xdsl.ir import Operation
 
 from .errors import ExecutionError
-from .executor import ReferenceInterpreter, _grid, memory_space
+from .executor import ReferenceInterpreter, _grid, _uniform_int, memory_space
 from .memory import (
     GLOBAL,
     SHARED,
@@ -102,12 +102,6 @@ def _vector_len(op: Operation, t) -> int:
 def _mixed(static: tuple[int, ...], dynamic: list[Any]) -> list[Any]:
     it = iter(dynamic)
     return [next(it) if s == DYNAMIC_INDEX else s for s in static]
-
-
-def _uniform_int(op: Operation, v: Any, what: str) -> int:
-    if np.ndim(v) != 0:
-        raise ExecutionError(op, f"{what} differs per thread")
-    return int(v)
 
 
 def _offsets_sizes_strides(interp: ReferenceInterpreter, op: Any, what: str):

@@ -49,7 +49,7 @@ from tilec.dialects.layout_attrs import element_bytes
 from tilec.dialects.tma import box_offsets
 
 from .errors import ExecutionError, check_blocks
-from .executor import ReferenceInterpreter, _async_copies
+from .executor import ReferenceInterpreter, _async_copies, _grid
 from .layout_impls import (
     Access,
     View,
@@ -619,7 +619,7 @@ def _loaded_tile(interp: ReferenceInterpreter, op: Operation, args):
 class TmaFunctions(InterpreterFunctions):
     @impl(layout_tma.ClusterRankOp)
     def run_cluster_rank(self, interp: ReferenceInterpreter, op: layout_tma.ClusterRankOp, args):
-        grid = _gpu_grid(interp, op)
+        grid = _grid(interp, op)
         return (grid.cluster_rank(grid.block_of).astype(np.int64),)
 
     @impl(layout_tma.GridDepWaitOp)
@@ -640,12 +640,12 @@ class TmaFunctions(InterpreterFunctions):
 
     @impl(layout_tma.ClusterSyncOp)
     def run_cluster_sync(self, interp: ReferenceInterpreter, op: layout_tma.ClusterSyncOp, args):
-        cluster_sync(interp, op, _gpu_grid(interp, op))
+        cluster_sync(interp, op, _grid(interp, op))
         return ()
 
     @impl(layout_tma.PeerViewOp)
     def run_peer_view(self, interp: ReferenceInterpreter, op: layout_tma.PeerViewOp, args):
-        grid = _gpu_grid(interp, op)
+        grid = _grid(interp, op)
         v = _view(op, args[0])
         return (replace(v, storage=peer_storage(op, grid, v.storage, args[1])),)
 
@@ -789,23 +789,23 @@ class TmaFunctions(InterpreterFunctions):
 
     @impl(cuda_tma.ClusterRankOp)
     def run_gpu_cluster_rank(self, interp: ReferenceInterpreter, op: cuda_tma.ClusterRankOp, args):
-        grid = _gpu_grid(interp, op)
+        grid = _grid(interp, op)
         return (grid.cluster_rank(grid.block_of).astype(np.int64),)
 
     @impl(cuda_tma.ClusterSyncOp)
     def run_gpu_cluster_sync(self, interp: ReferenceInterpreter, op: cuda_tma.ClusterSyncOp, args):
-        cluster_sync(interp, op, _gpu_grid(interp, op))
+        cluster_sync(interp, op, _grid(interp, op))
         return ()
 
     @impl(cuda_tma.MapSharedRankOp)
     def run_gpu_map_shared_rank(self, interp: ReferenceInterpreter, op: cuda_tma.MapSharedRankOp, args):
-        grid = _gpu_grid(interp, op)
+        grid = _grid(interp, op)
         m = _mem(op, args[0])
         return (replace(m, storage=peer_storage(op, grid, m.storage, args[1])),)
 
     @impl(cuda_tma.MBarrierInitOp)
     def run_gpu_init(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierInitOp, args):
-        grid = _gpu_grid(interp, op)
+        grid = _grid(interp, op)
         bar = _barrier_of(op, grid, args[0])
         tids = grid.active_tids()
         bar.count = op.count.value.data
@@ -815,7 +815,7 @@ class TmaFunctions(InterpreterFunctions):
 
     @impl(cuda_tma.MBarrierArriveExpectTxOp)
     def run_gpu_arrive(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierArriveExpectTxOp, args):
-        grid = _gpu_grid(interp, op)
+        grid = _grid(interp, op)
         bar = _barrier_of(op, grid, args[0])
         tids = grid.active_tids()
         blocks = grid.block_of[tids]
@@ -830,7 +830,7 @@ class TmaFunctions(InterpreterFunctions):
 
     @impl(cuda_tma.MBarrierExpectTxOp)
     def run_gpu_expect_tx(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierExpectTxOp, args):
-        grid = _gpu_grid(interp, op)
+        grid = _grid(interp, op)
         bar = _barrier_of(op, grid, args[0])
         tids = grid.active_tids()
         (n,) = thread_indices(grid, tids, (args[1],))
@@ -839,13 +839,13 @@ class TmaFunctions(InterpreterFunctions):
 
     @impl(cuda_tma.CpAsyncMBarrierArriveOp)
     def run_gpu_cp_async_arrive(self, interp: ReferenceInterpreter, op: cuda_tma.CpAsyncMBarrierArriveOp, args):
-        grid = _gpu_grid(interp, op)
+        grid = _grid(interp, op)
         _cp_async_arrive(interp, op, grid, _barrier_of(op, grid, args[0]))
         return ()
 
     @impl(cuda_tma.MBarrierWaitOp)
     def run_gpu_wait(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierWaitOp, args):
-        grid = _gpu_grid(interp, op)
+        grid = _grid(interp, op)
         bar = _barrier_of(op, grid, args[0])
         tids = grid.active_tids()
         (parity,) = thread_indices(grid, tids, (args[1],))
@@ -856,14 +856,14 @@ class TmaFunctions(InterpreterFunctions):
 
     @impl(cuda_tma.MBarrierInvalOp)
     def run_gpu_inval(self, interp: ReferenceInterpreter, op: cuda_tma.MBarrierInvalOp, args):
-        grid = _gpu_grid(interp, op)
+        grid = _grid(interp, op)
         bar = _barrier_of(op, grid, args[0])
         bar.inval(op, np.unique(grid.block_of[grid.active_tids()]))
         return ()
 
     @impl(cuda_tma.TmaLoadOp)
     def run_gpu_tma_load(self, interp: ReferenceInterpreter, op: cuda_tma.TmaLoadOp, args):
-        grid = _gpu_grid(interp, op)
+        grid = _grid(interp, op)
         dst, tmap, bar_ref, *coords = args
         bar = _barrier_of(op, grid, bar_ref)
         tmap = _tensor_map(op, tmap)
@@ -887,7 +887,7 @@ class TmaFunctions(InterpreterFunctions):
 
     @impl(cuda_tma.TmaStoreOp)
     def run_gpu_tma_store(self, interp: ReferenceInterpreter, op: cuda_tma.TmaStoreOp, args):
-        grid = _gpu_grid(interp, op)
+        grid = _grid(interp, op)
         tmap, *coords, src = args
         tmap = _tensor_map(op, tmap)
         src = _mem(op, src)
@@ -909,7 +909,7 @@ class TmaFunctions(InterpreterFunctions):
 
     @impl(cuda_tma.BulkWaitReadOp)
     def run_gpu_bulk_wait(self, interp: ReferenceInterpreter, op: cuda_tma.BulkWaitReadOp, args):
-        grid = _gpu_grid(interp, op)
+        grid = _grid(interp, op)
         tids = grid.active_tids()
         _bulk(grid).wait(np.asarray([_thread_group(grid, int(t)) for t in tids]), op.pending.value.data)
         return ()
@@ -963,12 +963,6 @@ class TensorMapValue:
         """The map as a kernel sees it: its buffer a global memref of the launch."""
         name = getattr(self.buffer, "name", "buf")
         return replace(self, buffer=convert(self.buffer, self.buffer_type, name))
-
-
-def _gpu_grid(interp: ReferenceInterpreter, op: Operation) -> Grid:
-    if interp.grid is None:
-        raise ExecutionError(op, f"'{op.name}' outside a kernel")
-    return interp.grid
 
 
 def _tensor_map(op: Operation, v: Any) -> TensorMapValue:
