@@ -306,6 +306,11 @@ class GemmConfig:
     weights, the halves' rule 17.77 against 18.03 us at M = 128 but 19.47 against 19.08 at M =
     100 (benchmarks/NOTES.md, dec44)."""
 
+    k_rotate_step: int = 0
+    """With `k_rotate`, the K steps a block column rotates by (0: the stages;
+    `gemm_hopper_ws(k_rotate_step=S)`, named `:kr<S>`): at 1 QKV's 64 block columns start at 64
+    different K steps of the weight's rows instead of `:kr`'s 8. An option until measured."""
+
     arrive_last: bool = False
     """The producer's arrival expecting a stage's bytes after the stage's loads, not before
     (`gemm_hopper_ws(arrive_last=True)`, named `:al`; cuBLAS's order). An option: on the rule's 256 x 160 tile
@@ -330,7 +335,7 @@ class GemmConfig:
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
         `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages`, `small_prefetch`, `b_first`,
-        `k_rotate`, `arrive_last` and `b_panels`."""
+        `k_rotate`, `k_rotate_step`, `arrive_last` and `b_panels`."""
         kw = self._kwargs(sms)
         if self.scale_prefetch:
             kw["scale_prefetch"] = True
@@ -344,6 +349,8 @@ class GemmConfig:
             kw["b_first"] = True
         if self.k_rotate:
             kw["k_rotate"] = True
+        if self.k_rotate_step:
+            kw["k_rotate_step"] = self.k_rotate_step
         if self.arrive_last:
             kw["arrive_last"] = True
         if self.b_panels:
