@@ -303,8 +303,16 @@ class GemmConfig:
     """Each tile's K steps from (block column x stages) mod K's steps on, round the end, so that
     the block columns of a wave read the weight's rows at different K offsets
     (`gemm_hopper_ws(k_rotate=True)`, named `:kr`). Off: H200, QKV in CUDA graphs over 4
-    weights, the halves' rule 17.77 against 18.03 us at M = 128 but 19.47 against 19.08 at M =
-    100 (benchmarks/NOTES.md, dec44)."""
+    weights, 100 rounds in turns, the halves' rule x0.992 (with `:tw` x0.965) at M = 128 but
+    x1.075 / x1.094 at M = 100 / 72, slower in 98-100 of the 100 rounds, L2-warm too; one kernel
+    serves M 65-128 (benchmarks/NOTES.md, q12847; dec44)."""
+
+    k_rotate_step: int = 0
+    """With `k_rotate`, the K steps a block column rotates by (0: the stages;
+    `gemm_hopper_ws(k_rotate_step=S)`, named `:kr<S>`): at 1 QKV's 64 block columns start at 64
+    different K steps of the weight's rows instead of `:kr`'s 8. Off: H200, QKV in graphs, steps 1
+    / 4 / 32 x1.004 / x0.997 / x0.992 of the halves' rule at M = 128, x1.05-1.18 at 100 and 72
+    (benchmarks/NOTES.md, q12847)."""
 
     arrive_last: bool = False
     """The producer's arrival expecting a stage's bytes after the stage's loads, not before
@@ -330,7 +338,7 @@ class GemmConfig:
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
         `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages`, `small_prefetch`, `b_first`,
-        `k_rotate`, `arrive_last` and `b_panels`."""
+        `k_rotate`, `k_rotate_step`, `arrive_last` and `b_panels`."""
         kw = self._kwargs(sms)
         if self.scale_prefetch:
             kw["scale_prefetch"] = True
@@ -344,6 +352,8 @@ class GemmConfig:
             kw["b_first"] = True
         if self.k_rotate:
             kw["k_rotate"] = True
+        if self.k_rotate_step:
+            kw["k_rotate_step"] = self.k_rotate_step
         if self.arrive_last:
             kw["arrive_last"] = True
         if self.b_panels:

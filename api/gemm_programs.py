@@ -593,6 +593,7 @@ def gemm_hopper_ws(
     clip_small: bool = False, b_first: bool = False, arrive_last: bool = False, consumers_apart: bool = False,
     chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0, k_rotate: bool = False,
     b_panels: bool = False, bias_smem: bool = False, bias_smem_start: bool = False, tile_whole: bool = False,
+    k_rotate_step: int = 0,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -1080,7 +1081,9 @@ def gemm_hopper_ws(
     so that the block columns running together read the weight's rows at different K offsets
     (which DRAM pages the wave holds open); the phases and the sum's terms are the same, their
     order rotated. Not with split-K, stream-K, block scales, `pdl_weight`, `l2_ahead` or
-    `small_stages`.
+    `small_stages`. `k_rotate_step` (with `k_rotate`; 0: `stages`): the K steps a block column
+    rotates by, from (by x k_rotate_step) mod K's steps on; off a multiple of `stages` each
+    stage's step is taken mod K's steps (a trip may go round the end).
     `b_first`: each stage's B loads (the weight where not swapped) issued before A's;
     `arrive_last`: the producer's arrival expecting a stage's bytes after its loads instead of
     before them (cuBLAS's order); with `cp_async` neither.
@@ -1230,6 +1233,8 @@ def gemm_hopper_ws(
                          f"without pingpong, split_k, "
                          f"cp_async or overlap_epilogue (got cluster {cluster}, persistent "
                          f"{persistent}, {stages} stages, {nch} chunks)")
+    if k_rotate_step and (not k_rotate or k_rotate_step < 0):
+        raise ValueError(f"gemm_hopper_ws: k_rotate_step {k_rotate_step} is k_rotate's (a positive step count)")
     if k_rotate and (split_k > 1 or stream_k or block_scales or pdl_weight or l2_ahead or small_stages
                      or _cdiv(k, bk) % stages):
         raise ValueError("gemm_hopper_ws: k_rotate takes whole trips of one unit a tile (K's steps a multiple of "
@@ -2109,11 +2114,15 @@ def gemm_hopper_ws(
         def _trip(i, first, ephase) -> None:
             guards = inside(i) if pad else {}
             ik = i
-            if k_rotate:  # the tile's trips from (by x stages) mod K's steps on, round the end
-                rot = p.remui((g.by * g.cs).named("krot"), g.nk).named("krot")
+            wrap = k_rotate_step % stages != 0  # a trip may go round K's end: each step mod K's steps
+            if k_rotate:  # the tile's trips from (by x step) mod K's steps on, round the end
+                step = p.constant(k_rotate_step).named("krstep") if k_rotate_step else g.cs
+                rot = p.remui((g.by * step).named("krot"), g.nk).named("krot")
                 ik = p.remui((i + rot).named("irot"), g.nk).named("irot")
             for s in range(stages):
                 kt = (ik + o[s]).named(f"kt{s}")
+                if k_rotate and wrap and s:
+                    kt = p.remui(kt, g.nk).named(f"kt{s}")
                 if split_k > 1:
                     kt = (kt + g.kbase).named(f"ks{s}")
                 _, otherwise = p.if_else(first)

@@ -555,7 +555,8 @@ def parse_config(name: str):
     `GemmConfig.small_prefetch`), `clip` (swapped: A^T's box clipped to M after the first trip,
     `GemmConfig.clip_small`), `bf` / `al` (B's loads first / the arrival after the loads,
     `GemmConfig.b_first` / `arrive_last`), `kr` (each tile's K steps rotated by its block
-    column: `GemmConfig.k_rotate`), `wb` (B's boxes 128-byte panels: `GemmConfig.b_panels`), `bsm` / `bss`
+    column: `GemmConfig.k_rotate`; `kr<S>`: by S steps a column, `k_rotate_step`), `wb` (B's boxes
+    128-byte panels: `GemmConfig.b_panels`), `bsm` / `bss`
     (the bias staged in shared memory by the producer, `GemmConfig.bias_smem`; `bss`: and the accumulators'
     start, `bias_smem_start`), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
@@ -573,7 +574,7 @@ def parse_config(name: str):
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "tp", "tw", "sk", "sp", "ar",
                                                        "ow", "pdl", "pdlw", "pdll", "w128", "hs", "pf", "bf", "al", "ap",
                                                        "kr", "wb", "bsm", "bss"}
-                                                 or re.fullmatch(r"g\d+|pr\d+|cr\d+|cw\d+|ch\d+", f) or _cluster(f) for f in flags):
+                                                 or re.fullmatch(r"g\d+|pr\d+|cr\d+|cw\d+|ch\d+|kr\d+", f) or _cluster(f) for f in flags):
             # the flags add to the named configuration's own (256x160x64:4:c32:ow:w128:sp:cl1x2:bp
             # keeps its one_wgmma and skip_padding); `nov` takes the overlap away
             cp = next((f[2:] for f in flags if f.startswith("cp")), c.cp_async)
@@ -602,7 +603,9 @@ def parse_config(name: str):
                                                      c.c_height),
                                        scale_prefetch=c.scale_prefetch or "pf" in flags,
                                        b_first=c.b_first or "bf" in flags,
-                                       k_rotate=c.k_rotate or "kr" in flags,
+                                       k_rotate=c.k_rotate or any(re.fullmatch(r"kr\d*", f) for f in flags),
+                                       k_rotate_step=next((int(f[2:]) for f in flags if re.fullmatch(r"kr\d+", f)),
+                                                          c.k_rotate_step),
                                        bias_smem=c.bias_smem or bool({"bsm", "bss"} & set(flags)),
                                        bias_smem_start=c.bias_smem_start or "bss" in flags,
                                        arrive_last=c.arrive_last or "al" in flags,
@@ -688,6 +691,8 @@ def parse_config(name: str):
             kw["b_first"] = True
         elif f == "kr":
             kw["k_rotate"] = True
+        elif m := re.fullmatch(r"kr(\d+)", f):
+            kw["k_rotate"], kw["k_rotate_step"] = True, int(m.group(1))
         elif f == "al":
             kw["arrive_last"] = True
         elif f == "wb":

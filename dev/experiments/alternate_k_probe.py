@@ -11,7 +11,10 @@ of each call (4 weights) after an elementwise kernel that writes A (`torch.mul(a
 A's same bits): a decode step's order, where the kernel before the GEMM is not a GEMM.
 
     python dev/experiments/alternate_k_probe.py [--tokens 128,100] [--configs +ak] [--rounds 15] [--after-mul]
-        [--json OUT]
+        [--profile-cublas] [--json OUT]
+
+`--json`: each M's medians and ranges and each round's times (`<kind>_rounds`, the ratios
+within a round: `probe_summary.py`); `--profile-cublas`: cuBLAS's kernels a call at each M.
 
 A variant that does not build is said and left out. An experiment: nothing of the product
 changes (issue 39, benchmarks/NOTES.md, qkv44; dec44: the stage counts, K steps of 128)."""
@@ -34,6 +37,27 @@ from matmul_bench import ROTATE, forced, rotated, variant, within_bound  # noqa:
 GRAPH_CALLS = 20
 
 
+def cublas_kernels(call) -> list[dict]:
+    """The GPU kernels one `call()` launches (after a warm call), from torch.profiler's trace:
+    each its name and the launch shape the trace records (grid, block, registers per thread,
+    shared memory; a field the trace lacks is left out)."""
+    import tempfile
+
+    from torch.profiler import ProfilerActivity, profile
+
+    call()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        call()
+        torch.cuda.synchronize()
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        prof.export_chrome_trace(f.name)
+        events = json.load(open(f.name)).get("traceEvents", [])
+    keys = ("grid", "block", "registers per thread", "shared memory", "cluster", "blocks per SM")
+    return [{"name": e.get("name"), **{x: e["args"][x] for x in keys if x in e.get("args", {})}}
+            for e in events if e.get("cat") == "kernel"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tokens", default="128,100")
@@ -42,6 +66,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=6144)
     ap.add_argument("--k", type=int, default=4096)
     ap.add_argument("--json")
+    ap.add_argument("--profile-cublas", action="store_true",
+                    help="also cuBLAS's kernels a call at each M: name, grid, block, registers, shared memory")
     ap.add_argument("--after-mul", action="store_true",
                     help="also graphs of each call after an elementwise kernel writing A (a decode step's order)")
     args = ap.parse_args()
@@ -82,6 +108,13 @@ def main() -> None:
         build("cuBLAS", lambda a, b, c: torch.matmul(a, b, out=c), torch.empty(m, n, device="cuda",
                                                                                dtype=torch.bfloat16))
         row = {"m": m, "n": n, "k": k, "configs": {}}
+        if args.profile_cublas:  # cuBLAS's kernels for this M: names and launch shapes (torch.profiler)
+            try:
+                row["cublas_kernels"] = cublas_kernels(lambda: torch.matmul(a, ws[0].t(), out=outs["cuBLAS"]))
+            except Exception as e:  # noqa: BLE001 - the profile is an aside: the rounds run without it
+                row["cublas_kernels"] = [{"error": str(e)[-200:]}]
+            for kern in row["cublas_kernels"]:
+                print(f"M={m} cuBLAS kernel: {kern}", flush=True)
         kinds = [("graphs_us", graphs), ("one_weight_us", warm)] + ([("after_mul_us", after)] if after else [])
         for kind, gs in kinds:
             names = list(gs)
@@ -92,6 +125,7 @@ def main() -> None:
             for x in names:
                 t = times[x]
                 row["configs"].setdefault(x, {"ok": checks[x]})[kind] = (statistics.median(t), min(t), max(t))
+                row["configs"][x][f"{kind}_rounds"] = t  # each round's, for ratios within a round
         for x, c in outs.items():  # after the rounds: each graph's last call checked (PDL's overlaps included)
             last = ws[(GRAPH_CALLS - 1) % ROTATE]
             for gs, w in ((graphs, last), (warm, ws[0]), (after, last)):

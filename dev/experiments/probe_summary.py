@@ -1,10 +1,13 @@
 """`alternate_k_probe.py --json`'s rows as a short table for a device call's last lines: per M and
 configuration the graphs' median (4 weights), its rounds' range, its ratio to the rule's and
-cuBLAS's to it, the one-weight and after-a-mul medians (of cuBLAS), and the checks.
+cuBLAS's to it, the one-weight and after-a-mul medians (of cuBLAS), and the checks; where the
+JSON has each round's times, the ratio to the rule's within each round (`rd`: median [range],
+the rounds faster than the rule's of all).
 
     python dev/experiments/probe_summary.py PROBE.json [--short NAME=ABBREV ...]"""
 
 import json
+import statistics
 import sys
 
 
@@ -24,6 +27,10 @@ def main() -> None:
                     f" | {cb['graphs_us'][0] / g[0]:.3f}; {cb['one_weight_us'][0] / w[0]:.3f}")
             if am:
                 line += f"; {am[0]:.2f} {cb['after_mul_us'][0] / am[0]:.3f}"
+            if "graphs_us_rounds" in v and v is not rule and x != "cuBLAS":  # within each round: over the rule's, won of rounds
+                r = sorted(a / b for a, b in zip(v["graphs_us_rounds"], rule["graphs_us_rounds"]))
+                line += (f" | rd x{statistics.median(r):.3f} [{r[0]:.3f}-{r[-1]:.3f}]"
+                         f" {sum(q < 1 for q in r)}/{len(r)}")
             print(line + ("" if v["ok"] else " FAIL"))
 
 

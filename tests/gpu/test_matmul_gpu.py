@@ -575,6 +575,20 @@ def test_the_halves_at_other_stages_and_k_steps(m, n, k, name, monkeypatch):
 
 
 @pytest.mark.parametrize(("m", "n", "k", "name"), [
+    (128, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:kr1"),     # QKV: 64 block columns at 64 K offsets
+    (72, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:tw:kr1"),   # the second block row's last 56 rows past M
+    (100, 1024, 1024, "64x96x64:8:c32:ow:cl2:cb:pr256:kr3"),     # ragged N; 16 steps, trips round K's end
+])
+def test_the_halves_rotated_by_steps(m, n, k, name, monkeypatch):
+    """The decode halves' tile with each tile's K steps rotated by its block column times a
+    step count off the stages (`:kr<S>`, `GemmConfig.k_rotate_step`: each stage's step mod K's
+    steps), forced, with the widest epilogue, against float64 (issue 39, q12847)."""
+    torch = torch_cuda()
+    _forced(name, monkeypatch, "_decode_config")
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "name"), [
     (128, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:tw"),   # QKV: one 96-row weight box a stage, ranks in turn
     (100, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:tw"),   # the second block row's last 28 rows past M
     (128, 1000, 1000, "64x96x64:8:c32:ow:cl2:cb:sp:tw"),      # ragged N and K: the last column past N, padded trip

@@ -106,25 +106,28 @@ def test_k_steps_of_128_load_each_chunk_in_two_panels(m, whole):
     _check(_run(module, m, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
 
 
-@pytest.mark.parametrize("m", [100, 64])
-def test_k_rotated_by_the_block_column(m):
+@pytest.mark.parametrize(("m", "step"), [(100, 0), (64, 0), (100, 1), (64, 3)])
+def test_k_rotated_by_the_block_column(m, step):
     """`k_rotate`: each tile's trips from (by x stages) mod K's steps on (4 block columns, the
     last past N, 4 blocks over 8 tiles: offsets 0, 2, 4, 6 of 8 steps), with a C buffer a
     chunk and the widest epilogue: the same sums in a rotated order; K's steps not whole
-    trips refused."""
+    trips refused. `k_rotate_step` 1 / 3 (offsets 0, 1, 2, 3 / 0, 3, 6, 1): trips of 2 stages
+    that go round K's end, each step taken mod K's steps."""
     n, k = 296, 512
     ep = Epilogue(bias=True, activation="silu", residual=True)
     module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), chunk_buffers=True, k_rotate=True,
-                            epilogue=ep, **TILE)
+                            k_rotate_step=step, epilogue=ep, **TILE)
     run_pipeline(module, "default")
     ops = _operands(m, n, k, ep, seed=m)
     _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
     with pytest.raises(ValueError, match="k_rotate takes whole trips"):
         gemm_hopper_ws(None, n, 448, stages=2, persistent=4, cluster=(2, 1), k_rotate=True, **TILE)
+    with pytest.raises(ValueError, match="k_rotate_step 1 is k_rotate's"):
+        gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), k_rotate_step=1, **TILE)
 
 
 def test_k_rotate_by_name():
-    """`:kr` names `GemmConfig.k_rotate`, which `gemm_hopper_ws` takes."""
+    """`:kr` names `GemmConfig.k_rotate`, `:kr<S>` with `k_rotate_step`, which `gemm_hopper_ws` takes."""
     import sys
     from pathlib import Path
 
@@ -133,6 +136,9 @@ def test_k_rotate_by_name():
 
     c = parse_config("64x96x64:8:c32:ow:cl2:cb:pr256:kr")
     assert c.k_rotate and c.kwargs(132)["k_rotate"] and not parse_config("64x96x64:8:c32:ow:cl2:cb:pr256").k_rotate
+    assert "k_rotate_step" not in c.kwargs(132)
+    c1 = parse_config("64x96x64:8:c32:ow:cl2:cb:pr256:kr1")  # `:kr<S>`: `k_rotate_step`
+    assert c1.k_rotate and c1.k_rotate_step == 1 and c1.kwargs(132)["k_rotate_step"] == 1
 
 
 def test_qkv_with_k_steps_of_128_compiles_without_spills():
@@ -157,6 +163,27 @@ def test_qkv_with_k_steps_of_128_compiles_without_spills():
     cuda = emit(module, "cuda")
     assert "2 boxes 6144 elements apart 64x32" in cuda
     usage = sm90_usage_or_skip(cuda)
+    assert usage.spill_stores == 0 and usage.spill_loads == 0
+
+
+def test_qkv_rotated_by_one_step_compiles_without_spills():
+    """Llama's QKV at M = 128 with the rule's tile and its K steps rotated by one step a block
+    column (`:kr1`, each stage's step mod K's steps): NVRTC for sm_90a without spills."""
+    import sys
+    from pathlib import Path
+
+    from helpers.nvrtc import sm90_usage_or_skip
+
+    from tilec.compiler.pipeline import emit
+    from tilec.gemm import MatmulKey, index_bits, matmul_program
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    c = parse_config("64x96x64:8:c32:ow:cl2:cb:pr256:kr1")
+    module = matmul_program(MatmulKey(c, 6144, 4096, "bf16", PLAIN, 132, True, index_bits(128, 6144, 4096, c)))
+    run_pipeline(module, "default")
+    usage = sm90_usage_or_skip(emit(module, "cuda"))
     assert usage.spill_stores == 0 and usage.spill_loads == 0
 
 
