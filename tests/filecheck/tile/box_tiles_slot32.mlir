@@ -27,14 +27,8 @@
 // S32:             layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
 // TURN-LABEL: func.func @short_d
 // TURN:         layout.alloc : !layout.tensor<i8, #layout.cute<(96094):(1)>, smem>
-// TURN:         %[[LANE:.*]] = arith.remui %{{.*}}, %{{.*}} : index
-// TURN-NEXT:    arith.constant 4 : index
-// TURN-NEXT:    %[[GROUP:.*]] = arith.divui %[[LANE]], %{{.*}} : index
-// TURN-NEXT:    arith.constant 16 : index
-// TURN-NEXT:    %[[ROWS:.*]] = arith.muli %[[GROUP]], %{{.*}} : index
-// TURN-NEXT:    %[[Q:.*]] = arith.addi %{{.*}}, %[[ROWS]] : index
-// TURN-NEXT:    arith.constant 64 : index
-// TURN-NEXT:    arith.remui %[[Q]], %{{.*}} : index
+// TURN:         %[[C64:.*]] = arith.constant 64 : index
+// TURN-NEXT:    arith.remui %{{.*}}, %[[C64]] : index
 // OFF-LABEL: func.func @short_d
 // OFF:         layout.alloc : !layout.tensor<i8, #layout.cute<(87647):(1)>, smem>
 func.func @short_d(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
