@@ -688,6 +688,12 @@ odd steps cost 3.2 wavefronts a load for 2.05); its slots at multiples of 16 (st
 keep 16. H200 (box43, paired rounds): rows of 5 (`span`) **0.795 against 0.778** (+2.1%,
 10 of 10; call 2, the rule against `box_slot32=0`: 0.791 against 0.773, +2.2%, 10 of 10),
 box flat +1.75% (below `BOX_L1`'s +2.6%): `span`."""
+TILES_SLOT32 = 0
+"""A `box<tiles>` over a merged destination mode's `slot32` where the `tile` option
+`box_slot32` is not given (`tiles_launch`): 0 runs at their residues mod 16; 1 at their
+residues mod 32 (p3646: 36 x1.016, 00 x0.990, its phase-2 loads 1.31 -> 1.84 wavefronts);
+2 as 1 with phase 2's rows turned by bank group (`tiles_slot32_turn`; b0047). 0: neither
+measured beyond the spread on both."""
 BOX_L1: frozenset[str] = frozenset({"flat", "tiles"})
 """The flavours of box whose phase-1 16-byte `cp.async` go through L1 (`.ca`; the `tile`
 option `box_l1` forces it on or off for every box) instead of around it (`.cg`): odd41's
@@ -1150,7 +1156,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
                             tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks, tiles_fill,
-                            l1, tiles_mirror, tiles_issue, int(slot32 or 0))
+                            l1, tiles_mirror, tiles_issue, TILES_SLOT32 if slot32 is None else int(slot32))
     stage_async = stage == "async"
     l2_prefetch = (BOX_PREFETCH.get(flavour) if prefetch is None else prefetch) or None
     # a flat, span or rows box's runs at their source addresses modulo 32 bytes (`BOX_SLOT32`)

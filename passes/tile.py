@@ -268,7 +268,8 @@ class TilePass(ModulePass):
                      chunk lanes that share a 32-byte bank group take rows 16
                      bytes apart in the slots (`_box_tile.tiles_slot32_turn`);
                      0 off. Default per flavour
-                     (`_box_tile.BOX_SLOT32`): `span` (a merged `tiles` box: off).
+                     (`_box_tile.BOX_SLOT32`): `span` (a merged `tiles` box:
+                     `_box_tile.TILES_SLOT32`, 0).
       box_l1=B       1: the 16-byte `cp.async` of a box copy's
                      phase 1 go through L1 (`.ca`: L2 asked for whole sectors)
                      instead of around it (`.cg`); 0 `.cg`. Default per flavour
