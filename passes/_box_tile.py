@@ -692,8 +692,9 @@ TILES_SLOT32 = 0
 """A `box<tiles>` over a merged destination mode's `slot32` where the `tile` option
 `box_slot32` is not given (`tiles_launch`): 0 runs at their residues mod 16; 1 at their
 residues mod 32 (p3646: 36 x1.016, 00 x0.990, its phase-2 loads 1.31 -> 1.84 wavefronts);
-2 as 1 with phase 2's rows turned by bank group (`tiles_slot32_turn`; b0047). 0: neither
-measured beyond the spread on both."""
+2 as 1 with phase 2's rows turned by bank group (`tiles_slot32_turn`; b0047: 00 x1.019, 36
+x0.993); 3 turned where the lanes share residues (`TILES_SLOT32_TURN_RUNS`), else as 1.
+0: neither 1 nor 2 measured beyond the spread on both; 3 not measured as such."""
 BOX_L1: frozenset[str] = frozenset({"flat", "tiles"})
 """The flavours of box whose phase-1 16-byte `cp.async` go through L1 (`.ca`; the `tile`
 option `box_l1` forces it on or off for every box) instead of around it (`.cg`): odd41's
@@ -1891,6 +1892,14 @@ def tiles_slot32_pitch(run_bytes: int) -> int:
     return -(-(run_bytes + 31) // 32) * 32  # (a cover of 16-byte chunks rounded to 32 is a round to 32)
 
 
+TILES_SLOT32_TURN_RUNS = 8
+"""`box_slot32=3` turns phase 2's rows (`tiles_slot32_turn`) where the innermost merged
+mode holds at least this many times `V_d` runs (and `4 V_d` of its source steps are whole
+32 bytes), so that at least half of the chunk lanes `4` apart (runs `4 V_d` apart) lie in
+one row of it and share their residue mod 32. H200 (b0047, call 1): 00 (275 runs) x1.019
+turned against the tree, x0.994 not; 36 (19) x0.993 turned, x1.018 not."""
+
+
 def tiles_slot32_turn(e: int, lanes: int) -> int:
     """Rows by which phase 2 of a merged `tiles` box with `slot32` 2 turns each group of 4
     chunk lanes (`tiles_launch`): with runs at their residues mod 32 in slots of whole 32
@@ -2020,7 +2029,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     (`BOX_SLOT32`: a sector split over two blocks is asked of L2 twice); phase 2 reads
     the box through the run tables, unchanged. The box grows by the wider slots (its `Dt`
     kept: 36's copy_ kernel 80079 -> 86622 bytes, still two blocks a multiprocessor).
-    With `slot32` 2, also phase 2's rows turned for the banks (`tiles_slot32_turn`): slots
+    With `slot32` 2 (3: where `TILES_SLOT32_TURN_RUNS` says, a select in the kernel), also phase 2's rows turned for the banks (`tiles_slot32_turn`): slots
     `V_d` apart are 32 bytes apart mod 128, so chunk lanes `4` apart read the same banks
     (runs `4 V_d` apart often share their residue mod 32); lane `ci0`'s rows start
     `tiles_slot32_turn(E, N) floor(ci0 / 4)` rows later (mod the `threads / N` rows a trip),
@@ -2109,7 +2118,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             run = whole if whole and tiles_shape(e, smem, whole, grain, ed, n_d) is not None else run
     wt, dt, pb = tiles_shape(e, smem, run, grain, ed, n_d)  # type: ignore[misc]
     s32 = bool(slot32) and group is not None and CHUNK % (chunk_stage if stage_async else CHUNK) == 0
-    turn = tiles_slot32_turn(e, lanes_along) if s32 and slot32 == 2 else 0  # phase 2's rows by bank group
+    turn = tiles_slot32_turn(e, lanes_along) if s32 and slot32 in (2, 3) else 0  # phase 2's rows by bank group
     if s32:  # `slot32`: runs at their source residues mod 32 bytes in slots of whole 32 bytes
         pb = tiles_slot32_pitch(wt * e) // e
     if fill & 1 and lanes_along and depth == 1 and not rounds and not interleave and (n_d is None or n_d > dt):
@@ -2631,7 +2640,16 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         if not turn:
             return q
         qs = threads // per
-        return k.remui(k.addi(q, k.muli(k.divui(k.remui(tid, c(per)), c(4)), c(turn % qs))), c(qs))
+        turned = k.remui(k.addi(q, k.muli(k.divui(k.remui(tid, c(per)), c(4)), c(turn % qs))), c(qs))
+        if slot32 == 2:
+            return turned
+        # 3: where lanes 4 apart (runs 4 V_d apart) mostly share their residue mod 32
+        # (`TILES_SLOT32_TURN_RUNS`): the innermost merged mode at least that many runs
+        # long and 4 V_d steps of its source stride a multiple of 32 bytes
+        # (the innermost is `D`, its extent `group_extents[-1]`: `n[d]` is `D'`'s)
+        long_ = k.cmp("uge", k.val(group_extents[-1]), c(TILES_SLOT32_TURN_RUNS * vd))
+        whole = k.cmp("eq", k.andi(k.muli(k.val(modes[d].src_stride), c(4 * vd * e)), c(31)), c(0))
+        return k.add(arith.SelectOp(k.andi(long_, whole), turned, q))
 
     def phase2_row(per: int) -> tuple[SSAValue, SSAValue | None, SSAValue | None]:
         """(first run, rotation, when) of thread `tid` in phase 2 with `per` lanes along a
