@@ -688,6 +688,13 @@ odd steps cost 3.2 wavefronts a load for 2.05); its slots at multiples of 16 (st
 keep 16. H200 (box43, paired rounds): rows of 5 (`span`) **0.795 against 0.778** (+2.1%,
 10 of 10; call 2, the rule against `box_slot32=0`: 0.791 against 0.773, +2.2%, 10 of 10),
 box flat +1.75% (below `BOX_L1`'s +2.6%): `span`."""
+TILES_SLOT32 = 0
+"""A `box<tiles>` over a merged destination mode's `slot32` where the `tile` option
+`box_slot32` is not given (`tiles_launch`): 0 runs at their residues mod 16; 1 at their
+residues mod 32 (p3646: 36 x1.016, 00 x0.990, its phase-2 loads 1.31 -> 1.84 wavefronts);
+2 as 1 with phase 2's rows turned by bank group (`tiles_slot32_turn`; b0047: 00 x1.019, 36
+x0.993); 3 turned where the lanes share residues (`TILES_SLOT32_TURN_RUNS`), else as 1.
+0: neither 1 nor 2 measured beyond the spread on both; 3 not measured as such."""
 BOX_L1: frozenset[str] = frozenset({"flat", "tiles"})
 """The flavours of box whose phase-1 16-byte `cp.async` go through L1 (`.ca`; the `tile`
 option `box_l1` forces it on or off for every box) instead of around it (`.cg`): odd41's
@@ -1122,7 +1129,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                ring: int | None = None, tiles_merge: int = TILES_MERGE_BYTES,
                tiles_columns: bool = TILES_COLUMNS, carry: int | None = None,
                tiles_lines: int = TILES_LINES, tiles_merge_banks: bool = TILES_MERGE_BANKS,
-               tiles_fill: int = TILES_FILL, prefetch: int | None = None, slot32: bool | None = None,
+               tiles_fill: int = TILES_FILL, prefetch: int | None = None, slot32: int | None = None,
                l1: bool | None = None, tiles_mirror: int = TILES_MIRROR,
                tiles_issue: int = TILES_ISSUE, min_blocks: int | None = None,
                fit_least: bool | None = None) -> list[Operation]:
@@ -1135,7 +1142,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     two boxes or a ring of `ring` (None: the flavour's `BOX_RING`), phase 1's `cp.async`
     with the L2 prefetch size `prefetch` (None: the flavour's `BOX_PREFETCH`; 0 none), a `flat`,
     `span` or `rows` box's runs at their source addresses modulo 32 where `slot32` says (None:
-    `BOX_SLOT32`'s flavours), phase 1's `cp.async` through L1 where `l1` says (None: `BOX_L1`'s), a `tiles`
+    `BOX_SLOT32`'s flavours; a merged `tiles` box's with 1 or 2, `tiles_launch`), phase 1's `cp.async` through L1 where `l1` says (None: `BOX_L1`'s), a `tiles`
     box's phase-2 rows as `tiles_row_step` and `tiles_rotate` say (`TILES_ROW_STEP`,
     `tiles_rotated`), a merged one's phase-2 reads by bank as `tiles_merge_banks` says
     (`TILES_MERGE_BANKS`), its runs over `W` and the mode continuing it as `tiles_mirror` says
@@ -1150,11 +1157,11 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         return tiles_launch(copy, facts, smem, threads, stage, tiles_run, tiles_lanes, tiles_grain, tiles_stage,
                             tiles_depth, tiles_blocks, tiles_interleave, tiles_rounds, tiles_row_step,
                             tiles_rotate, tiles_merge, tiles_columns, tiles_lines, tiles_merge_banks, tiles_fill,
-                            l1, tiles_mirror, tiles_issue, bool(slot32))
+                            l1, tiles_mirror, tiles_issue, TILES_SLOT32 if slot32 is None else int(slot32))
     stage_async = stage == "async"
     l2_prefetch = (BOX_PREFETCH.get(flavour) if prefetch is None else prefetch) or None
     # a flat, span or rows box's runs at their source addresses modulo 32 bytes (`BOX_SLOT32`)
-    want32 = flavour in ("flat", "rows", "span") and (flavour in BOX_SLOT32 if slot32 is None else slot32)
+    want32 = flavour in ("flat", "rows", "span") and (flavour in BOX_SLOT32 if slot32 is None else bool(slot32))
     through_l1 = flavour in BOX_L1 if l1 is None else l1
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
@@ -1885,6 +1892,28 @@ def tiles_slot32_pitch(run_bytes: int) -> int:
     return -(-(run_bytes + 31) // 32) * 32  # (a cover of 16-byte chunks rounded to 32 is a round to 32)
 
 
+TILES_SLOT32_TURN_RUNS = 8
+"""`box_slot32=3` turns phase 2's rows (`tiles_slot32_turn`) where the innermost merged
+mode holds at least this many times `V_d` runs (and `4 V_d` of its source steps are whole
+32 bytes), so that at least half of the chunk lanes `4` apart (runs `4 V_d` apart) lie in
+one row of it and share their residue mod 32. H200 (b0047, call 1): 00 (275 runs) x1.019
+turned against the tree, x0.994 not; 36 (19) x0.993 turned, x1.018 not."""
+
+
+def tiles_slot32_turn(e: int, lanes: int) -> int:
+    """Rows by which phase 2 of a merged `tiles` box with `slot32` 2 turns each group of 4
+    chunk lanes (`tiles_launch`): with runs at their residues mod 32 in slots of whole 32
+    bytes, slots `V_d` apart (one chunk lane) are 32 bytes apart mod 128, so the `N / 4`
+    lanes `4` apart share a 32-byte bank group, and where their runs share a residue
+    (00's `4 V_d` runs apart do) they read the same words. Lanes `ci0` then start their
+    rows `floor(ci0 / 4)` times `32 / (N / 4)` bytes of the slot later: 8 lanes of
+    1-byte elements 16 rows, the warp's 4 rows `S = 4` apart (16 bytes) in the other half
+    of the group. 0 (no turn) for 4 lanes or fewer."""
+    if lanes <= 4:
+        return 0
+    return max(32 // (lanes // 4) // e, 1)
+
+
 def tiles_merged_table(dt: int, ge: int, vd: int) -> int:
     """Entries of a merged box's run tables (`tiles_launch`'s `merge`): an entry per run
     from `-V_d` on, as far as phase 2 reads them. A thread of phase 2 reads, for each of
@@ -1907,7 +1936,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                  merge: int = TILES_MERGE_BYTES, columns: bool = TILES_COLUMNS,
                  by_lines: int = TILES_LINES, merge_banks: bool = TILES_MERGE_BANKS,
                  fill: int = TILES_FILL, l1: bool | None = None, mirror: int = TILES_MIRROR,
-                 issue: int = TILES_ISSUE, slot32: bool = False) -> list[Operation]:
+                 issue: int = TILES_ISSUE, slot32: int = 0) -> list[Operation]:
     """The host ops and the `layout.launch` of the `tiles` box (`box<tiles>`:
     passes/_copy_cost.box_flavour), both the source's contiguous mode `W` and the
     destination's `D` long, elements of `E` bytes, `V = 16 / E` to a chunk. A block
@@ -2000,7 +2029,11 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     (`BOX_SLOT32`: a sector split over two blocks is asked of L2 twice); phase 2 reads
     the box through the run tables, unchanged. The box grows by the wider slots (its `Dt`
     kept: 36's copy_ kernel 80079 -> 86622 bytes, still two blocks a multiprocessor).
-    Other boxes ignore it.
+    With `slot32` 2 (3: where `TILES_SLOT32_TURN_RUNS` says, a select in the kernel), also phase 2's rows turned for the banks (`tiles_slot32_turn`): slots
+    `V_d` apart are 32 bytes apart mod 128, so chunk lanes `4` apart read the same banks
+    (runs `4 V_d` apart often share their residue mod 32); lane `ci0`'s rows start
+    `tiles_slot32_turn(E, N) floor(ci0 / 4)` rows later (mod the `threads / N` rows a trip),
+    16 bytes further in the slots for 8 lanes. Other boxes ignore it.
 
     `lanes_along` (`TILES_LANES`): 0, the lanes of a warp on consecutive destination
     runs `q`, a thread's chunks of one run `G` apart; N > 0, N lanes on N consecutive
@@ -2084,7 +2117,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             whole = tiles_merged_run(e, mw.bound if mw.exact else None)
             run = whole if whole and tiles_shape(e, smem, whole, grain, ed, n_d) is not None else run
     wt, dt, pb = tiles_shape(e, smem, run, grain, ed, n_d)  # type: ignore[misc]
-    s32 = slot32 and group is not None and CHUNK % (chunk_stage if stage_async else CHUNK) == 0
+    s32 = bool(slot32) and group is not None and CHUNK % (chunk_stage if stage_async else CHUNK) == 0
+    turn = tiles_slot32_turn(e, lanes_along) if s32 and slot32 in (2, 3) else 0  # phase 2's rows by bank group
     if s32:  # `slot32`: runs at their source residues mod 32 bytes in slots of whole 32 bytes
         pb = tiles_slot32_pitch(wt * e) // e
     if fill & 1 and lanes_along and depth == 1 and not rounds and not interleave and (n_d is None or n_d > dt):
@@ -2467,7 +2501,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             per = lanes_along
             qs = threads // per
             with k.when(k.cmp("ult", tid, c(qs * per))):
-                q0 = merged_row(per)
+                q0 = turned_row(per)
                 ci0 = k.remui(tid, c(per))
                 ds0, _, _, first0, _ = row(q0)
                 r00 = k.subi(first0, ds0)
@@ -2597,6 +2631,25 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             q = k.add(arith.SelectOp(fits, spread_rows(s_, per), q))
             s_ //= 2
         return q
+
+    def turned_row(per: int) -> SSAValue:
+        """`merged_row`'s run, turned by `tiles_slot32_turn` rows for each group of 4 chunk
+        lanes (`slot32` 2), modulo the `threads / per` runs a trip (a permutation of them
+        for each chunk lane)."""
+        q = merged_row(per)
+        if not turn:
+            return q
+        qs = threads // per
+        turned = k.remui(k.addi(q, k.muli(k.divui(k.remui(tid, c(per)), c(4)), c(turn % qs))), c(qs))
+        if slot32 == 2:
+            return turned
+        # 3: where lanes 4 apart (runs 4 V_d apart) mostly share their residue mod 32
+        # (`TILES_SLOT32_TURN_RUNS`): the innermost merged mode at least that many runs
+        # long and 4 V_d steps of its source stride a multiple of 32 bytes
+        # (the innermost is `D`, its extent `group_extents[-1]`: `n[d]` is `D'`'s)
+        long_ = k.cmp("uge", k.val(group_extents[-1]), c(TILES_SLOT32_TURN_RUNS * vd))
+        whole = k.cmp("eq", k.andi(k.muli(k.val(modes[d].src_stride), c(4 * vd * e)), c(31)), c(0))
+        return k.add(arith.SelectOp(k.andi(long_, whole), turned, q))
 
     def phase2_row(per: int) -> tuple[SSAValue, SSAValue | None, SSAValue | None]:
         """(first run, rotation, when) of thread `tid` in phase 2 with `per` lanes along a

@@ -264,8 +264,13 @@ class TilePass(ModulePass):
                      source addresses modulo 32 bytes (not 16), so that each source
                      sector phase 1's `cp.async` reads lands in one 32-byte block of
                      shared memory (rows: where the pitch is congruent to the source
-                     step mod 32); 0 off. Default per flavour
-                     (`_box_tile.BOX_SLOT32`): `span` (a merged `tiles` box: off).
+                     step mod 32); 2: as 1, and a merged `tiles` box's phase-2
+                     chunk lanes that share a 32-byte bank group take rows 16
+                     bytes apart in the slots (`_box_tile.tiles_slot32_turn`);
+                     3: as 2 where the innermost merged mode is long
+                     (`_box_tile.TILES_SLOT32_TURN_RUNS`), else as 1; 0 off. Default per flavour
+                     (`_box_tile.BOX_SLOT32`): `span` (a merged `tiles` box:
+                     `_box_tile.TILES_SLOT32`, 0).
       box_l1=B       1: the 16-byte `cp.async` of a box copy's
                      phase 1 go through L1 (`.ca`: L2 asked for whole sectors)
                      instead of around it (`.cg`); 0 `.cg`. Default per flavour
@@ -553,8 +558,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_blocks={self.box_blocks} must be in [0, 8]")
         if self.box_fit not in (None, 0, 1):
             raise TilecError(f"tile: box_fit={self.box_fit} must be 0 or 1")
-        if self.box_slot32 not in (None, 0, 1):
-            raise TilecError(f"tile: box_slot32={self.box_slot32} must be 0 or 1")
+        if self.box_slot32 not in (None, 0, 1, 2, 3):
+            raise TilecError(f"tile: box_slot32={self.box_slot32} must be in [0, 3]")
         if self.box_prefetch not in (None, 0, 64, 128, 256):
             raise TilecError(f"tile: box_prefetch={self.box_prefetch} must be 0, 64, 128 or 256")
         if self.tiles_depth is not None and not 1 <= self.tiles_depth <= 8:
@@ -860,7 +865,7 @@ class TilePass(ModulePass):
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
                          self.tiles_merge, bool(self.tiles_columns), self.box_carry,
                          lines_bits, bool(self.tiles_merge_banks), self.tiles_fill, self.box_prefetch,
-                         None if self.box_slot32 is None else bool(self.box_slot32),
+                         self.box_slot32,
                          None if self.box_l1 is None else bool(self.box_l1), mirror,
                          tiles_issue_of(facts.src_bytes, self.tiles_issue), self.box_blocks,
                          None if self.box_fit is None else bool(self.box_fit))

@@ -7,7 +7,9 @@ the box's default runs (W whole, 192 bytes) and a tile in the middle of `D'`.
 
     python3 dev/experiments/merged_banks.py     # 36 and 00: tables, bytes, all loads
 
-`slot32`: the runs at their source residues mod 32 (`box_slot32=1`).
+`slot32`: the runs at their source residues mod 32 (`box_slot32=1`); `turn`: with it, chunk
+lanes `ci0` start their rows `turn floor(ci0 / 4)` later mod the rows a trip (`box_slot32=2`,
+`tiles_slot32_turn`). The totals (`--totals`): wavefronts summed over the block's loads.
 `banks`: the tables padded (`tiles_merged_table_at`); `S`: a warp's rows S apart
 (`tiles_merged_row_step`).
 """
@@ -25,9 +27,10 @@ def _wavefronts(addrs) -> int:
     return max((len(s) for s in banks.values()), default=0)
 
 
-def model(ns, ss, ds, ge=16, S=1, per=8, banks=False, threads=512, tile=3, slot32=False):
+def model(ns, ss, ds, ge=16, S=1, per=8, banks=False, threads=512, tile=3, slot32=False, turn=0, totals=False):
     """(table, byte, all) mean wavefronts a load of one block's phase 2 (module doc); `ns`,
-    `ss`, `ds` the modes (W first, then the merged ones), in elements."""
+    `ss`, `ds` the modes (W first, then the merged ones), in elements; with `totals` (table
+    wavefronts, table loads, byte wavefronts, byte loads)."""
     from tilec.passes._box_tile import box_smem_of, tiles_merged_table_at
     from tilec.passes._copy_cost import tiles_shape
 
@@ -68,6 +71,7 @@ def model(ns, ss, ds, ge=16, S=1, per=8, banks=False, threads=512, tile=3, slot3
         for ln in range(32):
             tid = wid * 32 + ln
             q0 = tid // per if S == 1 else (wid // S) * (rows * S) + wid % S + ((tid % 32) // per) * S
+            q0 = (q0 + ((tid % per) // 4) * turn) % (threads // per)
             lanes.append((q0, tid % per))
         for j in range(cpd // per + 1):
             bases = []
@@ -93,6 +97,8 @@ def model(ns, ss, ds, ge=16, S=1, per=8, banks=False, threads=512, tile=3, slot3
                     if any(x is not None for x in a):
                         sums[2] += _wavefronts(a)
                         sums[3] += 1
+    if totals:
+        return tuple(sums)
     return sums[0] / sums[1], sums[2] / sums[3], (sums[0] + sums[2]) / (sums[1] + sums[3])
 
 
@@ -102,13 +108,19 @@ CASES = {
 }
 
 if __name__ == "__main__":
-    from tilec.passes._box_tile import tiles_merged_row_step
+    from tilec.passes._box_tile import tiles_merged_row_step, tiles_slot32_turn
 
     for name, (ns, ss, ds) in CASES.items():
         for ge in (16, 32):
             rule = tiles_merged_row_step(1, 8, 512, ge, ds[0])
             for label, kw in (("tree", {}), ("banks S=1", dict(banks=True)),
                               (f"banks S={rule} (rule)", dict(banks=True, S=rule)),
-                              (f"rule + slot32", dict(banks=True, S=rule, slot32=True))):
+                              (f"rule + slot32", dict(banks=True, S=rule, slot32=True)),
+                              (f"rule + slot32 turned", dict(banks=True, S=rule, slot32=True,
+                                                             turn=tiles_slot32_turn(1, 8))),
+                              ("slot32, 4 lanes S=4", dict(banks=True, S=4, per=4, slot32=True)),
+                              ("16 lanes S=4", dict(banks=True, S=4, per=16))):
                 t, b, a = model(ns, ss, ds, ge=ge, **kw)
-                print(f"{name} grain {ge:2d} {label:18s} tables {t:.2f} bytes {b:.2f} all {a:.2f}")
+                tw, tn, bw, bn = model(ns, ss, ds, ge=ge, totals=True, **kw)
+                print(f"{name} grain {ge:2d} {label:22s} tables {t:.2f} bytes {b:.2f} all {a:.2f}"
+                      f" (wavefronts {tw + bw}, loads {tn + bn})")

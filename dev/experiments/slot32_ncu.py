@@ -1,5 +1,5 @@
 """Nsight Compute figures of the strided set's merged `box<tiles>` copies (36, 00) with and
-without `box_slot32=1` (runs at their source residues mod 32 in their slots: a source
+without `box_slot32=1` / `=2` (2: phase 2's rows turned by bank group; runs at their source residues mod 32 in their slots: a source
 sector's two 16-byte `.cg` chunks in one 32-byte block of shared memory): one profiled
 launch each, after two warm-up calls, all in one process, in the order CASES x VARIANTS.
 Not a test.
@@ -20,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, "..", "..", "benchmarks"), os.path.join(HERE, "..", "device")]
 
 CASES = (36, 0)
-VARIANTS = (("tree", {}), ("s32", {"box_slot32": 1}))
+VARIANTS = (("tree", {}), ("s32", {"box_slot32": 1}), ("s32t", {"box_slot32": 2}))
 METRICS = (
     ("us", "gpu__time_duration.sum"),
     ("l2_rd_sectors", "lts__t_sectors_srcunit_tex_op_read.sum"),

@@ -64,12 +64,15 @@ def test_merged_box_grains_on_the_gpu(routes, grain, base, perm, so, do):
     _check_on_the_gpu(base, perm, so, do, CopyKernels(disk=False))  # not copy_'s cache: the grain's kernel
 
 
+@pytest.mark.parametrize("slot32", [1, 2, 3], ids=["s32", "s32turn", "s32rule"])
 @pytest.mark.parametrize("grain", [16, 32])
 @pytest.mark.parametrize("base, perm, so, do", CASES)
-def test_merged_box_slot32_on_the_gpu(routes, grain, base, perm, so, do):
+def test_merged_box_slot32_on_the_gpu(routes, slot32, grain, base, perm, so, do):
     """`box_slot32=1` (`_box_tile.tiles_launch`'s `slot32`): runs at their source residues
-    mod 32 in slots of whole 32 bytes (`tiles_slot32_pitch`), at both grains."""
+    mod 32 in slots of whole 32 bytes (`tiles_slot32_pitch`), at both grains; 2: phase 2's
+    rows turned by bank group too (`tiles_slot32_turn`); 3: turned where the innermost merged
+    mode is long (`TILES_SLOT32_TURN_RUNS`)."""
     from tilec.copy_kernels import CopyKernels
 
-    routes(box_slot32=1, tiles_grain=grain)
+    routes(box_slot32=slot32, tiles_grain=grain)
     _check_on_the_gpu(base, perm, so, do, CopyKernels(disk=False))

@@ -34,7 +34,7 @@ def test_the_slot32_pitch():
 def test_merged_box_with_slot32_copies_exactly(routes, smem, nvrtc_available):
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    for slot32 in (0, 1):
+    for slot32 in (0, 1, 2, 3):
         routes(box_smem=smem, tiles_merge=4, box_slot32=slot32)
         kernels = CopyKernels(arch="sm_90", disk=False)
         for src, base, view in _merged_cases(np.random.default_rng(smem + slot32)):

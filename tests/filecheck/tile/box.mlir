@@ -46,7 +46,7 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=96 box_slot32=1 box_carry=4 box_depth=3 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_slot32=1 box_depth=0}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_slot32=1 box_lanes=0 box_carry=0}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
-// RUN: not tilec %s -p 'copy-strategy,tile{box_slot32=2}' 2>&1 | filecheck %s --check-prefix=SLOT32-ERR
+// RUN: not tilec %s -p 'copy-strategy,tile{box_slot32=4}' 2>&1 | filecheck %s --check-prefix=SLOT32-ERR
 // RUN: tilec %s -p 'copy-strategy,tile{box_l1=1 box_prefetch=0}' | filecheck %s --check-prefix=L1
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_l1=1 box_prefetch=128}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: not tilec %s -p 'copy-strategy,tile{box_l1=2}' 2>&1 | filecheck %s --check-prefix=L1-ERR
@@ -182,7 +182,7 @@
 // SLOT32:         arith.constant 31 : index
 // SLOT32-LABEL: func.func @flat_misaligned
 // SLOT32:         arith.constant -32 : index
-// SLOT32-ERR: tile: box_slot32=2 must be 0 or 1
+// SLOT32-ERR: tile: box_slot32=4 must be in [0, 3]
 // L1-LABEL: func.func @flat(
 // L1:         layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64, l1}
 // L1-NOT:     layout.copy_chunk_async %{{.*}}, %{{.*}} {width = 16 : i64} :
