@@ -24,7 +24,9 @@ Then rounds in turns of the unstamped kernels (per call, `per_call_in_turns`, an
 10 calls), every one checked against float64 first (output poisoned), the stamped ones too.
 Default variants: `plain` (the rule's `128x256x64:4:c128` without an epilogue), `plain1` (the
 same with `:st1`: the staggered schedule's own plain), `silu` (bias + `silu`, the rule's
-`:st1:bsm`), `bias` (bias alone at `:st1:bsm`), `tanh` (bias + `silu_tanh`, `:st1`).
+`:st1:bsm`), and two prototypes of it, its CUDA rewritten: `order` (`ordered`: the consumers'
+epilogues in turn) and `late` (`late_chunk`: chunk 1's math after chunk 0's TMA store). A
+CONFIG of `--variant` may end in `#order` and / or `#late`.
 
 An experiment: nothing of the product changes."""
 
@@ -115,6 +117,8 @@ def stamped(src: str) -> str:
             i += 1
             continue
         out.append(s)
+        if wg is not None and s.endswith("::: \"memory\");  // epilogue order") and "bar.sync" in s:
+            out.append("      TL(7);")
         if wg is not None and i == last_commit[wg]:
             assert lines[i + 1] == "      }", lines[i + 1]
             out += [lines[i + 1], "      TL(6);", "      tl_it++;"]
@@ -129,6 +133,68 @@ def stamped(src: str) -> str:
     return "\n".join(out)
 
 
+ORDER = "#order"
+"""A configuration name's mark (before `SUFFIX`): the epilogues in turn (`ordered`)."""
+LATE = "#late"
+"""A configuration name's mark: chunk 1's math after chunk 0's TMA store (`late_chunk`)."""
+ORDER_BARRIER = 3
+"""The named barrier of `ordered` (0 is `__syncthreads`', 1 and 2 the consumers')."""
+
+
+def _regions(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first line, end line, warpgroup) of each consumer region of a staggered kernel."""
+    out = []
+    for i, s in enumerate(lines):
+        m = re.match(r"^  (\} else )?if \(threadIdx\.x < (128|256)\) \{  // warpgroup ([01])$", s)
+        if m:
+            end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith("  } else"))
+            out.append((i, end, m.group(3)))
+    if len(out) != 2:
+        raise ValueError(f"{len(out)} staggered consumer regions found, expected 2")
+    return out
+
+
+def _wait0(lines: list[str], a: int, b: int) -> tuple[int, list[str]]:
+    """(last line, accumulator names) of the K loop's closing `wgmma.wait_group 0` in lines a..b."""
+    i = next(j for j in range(a, b) if lines[j].startswith('      asm volatile("wgmma.wait_group.sync.aligned 0;"'))
+    j = next(j for j in range(i, b) if lines[j].endswith(");"))
+    names = re.findall(r'"\+f"\((\w+)\)', "\n".join(lines[i:j + 1]))
+    return j, names
+
+
+def ordered(src: str) -> str:
+    """The staggered kernel `src` with its consumers' epilogues in turn: consumer 1 (the one
+    ahead, `stagger`) arrives on a named barrier once its tile's last TMA store is issued;
+    consumer 0 waits on it past its K loop (its last stage handed back), before its
+    epilogue, so that the two epilogues'
+    MUFU work does not overlap and consumer 0's next K steps run under consumer 1's."""
+    lines = src.split("\n")
+    (a0, b0, _), (a1, b1, _) = _regions(lines)
+    j0, _ = _wait0(lines, a0, b0)
+    # past the K loop's last stage handed back (its arrival on the stage's "empty" barrier)
+    rel = next(i for i in range(j0, j0 + 8) if "tilec_mbarrier_arrive_expect_tx" in lines[i])
+    j0 = next(i for i in range(rel, rel + 3) if lines[i] == "      }")
+    last1 = [i for i in range(a1, b1) if lines[i] == "        tilec_bulk_commit_group();"][-1]
+    assert lines[last1 + 1] == "      }"
+    lines.insert(last1 + 2, f'      asm volatile("bar.arrive {ORDER_BARRIER}, 256;" ::: "memory");  // epilogue order')
+    lines.insert(j0 + 1, f'      asm volatile("bar.sync {ORDER_BARRIER}, 256;" ::: "memory");  // epilogue order')
+    return "\n".join(lines)
+
+
+def late_chunk(src: str) -> str:
+    """The staggered kernel `src` with each consumer's second column chunk's accumulators
+    passed through an empty `asm volatile` ("+f") after its first chunk's TMA store is
+    issued: ptxas can no longer compute chunk 1 before chunk 0's store, so chunk 0's store
+    reads its buffer while chunk 1 is computed (the C stores earlier)."""
+    lines = src.split("\n")
+    for a, b, _ in reversed(_regions(lines)):
+        j, names = _wait0(lines, a, b)
+        first = next(i for i in range(j, b) if lines[i] == "        tilec_bulk_commit_group();")
+        half = names[len(names) // 2:]
+        lines.insert(first + 2, '      asm volatile("" : ' + ", ".join(f'"+f"({x})' for x in half) + ");  // late chunk")
+    return "\n".join(lines)
+
+
 def install() -> None:
     """`gemm.matmul_kernel` builds the stamped kernel for a configuration named `X#stamps`."""
     import copy
@@ -138,11 +204,17 @@ def install() -> None:
     original = gemm.matmul_kernel
 
     def matmul_kernel(key):
-        if not key.config.name.endswith(SUFFIX):
+        name = key.config.name
+        if "#" not in name:
             return original(key)
-        plain = dataclasses.replace(key, config=dataclasses.replace(key.config, name=key.config.name[:-len(SUFFIX)]))
+        plain = dataclasses.replace(key, config=dataclasses.replace(key.config, name=name[:name.index("#")]))
         k = copy.copy(original(plain))
-        k.source = stamped(k.source)
+        if ORDER in name:
+            k.source = ordered(k.source)
+        if LATE in name:
+            k.source = late_chunk(k.source)
+        if name.endswith(SUFFIX):
+            k.source = stamped(k.source)
         k._compiled, k._modules, k._functions, k._packed = {}, {}, {}, {}
         gemm._kernels[key] = k
         return k
@@ -168,9 +240,10 @@ def zero_stamps(kernel) -> None:
 
     module = next(iter(kernel._modules.values()))
     cupy.cuda.runtime.memset(module.get_global_var("tilec_stamps"), 0, BLOCKS * 2 * TILES * POINTS * 8)
+    cupy.cuda.runtime.deviceSynchronize()
 
 
-PARTS = ("tile", "kloop", "epi", "pre0", "wait0", "mid", "wait1", "post", "stagger")
+PARTS = ("tile", "kloop", "epi", "pre0", "wait0", "mid", "wait1", "post", "stagger", "turn")
 
 
 def split(s, blocks: int) -> dict:
@@ -194,6 +267,8 @@ def split(s, blocks: int) -> dict:
                 vals["mid"].append(r[4] - r[3])
                 vals["wait1"].append(r[5] - r[4])
                 vals["post"].append(r[6] - r[5])
+                if r[7]:  # `ordered`: consumer 0's wait for consumer 1's epilogue
+                    vals["turn"].append(r[7] - r[1])
                 if w == 1 and t < n:
                     vals["stagger"].append(int(s[b, 1, t, 1]) - int(s[b, 0, t, 1]))
     med = {p: (statistics.median(v) if v else float("nan")) for p, v in vals.items()}
@@ -231,14 +306,16 @@ def main() -> None:
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
 
     specs = args.variant or ["plain=plain@rule", "plain1=plain@rule:st1", "silu=silu@rule:st1:bsm",
-                             "bias=bias@rule:st1:bsm", "tanh=silu_tanh@rule:st1"]
+                             "order=silu@rule:st1:bsm#order", "late=silu@rule:st1:bsm#late"]
     rule = gemm.choose_config(m, n, sms, k=k)
     variants = {}
     for spec in specs:
         label, rest = spec.split("=")
         act, name = rest.split("@")
-        name = name.replace("rule", rule.name, 1)
-        variants[label] = (parse_config(name), None if act in ("bias", "plain") else act, act != "plain")
+        name, *marks = name.replace("rule", rule.name, 1).split("#")
+        cfg = parse_config(name)
+        cfg = dataclasses.replace(cfg, name=cfg.name + "".join("#" + x for x in marks))
+        variants[label] = (cfg, None if act in ("bias", "plain") else act, act != "plain")
     print("variants: " + ", ".join(f"{v} {act or ('bias' if wb else 'plain')}@{cfg.name}"
                                    for v, (cfg, act, wb) in variants.items()), flush=True)
     fns, configs, checks, stamps = {}, {}, {}, {}
@@ -257,8 +334,7 @@ def main() -> None:
                 fn()
                 torch.cuda.synchronize()
                 sok = within_bound(c, a, b, kw.get("bias"), act)
-                skey = next(key for key in gemm._kernels if key.config == scfg)
-                kern = gemm._kernels[skey]
+                kern = next(kk for key, kk in gemm._kernels.items() if key.config.name == scfg.name)
                 for _ in range(args.stamp_runs):
                     zero_stamps(kern)
                     fn()
