@@ -22,11 +22,13 @@ tile's clocks over plain's.
 
 Then rounds in turns of the unstamped kernels (per call, `per_call_in_turns`, and queued,
 10 calls), every one checked against float64 first (output poisoned), the stamped ones too.
-Default variants: `plain` (the rule's `128x256x64:4:c128` without an epilogue), `plain1` (the
-same with `:st1`: the staggered schedule's own plain), `silu` (bias + `silu`, the rule's
-`:st1:bsm`), and two prototypes of it, its CUDA rewritten: `order` (`ordered`: the consumers'
-epilogues in turn) and `late` (`late_chunk`: chunk 1's math after chunk 0's TMA store). A
-CONFIG of `--variant` may end in `#order` and / or `#late`.
+Default variants: `plain` (the rule's `128x256x64:4:c128` without an epilogue), `silu` (bias +
+`silu`, the rule's `:st1:bsm`), `et` (the same with the consumers' epilogues in turn,
+`GemmConfig.epilogue_turns`), `late` (a prototype, the rule's CUDA rewritten by `late_chunk`:
+chunk 1's math after chunk 0's TMA store; a CONFIG of `--variant` may end in `#late`),
+`plain1` (the plain kernel with `:st1`: the staggered schedule's own plain), `et2` (`:et`
+with the stagger L = 2). With `:et` stamp 7 is consumer 0's past its wait for consumer 1's
+epilogue ("turn": 7 - 1).
 
 An experiment: nothing of the product changes."""
 
@@ -44,6 +46,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from gemm_bench import queued_ms  # noqa: E402
 from matmul_bench import forced, gpu_state, parse_config, per_call_in_turns, rotated, within_bound  # noqa: E402
+
+from tilec.gemm_programs import EPILOGUE_TURN_BARRIER  # noqa: E402
 
 SUFFIX = "#stamps"
 """A configuration name's suffix that asks `gemm.matmul_kernel` for the stamped kernel."""
@@ -117,8 +121,8 @@ def stamped(src: str) -> str:
             i += 1
             continue
         out.append(s)
-        if wg is not None and s.endswith("::: \"memory\");  // epilogue order") and "bar.sync" in s:
-            out.append("      TL(7);")
+        if wg is not None and s == f'      asm volatile("bar.sync {EPILOGUE_TURN_BARRIER}, 256;" ::: "memory");':
+            out.append("      TL(7);")  # `:et`: consumer 0 past its wait for consumer 1's epilogue
         if wg is not None and i == last_commit[wg]:
             assert lines[i + 1] == "      }", lines[i + 1]
             out += [lines[i + 1], "      TL(6);", "      tl_it++;"]
@@ -133,12 +137,8 @@ def stamped(src: str) -> str:
     return "\n".join(out)
 
 
-ORDER = "#order"
-"""A configuration name's mark (before `SUFFIX`): the epilogues in turn (`ordered`)."""
 LATE = "#late"
 """A configuration name's mark: chunk 1's math after chunk 0's TMA store (`late_chunk`)."""
-ORDER_BARRIER = 3
-"""The named barrier of `ordered` (0 is `__syncthreads`', 1 and 2 the consumers')."""
 
 
 def _regions(lines: list[str]) -> list[tuple[int, int, str]]:
@@ -160,25 +160,6 @@ def _wait0(lines: list[str], a: int, b: int) -> tuple[int, list[str]]:
     j = next(j for j in range(i, b) if lines[j].endswith(");"))
     names = re.findall(r'"\+f"\((\w+)\)', "\n".join(lines[i:j + 1]))
     return j, names
-
-
-def ordered(src: str) -> str:
-    """The staggered kernel `src` with its consumers' epilogues in turn: consumer 1 (the one
-    ahead, `stagger`) arrives on a named barrier once its tile's last TMA store is issued;
-    consumer 0 waits on it past its K loop (its last stage handed back), before its
-    epilogue, so that the two epilogues'
-    MUFU work does not overlap and consumer 0's next K steps run under consumer 1's."""
-    lines = src.split("\n")
-    (a0, b0, _), (a1, b1, _) = _regions(lines)
-    j0, _ = _wait0(lines, a0, b0)
-    # past the K loop's last stage handed back (its arrival on the stage's "empty" barrier)
-    rel = next(i for i in range(j0, j0 + 8) if "tilec_mbarrier_arrive_expect_tx" in lines[i])
-    j0 = next(i for i in range(rel, rel + 3) if lines[i] == "      }")
-    last1 = [i for i in range(a1, b1) if lines[i] == "        tilec_bulk_commit_group();"][-1]
-    assert lines[last1 + 1] == "      }"
-    lines.insert(last1 + 2, f'      asm volatile("bar.arrive {ORDER_BARRIER}, 256;" ::: "memory");  // epilogue order')
-    lines.insert(j0 + 1, f'      asm volatile("bar.sync {ORDER_BARRIER}, 256;" ::: "memory");  // epilogue order')
-    return "\n".join(lines)
 
 
 def late_chunk(src: str) -> str:
@@ -209,8 +190,6 @@ def install() -> None:
             return original(key)
         plain = dataclasses.replace(key, config=dataclasses.replace(key.config, name=name[:name.index("#")]))
         k = copy.copy(original(plain))
-        if ORDER in name:
-            k.source = ordered(k.source)
         if LATE in name:
             k.source = late_chunk(k.source)
         if name.endswith(SUFFIX):
@@ -267,7 +246,7 @@ def split(s, blocks: int) -> dict:
                 vals["mid"].append(r[4] - r[3])
                 vals["wait1"].append(r[5] - r[4])
                 vals["post"].append(r[6] - r[5])
-                if r[7]:  # `ordered`: consumer 0's wait for consumer 1's epilogue
+                if r[7]:  # `:et`: consumer 0's wait for consumer 1's epilogue
                     vals["turn"].append(r[7] - r[1])
                 if w == 1 and t < n:
                     vals["stagger"].append(int(s[b, 1, t, 1]) - int(s[b, 0, t, 1]))
@@ -305,8 +284,8 @@ def main() -> None:
     bias = torch.randn(n, device="cuda", dtype=torch.bfloat16, generator=g)
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
 
-    specs = args.variant or ["plain=plain@rule", "plain1=plain@rule:st1", "silu=silu@rule:st1:bsm",
-                             "order=silu@rule:st1:bsm#order", "late=silu@rule:st1:bsm#late"]
+    specs = args.variant or ["plain=plain@rule", "silu=silu@rule:st1:bsm", "et=silu@rule:st1:bsm:et",
+                             "late=silu@rule:st1:bsm#late", "plain1=plain@rule:st1", "et2=silu@rule:st2:bsm:et"]
     rule = gemm.choose_config(m, n, sms, k=k)
     variants = {}
     for spec in specs:
