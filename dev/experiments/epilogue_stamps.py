@@ -365,14 +365,14 @@ def main() -> None:
     import numpy as np
     for v, s in stamps.items():
         np.save(Path(args.out) / f"stamps_{v}.npy", s[:blocks])
-    print(f"\nSUMMARY {m}x{n}x{k}, {r} rounds in {time.time() - t0:.0f} s; nvidia-smi (MHz W C reasons): "
-          + " | ".join(states))
-    print("checks: " + ", ".join(f"{v} {checks[v]}" for v in checks))
-    print("stamps, clocks (medians a consumer's tile; tile - plain's = exposed): "
-          + " ".join(PARTS))
+    print("nvidia-smi (MHz W C reasons): " + " | ".join(states))
+    print(f"\nSUMMARY {m}x{n}x{k}, {r} rounds in {time.time() - t0:.0f} s; MHz W: "
+          + " | ".join(" ".join(x.split()[:2]) for x in states))
+    print("checks (unstamped/stamped): " + ", ".join(f"{v} {checks[v].replace('/stamped ', '/')}" for v in checks))
+    print("stamps, clocks a consumer's tile (medians): " + " ".join(PARTS))
     b0 = table.get(first)
     for v, t in table.items():
-        over = f" exposed {t['tile'] - b0['tile']:+.0f} (mean {t['tile_mean'] - b0['tile_mean']:+.0f})" if b0 else ""
+        over = f" exposed {t['tile'] - b0['tile']:+.0f} (means {t['tile_mean'] - b0['tile_mean']:+.0f})" if b0 else ""
         print(f"{v}: " + " ".join(f"{t[p]:.0f}" for p in PARTS) + f" n={t['n']}{over}", flush=True)
     print(f"turns (over {first}): per call ms [quartiles] | queued ms")
     for v in fns:
