@@ -780,8 +780,11 @@ def gemm_hopper_ws(
     epilogues' MUFU work (SiLU's) then does not share the schedulers, and consumer 0's
     epilogue runs while consumer 1's next K steps run, instead of the two epilogues at once
     with the tensor cores idle. Both consumers take the same tiles, so the arrivals and the
-    meetings pair tile by tile; consumer 1 cannot arrive twice before consumer 0 meets (its
-    next tile's steps need consumer 0's stages).
+    meetings pair tile by tile where consumer 1 cannot arrive twice before consumer 0 meets
+    once: its next tile's last step needs the stage consumer 0 hands back `stages` steps
+    before, which lies past consumer 0's meeting where a tile has more K steps than stages.
+    With one trip of the ring a tile (K <= `stages` `bk`) nothing changes. The barrier
+    orders no memory: it only schedules.
 
     `bias_smem` (persistent; the TMA epilogue; without a bias it changes nothing; not with pingpong, split-K,
     stream-K, block scales, clusters, `overlap_epilogue`, `swap_ab`, `small_stages` or
@@ -1262,6 +1265,9 @@ def gemm_hopper_ws(
     if handover not in ("drain", "issue", "loop"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain', 'issue' or 'loop', got {handover!r}")
     bias_smem = bias_smem and epilogue.bias  # (without a bias: nothing to stage)
+    # `epilogue_turns` pairs its arrivals and meetings only where consumer 1 cannot finish a
+    # tile's K loop ahead of consumer 0's meeting of the tile before: more K steps than stages
+    epilogue_turns = epilogue_turns and _k_steps(k, bk, stages) > stages
     bias_smem_start = bias_smem_start and bias_smem
     if bias_smem_start and epilogue.scale:
         raise ValueError("gemm_hopper_ws: bias_smem_start needs an epilogue without per-tensor scales")

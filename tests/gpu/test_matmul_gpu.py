@@ -154,7 +154,7 @@ def test_bias_smem(name, kmajor, m, n, k, activation, monkeypatch):
 def test_epilogue_turns(name, m, n, k, activation, monkeypatch):
     """The staggered consumers' epilogues in turn (`GemmConfig.epilogue_turns`, `:et`),
     forced: bias + SiLU + residual, bias + `silu_tanh`, the bias alone; block rows and
-    columns past M and N, one trip of K, more tiles than blocks."""
+    columns past M and N, one trip of K (the option off there), more tiles than blocks."""
     torch = torch_cuda()
     config = _forced(name, monkeypatch)
     assert config.epilogue_turns
