@@ -107,8 +107,10 @@ class GemmConfig:
     """With `stagger`: the two consumers' epilogues in turn, consumer 1's first, consumer 0
     meeting a named barrier past its K loop that consumer 1 arrives at once its tile's last
     TMA store is issued (`gemm_hopper_ws(epilogue_turns=True)`, named `:et`): their MUFU work
-    not at once, consumer 0's epilogue under consumer 1's next K steps. An option
-    (benchmarks/NOTES.md, epi47)."""
+    not at once, consumer 0's epilogue under consumer 1's next K steps. An option, slower: at
+    8192 x 28672 x 4096 on the H200 bias + `silu` `:st1:bsm:et` +1.43% per call and +1.46% queued
+    over `:st1:bsm` (52 of 53 rounds slower; `:st2:bsm:et` +1.50%): one consumer's epilogue alone
+    takes 3800 clocks, the two at once 5200 (clock64 stamps; benchmarks/NOTES.md, epi47)."""
     one_c: bool = False
     """Pingpong: the two consumers' epilogues take turns at one C buffer
     (`gemm_hopper_ws(one_c_buffer=True)`, named `:oc`), which leaves room for 6 stages of

@@ -771,7 +771,10 @@ def gemm_hopper_ws(
     consumer 1 arrives at once its L-th step's wgmma are issued; from there the lag
     keeps itself: each consumer's epilogue lets the other run alone), and each one's
     epilogue (SiLU's MUFU work) runs while the other's wgmma still run, instead of both
-    at once with the tensor cores idle. Each stage's "empty" barrier counts both.
+    at once with the tensor cores idle. Each stage's "empty" barrier counts both. (With
+    bias + `silu` at 8192 x 28672 x 4096 on the H200 the lag does not keep itself: clock64
+    stamps read the two K loops of a tile ending within ~40 clocks of each other, the two
+    epilogues at once; the plain kernel keeps ~450 clocks, benchmarks/NOTES.md, epi47.)
 
     `epilogue_turns` (with `stagger`): the two consumers' epilogues in turn, consumer 1's
     (the one ahead) first: consumer 0 meets named barrier `EPILOGUE_TURN_BARRIER` (`bar.sync`)
@@ -784,7 +787,9 @@ def gemm_hopper_ws(
     once: its next tile's last step needs the stage consumer 0 hands back `stages` steps
     before, which lies past consumer 0's meeting where a tile has more K steps than stages.
     With one trip of the ring a tile (K <= `stages` `bk`) nothing changes. The barrier
-    orders no memory: it only schedules.
+    orders no memory: it only schedules. Slower where measured (benchmarks/NOTES.md,
+    epi47): one consumer's SiLU epilogue alone runs at about half the MUFU pipes' rate
+    (one warp a scheduler), the two at once near it.
 
     `bias_smem` (persistent; the TMA epilogue; without a bias it changes nothing; not with pingpong, split-K,
     stream-K, block scales, clusters, `overlap_epilogue`, `swap_ab`, `small_stages` or
