@@ -95,7 +95,8 @@ def stamped(src: str) -> str:
             wg = None if not s.startswith("  } else if (threadIdx.x < 256)") else wg
         if wg is not None and re.match(r"^    for \(int (\w+) = bx; \1 < ntiles; \1 \+= nprog\) \{$", s):
             out += ["    int tl_it = 0;", s,
-                    f"      unsigned long long* tl_row = tilec_stamps + (((unsigned)blockIdx.x * 2u + {wgs[wg]}) * {TILES}u"
+                    "      unsigned long long* tl_row = tilec_stamps"
+                    f" + (((unsigned)blockIdx.x * 2u + {wgs[wg]}) * {TILES}u"
                     f" + ((unsigned)tl_it % {TILES}u)) * {POINTS}u;", "      TL(0);"]
             counts[(wg, 0)] = counts.get((wg, 0), 0) + 1
             chunk = 0
@@ -114,7 +115,8 @@ def stamped(src: str) -> str:
             out.append(f"      TL({2 + 2 * chunk});")
             pending_bar = 3 + 2 * chunk
             chunk += 1
-        if pending_bar is not None and re.match(r'^      asm volatile\("bar\.sync \d+, (128|256);" ::: "memory"\);$', s):
+        bar = r'^      asm volatile\("bar\.sync \d+, (128|256);" ::: "memory"\);$'
+        if pending_bar is not None and re.match(bar, s):
             out += [s, f"      TL({pending_bar});"]
             counts[(wg, pending_bar)] = counts.get((wg, pending_bar), 0) + 1
             pending_bar = None
@@ -172,7 +174,8 @@ def late_chunk(src: str) -> str:
         j, names = _wait0(lines, a, b)
         first = next(i for i in range(j, b) if lines[i] == "        tilec_bulk_commit_group();")
         half = names[len(names) // 2:]
-        lines.insert(first + 2, '      asm volatile("" : ' + ", ".join(f'"+f"({x})' for x in half) + ");  // late chunk")
+        pins = ", ".join(f'"+f"({x})' for x in half)
+        lines.insert(first + 2, f'      asm volatile("" : {pins});  // late chunk')
     return "\n".join(lines)
 
 
