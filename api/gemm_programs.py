@@ -772,9 +772,10 @@ def gemm_hopper_ws(
     keeps itself: each consumer's epilogue lets the other run alone), and each one's
     epilogue (SiLU's MUFU work) runs while the other's wgmma still run, instead of both
     at once with the tensor cores idle. Each stage's "empty" barrier counts both. (With
-    bias + `silu` at 8192 x 28672 x 4096 on the H200 the lag does not keep itself: clock64
-    stamps read the two K loops of a tile ending within ~40 clocks of each other, the two
-    epilogues at once; the plain kernel keeps ~450 clocks, benchmarks/NOTES.md, epi47.)
+    bias + `silu` at 8192 x 28672 x 4096 on the H200 the lag keeps its size, not its
+    direction: clock64 stamps read consumer 1 ahead by ~500 clocks in half the tiles,
+    consumer 0 by ~440 in the other half, so the two ~5200-clock epilogues overlap ~90%;
+    the plain kernel keeps consumer 1 ahead, benchmarks/NOTES.md, epi47.)
 
     `epilogue_turns` (with `stagger`): the two consumers' epilogues in turn, consumer 1's
     (the one ahead) first: consumer 0 meets named barrier `EPILOGUE_TURN_BARRIER` (`bar.sync`)
