@@ -103,6 +103,14 @@ class GemmConfig:
     """With `bias_smem`: the staged bias as the accumulators' starting value, loaded from
     shared memory once the tile's first stage has landed, the epilogue adding none
     (`gemm_hopper_ws(bias_smem_start=True)`, named `:bss`). An option (benchmarks/NOTES.md, epi46)."""
+    epilogue_turns: bool = False
+    """With `stagger`: the two consumers' epilogues in turn, consumer 1's first, consumer 0
+    meeting a named barrier past its K loop that consumer 1 arrives at once its tile's last
+    TMA store is issued (`gemm_hopper_ws(epilogue_turns=True)`, named `:et`): their MUFU work
+    not at once, consumer 0's epilogue under consumer 1's next K steps. An option, slower: at
+    8192 x 28672 x 4096 on the H200 bias + `silu` `:st1:bsm:et` +1.43% per call and +1.46% queued
+    over `:st1:bsm` (52 of 53 rounds slower; `:st2:bsm:et` +1.50%): one consumer's epilogue alone
+    takes 3800 clocks, the two at once 5200 (clock64 stamps; benchmarks/NOTES.md, epi47)."""
     one_c: bool = False
     """Pingpong: the two consumers' epilogues take turns at one C buffer
     (`gemm_hopper_ws(one_c_buffer=True)`, named `:oc`), which leaves room for 6 stages of
@@ -406,6 +414,8 @@ class GemmConfig:
             kw["bias_smem"] = True
         if self.bias_smem_start:
             kw["bias_smem_start"] = True
+        if self.epilogue_turns:
+            kw["epilogue_turns"] = True
         if self.block_scales:
             kw["block_scales"] = True
             if self.partials != 2:

@@ -594,6 +594,7 @@ def gemm_hopper_ws(
     chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0, k_rotate: bool = False,
     b_panels: bool = False, bias_smem: bool = False, bias_smem_start: bool = False, tile_whole: bool = False,
     k_rotate_step: int = 0,
+    epilogue_turns: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -771,7 +772,26 @@ def gemm_hopper_ws(
     consumer 1 arrives at once its L-th step's wgmma are issued; from there the lag
     keeps itself: each consumer's epilogue lets the other run alone), and each one's
     epilogue (SiLU's MUFU work) runs while the other's wgmma still run, instead of both
-    at once with the tensor cores idle. Each stage's "empty" barrier counts both.
+    at once with the tensor cores idle. Each stage's "empty" barrier counts both. (With
+    bias + `silu` at 8192 x 28672 x 4096 on the H200 the lag keeps its size, not its
+    direction: clock64 stamps read consumer 1 ahead by ~500 clocks in half the tiles,
+    consumer 0 by ~440 in the other half, so the two ~5200-clock epilogues overlap ~90%;
+    the plain kernel keeps consumer 1 ahead, benchmarks/NOTES.md, epi47.)
+
+    `epilogue_turns` (with `stagger`): the two consumers' epilogues in turn, consumer 1's
+    (the one ahead) first: consumer 0 meets named barrier `EPILOGUE_TURN_BARRIER` (`bar.sync`)
+    past its K loop (its last stage handed back), before its epilogue, and consumer 1 arrives
+    there (`bar.arrive`) once its tile's epilogue has issued its last TMA store. Their
+    epilogues' MUFU work (SiLU's) then does not share the schedulers, and consumer 0's
+    epilogue runs while consumer 1's next K steps run, instead of the two epilogues at once
+    with the tensor cores idle. Both consumers take the same tiles, so the arrivals and the
+    meetings pair tile by tile where consumer 1 cannot arrive twice before consumer 0 meets
+    once: its next tile's last step needs the stage consumer 0 hands back `stages` steps
+    before, which lies past consumer 0's meeting where a tile has more K steps than stages.
+    With one trip of the ring a tile (K <= `stages` `bk`) nothing changes. The barrier
+    orders no memory: it only schedules. Slower where measured (benchmarks/NOTES.md,
+    epi47): one consumer's SiLU epilogue alone runs at about half the MUFU pipes' rate
+    (one warp a scheduler), the two at once near it.
 
     `bias_smem` (persistent; the TMA epilogue; without a bias it changes nothing; not with pingpong, split-K,
     stream-K, block scales, clusters, `overlap_epilogue`, `swap_ab`, `small_stages` or
@@ -1143,6 +1163,8 @@ def gemm_hopper_ws(
         raise ValueError(f"gemm_hopper_ws: stagger needs bm 128, persistent tiles, 0 < stagger < stages - 1, "
                          f"without pingpong, split_k, stream_k, block_scales, clusters, overlap_epilogue, swap_ab, "
                          f"cp_async, one_wgmma, a_registers or skip_padding (got {stagger}, bm {bm}, {stages} stages)")
+    if epilogue_turns and not stagger:
+        raise ValueError("gemm_hopper_ws: epilogue_turns needs stagger")
     if one_c_buffer and not (pingpong and tma_epilogue):
         raise ValueError("gemm_hopper_ws: one_c_buffer needs pingpong and tma_epilogue")
     if pingpong and not persistent:
@@ -1254,6 +1276,9 @@ def gemm_hopper_ws(
     if handover not in ("drain", "issue", "loop"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain', 'issue' or 'loop', got {handover!r}")
     bias_smem = bias_smem and epilogue.bias  # (without a bias: nothing to stage)
+    # `epilogue_turns` pairs its arrivals and meetings only where consumer 1 cannot finish a
+    # tile's K loop ahead of consumer 0's meeting of the tile before: more K steps than stages
+    epilogue_turns = epilogue_turns and _k_steps(k, bk, stages) > stages
     bias_smem_start = bias_smem_start and bias_smem
     if bias_smem_start and epilogue.scale:
         raise ValueError("gemm_hopper_ws: bias_smem_start needs an epilogue without per-tensor scales")
@@ -1804,8 +1829,12 @@ def gemm_hopper_ws(
                 accs, vecs = accs[:-1], vecs[:-1]
             if one_c_buffer:  # the other consumer's previous tile's TMA store has read the one C buffer
                 my_turn(cfree[turn])
+            if epilogue_turns and half == 0:  # consumer 1's epilogue of the tile first (the docstring)
+                p.named_barrier("sync", EPILOGUE_TURN_BARRIER, 2 * WARPGROUP)
             for c, (a, by, vec) in enumerate(zip(accs, g.bys, vecs)):
                 store_chunk(sc, a, bxr, by, vec, rows, c)
+            if epilogue_turns and half == 1:  # its last TMA store issued: consumer 0's epilogue may start
+                p.named_barrier("arrive", EPILOGUE_TURN_BARRIER, 2 * WARPGROUP)
             if one_c_buffer:  # this tile's store has read it: the other's turn at the buffer
                 p.tma_store_wait(0)
                 p.mbarrier_arrive(cfree[1 - turn])
@@ -2425,6 +2454,9 @@ swapped, M's columns of all the tile's rows of N, 64 over the consumer warpgroup
 warpgroups' 104 registers spilled the whole tile, and 64 columns of 256 rows)."""
 
 SERIAL_BARRIER = 3
+EPILOGUE_TURN_BARRIER = 4
+"""`gemm_hopper_ws(epilogue_turns=True)`'s hardware barrier: 0 is `__syncthreads`', 1 .. 3
+the staggered kernel's three regions' own (`warp_specialize warpgroups(1, 1, 1)`)."""
 """The hardware barrier (`bar.sync` id) of `gemm_hopper_ws(serial=True)`'s consumer
 warpgroups (0 is `__syncthreads`'s, 1 and 2 the two regions')."""
 

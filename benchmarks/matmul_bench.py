@@ -558,7 +558,8 @@ def parse_config(name: str):
     column: `GemmConfig.k_rotate`; `kr<S>`: by S steps a column, `k_rotate_step`), `wb` (B's boxes
     128-byte panels: `GemmConfig.b_panels`), `bsm` / `bss`
     (the bias staged in shared memory by the producer, `GemmConfig.bias_smem`; `bss`: and the accumulators'
-    start, `bias_smem_start`), separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
+    start, `bias_smem_start`), `et` (the staggered consumers' epilogues in turn, `GemmConfig.epilogue_turns`),
+    separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
     import re
@@ -573,7 +574,7 @@ def parse_config(name: str):
         clusters = [_cluster(f) for f in flags if _cluster(f)]
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "tp", "tw", "sk", "sp", "ar",
                                                        "ow", "pdl", "pdlw", "pdll", "w128", "hs", "pf", "bf", "al", "ap",
-                                                       "kr", "wb", "bsm", "bss"}
+                                                       "kr", "wb", "bsm", "bss", "et"}
                                                  or re.fullmatch(r"g\d+|pr\d+|cr\d+|cw\d+|ch\d+|kr\d+", f) or _cluster(f) for f in flags):
             # the flags add to the named configuration's own (256x160x64:4:c32:ow:w128:sp:cl1x2:bp
             # keeps its one_wgmma and skip_padding); `nov` takes the overlap away
@@ -608,6 +609,7 @@ def parse_config(name: str):
                                                           c.k_rotate_step),
                                        bias_smem=c.bias_smem or bool({"bsm", "bss"} & set(flags)),
                                        bias_smem_start=c.bias_smem_start or "bss" in flags,
+                                       epilogue_turns=c.epilogue_turns or "et" in flags,
                                        arrive_last=c.arrive_last or "al" in flags,
                                        b_panels=c.b_panels or "wb" in flags,
                                        l2_promotion=next((int(f[2:]) for f in flags if re.fullmatch(r"pr\d+", f)),
@@ -634,6 +636,8 @@ def parse_config(name: str):
             kw["bias_smem_start"] = f == "bss"
         elif m := re.fullmatch(r"st(\d+)", f):
             kw["stagger"] = int(m.group(1))
+        elif f == "et":
+            kw["epilogue_turns"] = True
         elif f in ("pp", "ppi", "ppl"):
             kw["pingpong"] = True
             kw["handover"] = {"pp": "drain", "ppi": "issue", "ppl": "loop"}[f]
@@ -715,7 +719,7 @@ def parse_config(name: str):
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, "
                              "st<L>, ov, nov, cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, tp, tw, sp, ar, ow, w128, hs, ap, cb, cr<R>, cw<W>, ch<H>, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, bf, al, wb, bsm, bss, "
+                             "cpab, cl<CM>[x<CN>], bp, tp, tw, sp, ar, ow, w128, hs, ap, cb, cr<R>, cw<W>, ch<H>, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, bf, al, wb, bsm, bss, et, "
                              "part1, fma, pf or pr<B>")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,

@@ -148,6 +148,19 @@ def test_bias_smem(name, kmajor, m, n, k, activation, monkeypatch):
     _check(torch, m, n, k, bias=True, activation=activation, residual=activation == "silu", b_kmajor=kmajor)
 
 
+@pytest.mark.parametrize("name", ["128x256x64:4:c128:st1:bsm:et", "128x256x64:4:c128:st2:et"], ids=["st1_bsm", "st2"])
+@pytest.mark.parametrize(("m", "n", "k", "activation"), [(300, 1096, 776, "silu"), (2000, 8200, 520, "silu_tanh"),
+                                                         (130, 600, 64, None)])
+def test_epilogue_turns(name, m, n, k, activation, monkeypatch):
+    """The staggered consumers' epilogues in turn (`GemmConfig.epilogue_turns`, `:et`),
+    forced: bias + SiLU + residual, bias + `silu_tanh`, the bias alone; block rows and
+    columns past M and N, one trip of K (the option off there), more tiles than blocks."""
+    torch = torch_cuda()
+    config = _forced(name, monkeypatch)
+    assert config.epilogue_turns
+    _check(torch, m, n, k, bias=True, activation=activation, residual=activation == "silu")
+
+
 @pytest.mark.parametrize("shape", [(1, 8192, 8192), (16, 6144, 4096), (7, 1000, 1000), (40, 28672, 4096),
                                    (64, 8192, 8192), (128, 6144, 4096), (100, 4096, 14336)])
 def test_swap_ab_decode(shape, monkeypatch):

@@ -1,0 +1,387 @@
+"""The exposed epilogue measured directly (issue 39: bias + SiLU + cast <= 3% over the plain
+GEMM at 8192 x 28672 x 4096): `clock64` stamps a tile, per consumer warpgroup, in the
+rule's kernels, read back from a `__device__` buffer, then the same kernels (unstamped)
+timed in turns.
+
+    python3 dev/experiments/epilogue_stamps.py [--shape 8192x28672x4096] [--budget 20]
+        [--deadline 55] [--out DIR] [--variant LABEL=ACT@CONFIG ...]
+
+The stamps: each consumer warpgroup's thread 0 writes `clock64` at seven points of each
+of its tiles (the CUDA of the variant's kernel rewritten here, as epilogue_ncu.py's `pf`;
+nothing of the product changes): 0 the tile's start (the loop's head), 1 the K loop's end
+(past `wgmma.wait_group 0`), 2 / 4 before chunk 0's / 1's wait for the C buffer (the last
+TMA store's reads, `cp.async.bulk.wait_group.read 0`), 3 / 5 past that wait and the named
+barrier after it, 6 the tile's last TMA store issued. ptxas may move arithmetic across a
+stamp (the reads are `volatile` asm with a memory clobber: memory operations and other
+volatile asm stay in order), so the split of a chunk's math between 1-2 and 3-4 is
+approximate; the tile's (0 -> next 0), the K loop's (0 -> 1) and the epilogue's (1 -> 6)
+are not. Per variant the table gives the medians over every block's tiles but its first and
+last, both consumers: the tile, the K loop, the epilogue and its parts, and the stagger
+(consumer 1's K loop end minus consumer 0's of the same tile). The exposed epilogue is the
+tile's clocks over plain's.
+
+Then rounds in turns of the unstamped kernels (per call, `per_call_in_turns`, and queued,
+10 calls), every one checked against float64 first (output poisoned), the stamped ones too.
+Default variants: `plain` (the rule's `128x256x64:4:c128` without an epilogue), `silu` (bias +
+`silu`, the rule's `:st1:bsm`), `et` (the same with the consumers' epilogues in turn,
+`GemmConfig.epilogue_turns`), `late` (a prototype, the rule's CUDA rewritten by `late_chunk`:
+chunk 1's math after chunk 0's TMA store; a CONFIG of `--variant` may end in `#late`),
+`plain1` (the plain kernel with `:st1`: the staggered schedule's own plain), `et2` (`:et`
+with the stagger L = 2). With `:et` stamp 7 is consumer 0's past its wait for consumer 1's
+epilogue ("turn": 7 - 1).
+
+An experiment: nothing of the product changes."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from gemm_bench import queued_ms  # noqa: E402
+from matmul_bench import forced, gpu_state, parse_config, per_call_in_turns, rotated, within_bound  # noqa: E402
+
+from tilec.gemm_programs import EPILOGUE_TURN_BARRIER  # noqa: E402
+
+SUFFIX = "#stamps"
+"""A configuration name's suffix that asks `gemm.matmul_kernel` for the stamped kernel."""
+TILES = 64
+"""Stamped tiles a block and consumer (more wrap around)."""
+POINTS = 8
+"""Stamps a tile (7 used)."""
+BLOCKS = 264
+"""Blocks the buffer has room for."""
+DECL = (f"__device__ unsigned long long tilec_stamps[{BLOCKS * 2 * TILES * POINTS}];\n"
+        "#define TL(i) do { if ((threadIdx.x & 127) == 0) { long long tl_v; "
+        "asm volatile(\"mov.u64 %0, %%clock64;\" : \"=l\"(tl_v) :: \"memory\"); tl_row[i] = tl_v; } } while (0)\n")
+
+
+def stamped(src: str) -> str:
+    """`src` (a warp-specialized GEMM's CUDA: consumer warpgroups 0 and 1, each a persistent
+    tile loop `for (int t = bx; t < ntiles; t += nprog)`) with the module docstring's seven
+    stamps in each consumer's tile loop."""
+    lines = src.split("\n")
+    out: list[str] = []
+    wg = None
+    heads = [(i, m.group(3)) for i, s in enumerate(lines)
+             if (m := re.match(r"^  (\} else )?if \(threadIdx\.x < (128|256)\) \{  // warpgroups? (0\.\.1|0|1)$", s))]
+    starts = [i for i, _ in heads]
+    wgs = ["(threadIdx.x >> 7)" if w == "0..1" else w for _, w in heads]  # one region for both, or one each
+    if len(starts) not in (1, 2):
+        raise ValueError(f"stamped: {len(starts)} consumer regions found, expected 1 or 2")
+    # per region: the tile loop's line, the last commit of a TMA store in the loop
+    last_commit = {}
+    for r, s0 in enumerate(starts):
+        end = next(i for i in range(s0 + 1, len(lines)) if lines[i].startswith("  } else"))
+        commits = [i for i in range(s0, end) if lines[i] == "        tilec_bulk_commit_group();"]
+        if not commits:
+            raise ValueError("stamped: no TMA store commit in a consumer's tile loop")
+        last_commit[r] = commits[-1]
+    i, chunk, pending_bar, in_wait0, counts = 0, 0, None, False, {}
+    while i < len(lines):
+        s = lines[i]
+        if i in starts:
+            wg = starts.index(i)
+            chunk = 0
+        elif s.startswith("  } else") or s.startswith("extern \"C\" __global__"):
+            if s.startswith("extern"):
+                out.append(DECL)
+            wg = None if not s.startswith("  } else if (threadIdx.x < 256)") else wg
+        if wg is not None and re.match(r"^    for \(int (\w+) = bx; \1 < ntiles; \1 \+= nprog\) \{$", s):
+            out += ["    int tl_it = 0;", s,
+                    "      unsigned long long* tl_row = tilec_stamps"
+                    f" + (((unsigned)blockIdx.x * 2u + {wgs[wg]}) * {TILES}u"
+                    f" + ((unsigned)tl_it % {TILES}u)) * {POINTS}u;", "      TL(0);"]
+            counts[(wg, 0)] = counts.get((wg, 0), 0) + 1
+            chunk = 0
+            i += 1
+            continue
+        if wg is not None and s.startswith('      asm volatile("wgmma.wait_group.sync.aligned 0;"'):
+            in_wait0 = True
+        if in_wait0 and s.endswith(");"):
+            out += [s, "      TL(1);"]
+            counts[(wg, 1)] = counts.get((wg, 1), 0) + 1
+            in_wait0 = False
+            i += 1
+            continue
+        if (wg is not None and re.match(r"^      if \(\w+\) \{$", s) and i + 1 < len(lines)
+                and lines[i + 1] == "        tilec_bulk_wait_group_read<0>();" and chunk < 2):
+            out.append(f"      TL({2 + 2 * chunk});")
+            pending_bar = 3 + 2 * chunk
+            chunk += 1
+        bar = r'^      asm volatile\("bar\.sync \d+, (128|256);" ::: "memory"\);$'
+        if pending_bar is not None and re.match(bar, s):
+            out += [s, f"      TL({pending_bar});"]
+            counts[(wg, pending_bar)] = counts.get((wg, pending_bar), 0) + 1
+            pending_bar = None
+            i += 1
+            continue
+        out.append(s)
+        if wg is not None and s == f'      asm volatile("bar.sync {EPILOGUE_TURN_BARRIER}, 256;" ::: "memory");':
+            out.append("      TL(7);")  # `:et`: consumer 0 past its wait for consumer 1's epilogue
+        if wg is not None and i == last_commit[wg]:
+            assert lines[i + 1] == "      }", lines[i + 1]
+            out += [lines[i + 1], "      TL(6);", "      tl_it++;"]
+            counts[(wg, 6)] = counts.get((wg, 6), 0) + 1
+            i += 2
+            continue
+        i += 1
+    for w in range(len(starts)):
+        for point in (0, 1, 3, 5, 6):
+            if counts.get((w, point)) != 1:
+                raise ValueError(f"stamped: consumer {w}'s stamp {point} placed {counts.get((w, point), 0)} times")
+    return "\n".join(out)
+
+
+LATE = "#late"
+"""A configuration name's mark: chunk 1's math after chunk 0's TMA store (`late_chunk`)."""
+
+
+def _regions(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first line, end line, warpgroup) of each consumer region of a staggered kernel."""
+    out = []
+    for i, s in enumerate(lines):
+        m = re.match(r"^  (\} else )?if \(threadIdx\.x < (128|256)\) \{  // warpgroup ([01])$", s)
+        if m:
+            end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith("  } else"))
+            out.append((i, end, m.group(3)))
+    if len(out) != 2:
+        raise ValueError(f"{len(out)} staggered consumer regions found, expected 2")
+    return out
+
+
+def _wait0(lines: list[str], a: int, b: int) -> tuple[int, list[str]]:
+    """(last line, accumulator names) of the K loop's closing `wgmma.wait_group 0` in lines a..b."""
+    i = next(j for j in range(a, b) if lines[j].startswith('      asm volatile("wgmma.wait_group.sync.aligned 0;"'))
+    j = next(j for j in range(i, b) if lines[j].endswith(");"))
+    names = re.findall(r'"\+f"\((\w+)\)', "\n".join(lines[i:j + 1]))
+    return j, names
+
+
+def late_chunk(src: str) -> str:
+    """The staggered kernel `src` with each consumer's second column chunk's accumulators
+    passed through an empty `asm volatile` ("+f") after its first chunk's TMA store is
+    issued: ptxas can no longer compute chunk 1 before chunk 0's store, so chunk 0's store
+    reads its buffer while chunk 1 is computed (the C stores earlier)."""
+    lines = src.split("\n")
+    for a, b, _ in reversed(_regions(lines)):
+        j, names = _wait0(lines, a, b)
+        first = next(i for i in range(j, b) if lines[i] == "        tilec_bulk_commit_group();")
+        half = names[len(names) // 2:]
+        pins = ", ".join(f'"+f"({x})' for x in half)
+        lines.insert(first + 2, f'      asm volatile("" : {pins});  // late chunk')
+    return "\n".join(lines)
+
+
+def install() -> None:
+    """`gemm.matmul_kernel` builds the stamped kernel for a configuration named `X#stamps`."""
+    import copy
+
+    from tilec import gemm
+
+    original = gemm.matmul_kernel
+
+    def matmul_kernel(key):
+        name = key.config.name
+        if "#" not in name:
+            return original(key)
+        plain = dataclasses.replace(key, config=dataclasses.replace(key.config, name=name[:name.index("#")]))
+        k = copy.copy(original(plain))
+        if LATE in name:
+            k.source = late_chunk(k.source)
+        if name.endswith(SUFFIX):
+            k.source = stamped(k.source)
+        k._compiled, k._modules, k._functions, k._packed = {}, {}, {}, {}
+        gemm._kernels[key] = k
+        return k
+
+    gemm.matmul_kernel = matmul_kernel
+
+
+def read_stamps(kernel) -> "object":
+    """The stamps of `kernel`'s last launch: an int64 array [blocks, 2, TILES, POINTS]."""
+    import cupy
+    import numpy as np
+
+    module = next(iter(kernel._modules.values()))
+    ptr = module.get_global_var("tilec_stamps")
+    n = BLOCKS * 2 * TILES * POINTS
+    mem = cupy.cuda.UnownedMemory(ptr, n * 8, kernel)
+    arr = cupy.ndarray((n,), dtype=cupy.int64, memptr=cupy.cuda.MemoryPointer(mem, 0))
+    return np.asarray(arr.get()).reshape(BLOCKS, 2, TILES, POINTS)
+
+
+def zero_stamps(kernel) -> None:
+    import cupy
+
+    module = next(iter(kernel._modules.values()))
+    cupy.cuda.runtime.memset(module.get_global_var("tilec_stamps"), 0, BLOCKS * 2 * TILES * POINTS * 8)
+    cupy.cuda.runtime.deviceSynchronize()
+
+
+PARTS = ("tile", "kloop", "epi", "pre0", "wait0", "mid", "wait1", "post", "stagger", "turn")
+
+
+def split(s, blocks: int) -> dict:
+    """The medians (clocks) of the module docstring's parts over every block's tiles but its
+    first and last, both consumers; also the means of `tile` and `epi`."""
+    import numpy as np
+
+    vals: dict = {p: [] for p in PARTS}
+    for b in range(blocks):
+        n = int(np.count_nonzero(s[b, 0, :, 6]))
+        n1 = int(np.count_nonzero(s[b, 1, :, 6]))
+        for w in (0, 1):
+            nn = n if w == 0 else n1
+            for t in range(1, min(nn, TILES) - 1):
+                r, nxt = s[b, w, t], s[b, w, t + 1]
+                vals["tile"].append(nxt[0] - r[0])
+                vals["kloop"].append(r[1] - r[0])
+                vals["epi"].append(r[6] - r[1])
+                vals["pre0"].append(r[2] - r[1])
+                vals["wait0"].append(r[3] - r[2])
+                vals["mid"].append(r[4] - r[3])
+                vals["wait1"].append(r[5] - r[4])
+                vals["post"].append(r[6] - r[5])
+                if r[7]:  # `:et`: consumer 0's wait for consumer 1's epilogue
+                    vals["turn"].append(r[7] - r[1])
+                if w == 1 and t < n:
+                    vals["stagger"].append(int(s[b, 1, t, 1]) - int(s[b, 0, t, 1]))
+    med = {p: (statistics.median(v) if v else float("nan")) for p, v in vals.items()}
+    med["tile_mean"] = float(np.mean(vals["tile"])) if vals["tile"] else float("nan")
+    med["epi_mean"] = float(np.mean(vals["epi"])) if vals["epi"] else float("nan")
+    med["n"] = len(vals["tile"])
+    return med
+
+
+def main() -> None:
+    start = time.time()
+    import torch
+
+    import tilec
+    from tilec import gemm
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shape", default="8192x28672x4096")
+    ap.add_argument("--budget", type=float, default=20.0, help="seconds of rounds")
+    ap.add_argument("--deadline", type=float, default=55.0, help="seconds since the start past which nothing starts")
+    ap.add_argument("--compile-by", type=float, default=30.0)
+    ap.add_argument("--stamp-runs", type=int, default=3, help="stamped launches a variant (the table: the last)")
+    ap.add_argument("--out", default=".")
+    ap.add_argument("--variant", action="append", default=[], help="LABEL=ACT@CONFIG (ACT: silu, silu_tanh, bias "
+                    "or plain); the first is the one the others are over")
+    args = ap.parse_args()
+    left = lambda: args.deadline - (time.time() - start)  # noqa: E731
+    install()
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    m, n, k = (int(x) for x in args.shape.split("x"))
+    g = torch.Generator(device="cuda").manual_seed(m + n + k)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=g)
+    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16, generator=g)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+
+    specs = args.variant or ["plain=plain@rule", "silu=silu@rule:st1:bsm", "et=silu@rule:st1:bsm:et",
+                             "late=silu@rule:st1:bsm#late", "plain1=plain@rule:st1", "et2=silu@rule:st2:bsm:et"]
+    rule = gemm.choose_config(m, n, sms, k=k)
+    variants = {}
+    for spec in specs:
+        label, rest = spec.split("=")
+        act, name = rest.split("@")
+        name, *marks = name.replace("rule", rule.name, 1).split("#")
+        cfg = parse_config(name)
+        cfg = dataclasses.replace(cfg, name=cfg.name + "".join("#" + x for x in marks))
+        variants[label] = (cfg, None if act in ("bias", "plain") else act, act != "plain")
+    print("variants: " + ", ".join(f"{v} {act or ('bias' if wb else 'plain')}@{cfg.name}"
+                                   for v, (cfg, act, wb) in variants.items()), flush=True)
+    fns, configs, checks, stamps = {}, {}, {}, {}
+    for v, (cfg, act, with_bias) in variants.items():
+        if time.time() - start > args.compile_by:
+            print(f"{v}: left out (compile deadline)", flush=True)
+            continue
+        kw = {"bias": bias, "activation": act} if with_bias else {}
+        fn = lambda kw=kw: tilec.matmul(a, b, out=c, **kw)  # noqa: E731
+        t0 = time.time()
+        # the stamped kernel first: checked, then its stamps
+        scfg = dataclasses.replace(cfg, name=cfg.name + SUFFIX)
+        try:
+            with forced(gemm, scfg):
+                c.fill_(float("nan"))
+                fn()
+                torch.cuda.synchronize()
+                sok = within_bound(c, a, b, kw.get("bias"), act)
+                kern = next(kk for key, kk in gemm._kernels.items() if key.config.name == scfg.name)
+                for _ in range(args.stamp_runs):
+                    zero_stamps(kern)
+                    fn()
+                    torch.cuda.synchronize()
+                stamps[v] = read_stamps(kern)
+        except Exception as e:  # noqa: BLE001 - say it and go on without stamps
+            print(f"{v}: stamps {type(e).__name__}: {str(e)[:200]}", flush=True)
+            sok = None
+        with forced(gemm, cfg):
+            c.fill_(float("nan"))
+            try:
+                fn()
+                torch.cuda.synchronize()
+                ok = within_bound(c, a, b, kw.get("bias"), act)
+            except Exception as e:  # noqa: BLE001 - say it and leave the variant out
+                print(f"{v}: {type(e).__name__}: {str(e)[:160]}", flush=True)
+                checks[v] = type(e).__name__
+                continue
+            fn()
+            fast = dict(gemm._fast)
+        call = lambda fn=fn, fast=fast: (setattr(gemm, "_fast", fast), fn())  # noqa: E731
+        checks[v] = f"{'ok' if ok else 'FAIL'}/stamped {'-' if sok is None else 'ok' if sok else 'FAIL'}"
+        print(f"{v} ({cfg.name}): compiled and checked in {time.time() - t0:.1f} s, {checks[v]}", flush=True)
+        fns[v], configs[v] = call, cfg
+
+    blocks = min(sms, BLOCKS)
+    table = {v: split(s, blocks) for v, s in stamps.items()}
+    first = next(iter(fns))
+    per = {v: [] for v in fns}
+    queued = {v: [] for v in fns}
+    states = [gpu_state()]
+    t0, r = time.time(), 0
+    while r < 3 or (time.time() - t0 < args.budget and left() > 4):
+        for v, ms in per_call_in_turns(fns, start=r, reps=3, warmup=1).items():
+            per[v].append(ms)
+        for v in rotated(list(fns), r):
+            queued[v].append(queued_ms(fns[v], reps=10, warmup=1))
+        r += 1
+    states.append(gpu_state())
+
+    def rel(xs, ys) -> str:
+        d = sorted(100 * (x / y - 1) for x, y in zip(xs, ys))
+        return f"{statistics.median(d):+.2f}% [{d[len(d) // 4]:+.2f}, {d[min(len(d) - 1, 3 * len(d) // 4)]:+.2f}]"
+
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    (Path(args.out) / "stamps_rounds.json").write_text(json.dumps(
+        {"shape": [m, n, k], "configs": {v: configs[v].name for v in fns}, "per_call_ms": per, "queued_ms": queued,
+         "gpu_state": states, "stamps": table}, indent=1, default=float))
+    import numpy as np
+    for v, s in stamps.items():
+        np.save(Path(args.out) / f"stamps_{v}.npy", s[:blocks])
+    print("nvidia-smi (MHz W C reasons): " + " | ".join(states))
+    print(f"\nSUMMARY {m}x{n}x{k}, {r} rounds in {time.time() - t0:.0f} s; MHz W: "
+          + " | ".join(" ".join(x.split()[:2]) for x in states))
+    print("checks (unstamped/stamped): " + ", ".join(f"{v} {checks[v].replace('/stamped ', '/')}" for v in checks))
+    print("stamps, clocks a consumer's tile (medians): " + " ".join(PARTS))
+    b0 = table.get(first)
+    for v, t in table.items():
+        over = f" exposed {t['tile'] - b0['tile']:+.0f} (means {t['tile_mean'] - b0['tile_mean']:+.0f})" if b0 else ""
+        print(f"{v}: " + " ".join(f"{t[p]:.0f}" for p in PARTS) + f" n={t['n']}{over}", flush=True)
+    print(f"turns (over {first}): per call ms [quartiles] | queued ms")
+    for v in fns:
+        print(f"{v}: {statistics.median(per[v]):.4f} {rel(per[v], per[first]) if v != first else ''} | "
+              f"{statistics.median(queued[v]):.4f} {rel(queued[v], queued[first]) if v != first else ''}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
