@@ -96,8 +96,10 @@ def main() -> int:
     ap.add_argument("--groups", default="", help="indices of GROUPS to take (default: all)")
     ap.add_argument("--warm", action="store_true", help="run each configuration once (compile it) and exit")
     ap.add_argument("--part", default="0/1", help="I/N: with --warm, every N-th configuration from the I-th")
+    ap.add_argument("--rounds", type=int, default=0, help="rounds of each group instead of its own")
     args = ap.parse_args()
     groups = [GROUPS[int(i)] for i in args.groups.split(",")] if args.groups else GROUPS
+    groups = [(shape, names, args.rounds or rounds) for shape, names, rounds in groups]
     t0 = time.time()
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import matmul_bench as mb

@@ -45,7 +45,7 @@ class Sampler(threading.Thread):
 
         self.period, self.samples, self.stop = period, [], threading.Event()
         uuid = str(torch.cuda.get_device_properties(0).uuid)
-        self.ident = uuid if uuid.startswith("GPU-") else f"GPU-{uuid}"
+        self.device = uuid if uuid.startswith("GPU-") else f"GPU-{uuid}"  # (Thread has an `ident`)
         self.read, self.source = self._nvml() or (self._smi, "nvidia-smi")
 
     def _nvml(self):
@@ -56,7 +56,7 @@ class Sampler(threading.Thread):
         except Exception:  # noqa: BLE001 - no NVML binding: nvidia-smi
             return None
         h = None
-        for ident in (self.ident, self.ident.encode()):  # bindings take str or bytes
+        for ident in (self.device, self.device.encode()):  # bindings take str or bytes
             try:
                 h = pynvml.nvmlDeviceGetHandleByUUID(ident)
                 break
@@ -71,11 +71,11 @@ class Sampler(threading.Thread):
         return read, "NVML"
 
     def _smi(self):
-        out = subprocess.run(["nvidia-smi", "-i", self.ident, "--format=csv,noheader,nounits",
+        out = subprocess.run(["nvidia-smi", "-i", self.device, "--format=csv,noheader,nounits",
                               "--query-gpu=clocks.sm,power.draw.instant"], capture_output=True, text=True,
                              timeout=5).stdout
         if "N/A" in out or "Invalid" in out or not out.strip():
-            out = subprocess.run(["nvidia-smi", "-i", self.ident, "--format=csv,noheader,nounits",
+            out = subprocess.run(["nvidia-smi", "-i", self.device, "--format=csv,noheader,nounits",
                                   "--query-gpu=clocks.sm,power.draw"], capture_output=True, text=True,
                                  timeout=5).stdout
         mhz, w = (float(x) for x in out.strip().split(",")[:2])
