@@ -247,6 +247,10 @@ class GemmConfig:
     register bits: 256 rows of two 128-row consumers split once, a region's 128 run apart
     once), then column parts of `c_width`; `half_stores` is `:cr2:ch128` on 256 rows. An
     option (measured within the spread, as `c_width`)."""
+    c_early: bool = False
+    """With `c_ring` >= 2: each part's wait for the buffer the next part writes moved before the part's own
+    TMA store (`gemm_hopper_ws(c_early=True)`, named `:ce`): one meeting of the consumers a part (the store's)
+    instead of two, the previous store's read under the part's writes. An option until measured."""
     half_stores: bool = False
     """With `consumer_rows` 128 on 256 rows: each column chunk's C stored as its two row halves
     through two C buffers of 128 rows (`gemm_hopper_ws(half_stores=True)`, named `:hs`), one
@@ -456,6 +460,8 @@ class GemmConfig:
             kw["c_width"] = self.c_width
         if self.c_height:
             kw["c_height"] = self.c_height
+        if self.c_early:
+            kw["c_early"] = True
         return kw
 
     def _persistent(self, sms: int) -> int:

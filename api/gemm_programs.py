@@ -591,7 +591,8 @@ def gemm_hopper_ws(
     scale_prefetch: bool = False, scale_a_mn_major: bool = False, l2_promotion: int | None = None,
     small_stages: int = 0, pdl_late: bool = False, small_prefetch: bool = False, tile_parts: bool = False,
     clip_small: bool = False, b_first: bool = False, arrive_last: bool = False, consumers_apart: bool = False,
-    chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0, k_rotate: bool = False,
+    chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0, c_early: bool = False,
+    k_rotate: bool = False,
     b_panels: bool = False, bias_smem: bool = False, bias_smem_start: bool = False, tile_whole: bool = False,
     k_rotate_step: int = 0,
     epilogue_turns: bool = False,
@@ -875,6 +876,11 @@ def gemm_hopper_ws(
     R - 1 stores read shared memory while a part is written. One path with the others: one C
     buffer is R = 1, `chunk_buffers` R = the tile's parts, `half_stores` R = 2, H = rows / 2.
     256 x 160 in chunks of 32: `c_ring=2, c_width=16`, two 256 x 16 buffers in one chunk's 16 KiB.
+    `c_early` (with `c_ring` >= 2): the wait for a buffer moved a part earlier, so that one meeting
+    a part is left: after part q is written, before its store's meeting, the region's first
+    thread waits for part q + 1 - R's store (`tma_store_wait {pending = R - 2}`, `_early_wait`;
+    its meeting is the store's), which then reads under part q's writes; only the tile's first
+    part waits (for every store) before it is written.
 
     `dtype` (A and B), `epilogue`, `b_kmajor` and `m` None (run-time M) as in `gemm_hopper`; with a
     run-time M the persistent grid is min(`persistent`, tiles) computed at launch.
@@ -1148,6 +1154,8 @@ def gemm_hopper_ws(
                          f"half_stores, overlap_epilogue or chunk_buffers' ring; c_width a multiple of 16 dividing "
                          f"the chunk's {bc} columns by a power of two (got c_ring {c_ring}, c_width {c_width}, "
                          f"c_height {c_height})")
+    if c_early and c_ring < 2:
+        raise ValueError(f"gemm_hopper_ws: c_early needs a C ring of 2 or more buffers (got c_ring {c_ring})")
     if half_stores and (consumer_rows != 128 or bm != 256):
         raise ValueError(f"gemm_hopper_ws: half_stores needs consumer_rows 128 on 256 rows (got {consumer_rows}, "
                          f"bm {bm})")
@@ -1953,10 +1961,12 @@ def gemm_hopper_ws(
             for j, (x, at, shape) in enumerate(parts):
                 q = c * len(parts) + j
                 tc = p.tile(g.C, at, shape).named("tch" if len(parts) > 1 else "tc")
-                if (pending := _ring_wait(q, ring)) is not None:  # buffer q % ring's last store has read it
+                if (pending := _ring_wait(q, ring, c_early)) is not None:  # buffer q % ring's last store has read it
                     p.tma_store_wait(pending)
                 buf = sc[q % ring]
                 p.store(x.named(f"half{j}") if len(parts) > 1 else x, buf)
+                if c_early and (pending := _early_wait(q, ring, nch * len(parts))) is not None:
+                    p.tma_store_wait(pending)  # buffer (q + 1) % ring's last store has read it (the store's meeting)
                 p.tma_store(buf, tc)
 
         # `overlap_epilogue`: the accumulator of the previous tile's last chunk, carried over
@@ -2387,15 +2397,27 @@ def _halves(p, h, rows: int, cols: int, mma, dim: int = 0) -> tuple:
     return p.split(x, NvidiaMmaLayout(mma.version, mma.warps_per_cta, [m, half, k]))
 
 
-def _ring_wait(q: int, ring: int) -> int | None:
+def _ring_wait(q: int, ring: int, early: bool = False) -> int | None:
     """The `layout.tma_store_wait {pending}` before part `q` of a tile's C (its chunks' store
     parts in order) is written into buffer `q % ring` of a ring of `ring` C buffers, or None
     (no wait): from part `ring` on, part q - ring's store must have read the buffer and the
     ring - 1 stores after it may still read theirs; the tile's first part waits for every
     store (the previous tile's, issued a K loop before: each buffer its first `ring` parts
     write), so the others of its first `ring` wait for none. `ring` 1 is one C buffer (a wait
-    for each part's previous store), `ring` = the tile's parts a buffer a part (one wait a tile)."""
-    return 0 if q == 0 else ring - 1 if q >= ring else None
+    for each part's previous store), `ring` = the tile's parts a buffer a part (one wait a tile).
+    `early` (`c_early`): only the tile's first part waits here, the others' waits are
+    `_early_wait`'s, a part before."""
+    return 0 if q == 0 else None if early else ring - 1 if q >= ring else None
+
+
+def _early_wait(q: int, ring: int, parts: int) -> int | None:
+    """`c_early`'s `layout.tma_store_wait {pending}` after part `q` of a tile's `parts` is
+    written into buffer `q % ring` and before its TMA store (whose meeting then orders the
+    next part's writes after the wait), or None: part q + 1 (of this tile) goes to buffer
+    (q + 1) % ring, last read by part q + 1 - ring's store, and of the stores issued by then
+    (up to part q - 1's) the ring - 2 after it may still read theirs; buffers a previous tile's
+    stores read are the tile's first part's wait (`_ring_wait`). `ring` >= 2."""
+    return ring - 2 if ring <= q + 1 < parts else None
 
 
 CLUSTER_SIZES = (1, 2, 4)

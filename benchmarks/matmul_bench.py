@@ -539,7 +539,8 @@ def parse_config(name: str):
     stored as row halves through two buffers: `GemmConfig.half_stores`), `ap` (the consumer warpgroups one
     region run apart: `GemmConfig.consumers_apart`), `cb` (a C buffer a column chunk:
     `GemmConfig.chunk_buffers`), `cr<R>` / `cw<W>` / `ch<H>` (C's stores through a ring of R buffers
-    of W columns and H rows: `GemmConfig.c_ring`, `c_width`, `c_height`), `g<G>` (grouped
+    of W columns and H rows: `GemmConfig.c_ring`, `c_width`, `c_height`; `ce`: each part's wait a part
+    earlier, `GemmConfig.c_early`), `g<G>` (grouped
     order of G block rows, `GemmConfig.group`) (those four, `sk`, `sp` and `ar` also after a name of
     `CONFIGS`: `128x256x64:4:c128:ov:cpb`, `128x256x64:4:c128:cl2:g16`, `128x256x64:4:c128:sk`),
     `k<BK>` and `s<STAGES>` (instead of the head's; a later flag
@@ -574,7 +575,7 @@ def parse_config(name: str):
         clusters = [_cluster(f) for f in flags if _cluster(f)]
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "tp", "tw", "sk", "sp", "ar",
                                                        "ow", "pdl", "pdlw", "pdll", "w128", "hs", "pf", "bf", "al", "ap",
-                                                       "kr", "wb", "bsm", "bss", "et"}
+                                                       "kr", "wb", "bsm", "bss", "et", "ce"}
                                                  or re.fullmatch(r"g\d+|pr\d+|cr\d+|cw\d+|ch\d+|kr\d+", f) or _cluster(f) for f in flags):
             # the flags add to the named configuration's own (256x160x64:4:c32:ow:w128:sp:cl1x2:bp
             # keeps its one_wgmma and skip_padding); `nov` takes the overlap away
@@ -602,6 +603,7 @@ def parse_config(name: str):
                                                     c.c_width),
                                        c_height=next((int(f[2:]) for f in flags if re.fullmatch(r"ch\d+", f)),
                                                      c.c_height),
+                                       c_early=c.c_early or "ce" in flags,
                                        scale_prefetch=c.scale_prefetch or "pf" in flags,
                                        b_first=c.b_first or "bf" in flags,
                                        k_rotate=c.k_rotate or any(re.fullmatch(r"kr\d*", f) for f in flags),
@@ -679,6 +681,8 @@ def parse_config(name: str):
             kw["c_width"] = int(m.group(1))
         elif m := re.fullmatch(r"ch(\d+)", f):
             kw["c_height"] = int(m.group(1))
+        elif f == "ce":
+            kw["c_early"] = True
         elif f in ("pdl", "pdlw"):
             kw["pdl"], kw["pdl_weight"] = True, f == "pdlw" or kw.get("pdl_weight", False)
         elif f == "pdll":
@@ -719,7 +723,7 @@ def parse_config(name: str):
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, "
                              "st<L>, ov, nov, cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, tp, tw, sp, ar, ow, w128, hs, ap, cb, cr<R>, cw<W>, ch<H>, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, bf, al, wb, bsm, bss, et, "
+                             "cpab, cl<CM>[x<CN>], bp, tp, tw, sp, ar, ow, w128, hs, ap, cb, cr<R>, cw<W>, ch<H>, ce, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, bf, al, wb, bsm, bss, et, "
                              "part1, fma, pf or pr<B>")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,

@@ -6,7 +6,8 @@ every result checked against float64 first), then, in the time left, the GPU tes
 per call / queued (the rounds' least-most), whether the result was within the bound.
 `--warm` instead runs each configuration of the groups once and exits: its kernels compiled
 into `$TILEC_CACHE_DIR` by processes beside the GPU tests, so that the timed process's first
-calls only build the programs. `--groups 0,2` takes those groups only.
+calls only build the programs (`--part I/N`: every N-th configuration from the I-th, N such
+processes side by side). `--groups 0,2` takes those groups only.
 
     python dev/experiments/c_ring_turns.py --budget 58 --json OUT/turns.json --tests "c_ring and 392"
 """
@@ -30,20 +31,16 @@ RULE_GU = "256x160x64:4:c32:ow:w128:sp"
 S3_3K = RULE_3K.replace(":4:", ":3:")  # the 256 x 160 tile in 3 stages: room for whole 256 x 32 buffers
 S3_GU = RULE_GU.replace(":4:", ":3:")
 GROUPS = [  # (shape, configurations beside the rule's, rounds), in the order of what decides most
-    # the rule's 192 x 160 tile has three C buffers (`gemm.C_RING_TILES`): one, four, and three in pairs beside it
-    ("4000", [RULE_4K, f"{RULE_4K}:cr4", f"{RULE_4K}:cl2:cr3"], 12),
-    # a second (third, fourth) whole 256 x 32 buffer for a stage: 3 stages alone, then with the ring
-    ("3000x5000x7000", [S3_3K, f"{S3_3K}:cr2", f"{S3_3K}:cr3", f"{S3_3K}:cr4"], 10),
-    # the 192 tile's other rule shapes (`aligned_rows`: 3000 x 14336 x K, 4000 x 4000 x K)
-    ("3000x14336x4096", [RULE_4K, f"{RULE_4K}:cr4", f"{RULE_4K}:cl2:cr3"], 8),
-    ("2048x28672x4096t", [S3_GU, f"{S3_GU}:cr2", f"{S3_GU}:cr4"], 6),
-    # pair45 (issue 39): 3000 x 5000 x 7000 >= cuBLAS. The 192 x 160 tile with the ring in pairs sharing B
-    # and, never timed, sharing A (each block half of A's boxes); the rule's tile in groups of 4 block
-    # rows (gemm40's Nsight: -0.9% cycles, not in turns) and of all 12 (down M first, cuBLAS's `_v_`?),
-    # with its two 128-row halves' buffers (cbuf44: +1.1%, within the spread) and with the producer's
-    # arrival after a stage's copies (untimed)
-    ("3000x5000x7000", [f"{RULE_4K}:cl2:cr3", f"{RULE_4K}:cl1x2:bp:cr3", f"{RULE_3K}:g4", f"{RULE_3K}:g12",
-                        f"{RULE_3K}:hs", f"{RULE_3K}:al"], 44),
+    # b3k47 (issue 39): each part's wait for the next part's buffer before its own store (`:ce`, one meeting a
+    # part): the rule's tile's two 256 x 16 buffers with and without it, four 128 x 16, two 64 x 32 a warpgroup
+    # run apart, and six 256 x 16 in a 3-stage ring's freed bytes
+    ("3000x5000x7000", [f"{RULE_3K}:cr2:cw16", f"{RULE_3K}:cr2:cw16:ce", f"{RULE_3K}:cr4:cw16:ch128:ce",
+                        f"{RULE_3K}:ap:cr2:ch64:ce", f"{S3_3K}:cr6:cw16:ce"], 40),
+    # the rule's 192 x 160 tile's three whole buffers (its rule) with the early waits
+    ("4000", [f"{RULE_4K}:cr3:ce"], 24),
+    # a model shape of the 256 x 160 tile (gate_up, M = 2048, B K-major)
+    ("2048x28672x4096t", [f"{RULE_GU}:cr2:cw16", f"{RULE_GU}:cr2:cw16:ce"], 8),
+    # sessions 44-45's groups (ring44, pair45) are in benchmarks/NOTES.md
 ]
 
 
@@ -66,27 +63,28 @@ def line(row: dict, ref: dict | None) -> str:
     return out + ("" if row["ok"] else "  FAIL")
 
 
-def warm(mb, groups, t0: float, budget: float) -> int:
+def warm(mb, groups, t0: float, budget: float, part: tuple[int, int] = (0, 1)) -> int:
     """Each group's rule and configurations called once on its shape (compiled into the disk
-    cache; nothing checked, nothing timed), until `budget` seconds from `t0`."""
+    cache; nothing checked, nothing timed), until `budget` seconds from `t0`; with `part` (i,
+    n) only every n-th of them from the i-th on (n processes compiling side by side)."""
     import torch
 
     import tilec
     from tilec import gemm
 
-    for shape, names, _ in groups:
+    calls = [(shape, name) for shape, names, _ in groups for name in [None, *names]][part[0]::part[1]]
+    for shape, name in calls:
+        if time.time() - t0 > budget:
+            return 0
         m, n, k, kmajor = mb.shape_of(shape)
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16).t() if kmajor else torch.randn(
             k, n, device="cuda", dtype=torch.bfloat16)
         c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-        for name in [None, *names]:
-            if time.time() - t0 > budget:
-                return 0
-            with mb.forced(gemm, None if name is None else mb.parse_config(name)):
-                tilec.matmul(a, b, out=c)
+        with mb.forced(gemm, None if name is None else mb.parse_config(name)):
+            tilec.matmul(a, b, out=c)
         torch.cuda.synchronize()
-        print(f"warm {shape}: {len(names) + 1} at {time.time() - t0:.0f} s", flush=True)
+        print(f"warm {shape} {name or 'rule'} at {time.time() - t0:.0f} s", flush=True)
     return 0
 
 
@@ -97,8 +95,11 @@ def main() -> int:
     ap.add_argument("--tests", default="", help="-k of tests/gpu/test_matmul_gpu.py run in the time left")
     ap.add_argument("--groups", default="", help="indices of GROUPS to take (default: all)")
     ap.add_argument("--warm", action="store_true", help="run each configuration once (compile it) and exit")
+    ap.add_argument("--part", default="0/1", help="I/N: with --warm, every N-th configuration from the I-th")
+    ap.add_argument("--rounds", type=int, default=0, help="rounds of each group instead of its own")
     args = ap.parse_args()
     groups = [GROUPS[int(i)] for i in args.groups.split(",")] if args.groups else GROUPS
+    groups = [(shape, names, args.rounds or rounds) for shape, names, rounds in groups]
     t0 = time.time()
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import matmul_bench as mb
@@ -114,7 +115,7 @@ def main() -> int:
     mb.gpu_state = state
     print(f"import {time.time() - t0:.0f} s", flush=True)
     if args.warm:
-        return warm(mb, groups, t0, args.budget)
+        return warm(mb, groups, t0, args.budget, tuple(int(x) for x in args.part.split("/")))
     rows_all, summary, logs = [], [], []
     for shape, names, rounds in groups:
         if time.time() - t0 > args.budget - 14:

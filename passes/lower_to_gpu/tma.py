@@ -24,7 +24,8 @@ result visible to the block:
 - `mbarrier_wait`: every thread waits (try_wait.parity loop).
 - `tma_store %s, %g`: every thread fences its shared writes for the async proxy and
   the block meets; thread 0 issues the store and commits its bulk group.
-- `tma_store_wait {pending}`: thread 0 waits for the group reads; the block meets.
+- `tma_store_wait {pending}`: thread 0 waits for the group reads; the block meets (right
+  before a `tma_store`: at the store's meeting, after its fence).
 - Inside region i of a `warp_specialize`, "the block" of these two is the region: its
   threads meet at `cuda.named_barrier` i + 1 (`bar.sync i + 1, threads`) and its first
   thread issues the store and the waits (the consumers' TMA-store epilogue).
@@ -378,4 +379,5 @@ class TmaLowering(OpFamily):
     @lowers(layout_tma.TmaStoreWaitOp)
     def op_tma_store_wait(self, op: layout_tma.TmaStoreWaitOp):
         self._elect(cuda_tma.BulkWaitReadOp(op.pending.value.data))
-        self._meet(op)
+        if not isinstance(op.next_op, layout_tma.TmaStoreOp):  # else the store's meeting follows
+            self._meet(op)

@@ -411,6 +411,22 @@ def test_c_ring(name, m, n, k, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)
 
 
+@pytest.mark.parametrize("name", ["256x160x64:4:c32:ow:w128:sp:cl1x2:bp:cr2:cw16:ce",
+                                  "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:cr4:cw16:ch128:ce",
+                                  "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:ap:cr2:ch64:ce",
+                                  "256x160x64:3:c32:ow:w128:sp:cl1x2:bp:cr6:cw16:ce", "192x160x64:4:c32:ow:sp:cr3:ce"])
+@pytest.mark.parametrize(("m", "n", "k"), [(392, 344, 136), (3000, 5000, 7000)])
+def test_c_ring_early_waits(name, m, n, k, monkeypatch):
+    """The C ring with each part's wait for the next part's buffer before its own store
+    (`GemmConfig.c_early`, one meeting a part): two 256 x 16 buffers, four 128 x 16, two 64 x 32 a
+    warpgroup run apart, six 256 x 16 beside 3 stages, the 192 x 160 tile's three whole buffers;
+    forced, the widest epilogue, a last block row of 136 and a last block column of 24, rows
+    starting mid-sector."""
+    torch = torch_cuda()
+    config = _forced(name, monkeypatch)
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True)
+
+
 @pytest.mark.parametrize("name", ["256x160x64:4:c32:ow:w128:sp:cl1x2:bp:al", "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:g4"])
 @pytest.mark.parametrize(("m", "n", "k"), [(3000, 5000, 7000), (392, 344, 136)])
 def test_the_256_row_tiles_arrival_after_its_loads_and_groups_of_4(name, m, n, k, monkeypatch):

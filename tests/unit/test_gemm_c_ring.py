@@ -20,7 +20,7 @@ from test_matmul import _check, _operands, _run
 
 from tilec import gemm
 from tilec.compiler.pipeline import emit, run_pipeline
-from tilec.gemm_programs import Epilogue, _ring_wait, gemm_hopper_ws
+from tilec.gemm_programs import Epilogue, _early_wait, _ring_wait, gemm_hopper_ws
 
 EPILOGUE = Epilogue(bias=True, activation="silu", residual=True)
 W160 = gemm.GemmConfig("256x160x64:4:c32:ow:w128:sp", 256, 160, 64, 4, efficiency=0.0, chunk=32, one_wgmma=True,
@@ -59,6 +59,72 @@ def test_the_ring_waits_for_each_buffers_last_store(ring, parts):
                     assert pending is None or pending == len(issued) - last[b] - 1
             last[b] = len(issued)
             issued.append(q)
+
+
+@pytest.mark.parametrize("ring", [2, 3, 4, 5, 10])
+@pytest.mark.parametrize("parts", [2, 5, 10, 20])
+def test_the_early_waits_free_each_buffer_a_part_ahead(ring, parts):
+    """`c_early` over three tiles of `parts` store parts (one thread's bulk groups in order):
+    the waits are the tile's first part's before its writes (`_ring_wait(early=True)`) and
+    `_early_wait`'s after a part's writes, before its store; when part q is written into buffer
+    q % ring, the store that last read that buffer has completed, and every part but the
+    tile's first has no wait before its writes (one meeting a part: its store's)."""
+    if ring > parts:
+        return
+    issued, last = [], {}  # the stores in order; buffer -> index of its last store
+    done = 0  # stores known to have read their buffers: issued[:done]
+    for _tile in range(3):
+        for q in range(parts):
+            pending = _ring_wait(q, ring, early=True)
+            assert (pending is None) == (q > 0)
+            if pending is not None:
+                done = max(done, len(issued) - pending)
+            b = q % ring
+            if b in last:
+                assert last[b] < done, (q, b, last[b], done)
+            last[b] = len(issued)
+            if (pending := _early_wait(q, ring, parts)) is not None:
+                assert pending == ring - 2
+                done = max(done, len(issued) - pending)
+            issued.append(q)
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+@pytest.mark.parametrize("kw,cluster", [
+    ({"c_ring": 2, "c_width": 16}, (1, 2)), ({"c_ring": 3, "c_width": 16}, (1, 1)),
+    ({"c_ring": 2, "c_height": 64, "consumers_apart": True}, (1, 1)),
+    ({"c_ring": 4, "c_width": 16, "c_height": 128}, (1, 2)),
+])
+def test_the_256_row_tile_with_early_waits(level, kw, cluster):
+    """392 x 344 x 136 on the 256 x 160 tile as `test_the_256_row_tile_through_a_ring`, each
+    part's wait for the next part's buffer before its own store (`c_early`): lowered, a tile's
+    parts but the first meet once (the wait `pending = ring - 2` in the store's meeting, no
+    meeting of its own)."""
+    m, n, k = 392, 344, 136
+    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, c_early=True, **{**_kwargs(W160, cluster), **kw})
+    if level == "lowered":
+        run_pipeline(module, "default")
+        cuda = emit(module, "cuda")
+        ring = kw["c_ring"]
+        rows = 128 if "consumers_apart" in kw else 256  # a consumer region's
+        parts = 160 // kw.get("c_width", 32) * (rows // kw.get("c_height", rows))
+        # each wait right before a store's fence and meeting, but the tile's first part's and the last
+        early = re.findall(rf"tilec_bulk_wait_group_read<{ring - 2}>\(\);\s*}}\n[^\n]*\n?\s*// TMA store", cuda)
+        assert len(early) >= parts - ring
+        assert cuda.count("cp.async.bulk.tensor.2d.global.shared") == parts
+    ops = _operands(m, n, k, EPILOGUE, seed=m + len(kw) + 1)
+    _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
+
+
+def test_the_192_row_tile_with_early_waits():
+    """392 x 344 x 136 on the 192 x 160 tile (three consumers run apart) through three 192 x 32
+    buffers with `c_early`, lowered."""
+    m, n, k = 392, 344, 136
+    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, c_ring=3, c_early=True, **_kwargs(T192, (1, 1)))
+    run_pipeline(module, "default")
+    assert "tilec_bulk_wait_group_read<1>" in emit(module, "cuda")
+    ops = _operands(m, n, k, EPILOGUE, seed=n + 7)
+    _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
 
 
 @pytest.mark.parametrize("level", ["layout", "lowered"])
@@ -120,6 +186,12 @@ def test_the_192_row_tile_through_a_ring(ring, cluster):
 @pytest.mark.parametrize("shape,name,epilogue", [
     ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:cr2:cw16", EPILOGUE),
     ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:ap:cr2:cw16", EPILOGUE),
+    ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:cr2:cw16:ce", EPILOGUE),
+    ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:cr4:cw16:ch128:ce", EPILOGUE),
+    ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:ap:cr2:ch64:ce", EPILOGUE),
+    ((3000, 5000, 7000, False), "256x160x64:3:c32:ow:w128:sp:cl1x2:bp:cr6:cw16", EPILOGUE),
+    ((3000, 5000, 7000, False), "256x160x64:3:c32:ow:w128:sp:cl1x2:bp:cr6:cw16:ce", EPILOGUE),
+    ((4000, 4000, 4000, False), "192x160x64:4:c32:ow:sp:cr3:ce", EPILOGUE),
     ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:ap:cr2:ch64", EPILOGUE),
     ((3000, 5000, 7000, False), "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:cr4:cw16:ch128", EPILOGUE),
     ((2048, 28672, 4096, True), "256x160x64:4:c32:ow:w128:sp:cr2:cw16", EPILOGUE),
@@ -145,8 +217,9 @@ def test_the_ring_kernels_fit_and_compile_without_spills(shape, name, epilogue):
     config = parse_config(name)
     assert config.c_ring and config.smem_bytes() <= 232448
     base = dataclasses.replace(config, c_ring=0, c_width=0, c_height=0)
-    same = config.c_width or config.c_height  # the ring within one chunk buffer's bytes
-    assert config.smem_bytes() - base.smem_bytes() == (0 if same else (config.c_ring - 1) * config.bm * 32 * 2)
+    region = config.consumer_rows if config.consumers_apart else config.bm  # c_height's rows are a region's
+    buffer = config.bm * (config.c_height or region) // region * (config.c_width or 32) * 2
+    assert config.smem_bytes() - base.smem_bytes() == config.c_ring * buffer - config.bm * 32 * 2
     key = gemm.MatmulKey(config, n, k, "bf16", epilogue, 132, kmajor, gemm.index_bits(m, n, k, config))
     module = gemm.matmul_program(key)
     run_pipeline(module, "default")
@@ -160,10 +233,10 @@ def test_the_ring_kernels_fit_and_compile_without_spills(shape, name, epilogue):
     (W160, {"c_width": 24}), (W160, {"c_width": 8}), (W160, {"c_ring": 2, "half_stores": True}),
     (W160, {"c_ring": 2, "chunk_buffers": True}), (W160, {"c_ring": -1}),
     (T192, {"c_ring": 2, "tma_epilogue": False}), (W160, {"c_ring": 2, "c_height": 96}),
-    (W160, {"c_ring": 2, "c_height": 64}),
+    (W160, {"c_ring": 2, "c_height": 64}), (W160, {"c_early": True}), (W160, {"c_ring": 1, "c_early": True}),
 ])
 def test_the_ring_refuses_what_it_does_not_do(config, kw):
-    with pytest.raises(ValueError, match="c_ring / c_width|c_height|no register bit"):
+    with pytest.raises(ValueError, match="c_ring / c_width|c_height|no register bit|c_early"):
         gemm_hopper_ws(264, 392, 136, **{**_kwargs(config), **kw})
 
 
