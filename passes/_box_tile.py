@@ -763,6 +763,23 @@ x1.017 with `BOX_BLOCKS`' 5 against neither (12 of 12; 0.893 -> 0.908, the Progr
 0.909). The Program at 57 steps ties its 58 (x0.999)."""
 
 
+ROWS_HALVES = 0
+"""How a `rows` box's phase 1 is waited for (the `tile` option `box_halves`): 0, one wait
+for all its copies before phase 2; N >= 16, in two commit groups, the runs of the box's
+first N steps (rounded up to a multiple of the block's warps, which take a run each) and
+the rest: the first group waited for (`cp.async.wait_group 1`) and phase 2's chunks that
+lie in those steps written while the rest lands, then the rest (`rows_halves_split`).
+Applies to a `rows` box of one part (`box_depth` 1) staged by `cp.async`, its phase 2 by
+runs and residues (`box_carry` 0)."""
+
+
+def rows_halves_split(asked: int, threads: int) -> int:
+    """The first commit group's steps of a `rows` box asked to wait in halves from step
+    `asked` (`ROWS_HALVES`): rounded up to a multiple of the block's warps."""
+    warps = threads // 32
+    return -(-asked // warps) * warps
+
+
 def rows_fit_least(run: int, smem: int, keep: int, most: int, tgt) -> tuple[int, int]:
     """(runs, bytes) of a `rows` box of `smem` bytes (`keep` of them not for slots) whose
     source step's residue is read at run time, at pitch step up to `most`: the runs a
@@ -1125,7 +1142,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_fill: int = TILES_FILL, prefetch: int | None = None, slot32: bool | None = None,
                l1: bool | None = None, tiles_mirror: int = TILES_MIRROR,
                tiles_issue: int = TILES_ISSUE, min_blocks: int | None = None,
-               fit_least: bool | None = None) -> list[Operation]:
+               fit_least: bool | None = None, halves: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1143,7 +1160,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     `rows`, `span` or `cols` launch asking its multiprocessors to hold `min_blocks` blocks
     (`tilec.min_blocks`, NVRTC's `__launch_bounds__(threads, N)`; None: the flavour's
     `BOX_BLOCKS`, 0 none; persistent blocks ask their own), a `rows` box of run-time
-    source residue sized as `fit_least` says (None: `ROWS_FIT`); the caller puts
+    source residue sized as `fit_least` says (None: `ROWS_FIT`), a `rows` box's phase 1
+    waited for in two groups from step `halves` (None: `ROWS_HALVES`); the caller puts
     them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
@@ -1212,6 +1230,11 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             # (`_copy_cost.box_flavour`)
             step, table, sigma = -1, None, None
     t_rows -= rows_spare
+    # phase 1 waited for in two groups, split at step `split` (`ROWS_HALVES`; 0: one wait)
+    halves = ROWS_HALVES if halves is None else halves
+    split = (rows_halves_split(halves, threads) if halves and flavour == "rows" and depth == 1 and stage_async
+             and carry != 4 else 0)
+    split = split if split < t_rows else 0
     # (`slot32`: a rows box's slots are congruent to their runs mod 32 where its pitch is
     # to the source step; those at multiples of 16, step -1, stay mod 16: no room)
     slot_mod = 2 * CHUNK if want32 and (flavour != "rows" or step >= 0) else CHUNK
@@ -1366,7 +1389,12 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                           else k.subi(k.andi(st, c(-slot_mod)), boxed(k.muli(r, pbc))))
                 return st, end, hi, origin
 
-            with k.loop(r_lb, runs, r_step) as r:
+            def copy_runs(lb: SSAValue, ub: SSAValue) -> None:
+                """Phase 1 of runs `lb`, `lb + r_step`, ... below `ub`."""
+                with k.loop(lb, ub, r_step) as r:
+                    copy_run(r)
+
+            def copy_run(r: SSAValue) -> None:
                 st, end, hi, origin = run_ends(r)
                 lo = k.andi(st, cm16)
                 nf = k.divui(k.add(arith.MaxSIOp(k.subi(hi, lo), c(0))), c16)
@@ -1378,12 +1406,13 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                     return g, k.subi(g, origin)
 
                 def stage(chunks: list[tuple[SSAValue, SSAValue]]) -> None:
-                    """The chunks (source index, slot index) into the box: cp.async each, or all
+                    """The chunks (source index, slot index) into the box: cp.async each (a
+                    group each, or uncommitted where the box is waited for in halves), or all
                     read into registers before their writes."""
                     if stage_async:
                         for g, slot in chunks:
                             k.add(CopyChunkAsyncOp(src, [k.aligned(g)], box, [k.aligned(slot)], CHUNK,
-                                                   prefetch=l2_prefetch, l1=through_l1))
+                                                   prefetch=l2_prefetch, l1=through_l1, uncommitted=bool(split)))
                         return
                     vals = [k.add(ReadOp(src, [k.aligned(g)], width=CHUNK)) for g, _ in chunks]
                     for v, (_, slot) in zip(vals, chunks):
@@ -1394,6 +1423,16 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                     stage([chunk(k.addi(first, c(u * group))) for u in range(UNROLL)])
                 with k.loop(k.addi(k.muli(kmain, c(per)), lane), nf, cg) as j:
                     stage([chunk(j)])
+
+            if split:
+                # two commit groups: the runs of steps below `split` (a multiple of the
+                # warps, so each warp's runs continue at `split + r_lb`), then the rest;
+                # the first commit waits for nothing (one group in flight)
+                copy_runs(r_lb, k.add(arith.MinUIOp(runs, c(split))))
+                k.add(AsyncWaitOp(1, commit=True))
+                copy_runs(k.addi(r_lb, c(split)), runs)
+            else:
+                copy_runs(r_lb, runs)
             # the bytes of a run past `lim` (at most 15: the view's last chunk), one at a time;
             # only a block whose last run ends past `lim` has any (run starts grow with `r`,
             # the strides being non-negative, and every run is `slen` long), so the others
@@ -1408,7 +1447,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                         x = k.add(ReadOp(src, [a]))
                         k.add(WriteOp(x, box, [k.subi(a, origin)]))
         if 1 in phases and 2 in phases:
-            if stage_async:
+            if split:
+                k.add(AsyncWaitOp(1, commit=True))  # the first group landed, the second in flight
+            elif stage_async:
                 k.add(AsyncWaitOp(0))
             k.add(BarrierOp())
         if 2 not in phases:
@@ -1554,45 +1595,65 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             # addresses of its first chunk's bytes are computed once (taken 16 n_D on, so
             # that a chunk starting before the run has non-negative slots), each chunk
             # after adds 16 PB m to them
-            trips = (full_len + 2 * CHUNK - 2) // CHUNK
-            per = nd  # type: ignore[assignment]
-            with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
-                ds = stepped(dorig, q, dsw)
-                de = k.addi(ds, dlen)
-                base = k.andi(ds, cm16)
-                # byte t of chunk j is byte 16 j - (ds mod 16) + t of the run (from -15):
-                # step p0 / n_D, byte q + n_W (p0 mod n_D + t) of its slot while p0 mod n_D
-                # + t < n_D, then of the next step's slot (n_D >= 16: at most one step on),
-                # so the 16 addresses are two slots' bases plus n_W t
-                p0 = k.addi(k.muli(j, c16), k.subi(c(CHUNK * nd), k.andi(ds, c(15))))  # type: ignore[operator]
-                kk, dd = k.divui(p0, c(nd)), k.remui(p0, c(nd))  # type: ignore[arg-type]
-                kk1 = k.addi(kk, c(1))
-                # 16 slots on: 16 pitches (either layout: the slots' residues repeat every 16)
-                slots16 = c(CHUNK * pb) if step < 0 else k.muli(c(CHUNK), pitch)
-                here = k.subi(k.addi(slot_at(kk), k.addi(q, k.muli(c(nw), dd))), slots16)  # type: ignore[arg-type]
-                on = k.subi(k.addi(slot_at(kk1), k.addi(q, k.muli(c(nw), dd))),  # type: ignore[arg-type]
-                            k.addi(slots16, c(nw * nd)))  # type: ignore[operator]
-                left = k.subi(c(nd), dd)  # type: ignore[arg-type]
-                first = [k.addi(k.add(arith.SelectOp(k.cmp("ult", c(t), left), here, on)), c(nw * t))  # type: ignore[operator]
-                         for t in range(CHUNK)]
-                if rows_spare:
-                    # whole chunks: those starting in [ds, de), and in the first block the one
-                    # holding the run's first byte; each written within its destination row
-                    # (`k_origin` steps before ds, n_K steps long), the bytes up to 15 past de
-                    # from the step staged past the block's
-                    row_lo = k.subi(ds, k.muli(k_origin, c(nd)))  # type: ignore[arg-type]
-                    row_hi = k.addi(row_lo, k.muli(n[kmode], c(nd)))  # type: ignore[arg-type]
-                    first_block = k.cmp("eq", k_origin, c(0))
-                with k.loop(c(0), k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per)), c(1)) as m:
-                    cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
-                    off = k.muli(m, slots16)
-                    if not rows_spare:
-                        store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
-                    else:
-                        owned = k.andi(k.cmp("slt", cs, de), k.add(arith.OrIOp(k.cmp("sge", cs, ds), first_block)))
-                        with k.when(owned):
-                            k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, row_hi, cs,
-                                          lambda: [k.addi(a, off) for a in first])
+            # with `split`, in two halves: the chunks lying in the steps below it (a
+            # thread's first trips m < m1), the wait for the second group, then the rest
+            def rows_chunks(half: int | None) -> None:
+                """Phase 2's chunks of every trip (`half` None), or those of the
+                block's steps below `split` (0) or the rest (1)."""
+                trips = (full_len + 2 * CHUNK - 2) // CHUNK
+                per = nd  # type: ignore[assignment]
+                with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
+                    ds = stepped(dorig, q, dsw)
+                    de = k.addi(ds, dlen)
+                    base = k.andi(ds, cm16)
+                    # byte t of chunk j is byte 16 j - (ds mod 16) + t of the run (from -15):
+                    # step p0 / n_D, byte q + n_W (p0 mod n_D + t) of its slot while p0 mod n_D
+                    # + t < n_D, then of the next step's slot (n_D >= 16: at most one step on),
+                    # so the 16 addresses are two slots' bases plus n_W t
+                    p0 = k.addi(k.muli(j, c16), k.subi(c(CHUNK * nd), k.andi(ds, c(15))))  # type: ignore[operator]
+                    kk, dd = k.divui(p0, c(nd)), k.remui(p0, c(nd))  # type: ignore[arg-type]
+                    kk1 = k.addi(kk, c(1))
+                    # 16 slots on: 16 pitches (either layout: the slots' residues repeat every 16)
+                    slots16 = c(CHUNK * pb) if step < 0 else k.muli(c(CHUNK), pitch)
+                    here = k.subi(k.addi(slot_at(kk), k.addi(q, k.muli(c(nw), dd))), slots16)  # type: ignore[arg-type]
+                    on = k.subi(k.addi(slot_at(kk1), k.addi(q, k.muli(c(nw), dd))),  # type: ignore[arg-type]
+                                k.addi(slots16, c(nw * nd)))  # type: ignore[operator]
+                    left = k.subi(c(nd), dd)  # type: ignore[arg-type]
+                    first = [k.addi(k.add(arith.SelectOp(k.cmp("ult", c(t), left), here, on)), c(nw * t))  # type: ignore[operator]
+                             for t in range(CHUNK)]
+                    if rows_spare:
+                        # whole chunks: those starting in [ds, de), and in the first block the one
+                        # holding the run's first byte; each written within its destination row
+                        # (`k_origin` steps before ds, n_K steps long), the bytes up to 15 past de
+                        # from the step staged past the block's
+                        row_lo = k.subi(ds, k.muli(k_origin, c(nd)))  # type: ignore[arg-type]
+                        row_hi = k.addi(row_lo, k.muli(n[kmode], c(nd)))  # type: ignore[arg-type]
+                        first_block = k.cmp("eq", k_origin, c(0))
+                    lb, ub = c(0), k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per))
+                    if half is not None:
+                        # trip m's bytes p0 - 16 n_D + 16 n_D m .. + 15 lie in the steps below
+                        # `split` for m < m1 = ceil(((split + 16) n_D - 15 - p0) / (16 n_D))
+                        # (positive: split >= 16, p0 < 32 n_D)
+                        m1 = k.add(arith.MinUIOp(k.divui(k.subi(c((split + 32) * nd - CHUNK), p0), c(CHUNK * nd)), ub))  # type: ignore[operator]
+                        lb, ub = (lb, m1) if half == 0 else (m1, ub)
+                    with k.loop(lb, ub, c(1)) as m:
+                        cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
+                        off = k.muli(m, slots16)
+                        if not rows_spare:
+                            store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
+                        else:
+                            owned = k.andi(k.cmp("slt", cs, de), k.add(arith.OrIOp(k.cmp("sge", cs, ds), first_block)))
+                            with k.when(owned):
+                                k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, row_hi, cs,
+                                              lambda: [k.addi(a, off) for a in first])
+
+            if split:
+                rows_chunks(0)
+                k.add(AsyncWaitOp(0))
+                k.add(BarrierOp())
+                rows_chunks(1)
+            else:
+                rows_chunks(None)
         elif flavour == "span":
             # span: byte p of the destination run lies at s0 + P (p / n) + p mod n (n = n_W),
             # so chunk j + C (C = n / gcd(n, 16): 16 C bytes are R = 16 / gcd(n, 16) rows)
