@@ -1597,9 +1597,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             # after adds 16 PB m to them
             # with `split`, in two halves: the chunks lying in the steps below it (a
             # thread's first trips m < m1), the wait for the second group, then the rest
-            def rows_chunks(half: int | None) -> None:
+            def rows_chunks(half: SSAValue | None) -> None:
                 """Phase 2's chunks of every trip (`half` None), or those of the
-                block's steps below `split` (0) or the rest (1)."""
+                block's steps below `split` (`half` 0) or the rest (1)."""
                 trips = (full_len + 2 * CHUNK - 2) // CHUNK
                 per = nd  # type: ignore[assignment]
                 with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
@@ -1635,7 +1635,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                         # `split` for m < m1 = ceil(((split + 16) n_D - 15 - p0) / (16 n_D))
                         # (positive: split >= 16, p0 < 32 n_D)
                         m1 = k.add(arith.MinUIOp(k.divui(k.subi(c((split + 32) * nd - CHUNK), p0), c(CHUNK * nd)), ub))  # type: ignore[operator]
-                        lb, ub = (lb, m1) if half == 0 else (m1, ub)
+                        first_half = k.cmp("eq", half, c(0))
+                        lb = k.add(arith.SelectOp(first_half, lb, m1))
+                        ub = k.add(arith.SelectOp(first_half, m1, ub))
                     with k.loop(lb, ub, c(1)) as m:
                         cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
                         off = k.muli(m, slots16)
@@ -1648,10 +1650,16 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                                               lambda: [k.addi(a, off) for a in first])
 
             if split:
-                rows_chunks(0)
-                k.add(AsyncWaitOp(0))
-                k.add(BarrierOp())
-                rows_chunks(1)
+                # the two halves as trips of one rolled loop (phase 2's code once: as two
+                # copies ptxas spills), the wait for the second group between them
+                with k.loop(c(0), c(2), c(1)) as half:
+                    rows_chunks(half)
+                    with k.when(k.cmp("eq", half, c(0))):
+                        k.add(AsyncWaitOp(0))
+                        k.add(BarrierOp())
+                halves_loop = k.block.last_op
+                assert isinstance(halves_loop, scf.ForOp)
+                halves_loop.attributes[UNROLL_ATTR] = IntegerAttr(1, i64)
             else:
                 rows_chunks(None)
         elif flavour == "span":
