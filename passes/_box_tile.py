@@ -763,21 +763,26 @@ x1.017 with `BOX_BLOCKS`' 5 against neither (12 of 12; 0.893 -> 0.908, the Progr
 0.909). The Program at 57 steps ties its 58 (x0.999)."""
 
 
-ROWS_HALVES = 0
-"""How a `rows` box's phase 1 is waited for (the `tile` option `box_halves`): 0, one wait
-for all its copies before phase 2; N >= 16, in two commit groups, the runs of the box's
-first N steps (rounded up to a multiple of the block's warps, which take a run each) and
-the rest: the first group waited for (`cp.async.wait_group 1`) and phase 2's chunks that
-lie in those steps written while the rest lands, then the rest (`rows_halves_split`).
-Applies to a `rows` box of one part (`box_depth` 1) staged by `cp.async`, its phase 2 by
-runs and residues (`box_carry` 0)."""
+ROWS_SPLIT = 0
+"""How a `rows` box's phase 1 is waited for (the `tile` option `box_split`): 0, one wait
+for all its copies before phase 2; N >= 16, in commit groups of the runs of N steps each
+(rounded up to a multiple of the block's warps, which take a run each: `rows_split_steps`),
+at most `ROWS_SPLIT_GROUPS`: phase 2 writes the chunks lying in a group's steps once that
+group has landed (`cp.async.wait_group` of the groups after it, a barrier), while the later
+groups land. Applies to a `rows` box of one part (`box_depth` 1) staged by `cp.async`, its
+phase 2 by runs and residues (`box_carry` 0); a box of at most N steps waits once."""
+
+ROWS_SPLIT_GROUPS = 4
+"""The most commit groups a `rows` box's phase 1 is split into (`ROWS_SPLIT`)."""
 
 
-def rows_halves_split(asked: int, threads: int) -> int:
-    """The first commit group's steps of a `rows` box asked to wait in halves from step
-    `asked` (`ROWS_HALVES`): rounded up to a multiple of the block's warps."""
+def rows_split_steps(asked: int, threads: int, steps: int) -> int:
+    """The steps a commit group of a `rows` box of `steps` steps asked to wait for its
+    phase 1 in groups of `asked` steps (`ROWS_SPLIT`): rounded up to a multiple of the
+    block's warps and to at most `ROWS_SPLIT_GROUPS` groups; 0 where that is one group."""
     warps = threads // 32
-    return -(-asked // warps) * warps
+    at = -(-max(asked, -(-steps // ROWS_SPLIT_GROUPS)) // warps) * warps
+    return at if at < steps else 0
 
 
 def rows_fit_least(run: int, smem: int, keep: int, most: int, tgt) -> tuple[int, int]:
@@ -1142,7 +1147,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_fill: int = TILES_FILL, prefetch: int | None = None, slot32: bool | None = None,
                l1: bool | None = None, tiles_mirror: int = TILES_MIRROR,
                tiles_issue: int = TILES_ISSUE, min_blocks: int | None = None,
-               fit_least: bool | None = None, halves: int | None = None) -> list[Operation]:
+               fit_least: bool | None = None, split: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1161,7 +1166,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     (`tilec.min_blocks`, NVRTC's `__launch_bounds__(threads, N)`; None: the flavour's
     `BOX_BLOCKS`, 0 none; persistent blocks ask their own), a `rows` box of run-time
     source residue sized as `fit_least` says (None: `ROWS_FIT`), a `rows` box's phase 1
-    waited for in two groups from step `halves` (None: `ROWS_HALVES`); the caller puts
+    waited for in groups of `split` steps (None: `ROWS_SPLIT`); the caller puts
     them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
@@ -1230,11 +1235,11 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             # (`_copy_cost.box_flavour`)
             step, table, sigma = -1, None, None
     t_rows -= rows_spare
-    # phase 1 waited for in two groups, split at step `split` (`ROWS_HALVES`; 0: one wait)
-    halves = ROWS_HALVES if halves is None else halves
-    split = (rows_halves_split(halves, threads) if halves and flavour == "rows" and depth == 1 and stage_async
+    # phase 1 waited for in groups of `split` steps (`ROWS_SPLIT`; 0: one wait), `split_groups` of them
+    split = ROWS_SPLIT if split is None else split
+    split = (rows_split_steps(split, threads, t_rows) if split and flavour == "rows" and depth == 1 and stage_async
              and carry != 4 else 0)
-    split = split if split < t_rows else 0
+    split_groups = -(-t_rows // split) if split else 1
     # (`slot32`: a rows box's slots are congruent to their runs mod 32 where its pitch is
     # to the source step; those at multiples of 16, step -1, stay mod 16: no room)
     slot_mod = 2 * CHUNK if want32 and (flavour != "rows" or step >= 0) else CHUNK
@@ -1407,7 +1412,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
 
                 def stage(chunks: list[tuple[SSAValue, SSAValue]]) -> None:
                     """The chunks (source index, slot index) into the box: cp.async each (a
-                    group each, or uncommitted where the box is waited for in halves), or all
+                    group each, or uncommitted where the box is waited for in groups), or all
                     read into registers before their writes."""
                     if stage_async:
                         for g, slot in chunks:
@@ -1425,12 +1430,14 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                     stage([chunk(j)])
 
             if split:
-                # two commit groups: the runs of steps below `split` (a multiple of the
-                # warps, so each warp's runs continue at `split + r_lb`), then the rest;
-                # the first commit waits for nothing (one group in flight)
-                copy_runs(r_lb, k.add(arith.MinUIOp(runs, c(split))))
-                k.add(AsyncWaitOp(1, commit=True))
-                copy_runs(k.addi(r_lb, c(split)), runs)
+                # `split_groups` commit groups, group g the runs of steps g split .. (g + 1) split
+                # (a multiple of the warps: each warp's runs continue at `split g + r_lb`),
+                # the last to the end; each commit but the last waits for nothing (only
+                # the groups committed so far in flight)
+                for g in range(split_groups - 1):
+                    copy_runs(k.addi(r_lb, c(g * split)), k.add(arith.MinUIOp(runs, c((g + 1) * split))))
+                    k.add(AsyncWaitOp(g + 1, commit=True))
+                copy_runs(k.addi(r_lb, c((split_groups - 1) * split)), runs)
             else:
                 copy_runs(r_lb, runs)
             # the bytes of a run past `lim` (at most 15: the view's last chunk), one at a time;
@@ -1448,7 +1455,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                         k.add(WriteOp(x, box, [k.subi(a, origin)]))
         if 1 in phases and 2 in phases:
             if split:
-                k.add(AsyncWaitOp(1, commit=True))  # the first group landed, the second in flight
+                k.add(AsyncWaitOp(split_groups - 1, commit=True))  # the first group landed, the others in flight
             elif stage_async:
                 k.add(AsyncWaitOp(0))
             k.add(BarrierOp())
@@ -1595,11 +1602,11 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             # addresses of its first chunk's bytes are computed once (taken 16 n_D on, so
             # that a chunk starting before the run has non-negative slots), each chunk
             # after adds 16 PB m to them
-            # with `split`, in two halves: the chunks lying in the steps below it (a
-            # thread's first trips m < m1), the wait for the second group, then the rest
-            def rows_chunks(half: SSAValue | None) -> None:
-                """Phase 2's chunks of every trip (`half` None), or those of the
-                block's steps below `split` (`half` 0) or the rest (1)."""
+            # with `split`, by the phase-1 groups: part h the chunks whose bytes lie in the
+            # steps below (h + 1) split (a thread's trips m_h <= m < m_{h+1}), then the wait
+            # for group h + 1; the last part the rest
+            def rows_chunks(part: SSAValue | None) -> None:
+                """Phase 2's chunks of every trip (`part` None), or those of part `part`."""
                 trips = (full_len + 2 * CHUNK - 2) // CHUNK
                 per = nd  # type: ignore[assignment]
                 with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
@@ -1630,14 +1637,16 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                         row_hi = k.addi(row_lo, k.muli(n[kmode], c(nd)))  # type: ignore[arg-type]
                         first_block = k.cmp("eq", k_origin, c(0))
                     lb, ub = c(0), k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per))
-                    if half is not None:
+                    if part is not None:
                         # trip m's bytes p0 - 16 n_D + 16 n_D m .. + 15 lie in the steps below
-                        # `split` for m < m1 = ceil(((split + 16) n_D - 15 - p0) / (16 n_D))
-                        # (positive: split >= 16, p0 < 32 n_D)
-                        m1 = k.add(arith.MinUIOp(k.divui(k.subi(c((split + 32) * nd - CHUNK), p0), c(CHUNK * nd)), ub))  # type: ignore[operator]
-                        first_half = k.cmp("eq", half, c(0))
-                        lb = k.add(arith.SelectOp(first_half, lb, m1))
-                        ub = k.add(arith.SelectOp(first_half, m1, ub))
+                        # s = split h for m < ceil(((s + 16) n_D - 15 - p0) / (16 n_D)) (0 at
+                        # h = 0, 16 n_D - 15 <= p0 < 32 n_D; positive beyond, split >= 16)
+                        def trips_below(h: SSAValue) -> SSAValue:
+                            x = k.subi(k.addi(k.muli(h, c(split * nd)), c(32 * nd - CHUNK)), p0)  # type: ignore[operator]
+                            return k.add(arith.MinUIOp(k.divui(x, c(CHUNK * nd)), ub))  # type: ignore[operator]
+                        lb = trips_below(part)
+                        ub = k.add(arith.SelectOp(k.cmp("eq", part, c(split_groups - 1)), ub,
+                                                  trips_below(k.addi(part, c(1)))))
                     with k.loop(lb, ub, c(1)) as m:
                         cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
                         off = k.muli(m, slots16)
@@ -1650,16 +1659,17 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                                               lambda: [k.addi(a, off) for a in first])
 
             if split:
-                # the two halves as trips of one rolled loop (phase 2's code once: as two
-                # copies ptxas spills), the wait for the second group between them
-                with k.loop(c(0), c(2), c(1)) as half:
-                    rows_chunks(half)
-                    with k.when(k.cmp("eq", half, c(0))):
-                        k.add(AsyncWaitOp(0))
-                        k.add(BarrierOp())
-                halves_loop = k.block.last_op
-                assert isinstance(halves_loop, scf.ForOp)
-                halves_loop.attributes[UNROLL_ATTR] = IntegerAttr(1, i64)
+                # the parts as trips of one rolled loop (phase 2's code once: two copies
+                # spill under copy_'s 48 registers), part h's end waiting for group h + 1
+                with k.loop(c(0), c(split_groups), c(1)) as part_:
+                    rows_chunks(part_)
+                    for h in range(split_groups - 1):
+                        with k.when(k.cmp("eq", part_, c(h))):
+                            k.add(AsyncWaitOp(split_groups - 2 - h))
+                            k.add(BarrierOp())
+                parts_loop = k.block.last_op
+                assert isinstance(parts_loop, scf.ForOp)
+                parts_loop.attributes[UNROLL_ATTR] = IntegerAttr(1, i64)
             else:
                 rows_chunks(None)
         elif flavour == "span":

@@ -8,7 +8,7 @@ source a strided view at an element offset, the destination's buffer poisoned, e
 byte of it compared with NumPy (nothing around the view written); each copy twice
 (the second through the cached launcher); session 38's `box<tiles>` over a merged
 destination mode (`merge`); launch options (`box_blocks`, `box_fit`) on span and rows;
-rows boxes waited for in halves (`box_halves`)."""
+rows boxes waited for in groups of steps (`box_split`)."""
 
 from __future__ import annotations
 
@@ -78,14 +78,14 @@ def test_box_copies_of_session_36_with_launch_options_on_the_gpu(family, extra, 
 
 @pytest.mark.parametrize("split", [16, 32])
 @pytest.mark.parametrize("seed", range(3))
-def test_box_copies_of_session_36_in_halves_on_the_gpu(split, seed):
-    """Session 36's rows boxes at 40 KiB (27 to 240 steps a box) with phase 1 in two
-    commit groups split at step `split` (`box_halves`), phase 2's chunks of those steps
-    written before the second group has landed."""
+def test_box_copies_of_session_36_in_split_groups_on_the_gpu(split, seed):
+    """Session 36's rows boxes at 40 KiB (27 to 240 steps a box) with phase 1 in commit
+    groups of `split` steps (`box_split`: 2 to 4 groups; one where the box holds fewer),
+    phase 2 writing a group's chunks before the later groups have landed."""
     import dataclasses
 
     c = draw("rows", 1000 + seed, SCALE)
-    routes = {**c.routes, "box_smem": 40960, "box_halves": split}
+    routes = {**c.routes, "box_smem": 40960, "box_split": split}
     _check_on_the_gpu(dataclasses.replace(c, routes=routes), seed, fresh=True)
 
 
