@@ -1400,6 +1400,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                     copy_run(r)
 
             def copy_run(r: SSAValue) -> None:
+                """Phase 1 of run `r`: its aligned chunks, `UNROLL` at a time, then the rest."""
                 st, end, hi, origin = run_ends(r)
                 lo = k.andi(st, cm16)
                 nf = k.divui(k.add(arith.MaxSIOp(k.subi(hi, lo), c(0))), c16)
