@@ -770,7 +770,8 @@ for all its copies before phase 2; N >= 16, in commit groups of the runs of N st
 at most `ROWS_SPLIT_GROUPS`: phase 2 writes the chunks lying in a group's steps once that
 group has landed (`cp.async.wait_group` of the groups after it, a barrier), while the later
 groups land. Applies to a `rows` box of one part (`box_depth` 1) staged by `cp.async`, its
-phase 2 by runs and residues (`box_carry` 0); a box of at most N steps waits once."""
+phase 2 by runs and residues (`box_carry` 0); a box of at most N steps is one commit group
+(its copies committed once, not a group each as with 0)."""
 
 ROWS_SPLIT_GROUPS = 4
 """The most commit groups a `rows` box's phase 1 is split into (`ROWS_SPLIT`)."""
@@ -1236,9 +1237,10 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             step, table, sigma = -1, None, None
     t_rows -= rows_spare
     # phase 1 waited for in groups of `split` steps (`ROWS_SPLIT`; 0: one wait), `split_groups` of them
+    # (`grouped`: the copies uncommitted, a group closed by a commit; else one group each)
     split = ROWS_SPLIT if split is None else split
-    split = (rows_split_steps(split, threads, t_rows) if split and flavour == "rows" and depth == 1 and stage_async
-             and carry != 4 else 0)
+    grouped = bool(split) and flavour == "rows" and depth == 1 and stage_async and carry != 4
+    split = rows_split_steps(split, threads, t_rows) if grouped else 0
     split_groups = -(-t_rows // split) if split else 1
     # (`slot32`: a rows box's slots are congruent to their runs mod 32 where its pitch is
     # to the source step; those at multiples of 16, step -1, stay mod 16: no room)
@@ -1418,7 +1420,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                     if stage_async:
                         for g, slot in chunks:
                             k.add(CopyChunkAsyncOp(src, [k.aligned(g)], box, [k.aligned(slot)], CHUNK,
-                                                   prefetch=l2_prefetch, l1=through_l1, uncommitted=bool(split)))
+                                                   prefetch=l2_prefetch, l1=through_l1, uncommitted=grouped))
                         return
                     vals = [k.add(ReadOp(src, [k.aligned(g)], width=CHUNK)) for g, _ in chunks]
                     for v, (_, slot) in zip(vals, chunks):
@@ -1458,7 +1460,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             if split:
                 k.add(AsyncWaitOp(split_groups - 1, commit=True))  # the first group landed, the others in flight
             elif stage_async:
-                k.add(AsyncWaitOp(0))
+                k.add(AsyncWaitOp(0, commit=grouped))
             k.add(BarrierOp())
         if 2 not in phases:
             return

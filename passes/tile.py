@@ -285,8 +285,9 @@ class TilePass(ModulePass):
                      N steps (rounded up to a multiple of its warps; at most
                      `_box_tile.ROWS_SPLIT_GROUPS`), phase 2 writing a group's
                      chunks once it landed while the later ones land (one box a
-                     block, staged by cp.async, `box_carry` 0); 0 one wait.
-                     Default `_box_tile.ROWS_SPLIT`: 0.
+                     block, staged by cp.async, `box_carry` 0); a box of at
+                     most N steps one group, committed once; 0 one wait, a
+                     group a copy. Default `_box_tile.ROWS_SPLIT`: 0.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
