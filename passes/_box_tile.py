@@ -770,6 +770,29 @@ x1.017 with `BOX_BLOCKS`' 5 against neither (12 of 12; 0.893 -> 0.908, the Progr
 0.909). The Program at 57 steps ties its 58 (x0.999)."""
 
 
+ROWS_SPLIT = 0
+"""How a `rows` box's phase 1 is waited for (the `tile` option `box_split`): 0, one wait
+for all its copies before phase 2; N >= 16, in commit groups of the runs of N steps each
+(rounded up to a multiple of the block's warps, which take a run each: `rows_split_steps`),
+at most `ROWS_SPLIT_GROUPS`: phase 2 writes the chunks lying in a group's steps once that
+group has landed (`cp.async.wait_group` of the groups after it, a barrier), while the later
+groups land. Applies to a `rows` box of one part (`box_depth` 1) staged by `cp.async`, its
+phase 2 by runs and residues (`box_carry` 0); a box of at most N steps is one commit group
+(its copies committed once, not a group each as with 0)."""
+
+ROWS_SPLIT_GROUPS = 4
+"""The most commit groups a `rows` box's phase 1 is split into (`ROWS_SPLIT`)."""
+
+
+def rows_split_steps(asked: int, threads: int, steps: int) -> int:
+    """The steps a commit group of a `rows` box of `steps` steps asked to wait for its
+    phase 1 in groups of `asked` steps (`ROWS_SPLIT`): rounded up to a multiple of the
+    block's warps and to at most `ROWS_SPLIT_GROUPS` groups; 0 where that is one group."""
+    warps = threads // 32
+    at = -(-max(asked, -(-steps // ROWS_SPLIT_GROUPS)) // warps) * warps
+    return at if at < steps else 0
+
+
 def rows_fit_least(run: int, smem: int, keep: int, most: int, tgt) -> tuple[int, int]:
     """(runs, bytes) of a `rows` box of `smem` bytes (`keep` of them not for slots) whose
     source step's residue is read at run time, at pitch step up to `most`: the runs a
@@ -1132,7 +1155,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_fill: int = TILES_FILL, prefetch: int | None = None, slot32: int | None = None,
                l1: bool | None = None, tiles_mirror: int = TILES_MIRROR,
                tiles_issue: int = TILES_ISSUE, min_blocks: int | None = None,
-               fit_least: bool | None = None) -> list[Operation]:
+               fit_least: bool | None = None, split: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1150,7 +1173,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     `rows`, `span` or `cols` launch asking its multiprocessors to hold `min_blocks` blocks
     (`tilec.min_blocks`, NVRTC's `__launch_bounds__(threads, N)`; None: the flavour's
     `BOX_BLOCKS`, 0 none; persistent blocks ask their own), a `rows` box of run-time
-    source residue sized as `fit_least` says (None: `ROWS_FIT`); the caller puts
+    source residue sized as `fit_least` says (None: `ROWS_FIT`), a `rows` box's phase 1
+    waited for in groups of `split` steps (None: `ROWS_SPLIT`); the caller puts
     them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
@@ -1219,6 +1243,12 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             # (`_copy_cost.box_flavour`)
             step, table, sigma = -1, None, None
     t_rows -= rows_spare
+    # phase 1 waited for in groups of `split` steps (`ROWS_SPLIT`; 0: one wait), `split_groups` of them
+    # (`grouped`: the copies uncommitted, a group closed by a commit; else one group each)
+    split = ROWS_SPLIT if split is None else split
+    grouped = bool(split) and flavour == "rows" and depth == 1 and stage_async and carry != 4
+    split = rows_split_steps(split, threads, t_rows) if grouped else 0
+    split_groups = -(-t_rows // split) if split else 1
     # (`slot32`: a rows box's slots are congruent to their runs mod 32 where its pitch is
     # to the source step; those at multiples of 16, step -1, stay mod 16: no room)
     slot_mod = 2 * CHUNK if want32 and (flavour != "rows" or step >= 0) else CHUNK
@@ -1373,7 +1403,13 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                           else k.subi(k.andi(st, c(-slot_mod)), boxed(k.muli(r, pbc))))
                 return st, end, hi, origin
 
-            with k.loop(r_lb, runs, r_step) as r:
+            def copy_runs(lb: SSAValue, ub: SSAValue) -> None:
+                """Phase 1 of runs `lb`, `lb + r_step`, ... below `ub`."""
+                with k.loop(lb, ub, r_step) as r:
+                    copy_run(r)
+
+            def copy_run(r: SSAValue) -> None:
+                """Phase 1 of run `r`: its aligned chunks, `UNROLL` at a time, then the rest."""
                 st, end, hi, origin = run_ends(r)
                 lo = k.andi(st, cm16)
                 nf = k.divui(k.add(arith.MaxSIOp(k.subi(hi, lo), c(0))), c16)
@@ -1385,12 +1421,13 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                     return g, k.subi(g, origin)
 
                 def stage(chunks: list[tuple[SSAValue, SSAValue]]) -> None:
-                    """The chunks (source index, slot index) into the box: cp.async each, or all
+                    """The chunks (source index, slot index) into the box: cp.async each (a
+                    group each, or uncommitted where the box is waited for in groups), or all
                     read into registers before their writes."""
                     if stage_async:
                         for g, slot in chunks:
                             k.add(CopyChunkAsyncOp(src, [k.aligned(g)], box, [k.aligned(slot)], CHUNK,
-                                                   prefetch=l2_prefetch, l1=through_l1))
+                                                   prefetch=l2_prefetch, l1=through_l1, uncommitted=grouped))
                         return
                     vals = [k.add(ReadOp(src, [k.aligned(g)], width=CHUNK)) for g, _ in chunks]
                     for v, (_, slot) in zip(vals, chunks):
@@ -1401,6 +1438,18 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                     stage([chunk(k.addi(first, c(u * group))) for u in range(UNROLL)])
                 with k.loop(k.addi(k.muli(kmain, c(per)), lane), nf, cg) as j:
                     stage([chunk(j)])
+
+            if split:
+                # `split_groups` commit groups, group g the runs of steps g split .. (g + 1) split
+                # (a multiple of the warps: each warp's runs continue at `split g + r_lb`),
+                # the last to the end; each commit but the last waits for nothing (only
+                # the groups committed so far in flight)
+                for g in range(split_groups - 1):
+                    copy_runs(k.addi(r_lb, c(g * split)), k.add(arith.MinUIOp(runs, c((g + 1) * split))))
+                    k.add(AsyncWaitOp(g + 1, commit=True))
+                copy_runs(k.addi(r_lb, c((split_groups - 1) * split)), runs)
+            else:
+                copy_runs(r_lb, runs)
             # the bytes of a run past `lim` (at most 15: the view's last chunk), one at a time;
             # only a block whose last run ends past `lim` has any (run starts grow with `r`,
             # the strides being non-negative, and every run is `slen` long), so the others
@@ -1415,8 +1464,10 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                         x = k.add(ReadOp(src, [a]))
                         k.add(WriteOp(x, box, [k.subi(a, origin)]))
         if 1 in phases and 2 in phases:
-            if stage_async:
-                k.add(AsyncWaitOp(0))
+            if split:
+                k.add(AsyncWaitOp(split_groups - 1, commit=True))  # the first group landed, the others in flight
+            elif stage_async:
+                k.add(AsyncWaitOp(0, commit=grouped))
             k.add(BarrierOp())
         if 2 not in phases:
             return
@@ -1561,45 +1612,76 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             # addresses of its first chunk's bytes are computed once (taken 16 n_D on, so
             # that a chunk starting before the run has non-negative slots), each chunk
             # after adds 16 PB m to them
-            trips = (full_len + 2 * CHUNK - 2) // CHUNK
-            per = nd  # type: ignore[assignment]
-            with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
-                ds = stepped(dorig, q, dsw)
-                de = k.addi(ds, dlen)
-                base = k.andi(ds, cm16)
-                # byte t of chunk j is byte 16 j - (ds mod 16) + t of the run (from -15):
-                # step p0 / n_D, byte q + n_W (p0 mod n_D + t) of its slot while p0 mod n_D
-                # + t < n_D, then of the next step's slot (n_D >= 16: at most one step on),
-                # so the 16 addresses are two slots' bases plus n_W t
-                p0 = k.addi(k.muli(j, c16), k.subi(c(CHUNK * nd), k.andi(ds, c(15))))  # type: ignore[operator]
-                kk, dd = k.divui(p0, c(nd)), k.remui(p0, c(nd))  # type: ignore[arg-type]
-                kk1 = k.addi(kk, c(1))
-                # 16 slots on: 16 pitches (either layout: the slots' residues repeat every 16)
-                slots16 = c(CHUNK * pb) if step < 0 else k.muli(c(CHUNK), pitch)
-                here = k.subi(k.addi(slot_at(kk), k.addi(q, k.muli(c(nw), dd))), slots16)  # type: ignore[arg-type]
-                on = k.subi(k.addi(slot_at(kk1), k.addi(q, k.muli(c(nw), dd))),  # type: ignore[arg-type]
-                            k.addi(slots16, c(nw * nd)))  # type: ignore[operator]
-                left = k.subi(c(nd), dd)  # type: ignore[arg-type]
-                first = [k.addi(k.add(arith.SelectOp(k.cmp("ult", c(t), left), here, on)), c(nw * t))  # type: ignore[operator]
-                         for t in range(CHUNK)]
-                if rows_spare:
-                    # whole chunks: those starting in [ds, de), and in the first block the one
-                    # holding the run's first byte; each written within its destination row
-                    # (`k_origin` steps before ds, n_K steps long), the bytes up to 15 past de
-                    # from the step staged past the block's
-                    row_lo = k.subi(ds, k.muli(k_origin, c(nd)))  # type: ignore[arg-type]
-                    row_hi = k.addi(row_lo, k.muli(n[kmode], c(nd)))  # type: ignore[arg-type]
-                    first_block = k.cmp("eq", k_origin, c(0))
-                with k.loop(c(0), k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per)), c(1)) as m:
-                    cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
-                    off = k.muli(m, slots16)
-                    if not rows_spare:
-                        store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
-                    else:
-                        owned = k.andi(k.cmp("slt", cs, de), k.add(arith.OrIOp(k.cmp("sge", cs, ds), first_block)))
-                        with k.when(owned):
-                            k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, row_hi, cs,
-                                          lambda: [k.addi(a, off) for a in first])
+            # with `split`, by the phase-1 groups: part h the chunks whose bytes lie in the
+            # steps below (h + 1) split (a thread's trips m_h <= m < m_{h+1}), then the wait
+            # for group h + 1; the last part the rest
+            def rows_chunks(part: SSAValue | None) -> None:
+                """Phase 2's chunks of every trip (`part` None), or those of part `part`."""
+                trips = (full_len + 2 * CHUNK - 2) // CHUNK
+                per = nd  # type: ignore[assignment]
+                with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
+                    ds = stepped(dorig, q, dsw)
+                    de = k.addi(ds, dlen)
+                    base = k.andi(ds, cm16)
+                    # byte t of chunk j is byte 16 j - (ds mod 16) + t of the run (from -15):
+                    # step p0 / n_D, byte q + n_W (p0 mod n_D + t) of its slot while p0 mod n_D
+                    # + t < n_D, then of the next step's slot (n_D >= 16: at most one step on),
+                    # so the 16 addresses are two slots' bases plus n_W t
+                    p0 = k.addi(k.muli(j, c16), k.subi(c(CHUNK * nd), k.andi(ds, c(15))))  # type: ignore[operator]
+                    kk, dd = k.divui(p0, c(nd)), k.remui(p0, c(nd))  # type: ignore[arg-type]
+                    kk1 = k.addi(kk, c(1))
+                    # 16 slots on: 16 pitches (either layout: the slots' residues repeat every 16)
+                    slots16 = c(CHUNK * pb) if step < 0 else k.muli(c(CHUNK), pitch)
+                    here = k.subi(k.addi(slot_at(kk), k.addi(q, k.muli(c(nw), dd))), slots16)  # type: ignore[arg-type]
+                    on = k.subi(k.addi(slot_at(kk1), k.addi(q, k.muli(c(nw), dd))),  # type: ignore[arg-type]
+                                k.addi(slots16, c(nw * nd)))  # type: ignore[operator]
+                    left = k.subi(c(nd), dd)  # type: ignore[arg-type]
+                    first = [k.addi(k.add(arith.SelectOp(k.cmp("ult", c(t), left), here, on)), c(nw * t))  # type: ignore[operator]
+                             for t in range(CHUNK)]
+                    if rows_spare:
+                        # whole chunks: those starting in [ds, de), and in the first block the one
+                        # holding the run's first byte; each written within its destination row
+                        # (`k_origin` steps before ds, n_K steps long), the bytes up to 15 past de
+                        # from the step staged past the block's
+                        row_lo = k.subi(ds, k.muli(k_origin, c(nd)))  # type: ignore[arg-type]
+                        row_hi = k.addi(row_lo, k.muli(n[kmode], c(nd)))  # type: ignore[arg-type]
+                        first_block = k.cmp("eq", k_origin, c(0))
+                    lb, ub = c(0), k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per))
+                    if part is not None:
+                        # trip m's bytes p0 - 16 n_D + 16 n_D m .. + 15 lie in the steps below
+                        # s = split h for m < ceil(((s + 16) n_D - 15 - p0) / (16 n_D)) (0 at
+                        # h = 0, 16 n_D - 15 <= p0 < 32 n_D; positive beyond, split >= 16)
+                        def trips_below(h: SSAValue) -> SSAValue:
+                            x = k.subi(k.addi(k.muli(h, c(split * nd)), c(32 * nd - CHUNK)), p0)  # type: ignore[operator]
+                            return k.add(arith.MinUIOp(k.divui(x, c(CHUNK * nd)), ub))  # type: ignore[operator]
+                        lb = trips_below(part)
+                        ub = k.add(arith.SelectOp(k.cmp("eq", part, c(split_groups - 1)), ub,
+                                                  trips_below(k.addi(part, c(1)))))
+                    with k.loop(lb, ub, c(1)) as m:
+                        cs = k.addi(base, k.muli(k.addi(j, k.muli(m, c(per))), c16))
+                        off = k.muli(m, slots16)
+                        if not rows_spare:
+                            store_chunk(q, ds, de, cs, lambda: [k.addi(a, off) for a in first])
+                        else:
+                            owned = k.andi(k.cmp("slt", cs, de), k.add(arith.OrIOp(k.cmp("sge", cs, ds), first_block)))
+                            with k.when(owned):
+                                k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, row_hi, cs,
+                                              lambda: [k.addi(a, off) for a in first])
+
+            if split:
+                # the parts as trips of one rolled loop (phase 2's code once: two copies
+                # spill under copy_'s 48 registers), part h's end waiting for group h + 1
+                with k.loop(c(0), c(split_groups), c(1)) as part_:
+                    rows_chunks(part_)
+                    for h in range(split_groups - 1):
+                        with k.when(k.cmp("eq", part_, c(h))):
+                            k.add(AsyncWaitOp(split_groups - 2 - h))
+                            k.add(BarrierOp())
+                parts_loop = k.block.last_op
+                assert isinstance(parts_loop, scf.ForOp)
+                parts_loop.attributes[UNROLL_ATTR] = IntegerAttr(1, i64)
+            else:
+                rows_chunks(None)
         elif flavour == "span":
             # span: byte p of the destination run lies at s0 + P (p / n) + p mod n (n = n_W),
             # so chunk j + C (C = n / gcd(n, 16): 16 C bytes are R = 16 / gcd(n, 16) rows)

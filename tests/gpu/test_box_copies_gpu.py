@@ -7,7 +7,8 @@ computed on the host from the run-time extents) and the 64 KiB misaligned tile. 
 source a strided view at an element offset, the destination's buffer poisoned, every
 byte of it compared with NumPy (nothing around the view written); each copy twice
 (the second through the cached launcher); session 38's `box<tiles>` over a merged
-destination mode (`merge`); launch options (`box_blocks`, `box_fit`) on span and rows."""
+destination mode (`merge`); launch options (`box_blocks`, `box_fit`) on span and rows;
+rows boxes waited for in groups of steps (`box_split`)."""
 
 from __future__ import annotations
 
@@ -73,6 +74,19 @@ def test_box_copies_of_session_36_with_launch_options_on_the_gpu(family, extra, 
 
     c = draw(family, 1000 + seed, SCALE)
     _check_on_the_gpu(dataclasses.replace(c, routes={**c.routes, **extra}), seed, fresh=True)
+
+
+@pytest.mark.parametrize("split", [16, 32])
+@pytest.mark.parametrize("seed", range(3))
+def test_box_copies_of_session_36_in_split_groups_on_the_gpu(split, seed):
+    """Session 36's rows boxes at 40 KiB (27 to 240 steps a box) with phase 1 in commit
+    groups of `split` steps (`box_split`: 2 to 4 groups; one where the box holds fewer),
+    phase 2 writing a group's chunks before the later groups have landed."""
+    import dataclasses
+
+    c = draw("rows", 1000 + seed, SCALE)
+    routes = {**c.routes, "box_smem": 40960, "box_split": split}
+    _check_on_the_gpu(dataclasses.replace(c, routes=routes), seed, fresh=True)
 
 
 def _check_on_the_gpu(c, seed: int, fresh: bool = False) -> None:

@@ -254,6 +254,45 @@ def test_rows_boxes_sized_at_the_least_residue_match_numpy(routes, smem, nvrtc_a
     _run_compiled(cases)
 
 
+@pytest.mark.parametrize("split", [16, 24, 32])
+def test_rows_boxes_waited_for_in_groups_match_numpy(routes, split, nvrtc_available):
+    # the `tile` option box_split=N (a rows box's phase 1 in commit groups of N steps,
+    # phase 2 writing a group's chunks while the later ones land: 58 steps a block in 4,
+    # 3 and 2 groups): every destination element written once, exactly, nothing around it;
+    # the executor fails a box read before its group's wait
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_split=split)
+    cases = [c for c in _cases(np.random.default_rng(split)) if c[3] == "box<rows>"]
+    assert len(cases) == 3
+    for source in _run_compiled(cases):
+        assert "tilec_cp_async_wait<1>" in source and "tilec_cp_async_commit" in source
+
+
+def test_rows_split_steps_round_to_the_warps_and_at_most_four_groups():
+    from tilec.passes._box_tile import ROWS_SPLIT_GROUPS, rows_split_steps
+
+    assert [rows_split_steps(n, 256, 58) for n in (16, 24, 32, 40)] == [16, 24, 32, 40]
+    assert rows_split_steps(17, 256, 58) == 24  # a multiple of the 8 warps
+    assert rows_split_steps(58, 256, 58) == 0  # one group
+    assert rows_split_steps(16, 256, 100) == 32  # 25 steps for 4 groups, rounded to 8
+    assert -(-100 // rows_split_steps(16, 256, 100)) <= ROWS_SPLIT_GROUPS
+
+
+def test_box_split_leaves_the_other_box_flavours_kernels_as_they_are():
+    # box_split applies to rows boxes only: flat, cols and span kernels keep their CUDA
+    from tilec.copy_cpu import _operand
+    from tilec.copy_routes import forced_routes
+
+    for src, base, view, strategy in _cases(np.random.default_rng(5)):
+        if strategy == "box<rows>":
+            continue
+        key = plan_copy(_operand(view(base), None), _operand(src, None)).key
+        plain = CopyKernels(arch="sm_90", disk=False).get(key).kernel.source
+        with forced_routes(box_split=16):
+            assert CopyKernels(arch="sm_90", disk=False).get(key).kernel.source == plain, strategy
+
+
 def test_rows_fit_least_grows_the_box_within_the_blocks_a_multiprocessor_holds():
     # the canonical 37 x 17 copy (runs of 629 bytes, steps up to 2): 59 runs at the least
     # residue's pitch (688) where 58 at the worst's (703), in 41456 bytes (5 blocks of
