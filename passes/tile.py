@@ -530,8 +530,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_merge_banks={self.tiles_merge_banks} must be 0 or 1")
         if self.tiles_fill not in (0, 1, 2, 3):
             raise TilecError(f"tile: tiles_fill={self.tiles_fill} must be 0, 1, 2 or 3")
-        if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 127:
-            raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 127]")
+        if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 255:
+            raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 255]")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if self.tiles_lines not in (None, 0, 1, 2, 3):
