@@ -126,7 +126,8 @@ def main() -> int:
         for r in range(a.rounds):
             for x in names[r % len(names):] + names[:r % len(names)]:
                 times[x].append(sb._median(copy_bench, calls[x], a.reps))
-        out = [f"int8 {case} ({n} rewritten)"]
+        # (one kernel in `held`: copy_ found the rewritten one by its key, else h is i)
+        out = [f"int8 {case} ({n} rewritten, {len(held)} kernel{'' if len(held) == 1 else 's: NOT the rewrite'})"]
         for x in names:
             out.append(f"{x} {statistics.median(copy_bench.tbps(2 * src.numel(), t) / mc for t in times[x]):.3f}"
                        f"{'' if exact[x] else '!'}")
