@@ -135,6 +135,16 @@ ideal write sectors. 8-byte elements (a box the rule takes only where asked,
 grains x0.983 of 32-byte ones (0.923 / 0.938 of cudaMemcpy, 10 rounds, odd44)."""
 
 
+TILES_SECTOR_RUNTIME_BYTES: tuple[int, ...] = (1,)
+"""The destination element sizes whose `tiles` box owns whole 32-byte sectors by default
+where the copy's extents are known at run time only (`tilec.copy_`'s kernels) and it does
+not convert (`tiles_grain_of`), not where
+they are constants (a `Program`'s): H200, int8 8191 x 8209 in graph timing (benchmarks/NOTES.md,
+i8p47): copy_ 0.906 -> 0.943 of cudaMemcpy (x1.039 [1.036, 1.045], 5 of 5 rounds), the
+Program's kernel under `tile{tiles_grain=32}` 0.902 -> 0.859 (x0.951): its phase 2 spills 20
+bytes at 64 registers there (local ptxas 13.0), copy_'s none."""
+
+
 TILES_SECTOR_CONVERTS = True
 """Whether a converting `tiles` box into elements of `TILES_SECTOR_BYTES` owns whole
 sectors by default too (`tiles_grain_of`). H200, in turns against 16-byte grains (5 rounds,
@@ -143,13 +153,17 @@ benchmarks/NOTES.md, perm43): the strided set's 29 (f16 -> bf16, a short W) x1.0
 the ideal write sectors), 23 (bool -> int16) x1.040 (0.813 -> 0.845)."""
 
 
-def tiles_grain_of(dst_e: int, asked: int | None, converts: bool = False) -> int:
+def tiles_grain_of(dst_e: int, asked: int | None, converts: bool = False, runtime: bool = False) -> int:
     """Bytes of the destination grains a `tiles` box's block owns: `asked` (the `tile`
     option `tiles_grain`), else 32 for the element sizes of `TILES_SECTOR_BYTES` (whole
-    sectors) where the copy does not convert or `TILES_SECTOR_CONVERTS`, `TILES_GRAIN` for
-    the others (the `tile` pass also where the box or the threads do not fit 32)."""
+    sectors) where the copy does not convert or `TILES_SECTOR_CONVERTS`, and for those of
+    `TILES_SECTOR_RUNTIME_BYTES` where `runtime` (the extents known at run time only) and the
+    copy does not convert; `TILES_GRAIN` for the others (the `tile` pass also where the box or
+    the threads do not fit 32)."""
     if asked:
         return asked
+    if runtime and not converts and dst_e in TILES_SECTOR_RUNTIME_BYTES:
+        return 32
     return 32 if dst_e in TILES_SECTOR_BYTES and (not converts or TILES_SECTOR_CONVERTS) else TILES_GRAIN
 
 

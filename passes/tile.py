@@ -794,7 +794,8 @@ class TilePass(ModulePass):
         if merged and self.tiles_depth is None and depth > 1 and not self.box_smem:
             smem = TILES_MERGE_DEPTH_SMEM
         tiles_grain = self.tiles_grain or (TILES_MERGE_GRAIN if merged else tiles_grain_of(
-            facts.dst_bytes if facts is not None else 1, None, facts is not None and facts.converts))
+            facts.dst_bytes if facts is not None else 1, None, facts is not None and facts.converts,
+            facts is not None and any(not isinstance(m.extent, int) for m in facts.modes)))
         if facts is not None and self.tiles_grain is None and tiles_grain != TILES_GRAIN and (
                 tiles_shape(facts.src_bytes, smem, run, tiles_grain, facts.dst_bytes) is None):
             tiles_grain = TILES_GRAIN
