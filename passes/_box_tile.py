@@ -341,8 +341,10 @@ lane of the thread (lanes along a row) kept (`cuda.opaque`), so that ptxas does 
 them from the thread id in every chunk (it does at bit 16's 48 registers: 47 -> 73
 instructions a chunk). Bit 128: phase 2's box addresses of a destination run (lanes along a
 row, neither lines nor mirrored) kept once a run (`cuda.opaque`), a chunk's its run's plus
-the chunk's step: with bit 2 a constant, so that each `LDS.U8` reads at a register plus an
-immediate offset, not after an add of its own."""
+the chunk's step: with bit 2 a constant. NVRTC's 64-bit shared pointers still keep ptxas
+from `LDS [R+UR+imm]` (an add a load); with those kept values 64-bit in the CUDA it folds
+them (dev/experiments/held64_turns.py: the chunk 47 -> 32 instructions), and ties the rule
+on the H200 (i8p47): off."""
 
 TILES_ISSUE_BYTES: dict[int, int] = {1: 9, 2: 3}
 """`TILES_ISSUE`'s bits by the source element's bytes where they differ from it
