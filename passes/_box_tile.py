@@ -135,6 +135,16 @@ ideal write sectors. 8-byte elements (a box the rule takes only where asked,
 grains x0.983 of 32-byte ones (0.923 / 0.938 of cudaMemcpy, 10 rounds, odd44)."""
 
 
+TILES_SECTOR_RUNTIME_BYTES: tuple[int, ...] = (1,)
+"""The destination element sizes whose `tiles` box owns whole 32-byte sectors by default
+where the copy's extents are known at run time only (`tilec.copy_`'s kernels) and it does
+not convert (`tiles_grain_of`), not where
+they are constants (a `Program`'s): H200, int8 8191 x 8209 in graph timing (benchmarks/NOTES.md,
+i8p47): copy_ 0.906 -> 0.943 of cudaMemcpy (x1.039 [1.036, 1.045], 5 of 5 rounds), the
+Program's kernel under `tile{tiles_grain=32}` 0.902 -> 0.859 (x0.951): its phase 2 spills 20
+bytes at 64 registers there (local ptxas 13.0), copy_'s none."""
+
+
 TILES_SECTOR_CONVERTS = True
 """Whether a converting `tiles` box into elements of `TILES_SECTOR_BYTES` owns whole
 sectors by default too (`tiles_grain_of`). H200, in turns against 16-byte grains (5 rounds,
@@ -143,13 +153,17 @@ benchmarks/NOTES.md, perm43): the strided set's 29 (f16 -> bf16, a short W) x1.0
 the ideal write sectors), 23 (bool -> int16) x1.040 (0.813 -> 0.845)."""
 
 
-def tiles_grain_of(dst_e: int, asked: int | None, converts: bool = False) -> int:
+def tiles_grain_of(dst_e: int, asked: int | None, converts: bool = False, runtime: bool = False) -> int:
     """Bytes of the destination grains a `tiles` box's block owns: `asked` (the `tile`
     option `tiles_grain`), else 32 for the element sizes of `TILES_SECTOR_BYTES` (whole
-    sectors) where the copy does not convert or `TILES_SECTOR_CONVERTS`, `TILES_GRAIN` for
-    the others (the `tile` pass also where the box or the threads do not fit 32)."""
+    sectors) where the copy does not convert or `TILES_SECTOR_CONVERTS`, and for those of
+    `TILES_SECTOR_RUNTIME_BYTES` where `runtime` (the extents known at run time only) and the
+    copy does not convert; `TILES_GRAIN` for the others (the `tile` pass also where the box or
+    the threads do not fit 32)."""
     if asked:
         return asked
+    if runtime and not converts and dst_e in TILES_SECTOR_RUNTIME_BYTES:
+        return 32
     return 32 if dst_e in TILES_SECTOR_BYTES and (not converts or TILES_SECTOR_CONVERTS) else TILES_GRAIN
 
 
@@ -325,7 +339,12 @@ whole, 16 element bodies for 1-byte elements, it is most of the kernel's code). 
 bit 2): phase 2's chunk loop unrolled by 2, not whole. Bit 64: phase 2's first run and chunk
 lane of the thread (lanes along a row) kept (`cuda.opaque`), so that ptxas does not recompute
 them from the thread id in every chunk (it does at bit 16's 48 registers: 47 -> 73
-instructions a chunk)."""
+instructions a chunk). Bit 128: phase 2's box addresses of a destination run (lanes along a
+row, neither lines nor mirrored) kept once a run (`cuda.opaque`), a chunk's its run's plus
+the chunk's step: with bit 2 a constant. NVRTC's 64-bit shared pointers still keep ptxas
+from `LDS [R+UR+imm]` (an add a load); with those kept values 64-bit in the CUDA it folds
+them (dev/experiments/held64_turns.py: the chunk 47 -> 32 instructions), and ties the rule
+on the H200 (i8p47): off."""
 
 TILES_ISSUE_BYTES: dict[int, int] = {1: 9, 2: 3}
 """`TILES_ISSUE`'s bits by the source element's bytes where they differ from it
@@ -2366,23 +2385,24 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                     k.add(WriteOp(x, box, [k.addi(k.subi(a, k.andi(st, cmm)), t.slot_base(r))]))
 
     @contextmanager
-    def chunk_loop(ci0: SSAValue, cpd_: int, per_: int) -> Iterator[SSAValue]:
-        """`ci` from `ci0` (< `per_`) below `cpd_` by `per_`: a loop of run-time trips,
-        or (`TILES_ISSUE` bit 2) one of `ceil(cpd_ / per_)` static trips unrolled whole
-        in the CUDA (bit 32: by 2), the last trip's `ci` past `cpd_` skipped."""
+    def chunk_loop(ci0: SSAValue, cpd_: int, per_: int) -> Iterator[tuple[SSAValue, SSAValue | None]]:
+        """(`ci`, the trip) for `ci` from `ci0` (< `per_`) below `cpd_` by `per_`: a loop of
+        run-time trips (the trip None), or (`TILES_ISSUE` bit 2) one of `ceil(cpd_ / per_)`
+        static trips unrolled whole in the CUDA (bit 32: by 2), `ci = ci0 + per_ trip`, the
+        last trip's `ci` past `cpd_` skipped."""
         if not issue & 2:
             with k.loop(ci0, c(cpd_), c(per_)) as ci:
-                yield ci
+                yield ci, None
             return
         trips = -(-cpd_ // per_)
         with k.loop(c(0), c(trips), c(1)) as jj:
             jj.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(min(trips, 2) if issue & 32 else trips, i64)
             ci = k.addi(ci0, k.muli(jj, c(per_)))
             if cpd_ % per_ == 0:
-                yield ci
+                yield ci, jj
             else:
                 with k.when(k.cmp("slt", ci, c(cpd_))):
-                    yield ci
+                    yield ci, jj
 
     def phase1_chunk(t: Tile, r: SSAValue, j: SSAValue) -> None:
         """Chunk `j` of run `r`'s cover into its slot where it lies inside the run's cover
@@ -2652,13 +2672,20 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                                     step = k.addi(dq, k.muli(k.subi(ci, ci0), c(vd * pb + sv)))
                                     store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base], fix)
                         else:
-                            with chunk_loop(ci0, cpd, per) as ci:
+                            # (`TILES_ISSUE` bit 128: the run's addresses kept once a run, a chunk's
+                            # then theirs plus its constant step where bit 2 unrolls the loop)
+                            held = [k.kept(k.addi(b, dq)) for b in base] if issue & 128 else None
+                            with chunk_loop(ci0, cpd, per) as (ci, trip):
                                 cs = k.addi(first, k.muli(ci, cvd))
                                 with k.when(k.cmp("slt", cs, end)):
                                     # slot_base(r + V_d); run r + per V_d starts at run r's residue
                                     # mod V (per V_d ss_D, at least 16 elements, a multiple of V)
-                                    step = k.addi(dq, k.muli(k.subi(ci, ci0), c(vd * pb + sv)))
-                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base], fix)
+                                    if held is None:
+                                        step = k.addi(dq, k.muli(k.subi(ci, ci0), c(vd * pb + sv)))
+                                    else:
+                                        dci = k.subi(ci, ci0) if trip is None else k.muli(trip, c(per))
+                                        step = k.muli(dci, c(vd * pb + sv))
+                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in held or base], fix)
 
                 if when_rot is None:
                     lanes_body(rot)

@@ -543,8 +543,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_merge_banks={self.tiles_merge_banks} must be 0 or 1")
         if self.tiles_fill not in (0, 1, 2, 3):
             raise TilecError(f"tile: tiles_fill={self.tiles_fill} must be 0, 1, 2 or 3")
-        if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 127:
-            raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 127]")
+        if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 255:
+            raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 255]")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if self.tiles_lines not in (None, 0, 1, 2, 3):
@@ -809,7 +809,8 @@ class TilePass(ModulePass):
         if merged and self.tiles_depth is None and depth > 1 and not self.box_smem:
             smem = TILES_MERGE_DEPTH_SMEM
         tiles_grain = self.tiles_grain or (TILES_MERGE_GRAIN if merged else tiles_grain_of(
-            facts.dst_bytes if facts is not None else 1, None, facts is not None and facts.converts))
+            facts.dst_bytes if facts is not None else 1, None, facts is not None and facts.converts,
+            facts is not None and any(not isinstance(m.extent, int) for m in facts.modes)))
         if facts is not None and self.tiles_grain is None and tiles_grain != TILES_GRAIN and (
                 tiles_shape(facts.src_bytes, smem, run, tiles_grain, facts.dst_bytes) is None):
             tiles_grain = TILES_GRAIN
