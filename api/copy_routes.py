@@ -38,7 +38,8 @@ TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tile
                 "box_depth", "box_ring", "box_carry", "box_prefetch", "box_slot32", "box_l1", "box_blocks", "box_fit", "tiles_merge",
                 "tiles_merge_banks", "tiles_short", "realign_flat", "magic64", "narrow32", "realign_chunks", "div32",
                 "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows",
-                "tiles_mirror", "tiles_short_d", "tiles_run", "tiles_issue")
+                "tiles_mirror", "tiles_short_d", "tiles_run", "tiles_issue", "realign_run", "realign_lanes",
+                "realign_elems")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -142,6 +143,9 @@ class Routes:
     tiles_short_d: int | None = None
     tiles_run: int | None = None
     tiles_issue: int | None = None
+    realign_run: int | None = None
+    realign_lanes: int | None = None
+    realign_elems: int | None = None
 
     def tuning(self) -> dict:
         """The tuning values set (not None), by name."""

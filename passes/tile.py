@@ -42,7 +42,8 @@ from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES
                          realign_fits)
 from ._gather_tile import DIV32, MAGIC64, gather_launch, static_index_bits
 from ._realign_tile import (REALIGN_THREADS, STEP2_THREADS, chunks_rule, flat_chunks, flat_fits, flat_rule,
-                            prefetch_rule, realign_flat_launch, realign_launch, source_step)
+                            prefetch_rule, realign_flat_launch, realign_launch, realign_run_launch,
+                            run_fits, source_step)
 from ._realign_tile import static_index_bits as realign_static_bits
 from ._analysis import DYN, _min_stride, contiguous_mode, leaves, memory_order, pow2_floor
 from ._vector_legality import _promised_strides
@@ -184,6 +185,13 @@ class TilePass(ModulePass):
                      flat run of aligned chunks, each from its row and the next
                      (`_realign_tile.realign_flat_launch`, where `flat_fits`); 0 row by
                      row. Default `_realign_tile.flat_rule` (off: measured slower).
+      realign_run=K  K > 0 (a power of two up to 16): a realign copy of rows read at a
+                     step of 1 writes K chunks of a row a thread, the row's coordinates
+                     and shift computed once (`_realign_tile.realign_run_launch`), with
+                     `realign_lanes=L` (default 1: K consecutive chunks, K + 1 source
+                     vectors) L threads interleaved on a group of K L chunks, and
+                     `realign_elems=1` each chunk's source elements loaded one by one;
+                     0 (the default) off. Prefetch modes other than 0 take mode 1.
       magic64=M      1: a gather or realign copy of 64-bit offsets divides its ids by
                      run-time extents as multiplications (`_gather_tile.magic_divmod64`);
                      0 by 64-bit divisions. Default `_gather_tile.MAGIC64`.
@@ -462,6 +470,9 @@ class TilePass(ModulePass):
     realign_chunks: int | None = None
     realign_prefetch: int | None = None
     realign_flat: int | None = None
+    realign_run: int = 0
+    realign_lanes: int = 1
+    realign_elems: int = 0
     magic64: int | None = None
     narrow32: int | None = None
     div32: int | None = None
@@ -745,7 +756,14 @@ class TilePass(ModulePass):
         if mode not in (0, 1, 2, 3, 4, 5):
             raise TilecError(f"tile: realign_prefetch is 0, 1, 2, 3, 4 or 5; got {self.realign_prefetch}", op=copy)
         flat = flat_rule(facts) if self.realign_flat is None else bool(self.realign_flat)
-        if flat and flat_fits(facts, tgt):
+        run, lanes = self.realign_run, self.realign_lanes
+        for name, x, top in (("realign_run", run, 16), ("realign_lanes", lanes, 32)):
+            if x < 0 or x > top or (x and x & (x - 1)) or (name == "realign_lanes" and x < 1):
+                raise TilecError(f"tile: {name} is a power of two up to {top}; got {x}", op=copy)
+        if run and run_fits(facts):
+            ops = realign_run_launch(copy, facts, tgt, bits, threads, run, lanes, bool(self.realign_elems),
+                                     mode != 0, self._magic64())
+        elif flat and flat_fits(facts, tgt):
             ops = realign_flat_launch(copy, facts, tgt, bits, threads, self._magic64(),
                                       flat_chunks(facts, tgt, chunks))
         else:
