@@ -563,6 +563,8 @@ def _realign_plan(
     numbers = _numbers_facts(key, ns, ss, ds, 0, 0)
     flat = (flat_broadcast(numbers, on=REALIGN_FLAT_BROADCAST if on is None else bool(on))
             or flat_step2(numbers, on=REALIGN_FLAT_STEP2 if on is None else bool(on)))
+    # the run form (`realign_run`) asks no sector of a compact destination: stated compact
+    compact = flat or (bool(current_routes().realign_run) and len(ns) > 1 and dst_is_flat(ns, ds))
     # the facts the realign strategy reads, so that copies of one pattern share a key:
     # the stride classes, what the dst's strides are multiples of (its chunks per
     # row), the last extent's class for 8-byte elements (its chunk size) and where its
@@ -577,7 +579,7 @@ def _realign_plan(
     rkey = replace(
         key, src_align=VECTOR_BYTES, dst_align=VECTOR_BYTES, aligned_pointers=True, src_divisors=(1,) * n,
         small_extents=(None,) * (n - 1) + ((ns[-1],) if flat else (c,) if told else (None,)),
-        exact_extents=(False,) * (n - 1) + (flat,), src_order=(), dst_flat=flat, last_divisor=1,
+        exact_extents=(False,) * (n - 1) + (flat,), src_order=(), dst_flat=compact, last_divisor=1,
         # a source step of 2 (1-byte rows, `_copy_cost.realign_fits`) stated as its value
         src_strides=key.src_strides[:-1] + ((2,) if ss[-1] == 2 else key.src_strides[-1:]),
     )

@@ -640,7 +640,11 @@ def realign_run_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int
     s0 = b.addi(b.subi(a0, doff), soff)
     sa0 = b.muli(b.add(arith.ShRSIOp(s0, sh_r)), v_r)
     shift = b.subi(s0, sa0)
-    send = b.addi(soff, b.splat(n[last]))
+    # a row's ends past which nothing is loaded or stored; a thread without a group
+    # (not `ok`) gets ends at its first chunk and window, so every mask below is false
+    # without an `ok` of its own
+    send = b.select(ok, b.addi(soff, b.splat(n[last])), sa0)
+    dend = b.select(ok, b.addi(doff, b.splat(n[last])), a0)
     step = lanes * v
 
     def at(x: SSAValue, k: int) -> SSAValue:
@@ -656,15 +660,19 @@ def realign_run_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int
         for a in achunks:
             sector_prefetch(b, facts, n, doff, a, ok)
     masks = []
-    for a in achunks:  # the chunk's elements in the row: D - A <= j < D + n - A
-        first, end = b.full(b.subi(doff, a), 1), b.full(b.subi(b.addi(doff, b.splat(n[last])), a), 1)
-        masks.append(both(both(b.cmp("sge", jj, first), b.cmp("slt", jj, end)), b.full(ok, 1)))
+    for k, a in enumerate(achunks):  # the chunk's elements in the row: D - A <= j < D + n - A
+        below = b.cmp("slt", jj, b.full(b.subi(dend, a), 1))
+        # D - A_k <= V - 1 - k L V < 0 for k >= 1 (A_0 > D - V): only chunk 0 tests the head
+        masks.append(both(b.cmp("sge", jj, b.full(b.subi(doff, a), 1)), below) if k == 0 else below)
 
     def load(base: SSAValue, mask: SSAValue) -> SSAValue:
         return b.add(PtrLoadOp(b.add(AddPtrOp(sbase, b.addi(b.full(base, 1), jj))), None, mask))
 
-    def vec_ok(base: SSAValue) -> SSAValue:  # the vector at `base` holds an element of the row
-        return both(both(b.cmp("sgt", b.addi(base, v_r), soff), b.cmp("slt", base, send)), ok)
+    def vec_ok(base: SSAValue, head: bool) -> SSAValue:
+        """The vector at `base` holds an element of the row (`head`: the test of its start;
+        past the window's first vector, sa + V >= S - V + 2 + V > S holds)."""
+        inside = b.cmp("slt", base, send)
+        return both(b.cmp("sgt", b.addi(base, v_r), soff), inside) if head else inside
 
     shifted = b.cmp("sgt", shift, b.splat(b.const(0)))
     outs = []
@@ -673,15 +681,15 @@ def realign_run_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int
         outs = [load(b.addi(a, src_of), m) for a, m in zip(achunks, masks)]
     elif lanes == 1:  # the run's K + 1 vectors, each loaded once
         bases = [at(sa0, k) for k in range(run + 1)]
-        oks = [vec_ok(x) for x in bases]
+        oks = [vec_ok(x, k == 0) for k, x in enumerate(bases)]
         oks[-1] = both(oks[-1], shifted)
         vecs = [load(x, b.full(o, 1)) for x, o in zip(bases, oks)]
         outs = [b.add(FunnelShiftOp(vecs[k], vecs[k + 1], shift)) for k in range(run)]
     else:
         for k in range(run):
             lo, hi = at(sa0, k), b.addi(at(sa0, k), v_r)
-            vlo = load(lo, b.full(vec_ok(lo), 1))
-            vhi = load(hi, b.full(both(vec_ok(hi), shifted), 1))
+            vlo = load(lo, b.full(vec_ok(lo, k == 0), 1))
+            vhi = load(hi, b.full(both(vec_ok(hi, False), shifted), 1))
             outs.append(b.add(FunnelShiftOp(vlo, vhi, shift)))
     for out, a, m in zip(outs, achunks, masks):
         b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, b.addi(b.full(a, 1), jj))), m))

@@ -191,7 +191,8 @@ class TilePass(ModulePass):
                      `realign_lanes=L` (default 1: K consecutive chunks, K + 1 source
                      vectors) L threads interleaved on a group of K L chunks, and
                      `realign_elems=1` each chunk's source elements loaded one by one;
-                     0 (the default) off. Prefetch modes other than 0 take mode 1.
+                     0 (the default) off. Prefetch modes other than 0 take mode 1, where
+                     the destination is not compact.
       magic64=M      1: a gather or realign copy of 64-bit offsets divides its ids by
                      run-time extents as multiplications (`_gather_tile.magic_divmod64`);
                      0 by 64-bit divisions. Default `_gather_tile.MAGIC64`.
@@ -761,8 +762,9 @@ class TilePass(ModulePass):
             if x < 0 or x > top or (x and x & (x - 1)) or (name == "realign_lanes" and x < 1):
                 raise TilecError(f"tile: {name} is a power of two up to {top}; got {x}", op=copy)
         if run and run_fits(facts):
+            # a compact destination's rows continue each other: no sector is written in part
             ops = realign_run_launch(copy, facts, tgt, bits, threads, run, lanes, bool(self.realign_elems),
-                                     mode != 0, self._magic64())
+                                     mode != 0 and not facts.dst_compact, self._magic64())
         elif flat and flat_fits(facts, tgt):
             ops = realign_flat_launch(copy, facts, tgt, bits, threads, self._magic64(),
                                       flat_chunks(facts, tgt, chunks))
