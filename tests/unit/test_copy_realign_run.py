@@ -1,0 +1,77 @@
+"""The realign strategy's run form (`tile{realign_run=K}`, routes `realign_run`, `realign_lanes`,
+`realign_elems`; passes/_realign_tile.realign_run_launch; off by default): K chunks of one row a
+thread, the row's coordinates, offsets and shift computed once. As `tilec.copy_` reaches it, on
+the CPU reference executor against NumPy, bit for bit, the elements around dst untouched
+(poisoned): broadcasts into compact destinations (the strided set's 38 made small, the plan
+stating the destination compact) and rows into a padded destination, at several residues;
+compiled for sm_90 where NVRTC is present."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers.canonical_copies import key_strategy
+
+from tilec.copy_cpu import _operand, copy_numpy
+from tilec.copy_kernels import CopyKernels
+from tilec.copy_plan import plan_copy
+from tilec.passes.tile import TilePass
+
+
+def _aligned(n: int, dtype, fill=None, rng=None) -> np.ndarray:
+    e = np.dtype(dtype).itemsize
+    raw = np.empty(n * e + 64, np.uint8)
+    start = (-raw.ctypes.data) % 16
+    a = raw[start : start + n * e].view(dtype)
+    a[...] = rng.integers(-100, 100, size=n) if rng is not None else fill
+    return a
+
+
+def test_off_by_default_and_the_compact_destination_stated_when_asked(routes):
+    """`realign_run` is 0 by default; under it copy_'s realign key states a compact destination
+    (the run form then asks L2 for no sector), not one with gaps."""
+    assert TilePass().realign_run == 0
+    src = np.broadcast_to(np.zeros((1, 5, 1, 1120), np.int16)[..., 3:], (7, 5, 9, 1117))
+    flat = np.zeros(7 * 5 * 9 * 1117 + 8, np.int16)[3 : 3 + 7 * 5 * 9 * 1117].reshape(7, 5, 9, 1117)
+    gaps = np.zeros((7, 5, 9, 1120), np.int16)[..., 3:]
+    routes(realign="always")
+    assert not plan_copy(_operand(flat, None), _operand(src, None)).key.dst_flat
+    routes(realign_run=4)
+    plan = plan_copy(_operand(flat, None), _operand(src, None))
+    assert key_strategy(plan.key) == "realign" and plan.key.dst_flat and not plan.key.exact_extents[-1]
+    assert not plan_copy(_operand(gaps, None), _operand(src, None)).key.dst_flat
+
+
+@pytest.mark.parametrize("run, lanes, elems", [(4, 1, 0), (8, 1, 0), (2, 4, 0), (4, 1, 1), (2, 2, 1)])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_run_form_matches_numpy(routes, compiled, nvrtc_available, run, lanes, elems):
+    if compiled and not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(realign="always", realign_run=run, realign_lanes=lanes, realign_elems=elems)
+    rng = np.random.default_rng(47)
+    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
+    cases = [("int16", (3, 4, 5, 37), (1, 4, 1, 37)), ("int32", (4, 6, 9), (1, 6, 9)),
+             ("int8", (2, 3, 45), (2, 1, 45))]
+    for dtype, shape, sshape in cases:
+        v = 16 // np.dtype(dtype).itemsize
+        for so in (0, 3) if not compiled else (3,):
+            for do in (0, 1, v - 3) if not compiled else (5 % v,):
+                n = int(np.prod(shape))
+                base = _aligned(int(np.prod(sshape)) + 16, dtype, rng=rng)
+                src = np.broadcast_to(base[so : so + int(np.prod(sshape))].reshape(sshape), shape)
+                out = _aligned(n + 32, dtype, fill=77)
+                dst = out[do : do + n].reshape(shape)
+                assert key_strategy(plan_copy(_operand(dst, None), _operand(src, None)).key) == "realign"
+                want = out.copy()
+                want[do : do + n] = src.reshape(-1)
+                copy_numpy(dst, src, kernels=kernels, compiled=compiled)
+                assert np.array_equal(out, want), (dtype, shape, so, do)
+    # rows into a padded destination (gaps: the sector asks kept)
+    base = _aligned(6 * 60 + 16, "int16", rng=rng)
+    src = base[3 : 3 + 6 * 60].reshape(6, 60)[:, :53]
+    out = _aligned(6 * 61 + 32, "int16", fill=77)
+    dst = out[5 : 5 + 6 * 61].reshape(6, 61)[:, :53]
+    want = out.copy()
+    want[5 : 5 + 6 * 61].reshape(6, 61)[:, :53] = src
+    copy_numpy(dst, src, kernels=kernels, compiled=compiled)
+    assert np.array_equal(out, want)
