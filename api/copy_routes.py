@@ -90,7 +90,9 @@ states, `realign_rows=`, the plan's only, default `copy_key.REALIGN_ROW_CLASS`; 
 the source's contiguous mode and the mode continuing it, `tiles_mirror=` (bytes, 0 none), the `tile` pass's option,
 default `passes/_copy_cost.TILES_MIRROR` where that mode is short; how a `box<tiles>` block issues its work (one
 commit group for a thread's phase-1 copies, phase 2's chunk loop unrolled, phase 1's line loop over runs),
-`tiles_issue=`, the `tile` pass's option, default `passes/_box_tile.TILES_ISSUE`): benchmarks and experiments compare
+`tiles_issue=`, the `tile` pass's option, default `passes/_box_tile.TILES_ISSUE`; a realign copy's run form
+(K chunks of a row a thread, `passes/_realign_tile.realign_run_launch`), `realign_run=`, `realign_lanes=`,
+`realign_elems=`, the `tile` pass's options, default 0 (off; the plan then states a compact destination)): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""
