@@ -39,7 +39,7 @@ from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES
                          tiles_mirror_mode, tiles_short_run,
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
-                         realign_fits)
+                         realign_fits, run_broadcast)
 from ._gather_tile import DIV32, MAGIC64, gather_launch, static_index_bits
 from ._realign_tile import (REALIGN_THREADS, STEP2_THREADS, chunks_rule, flat_chunks, flat_fits, flat_rule,
                             prefetch_rule, realign_flat_launch, realign_launch, realign_run_launch,
@@ -191,7 +191,8 @@ class TilePass(ModulePass):
                      `realign_lanes=L` (default 1: K consecutive chunks, K + 1 source
                      vectors) L threads interleaved on a group of K L chunks, and
                      `realign_elems=1` each chunk's source elements loaded one by one;
-                     0 (the default) off. Prefetch modes other than 0 take mode 1, where
+                     0 off. Default `_copy_cost.run_broadcast`'s (`REALIGN_RUN_BROADCAST`:
+                     0, off). Prefetch modes other than 0 take mode 1, where
                      the destination is not compact.
       magic64=M      1: a gather or realign copy of 64-bit offsets divides its ids by
                      run-time extents as multiplications (`_gather_tile.magic_divmod64`);
@@ -471,7 +472,7 @@ class TilePass(ModulePass):
     realign_chunks: int | None = None
     realign_prefetch: int | None = None
     realign_flat: int | None = None
-    realign_run: int = 0
+    realign_run: int | None = None
     realign_lanes: int = 1
     realign_elems: int = 0
     magic64: int | None = None
@@ -757,7 +758,8 @@ class TilePass(ModulePass):
         if mode not in (0, 1, 2, 3, 4, 5):
             raise TilecError(f"tile: realign_prefetch is 0, 1, 2, 3, 4 or 5; got {self.realign_prefetch}", op=copy)
         flat = flat_rule(facts) if self.realign_flat is None else bool(self.realign_flat)
-        run, lanes = self.realign_run, self.realign_lanes
+        run = run_broadcast(facts) if self.realign_run is None else self.realign_run
+        lanes = self.realign_lanes
         for name, x, top in (("realign_run", run, 16), ("realign_lanes", lanes, 32)):
             if x < 0 or x > top or (x and x & (x - 1)) or (name == "realign_lanes" and x < 1):
                 raise TilecError(f"tile: {name} is a power of two up to {top}; got {x}", op=copy)
