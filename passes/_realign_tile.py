@@ -62,7 +62,7 @@ from __future__ import annotations
 import math
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType, UnitAttr
 from xdsl.ir import Operation, SSAValue
 
 from tilec.dialects import layout_compute as lc
@@ -541,6 +541,14 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     return host
 
 
+def _bits_picked(op: FunnelShiftOp, on: bool = True) -> FunnelShiftOp:
+    """`op` with (`on`) its words picked by selects on the shift's bits (`layout.funnel_shift`'s
+    `bits`): a run's funnel shifts over consecutive vectors share their selects."""
+    if on:
+        op.attributes["bits"] = UnitAttr()
+    return op
+
+
 def run_fits(facts: CopyFacts) -> bool:
     """Whether the run form (`realign_run_launch`) can take the copy: rows read at a step of 1."""
     return source_step(facts) == 1
@@ -549,7 +557,7 @@ def run_fits(facts: CopyFacts) -> bool:
 def realign_run_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
                        threads: int = REALIGN_THREADS, run: int = 4, lanes: int = 1,
                        elems: bool = False, prefetch: bool = False,
-                       magic64: bool = MAGIC64) -> list[Operation]:
+                       magic64: bool = MAGIC64, pick_bits: bool = True) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy's run form (the
     `tile` pass's `realign_run=K`, `realign_lanes=L`, `realign_elems=E`; `run_fits`):
     a row's chunks are taken in groups of K L (G = ceil(C / (K L)) groups a row, C as
@@ -562,8 +570,9 @@ def realign_run_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int
     vectors of the run, chunk k from vectors k and k + 1; with L > 1 two a chunk. With
     `elems`, each chunk's V source elements loaded one by one at S + A_k - D + j, masked
     as the store (no funnel shift). Stores as `realign_launch`'s (a per-element mask at a
-    row's two ends). `prefetch`: `sector_prefetch` of each chunk (mode 1). K and L powers
-    of two; `threads` a multiple of L."""
+    row's two ends). `prefetch`: `sector_prefetch` of each chunk (mode 1). `pick_bits`: the
+    funnel shifts' words picked by selects on the shift's bits (`_bits_picked`), else by
+    chains. K and L powers of two; `threads` a multiple of L."""
     rank = facts.rank
     last = rank - 1
     e = facts.dst_bytes
@@ -684,13 +693,13 @@ def realign_run_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int
         oks = [vec_ok(x, k == 0) for k, x in enumerate(bases)]
         oks[-1] = both(oks[-1], shifted)
         vecs = [load(x, b.full(o, 1)) for x, o in zip(bases, oks)]
-        outs = [b.add(FunnelShiftOp(vecs[k], vecs[k + 1], shift)) for k in range(run)]
+        outs = [b.add(_bits_picked(FunnelShiftOp(vecs[k], vecs[k + 1], shift), pick_bits)) for k in range(run)]
     else:
         for k in range(run):
             lo, hi = at(sa0, k), b.addi(at(sa0, k), v_r)
             vlo = load(lo, b.full(vec_ok(lo, k == 0), 1))
             vhi = load(hi, b.full(both(vec_ok(hi, False), shifted), 1))
-            outs.append(b.add(FunnelShiftOp(vlo, vhi, shift)))
+            outs.append(b.add(_bits_picked(FunnelShiftOp(vlo, vhi, shift), pick_bits)))
     for out, a, m in zip(outs, achunks, masks):
         b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, b.addi(b.full(a, 1), jj))), m))
     launch.body.block.add_ops(b.ops)

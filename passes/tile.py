@@ -190,7 +190,9 @@ class TilePass(ModulePass):
                      and shift computed once (`_realign_tile.realign_run_launch`), with
                      `realign_lanes=L` (default 1: K consecutive chunks, K + 1 source
                      vectors) L threads interleaved on a group of K L chunks, and
-                     `realign_elems=1` each chunk's source elements loaded one by one;
+                     `realign_elems=1` each chunk's source elements loaded one by one,
+                     `realign_bits=0` the funnel shifts' words picked by chains of
+                     selects, not on the shift's bits (default 1);
                      0 off. Default `_copy_cost.run_broadcast`'s (`REALIGN_RUN_BROADCAST`:
                      0, off). Prefetch modes other than 0 take mode 1, where
                      the destination is not compact.
@@ -475,6 +477,7 @@ class TilePass(ModulePass):
     realign_run: int | None = None
     realign_lanes: int = 1
     realign_elems: int = 0
+    realign_bits: int = 1
     magic64: int | None = None
     narrow32: int | None = None
     div32: int | None = None
@@ -766,7 +769,7 @@ class TilePass(ModulePass):
         if run and run_fits(facts):
             # a compact destination's rows continue each other: no sector is written in part
             ops = realign_run_launch(copy, facts, tgt, bits, threads, run, lanes, bool(self.realign_elems),
-                                     mode != 0 and not facts.dst_compact, self._magic64())
+                                     mode != 0 and not facts.dst_compact, self._magic64(), bool(self.realign_bits))
         elif flat and flat_fits(facts, tgt):
             ops = realign_flat_launch(copy, facts, tgt, bits, threads, self._magic64(),
                                       flat_chunks(facts, tgt, chunks))

@@ -42,12 +42,15 @@ def test_off_by_default_and_the_compact_destination_stated_when_asked(routes):
     assert not plan_copy(_operand(gaps, None), _operand(src, None)).key.dst_flat
 
 
-@pytest.mark.parametrize("run, lanes, elems", [(4, 1, 0), (8, 1, 0), (2, 4, 0), (4, 1, 1), (2, 2, 1)])
+@pytest.mark.parametrize("run, lanes, elems, bits", [(4, 1, 0, 1), (8, 1, 0, 1), (2, 4, 0, 1), (4, 1, 1, 1),
+                                                     (2, 2, 1, 1), (4, 1, 0, 0)])
 @pytest.mark.parametrize("compiled", [False, True])
-def test_run_form_matches_numpy(routes, compiled, nvrtc_available, run, lanes, elems):
+def test_run_form_matches_numpy(routes, compiled, nvrtc_available, run, lanes, elems, bits):
+    """`compiled` runs the lowered code: the funnel shifts' words picked on the shift's bits
+    (`bits` 1, passes/lower_to_gpu/funnel._pick_bits) or by chains, at every residue."""
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
-    routes(realign="always", realign_run=run, realign_lanes=lanes, realign_elems=elems)
+    routes(realign="always", realign_run=run, realign_lanes=lanes, realign_elems=elems, realign_bits=bits)
     rng = np.random.default_rng(47)
     kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
     cases = [("int16", (3, 4, 5, 37), (1, 4, 1, 37)), ("int32", (4, 6, 9), (1, 6, 9)),
@@ -55,7 +58,7 @@ def test_run_form_matches_numpy(routes, compiled, nvrtc_available, run, lanes, e
     for dtype, shape, sshape in cases:
         v = 16 // np.dtype(dtype).itemsize
         for so in (0, 3) if not compiled else (3,):
-            for do in (0, 1, v - 3) if not compiled else (5 % v,):
+            for do in (0, 1, v - 3) if not compiled else (5 % v, 1):
                 n = int(np.prod(shape))
                 base = _aligned(int(np.prod(sshape)) + 16, dtype, rng=rng)
                 src = np.broadcast_to(base[so : so + int(np.prod(sshape))].reshape(sshape), shape)
