@@ -1014,6 +1014,8 @@ REALIGN_RUN_BROADCAST = 0
 """The chunks a thread of the realign strategy's run form (passes/_realign_tile.realign_run_launch,
 the `tile` pass's `realign_run`) a broadcast into a compact destination whose rows cannot move
 16-byte vectors on both sides takes before the gather (`run_broadcast`); 0: the gather (off)."""
+REALIGN_RUN_LANES = 1
+"""The run form's lanes on a group of chunks by default (the `tile` pass's `realign_lanes`)."""
 
 
 def run_broadcast(facts: CopyFacts, run: int | None = None) -> int:

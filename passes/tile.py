@@ -39,7 +39,7 @@ from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES
                          tiles_mirror_mode, tiles_short_run,
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
-                         realign_fits, run_broadcast)
+                         realign_fits, run_broadcast, REALIGN_RUN_LANES)
 from ._gather_tile import DIV32, MAGIC64, gather_launch, static_index_bits
 from ._realign_tile import (REALIGN_THREADS, STEP2_THREADS, chunks_rule, flat_chunks, flat_fits, flat_rule,
                             prefetch_rule, realign_flat_launch, realign_launch, realign_run_launch,
@@ -188,8 +188,8 @@ class TilePass(ModulePass):
       realign_run=K  K > 0 (a power of two up to 16): a realign copy of rows read at a
                      step of 1 writes K chunks of a row a thread, the row's coordinates
                      and shift computed once (`_realign_tile.realign_run_launch`), with
-                     `realign_lanes=L` (default 1: K consecutive chunks, K + 1 source
-                     vectors) L threads interleaved on a group of K L chunks, and
+                     `realign_lanes=L` (default `_copy_cost.REALIGN_RUN_LANES`, 1: K
+                     consecutive chunks, K + 1 source vectors) L threads interleaved on a group of K L chunks, and
                      `realign_elems=1` each chunk's source elements loaded one by one,
                      `realign_bits=0` the funnel shifts' words picked by chains of
                      selects, not on the shift's bits (default 1);
@@ -475,7 +475,7 @@ class TilePass(ModulePass):
     realign_prefetch: int | None = None
     realign_flat: int | None = None
     realign_run: int | None = None
-    realign_lanes: int = 1
+    realign_lanes: int | None = None
     realign_elems: int = 0
     realign_bits: int = 1
     magic64: int | None = None
@@ -762,7 +762,7 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: realign_prefetch is 0, 1, 2, 3, 4 or 5; got {self.realign_prefetch}", op=copy)
         flat = flat_rule(facts) if self.realign_flat is None else bool(self.realign_flat)
         run = run_broadcast(facts) if self.realign_run is None else self.realign_run
-        lanes = self.realign_lanes
+        lanes = REALIGN_RUN_LANES if self.realign_lanes is None else self.realign_lanes
         for name, x, top in (("realign_run", run, 16), ("realign_lanes", lanes, 32)):
             if x < 0 or x > top or (x and x & (x - 1)) or (name == "realign_lanes" and x < 1):
                 raise TilecError(f"tile: {name} is a power of two up to {top}; got {x}", op=copy)
