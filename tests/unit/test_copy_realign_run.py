@@ -27,14 +27,15 @@ def _aligned(n: int, dtype, fill=None, rng=None) -> np.ndarray:
     return a
 
 
-def test_off_by_default_and_the_compact_destination_stated_when_asked(routes):
-    """`realign_run` is 0 by default; under it copy_'s realign key states a compact destination
-    (the run form then asks L2 for no sector), not one with gaps."""
-    assert TilePass().realign_run is None  # `_copy_cost.run_broadcast`: 0 by default
+def test_the_compact_destination_stated_when_asked(routes):
+    """Under `realign_run` copy_'s realign key states a compact destination (the run form then
+    asks L2 for no sector), not one with gaps; the rows here (1117 int16) fill a group, so the
+    rule (`run_broadcast`) states it too."""
+    assert TilePass().realign_run is None  # `_copy_cost.run_broadcast` by default
     src = np.broadcast_to(np.zeros((1, 5, 1, 1120), np.int16)[..., 3:], (7, 5, 9, 1117))
     flat = np.zeros(7 * 5 * 9 * 1117 + 8, np.int16)[3 : 3 + 7 * 5 * 9 * 1117].reshape(7, 5, 9, 1117)
     gaps = np.zeros((7, 5, 9, 1120), np.int16)[..., 3:]
-    routes(realign="always")
+    routes(realign="always", realign_run=0)
     assert not plan_copy(_operand(flat, None), _operand(src, None)).key.dst_flat
     routes(realign_run=4)
     plan = plan_copy(_operand(flat, None), _operand(src, None))
@@ -81,28 +82,34 @@ def test_run_form_matches_numpy(routes, compiled, nvrtc_available, run, lanes, e
 
 
 def test_the_broadcast_rule_takes_the_run_form(monkeypatch):
-    """`_copy_cost.run_broadcast` (`REALIGN_RUN_BROADCAST` K > 0) takes a misaligned broadcast
-    into a compact destination from the gather to the run form of K chunks a thread, the
-    destination stated compact, exact on the executor; a destination with gaps keeps the
-    row form's facts, a 1-byte broadcast and rule 0 (the default) the gather."""
+    """`_copy_cost.run_broadcast` (`REALIGN_RUN_BROADCAST` K = 2 over `REALIGN_RUN_LANES` 16, the
+    H200's measure on the strided set's 38) takes a misaligned broadcast into a compact destination
+    whose rows fill a group (K L chunks: 512 bytes) from the gather to the run form, the
+    destination stated compact, exact on the executor; shorter rows, a destination with gaps (the
+    row form's facts), a 1-byte broadcast (its own rules) and rule 0 keep theirs."""
     from tilec.passes import _copy_cost
 
-    assert _copy_cost.REALIGN_RUN_BROADCAST == 0
+    assert (_copy_cost.REALIGN_RUN_BROADCAST, _copy_cost.REALIGN_RUN_LANES) == (2, 16)
     rng = np.random.default_rng(3)
-    base = _aligned(5 * 37 + 16, "int16", rng=rng)
-    src = np.broadcast_to(base[3 : 3 + 5 * 37].reshape(1, 5, 1, 37), (3, 5, 4, 37))
-    out = _aligned(3 * 5 * 4 * 37 + 32, "int16", fill=77)
-    dst = out[5 : 5 + 3 * 5 * 4 * 37].reshape(3, 5, 4, 37)
-    gaps = _aligned(3 * 5 * 4 * 40, "int16", fill=77).reshape(3, 5, 4, 40)[..., 1:38]
-    bytes_src = np.broadcast_to(np.zeros((1, 5, 1, 37), np.int8), (3, 5, 4, 37))
-    bytes_dst = np.zeros(3 * 5 * 4 * 37 + 8, np.int8)[3 : 3 + 3 * 5 * 4 * 37].reshape(3, 5, 4, 37)
-    assert key_strategy(plan_copy(_operand(dst, None), _operand(src, None)).key) == "gather"
-    monkeypatch.setattr(_copy_cost, "REALIGN_RUN_BROADCAST", 8)
+
+    def bcast(n, dtype="int16", do=5):
+        base = _aligned(5 * n + 16, dtype, rng=rng)
+        src = np.broadcast_to(base[3 : 3 + 5 * n].reshape(1, 5, 1, n), (2, 5, 3, n))
+        out = _aligned(2 * 5 * 3 * n + 32, dtype, fill=77)
+        return src, out, out[do : do + src.size].reshape(src.shape)
+
+    src, out, dst = bcast(300)
     plan = plan_copy(_operand(dst, None), _operand(src, None))
     assert key_strategy(plan.key) == "realign" and plan.key.dst_flat
-    assert not plan_copy(_operand(gaps, None), _operand(src, None)).key.dst_flat  # the row form's facts
-    assert key_strategy(plan_copy(_operand(bytes_dst, None), _operand(bytes_src, None)).key) == "gather"
     want = out.copy()
     want[5 : 5 + dst.size] = src.reshape(-1)
     copy_numpy(dst, src)
     assert np.array_equal(out, want)
+    short_src, _, short_dst = bcast(37)
+    assert key_strategy(plan_copy(_operand(short_dst, None), _operand(short_src, None)).key) == "gather"
+    gaps = _aligned(2 * 5 * 3 * 304, "int16", fill=77).reshape(2, 5, 3, 304)[..., 1:301]
+    assert not plan_copy(_operand(gaps, None), _operand(src, None)).key.dst_flat  # the row form's facts
+    bsrc, _, bdst = bcast(600, "int8", 3)
+    assert not plan_copy(_operand(bdst, None), _operand(bsrc, None)).key.dst_flat  # not the run form
+    monkeypatch.setattr(_copy_cost, "REALIGN_RUN_BROADCAST", 0)
+    assert key_strategy(plan_copy(_operand(dst, None), _operand(src, None)).key) == "gather"
