@@ -92,7 +92,8 @@ default `passes/_copy_cost.TILES_MIRROR` where that mode is short; how a `box<ti
 commit group for a thread's phase-1 copies, phase 2's chunk loop unrolled, phase 1's line loop over runs),
 `tiles_issue=`, the `tile` pass's option, default `passes/_box_tile.TILES_ISSUE`; a realign copy's run form
 (K chunks of a row a thread, `passes/_realign_tile.realign_run_launch`), `realign_run=`, `realign_lanes=`,
-`realign_elems=`, `realign_bits=`, the `tile` pass's options, default 0 (off; the plan then states a compact destination)): benchmarks and experiments compare
+`realign_elems=`, `realign_bits=`, the `tile` pass's options, default `passes/_copy_cost.run_broadcast`'s (the plan
+then states a compact destination)): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""

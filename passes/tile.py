@@ -193,8 +193,9 @@ class TilePass(ModulePass):
                      `realign_elems=1` each chunk's source elements loaded one by one,
                      `realign_bits=0` the funnel shifts' words picked by chains of
                      selects, not on the shift's bits (default 1);
-                     0 off. Default `_copy_cost.run_broadcast`'s (`REALIGN_RUN_BROADCAST`:
-                     0, off). Prefetch modes other than 0 take mode 1, where
+                     0 off. Default `_copy_cost.run_broadcast`'s: 2 (`REALIGN_RUN_BROADCAST`)
+                     for misaligned broadcasts into a compact destination whose rows fill
+                     a group, else 0. Prefetch modes other than 0 take mode 1, where
                      the destination is not compact.
       magic64=M      1: a gather or realign copy of 64-bit offsets divides its ids by
                      run-time extents as multiplications (`_gather_tile.magic_divmod64`);
