@@ -1,14 +1,15 @@
-// RUN: tilec %s -p 'copy-strategy{realign=always},tile{realign_run=4}' | filecheck %s
-// RUN: tilec %s -p 'copy-strategy{realign=always},tile{threads=32 realign_run=4}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{realign=always},tile{realign_run=4 realign_lanes=1}' | filecheck %s
+// RUN: tilec %s -p 'copy-strategy{realign=always},tile{threads=32 realign_run=4 realign_lanes=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{realign=always},tile{threads=32 realign_run=2 realign_lanes=4}' --check-equivalence --seed 3 | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{realign=always},tile{threads=32 realign_run=8 realign_elems=1}' --check-equivalence --seed 5 | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{realign=always},tile{threads=32 realign_run=8 realign_lanes=1 realign_elems=1}' --check-equivalence --seed 5 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{realign=always},tile{threads=64 realign_run=1 realign_lanes=2 realign_elems=1}' --check-equivalence --seed 2 | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{realign=always},tile{threads=32 realign_run=16 realign_prefetch=1}' --check-equivalence --seed 7 | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{realign=always},tile{threads=32 realign_run=16 realign_lanes=1 realign_prefetch=1}' --check-equivalence --seed 7 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{realign=always},tile{realign_run=2 realign_lanes=2}' | filecheck %s --check-prefix=L2
-// RUN: tilec %s -p 'copy-strategy{realign=always},tile{realign_run=4 realign_elems=1}' | filecheck %s --check-prefix=EL
-// RUN: tilec %s -p 'copy-strategy{realign=always},tile{realign_run=4 realign_bits=0}' | filecheck %s --check-prefix=CHAIN
+// RUN: tilec %s -p 'copy-strategy{realign=always},tile{realign_run=4 realign_lanes=1 realign_elems=1}' | filecheck %s --check-prefix=EL
+// RUN: tilec %s -p 'copy-strategy{realign=always},tile{realign_run=4 realign_lanes=1 realign_bits=0}' | filecheck %s --check-prefix=CHAIN
+// RUN: tilec %s -p 'copy-strategy{realign=always},tile{threads=32 realign_run=2}' --check-equivalence --seed 9 | filecheck %s --check-prefix=EQ
 // The realign strategy's run form (`tile{realign_run=K}`, `_realign_tile.realign_run_launch`):
-// a thread writes K chunks of one row (K consecutive, or with `realign_lanes=L` every L-th of a
+// a thread writes K chunks of one row (K consecutive at `realign_lanes=1`, or every L-th of a
 // group of K L), the row's coordinates and shift computed once; with L = 1 its K + 1 source
 // vectors each loaded once (K funnel shifts), with L > 1 two a chunk, with `realign_elems=1`
 // each chunk's source elements loaded one by one (no funnel shift). The funnel shifts pick words
