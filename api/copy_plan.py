@@ -553,7 +553,8 @@ def _realign_plan(
 
     if not may_realign(key, ns, ss, ds, src_ptr, dst_ptr):
         return None
-    from tilec.passes._copy_cost import REALIGN_FLAT_BROADCAST, REALIGN_FLAT_STEP2, flat_broadcast, flat_step2
+    from tilec.passes._copy_cost import (REALIGN_FLAT_BROADCAST, REALIGN_FLAT_STEP2, flat_broadcast, flat_step2,
+                                         run_broadcast)
 
     e = ITEMSIZE[key.src_dtype]
     smis, dmis = src_ptr % VECTOR_BYTES, dst_ptr % VECTOR_BYTES
@@ -563,6 +564,10 @@ def _realign_plan(
     numbers = _numbers_facts(key, ns, ss, ds, 0, 0)
     flat = (flat_broadcast(numbers, on=REALIGN_FLAT_BROADCAST if on is None else bool(on))
             or flat_step2(numbers, on=REALIGN_FLAT_STEP2 if on is None else bool(on)))
+    # the run form (`realign_run`, or its rule `run_broadcast`) asks no sector of a compact
+    # destination: stated compact
+    run = current_routes().realign_run
+    compact = flat or (len(ns) > 1 and dst_is_flat(ns, ds) and bool(run_broadcast(numbers) if run is None else run))
     # the facts the realign strategy reads, so that copies of one pattern share a key:
     # the stride classes, what the dst's strides are multiples of (its chunks per
     # row), the last extent's class for 8-byte elements (its chunk size) and where its
@@ -577,7 +582,7 @@ def _realign_plan(
     rkey = replace(
         key, src_align=VECTOR_BYTES, dst_align=VECTOR_BYTES, aligned_pointers=True, src_divisors=(1,) * n,
         small_extents=(None,) * (n - 1) + ((ns[-1],) if flat else (c,) if told else (None,)),
-        exact_extents=(False,) * (n - 1) + (flat,), src_order=(), dst_flat=flat, last_divisor=1,
+        exact_extents=(False,) * (n - 1) + (flat,), src_order=(), dst_flat=compact, last_divisor=1,
         # a source step of 2 (1-byte rows, `_copy_cost.realign_fits`) stated as its value
         src_strides=key.src_strides[:-1] + ((2,) if ss[-1] == 2 else key.src_strides[-1:]),
     )

@@ -38,7 +38,8 @@ TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tile
                 "box_depth", "box_ring", "box_carry", "box_prefetch", "box_slot32", "box_l1", "box_blocks", "box_fit",
                 "box_split", "tiles_merge", "tiles_merge_banks", "tiles_short", "realign_flat", "magic64", "narrow32", "realign_chunks", "div32",
                 "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows",
-                "tiles_mirror", "tiles_short_d", "tiles_run", "tiles_issue")
+                "tiles_mirror", "tiles_short_d", "tiles_run", "tiles_issue", "realign_run", "realign_lanes",
+                "realign_elems", "realign_bits")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -90,7 +91,10 @@ states, `realign_rows=`, the plan's only, default `copy_key.REALIGN_ROW_CLASS`; 
 the source's contiguous mode and the mode continuing it, `tiles_mirror=` (bytes, 0 none), the `tile` pass's option,
 default `passes/_copy_cost.TILES_MIRROR` where that mode is short; how a `box<tiles>` block issues its work (one
 commit group for a thread's phase-1 copies, phase 2's chunk loop unrolled, phase 1's line loop over runs),
-`tiles_issue=`, the `tile` pass's option, default `passes/_box_tile.TILES_ISSUE`): benchmarks and experiments compare
+`tiles_issue=`, the `tile` pass's option, default `passes/_box_tile.TILES_ISSUE`; a realign copy's run form
+(K chunks of a row a thread, `passes/_realign_tile.realign_run_launch`), `realign_run=`, `realign_lanes=`,
+`realign_elems=`, `realign_bits=`, the `tile` pass's options, default `passes/_copy_cost.run_broadcast`'s (the plan
+then states a compact destination)): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""
@@ -144,6 +148,10 @@ class Routes:
     tiles_short_d: int | None = None
     tiles_run: int | None = None
     tiles_issue: int | None = None
+    realign_run: int | None = None
+    realign_lanes: int | None = None
+    realign_elems: int | None = None
+    realign_bits: int | None = None
 
     def tuning(self) -> dict:
         """The tuning values set (not None), by name."""

@@ -28,7 +28,9 @@ The lowering (passes/lower_to_gpu/funnel.py) takes each row as 32-bit words wher
 bytes are whole words (at most 16: one C vector), selects the two words each output
 word straddles and joins them with a 64-bit right shift (ptxas's `SHF.R`), and takes
 the output words as the result's elements; rows of other sizes (one element type)
-select elements directly."""
+select elements directly. A unit attribute `bits` (`{bits}`) asks for the words picked
+by selects on each bit of the word shift in turn (funnel shifts of one shift over
+consecutive vectors then share the shared vector's selects); results never change."""
 
 from __future__ import annotations
 

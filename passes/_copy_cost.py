@@ -1010,6 +1010,35 @@ def flat_broadcast(facts: CopyFacts, chunk: int = CHUNK_BYTES, on: bool | None =
             and any(_static(m.src_stride) == 0 for m in facts.modes[:-1]))
 
 
+REALIGN_RUN_BROADCAST = 2
+"""The chunks a thread of the realign strategy's run form (passes/_realign_tile.realign_run_launch,
+the `tile` pass's `realign_run`) a broadcast into a compact destination whose rows cannot move
+16-byte vectors on both sides takes before the gather (`run_broadcast`); 0: the gather. H200, in
+turns against the gather (`REALIGN_RUN_LANES` 16): the strided set's 38 (rows of 2246 bytes)
+0.760 -> 0.931 (x1.226 [1.210, 1.333]); K = 2 over 8 / 32 lanes x1.046 / x1.122, K = 1 over 16
+x1.098, consecutive chunks (1 lane) x0.24-x0.43; rows of 34 and 98 bytes (13, 25) x0.16-x0.56,
+hence rows known to fill a group (`run_broadcast`) (benchmarks/NOTES.md, g3847)."""
+REALIGN_RUN_LANES = 16
+"""The run form's lanes on a group of chunks by default (the `tile` pass's `realign_lanes`)."""
+
+
+def run_broadcast(facts: CopyFacts, run: int | None = None) -> int:
+    """The run form's chunks a thread (`REALIGN_RUN_BROADCAST`, or `run`) where it takes the copy,
+    else 0: a source broadcast along a mode (stride 0) other than the last, the destination
+    compact, elements of 2 bytes or more, the last mode read at a step of 1, rows not known
+    to be shorter than a group of chunks (K `REALIGN_RUN_LANES` chunks of `CHUNK_BYTES`)."""
+    k = REALIGN_RUN_BROADCAST if run is None else run
+    if not k or facts.rank < 2 or not facts.dst_compact or facts.dst_bytes < 2:
+        return 0
+    last = facts.modes[-1]
+    if _static(last.src_stride) != 1 or not any(_static(m.src_stride) == 0 for m in facts.modes[:-1]):
+        return 0
+    n = _static(last.extent) if _static(last.extent) is not None else last.bound
+    if n is not None and n * facts.dst_bytes < k * REALIGN_RUN_LANES * CHUNK_BYTES:
+        return 0
+    return k
+
+
 REALIGN_FLAT_STEP2 = False
 """Whether short rows read at a step of 2 into a compact destination take the realign
 strategy's flat form (`flat_step2`) before the gather."""
@@ -1074,6 +1103,9 @@ def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", real
     if (fits and realign == "auto" and gather != "always" and flat_broadcast(facts)
             and not vector_aligned(facts, target.vector_bytes)):
         return "realign"  # a broadcast into a compact destination, its flat form
+    if (fits and realign == "auto" and gather != "always" and run_broadcast(facts)
+            and not vector_aligned(facts, target.vector_bytes)):
+        return "realign"  # a broadcast into a compact destination, its run form
     if _gathers(facts, target, gather):
         return "gather"
     if fits and realign == "auto" and not vector_aligned(facts, target.vector_bytes):

@@ -62,7 +62,7 @@ from __future__ import annotations
 import math
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType, UnitAttr
 from xdsl.ir import Operation, SSAValue
 
 from tilec.dialects import layout_compute as lc
@@ -323,6 +323,21 @@ class _HostOps:
         return self.const(x) if isinstance(x, int) else x
 
 
+def _host_row_chunks(facts: CopyFacts, chunk: int, h: _HostOps) -> SSAValue:
+    """C, the `chunk`-byte chunks a row spans at most (`chunks_per_row`), as host ops
+    appended to `h` (a constant where the last extent and the dst misalignment are static)."""
+    e, last = facts.dst_bytes, facts.rank - 1
+    g = _outer_granule(facts, chunk)
+    n_last, dmis = _static(facts.modes[last].extent), _static(facts.dst_mis)  # type: ignore[arg-type]
+    if n_last is not None and dmis is not None:
+        return h.const(chunks_per_row(n_last, e, dmis, g, chunk))
+    head = (h.const((dmis * e) % g) if dmis is not None
+            else h.add(arith.AndIOp(h.add(arith.MuliOp(h.val(facts.dst_mis), h.const(e))), h.const(g - 1))))
+    row_bytes = h.add(arith.MuliOp(h.val(facts.modes[last].extent), h.const(e)))
+    span = h.add(arith.AddiOp(h.add(arith.AddiOp(head, row_bytes)), h.const(chunk - g)))
+    return h.add(arith.CeilDivUIOp(span, h.const(chunk)))
+
+
 def prefetch_ahead(target: Target, threads: int, rows: int) -> int:
     """The chunks a wave of realign blocks covers (`rows` chunks a block of `threads`):
     the multiprocessors (132 where the target does not say) times the blocks of
@@ -363,17 +378,7 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     host_ops = _HostOps()
     host, hadd, hconst, hval = host_ops.ops, host_ops.add, host_ops.const, host_ops.val
 
-    # C, the chunks a row spans at most (`chunks_per_row`), on the host
-    g = _outer_granule(facts, chunk)
-    n_last, dmis = _static(facts.modes[last].extent), _static(facts.dst_mis)  # type: ignore[arg-type]
-    if n_last is not None and dmis is not None:
-        c_host = hconst(chunks_per_row(n_last, e, dmis, g, chunk))
-    else:
-        head = (hconst((dmis * e) % g) if dmis is not None
-                else hadd(arith.AndIOp(hadd(arith.MuliOp(hval(facts.dst_mis), hconst(e))), hconst(g - 1))))
-        row_bytes = hadd(arith.MuliOp(hval(facts.modes[last].extent), hconst(e)))
-        span = hadd(arith.AddiOp(hadd(arith.AddiOp(head, row_bytes)), hconst(chunk - g)))
-        c_host = hadd(arith.CeilDivUIOp(span, hconst(chunk)))
+    c_host = _host_row_chunks(facts, chunk, host_ops)
     nrows_host = hval(facts.modes[0].extent)
     for m in facts.modes[1:last]:
         nrows_host = hadd(arith.MuliOp(nrows_host, hval(m.extent)))
@@ -531,6 +536,172 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
         jt = narrow.index(at) if narrow is not None else j
         st_mask = both(both(b.cmp("sge", jt, first), b.cmp("slt", jt, end)), b.full(row_ok, 1))
         b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, b.addi(b.full(achunk, 1), j))), st_mask))
+    launch.body.block.add_ops(b.ops)
+    host.append(launch)
+    return host
+
+
+def _bits_picked(op: FunnelShiftOp, on: bool = True) -> FunnelShiftOp:
+    """`op` with (`on`) its words picked by selects on the shift's bits (`layout.funnel_shift`'s
+    `bits`): a run's funnel shifts over consecutive vectors share their selects."""
+    if on:
+        op.attributes["bits"] = UnitAttr()
+    return op
+
+
+def run_fits(facts: CopyFacts) -> bool:
+    """Whether the run form (`realign_run_launch`) can take the copy: rows read at a step of 1."""
+    return source_step(facts) == 1
+
+
+def realign_run_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
+                       threads: int = REALIGN_THREADS, run: int = 4, lanes: int = 1,
+                       elems: bool = False, prefetch: bool = False,
+                       magic64: bool = MAGIC64, pick_bits: bool = True) -> list[Operation]:
+    """The host ops and the `layout.launch` of the realign strategy's run form (the
+    `tile` pass's `realign_run=K`, `realign_lanes=L`, `realign_elems=E`; `run_fits`):
+    a row's chunks are taken in groups of K L (G = ceil(C / (K L)) groups a row, C as
+    `realign_launch`'s), L consecutive threads a group, and a thread writes the group's
+    chunks lane, lane + L, ..., lane + (K - 1) L (L = 1: K consecutive chunks). The row's
+    coordinates, its first offsets S and D and the shift `s - sa` are computed once a
+    thread (one division by G, one a mode), not once a chunk: chunk k starts at
+    A + k L V and its source window at sa + k L V, the shift the same. The source as
+    aligned vectors funnel-shifted (`realign_launch`'s): with L = 1 the K + 1 consecutive
+    vectors of the run, chunk k from vectors k and k + 1; with L > 1 two a chunk. With
+    `elems`, each chunk's V source elements loaded one by one at S + A_k - D + j, masked
+    as the store (no funnel shift). Stores as `realign_launch`'s (a per-element mask at a
+    row's two ends). `prefetch`: `sector_prefetch` of each chunk (mode 1). `pick_bits`: the
+    funnel shifts' words picked by selects on the shift's bits (`_bits_picked`), else by
+    chains. K and L powers of two; `threads` a multiple of L."""
+    rank = facts.rank
+    last = rank - 1
+    e = facts.dst_bytes
+    chunk = chunk_bytes(facts, target)
+    v = chunk // e
+    shift_v = v.bit_length() - 1
+    host_ops = _HostOps()
+    host, hadd, hconst, hval = host_ops.ops, host_ops.add, host_ops.const, host_ops.val
+    c_host = _host_row_chunks(facts, chunk, host_ops)
+    groups_host = hadd(arith.CeilDivUIOp(c_host, hconst(run * lanes)))
+    nrows_host = hval(facts.modes[0].extent)
+    for m in facts.modes[1:last]:
+        nrows_host = hadd(arith.MuliOp(nrows_host, hval(m.extent)))
+    ngroups_host = hadd(arith.MuliOp(nrows_host, groups_host))
+    grid = hadd(arith.CeilDivUIOp(hadd(arith.MuliOp(ngroups_host, hconst(lanes))), hconst(threads)))
+    one = hconst(1)
+    launch = LaunchOp([grid, one, one], threads)
+    pid = launch.block_ids[0]
+
+    fast = bits == 32
+    magics: dict = {}
+    if fast:
+        magics["g"] = host_magic_i64(groups_host, host)
+        for k in range(1, last):
+            magics[k] = host_magic_i64(facts.modes[k].extent, host)
+    elif magic64:  # run-time divisors only
+        if _static(groups_host) is None:
+            magics["g"] = fast_divisor(host, groups_host)
+        for k in range(1, last):
+            if _static(facts.modes[k].extent) is None:
+                magics[k] = fast_divisor(host, facts.modes[k].extent)  # type: ignore[arg-type]
+
+    b = _Body(IntegerType(bits), threads, v, threads)
+    n = [b.scalar(m.extent) for m in facts.modes]
+    groups = b.add(arith.IndexCastOp(groups_host, b.it))
+    nrows = n[0]
+    for k in range(1, last):
+        nrows = b.muli(nrows, n[k])
+    ngroups = b.muli(nrows, groups)
+    gt = b.addi(b.arange(threads, b.R), b.splat(b.muli(b.add(arith.IndexCastOp(pid, b.it)), b.const(threads))))
+    if lanes > 1:
+        lane = b.add(arith.AndIOp(gt, b.splat(b.const(lanes - 1))))
+        gid = b.add(arith.ShRUIOp(gt, b.splat(b.const(lanes.bit_length() - 1))))
+    else:
+        lane, gid = None, gt
+    ok = b.cmp("slt", gid, b.splat(ngroups))
+
+    def both(x: SSAValue, y: SSAValue) -> SSAValue:
+        return b.add(arith.AndIOp(x, y))
+
+    grp, row = b.divmod(gid, groups, magics.get("g"))
+    coords: list[SSAValue] = [row] * last
+    rest = row
+    for k in range(last - 1, 0, -1):
+        coords[k], rest = b.divmod(rest, n[k], magics.get(k))
+    coords[0] = rest
+
+    def row_offset(mis: Value, strides: list[Value]) -> SSAValue:
+        off = b.splat(b.scalar(mis))
+        for k in range(last):
+            s = _static(strides[k])
+            if s == 0:
+                continue
+            off = b.addi(off, coords[k] if s == 1 else b.muli(coords[k], b.splat(b.scalar(strides[k]))))
+        return off
+
+    soff = row_offset(facts.src_mis, [m.src_stride for m in facts.modes])  # type: ignore[arg-type]
+    doff = row_offset(facts.dst_mis, [m.dst_stride for m in facts.modes])  # type: ignore[arg-type]
+    v_r, sh_r = b.splat(b.const(v)), b.splat(b.const(shift_v))
+    c0 = b.muli(grp, b.splat(b.const(run * lanes)))
+    if lane is not None:
+        c0 = b.addi(c0, lane)
+    a0 = b.muli(b.addi(b.add(arith.ShRSIOp(doff, sh_r)), c0), v_r)
+    s0 = b.addi(b.subi(a0, doff), soff)
+    sa0 = b.muli(b.add(arith.ShRSIOp(s0, sh_r)), v_r)
+    shift = b.subi(s0, sa0)
+    # a row's ends past which nothing is loaded or stored; a thread without a group
+    # (not `ok`) gets ends at its first chunk and window, so every mask below is false
+    # without an `ok` of its own
+    send = b.select(ok, b.addi(soff, b.splat(n[last])), sa0)
+    dend = b.select(ok, b.addi(doff, b.splat(n[last])), a0)
+    step = lanes * v
+
+    def at(x: SSAValue, k: int) -> SSAValue:
+        return b.addi(x, b.splat(b.const(k * step))) if k else x
+
+    jj = b.full(b.arange(v, b.J), 0)
+    st_elem = facts.src_base.type.element_type  # type: ignore[union-attr]
+    dt_elem = facts.dst_base.type.element_type  # type: ignore[union-attr]
+    sbase = b.splat(facts.src_base, TensorType(PtrType(st_elem), [threads, v], b.l))  # type: ignore[arg-type]
+    dbase = b.splat(facts.dst_base, TensorType(PtrType(dt_elem), [threads, v], b.l))  # type: ignore[arg-type]
+    achunks = [at(a0, k) for k in range(run)]
+    if prefetch:
+        for a in achunks:
+            sector_prefetch(b, facts, n, doff, a, ok)
+    masks = []
+    for k, a in enumerate(achunks):  # the chunk's elements in the row: D - A <= j < D + n - A
+        below = b.cmp("slt", jj, b.full(b.subi(dend, a), 1))
+        # D - A_k <= V - 1 - k L V < 0 for k >= 1 (A_0 > D - V): only chunk 0 tests the head
+        masks.append(both(b.cmp("sge", jj, b.full(b.subi(doff, a), 1)), below) if k == 0 else below)
+
+    def load(base: SSAValue, mask: SSAValue) -> SSAValue:
+        return b.add(PtrLoadOp(b.add(AddPtrOp(sbase, b.addi(b.full(base, 1), jj))), None, mask))
+
+    def vec_ok(base: SSAValue, head: bool) -> SSAValue:
+        """The vector at `base` holds an element of the row (`head`: the test of its start;
+        past the window's first vector, sa + V >= S - V + 2 + V > S holds)."""
+        inside = b.cmp("slt", base, send)
+        return both(b.cmp("sgt", b.addi(base, v_r), soff), inside) if head else inside
+
+    shifted = b.cmp("sgt", shift, b.splat(b.const(0)))
+    outs = []
+    if elems:
+        src_of = b.subi(soff, doff)  # S - D: a destination element's source offset, less A + j
+        outs = [load(b.addi(a, src_of), m) for a, m in zip(achunks, masks)]
+    elif lanes == 1:  # the run's K + 1 vectors, each loaded once
+        bases = [at(sa0, k) for k in range(run + 1)]
+        oks = [vec_ok(x, k == 0) for k, x in enumerate(bases)]
+        oks[-1] = both(oks[-1], shifted)
+        vecs = [load(x, b.full(o, 1)) for x, o in zip(bases, oks)]
+        outs = [b.add(_bits_picked(FunnelShiftOp(vecs[k], vecs[k + 1], shift), pick_bits)) for k in range(run)]
+    else:
+        for k in range(run):
+            lo, hi = at(sa0, k), b.addi(at(sa0, k), v_r)
+            vlo = load(lo, b.full(vec_ok(lo, k == 0), 1))
+            vhi = load(hi, b.full(both(vec_ok(hi, False), shifted), 1))
+            outs.append(b.add(_bits_picked(FunnelShiftOp(vlo, vhi, shift), pick_bits)))
+    for out, a, m in zip(outs, achunks, masks):
+        b.ops.append(PtrStoreOp(out, b.add(AddPtrOp(dbase, b.addi(b.full(a, 1), jj))), m))
     launch.body.block.add_ops(b.ops)
     host.append(launch)
     return host

@@ -39,10 +39,11 @@ from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES
                          tiles_mirror_mode, tiles_short_run,
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
-                         realign_fits)
+                         realign_fits, run_broadcast, REALIGN_RUN_LANES)
 from ._gather_tile import DIV32, MAGIC64, gather_launch, static_index_bits
 from ._realign_tile import (REALIGN_THREADS, STEP2_THREADS, chunks_rule, flat_chunks, flat_fits, flat_rule,
-                            prefetch_rule, realign_flat_launch, realign_launch, source_step)
+                            prefetch_rule, realign_flat_launch, realign_launch, realign_run_launch,
+                            run_fits, source_step)
 from ._realign_tile import static_index_bits as realign_static_bits
 from ._analysis import DYN, _min_stride, contiguous_mode, leaves, memory_order, pow2_floor
 from ._vector_legality import _promised_strides
@@ -184,6 +185,18 @@ class TilePass(ModulePass):
                      flat run of aligned chunks, each from its row and the next
                      (`_realign_tile.realign_flat_launch`, where `flat_fits`); 0 row by
                      row. Default `_realign_tile.flat_rule` (off: measured slower).
+      realign_run=K  K > 0 (a power of two up to 16): a realign copy of rows read at a
+                     step of 1 writes K chunks of a row a thread, the row's coordinates
+                     and shift computed once (`_realign_tile.realign_run_launch`), with
+                     `realign_lanes=L` (default `_copy_cost.REALIGN_RUN_LANES`, 1: K
+                     consecutive chunks, K + 1 source vectors) L threads interleaved on a group of K L chunks, and
+                     `realign_elems=1` each chunk's source elements loaded one by one,
+                     `realign_bits=0` the funnel shifts' words picked by chains of
+                     selects, not on the shift's bits (default 1);
+                     0 off. Default `_copy_cost.run_broadcast`'s: 2 (`REALIGN_RUN_BROADCAST`)
+                     for misaligned broadcasts into a compact destination whose rows fill
+                     a group, else 0. Prefetch modes other than 0 take mode 1, where
+                     the destination is not compact.
       magic64=M      1: a gather or realign copy of 64-bit offsets divides its ids by
                      run-time extents as multiplications (`_gather_tile.magic_divmod64`);
                      0 by 64-bit divisions. Default `_gather_tile.MAGIC64`.
@@ -474,6 +487,10 @@ class TilePass(ModulePass):
     realign_chunks: int | None = None
     realign_prefetch: int | None = None
     realign_flat: int | None = None
+    realign_run: int | None = None
+    realign_lanes: int | None = None
+    realign_elems: int = 0
+    realign_bits: int = 1
     magic64: int | None = None
     narrow32: int | None = None
     div32: int | None = None
@@ -760,7 +777,16 @@ class TilePass(ModulePass):
         if mode not in (0, 1, 2, 3, 4, 5):
             raise TilecError(f"tile: realign_prefetch is 0, 1, 2, 3, 4 or 5; got {self.realign_prefetch}", op=copy)
         flat = flat_rule(facts) if self.realign_flat is None else bool(self.realign_flat)
-        if flat and flat_fits(facts, tgt):
+        run = run_broadcast(facts) if self.realign_run is None else self.realign_run
+        lanes = REALIGN_RUN_LANES if self.realign_lanes is None else self.realign_lanes
+        for name, x, top in (("realign_run", run, 16), ("realign_lanes", lanes, 32)):
+            if x < 0 or x > top or (x and x & (x - 1)) or (name == "realign_lanes" and x < 1):
+                raise TilecError(f"tile: {name} is a power of two up to {top}; got {x}", op=copy)
+        if run and run_fits(facts):
+            # a compact destination's rows continue each other: no sector is written in part
+            ops = realign_run_launch(copy, facts, tgt, bits, threads, run, lanes, bool(self.realign_elems),
+                                     mode != 0 and not facts.dst_compact, self._magic64(), bool(self.realign_bits))
+        elif flat and flat_fits(facts, tgt):
             ops = realign_flat_launch(copy, facts, tgt, bits, threads, self._magic64(),
                                       flat_chunks(facts, tgt, chunks))
         else:

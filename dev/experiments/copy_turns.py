@@ -81,7 +81,9 @@ def main() -> int:
         cells = []
         for name, fn, ok, got in runs:
             m = statistics.median(got)
-            cells.append(f"{name}={m:.3f}{'' if ok else '!'}(+-{max(got) - min(got):.3f},x{m / first:.3f})")
+            xs = [g / f for g, f in zip(got, runs[0][3])]  # a round's ratio to the first variant
+            cells.append(f"{name}={m:.3f}{'' if ok else '!'}(+-{max(got) - min(got):.3f},x{m / first:.3f}"
+                         f"[{min(xs):.3f},{max(xs):.3f}])")
         print(f"{i:02d} " + " ".join(cells), flush=True)
         del src, dst_base, dst, ref_base, ref_bits
         torch.cuda.empty_cache()

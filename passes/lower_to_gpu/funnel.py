@@ -9,7 +9,8 @@ words): with the byte shift `s` (the shift times the result's element bytes), wo
 `q = s / 4` and bit shift `r = 8 * (s % 4)`, output word k is
 `trunc(((u64)w[k+q+1] << 32 | w[k+q]) >> r)` (ptxas's funnel shift `SHF.R`; `w[k+q]`
 alone for results of 4- or 8-byte elements), the words `w[k+q]` picked by selects on
-`q`; the output words are taken as the result's elements. Other rows (one element
+`q` (chains of selects on q's values, or with the op's `bits` attribute selects on each
+bit of q in turn, `_pick_bits`); the output words are taken as the result's elements. Other rows (one element
 type, not whole words) pick each output element by selects on the shift."""
 
 from __future__ import annotations
@@ -46,6 +47,20 @@ def _pick(b, eqs: list, xs: list, k: int):
     return got
 
 
+def _pick_bits(b, q, xs: list, n: int) -> list:
+    """xs[k + q] for k = 0..n (q < n, n a power of two): selects on each bit of q in turn,
+    level l moving by 2**l, so that the picks of funnel shifts over consecutive vectors
+    with one shift are the same selects of the shared vector's words (CSE: about two
+    selects a word, where `_pick`'s chains take n - 1 a word)."""
+    cur = list(xs)
+    step = 1
+    while step < n:
+        bit = b.add(arith.CmpiOp(b.add(arith.AndIOp(q, _const(b, step, i32))).results[0], _const(b, 0, i32), "ne")).results[0]
+        cur = [b.add(arith.SelectOp(bit, cur[m + step], cur[m])).results[0] for m in range(len(cur) - step)]
+        step *= 2
+    return cur[: n + 1]
+
+
 def _words(ctx, regs: list, elem) -> list:
     """A row's registers as 32-bit words (a `vector.bitcast` unless they are words)."""
     b = ctx.b
@@ -71,7 +86,7 @@ def _bits(elem) -> int:
     return elem.width.data if isinstance(elem, IntegerType) else elem.bitwidth  # type: ignore[attr-defined]
 
 
-def _funnel_words(ctx, lo: list, hi: list, elem, out_elem, shift) -> list:
+def _funnel_words(ctx, lo: list, hi: list, elem, out_elem, shift, bits: bool = False) -> list:
     b = ctx.b
     ws = _words(ctx, lo, elem) + _words(ctx, hi, elem)
     words = len(ws) // 2
@@ -79,8 +94,11 @@ def _funnel_words(ctx, lo: list, hi: list, elem, out_elem, shift) -> list:
     sb = b.add(arith.MuliOp(shift, _const(b, nbytes, i32))).results[0] if nbytes > 1 else shift
     q = b.add(arith.ShRUIOp(sb, _const(b, 2, i32))).results[0]
     r = b.add(arith.ShLIOp(b.add(arith.AndIOp(sb, _const(b, 3, i32))).results[0], _const(b, 3, i32))).results[0]
-    eqs = [b.add(arith.CmpiOp(q, _const(b, a, i32), "eq")).results[0] for a in range(1, words)]
-    picked = [_pick(b, eqs, ws, k) for k in range(words + 1)]
+    if bits and words & (words - 1) == 0:
+        picked = _pick_bits(b, q, ws, words)
+    else:
+        eqs = [b.add(arith.CmpiOp(q, _const(b, a, i32), "eq")).results[0] for a in range(1, words)]
+        picked = [_pick(b, eqs, ws, k) for k in range(words + 1)]
     out = []
     if nbytes % 4 == 0:  # whole words: no bit shift
         out = picked[:words]
@@ -137,7 +155,8 @@ class FunnelLowering(OpFamily):
         for row, regs in out_rows.items():
             lo, hi = [los[k] for k in in_rows[row]], [his[k] for k in in_rows[row]]
             shift = _shift_i32(ctx.b, shs[shift_reg[row]])
-            got = _funnel_words(ctx, lo, hi, elem, out_elem, shift) if by_words else _funnel_elements(ctx, lo, hi, shift)
+            got = (_funnel_words(ctx, lo, hi, elem, out_elem, shift, "bits" in op.attributes) if by_words
+                   else _funnel_elements(ctx, lo, hi, shift))
             for k, x in zip(regs, got):
                 out[k] = x
         ctx.values.set_registers(op.result, out)

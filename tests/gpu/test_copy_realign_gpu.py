@@ -245,3 +245,25 @@ def test_rows_classed_up_to_256_elements_match_torch(always, dtype):
     torch = torch_cuda()
     kernels = _sweep_rows(torch, dtype, 45, (65, 100, 128, 129, 200, 256), range(0, 16 // 2, 3), step=1)
     assert {k.small_extents[-1] for k in kernels._entries if k.aligned_pointers} == {128, 256}
+
+
+@pytest.mark.parametrize("dtype", ["int8", "bfloat16", "float32", "int64"])
+@pytest.mark.parametrize("run, lanes, elems", [(4, 1, 0), (8, 1, 0), (2, 4, 0), (8, 1, 1), (4, 2, 1)])
+def test_run_form_matches_torch(routes, dtype, run, lanes, elems):
+    """The run form (`realign_run=K`, `realign_lanes=L`, `realign_elems=E`: K chunks of a row
+    a thread, the row's coordinates once): rows of 1..203 elements from every element of a
+    chunk into padded destinations (`_sweep_rows`), and broadcasts into compact destinations
+    (the strided set's 38 made small: rows of 37 and 123, the dst starting at 0, 3 and 5)."""
+    routes(realign="always", realign_run=run, realign_lanes=lanes, realign_elems=elems)
+    torch = torch_cuda()
+    v = 16 // torch.empty(0, dtype=getattr(torch, dtype)).element_size()
+    kernels = _sweep_rows(torch, dtype, 47, (1, v - 1, v + 1, 3 * v + 3, 203), range(0, v, 3), step=1)
+    gen = torch.Generator(device="cuda").manual_seed(48)
+    base = _random(torch, dtype, 1 << 16, gen)
+    out = torch.empty(1 << 16, dtype=getattr(torch, dtype), device="cuda")
+    for n in (37, 123):
+        for do in (0, 3, 5):
+            src = base[1 : 1 + 5 * n].view(1, 5, 1, n).expand(7, 5, 3, n)
+            dst = out[do : do + 7 * 5 * 3 * n].view(7, 5, 3, n)
+            _copy_and_check(torch, kernels, out, dst, src)
+    assert any(k.aligned_pointers and k.dst_flat for k in kernels._entries)

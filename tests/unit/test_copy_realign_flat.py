@@ -37,7 +37,7 @@ def test_the_flat_facts_are_stated_only_when_asked(routes):
     src = np.broadcast_to(np.zeros((1, 5, 1, 1120), np.int16)[..., 3:], (7, 5, 9, 1117))
     flat = np.zeros(7 * 5 * 9 * 1117 + 8, np.int16)[3 : 3 + 7 * 5 * 9 * 1117].reshape(7, 5, 9, 1117)
     gaps = np.zeros((7, 5, 9, 1120), np.int16)[..., 3:]
-    routes(realign="always")
+    routes(realign="always", realign_run=0)  # the row form (not the run form's rule, g3847)
     plan = plan_copy(_operand(flat, None), _operand(src, None))
     assert key_strategy(plan.key) == "realign" and not plan.key.dst_flat
     routes(realign_flat=1)
