@@ -433,7 +433,9 @@ def random_funnel_kernel(rng: random.Random) -> Program:
         f"    %sha = arith.muli %drows, %cas : tensor<{rows}xi32, #dr>",
         f"    %shb = arith.addi %sha, %cbs : tensor<{rows}xi32, #dr>",
         f"    %sh = arith.remsi %shb, %cvs : tensor<{rows}xi32, #dr>",
-        f"    %out = layout.funnel_shift %lo, %hi, %sh : {tensor(lv, lt, '#s')}, tensor<{rows}xi32, #dr>"
+        # every other kernel asks for the words picked bit by bit (`{bits}`: same results), no draw of its own
+        f"    %out = layout.funnel_shift %lo, %hi, %sh{' {bits}' if (a + b) % 2 else ''} : {tensor(lv, lt, '#s')}, "
+        f"tensor<{rows}xi32, #dr>"
         + (f" -> {tensor(v, ty, '#d')}" if words else ""),
         f"    %dp = layout.splat %dst : {arg_d} -> {pd}",
         f"    %pdst = layout.addptr %dp, %doffs : {pd}, {tensor(v, 'i32', '#d')}",
