@@ -1100,12 +1100,9 @@ def choose_strategy(facts: CopyFacts, target: Target, gather: str = "auto", real
                                                       rule=realign != "always")
     if fits and (realign == "always" or (gather != "always" and _static(facts.modes[-1].src_stride) == 2)):
         return "realign"  # asked, or rows read at a step of 2 (`REALIGN_STEPS`), before the gather
-    if (fits and realign == "auto" and gather != "always" and flat_broadcast(facts)
+    if (fits and realign == "auto" and gather != "always" and (flat_broadcast(facts) or run_broadcast(facts))
             and not vector_aligned(facts, target.vector_bytes)):
-        return "realign"  # a broadcast into a compact destination, its flat form
-    if (fits and realign == "auto" and gather != "always" and run_broadcast(facts)
-            and not vector_aligned(facts, target.vector_bytes)):
-        return "realign"  # a broadcast into a compact destination, its run form
+        return "realign"  # a broadcast into a compact destination: its flat form, else its run form
     if _gathers(facts, target, gather):
         return "gather"
     if fits and realign == "auto" and not vector_aligned(facts, target.vector_bytes):
