@@ -340,7 +340,8 @@ def test_strided_set_patterns_in_small_match_torch_bit_for_bit():
         ("bool", "bool", lambda d: _random(torch, d, (19, 100003), gen, True).t(), None, "box<cols>"),
         ("bool", "int16", lambda d: _random(torch, d, (1700, 2850), gen, True).t(), None, "box<tiles>"),
         ("int16", "int16", lambda d: _random(torch, d, (1, 41440), gen, True), (45, 41440), "gather"),
-        ("bfloat16", "bfloat16", lambda d: _random(torch, d, (1, 5, 1, 1123), gen, True), (3, 5, 7, 1123), "gather"),
+        # 38: a misaligned broadcast into compact rows of 2246 bytes: realign's run form
+        ("bfloat16", "bfloat16", lambda d: _random(torch, d, (1, 5, 1, 1123), gen, True), (3, 5, 7, 1123), "realign"),
         # 20: rows of 259 bytes broadcast from one row (a padded row of 65-512: gathered)
         ("uint8", "uint8", lambda d: _random(torch, d, (1, 259), gen, True), (450, 259), "gather"),
     ]
@@ -355,10 +356,11 @@ def test_strided_set_patterns_in_small_match_torch_bit_for_bit():
         assert torch.equal(_bits(torch, out), _bits(torch, want)), (sd, dd, shape)
         keys = list(kernels._entries)
         assert [key_strategy(k) for k in keys] == [strategy], (sd, dd, shape)
-        # a box plan's pointers are aligned down (passes/_box_tile.py launches it);
+        # box and realign plans take their pointers aligned down to 16 bytes (`CopyKey.aligned_pointers`);
         # every other strategy's tile is the `tile` pass's
-        assert [k.aligned_pointers for k in keys] == [strategy.startswith("box")], (sd, dd, shape)
-        assert strategy.startswith("box") or pass_tile(keys[0]), (sd, dd, shape)
+        aligned = strategy.startswith("box") or strategy == "realign"
+        assert [k.aligned_pointers for k in keys] == [aligned], (sd, dd, shape)
+        assert aligned or pass_tile(keys[0]), (sd, dd, shape)
     # rows of 254 int16 into rows of 256 at an odd offset (case 16): the realign
     # strategy (passes/_realign_tile.py), the padding untouched
     src = _random(torch, "int16", (31, 3, 11, 254), gen, True)
@@ -403,8 +405,9 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
     """Broadcasts into flat dsts: short periods split in parts (copy_period.py: cases
     44, 32, 20 and 14 of the strided set made small, with and without a tail, into a
     window of a poisoned buffer that must stay untouched around it) and broadcasts
-    through the gather strategy (passes/_copy_cost.py: 02, 08, 38; 1-byte rows of
-    whole aligned vectors, one vector load per run): bit for bit against PyTorch."""
+    through the gather strategy (passes/_copy_cost.py: 02, 08; 1-byte rows of whole
+    aligned vectors, one vector load per run) or, misaligned into compact rows of
+    >= 512 bytes (38), realign's run form: bit for bit against PyTorch."""
     from tilec.copy_kernels import CopyKernels
     from tilec.copy_period import period_parts
     from tilec.copy_plan import plan_copy
@@ -422,7 +425,7 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
         ("uint8", (1, 4096), (1100, 4096), False),  # whole vectors: the gather's vector runs
         ("int16", (1, 41440), (45, 41440), False),  # long rows from one row
         ("int32", (2532, 1), (2532, 6882), False),  # a column repeated
-        ("bfloat16", (1, 5, 1, 1123), (3, 5, 7, 1123), False),
+        ("bfloat16", (1, 5, 1, 1123), (3, 5, 7, 1123), False),  # 38: realign's run form (rows of 2246 B)
     ]
     for dtype, sshape, dshape, split in cases:
         kernels = CopyKernels(disk=False)
@@ -441,7 +444,9 @@ def test_short_periods_and_broadcasts_match_torch_bit_for_bit():
         if split:  # the rows: a compact dst
             assert any(k.dst_flat for k in keys), (dtype, dshape)
         else:  # 1-byte rows of whole aligned vectors too (vector runs)
-            assert len(keys) == 1 and key_strategy(keys[0]) == "gather", (dtype, dshape)
+            # misaligned broadcasts into compact rows of >= 512 bytes: realign's run form
+            want_strategy = "realign" if dtype == "bfloat16" else "gather"
+            assert len(keys) == 1 and key_strategy(keys[0]) == want_strategy, (dtype, dshape)
         # again through the cached launcher (the torch fast path)
         _poison(torch, buf)
         copy_(dst, src, kernels=kernels)
