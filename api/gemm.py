@@ -345,7 +345,9 @@ class GemmConfig:
     """Swapped: after a block's first trip, A^T's box clipped to M's rows (`layout.tma_load
     {clip}`, its run-time bytes expected by `layout.mbarrier_expect_tx`), so that the TMA asks
     for no row past M (`gemm_hopper_ws(clip_small=True)`, named `:clip`): at M below the
-    bucket's columns the rows past M are not filled with zeros every step."""
+    bucket's columns the rows past M are not filled with zeros every step. Unswapped (A's boxes
+    each block's own: the decode halves), the last block row's A box alike (`{clip, tail}`:
+    M's rows left, (M - 1) mod bm + 1)."""
 
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
@@ -462,6 +464,8 @@ class GemmConfig:
             kw["c_height"] = self.c_height
         if self.c_early:
             kw["c_early"] = True
+        if self.clip_small:
+            kw["clip_small"] = True
         return kw
 
     def _persistent(self, sms: int) -> int:
@@ -806,6 +810,13 @@ bucket past M with zeros each K step. H200, the decode table in turns with cuBLA
 (benchmarks/NOTES.md, dec41): Llama's down projection at M = 100 33.9 us against 42.9 (1.11
 of cuBLAS against 0.88; the zero fill of 28 rows a step was the cost); at M = 1 and 128 and
 on gate_up within the spread (qkv M = 1 15.5 against 15.9, down M = 1 30.9 against 30.6)."""
+
+HALVES_CLIP = False
+"""Whether the decode rule's halves (`halves_configs`, where `DECODE_CLIP` says so) clip the last
+block row's A box to M's rows left after a block's first trip (`GemmConfig.clip_small` unswapped,
+named `:clip`: `layout.tma_load {clip, tail}`, (M - 1) mod 64 + 1 rows), so that the TMA fills
+no row past M with zeros each K step (28 of 64 at M = 100, 56 at 72). Off until measured in turns
+(benchmarks/NOTES.md, q10048)."""
 
 SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K
@@ -1492,8 +1503,9 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     fits = [c for c in candidates if c.smem_bytes() <= tgt.smem_per_block]
     # ties to a swap (no tile rows past M), then to fewer bytes into shared memory, then to the earlier
     best = min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
-    if DECODE_CLIP and best.swap_ab and not (fp8 or block_scales or best.stream_k or best.small_stages
-                                             or best.cluster != (1, 1)):
+    swap_clips = best.swap_ab and not (best.stream_k or best.small_stages or best.cluster != (1, 1))
+    halves_clip = HALVES_CLIP and not best.swap_ab and best in halves_configs(tgt)
+    if DECODE_CLIP and not (fp8 or block_scales) and (swap_clips or halves_clip):
         best = dataclasses.replace(best, clip_small=True, name=f"{best.name}:clip")
     if (b_kmajor and not (fp8 or block_scales) and DECODE_L2_PROMOTION > best.bk * best.operand_bytes
             and not best.l2_promotion):  # (the halves' own: `HALVES_L2_PROMOTION`)

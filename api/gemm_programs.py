@@ -1113,14 +1113,18 @@ def gemm_hopper_ws(
     `b_first`: each stage's B loads (the weight where not swapped) issued before A's;
     `arrive_last`: the producer's arrival expecting a stage's bytes after its loads instead of
     before them (cuBLAS's order); with `cp_async` neither.
-    `clip_small` (`swap_ab`; not with clusters of shared loads, `small_stages`, `pdl_weight`,
-    block scales or stream-K): after the block's first trip A^T's box is cut to M's rows
-    (`layout.tma_load {clip}`: the map's box `min(bn, M)` rows), its bytes expected at run
+    `clip_small` (not with `small_stages`, `pdl_weight`, block scales or stream-K; swapped:
+    not with clusters of shared loads): after the block's first trip A^T's box is cut to M's
+    rows (`layout.tma_load {clip}`: the map's box `min(bn, M)` rows), its bytes expected at run
     time (`layout.mbarrier_expect_tx` of `min(bn, M) bk` elements' bytes beside the weight's
     static ones), so the TMA fills no row past M with zeros every step; the first trip loads
     whole boxes, whose zeros past M stay in every stage (the columns past M are not stored).
     The clipped stage's loads are the unclipped one's (one way to load a stage: `b_first` and
-    `arrive_last` hold there too), its arrival expecting the weight's bytes.
+    `arrive_last` hold there too), its arrival expecting the weight's bytes. Unswapped (A's
+    boxes each block's own, by the TMA: cn 1; the decode halves' pairs sharing B): the last
+    block row's A box past its first trip cut to M's rows left, `(M - 1) mod bm + 1`
+    (`layout.tma_load {clip, tail}`), its bytes expected at run time the same way; the other
+    block rows load whole boxes.
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
@@ -1278,9 +1282,11 @@ def gemm_hopper_ws(
                          f"loads, no split-K or stream-K, bn over one 128-byte panel ({panel} columns) and either "
                          f"whole panels or panels of two chunks and one chunk left (got bn {bn}, chunks of {bc}, "
                          f"cluster {cluster})")
-    if clip_small and (not swap_ab or size > 1 or small_stages or pdl_weight or block_scales or stream_k):
-        raise ValueError("gemm_hopper_ws: clip_small needs swap_ab, without clusters of shared loads, small_stages, "
-                         "pdl_weight, block_scales or stream_k")
+    if clip_small and (size > 1 if swap_ab else cn > 1 or "a" in cp_async) or clip_small and (
+            small_stages or pdl_weight or block_scales or stream_k):
+        raise ValueError("gemm_hopper_ws: clip_small needs, swapped, no clusters of shared loads, unswapped, A's "
+                         "boxes its block's own by the TMA (cn 1), and no small_stages, pdl_weight, block_scales or "
+                         "stream_k")
     if handover not in ("drain", "issue", "loop"):
         raise ValueError(f"gemm_hopper_ws: handover is 'drain', 'issue' or 'loop', got {handover!r}")
     bias_smem = bias_smem and epilogue.bias  # (without a bias: nothing to stage)
@@ -2202,21 +2208,24 @@ def gemm_hopper_ws(
 
         def load_stage(s: int, kt, first=None, clip: bool = False, part: str = "") -> None:
             """Stage `s`'s boxes of K step `kt`, their bytes expected on its "full" barrier.
-            `clip_small` (swapped): after the block's first trip (`first`), A^T's box
-            clipped to M's rows (`clip`), their run-time bytes expected beside the weight's
+            `clip_small`: after the block's first trip (`first`), A^T's box (unswapped: the
+            last block row's A box) clipped to M's rows (`clip`), their run-time bytes expected beside the weight's
             (the rows past M keep the first trip's zeros); the same loads in the same
             order (`b_first`, `arrive_last`) either way. `part` (`pdl_weight`'s first
             trip): "weight", the arrival expecting the whole stage's bytes and the weight's
             loads (B's; swapped, A's); "small", the other operand's loads alone."""
             if clip_small and first is not None:
+                if not swap_ab:  # (only the last block row's box crosses M)
+                    first = (first | g.bx.ne(g.mlast).named("inner")).named("whole")
                 then, otherwise = p.if_else(first)
                 with then:
                     load_stage(s, kt)
                 with otherwise:
                     load_stage(s, kt, clip=True)
                 return
-            tx = g.eb * (bm * ("a" not in cp_async) + (0 if clip else bn * ("b" not in cp_async))) * bk
-            if clip:  # A^T's clipped bytes, expected before any of the stage's copies is issued
+            tx = g.eb * ((0 if clip and not swap_ab else bm * ("a" not in cp_async))
+                         + (0 if clip and swap_ab else bn * ("b" not in cp_async))) * bk
+            if clip:  # the clipped box's bytes, expected before any of the stage's copies is issued
                 p.mbarrier_expect_tx(full[s], g.clip_bytes)
             if not arrive_last and not part:
                 p.mbarrier_arrive(full[s], tx=tx or None)
@@ -2234,7 +2243,8 @@ def gemm_hopper_ws(
                 if cn == 1 and "a" in cp_async:
                     p.cp_async_load(ta, sa[s], full[s])
                 elif cn == 1:
-                    p.tma_load(ta, sa[s], full[s], l2_promotion=l2_promotion)
+                    p.tma_load(ta, sa[s], full[s], l2_promotion=l2_promotion, clip=clip and not swap_ab,
+                               tail=clip and not swap_ab)
 
             def load_b() -> None:
                 if tile_whole:  # the stage's whole B tile, one multicast box from rank s mod cm
@@ -2268,7 +2278,7 @@ def gemm_hopper_ws(
                     if "b" in cp_async:
                         p.cp_async_load(tb, b, full[s])
                     else:
-                        p.tma_load(tb, b, full[s], l2_promotion=l2_promotion, clip=clip)
+                        p.tma_load(tb, b, full[s], l2_promotion=l2_promotion, clip=clip and swap_ab)
 
             if part:  # `pdl_weight`'s first trip: the weight's loads before the wait, the small operand's after
                 weight, small = (load_a, load_b) if swap_ab else (load_b, load_a)
@@ -2286,9 +2296,14 @@ def gemm_hopper_ws(
             if arrive_last:  # (the phase cannot complete before its arrival: the copies may land first)
                 p.mbarrier_arrive(full[s], tx=tx or None)
 
-        if clip_small:  # A^T's clipped box: min(bn, M) rows of bk a stage
+        if clip_small and swap_ab:  # A^T's clipped box: min(bn, M) rows of bk a stage
             g.clip_bytes = (p.minui(g.m, p.constant(bn).named("bnc")) * p.constant(g.eb * bk).named("rowb")
                             ).named("clipbytes")
+        elif clip_small:  # the last block row's A box: (M - 1) mod bm + 1 rows of bk a stage
+            mv = g.m if g.m is not None else p.constant(m).named("mc")
+            g.mlast = (g.gm - g.c1).named("mlast")
+            left = (p.remui((mv - g.c1).named("m1"), p.constant(bm).named("bmc")) + g.c1).named("mleft")
+            g.clip_bytes = (left * p.constant(g.eb * bk).named("rowb")).named("clipbytes")
         if pdl:  # the stream's next kernel may start its blocks; this one waits for the previous
             if not pdl_late:  # (`pdl_late`: the producer, after its last loads)
                 p.griddep_launch_dependents()

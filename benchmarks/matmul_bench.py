@@ -553,8 +553,8 @@ def parse_config(name: str):
     dependents let in after the producer's last loads, `GemmConfig.pdl_late`), `l2p<D>` (swapped: the
     weight's rows D trips ahead asked of L2, `GemmConfig.l2_ahead`), `sr<R>` (swapped: A^T in a ring
     of R stages of its own, `GemmConfig.small_stages`; `srp`: A's rows asked of L2 first,
-    `GemmConfig.small_prefetch`), `clip` (swapped: A^T's box clipped to M after the first trip,
-    `GemmConfig.clip_small`), `bf` / `al` (B's loads first / the arrival after the loads,
+    `GemmConfig.small_prefetch`), `clip` (A^T's box, unswapped the last block row's A box,
+    clipped to M after the first trip, `GemmConfig.clip_small`), `bf` / `al` (B's loads first / the arrival after the loads,
     `GemmConfig.b_first` / `arrive_last`), `kr` (each tile's K steps rotated by its block
     column: `GemmConfig.k_rotate`; `kr<S>`: by S steps a column, `k_rotate_step`), `wb` (B's boxes
     128-byte panels: `GemmConfig.b_panels`), `bsm` / `bss`
@@ -758,14 +758,15 @@ def variant(name: str, rule):
     `parse_config(name)`, or with a leading `+` the rule's swapped configuration with
     the flags after it (`+p1`: persistent, one block a multiprocessor; `+splitK2`: split
     twice instead; `+pr256`: the TMA loads' 256-byte L2 promotion, on an unswapped rule's
-    configuration too; `+bf`, `+al`: the producer's load orders, and `+cb`, a C buffer a
-    chunk, on the tiles of M's halves too); False where `rule` is not swapped (but for
-    `+pr<B>`, and the halves' `+bf` / `+al` / `+cb`),
+    configuration too; `+bf`, `+al`: the producer's load orders, `+cb`, a C buffer a
+    chunk, and `+clip`, the last block row's A box clipped to M, on the tiles of M's halves
+    too); False where `rule` is not swapped (but for `+pr<B>`, and the halves' `+bf` / `+al`
+    / `+cb` / `+clip`),
     or where P blocks of the result would not fit a multiprocessor's shared memory together."""
     if not name.startswith("+"):
         return parse_config(name)
     if not rule.swap_ab:
-        halves = rule.cluster == (2, 1) and re.fullmatch(r"(bf|al|cb)(:(bf|al|cb))*", name[1:])
+        halves = rule.cluster == (2, 1) and re.fullmatch(r"(bf|al|cb|clip)(:(bf|al|cb|clip))*", name[1:])
         return parse_config(f"{rule.name}:{name[1:]}") if re.fullmatch(r"pr\d+", name[1:]) or halves else False
     cfg = parse_config(f"{rule.name}:{name[1:]}")
     from tilec.support.target import target

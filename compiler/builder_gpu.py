@@ -158,13 +158,15 @@ class GpuBuilding:
         self.insert(lt.MBarrierInvalOp(bar.ssa))  # type: ignore[attr-defined]
 
     def tma_load(self, src: Any, dst: Any, bar: Any, multicast: int | None = None,
-                 l2_promotion: int | None = None, clip: bool = False) -> None:
+                 l2_promotion: int | None = None, clip: bool = False, tail: bool = False) -> None:
         """`layout.tma_load`: a TMA copy of the global tile `src` into the shared view
         `dst`, completing on `bar` (CuTe's `SM90_TMA_LOAD`; sm_90); with `multicast` (a
         mask of cluster ranks) into `dst` and on `bar` of each of those blocks of the
         cluster (`SM90_TMA_LOAD_MULTICAST`); `l2_promotion` (0, 64, 128 or 256 bytes; None:
         the default) the tensor map's L2 sector promotion; `clip`: the box no longer than a
-        shorter tensor, the elements past it not written nor counted (`p.mbarrier_expect_tx`).
+        shorter tensor, the elements past it not written nor counted (`p.mbarrier_expect_tx`);
+        `tail` (with `clip`): the outermost dimension's box the tensor's last box's (for the
+        loads of that last box).
 
             p.tma_load(a_tile, a_smem, bar)
             p.tma_load(b_tile, b_smem, bar, multicast=0b11)
@@ -173,7 +175,7 @@ class GpuBuilding:
 
         promotion = DEFAULT_L2_PROMOTION if l2_promotion is None else l2_promotion
         self.insert(lt.TmaLoadOp(src.ssa, dst.ssa, bar.ssa, promotion, multicast=multicast,  # type: ignore[attr-defined]
-                                 clip=clip))
+                                 clip=clip, tail=tail))
 
     def mbarrier_expect_tx(self, bar: Any, nbytes: Any) -> None:
         """`layout.mbarrier_expect_tx`: `nbytes` (an index) more bytes of copies expected on

@@ -110,7 +110,9 @@ class TensorMapOp(IRDLOperation):
     rank - 1 element strides), boxes `box`, swizzle `swizzle` bytes (host side), and
     the L2 promotion of its loads `l2_promotion` bytes (0, 64, 128 or 256; absent: 128).
     `clip`: each box extent no larger than its dim (`min(box, dim)` when the map is
-    encoded): a box of a tensor shorter than it copies the tensor's elements only."""
+    encoded): a box of a tensor shorter than it copies the tensor's elements only. `tail`
+    (with `clip`): the outermost dim's box the tensor's last box's extent, `(dim - 1) mod box
+    + 1` (for the loads of a tensor's last box along it)."""
 
     name = "cuda.tensor_map"
     buffer = operand_def(MemRefType)
@@ -119,6 +121,7 @@ class TensorMapOp(IRDLOperation):
     swizzle = prop_def(IntegerAttr[I64])
     l2_promotion = opt_prop_def(IntegerAttr[I64])
     clip = opt_prop_def(UnitAttr)
+    tail = opt_prop_def(UnitAttr)
     result = result_def(TensorMapType)
     assembly_format = "$buffer `(` $sizes `)` attr-dict `:` type($buffer)"
     irdl_options = (ParsePropInAttrDict(),)
@@ -131,12 +134,15 @@ class TensorMapOp(IRDLOperation):
         swizzle: int,
         l2_promotion: int = DEFAULT_L2_PROMOTION,
         clip: bool = False,
+        tail: bool = False,
     ):
         props = {"box": DenseArrayBase.from_list(i64, list(box)), "swizzle": IntegerAttr(swizzle, i64)}
         if l2_promotion != DEFAULT_L2_PROMOTION:
             props["l2_promotion"] = IntegerAttr(l2_promotion, i64)
         if clip:
             props["clip"] = UnitAttr()
+        if tail:
+            props["tail"] = UnitAttr()
         super().__init__(operands=[buffer, list(sizes)], properties=props, result_types=[TensorMapType()])
 
     @property
@@ -150,6 +156,16 @@ class TensorMapOp(IRDLOperation):
     @property
     def clipped(self) -> bool:
         return self.clip is not None
+
+    def box_of(self, dims: Sequence[int]) -> tuple[int, ...]:
+        """The box encoded for a tensor of `dims`: `box`, with `clip` each extent at most its
+        dim, with `tail` the outermost the last box's along it."""
+        if not self.clipped:
+            return self.box_sizes
+        box = [min(b, d) for b, d in zip(self.box_sizes, dims)]
+        if self.tail is not None:
+            box[-1] = (dims[-1] - 1) % self.box_sizes[-1] + 1
+        return tuple(box)
 
     @property
     def l2_promotion_bytes(self) -> int:
@@ -166,6 +182,8 @@ class TensorMapOp(IRDLOperation):
             )
         if any(not 1 <= b <= 256 for b in self.box_sizes):
             raise VerifyException(f"'cuda.tensor_map' box extents must be in [1, 256], got {list(self.box_sizes)}")
+        if self.tail is not None and not self.clipped:
+            raise VerifyException("'cuda.tensor_map' tail needs clip")
         if self.swizzle_bytes not in (0, 32, 64, 128):
             raise VerifyException(f"'cuda.tensor_map' swizzle must be 0, 32, 64 or 128, got {self.swizzle_bytes}")
         if self.l2_promotion_bytes not in L2_PROMOTIONS:

@@ -557,7 +557,11 @@ class TmaLoadOp(IRDLOperation):
     shorter than the box: those elements of `dest` are not written (they keep what they
     held) and only the copied bytes complete on `bar` (a run-time count: expect them with
     `layout.mbarrier_expect_tx`). The box must start inside the tensor along each such
-    dimension (a decode GEMM's one tile of M's rows, M shorter than the tile)."""
+    dimension (a decode GEMM's one tile of M's rows, M shorter than the tile). `tail` (with
+    `clip`): the outermost TMA dimension's box instead the tensor's last box's extent along it,
+    `(extent - 1) mod box + 1` (`min(box, extent)` where the tensor is no longer than the box):
+    the box must be the last along that dimension (a decode GEMM's last tile of M's rows, the
+    rows past M not asked for), the other dimensions clipped as with `clip` alone."""
 
     name = "layout.tma_load"
     traits = traits_def(Accesses(reads=("source",), writes=("dest",)))
@@ -570,23 +574,31 @@ class TmaLoadOp(IRDLOperation):
     each block of the cluster whose rank is a bit of it (`.multicast::cluster`, one
     read of global memory), its bytes completing on `bar` of each of them."""
     clip = opt_prop_def(UnitAttr)
+    tail = opt_prop_def(UnitAttr)
     assembly_format = "$source `,` $dest `,` $bar attr-dict `:` type($source) `,` type($dest)"
     irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, source: SSAValue, dest: SSAValue, bar: SSAValue, l2_promotion: int = DEFAULT_L2_PROMOTION,
-                 multicast: int | None = None, clip: bool = False):
+                 multicast: int | None = None, clip: bool = False, tail: bool = False):
         props: dict[str, Attribute] = ({} if l2_promotion == DEFAULT_L2_PROMOTION
                                        else {"l2_promotion": IntegerAttr(l2_promotion, i64)})
         if multicast is not None:
             props["multicast"] = IntegerAttr(multicast, i64)
         if clip:
             props["clip"] = UnitAttr()
+        if tail:
+            props["tail"] = UnitAttr()
         super().__init__(operands=[source, dest, bar], properties=props)
 
     @property
     def clipped(self) -> bool:
         """Whether the box is clipped to the tensor (`clip`)."""
         return self.clip is not None
+
+    @property
+    def tail_clipped(self) -> bool:
+        """Whether the clipped box's outermost dimension is the tensor's last box's (`tail`)."""
+        return self.tail is not None
 
     @property
     def multicast_mask(self) -> int | None:
@@ -611,6 +623,7 @@ class TmaLoadOp(IRDLOperation):
             f"tma_load's l2_promotion must be 0, 64, 128 or 256 bytes, got {self.l2_promotion_bytes}",
         )
         _check(not (self.clipped and self.multicast is not None), "tma_load's clip is not with multicast")
+        _check(self.clipped or not self.tail_clipped, "tma_load's tail needs clip")
         if self.multicast is not None:
             size = _cluster_of(self, _in_launch(self), "a multicast TMA load")
             mask = self.multicast_mask

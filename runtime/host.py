@@ -134,16 +134,15 @@ def _recipe_of(op: Operation, ins: list[int], out: int) -> list:
 
 def _tensor_map(op: cuda_tma.TensorMapOp) -> Callable[..., TensorMapRequest]:
     """`cuda.tensor_map`: the request the launcher encodes (runtime/tensor_map.py); with
-    `clip`, each box extent at most its dim."""
+    `clip`, the box cut to the tensor (`op.box_of`)."""
     rank = len(op.box_sizes)
-    box, swizzle, promotion, clip = op.box_sizes, op.swizzle_bytes, op.l2_promotion_bytes, op.clipped
+    swizzle, promotion = op.swizzle_bytes, op.l2_promotion_bytes
     et = op.buffer.type.element_type
     eb = max(1, (et.width.data if isinstance(et, IntegerType) else et.bitwidth) // 8)
 
     def request(buffer: Any, *sizes: int) -> TensorMapRequest:
         dims = tuple(sizes[:rank])
-        cut = tuple(min(b, d) for b, d in zip(box, dims)) if clip else box  # `clip`: no box past a shorter tensor
-        return TensorMapRequest(buffer, dims, tuple(sizes[rank:]), cut, swizzle, eb, promotion)
+        return TensorMapRequest(buffer, dims, tuple(sizes[rank:]), op.box_of(dims), swizzle, eb, promotion)
 
     return request
 

@@ -170,7 +170,8 @@ def _outline(f: func.FuncOp, launch: layout.LaunchOp, name: str, ptr_types) -> g
 def _tensor_maps(launch: layout.LaunchOp, body_ops) -> dict:
     """A host `cuda.tensor_map` (inserted before the launch) for each TMA op of the
     launch body, one per (global view, box, swizzle, dimension order, L2 promotion of the
-    loads, the box clipped to the tensor: `layout.tma_load {clip}`); op -> map."""
+    loads, the box clipped to the tensor: `layout.tma_load {clip}`, to its last box: `{clip,
+    tail}`); op -> map."""
     out: dict = {}
     made: dict = {}
     for o in body_ops:
@@ -180,14 +181,16 @@ def _tensor_maps(launch: layout.LaunchOp, body_ops) -> dict:
         g = plan.geometry
         promotion = o.l2_promotion_bytes if isinstance(o, layout_tma.TmaLoadOp) else DEFAULT_L2_PROMOTION
         clip = isinstance(o, layout_tma.TmaLoadOp) and o.clipped
-        key = (plan.root, g.order, g.box, g.swizzle_bytes, promotion, clip)
+        tail = clip and o.tail_clipped
+        key = (plan.root, g.order, g.box, g.swizzle_bytes, promotion, clip, tail)
         if key not in made:
-            made[key] = _tensor_map(launch, plan, promotion, clip)
+            made[key] = _tensor_map(launch, plan, promotion, clip, tail)
         out[o] = made[key]
     return out
 
 
-def _tensor_map(launch: layout.LaunchOp, plan, l2_promotion: int, clip: bool = False) -> SSAValue:
+def _tensor_map(launch: layout.LaunchOp, plan, l2_promotion: int, clip: bool = False, tail: bool = False
+                ) -> SSAValue:
     root = plan.root
     lay = root.result.type.cute_layout
     dyn = iter(root.dynamic)
@@ -213,7 +216,7 @@ def _tensor_map(launch: layout.LaunchOp, plan, l2_promotion: int, clip: bool = F
     dims = [value(m, ms[m].shape, shape_vals) for m in order]
     strides = [value(m, ms[m].stride, stride_vals) for m in order[1:]]
     tm = cuda_tma.TensorMapOp(root.source, dims + strides, plan.geometry.box, plan.geometry.swizzle_bytes, l2_promotion,
-                              clip)
+                              clip, tail)
     tm.result.name_hint = f"{root.source.name_hint or 'buf'}_map"
     ops.append(tm)
     launch.parent_block().insert_ops_before(ops, launch)

@@ -582,7 +582,8 @@ def _clip_copied(op: layout_tma.TmaLoadOp, g: View, acc: Access) -> np.ndarray:
     """The elements ([k, E]) the copy engine copies for `layout.tma_load {clip}`: the map's
     box cut to `min(box, extent)` along each TMA dimension (the extent: the tensor's, its
     view's root bound), so an element is copied where its index in its box is below both
-    (past the tensor's end but inside the cut box: a zero, copied and counted)."""
+    (past the tensor's end but inside the cut box: a zero, copied and counted); `tail`: along
+    the outermost dimension the cut is the tensor's last box's, `(extent - 1) mod box + 1`."""
     geo = op.plan().geometry
     gg = geometry(g.layout, None)
     copied = np.ones((acc.rows.shape[0], gg.offsets.shape[0]), bool)
@@ -596,7 +597,8 @@ def _clip_copied(op: layout_tma.TmaLoadOp, g: View, acc: Access) -> np.ndarray:
         b = np.asarray(bound, dtype=np.int64)
         b = b[acc.rows][:, None] if b.ndim else b
         j = (np.asarray(gg.coords[k], dtype=np.int64) % geo.box[d])[None, :]
-        copied &= j < np.minimum(geo.box[d], b)
+        tail = op.tail_clipped and d == len(geo.order) - 1
+        copied &= j < ((b - 1) % geo.box[d] + 1 if tail else np.minimum(geo.box[d], b))
     return copied
 
 
@@ -784,8 +786,7 @@ class TmaFunctions(InterpreterFunctions):
         rank = len(op.box_sizes)
         dims = [int(x) for x in sizes[:rank]]
         strides = [1] + [int(x) for x in sizes[rank:]]
-        box = tuple(min(b, d) for b, d in zip(op.box_sizes, dims)) if op.clipped else op.box_sizes
-        return (TensorMapValue(buf, tuple(dims), tuple(strides), box, op.swizzle_bytes, op.buffer.type),)
+        return (TensorMapValue(buf, tuple(dims), tuple(strides), op.box_of(dims), op.swizzle_bytes, op.buffer.type),)
 
     @impl(cuda_tma.ClusterRankOp)
     def run_gpu_cluster_rank(self, interp: ReferenceInterpreter, op: cuda_tma.ClusterRankOp, args):

@@ -618,6 +618,23 @@ def test_the_halves_rotated_by_steps(m, n, k, name, monkeypatch):
 
 
 @pytest.mark.parametrize(("m", "n", "k", "name"), [
+    (100, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:clip"),   # QKV: the second block row's box 36 rows
+    (72, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:clip"),    # 8 rows
+    (127, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:clip"),   # 63 rows
+    (128, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:clip"),   # whole: the clipped map's box 64 rows
+    (65, 1000, 1000, "64x96x64:8:c32:ow:cl2:cb:sp:clip"),       # 1 row; ragged N and K, the padded trip
+    (200, 1000, 1000, "64x96x64:8:c32:ow:cl2:cb:sp:clip"),      # 4 block rows: 2 pairs, the last 8 rows
+])
+def test_the_halves_clipped(m, n, k, name, monkeypatch):
+    """The decode halves' tile with the last block row's A box clipped to M's rows left after a
+    block's first trip (`:clip` unswapped, `layout.tma_load {clip, tail}`, its bytes expected at
+    run time), forced, with the widest epilogue, against float64 (issue 39, q10048)."""
+    torch = torch_cuda()
+    _forced(name, monkeypatch, "_decode_config" if m <= 128 else "choose_config")
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "name"), [
     (128, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:tw"),   # QKV: one 96-row weight box a stage, ranks in turn
     (100, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:tw"),   # the second block row's last 28 rows past M
     (128, 1000, 1000, "64x96x64:8:c32:ow:cl2:cb:sp:tw"),      # ragged N and K: the last column past N, padded trip
