@@ -166,9 +166,11 @@ def test_qkv_with_k_steps_of_128_compiles_without_spills():
     assert usage.spill_stores == 0 and usage.spill_loads == 0
 
 
-def test_qkv_rotated_by_one_step_compiles_without_spills():
+@pytest.mark.parametrize("flag", ["kr1", "clip"])
+def test_qkv_rotated_by_one_step_compiles_without_spills(flag):
     """Llama's QKV at M = 128 with the rule's tile and its K steps rotated by one step a block
-    column (`:kr1`, each stage's step mod K's steps): NVRTC for sm_90a without spills."""
+    column (`:kr1`, each stage's step mod K's steps), or the last block row's A box clipped to M
+    (`:clip`, a second map of A): NVRTC for sm_90a without spills."""
     import sys
     from pathlib import Path
 
@@ -180,7 +182,7 @@ def test_qkv_rotated_by_one_step_compiles_without_spills():
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     from matmul_bench import parse_config
 
-    c = parse_config("64x96x64:8:c32:ow:cl2:cb:pr256:kr1")
+    c = parse_config(f"64x96x64:8:c32:ow:cl2:cb:pr256:{flag}")
     module = matmul_program(MatmulKey(c, 6144, 4096, "bf16", PLAIN, 132, True, index_bits(128, 6144, 4096, c)))
     run_pipeline(module, "default")
     usage = sm90_usage_or_skip(emit(module, "cuda"))
@@ -349,3 +351,59 @@ def test_the_decode_rule_s_clip(monkeypatch):
         assert not plain.clip_small and clipped.clip_small
         assert clipped.name == f"{plain.name}:clip" and parse_config(clipped.name).clip_small
         assert clipped.kwargs(132)["clip_small"]
+
+
+def test_the_halves_clip(monkeypatch):
+    """`HALVES_CLIP` (with `DECODE_CLIP`): the decode rule's halves with the last block row's A box
+    clipped to M (`:clip`, `clip_small` unswapped), named so that benchmarks/matmul_bench.py reads
+    them back; off, as they were; the swaps' picks the same either way."""
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    picks = {}
+    for on in (False, True):
+        monkeypatch.setattr(gemm, "HALVES_CLIP", on)
+        gemm._decode_config.cache_clear()
+        try:
+            picks[on] = [gemm.choose_config(m, n, 132, k=k, b_kmajor=True)
+                         for m, n, k in ((100, 6144, 4096), (72, 6144, 4096), (100, 4096, 4096))]
+        finally:
+            gemm._decode_config.cache_clear()
+    assert [c.name for c in picks[False][:2]] == ["64x96x64:8:c32:ow:cl2:cb:pr256"] * 2
+    assert [c.name for c in picks[True][:2]] == ["64x96x64:8:c32:ow:cl2:cb:pr256:clip"] * 2
+    assert picks[True][2] == picks[False][2]  # O: the clipped swap either way
+    clipped = picks[True][0]
+    assert clipped.kwargs(132)["clip_small"] and parse_config(clipped.name) == clipped
+
+
+@pytest.mark.parametrize("parts", [False, "tilewhole"])
+def test_the_last_block_row_s_a_box_clipped(parts):
+    """`clip_small` unswapped: after a block's first trip the last block row's A box is M's rows
+    left, (M - 1) mod 64 + 1 (`layout.tma_load {clip, tail}`), its bytes expected at run time
+    beside the weight's multicast ones; the other block rows' boxes whole. 4 blocks over 3
+    block columns (the last past N) and up to 2 pairs of block rows, 5 K steps in trips of 2
+    (padded), the widest epilogue: at M of 1, 8, 36, 63 and 64 rows in the last block row
+    against float64 (the executor counts each stage's bytes: a wrong count fails)."""
+    n, k = 200, 320
+    ep = Epilogue(bias=True, activation="silu", residual=True)
+    module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), skip_padding=True,
+                            chunk_buffers=True, clip_small=True, tile_parts=bool(parts),
+                            tile_whole=parts == "tilewhole", epilogue=ep, **TILE)
+    text = str(module)
+    assert text.count("clip, tail}") == 2  # each stage's A box in its clipped branch
+    run_pipeline(module, "default")
+    for m in (65, 72, 100, 127, 128, 200):
+        ops = _operands(m, n, k, ep, seed=m)
+        _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+
+
+def test_the_unswapped_clip_needs_a_s_own_boxes():
+    with pytest.raises(ValueError, match="clip_small needs"):  # A's boxes shared along the cluster's row
+        gemm_hopper_ws(None, 200, 320, stages=2, persistent=4, cluster=(1, 2), clip_small=True, **TILE)
+    with pytest.raises(ValueError, match="clip_small needs"):  # A by cp.async
+        gemm_hopper_ws(None, 200, 320, stages=2, persistent=4, cp_async="a", clip_small=True, **TILE)
