@@ -352,6 +352,9 @@ def test_swapped_gemm_clipped_in_the_producers_orders_against_float64(order):
     _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
 
 
-def test_clip_small_needs_the_swap():
-    with pytest.raises(ValueError, match="clip_small needs swap_ab"):
-        gemm_hopper_ws(None, 256, 256, bm=128, bn=128, bk=64, stages=2, b_kmajor=True, clip_small=True)
+def test_clip_small_swapped_needs_its_own_loads():
+    """Swapped, `clip_small` is not with clusters of shared loads (unswapped: the decode halves',
+    test_gemm_decode_pairs.py)."""
+    with pytest.raises(ValueError, match="clip_small needs, swapped, no clusters of shared loads"):
+        gemm_hopper_ws(None, 256, 256, bm=64, bn=128, bk=64, stages=2, b_kmajor=True, swap_ab=True, cluster=(2, 1),
+                       persistent=4, clip_small=True)
