@@ -1124,7 +1124,7 @@ def gemm_hopper_ws(
     boxes each block's own, by the TMA: cn 1; the decode halves' pairs sharing B): the last
     block row's A box past its first trip cut to M's rows left, `(M - 1) mod bm + 1`
     (`layout.tma_load {clip, tail}`), its bytes expected at run time the same way; the other
-    block rows load whole boxes.
+    block rows, and all where M is a multiple of bm, load whole boxes.
     """
     from tilec.compiler.kernel_builder import Value
     from tilec.dialects.layout_roles import WARPGROUP
@@ -2301,7 +2301,8 @@ def gemm_hopper_ws(
                             ).named("clipbytes")
         elif clip_small:  # the last block row's A box: (M - 1) mod bm + 1 rows of bk a stage
             mv = g.m if g.m is not None else p.constant(m).named("mc")
-            g.mlast = (g.gm - g.c1).named("mlast")
+            # the block row M ends inside (M / bm; none where M is a multiple of bm: whole boxes)
+            g.mlast = p.divui(mv, p.constant(bm).named("bmc")).named("mlast")
             left = (p.remui((mv - g.c1).named("m1"), p.constant(bm).named("bmc")) + g.c1).named("mleft")
             g.clip_bytes = (left * p.constant(g.eb * bk).named("rowb")).named("clipbytes")
         if pdl:  # the stream's next kernel may start its blocks; this one waits for the previous

@@ -387,8 +387,8 @@ def test_the_last_block_row_s_a_box_clipped(parts):
     left, (M - 1) mod 64 + 1 (`layout.tma_load {clip, tail}`), its bytes expected at run time
     beside the weight's multicast ones; the other block rows' boxes whole. 4 blocks over 3
     block columns (the last past N) and up to 2 pairs of block rows, 5 K steps in trips of 2
-    (padded), the widest epilogue: at M of 1, 8, 36, 63 and 64 rows in the last block row
-    against float64 (the executor counts each stage's bytes: a wrong count fails)."""
+    (padded), the widest epilogue: at M of 1, 8, 36, 63 and 64 rows in the last block row (64:
+    whole boxes) against float64 (the executor counts each stage's bytes: a wrong count fails)."""
     n, k = 200, 320
     ep = Epilogue(bias=True, activation="silu", residual=True)
     module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), skip_padding=True,
