@@ -818,7 +818,7 @@ named `:clip`: `layout.tma_load {clip, tail}`, (M - 1) mod 64 + 1 rows), so that
 no row past M with zeros each K step (28 of 64 at M = 100, 56 at 72). Off: one kernel serves M's
 bucket 65-128 and the clipped kernel is slower at its top. H200, QKV in CUDA graphs, 100 rounds in
 turns (benchmarks/NOTES.md, q10048): x0.814 of the halves at M = 72, x0.877 at 80, x0.992 at 100,
-but x1.047 at 120 and x1.045 at 128 (no clipped branch taken there: the producer's doubled code).
+but x1.047 at 120 and x1.045 at 128 (no clipped branch taken there: the producer's doubled code)."""
 
 SWAP_AB_MIN_STAGES = 4
 """The fewest stages a swapped configuration of more than 64 rows takes before halving its K
