@@ -227,7 +227,8 @@ grains: 26 chunks, 4 trips of 8 lanes, 81% of the lanes busy; 352: 24 chunks, 3 
 all). Bit 2: where the block's rows are `W` whole and known (a short `W`, a merged box's
 `W`), the threads whose row groups (`threads / lanes`) fill the rows' trips best
 (`tiles_filled_threads`: 29's 42 rows in groups of 32, two trips 66% busy; 24 groups, 384
-threads, 88%). H200 (benchmarks/NOTES.md, perm43), bit 1 in turns against the box's
+threads, 88%). Bit 4: bit 1 also where a block takes several tiles (`tiles_depth`; its boxes
+then as full as one tile's). H200 (benchmarks/NOTES.md, perm43), bit 1 in turns against the box's
 largest `Dt` (5 rounds): 36 x1.021 (0.732 -> 0.748 of cudaMemcpy), 00 x1.018, 23 x1.012, 29
 x1.001, int8 8191 x 8209 x1.013, f32 x1.001 (f16's unchanged); bit 2 (29 at 384 threads,
 one run) 0.580 against 0.772: fewer threads hide less of phase 1's wait. Bit 1."""
@@ -2222,7 +2223,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     turn = tiles_slot32_turn(e, lanes_along) if s32 and slot32 in (2, 3) else 0  # phase 2's rows by bank group
     if s32:  # `slot32`: runs at their source residues mod 32 bytes in slots of whole 32 bytes
         pb = tiles_slot32_pitch(wt * e) // e
-    if fill & 1 and lanes_along and depth == 1 and not rounds and not interleave and (n_d is None or n_d > dt):
+    if fill & 1 and lanes_along and (depth == 1 or fill & 4) and not rounds and not interleave and (n_d is None or n_d > dt):
         dt = tiles_filled_dt(dt, vd, vm, ge, lanes_along)  # phase 2's trips full (`TILES_FILL`)
     def tiles_of(x: Value, t: Value) -> Value:
         sx, st = _static(x), _static(t)
