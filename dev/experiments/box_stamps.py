@@ -79,7 +79,9 @@ def stamped_kernels(pipeline: str = "default"):
     class Stamped(CopyKernels):
         def _compile_now(self, key):
             entry = super()._compile_now(key)
-            entry.kernel.source = stamped(entry.kernel.source)
+            k = entry.kernel
+            k.source = stamped(k.source)
+            k._compiled, k._modules, k._functions, k._packed = {}, {}, {}, {}  # compiled again, stamped
             return entry
 
     return Stamped(disk=False, pipeline=pipeline)
