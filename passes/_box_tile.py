@@ -708,13 +708,15 @@ odd steps cost 3.2 wavefronts a load for 2.05); its slots at multiples of 16 (st
 keep 16. H200 (box43, paired rounds): rows of 5 (`span`) **0.795 against 0.778** (+2.1%,
 10 of 10; call 2, the rule against `box_slot32=0`: 0.791 against 0.773, +2.2%, 10 of 10),
 box flat +1.75% (below `BOX_L1`'s +2.6%): `span`."""
-TILES_SLOT32 = 0
+TILES_SLOT32 = 3
 """A `box<tiles>` over a merged destination mode's `slot32` where the `tile` option
 `box_slot32` is not given (`tiles_launch`): 0 runs at their residues mod 16; 1 at their
 residues mod 32 (p3646: 36 x1.016, 00 x0.990, its phase-2 loads 1.31 -> 1.84 wavefronts);
 2 as 1 with phase 2's rows turned by bank group (`tiles_slot32_turn`; b0047: 00 x1.019, 36
 x0.993); 3 turned where the lanes share residues (`TILES_SLOT32_TURN_RUNS`), else as 1.
-0: neither 1 nor 2 measured beyond the spread on both; 3 not measured as such."""
+3: H200 in turns against 0 (s3648, 11 rounds, every round faster): 36 x1.018 [1.010, 1.024],
+00 x1.021 [1.007, 1.025], the A/A x1.002 [0.997, 1.008] / x1.003 [0.991, 1.008]; b0047's call
+x1.015 / x1.016."""
 BOX_L1: frozenset[str] = frozenset({"flat", "tiles"})
 """The flavours of box whose phase-1 16-byte `cp.async` go through L1 (`.ca`; the `tile`
 option `box_l1` forces it on or off for every box) instead of around it (`.cg`): odd41's

@@ -1,14 +1,14 @@
-// RUN: tilec %s -p 'copy-strategy{box_smem=47696},tile{box_smem=47696 tiles_fill=1 tiles_depth=1}' | filecheck %s --check-prefix=MERGED
+// RUN: tilec %s -p 'copy-strategy{box_smem=47696},tile{box_slot32=0 box_smem=47696 tiles_fill=1 tiles_depth=1}' | filecheck %s --check-prefix=MERGED
 // RUN: tilec %s -p 'copy-strategy{box_smem=47696},tile{box_smem=47696 tiles_fill=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=15120},tile{box_smem=15120 tiles_fill=1 tiles_mirror=0}' | filecheck %s --check-prefix=SHORT
 // RUN: tilec %s -p 'copy-strategy{box_smem=15120},tile{box_smem=15120 tiles_fill=1 tiles_mirror=0}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=20592},tile{box_smem=20592 tiles_fill=1}' | filecheck %s --check-prefix=TRANS
 // RUN: tilec %s -p 'copy-strategy{box_smem=20592},tile{box_smem=20592 tiles_fill=1}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{box_smem=47696},tile{box_smem=47696 tiles_fill=0 tiles_depth=1}' | filecheck %s --check-prefix=OFF
+// RUN: tilec %s -p 'copy-strategy{box_smem=47696},tile{box_slot32=0 box_smem=47696 tiles_fill=0 tiles_depth=1}' | filecheck %s --check-prefix=OFF
 // RUN: tilec %s -p 'copy-strategy{box_smem=15120},tile{box_smem=15120 tiles_fill=0 tiles_mirror=0}' | filecheck %s --check-prefix=OFF2
 // RUN: tilec %s -p 'copy-strategy{box_smem=15120},tile{box_smem=15120 tiles_fill=3 tiles_grain=16 tiles_mirror=0}' | filecheck %s --check-prefix=ROWS
 // RUN: tilec %s -p 'copy-strategy{box_smem=15120},tile{box_smem=15120 tiles_fill=3 tiles_mirror=0}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{box_smem=47696},tile{box_smem=47696 tiles_fill=5 tiles_depth=2}' | filecheck %s --check-prefix=DEPTH
+// RUN: tilec %s -p 'copy-strategy{box_smem=47696},tile{box_slot32=0 box_smem=47696 tiles_fill=5 tiles_depth=2}' | filecheck %s --check-prefix=DEPTH
 // RUN: tilec %s -p 'copy-strategy{box_smem=47696},tile{box_smem=47696 tiles_fill=5 tiles_depth=2}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: not tilec %s -p 'copy-strategy,tile{tiles_fill=8}' 2>&1 | filecheck %s --check-prefix=BAD
 // `tile{tiles_fill=F}` (`_box_tile.TILES_FILL`): bit 1, a box<tiles> copy with lanes along
