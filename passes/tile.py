@@ -283,7 +283,7 @@ class TilePass(ModulePass):
                      3: as 2 where the innermost merged mode is long
                      (`_box_tile.TILES_SLOT32_TURN_RUNS`), else as 1; 0 off. Default per flavour
                      (`_box_tile.BOX_SLOT32`): `span` (a merged `tiles` box:
-                     `_box_tile.TILES_SLOT32`, 0).
+                     `_box_tile.TILES_SLOT32`, 3).
       box_l1=B       1: the 16-byte `cp.async` of a box copy's
                      phase 1 go through L1 (`.ca`: L2 asked for whole sectors)
                      instead of around it (`.cg`); 0 `.cg`. Default per flavour
