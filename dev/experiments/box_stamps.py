@@ -172,6 +172,7 @@ def main() -> int:
     variants = [("tree", {})] + [(n, r) for n, r, *_ in (parse_variant(v) for v in a.variant)]
     cases = sb.generate_cases(0, 48, 64, 1024)
     gen = torch.Generator(device="cuda").manual_seed(0)
+    alive = []  # every variant's kernels kept loaded: copy_'s fast path keeps their function handles
     for i in (int(x) for x in a.only.split(",") if x):
         case = cases[i]
         src, dst_base, dst = sb._make(torch, case, gen)
@@ -181,6 +182,7 @@ def main() -> int:
         ref_bits = sb._bits(torch, ref)
         for name, routes in variants:
             plain, stamp = CopyKernels(disk=False), stamped_kernels()
+            alive.append((plain, stamp))
             calls = {}
             for kind, kern in (("plain", plain), ("stamped", stamp)):
                 def call(kern=kern, routes=routes):
