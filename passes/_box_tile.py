@@ -227,7 +227,8 @@ grains: 26 chunks, 4 trips of 8 lanes, 81% of the lanes busy; 352: 24 chunks, 3 
 all). Bit 2: where the block's rows are `W` whole and known (a short `W`, a merged box's
 `W`), the threads whose row groups (`threads / lanes`) fill the rows' trips best
 (`tiles_filled_threads`: 29's 42 rows in groups of 32, two trips 66% busy; 24 groups, 384
-threads, 88%). H200 (benchmarks/NOTES.md, perm43), bit 1 in turns against the box's
+threads, 88%). Bit 4: bit 1 also where a block takes several tiles (`tiles_depth`; its boxes
+then as full as one tile's). H200 (benchmarks/NOTES.md, perm43), bit 1 in turns against the box's
 largest `Dt` (5 rounds): 36 x1.021 (0.732 -> 0.748 of cudaMemcpy), 00 x1.018, 23 x1.012, 29
 x1.001, int8 8191 x 8209 x1.013, f32 x1.001 (f16's unchanged); bit 2 (29 at 384 threads,
 one run) 0.580 against 0.772: fewer threads hide less of phase 1's wait. Bit 1."""
@@ -707,13 +708,15 @@ odd steps cost 3.2 wavefronts a load for 2.05); its slots at multiples of 16 (st
 keep 16. H200 (box43, paired rounds): rows of 5 (`span`) **0.795 against 0.778** (+2.1%,
 10 of 10; call 2, the rule against `box_slot32=0`: 0.791 against 0.773, +2.2%, 10 of 10),
 box flat +1.75% (below `BOX_L1`'s +2.6%): `span`."""
-TILES_SLOT32 = 0
+TILES_SLOT32 = 3
 """A `box<tiles>` over a merged destination mode's `slot32` where the `tile` option
 `box_slot32` is not given (`tiles_launch`): 0 runs at their residues mod 16; 1 at their
 residues mod 32 (p3646: 36 x1.016, 00 x0.990, its phase-2 loads 1.31 -> 1.84 wavefronts);
 2 as 1 with phase 2's rows turned by bank group (`tiles_slot32_turn`; b0047: 00 x1.019, 36
 x0.993); 3 turned where the lanes share residues (`TILES_SLOT32_TURN_RUNS`), else as 1.
-0: neither 1 nor 2 measured beyond the spread on both; 3 not measured as such."""
+3: H200 in turns against 0 (s3648, 11 rounds, every round faster): 36 x1.018 [1.010, 1.024],
+00 x1.021 [1.007, 1.025], the A/A x1.002 [0.997, 1.008] / x1.003 [0.991, 1.008]; b0047's call
+x1.015 / x1.016."""
 BOX_L1: frozenset[str] = frozenset({"flat", "tiles"})
 """The flavours of box whose phase-1 16-byte `cp.async` go through L1 (`.ca`; the `tile`
 option `box_l1` forces it on or off for every box) instead of around it (`.cg`): odd41's
@@ -2222,7 +2225,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     turn = tiles_slot32_turn(e, lanes_along) if s32 and slot32 in (2, 3) else 0  # phase 2's rows by bank group
     if s32:  # `slot32`: runs at their source residues mod 32 bytes in slots of whole 32 bytes
         pb = tiles_slot32_pitch(wt * e) // e
-    if fill & 1 and lanes_along and depth == 1 and not rounds and not interleave and (n_d is None or n_d > dt):
+    if fill & 1 and lanes_along and (depth == 1 or fill & 4) and not rounds and not interleave and (n_d is None or n_d > dt):
         dt = tiles_filled_dt(dt, vd, vm, ge, lanes_along)  # phase 2's trips full (`TILES_FILL`)
     def tiles_of(x: Value, t: Value) -> Value:
         sx, st = _static(x), _static(t)

@@ -283,7 +283,7 @@ class TilePass(ModulePass):
                      3: as 2 where the innermost merged mode is long
                      (`_box_tile.TILES_SLOT32_TURN_RUNS`), else as 1; 0 off. Default per flavour
                      (`_box_tile.BOX_SLOT32`): `span` (a merged `tiles` box:
-                     `_box_tile.TILES_SLOT32`, 0).
+                     `_box_tile.TILES_SLOT32`, 3).
       box_l1=B       1: the 16-byte `cp.async` of a box copy's
                      phase 1 go through L1 (`.ca`: L2 asked for whole sectors)
                      instead of around it (`.cg`); 0 `.cg`. Default per flavour
@@ -389,7 +389,8 @@ class TilePass(ModulePass):
                      along `D` whose trips along a row are fullest
                      (`_box_tile.tiles_filled_dt`) instead of the box's largest; 2,
                      where its rows are `W` whole and known, the threads whose row
-                     groups fill the rows' trips best (`tiles_filled_threads`).
+                     groups fill the rows' trips best (`tiles_filled_threads`); 4,
+                     bit 1 also where a block takes several tiles (`tiles_depth`).
       tiles_issue=B  bits, how a `box<tiles>` block issues its work
                      (default `_box_tile.tiles_issue_of`'s: `TILES_ISSUE`, 0, but for
                      the sizes of `TILES_ISSUE_BYTES`): 1, a thread's phase-1
@@ -558,8 +559,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_rotate={self.tiles_rotate} must be 0 or 1")
         if self.tiles_merge_banks not in (0, 1):
             raise TilecError(f"tile: tiles_merge_banks={self.tiles_merge_banks} must be 0 or 1")
-        if self.tiles_fill not in (0, 1, 2, 3):
-            raise TilecError(f"tile: tiles_fill={self.tiles_fill} must be 0, 1, 2 or 3")
+        if self.tiles_fill not in range(8):
+            raise TilecError(f"tile: tiles_fill={self.tiles_fill} must be in [0, 7]")
         if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 255:
             raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 255]")
         if self.tiles_columns not in (0, 1):

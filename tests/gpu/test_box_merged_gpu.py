@@ -76,3 +76,17 @@ def test_merged_box_slot32_on_the_gpu(routes, slot32, grain, base, perm, so, do)
 
     routes(box_slot32=slot32, tiles_grain=grain)
     _check_on_the_gpu(base, perm, so, do, CopyKernels(disk=False))
+
+
+@pytest.mark.parametrize("depth", [2, 4])
+@pytest.mark.parametrize("base, perm, so, do", CASES)
+def test_merged_box_full_tiles_a_block_on_the_gpu(depth, base, perm, so, do):
+    """Several tiles a block through two full-size boxes at 1024 threads (`tile{threads=1024
+    tiles_depth=N tiles_fill=5}`: the next tile's tables and copies in flight during this
+    tile's phase 2, each tile the filled one, `tiles_fill` bit 4)."""
+    from tilec.compiler.pipeline import expand_pipeline
+    from tilec.copy_kernels import CopyKernels
+
+    tile = f"tile{{threads=1024 tiles_depth={depth} tiles_fill=5}}"
+    pipeline = ",".join(tile if p == "tile" else p for p in expand_pipeline("default").split(","))
+    _check_on_the_gpu(base, perm, so, do, CopyKernels(disk=False, pipeline=pipeline))

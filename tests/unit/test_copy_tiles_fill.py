@@ -98,20 +98,22 @@ def test_filled_tiles_copy_exactly(routes, i, nvrtc_available, monkeypatch):
     assert np.array_equal(base, want), name
 
 
+@pytest.mark.parametrize("fill", [1, 5])
 @pytest.mark.parametrize("depth", [2, 3])
-def test_merged_box_of_several_tiles_a_block_copies_exactly(depth, nvrtc_available):
+def test_merged_box_of_several_tiles_a_block_copies_exactly(depth, fill, nvrtc_available):
     """`tile{tiles_depth=N}` on a merged box (`_box_tile.tiles_launch`: two boxes, each with
     its run tables, the next tile's tables and copies in flight during this tile's phase
     2): 36's kind with D' = 315 in tiles of 48 steps (a 16 KiB box), 7 tiles in blocks of
-    N, the last block's short; and 00's kind (a mode in both contiguous groups); through
-    copy_'s compiled kernel on the executor, exact, nothing around dst written."""
+    N, the last block's short; and 00's kind (a mode in both contiguous groups); with the
+    tile filled (`tiles_fill` bit 4) and not; through copy_'s compiled kernel on the
+    executor, exact, nothing around dst written."""
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
     from tilec.compiler.pipeline import expand_pipeline
 
     smem = 16384
     pipe = ",".join({"copy-strategy": f"copy-strategy{{box_smem={smem}}}",
-                     "tile": f"tile{{box_smem={smem} tiles_depth={depth}}}"}.get(p, p)
+                     "tile": f"tile{{box_smem={smem} tiles_depth={depth} tiles_fill={fill}}}"}.get(p, p)
                     for p in expand_pipeline("default").split(","))
     rng = np.random.default_rng(depth)
     srcs = [rng.integers(-100, 100, size=(9, 5, 7, 150)).astype(np.int8).transpose(3, 1, 0, 2),

@@ -1,14 +1,16 @@
-// RUN: tilec %s -p 'copy-strategy{box_smem=47696},tile{box_smem=47696 tiles_fill=1 tiles_depth=1}' | filecheck %s --check-prefix=MERGED
+// RUN: tilec %s -p 'copy-strategy{box_smem=47696},tile{box_slot32=0 box_smem=47696 tiles_fill=1 tiles_depth=1}' | filecheck %s --check-prefix=MERGED
 // RUN: tilec %s -p 'copy-strategy{box_smem=47696},tile{box_smem=47696 tiles_fill=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=15120},tile{box_smem=15120 tiles_fill=1 tiles_mirror=0}' | filecheck %s --check-prefix=SHORT
 // RUN: tilec %s -p 'copy-strategy{box_smem=15120},tile{box_smem=15120 tiles_fill=1 tiles_mirror=0}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=20592},tile{box_smem=20592 tiles_fill=1}' | filecheck %s --check-prefix=TRANS
 // RUN: tilec %s -p 'copy-strategy{box_smem=20592},tile{box_smem=20592 tiles_fill=1}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{box_smem=47696},tile{box_smem=47696 tiles_fill=0 tiles_depth=1}' | filecheck %s --check-prefix=OFF
+// RUN: tilec %s -p 'copy-strategy{box_smem=47696},tile{box_slot32=0 box_smem=47696 tiles_fill=0 tiles_depth=1}' | filecheck %s --check-prefix=OFF
 // RUN: tilec %s -p 'copy-strategy{box_smem=15120},tile{box_smem=15120 tiles_fill=0 tiles_mirror=0}' | filecheck %s --check-prefix=OFF2
 // RUN: tilec %s -p 'copy-strategy{box_smem=15120},tile{box_smem=15120 tiles_fill=3 tiles_grain=16 tiles_mirror=0}' | filecheck %s --check-prefix=ROWS
 // RUN: tilec %s -p 'copy-strategy{box_smem=15120},tile{box_smem=15120 tiles_fill=3 tiles_mirror=0}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: not tilec %s -p 'copy-strategy,tile{tiles_fill=4}' 2>&1 | filecheck %s --check-prefix=BAD
+// RUN: tilec %s -p 'copy-strategy{box_smem=47696},tile{box_slot32=0 box_smem=47696 tiles_fill=5 tiles_depth=2}' | filecheck %s --check-prefix=DEPTH
+// RUN: tilec %s -p 'copy-strategy{box_smem=47696},tile{box_smem=47696 tiles_fill=5 tiles_depth=2}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_fill=8}' 2>&1 | filecheck %s --check-prefix=BAD
 // `tile{tiles_fill=F}` (`_box_tile.TILES_FILL`): bit 1, a box<tiles> copy with lanes along
 // a destination row takes the tile along D whose phase-2 trips are fullest
 // (`_box_tile.tiles_filled_dt`; phase 2 gives each thread the chunks ci, ci + lanes, ...
@@ -16,12 +18,13 @@
 // that its largest Dt leaves the last trip nearly idle, and the rule shrinks the tile and
 // with it the box (and a merged box's run tables). Bit 2, where a block's rows are W
 // whole and known, the threads whose row groups (threads / lanes) fill the rows' trips
-// best (`_box_tile.tiles_filled_threads`). Results never change.
+// best (`_box_tile.tiles_filled_threads`). Bit 4: bit 1 also where a block takes several
+// tiles (`tiles_depth`), each of its two boxes the filled tile's. Results never change.
 
 // EQ: @merged: equivalent after
 // EQ: @short_w: equivalent after
 // EQ: @transpose: equivalent after
-// BAD: tile: tiles_fill=4 must be 0, 1, 2 or 3
+// BAD: tile: tiles_fill=8 must be in [0, 7]
 
 // The strided set's 36 in small: W = 150 whole (slots of 176 bytes), D' = 5 x 9 x 7 = 315
 // merged, 32-byte grains: 271 slots, Dt 240 (17 chunks a row: 3 trips of 8 lanes) -> 224
@@ -32,6 +35,9 @@
 // MERGED:           layout.alloc : !layout.tensor<i32, #layout.cute<(321):(1)>, smem>
 // MERGED-NEXT:      layout.alloc : !layout.tensor<i32, #layout.cute<(321):(1)>, smem>
 // MERGED-NOT:     layout.copy %
+// DEPTH-LABEL: func.func @merged
+// DEPTH:         layout.alloc : !layout.tensor<i8, #layout.cute<(90336):(1)>, smem>
+// DEPTH:         layout.alloc : !layout.tensor<i32, #layout.cute<(642):(1)>, smem>
 // OFF-LABEL: func.func @merged
 // OFF:           layout.alloc : !layout.tensor<i8, #layout.cute<(47999):(1)>, smem>
 // OFF:           layout.alloc : !layout.tensor<i32, #layout.cute<(338):(1)>, smem>

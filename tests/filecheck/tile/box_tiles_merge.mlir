@@ -1,4 +1,4 @@
-// RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1}' | filecheck %s
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{box_slot32=0 tiles_merge=1}' | filecheck %s
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=4096},tile{tiles_merge=1 box_smem=4096 tiles_run=32 threads=128}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p default --check-equivalence | filecheck %s --check-prefix=EQ
@@ -6,11 +6,11 @@
 // RUN: not tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=0}' 2>&1 | filecheck %s --check-prefix=DIS
 // RUN: not tilec %s -p 'copy-strategy{tiles_merge=9}' 2>&1 | filecheck %s --check-prefix=BAD
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=16384},tile{tiles_merge=1 box_smem=16384 tiles_grain=64}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=16384},tile{tiles_merge=1 box_smem=16384 tiles_grain=64 tiles_merge_banks=0 tiles_depth=1}' | filecheck %s --check-prefix=GRAIN
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=16384},tile{box_slot32=0 tiles_merge=1 box_smem=16384 tiles_grain=64 tiles_merge_banks=0 tiles_depth=1}' | filecheck %s --check-prefix=GRAIN
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1 tiles_merge_banks=1}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1 tiles_merge_banks=1 box_smem=16384 tiles_grain=64}' --check-equivalence | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1 tiles_merge_banks=1 tiles_grain=16 tiles_depth=1}' | filecheck %s --check-prefix=BANKS
-// RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=16384},tile{tiles_merge=1 box_smem=16384 tiles_depth=2}' | filecheck %s --check-prefix=DEPTH
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{box_slot32=0 tiles_merge=1 tiles_merge_banks=1 tiles_grain=16 tiles_depth=1}' | filecheck %s --check-prefix=BANKS
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=16384},tile{box_slot32=0 tiles_merge=1 box_smem=16384 tiles_depth=2}' | filecheck %s --check-prefix=DEPTH
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=16384},tile{tiles_merge=1 box_smem=16384 tiles_depth=2}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=4096},tile{tiles_merge=1 box_smem=4096 tiles_run=32 threads=128 tiles_depth=3}' --check-equivalence | filecheck %s --check-prefix=EQ
 // A box<tiles> over a merged destination mode (`_copy_cost.tiles_merged`): the
