@@ -260,8 +260,19 @@ def may_gather(key: CopyKey, ns, ss, ds) -> bool:
     from tilec.support.target import target
 
     routes = current_routes()
+    if fills(ns, ss, ds):
+        return True
     return choose_strategy(_numbers_facts(key, ns, ss, ds), target(), routes.gather, "never",
                            box=routes.box) == "gather"
+
+
+def fills(ns, ss, ds) -> bool:
+    """Whether the gather strategy's fill form takes the copy whole (the route
+    `gather_fill`, `copy_routes`; passes/_fill_tile.py): asked, not `gather=never`, the
+    src broadcast along the outermost merged mode into a compact dst."""
+    routes = current_routes()
+    return bool(routes.gather_fill) and routes.gather != "never" and len(ns) > 1 and ss[0] == 0 \
+        and dst_is_flat(ns, ds)
 
 
 INDEX32_LIMIT = 2**31
@@ -344,12 +355,13 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
         last_divisor=_last_divisor(ns[-1], flat, 0 in ss),
         dst_flat=flat,
     )
-    box = _box_plan(key, ns, ss, ds, src_ptr, dst_ptr)  # before the gather rule, as the pass asks
-    if box is not None:
-        return box
-    realign = _realign_plan(key, ns, ss, ds, dst_ptr, src_ptr)
-    if realign is not None:
-        return realign
+    if not fills(ns, ss, ds):  # the fill form before every other rule, as the pass asks
+        box = _box_plan(key, ns, ss, ds, src_ptr, dst_ptr)  # before the gather rule, as the pass asks
+        if box is not None:
+            return box
+        realign = _realign_plan(key, ns, ss, ds, dst_ptr, src_ptr)
+        if realign is not None:
+            return realign
     key = _source_run_facts(key, ns, ss)
     if index_bits(key, ns, ss, ds) == 32:
         key = replace(key, index_bits=32)

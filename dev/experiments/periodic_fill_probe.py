@@ -13,7 +13,8 @@ vectors t, t + NT, t + 2 NT, ...: a warp's store is 512 contiguous bytes, the lo
 body an add, a compare and a store. The dst's last partial vector by elements (thread
 0). Variants: `fill` (plain stores, 256 threads, ~2048 threads an SM), `cs` (stores with
 the evict-first hint `st.global.cs`), `half` (~1024 threads an SM), `u1` (the store
-loop not unrolled). CUDA C written here for the probe only (tilec's kernels are built
+loop not unrolled); `tN` tilec's own fill form (`copy_` under the route `gather_fill=N`,
+passes/_fill_tile.py). CUDA C written here for the probe only (tilec's kernels are built
 from IR).
 """
 
@@ -79,6 +80,7 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--canonical", default="", help="canonical copies by names' parts, `|` between")
     ap.add_argument("--variants", default="fill,cs,half")
+    ap.add_argument("--tilec", default="2048", help="tilec's fill form (`gather_fill=N`) at these N, `tN`")
     ap.add_argument("--json", default="")
     a = ap.parse_args()
     import copy_bench
@@ -89,6 +91,7 @@ def main() -> int:
     from tilec import tensor_copy
     from tilec.copy_kernels import CopyKernels
     from tilec.copy_plan import Operand, plan_copy
+    from tilec.copy_routes import forced_routes
 
     cases = sb.generate_cases(0, 48, 64, 1024)
     gen = torch.Generator(device="cuda").manual_seed(0)
@@ -143,6 +146,14 @@ def main() -> int:
                                k(grid, (threads,), (sp, dp)))
                 print(f"{label} {name}: U {u} vectors, {m * u} threads, {total * eb // 16 / (m * u):.1f} stores a thread",
                       flush=True)
+        for per_sm in (int(x) for x in a.tilec.split(",") if x):
+            # tilec's own fill form (passes/_fill_tile.py) through copy_, a fresh CopyKernels
+            kf = CopyKernels(disk=False)
+
+            def call(kf=kf, per_sm=per_sm):
+                with forced_routes(gather_fill=per_sm):
+                    tensor_copy.copy_(dst, src, kernels=kf)
+            calls[f"t{per_sm}"] = call
         calls["fill_"] = lambda: dst.fill_(3)
         calls["memset"] = lambda: cp.cuda.runtime.memsetAsync(dst.data_ptr(), 5, dst.numel() * eb, 0)
         exact = {}
