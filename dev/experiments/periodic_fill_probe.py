@@ -96,11 +96,10 @@ def main() -> int:
     cases = sb.generate_cases(0, 48, 64, 1024)
     gen = torch.Generator(device="cuda").manual_seed(0)
     rows = []
-    todo: list = []
+    todo: list = [int(x) for x in a.only.split(",") if x]  # the strided cases first
     if a.canonical:
         from helpers.canonical_copies import CANONICAL
         todo += [c for part in a.canonical.split("|") for c in CANONICAL if part in c.name][:8]
-    todo += [int(x) for x in a.only.split(",") if x]
     for i in todo:
         if isinstance(i, int):
             case = cases[i]
