@@ -6,8 +6,9 @@
 // of the destination's distinct 16-byte vectors once (its elements' places in the period
 // decomposed, loaded one by one) and stores it every NT vectors in a loop, the last partial
 // vector element-wise. bf16 (17, 3) repeated 41 times with each element 3 times (32's
-// pattern: 2091 elements, 261 whole vectors by 102 threads in 3 trips at `gather_fill=1`), u8 rows of 3 (44's: 9003 elements, not a multiple of 16), f32 rows of 5 under a
-// column broadcast, an int16 row broadcast of whole vectors. Results never change.
+// pattern: 2091 elements, 261 whole vectors by 102 threads in 3 trips at `gather_fill=1`),
+// u8 rows of 3 (44's: 9003 elements, not a multiple of 16), f32 rows of 5 under a column
+// broadcast, an int16 row broadcast of whole vectors. Results never change.
 
 // EQ: @rep3: equivalent after
 // EQ: @rows3: equivalent after
