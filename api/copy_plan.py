@@ -268,11 +268,13 @@ def may_gather(key: CopyKey, ns, ss, ds) -> bool:
 
 def fills(ns, ss, ds) -> bool:
     """Whether the gather strategy's fill form takes the copy whole (the route
-    `gather_fill`, `copy_routes`; passes/_fill_tile.py): asked, not `gather=never`, the
-    src broadcast along the outermost merged mode into a compact dst."""
+    `gather_fill`, `copy_routes`, default `passes/_fill_tile.GATHER_FILL`): on, not
+    `gather=never`, the src broadcast along the outermost merged mode into a compact dst."""
+    from tilec.passes._fill_tile import GATHER_FILL
+
     routes = current_routes()
-    return bool(routes.gather_fill) and routes.gather != "never" and len(ns) > 1 and ss[0] == 0 \
-        and dst_is_flat(ns, ds)
+    on = GATHER_FILL if routes.gather_fill is None else routes.gather_fill
+    return bool(on) and routes.gather != "never" and len(ns) > 1 and ss[0] == 0 and dst_is_flat(ns, ds)
 
 
 INDEX32_LIMIT = 2**31

@@ -42,9 +42,13 @@ from ._gather_tile import _Body, fast_divisor
 index = IndexType()
 i64 = IntegerType(64)
 
+GATHER_FILL = 0
+"""The default of the `copy-strategy` and `tile` passes' option `gather_fill=N` (and of the
+route `gather_fill`): threads a multiprocessor the fill form aims at, 0 none (off)."""
+
 FILL_THREADS_PER_SM = 2048
-"""Threads a multiprocessor the fill form aims at (`fill=N` with N = 1 takes this; the
-H200's most resident threads)."""
+"""`gather_fill`'s N where the fill form is asked for: the H200's most resident threads a
+multiprocessor."""
 
 
 def fill_fits(facts: CopyFacts, target: Target) -> bool:
