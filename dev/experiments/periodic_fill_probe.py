@@ -130,7 +130,7 @@ def main() -> int:
             why = f"not a periodic fill (extents {ns} src {ss} dst {ds})"
         else:
             total = math.prod(ns)
-            for name in a.variants.split(","):
+            for name in (x for x in a.variants.split(",") if x):
                 threads = 256
                 per_sm = 1024 if name == "half" else 2048
                 lbytes = math.prod(ns[1:]) * eb * 16 // math.gcd(math.prod(ns[1:]) * eb, 16)
