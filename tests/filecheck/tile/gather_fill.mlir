@@ -53,3 +53,27 @@ func.func @whole(%src: !layout.ptr<i16, align 16>, %dst: !layout.ptr<i16, align 
   layout.copy %a, %b : !layout.tensor<i16, #layout.cute<(9,40):(0,1)>, gmem>, !layout.tensor<i16, #layout.cute<(9,40):(40,1)>, gmem>
   func.return
 }
+// Run-time extents (copy_'s programs): U, P, N, the trips and the thread of the partial
+// vector computed on the host, the divisions of the content by magic multipliers; with
+// 32-bit offsets promised and with 64-bit ones.
+// CHECK-LABEL: func.func @dyn32
+// CHECK:         layout.launch
+// CHECK:         scf.for
+// CHECK-LABEL: func.func @dyn64
+// CHECK:         scf.for
+// EQ: @dyn32: equivalent after
+// EQ: @dyn64: equivalent after
+func.func @dyn32(%src: !layout.ptr<bf16, align 16>, %dst: !layout.ptr<bf16, align 16>, %n0: index, %n1: index, %n2: index) attributes {tilec.index_bits = 32 : i64, tilec.args = {n0 = 41 : index, n1 = 17 : index, n2 = 3 : index, src = 17 : index, dst = 2091 : index}} {
+  %0 = arith.muli %n1, %n2 : index
+  %a = layout.view %src(%n0, %n1, %n2) : !layout.ptr<bf16, align 16> -> !layout.tensor<bf16, #layout.cute<(?,?,?):(0,1,0)>, gmem>
+  %b = layout.view %dst(%n0, %n1, %n2, %0, %n2) : !layout.ptr<bf16, align 16> -> !layout.tensor<bf16, #layout.cute<(?,?,?):(?,?,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<bf16, #layout.cute<(?,?,?):(0,1,0)>, gmem>, !layout.tensor<bf16, #layout.cute<(?,?,?):(?,?,1)>, gmem>
+  func.return
+}
+func.func @dyn64(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>, %n0: index, %n1: index, %n2: index) attributes {tilec.args = {n0 = 501 : index, n1 = 3 : index, n2 = 7 : index, src = 3 : index, dst = 10521 : index}} {
+  %0 = arith.muli %n1, %n2 : index
+  %a = layout.view %src(%n0, %n1, %n2) : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(?,?,?):(0,1,0)>, gmem>
+  %b = layout.view %dst(%n0, %n1, %n2, %0, %n2) : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(?,?,?):(?,?,1)>, gmem>
+  layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(?,?,?):(0,1,0)>, gmem>, !layout.tensor<i8, #layout.cute<(?,?,?):(?,?,1)>, gmem>
+  func.return
+}
