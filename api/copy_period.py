@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass
 
 from .copy_key import ITEMSIZE, VECTOR_BYTES
-from .copy_plan import CopyPlan, Operand, dst_is_flat, fills
+from .copy_plan import CopyPlan, Operand, dst_is_flat
 
 ROW_BYTES = 32
 """Least bytes of the rows the period is repeated to: rows of 16-byte vectors that the
@@ -61,9 +61,9 @@ def period_row(plan: CopyPlan) -> int:
     the gather kernel whole vectors already (longer than a vector: a period of rows
     of 19 bytes is not split, one of rows of 3 is), a row beyond `MAX_ROW_BYTES`, a
     dst under `MIN_BYTES` or `MIN_ROWS` rows; a copy the gather strategy's fill form
-    takes whole (`copy_plan.fills`)."""
+    takes whole (`CopyKey.gather_fill`)."""
     ns = plan.extents
-    if fills(ns, plan.src_strides, plan.dst_strides):
+    if plan.key.gather_fill:
         return 0  # the gather strategy's fill form takes it whole
     if plan.key.aligned_pointers or len(ns) < 2 or plan.src_strides[0] != 0 or not dst_is_flat(ns, plan.dst_strides):
         return 0

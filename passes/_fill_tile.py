@@ -43,12 +43,32 @@ index = IndexType()
 i64 = IntegerType(64)
 
 GATHER_FILL = 0
-"""The default of the `copy-strategy` and `tile` passes' option `gather_fill=N` (and of the
-route `gather_fill`): threads a multiprocessor the fill form aims at, 0 none (off)."""
+"""The default of the `copy-strategy` and `tile` passes' option `gather_fill=N`: threads a
+multiprocessor the fill form aims at, 0 none (a program asks for it)."""
 
-FILL_THREADS_PER_SM = 2048
-"""`gather_fill`'s N where the fill form is asked for: the H200's most resident threads a
-multiprocessor."""
+FILL_RULE = 0
+"""N of `tilec.copy_`'s rule (`fill_rule`): the fill form at N threads a multiprocessor for
+the copies it fits whose distinct vectors are each stored at least `FILL_MIN_REPEATS`
+times; 0: the rule off."""
+
+FILL_MIN_REPEATS = 8
+"""The least stores a distinct vector gets (`N / U`) for `fill_rule` to take a copy: fewer
+and the content's divisions (once a thread) are not amortised."""
+
+
+def fill_rule(ns, eb: int, vector_bytes: int = 16) -> int:
+    """`FILL_RULE` where the fill form fits a copy of extents `ns` (merged; the src
+    broadcast along the first into a compact dst of `eb`-byte elements: the caller's
+    test) and its distinct vectors are stored at least `FILL_MIN_REPEATS` times each;
+    else 0."""
+    if not FILL_RULE:
+        return 0
+    period = 1
+    for n in ns[1:]:
+        period *= n
+    v = max(1, vector_bytes // eb)
+    u = period // min(period & -period, v) if period else 1
+    return FILL_RULE if ns[0] * period // v >= FILL_MIN_REPEATS * u else 0
 
 
 def fill_fits(facts: CopyFacts, target: Target) -> bool:
@@ -64,7 +84,7 @@ def fill_vector(facts: CopyFacts, target: Target) -> int:
 
 
 def fill_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, threads: int,
-                per_sm: int = FILL_THREADS_PER_SM) -> list[Operation]:
+                per_sm: int) -> list[Operation]:
     """The host ops and the `layout.launch` of the fill form of `copy` (module doc), with
     `bits`-bit offsets for the stores, `threads` per block (a power of two, at least a
     warp), about `per_sm` threads a multiprocessor; the caller puts them in the copy's

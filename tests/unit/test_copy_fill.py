@@ -81,3 +81,21 @@ def test_fill_form_kernel_stores_vectors_in_a_loop(routes, nvrtc_available):
     plan = plan_copy(_operand(dst, None), _operand(src, None))
     ptx = CopyKernels(arch="sm_90", disk=False).get(plan.key).kernel.compile("sm_90").ptx
     assert "st.global.v4.u32" in ptx and "st.global.u16" in ptx
+
+
+def test_fill_rule_takes_copies_whose_vectors_repeat(monkeypatch):
+    """The rule (`_fill_tile.fill_rule`, off while `FILL_RULE` is 0): on, it takes the
+    strided set's 32 (each distinct vector stored 329 times) and 44, not a broadcast whose
+    distinct vectors are stored fewer than `FILL_MIN_REPEATS` times; the plan's key states
+    the form (`gather_fill`) and the period split steps aside."""
+    from tilec.passes import _fill_tile
+
+    assert _fill_tile.fill_rule((2633, 17575, 3), 2) == 0
+    monkeypatch.setattr(_fill_tile, "FILL_RULE", 2048)
+    assert _fill_tile.fill_rule((2633, 17575, 3), 2) == 2048
+    assert _fill_tile.fill_rule((267312393, 3), 1) == 2048
+    assert _fill_tile.fill_rule((7, 17575, 3), 2) == 0  # 0.9 stores a vector
+    src = np.broadcast_to(np.zeros((1, 17575, 1), np.int16), (263, 17575, 3))
+    dst = np.zeros((263, 17575, 3), np.int16)
+    plan = plan_copy(_operand(dst, None), _operand(src, None))
+    assert plan.key.gather_fill == 2048 and period_parts(plan) is None
