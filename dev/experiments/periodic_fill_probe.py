@@ -13,7 +13,8 @@ vectors t, t + NT, t + 2 NT, ...: a warp's store is 512 contiguous bytes, the lo
 body an add, a compare and a store. The dst's last partial vector by elements (thread
 0). Variants: `fill` (plain stores, 256 threads, ~2048 threads an SM), `cs` (stores with
 the evict-first hint `st.global.cs`), `half` (~1024 threads an SM), `u1` (the store
-loop not unrolled); `tN` tilec's own fill form (`copy_` under the route `gather_fill=N`,
+loop not unrolled), `c_stride` / `c_blockK` / `c_one` a constant stored in those orders, no
+loads, not checked (`const_source`); `tN` tilec's own fill form (`copy_` under the route `gather_fill=N`,
 passes/_fill_tile.py). CUDA C written here for the probe only (tilec's kernels are built
 from IR).
 """
@@ -73,6 +74,36 @@ extern "C" __global__ void __launch_bounds__({threads}) periodic_fill(const E* _
     return src, u
 
 
+def const_grid(name: str, nvec: int) -> int:
+    """Blocks of 256 threads of `const_source(name)`."""
+    if name == "c_stride":
+        return SMS * 2048 // 256
+    per = int(name[len("c_block"):]) if name.startswith("c_block") else 1
+    return -(-nvec // (256 * per))
+
+
+def const_source(name: str, nvec: int) -> str:
+    """CUDA C storing one constant 16-byte vector over `nvec` vectors in the order `name`
+    says: `c_stride` a grid-stride loop over ~2048 threads a multiprocessor (the fill's
+    order), `c_blockK` each block K contiguous 4 KiB steps (a warp's store 512 contiguous
+    bytes), `c_one` one vector a thread."""
+    if name == "c_stride":
+        nt = SMS * 2048
+        body = f"for (unsigned v = t; v < {nvec}u; v += {nt}u) dst[v] = c;"
+    else:
+        per = int(name[len("c_block"):]) if name.startswith("c_block") else 1
+        body = (f"unsigned b = blockIdx.x * {256 * per}u + threadIdx.x;\n  #pragma unroll\n"
+                f"  for (int k = 0; k < {per}; ++k) if (b + k * 256u < {nvec}u) dst[b + k * 256u] = c;")
+    return f"""
+extern "C" __global__ void __launch_bounds__(256) const_fill(uint4* __restrict__ dst) {{
+  unsigned t = blockIdx.x * 256u + threadIdx.x;
+  uint4 c = make_uint4(0x4d4d4d4du, 0x4d4d4d4du, 0x4d4d4d4du, 0x4d4d4d4du);
+  (void)t;
+  {body}
+}}
+"""
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="32,44,14,20,2,38")
@@ -130,7 +161,14 @@ def main() -> int:
             why = f"not a periodic fill (extents {ns} src {ss} dst {ds})"
         else:
             total = math.prod(ns)
-            for name in (x for x in a.variants.split(",") if x):
+            nvec = total * eb // 16
+            for name in (x for x in a.variants.split(",") if x.startswith("c_")):
+                # a constant written as 16-byte vectors, no loads: the store order alone
+                k = cp.RawKernel(const_source(name, nvec), "const_fill", options=("-std=c++17",))
+                grid = (const_grid(name, nvec),)
+                dp = cp.uint64(dst.data_ptr())
+                calls[name] = lambda k=k, grid=grid, dp=dp: k(grid, (256,), (dp,))
+            for name in (x for x in a.variants.split(",") if x and not x.startswith("c_")):
                 threads = 256
                 per_sm = 1024 if name == "half" else 2048
                 lbytes = math.prod(ns[1:]) * eb * 16 // math.gcd(math.prod(ns[1:]) * eb, 16)
@@ -157,7 +195,7 @@ def main() -> int:
         calls["memset"] = lambda: cp.cuda.runtime.memsetAsync(dst.data_ptr(), 5, dst.numel() * eb, 0)
         exact = {}
         for n in list(calls):
-            if n in ("fill_", "memset"):
+            if n in ("fill_", "memset") or n.startswith("c_"):
                 continue
             dst_base.fill_(77)
             calls[n]()
@@ -179,7 +217,7 @@ def main() -> int:
         for n in names[1:]:
             rel = [t / v for t, v in zip(times["tree"], times[n])]
             row["x"][n] = (statistics.median(rel), min(rel), max(rel))
-            if n not in ("fill_", "memset"):
+            if n not in ("fill_", "memset") and not n.startswith("c_"):
                 out.append(f"{n}/tree x{statistics.median(rel):.3f} [{min(rel):.3f}, {max(rel):.3f}]")
         row["exact"] = exact
         print(" | ".join(out) + (f" ({why})" if why else ""), flush=True)
