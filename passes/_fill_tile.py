@@ -1,4 +1,4 @@
-"""The gather strategy's fill form (the `tile` pass's option `fill=N`): a broadcast along
+"""The gather strategy's fill form (the passes' option `gather_fill=N`): a broadcast along
 the outermost mode into a compact destination written as a periodic fill.
 
     if fill_fits(facts, target):
@@ -7,8 +7,8 @@ the outermost mode into a compact destination written as a periodic fill.
 Where the source's outermost mode has stride 0 and the destination is compact, the
 destination repeats one period of `P = n_1 ... n_(r-1)` elements `n_0` times, and its
 16-byte vectors (`V` elements) repeat every `L = lcm(P, V)` elements: `U = L / V = P /
-gcd(P, V)` distinct vectors. Thread `t` of `NT = m U` (`m = max(1, per_sm * SMs / U)`,
-about `per_sm` threads a multiprocessor) computes vector `t mod U` once (each element `e =
+gcd(P, V)` distinct vectors. Thread `t` of `NT = m U` (`m = max(1, min(per_sm * SMs / U,
+ceil(N / U)))`: about `per_sm` threads a multiprocessor, fewer for a short copy) computes vector `t mod U` once (each element `e =
 u V + j`: its place in the period `e mod P` decomposed over the inner modes, its source
 loaded alone) and stores it at vectors `t, t + NT, t + 2 NT, ...` below `N = floor(total /
 V)` (`NT` is a multiple of `U`, so every one of them holds the same elements): a warp's
@@ -44,7 +44,10 @@ i64 = IntegerType(64)
 
 GATHER_FILL = 0
 """The default of the `copy-strategy` and `tile` passes' option `gather_fill=N`: threads a
-multiprocessor the fill form aims at, 0 none (a program asks for it)."""
+multiprocessor the fill form aims at, 0 none (a program asks for it). H200, the strided
+set's broadcasts in turns against `tilec.copy_`'s kernels (benchmarks/NOTES.md, p3248): 32
+x1.003 at 2048, 38 x0.971, 02 x0.913, 44 / 14 / 20 x0.87-0.92 (the 16 loaded bytes re-packed
+into words before every store), the canonical row broadcast x0.929: off."""
 
 FILL_RULE = 0
 """N of `tilec.copy_`'s rule (`fill_rule`): the fill form at N threads a multiprocessor for
