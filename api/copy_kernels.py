@@ -191,7 +191,8 @@ def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
     strategy's threads where `realign_threads` is set (keys with aligned pointers), and
     each other tuning value set (`copy_routes.TUNING_NAMES`: the box's staging, lanes,
     grain, chunks, interleaving) as the option of that name; both the box's shared
-    memory where `box_smem` is, `tiles_merge`, `tiles_short` and `tiles_short_d`; `tiles_bytes` the `copy-strategy`
+    memory where `box_smem` is, `tiles_merge`, `tiles_short` and `tiles_short_d`, and `gather_fill` where the key
+    asks the fill form (`CopyKey.gather_fill`); `tiles_bytes` the `copy-strategy`
     pass's only. `pipeline` unchanged where nothing is forced or set."""
     routes = current_routes()
     forced = [f"{n}={getattr(routes, n)}" for n in ROUTE_NAMES if getattr(routes, n) != "auto"]
@@ -199,9 +200,13 @@ def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
     threads = tuning.pop("realign_threads", None)  # the realign strategy's: keys that realign only
     tuning.pop("realign_rows", None)  # the plan's (the key states it), no pass's
     strategy_only = {n: tuning.pop(n) for n in ("tiles_bytes",) if n in tuning}  # the `copy-strategy` pass's
+    tuning.pop("gather_fill", None)  # the plan's: the key states it (`CopyKey.gather_fill`)
     tile = ([f"threads={threads}"] if threads is not None and key.aligned_pointers else []) + \
         [f"{n}={v}" for n, v in tuning.items()]
     forced += [f"{n}={v}" for n, v in strategy_only.items()]
+    if key.gather_fill:
+        tile.append(f"gather_fill={key.gather_fill}")
+        forced.append(f"gather_fill={key.gather_fill}")
     for both in ("box_smem", "tiles_merge", "tiles_short", "tiles_short_d"):  # options of both passes
         if both in tuning:
             forced.append(f"{both}={tuning[both]}")

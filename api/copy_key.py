@@ -99,6 +99,11 @@ class CopyKey:
     offsets and chunk indices, `copy_plan.index_bits`): the program promises `tilec.index_bits = 32`
     (support/index_width.py) and the kernel computes offsets in 32 bits; 64 otherwise.
     The gather strategy's flat indices count too (`copy_plan.index_bits`)."""
+    gather_fill: int = 0
+    """N > 0 where the plan takes the copy whole to the gather strategy's fill form
+    (`copy_plan.fills`: the route `gather_fill`, or its rule): the kernel's pipeline
+    asks it of both passes (`gather_fill=N`, N threads a multiprocessor; passes/_fill_tile.py);
+    0 none."""
 
     @property
     def rank(self) -> int:

@@ -60,8 +60,11 @@ def period_row(plan: CopyPlan) -> int:
     aligned), a src not broadcast along the outermost mode, a last mode that gives
     the gather kernel whole vectors already (longer than a vector: a period of rows
     of 19 bytes is not split, one of rows of 3 is), a row beyond `MAX_ROW_BYTES`, a
-    dst under `MIN_BYTES` or `MIN_ROWS` rows."""
+    dst under `MIN_BYTES` or `MIN_ROWS` rows; a copy the gather strategy's fill form
+    takes whole (`CopyKey.gather_fill`)."""
     ns = plan.extents
+    if plan.key.gather_fill:
+        return 0  # the gather strategy's fill form takes it whole
     if plan.key.aligned_pointers or len(ns) < 2 or plan.src_strides[0] != 0 or not dst_is_flat(ns, plan.dst_strides):
         return 0
     eb = ITEMSIZE[plan.key.dst_dtype]

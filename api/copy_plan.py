@@ -260,8 +260,26 @@ def may_gather(key: CopyKey, ns, ss, ds) -> bool:
     from tilec.support.target import target
 
     routes = current_routes()
+    if key.gather_fill:
+        return True
     return choose_strategy(_numbers_facts(key, ns, ss, ds), target(), routes.gather, "never",
                            box=routes.box) == "gather"
+
+
+def fills(ns, ss, ds, eb: int = 1) -> int:
+    """N > 0 where the gather strategy's fill form takes the copy whole (N threads a
+    multiprocessor; passes/_fill_tile.py), else 0: the src broadcast along the outermost
+    merged mode into a compact dst, not `gather=never`, and the route `gather_fill` N > 0
+    (0: none), or where it is None its rule (`_fill_tile.fill_rule` on the copy's numbers,
+    `eb` the dst's element bytes)."""
+    from tilec.passes._fill_tile import fill_rule
+
+    routes = current_routes()
+    if routes.gather == "never" or len(ns) < 2 or ss[0] != 0 or not dst_is_flat(ns, ds):
+        return 0
+    if routes.gather_fill is not None:
+        return routes.gather_fill
+    return fill_rule(ns, eb)
 
 
 INDEX32_LIMIT = 2**31
@@ -344,12 +362,16 @@ def plan_copy(dst: Operand, src: Operand) -> CopyPlan:
         last_divisor=_last_divisor(ns[-1], flat, 0 in ss),
         dst_flat=flat,
     )
-    box = _box_plan(key, ns, ss, ds, src_ptr, dst_ptr)  # before the gather rule, as the pass asks
-    if box is not None:
-        return box
-    realign = _realign_plan(key, ns, ss, ds, dst_ptr, src_ptr)
-    if realign is not None:
-        return realign
+    fill = fills(ns, ss, ds, dsize) if dst_ptr % VECTOR_BYTES == 0 else 0  # its stores whole vectors
+    if fill:  # the fill form before every other rule, as the pass asks
+        key = replace(key, gather_fill=fill)
+    else:
+        box = _box_plan(key, ns, ss, ds, src_ptr, dst_ptr)  # before the gather rule, as the pass asks
+        if box is not None:
+            return box
+        realign = _realign_plan(key, ns, ss, ds, dst_ptr, src_ptr)
+        if realign is not None:
+            return realign
     key = _source_run_facts(key, ns, ss)
     if index_bits(key, ns, ss, ds) == 32:
         key = replace(key, index_bits=32)

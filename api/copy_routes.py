@@ -39,7 +39,7 @@ TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tile
                 "box_split", "tiles_merge", "tiles_merge_banks", "tiles_short", "realign_flat", "magic64", "narrow32", "realign_chunks", "div32",
                 "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows",
                 "tiles_mirror", "tiles_short_d", "tiles_run", "tiles_issue", "realign_run", "realign_lanes",
-                "realign_elems", "realign_bits")
+                "realign_elems", "realign_bits", "gather_fill")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -94,7 +94,10 @@ commit group for a thread's phase-1 copies, phase 2's chunk loop unrolled, phase
 `tiles_issue=`, the `tile` pass's option, default `passes/_box_tile.TILES_ISSUE`; a realign copy's run form
 (K chunks of a row a thread, `passes/_realign_tile.realign_run_launch`), `realign_run=`, `realign_lanes=`,
 `realign_elems=`, `realign_bits=`, the `tile` pass's options, default `passes/_copy_cost.run_broadcast`'s (the plan
-then states a compact destination)): benchmarks and experiments compare
+then states a compact destination); the gather strategy's fill form for a source broadcast along the outermost
+mode into a compact destination (`passes/_fill_tile.py`: about N threads a multiprocessor, each distinct vector
+computed once and stored many times), `gather_fill=N`, both passes' option, default 0: none (the plan then takes
+such a copy whole to the gather strategy, no box, realign or period split)): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""
@@ -152,6 +155,7 @@ class Routes:
     realign_lanes: int | None = None
     realign_elems: int | None = None
     realign_bits: int | None = None
+    gather_fill: int | None = None
 
     def tuning(self) -> dict:
         """The tuning values set (not None), by name."""

@@ -15,6 +15,7 @@ from tilec.support.target import target_of
 
 from ._copy_cost import (BOX_SETTINGS, BOX_SMEM, GATHER_SETTINGS, TILES_BYTES, TILES_MERGE_BYTES, TILES_SHORT_BYTES,
                          TILES_SHORT_D_BYTES, choose_strategy, copy_facts)
+from ._fill_tile import GATHER_FILL, fill_fits
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,12 @@ class CopyStrategyPass(ModulePass):
                                  conversion (`_copy_cost.TILES_SHORT_D_BYTES`;
                                  default 0: none; the `tile` pass's `tiles_short_d`
                                  must agree).
+      gather_fill=N              N > 0: a copy the gather strategy's fill form fits
+                                 (the source broadcast along the outermost mode into a
+                                 compact destination: `_fill_tile.fill_fits`) takes
+                                 `gather` before every other rule (default
+                                 `_fill_tile.GATHER_FILL`: 0, the rules above; the
+                                 `tile` pass's `gather_fill` writes the fill form).
     """
 
     name = "copy-strategy"
@@ -108,6 +115,7 @@ class CopyStrategyPass(ModulePass):
     tiles_merge: int = TILES_MERGE_BYTES
     tiles_short: int = TILES_SHORT_BYTES
     tiles_short_d: int = TILES_SHORT_D_BYTES
+    gather_fill: int = GATHER_FILL
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for name, value in (("gather", self.gather), ("realign", self.realign)):
@@ -128,6 +136,9 @@ class CopyStrategyPass(ModulePass):
                 continue
             facts = copy_facts(c)
             if facts is None:
+                continue
+            if self.gather_fill > 0 and self.gather != "never" and fill_fits(facts, tgt):
+                c.strategy = CopyStrategyAttr("gather")
                 continue
             kind = choose_strategy(facts, tgt, self.gather, self.realign, self.box, self.box_smem, self.tiles_bytes,
                                    self.tiles_merge, self.tiles_short, self.tiles_short_d)

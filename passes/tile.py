@@ -40,6 +40,7 @@ from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
                          realign_fits, run_broadcast, REALIGN_RUN_LANES)
+from ._fill_tile import GATHER_FILL, fill_fits, fill_launch, fill_vector
 from ._gather_tile import DIV32, MAGIC64, gather_launch, static_index_bits
 from ._realign_tile import (REALIGN_THREADS, STEP2_THREADS, chunks_rule, flat_chunks, flat_fits, flat_rule,
                             prefetch_rule, realign_flat_launch, realign_launch, realign_run_launch,
@@ -161,6 +162,12 @@ class TilePass(ModulePass):
                      static, as the heuristic pads a short mode). Default: the copy's
                      `tile = array<i64: ...>` attribute, else the heuristic below.
       runs=R         a gather copy's runs per thread (a power of two; default 2).
+      gather_fill=N  N > 0: a gather copy of a source broadcast along its outermost
+                     mode into a compact destination (`_fill_tile.fill_fits`) as a
+                     periodic fill, about N threads a multiprocessor
+                     (`_fill_tile.fill_launch`: each distinct 16-byte vector computed
+                     once a thread, stored every `NT` vectors); default
+                     `_fill_tile.GATHER_FILL`: 0, none.
       realign_chunks=C  a realign copy's destination chunks per thread (a power of two
                      up to 8; default `_realign_tile.chunks_rule`'s: 2 for rows of 2-
                      and 4-byte elements known to span 257-1024 bytes (`ENDS_PAIR_BYTES`),
@@ -485,6 +492,7 @@ class TilePass(ModulePass):
     tile: tuple[int, ...] = ()
     threads: int | None = None
     runs: int = GATHER_RUNS_PER_THREAD
+    gather_fill: int = GATHER_FILL
     realign_chunks: int | None = None
     realign_prefetch: int | None = None
     realign_flat: int | None = None
@@ -737,6 +745,14 @@ class TilePass(ModulePass):
         tgt = module_target(copy)
         bits = _promised_bits(copy)
         promised = bits is not None
+        if self.gather_fill > 0 and fill_fits(facts, tgt):
+            if bits is None:
+                bits = static_index_bits(facts, threads * fill_vector(facts, tgt)) or 64
+            ops = fill_launch(copy, facts, tgt, bits, threads, self.gather_fill)
+            if not promised:
+                _promise_launch(ops, bits)
+            _replace_copy(copy, ops)
+            return
         if bits is None:
             bits = static_index_bits(facts, threads * self.runs * gather_vector(facts, tgt)) or 64
         ops = gather_launch(copy, facts, tgt, bits, threads, self.runs, self._magic64(),
