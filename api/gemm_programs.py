@@ -1128,7 +1128,7 @@ def gemm_hopper_ws(
 
     bc = chunk or bn
     # swapped: M's columns, any wgmma N; one wgmma a step: chunks of 32 (a 64-byte swizzle)
-    if bn % bc or bc % (8 if swap_ab else 32 if one_wgmma else 64):
+    if bn % bc or bc % (8 if swap_ab else 16 if one_wgmma and block_scales else 32 if one_wgmma else 64):
         raise ValueError(f"gemm_hopper_ws: chunk ({chunk}) must divide bn ({bn}) and be a multiple of 64 "
                          f"(of 32 with one_wgmma)")
     nch = bn // bc
@@ -1229,9 +1229,11 @@ def gemm_hopper_ws(
                      or (block_scales and partials != 2)):
         raise ValueError("gemm_hopper_ws: stream_k needs persistent, without split_k, pingpong or overlap_epilogue "
                          "(block_scales: with two partials)")
-    if one_wgmma and (nch < 2 or bn > 256 or pingpong or block_scales or overlap_epilogue or swap_ab):
+    if one_wgmma and (nch < 2 or bn > 256 or pingpong or (block_scales and partials != 2) or overlap_epilogue
+                      or swap_ab):
         raise ValueError(f"gemm_hopper_ws: one_wgmma needs column chunks of at most 256 columns in all, without "
-                         f"pingpong, block_scales, overlap_epilogue or swap_ab (got bn {bn}, {nch} chunks)")
+                         f"pingpong, block_scales with one partial, overlap_epilogue or swap_ab (got bn {bn}, "
+                         f"{nch} chunks)")
     if a_registers and (block_scales or overlap_epilogue or swap_ab or dtype in FP8_DTYPES):
         raise ValueError("gemm_hopper_ws: a_registers is for 16-bit operands, not with block_scales, "
                          "overlap_epilogue or swap_ab")
@@ -1545,6 +1547,9 @@ def gemm_hopper_ws(
 
         # block scales: A's scales run along the tile's rows (its M), or its columns when swapped
         sax, sext = (0, bc) if swap_ab else (1, bm)
+        # one wgmma over chunks narrower than a scale block, a tile over at most two blocks of N:
+        # a step loads those two B scales, each chunk takes its block's (`one_wgmma`, the docstring)
+        paired = block_scales and one_wgmma and bc < SCALE_BLOCK and bn <= SCALE_BLOCK + bc
 
         def step_scales(s: int, i) -> list:
             """K step `i + s`'s scales (block scales): A's of the tile's rows (clipped at M;
@@ -1562,6 +1567,11 @@ def gemm_hopper_ws(
                 kpf = p.minui(((i + o[s]).named(f"kstep{s}") + ahead).named("kpf"), g.kblast).named("kbpf")
                 p.prefetch_l1(p.tile(p.slice(g.ScaleA, ["_", kpf]).named("sacolpf"), [at], [sext]).named("tsapf"),
                               SliceLayout(sax, g.mma))
+            if paired:  # the tile's first chunk's block of N and the next (clipped at N's last)
+                nb = p.divui((g.bys[0] * p.constant(bc).named("bcc")).named("col0"),
+                             p.constant(SCALE_BLOCK).named("sbk")).named("nb0")
+                nxt = p.minui((nb + g.c1).named("nb1"), p.constant(_cdiv(n, SCALE_BLOCK) - 1).named("nblast"))
+                return held + [g.ScaleB[nb, kb].named(f"sbv{s}"), g.ScaleB[nxt.named("nbc"), kb].named(f"sbw{s}")]
             for c in range(nch):
                 # the block of N: of the chunk's columns, or of the tile's rows when swapped
                 n0, step = (g.bx, bm) if swap_ab else (g.bys[c], bc)
@@ -1601,7 +1611,14 @@ def gemm_hopper_ws(
             """Each chunk's main accumulator += its partial (complete) times the partial's
             step's scales `held` (`step_scales`)."""
             for c, (a, part) in enumerate(zip(accs, parts)):
-                f = (held[0] * held[1 + c]).named("scale")
+                sb = held[1] if paired else held[1 + c]
+                if paired:  # the chunk's block: the tile's first chunk's, or the next
+                    col = (g.bys[c] * p.constant(bc).named("bcc")).named("colc")
+                    first = p.divui(col, p.constant(SCALE_BLOCK).named("sbk")).eq(p.divui(
+                        (g.bys[0] * p.constant(bc).named("bcc")).named("col0"),
+                        p.constant(SCALE_BLOCK).named("sbk"))).named("former")
+                    sb = p.where(first, held[1], held[2]).named("sbc")
+                f = (held[0] * sb).named("scale")
                 col = p.expand_dims(f, sax).named("scalecol")
                 if fma_promote:  # one rounding: acc = fma(part, scale, acc)
                     col = p.broadcast(col, [bm, bc]).named("scales")
@@ -1706,7 +1723,7 @@ def gemm_hopper_ws(
             carry = accs
             if block_scales and partials == 2:  # and the last step's partials and scales, promoted in the next trip
                 carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
-                    Value(p, g.scale0.ssa)] + [Value(p, g.sb0.ssa) for _ in range(nch)]
+                    Value(p, g.scale0.ssa)] + [Value(p, g.sb0.ssa) for _ in range(2 if paired else nch)]
             kfrom, kto = (g.kfirst, g.klast) if stream_k else (g.cs if overlap_epilogue else g.c0, g.nk)
             trip = g.cs if rounds == 1 else p.constant(stages * rounds).named("ctrip")
 
