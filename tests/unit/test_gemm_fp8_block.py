@@ -565,3 +565,26 @@ def test_block_scaled_rule_sizes_its_group_by_the_walk_s_dram_bytes(monkeypatch)
     assert gemm.choose_config(8192, 8192, 132, k=8192, fp8=True, b_kmajor=True).group == 8  # per-tensor: not weighed
     monkeypatch.setattr(gemm, "STREAM_K_TAIL_BLOCK_SCALED", True)
     assert gemm.choose_config(8192, 8192, 132, k=8192, **kw).name == "f8b:128x128x128:4:g16:sk"
+
+
+# one wgmma over chunks of 16 (`one_wgmma` with block scales): the 112-column tile at M = 200
+# (run-time; 2 block rows, the second 72 rows) x N = 272 (3 block columns: 0-111 in B's
+# scale block 0, 112-223 over blocks 0 and 1 (the first chunk in 0), 224-335 over blocks 1
+# and 2 (its columns past 271 unstored, their block clipped at the last), K = 384 (3 steps
+# in 2 trips of 2 stages); the 144-column tile over blocks 0-1 and 1-2 likewise, bias
+ONE_WGMMA = {
+    "112-c16": ((200, 272, 384), {"bm": 128, "bn": 112, "chunk": 16}, Epilogue()),
+    "144-c16-bias": ((130, 272, 256), {"bm": 128, "bn": 144, "chunk": 16}, Epilogue(bias=True)),
+}
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+@pytest.mark.parametrize("case", ONE_WGMMA)
+def test_one_wgmma_chunks_across_two_scale_blocks_against_float64(case, level):
+    """Chunks of 16 columns in one wgmma a step, each chunk its scale block's B scale (the
+    step's two, `paired`), tiles over two scale blocks of N, persistent over 3 blocks."""
+    (m, n, k), kw, ep = ONE_WGMMA[case]
+    module = gemm_hopper_ws(None, n, k, bk=128, stages=2, dtype="f8E4M3FN", b_kmajor=True, epilogue=ep,
+                            block_scales=True, fma_promote=True, persistent=3, group=8, tma_epilogue=True,
+                            one_wgmma=True, **kw)
+    _run_and_check(module, m, n, k, "f8E4M3FN", level, ep, True)
