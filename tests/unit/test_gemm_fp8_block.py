@@ -571,10 +571,11 @@ def test_block_scaled_rule_sizes_its_group_by_the_walk_s_dram_bytes(monkeypatch)
 # (run-time; 2 block rows, the second 72 rows) x N = 272 (3 block columns: 0-111 in B's
 # scale block 0, 112-223 over blocks 0 and 1 (the first chunk in 0), 224-335 over blocks 1
 # and 2 (its columns past 271 unstored, their block clipped at the last), K = 384 (3 steps
-# in 2 trips of 2 stages); the 144-column tile over blocks 0-1 and 1-2 likewise, bias
+# in 2 trips of 2 stages); the 144-column tile over blocks 0-1 and 1-2 likewise, bias, a C buffer a chunk
 ONE_WGMMA = {
     "112-c16": ((200, 272, 384), {"bm": 128, "bn": 112, "chunk": 16}, Epilogue()),
-    "144-c16-bias": ((130, 272, 256), {"bm": 128, "bn": 144, "chunk": 16}, Epilogue(bias=True)),
+    "144-c16-bias-cb": ((130, 272, 256), {"bm": 128, "bn": 144, "chunk": 16, "chunk_buffers": True},
+                        Epilogue(bias=True)),
 }
 
 
