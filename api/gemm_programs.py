@@ -829,8 +829,8 @@ def gemm_hopper_ws(
     `setmaxnreg` 152 for the consumers' 80 accumulator registers and 40 for the
     producer). Each stage's "empty" barrier counts the three.
 
-    `one_wgmma` (column chunks, `bn` <= 256; not with pingpong, block scales or
-    `overlap_epilogue`): a stage's B is one shared buffer of `bk x bn` (the chunks' B
+    `one_wgmma` (column chunks, `bn` <= 256; not with pingpong, block scales with one
+    partial or `overlap_epilogue`): a stage's B is one shared buffer of `bk x bn` (the chunks' B
     buffers its column tiles, one after the other, each still loaded by its own TMA),
     and each K step issues every chunk's `layout.mma {async}` one after the other, then
     waits once (`pending` = the chunks: the previous step's groups retired), so that
@@ -839,7 +839,13 @@ def gemm_hopper_ws(
     as the accumulators, the epilogue and the C buffer stay the chunks' (128 x 192 in
     chunks of 64: one m64n192k16 instead of three m64n64k16).
     With `one_wgmma` the chunks may be 32 columns (a 64-byte swizzle for their B panels
-    and the C buffer): 160 columns are five chunks of 32, one m64n160k16.
+    and the C buffer): 160 columns are five chunks of 32, one m64n160k16. With block
+    scales (two partials) they may be 16 (a chunk never crosses a scale block of N), so
+    that a tile's columns need not divide 128 (DeepGEMM's block N of 112, 144: 8192
+    columns in rounds of 132 blocks with less left over): one m64n112k32 a step, each
+    chunk its own partial and scale of B; where the tile lies in at most two scale
+    blocks (`bn` <= 128 + the chunk) a step loads those two B scales and each chunk
+    selects its block's (`paired`), instead of one load a chunk.
 
     `b_panels` (`one_wgmma`, B MN-major, B's boxes not shared (cm 1), TMA loads, no split-K or
     stream-K): B's stage tile as 128-byte swizzled panels (`bn // panel` of them, a panel 128
