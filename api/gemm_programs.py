@@ -595,7 +595,7 @@ def gemm_hopper_ws(
     k_rotate: bool = False,
     b_panels: bool = False, bias_smem: bool = False, bias_smem_start: bool = False, tile_whole: bool = False,
     k_rotate_step: int = 0,
-    epilogue_turns: bool = False,
+    epilogue_turns: bool = False, split_dispatch: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -846,6 +846,13 @@ def gemm_hopper_ws(
     chunk its own partial and scale of B; where the tile lies in at most two scale
     blocks (`bn` <= 128 + the chunk) a step loads those two B scales and each chunk
     selects its block's (`paired`), instead of one load a chunk.
+
+    `split_dispatch` (`one_wgmma` chunks of block scales in at most two scale blocks, not
+    stream-K): the consumers' K loop built once for each way the tiles' chunks split
+    between their two blocks of N's scales (7 at 112 columns over N = 8192; one where
+    every tile lies in one block), each tile's taken by a chain of branches before its
+    loop (DeepGEMM's `dispatch_num_former_iters`): each chunk's B scale a constant
+    choice of the copy, no select a step; the same bits.
 
     `b_panels` (`one_wgmma`, B MN-major, B's boxes not shared (cm 1), TMA loads, no split-K or
     stream-K): B's stage tile as 128-byte swizzled panels (`bn // panel` of them, a panel 128
@@ -1194,6 +1201,11 @@ def gemm_hopper_ws(
                          f"per-tensor scale (got {dtype}, bk {bk}, chunk columns {bc})")
     if fma_promote and not block_scales:
         raise ValueError("gemm_hopper_ws: fma_promote needs block_scales")
+    if split_dispatch and not (block_scales and one_wgmma and bc < SCALE_BLOCK and bn <= SCALE_BLOCK + bc
+                               and not stream_k and not swap_ab):
+        raise ValueError(f"gemm_hopper_ws: split_dispatch needs one_wgmma's chunks of block scales narrower than "
+                         f"{SCALE_BLOCK}, a tile in at most two scale blocks (bn <= {SCALE_BLOCK} + chunk), no "
+                         f"stream_k or swap_ab (got bn {bn}, chunk {bc})")
     if (scale_prefetch or scale_a_mn_major) and not block_scales:
         raise ValueError("gemm_hopper_ws: scale_prefetch and scale_a_mn_major need block_scales")
     if rounds < 1 or (rounds > 1 and not (block_scales and partials == 2)):
@@ -1556,6 +1568,7 @@ def gemm_hopper_ws(
         # one wgmma over chunks narrower than a scale block, a tile over at most two blocks of N:
         # a step loads those two B scales, each chunk takes its block's (`one_wgmma`, the docstring)
         paired = block_scales and one_wgmma and bc < SCALE_BLOCK and bn <= SCALE_BLOCK + bc
+        g.split = None  # `split_dispatch`: the chunks in the tile's first scale block, in a copy of the K loop
 
         def step_scales(s: int, i) -> list:
             """K step `i + s`'s scales (block scales): A's of the tile's rows (clipped at M;
@@ -1618,7 +1631,9 @@ def gemm_hopper_ws(
             step's scales `held` (`step_scales`)."""
             for c, (a, part) in enumerate(zip(accs, parts)):
                 sb = held[1] if paired else held[1 + c]
-                if paired:  # the chunk's block: the tile's first chunk's, or the next
+                if paired and g.split is not None:  # `split_dispatch`: this copy's chunk's block, a constant
+                    sb = held[1] if c < g.split else held[2]
+                elif paired:  # the chunk's block: the tile's first chunk's, or the next
                     col = (g.bys[c] * p.constant(bc).named("bcc")).named("colc")
                     first = p.divui(col, p.constant(SCALE_BLOCK).named("sbk")).eq(p.divui(
                         (g.bys[0] * p.constant(bc).named("bcc")).named("col0"),
@@ -1726,10 +1741,6 @@ def gemm_hopper_ws(
                 p.mbarrier_wait(full[0], p.remui(p.divui(kall(g.c0), g.cs).named("round0"), g.c2).named("phase0"))
                 accs = [Value(p, epilogue.bias_rows(g, epilogue.vectors(g, bxr, by, rows, bc, bias=bias_view(c))[
                     "bias"], rows, bc).ssa) for c, by in enumerate(g.bys)]
-            carry = accs
-            if block_scales and partials == 2:  # and the last step's partials and scales, promoted in the next trip
-                carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
-                    Value(p, g.scale0.ssa)] + [Value(p, g.sb0.ssa) for _ in range(2 if paired else nch)]
             kfrom, kto = (g.kfirst, g.klast) if stream_k else (g.cs if overlap_epilogue else g.c0, g.nk)
             trip = g.cs if rounds == 1 else p.constant(stages * rounds).named("ctrip")
 
@@ -1795,32 +1806,65 @@ def gemm_hopper_ws(
                         with p.if_(later):
                             release(stages - 1)
 
-            with p.range(kfrom, kto, trip, carry=carry) as i:
-                i.named("i")
-                for a in accs:
-                    a.named("acc0")
-                rnd = p.divui(kall(i), g.cs).named("round")
-                phase = p.remui(rnd, g.c2).named("phase")
-                if block_scales and partials == 1:
-                    scaled_steps(carry, i, phase)
-                elif block_scales:
-                    scaled_trip(carry, i, [phase] + [p.remui((rnd + p.constant(r).named(f"r{r}")).named(f"round{r}"),
-                                                             g.c2).named(f"phase{r}") for r in range(1, rounds)])
-                else:
-                    # the previous trip's last stage is handed back here (`first_round` hands its own)
-                    lead = None
-                    if stagger and half == 1:  # the block's first trip: its L-th step lets consumer 0 start
-                        lead = (g.j.eq(g.c0).named("firsttile") & i.eq(kfrom).named("firsttrip")).named("lead")
-                    plain_trip(phase, i.ne(kfrom).named("later"), lead, inside(i) if pad else None)
-                if turn is not None and handover == "issue":
-                    # the K loop's last wait on a full barrier is past: the other consumer's turn
-                    lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
-                    with p.if_(i.eq(lasti).named("islast")):
-                        p.mbarrier_arrive(turns[1 - turn])
-            if block_scales and partials == 2:  # (each trip waits for its wgmma and hands its stages back)
-                # the last step's partials (with one partial, each step was promoted in its trip)
-                promote(accs, carry[nch:2 * nch], carry[2 * nch:])
-            elif not block_scales:
+            def k_loop(split: int | None = None) -> None:
+                """The tile's K loop into `accs` (with two partials, the last step's partials
+                promoted after it); `split` (`split_dispatch`): how many of the tile's chunks lie
+                in its first block of N's scales, a constant of this copy of the loop."""
+                g.split = split
+                carry = accs
+                if block_scales and partials == 2:  # and the last step's partials and scales, promoted next trip
+                    carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
+                        Value(p, g.scale0.ssa)] + [Value(p, g.sb0.ssa) for _ in range(2 if paired else nch)]
+                with p.range(kfrom, kto, trip, carry=carry) as i:
+                    i.named("i")
+                    for a in accs:
+                        a.named("acc0")
+                    rnd = p.divui(kall(i), g.cs).named("round")
+                    phase = p.remui(rnd, g.c2).named("phase")
+                    if block_scales and partials == 1:
+                        scaled_steps(carry, i, phase)
+                    elif block_scales:
+                        scaled_trip(carry, i, [phase] + [
+                            p.remui((rnd + p.constant(r).named(f"r{r}")).named(f"round{r}"), g.c2).named(f"phase{r}")
+                            for r in range(1, rounds)])
+                    else:
+                        # the previous trip's last stage is handed back here (`first_round` hands its own)
+                        lead = None
+                        if stagger and half == 1:  # the block's first trip: its L-th step lets consumer 0 start
+                            lead = (g.j.eq(g.c0).named("firsttile") & i.eq(kfrom).named("firsttrip")).named("lead")
+                        plain_trip(phase, i.ne(kfrom).named("later"), lead, inside(i) if pad else None)
+                    if turn is not None and handover == "issue":
+                        # the K loop's last wait on a full barrier is past: the other consumer's turn
+                        lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
+                        with p.if_(i.eq(lasti).named("islast")):
+                            p.mbarrier_arrive(turns[1 - turn])
+                if block_scales and partials == 2:  # (each trip waits for its wgmma and hands its stages back)
+                    # the last step's partials (with one partial, each step was promoted in its trip)
+                    promote(accs, carry[nch:2 * nch], carry[2 * nch:])
+
+            def split_branches(splits: list) -> None:
+                """`k_loop` once for each of `splits`, the tile's (`g.former`) taken by a chain of
+                branches."""
+                if len(splits) == 1:
+                    k_loop(splits[0])
+                    return
+                then, otherwise = p.if_else(g.former.eq(p.constant(splits[0]).named("split")).named("isplit"),
+                                            carry=accs)
+                with then:
+                    k_loop(splits[0])
+                with otherwise:
+                    split_branches(splits[1:])
+
+            if split_dispatch:  # the chunks before the tile's next block of N's scales (at most all)
+                sbk = p.constant(SCALE_BLOCK).named("sbk")
+                room = (sbk - p.remui((g.bys[0] * p.constant(bc).named("bcc")).named("col0"), sbk)).named("room")
+                g.former = p.minui(p.divui(room, p.constant(bc).named("bcc")), p.constant(nch).named("nch")
+                                   ).named("former")
+                split_branches(sorted({min((SCALE_BLOCK - by * bn % SCALE_BLOCK) // bc, nch)
+                                       for by in range(_cdiv(n, bn))}))
+            else:
+                k_loop()
+            if not block_scales:
                 if turn is not None and handover == "loop":  # past its last wait on a "full" barrier, its last
                     p.mbarrier_arrive(turns[1 - turn])  # wgmma in flight: the other's first issue under their drain
                 accs = p.mma_wait(*(a.named("inflight") for a in accs), pending=0)

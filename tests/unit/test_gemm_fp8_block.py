@@ -576,6 +576,11 @@ ONE_WGMMA = {
     "112-c16": ((200, 272, 384), {"bm": 128, "bn": 112, "chunk": 16}, Epilogue()),
     "144-c16-bias-cb": ((130, 272, 256), {"bm": 128, "bn": 144, "chunk": 16, "chunk_buffers": True},
                         Epilogue(bias=True)),
+    # `split_dispatch`: the K loop a copy per split, here 7, 1 and 2 chunks in the first block,
+    # one block running the three (the executor runs blocks in lockstep: blocks in different
+    # copies, each waiting on its own producer, would stall one another there, not on a GPU)
+    "112-c16-split-dispatch": ((72, 272, 384), {"bm": 128, "bn": 112, "chunk": 16, "split_dispatch": True,
+                                                "persistent": 1}, Epilogue()),
 }
 
 
@@ -583,9 +588,36 @@ ONE_WGMMA = {
 @pytest.mark.parametrize("case", ONE_WGMMA)
 def test_one_wgmma_chunks_across_two_scale_blocks_against_float64(case, level):
     """Chunks of 16 columns in one wgmma a step, each chunk its scale block's B scale (the
-    step's two, `paired`), tiles over two scale blocks of N, persistent over 3 blocks."""
+    step's two, `paired`; with `split_dispatch` by the tile's copy of the K loop), tiles over
+    two scale blocks of N, persistent over 3 blocks (`split_dispatch`: 1)."""
     (m, n, k), kw, ep = ONE_WGMMA[case]
+    kw = {"persistent": 3, **kw}
     module = gemm_hopper_ws(None, n, k, bk=128, stages=2, dtype="f8E4M3FN", b_kmajor=True, epilogue=ep,
-                            block_scales=True, fma_promote=True, persistent=3, group=8, tma_epilogue=True,
-                            one_wgmma=True, **kw)
+                            block_scales=True, fma_promote=True, group=8, tma_epilogue=True, one_wgmma=True, **kw)
     _run_and_check(module, m, n, k, "f8E4M3FN", level, ep, True)
+
+
+def test_split_dispatch_copies_the_k_loop_per_split_and_drops_the_select():
+    """`split_dispatch` at N = 8192 (bn 112, chunks of 16): 7 copies of the consumers' K loop
+    (one per split: 1-7 chunks in the first block), the B scale a constant choice in each:
+    no `arith.select` left in the K loops; refused without one_wgmma's narrow chunks."""
+    from xdsl.dialects import arith, scf
+
+    def module(**kw):
+        return gemm_hopper_ws(None, 8192, 1024, bm=128, bn=112, chunk=16, bk=128, stages=4, dtype="f8E4M3FN",
+                              b_kmajor=True, block_scales=True, fma_promote=True, persistent=132, group=16,
+                              tma_epilogue=True, one_wgmma=True, **kw)
+
+    def k_loops(m):
+        return [op for op in m.walk() if isinstance(op, scf.ForOp)
+                and any(o.name == "layout.mma" for o in op.body.block.ops)]
+
+    def selects(loops):
+        return sum(isinstance(o, arith.SelectOp) for loop in loops for o in loop.body.walk())
+
+    plain, dispatched = k_loops(module()), k_loops(module(split_dispatch=True))
+    assert len(plain) == 1 and len(dispatched) == 7
+    assert selects(plain) > 0 and selects(dispatched) == 0
+    with pytest.raises(ValueError, match="split_dispatch needs"):
+        gemm_hopper_ws(None, 8192, 1024, bm=128, bn=128, bk=128, stages=4, dtype="f8E4M3FN", b_kmajor=True,
+                       block_scales=True, split_dispatch=True)
