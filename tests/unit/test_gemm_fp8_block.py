@@ -621,3 +621,16 @@ def test_split_dispatch_copies_the_k_loop_per_split_and_drops_the_select():
     with pytest.raises(ValueError, match="split_dispatch needs"):
         gemm_hopper_ws(None, 8192, 1024, bm=128, bn=128, bk=128, stages=4, dtype="f8E4M3FN", b_kmajor=True,
                        block_scales=True, split_dispatch=True)
+
+
+@pytest.mark.parametrize("sd", [False, True])
+def test_one_wgmma_112_compiles_without_spills_at_8192(sd):
+    """The 128 x 112 tile in one m64n112k32 a step over chunks of 16 (a C buffer a chunk), with
+    the select a chunk or the K loop a copy per split (`:sd`), compiles for sm_90a at 8192
+    without spills and without serialized wgmma (168 registers at launch, as the rule's)."""
+    from tilec.gemm import GemmConfig
+
+    config = GemmConfig("f8b:128x112x128:4:fma:c16:ow:cb", 128, 112, 128, 4, efficiency=1.0, chunk=16,
+                        one_wgmma=True, chunk_buffers=True, operand_bytes=1, block_scales=True, fma_promote=True,
+                        split_dispatch=sd)
+    assert "wgmma.mma_async.sync.aligned.m64n112k32.f32.e4m3.e4m3" in _compiles_clean(config, 8192)
