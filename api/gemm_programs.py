@@ -1568,6 +1568,8 @@ def gemm_hopper_ws(
         # one wgmma over chunks narrower than a scale block, a tile over at most two blocks of N:
         # a step loads those two B scales, each chunk takes its block's (`one_wgmma`, the docstring)
         paired = block_scales and one_wgmma and bc < SCALE_BLOCK and bn <= SCALE_BLOCK + bc
+        # one_wgmma's chunks with block scales (16 columns: 2 KiB boxes): B's stage one TMA box
+        whole_b = block_scales and one_wgmma and size == 1 and not cp_async
         g.split = None  # `split_dispatch`: the chunks in the tile's first scale block, in a copy of the K loop
 
         def step_scales(s: int, i) -> list:
@@ -2288,7 +2290,7 @@ def gemm_hopper_ws(
             if not arrive_last and not part:
                 p.mbarrier_arrive(full[s], tx=tx or None)
             ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
-            tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
+            tbs = [] if whole_b else [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
             sbs = sb[s]
             if b_panels:  # B's boxes: the tile's 128-byte panels (`g.bpan` the first), then the chunk left
                 tbs = [p.tile(g.B, [kt, (g.bpan + p.constant(j).named(f"pan{j}")).named("bpan")], [bk, panel])
@@ -2309,6 +2311,11 @@ def gemm_hopper_ws(
                         p.tma_load(p.tile(g.B, [kt, g.by], [bk, bn]).named(f"tbw{s}"),
                                    p.tile(sbw.get(s, sb[s][0]), [g.c0, g.c0], [bk, bn]).named(f"sbt{s}"),
                                    full[s], multicast=(1 << cm) - 1, l2_promotion=l2_promotion)
+                    return
+                if whole_b:  # block scales' narrow chunks: the stage's B tile one box, not a box a chunk
+                    p.tma_load(p.tile(g.B, [kt, g.by], [bk, bn]).named(f"tbw{s}"),
+                               p.tile(sbw[s], [g.c0, g.c0], [bk, bn]).named(f"sbt{s}"), full[s],
+                               l2_promotion=l2_promotion)
                     return
                 if tile_parts:  # each rank its rows of the stage's whole B tile, multicast to the cluster
                     pn = p.constant(cm).named("parts")
