@@ -845,7 +845,9 @@ def gemm_hopper_ws(
     columns in rounds of 132 blocks with less left over): one m64n112k32 a step, each
     chunk its own partial and scale of B; where the tile lies in at most two scale
     blocks (`bn` <= 128 + the chunk) a step loads those two B scales and each chunk
-    selects its block's (`paired`), instead of one load a chunk.
+    selects its block's (`paired`), instead of one load a chunk; B's stage is then one TMA
+    box of `bn` rows (`whole_b`: a 2 KiB box a chunk of 16, 8 boxes a stage, ran the 128 x 128
+    kernel at 0.72 of the rule's on the H200).
 
     `split_dispatch` (`one_wgmma` chunks of block scales in at most two scale blocks, not
     stream-K): the consumers' K loop built once for each way the tiles' chunks split
