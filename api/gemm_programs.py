@@ -1572,7 +1572,7 @@ def gemm_hopper_ws(
         paired = block_scales and one_wgmma and bc < SCALE_BLOCK and bn <= SCALE_BLOCK + bc
         # one_wgmma's chunks with block scales (16 columns: 2 KiB boxes): B's stage one TMA box
         whole_b = block_scales and one_wgmma and size == 1 and not cp_async
-        g.split = None  # `split_dispatch`: the chunks in the tile's first scale block, in a copy of the K loop
+        g.former_split = None  # `split_dispatch`: the chunks in the tile's first scale block, in a copy of the K loop
 
         def step_scales(s: int, i) -> list:
             """K step `i + s`'s scales (block scales): A's of the tile's rows (clipped at M;
@@ -1635,8 +1635,8 @@ def gemm_hopper_ws(
             step's scales `held` (`step_scales`)."""
             for c, (a, part) in enumerate(zip(accs, parts)):
                 sb = held[1] if paired else held[1 + c]
-                if paired and g.split is not None:  # `split_dispatch`: this copy's chunk's block, a constant
-                    sb = held[1] if c < g.split else held[2]
+                if paired and g.former_split is not None:  # `split_dispatch`: this copy's chunk's block, a constant
+                    sb = held[1] if c < g.former_split else held[2]
                 elif paired:  # the chunk's block: the tile's first chunk's, or the next
                     col = (g.bys[c] * p.constant(bc).named("bcc")).named("colc")
                     first = p.divui(col, p.constant(SCALE_BLOCK).named("sbk")).eq(p.divui(
@@ -1814,7 +1814,7 @@ def gemm_hopper_ws(
                 """The tile's K loop into `accs` (with two partials, the last step's partials
                 promoted after it); `split` (`split_dispatch`): how many of the tile's chunks lie
                 in its first block of N's scales, a constant of this copy of the loop."""
-                g.split = split
+                g.former_split = split
                 carry = accs
                 if block_scales and partials == 2:  # and the last step's partials and scales, promoted next trip
                     carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
