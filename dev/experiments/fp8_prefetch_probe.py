@@ -17,7 +17,8 @@ block-scaled variants (the long K: is a K step dearer at K = 8192 without the pr
 order; 0: each variant compiled, into the disk cache, and checked, nothing timed); after them each
 variant's ratios to the rule's time of the same round, median and range. `--clocks S`: in each round
 then each variant launched back to back for S seconds under `nvidia-smi`'s samples of the SM clock,
-the power and the clocks' event reasons (`sustained`); last, the medians over the rounds of each variant's ratios to `_scaled_mm` per call, queued and sustained.
+the power and the clocks' event reasons (`sustained`); last, the medians over the rounds of each
+variant's ratios to `_scaled_mm` per call, queued and sustained.
 `--cublas-block`: also cuBLAS's own block-scaled kernel (`torch._scaled_mm` with A's 1 x 128 scales
 MN-major and B's 128 x 128 as (K blocks, N blocks), PyTorch's DeepSeek recipe on sm_90, CUDA 12.9+),
 checked against the same float64 bound, as `cublas_block`.

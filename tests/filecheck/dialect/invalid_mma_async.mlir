@@ -1,8 +1,8 @@
 // Invalid asynchronous layout.mma ({async}) and layout.mma_wait: an async mma.sync, a read of an
 // accumulator in flight (the async result, or a wait's result that may still be in flight, a
 // loop-carried one waited for before its trip's mma), a wait on a value that is no wgmma
-// accumulator, a pending count past 32 (`MMA_PENDING_MAX`; the hardware's 7: cuda.wgmma_wait), a wait outside a launch, a wait after a value that is not f32;
-// each a located error saying why.
+// accumulator, a pending count past 32 (`MMA_PENDING_MAX`; the hardware's 7: cuda.wgmma_wait), a wait outside
+// a launch, a wait after a value that is not f32; each a located error saying why.
 // RUN: tilec %s --split-input-file --verify-diagnostics
 // RUN: not tilec %s --split-input-file 2>&1 | filecheck %s --check-prefix=LOC
 // LOC: invalid_mma_async.mlir:18:5: error: 'layout.mma': only a version-3 (wgmma) layout.mma is asynchronous ({async}): mma.sync completes in its warp's registers
