@@ -140,6 +140,12 @@ class GemmConfig:
     fma_promote: bool = False
     """Block scales: each promotion one `math.fma` (`gemm_hopper_ws(fma_promote=True)`); an option
     until measured."""
+    split_dispatch: bool = False
+    """Block scales in `one_wgmma` chunks narrower than 128: the K loop built once for each way a
+    tile's chunks split between its two blocks of N's scales, each tile's taken by a branch
+    (`gemm_hopper_ws(split_dispatch=True)`, named `:sd`): no select of the B scale a step. An option:
+    on the H200 at 8192^3 the 128 x 112 tile ran at x0.88 of the rule with it (x0.86 with the select),
+    128 x 128 in chunks of 16 at x0.985 (benchmarks/NOTES.md, f8b48)."""
     rounds: int = 1
     """Block scales with two partials: the ring's rounds a trip of the consumers' K loop takes
     (`gemm_hopper_ws(rounds=)`, named `:r<N>`): the tensor cores drain once a trip. Not the
@@ -430,6 +436,8 @@ class GemmConfig:
                 kw["fma_promote"] = True
             if self.rounds > 1:
                 kw["rounds"] = self.rounds
+            if self.split_dispatch:
+                kw["split_dispatch"] = True
         if self.cp_async:
             kw["cp_async"] = self.cp_async
         if self.stream_k:

@@ -595,7 +595,7 @@ def gemm_hopper_ws(
     k_rotate: bool = False,
     b_panels: bool = False, bias_smem: bool = False, bias_smem_start: bool = False, tile_whole: bool = False,
     k_rotate_step: int = 0,
-    epilogue_turns: bool = False,
+    epilogue_turns: bool = False, split_dispatch: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -829,8 +829,8 @@ def gemm_hopper_ws(
     `setmaxnreg` 152 for the consumers' 80 accumulator registers and 40 for the
     producer). Each stage's "empty" barrier counts the three.
 
-    `one_wgmma` (column chunks, `bn` <= 256; not with pingpong, block scales or
-    `overlap_epilogue`): a stage's B is one shared buffer of `bk x bn` (the chunks' B
+    `one_wgmma` (column chunks, `bn` <= 256; not with pingpong, block scales with one
+    partial or `overlap_epilogue`): a stage's B is one shared buffer of `bk x bn` (the chunks' B
     buffers its column tiles, one after the other, each still loaded by its own TMA),
     and each K step issues every chunk's `layout.mma {async}` one after the other, then
     waits once (`pending` = the chunks: the previous step's groups retired), so that
@@ -839,7 +839,22 @@ def gemm_hopper_ws(
     as the accumulators, the epilogue and the C buffer stay the chunks' (128 x 192 in
     chunks of 64: one m64n192k16 instead of three m64n64k16).
     With `one_wgmma` the chunks may be 32 columns (a 64-byte swizzle for their B panels
-    and the C buffer): 160 columns are five chunks of 32, one m64n160k16.
+    and the C buffer): 160 columns are five chunks of 32, one m64n160k16. With block
+    scales (two partials) they may be 16 (a chunk never crosses a scale block of N), so
+    that a tile's columns need not divide 128 (DeepGEMM's block N of 112, 144: 8192
+    columns in rounds of 132 blocks with less left over): one m64n112k32 a step, each
+    chunk its own partial and scale of B; where the tile lies in at most two scale
+    blocks (`bn` <= 128 + the chunk) a step loads those two B scales and each chunk
+    selects its block's (`paired`), instead of one load a chunk; B's stage is then one TMA
+    box of `bn` rows (`whole_b`: a 2 KiB box a chunk of 16, 8 boxes a stage, ran the 128 x 128
+    kernel at 0.72 of the rule's on the H200).
+
+    `split_dispatch` (`one_wgmma` chunks of block scales in at most two scale blocks, not
+    stream-K): the consumers' K loop built once for each way the tiles' chunks split
+    between their two blocks of N's scales (7 at 112 columns over N = 8192; one where
+    every tile lies in one block), each tile's taken by a chain of branches before its
+    loop (DeepGEMM's `dispatch_num_former_iters`): each chunk's B scale a constant
+    choice of the copy, no select a step; the same bits.
 
     `b_panels` (`one_wgmma`, B MN-major, B's boxes not shared (cm 1), TMA loads, no split-K or
     stream-K): B's stage tile as 128-byte swizzled panels (`bn // panel` of them, a panel 128
@@ -1132,7 +1147,7 @@ def gemm_hopper_ws(
 
     bc = chunk or bn
     # swapped: M's columns, any wgmma N; one wgmma a step: chunks of 32 (a 64-byte swizzle)
-    if bn % bc or bc % (8 if swap_ab else 32 if one_wgmma else 64):
+    if bn % bc or bc % (8 if swap_ab else 16 if one_wgmma and block_scales else 32 if one_wgmma else 64):
         raise ValueError(f"gemm_hopper_ws: chunk ({chunk}) must divide bn ({bn}) and be a multiple of 64 "
                          f"(of 32 with one_wgmma)")
     nch = bn // bc
@@ -1192,6 +1207,11 @@ def gemm_hopper_ws(
                          f"per-tensor scale (got {dtype}, bk {bk}, chunk columns {bc})")
     if fma_promote and not block_scales:
         raise ValueError("gemm_hopper_ws: fma_promote needs block_scales")
+    if split_dispatch and not (block_scales and one_wgmma and bc < SCALE_BLOCK and bn <= SCALE_BLOCK + bc
+                               and not stream_k and not swap_ab):
+        raise ValueError(f"gemm_hopper_ws: split_dispatch needs one_wgmma's chunks of block scales narrower than "
+                         f"{SCALE_BLOCK}, a tile in at most two scale blocks (bn <= {SCALE_BLOCK} + chunk), no "
+                         f"stream_k or swap_ab (got bn {bn}, chunk {bc})")
     if (scale_prefetch or scale_a_mn_major) and not block_scales:
         raise ValueError("gemm_hopper_ws: scale_prefetch and scale_a_mn_major need block_scales")
     if rounds < 1 or (rounds > 1 and not (block_scales and partials == 2)):
@@ -1233,9 +1253,11 @@ def gemm_hopper_ws(
                      or (block_scales and partials != 2)):
         raise ValueError("gemm_hopper_ws: stream_k needs persistent, without split_k, pingpong or overlap_epilogue "
                          "(block_scales: with two partials)")
-    if one_wgmma and (nch < 2 or bn > 256 or pingpong or block_scales or overlap_epilogue or swap_ab):
+    if one_wgmma and (nch < 2 or bn > 256 or pingpong or (block_scales and partials != 2) or overlap_epilogue
+                      or swap_ab):
         raise ValueError(f"gemm_hopper_ws: one_wgmma needs column chunks of at most 256 columns in all, without "
-                         f"pingpong, block_scales, overlap_epilogue or swap_ab (got bn {bn}, {nch} chunks)")
+                         f"pingpong, block_scales with one partial, overlap_epilogue or swap_ab (got bn {bn}, "
+                         f"{nch} chunks)")
     if a_registers and (block_scales or overlap_epilogue or swap_ab or dtype in FP8_DTYPES):
         raise ValueError("gemm_hopper_ws: a_registers is for 16-bit operands, not with block_scales, "
                          "overlap_epilogue or swap_ab")
@@ -1551,6 +1573,12 @@ def gemm_hopper_ws(
 
         # block scales: A's scales run along the tile's rows (its M), or its columns when swapped
         sax, sext = (0, bc) if swap_ab else (1, bm)
+        # one wgmma over chunks narrower than a scale block, a tile over at most two blocks of N:
+        # a step loads those two B scales, each chunk takes its block's (`one_wgmma`, the docstring)
+        paired = block_scales and one_wgmma and bc < SCALE_BLOCK and bn <= SCALE_BLOCK + bc
+        # one_wgmma's chunks with block scales (16 columns: 2 KiB boxes): B's stage one TMA box
+        whole_b = block_scales and one_wgmma and size == 1 and not cp_async
+        g.former_split = None  # `split_dispatch`: the chunks in the tile's first scale block, in a copy of the K loop
 
         def step_scales(s: int, i) -> list:
             """K step `i + s`'s scales (block scales): A's of the tile's rows (clipped at M;
@@ -1568,6 +1596,11 @@ def gemm_hopper_ws(
                 kpf = p.minui(((i + o[s]).named(f"kstep{s}") + ahead).named("kpf"), g.kblast).named("kbpf")
                 p.prefetch_l1(p.tile(p.slice(g.ScaleA, ["_", kpf]).named("sacolpf"), [at], [sext]).named("tsapf"),
                               SliceLayout(sax, g.mma))
+            if paired:  # the tile's first chunk's block of N and the next (clipped at N's last)
+                nb = p.divui((g.bys[0] * p.constant(bc).named("bcc")).named("col0"),
+                             p.constant(SCALE_BLOCK).named("sbk")).named("nb0")
+                nxt = p.minui((nb + g.c1).named("nb1"), p.constant(_cdiv(n, SCALE_BLOCK) - 1).named("nblast"))
+                return held + [g.ScaleB[nb, kb].named(f"sbv{s}"), g.ScaleB[nxt.named("nbc"), kb].named(f"sbw{s}")]
             for c in range(nch):
                 # the block of N: of the chunk's columns, or of the tile's rows when swapped
                 n0, step = (g.bx, bm) if swap_ab else (g.bys[c], bc)
@@ -1607,7 +1640,16 @@ def gemm_hopper_ws(
             """Each chunk's main accumulator += its partial (complete) times the partial's
             step's scales `held` (`step_scales`)."""
             for c, (a, part) in enumerate(zip(accs, parts)):
-                f = (held[0] * held[1 + c]).named("scale")
+                sb = held[1] if paired else held[1 + c]
+                if paired and g.former_split is not None:  # `split_dispatch`: this copy's chunk's block, a constant
+                    sb = held[1] if c < g.former_split else held[2]
+                elif paired:  # the chunk's block: the tile's first chunk's, or the next
+                    col = (g.bys[c] * p.constant(bc).named("bcc")).named("colc")
+                    first = p.divui(col, p.constant(SCALE_BLOCK).named("sbk")).eq(p.divui(
+                        (g.bys[0] * p.constant(bc).named("bcc")).named("col0"),
+                        p.constant(SCALE_BLOCK).named("sbk"))).named("former")
+                    sb = p.where(first, held[1], held[2]).named("sbc")
+                f = (held[0] * sb).named("scale")
                 col = p.expand_dims(f, sax).named("scalecol")
                 if fma_promote:  # one rounding: acc = fma(part, scale, acc)
                     col = p.broadcast(col, [bm, bc]).named("scales")
@@ -1709,10 +1751,6 @@ def gemm_hopper_ws(
                 p.mbarrier_wait(full[0], p.remui(p.divui(kall(g.c0), g.cs).named("round0"), g.c2).named("phase0"))
                 accs = [Value(p, epilogue.bias_rows(g, epilogue.vectors(g, bxr, by, rows, bc, bias=bias_view(c))[
                     "bias"], rows, bc).ssa) for c, by in enumerate(g.bys)]
-            carry = accs
-            if block_scales and partials == 2:  # and the last step's partials and scales, promoted in the next trip
-                carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
-                    Value(p, g.scale0.ssa)] + [Value(p, g.sb0.ssa) for _ in range(nch)]
             kfrom, kto = (g.kfirst, g.klast) if stream_k else (g.cs if overlap_epilogue else g.c0, g.nk)
             trip = g.cs if rounds == 1 else p.constant(stages * rounds).named("ctrip")
 
@@ -1778,32 +1816,65 @@ def gemm_hopper_ws(
                         with p.if_(later):
                             release(stages - 1)
 
-            with p.range(kfrom, kto, trip, carry=carry) as i:
-                i.named("i")
-                for a in accs:
-                    a.named("acc0")
-                rnd = p.divui(kall(i), g.cs).named("round")
-                phase = p.remui(rnd, g.c2).named("phase")
-                if block_scales and partials == 1:
-                    scaled_steps(carry, i, phase)
-                elif block_scales:
-                    scaled_trip(carry, i, [phase] + [p.remui((rnd + p.constant(r).named(f"r{r}")).named(f"round{r}"),
-                                                             g.c2).named(f"phase{r}") for r in range(1, rounds)])
-                else:
-                    # the previous trip's last stage is handed back here (`first_round` hands its own)
-                    lead = None
-                    if stagger and half == 1:  # the block's first trip: its L-th step lets consumer 0 start
-                        lead = (g.j.eq(g.c0).named("firsttile") & i.eq(kfrom).named("firsttrip")).named("lead")
-                    plain_trip(phase, i.ne(kfrom).named("later"), lead, inside(i) if pad else None)
-                if turn is not None and handover == "issue":
-                    # the K loop's last wait on a full barrier is past: the other consumer's turn
-                    lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
-                    with p.if_(i.eq(lasti).named("islast")):
-                        p.mbarrier_arrive(turns[1 - turn])
-            if block_scales and partials == 2:  # (each trip waits for its wgmma and hands its stages back)
-                # the last step's partials (with one partial, each step was promoted in its trip)
-                promote(accs, carry[nch:2 * nch], carry[2 * nch:])
-            elif not block_scales:
+            def k_loop(split: int | None = None) -> None:
+                """The tile's K loop into `accs` (with two partials, the last step's partials
+                promoted after it); `split` (`split_dispatch`): how many of the tile's chunks lie
+                in its first block of N's scales, a constant of this copy of the loop."""
+                g.former_split = split
+                carry = accs
+                if block_scales and partials == 2:  # and the last step's partials and scales, promoted next trip
+                    carry = accs + [Value(p, g.zero.ssa) for _ in range(nch)] + [
+                        Value(p, g.scale0.ssa)] + [Value(p, g.sb0.ssa) for _ in range(2 if paired else nch)]
+                with p.range(kfrom, kto, trip, carry=carry) as i:
+                    i.named("i")
+                    for a in accs:
+                        a.named("acc0")
+                    rnd = p.divui(kall(i), g.cs).named("round")
+                    phase = p.remui(rnd, g.c2).named("phase")
+                    if block_scales and partials == 1:
+                        scaled_steps(carry, i, phase)
+                    elif block_scales:
+                        scaled_trip(carry, i, [phase] + [
+                            p.remui((rnd + p.constant(r).named(f"r{r}")).named(f"round{r}"), g.c2).named(f"phase{r}")
+                            for r in range(1, rounds)])
+                    else:
+                        # the previous trip's last stage is handed back here (`first_round` hands its own)
+                        lead = None
+                        if stagger and half == 1:  # the block's first trip: its L-th step lets consumer 0 start
+                            lead = (g.j.eq(g.c0).named("firsttile") & i.eq(kfrom).named("firsttrip")).named("lead")
+                        plain_trip(phase, i.ne(kfrom).named("later"), lead, inside(i) if pad else None)
+                    if turn is not None and handover == "issue":
+                        # the K loop's last wait on a full barrier is past: the other consumer's turn
+                        lasti = p.constant(_k_steps(k, bk, stages) - stages).named("lasti")
+                        with p.if_(i.eq(lasti).named("islast")):
+                            p.mbarrier_arrive(turns[1 - turn])
+                if block_scales and partials == 2:  # (each trip waits for its wgmma and hands its stages back)
+                    # the last step's partials (with one partial, each step was promoted in its trip)
+                    promote(accs, carry[nch:2 * nch], carry[2 * nch:])
+
+            def split_branches(splits: list) -> None:
+                """`k_loop` once for each of `splits`, the tile's (`g.former`) taken by a chain of
+                branches."""
+                if len(splits) == 1:
+                    k_loop(splits[0])
+                    return
+                then, otherwise = p.if_else(g.former.eq(p.constant(splits[0]).named("split")).named("isplit"),
+                                            carry=accs)
+                with then:
+                    k_loop(splits[0])
+                with otherwise:
+                    split_branches(splits[1:])
+
+            if split_dispatch:  # the chunks before the tile's next block of N's scales (at most all)
+                sbk = p.constant(SCALE_BLOCK).named("sbk")
+                room = (sbk - p.remui((g.bys[0] * p.constant(bc).named("bcc")).named("col0"), sbk)).named("room")
+                g.former = p.minui(p.divui(room, p.constant(bc).named("bcc")), p.constant(nch).named("nch")
+                                   ).named("former")
+                split_branches(sorted({min((SCALE_BLOCK - by * bn % SCALE_BLOCK) // bc, nch)
+                                       for by in range(_cdiv(n, bn))}))
+            else:
+                k_loop()
+            if not block_scales:
                 if turn is not None and handover == "loop":  # past its last wait on a "full" barrier, its last
                     p.mbarrier_arrive(turns[1 - turn])  # wgmma in flight: the other's first issue under their drain
                 accs = p.mma_wait(*(a.named("inflight") for a in accs), pending=0)
@@ -2230,7 +2301,7 @@ def gemm_hopper_ws(
             if not arrive_last and not part:
                 p.mbarrier_arrive(full[s], tx=tx or None)
             ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
-            tbs = [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
+            tbs = [] if whole_b else [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
             sbs = sb[s]
             if b_panels:  # B's boxes: the tile's 128-byte panels (`g.bpan` the first), then the chunk left
                 tbs = [p.tile(g.B, [kt, (g.bpan + p.constant(j).named(f"pan{j}")).named("bpan")], [bk, panel])
@@ -2252,6 +2323,11 @@ def gemm_hopper_ws(
                         p.tma_load(p.tile(g.B, [kt, g.by], [bk, bn]).named(f"tbw{s}"),
                                    p.tile(sbw.get(s, sb[s][0]), [g.c0, g.c0], [bk, bn]).named(f"sbt{s}"),
                                    full[s], multicast=(1 << cm) - 1, l2_promotion=l2_promotion)
+                    return
+                if whole_b:  # block scales' narrow chunks: the stage's B tile one box, not a box a chunk
+                    p.tma_load(p.tile(g.B, [kt, g.by], [bk, bn]).named(f"tbw{s}"),
+                               p.tile(sbw[s], [g.c0, g.c0], [bk, bn]).named(f"sbt{s}"), full[s],
+                               l2_promotion=l2_promotion)
                     return
                 if tile_parts:  # each rank its rows of the stage's whole B tile, multicast to the cluster
                     pn = p.constant(cm).named("parts")

@@ -519,7 +519,8 @@ def parse_config(name: str):
     """The `GemmConfig` a configuration's name says: a name of `gemm.CONFIGS` (or of
     `FP8_CONFIGS`, `FP8_BLOCK_CONFIGS`, `SPLIT_K_TILES`), or `[f8:|f8b:]BMxBNxBK:STAGES`
     (`f8b:` block-scaled FP8; `part1`: one partial accumulator, `GemmConfig.partials`; `fma`: the
-    promotion as one fma, `GemmConfig.fma_promote`; `r<N>`: N rounds of the ring a trip of the
+    promotion as one fma, `GemmConfig.fma_promote`; `sd`: the K loop a copy per split of the chunks between two scale
+    blocks, `GemmConfig.split_dispatch`; `r<N>`: N rounds of the ring a trip of the
     consumers' K loop, `GemmConfig.rounds`) then any of `swapAB`,
     `splitK<S>`, `p<P>` (a swapped grid persistent over P blocks a multiprocessor),
     `c<C>` (column chunks), `pp` (pingpong; `ppi` / `ppl`: its turn handed over at issue / after
@@ -627,6 +628,8 @@ def parse_config(name: str):
             kw["fma_promote"] = True
         elif f == "pf":
             kw["scale_prefetch"] = True
+        elif f == "sd":
+            kw["split_dispatch"] = True
         elif m := re.fullmatch(r"pr(\d+)", f):
             kw["l2_promotion"] = int(m.group(1))
         elif f == "swapAB":
@@ -724,7 +727,7 @@ def parse_config(name: str):
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, "
                              "st<L>, ov, nov, cpa, cpb, "
                              "cpab, cl<CM>[x<CN>], bp, tp, tw, sp, ar, ow, w128, hs, ap, cb, cr<R>, cw<W>, ch<H>, ce, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, bf, al, wb, bsm, bss, et, "
-                             "part1, fma, pf or pr<B>")
+                             "part1, fma, pf, sd or pr<B>")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,
                            operand_bytes=1 if fp8 else 2, **kw)

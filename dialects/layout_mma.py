@@ -349,6 +349,12 @@ def _verify_async_uses(value: SSAValue, what: str) -> None:
         )
 
 
+MMA_PENDING_MAX = 32
+"""`layout.mma_wait`'s most `pending`: ops in flight in the IR, which lower-to-gpu may issue
+as fewer wgmma groups (a run of column chunks on one A is one; the hardware's wait counts
+at most `WGMMA_PENDING_MAX` groups, which `cuda.wgmma_wait` verifies)."""
+
+
 @irdl_op_definition
 class MmaWaitOp(IRDLOperation):
     """Wait until at most `pending` groups of this warpgroup's asynchronous
@@ -362,7 +368,10 @@ class MmaWaitOp(IRDLOperation):
         layout.mma_wait {pending = 0 : i64}
 
     Each group is one `layout.mma {async}` of the warpgroups that run it (inside a
-    `layout.warp_specialize` region, that region's). `pending` is in [0, 7]. The
+    `layout.warp_specialize` region, that region's). `pending` is in [0,
+    `MMA_PENDING_MAX`]: above 7 (`wgmma.wait_group`'s most) only where the ops in flight
+    are issued as fewer wgmma groups (lower-to-gpu's runs of column chunks on one A,
+    whose wait then counts the hardware's groups, at most 7; passes/lower_to_gpu/wgmma.py). The
     verifier takes a result of a wait with `pending` > 0 as possibly in flight (its
     uses are those of an async result; wait again with 0 to read it) unless it is
     the result of an async version-3 `layout.mma` of the wait's block followed there,
@@ -460,7 +469,7 @@ class MmaWaitOp(IRDLOperation):
 
     def verify_(self) -> None:
         p = self.pending_groups
-        _check(0 <= p <= WGMMA_PENDING_MAX, f"layout.mma_wait pending must be in [0, {WGMMA_PENDING_MAX}], got {p}")
+        _check(0 <= p <= MMA_PENDING_MAX, f"layout.mma_wait pending must be in [0, {MMA_PENDING_MAX}], got {p}")
         _check(enclosing_launch_op(self) is not None, "layout.mma_wait must be inside a layout.launch")
         for i, v in enumerate(self.values):
             _check(_wgmma_acc(v.type),

@@ -14,9 +14,11 @@ A variant NAME+mn (`rule+mn`, `f8b:128x128x128:4:pf+mn`) gives tilec.matmul A's 
 `trule`) runs with one-element scales and is checked against the per-tensor bound, beside the
 block-scaled variants (the long K: is a K step dearer at K = 8192 without the promotion too?).
 `--rounds N` (default 3): the rounds of per-call-in-turns and queued timings (each round in rotated
-order). `--clocks S`: in each round then each variant launched back to back for S seconds under
-`nvidia-smi`'s samples of the SM clock, the power and the clocks' event reasons (`sustained`); last,
-the medians over the rounds of each variant's ratios to `_scaled_mm` per call, queued and sustained.
+order; 0: each variant compiled, into the disk cache, and checked, nothing timed); after them each
+variant's ratios to the rule's time of the same round, median and range. `--clocks S`: in each round
+then each variant launched back to back for S seconds under `nvidia-smi`'s samples of the SM clock,
+the power and the clocks' event reasons (`sustained`); last, the medians over the rounds of each
+variant's ratios to `_scaled_mm` per call, queued and sustained.
 `--cublas-block`: also cuBLAS's own block-scaled kernel (`torch._scaled_mm` with A's 1 x 128 scales
 MN-major and B's 128 x 128 as (K blocks, N blocks), PyTorch's DeepSeek recipe on sm_90, CUDA 12.9+),
 checked against the same float64 bound, as `cublas_block`.
@@ -386,6 +388,9 @@ def main(argv: list[str]) -> int:
                 print(f"{size} cublas_block: {type(e).__name__}: {str(e)[:160]}", flush=True)
         fns["scaled_mm"] = lambda: torch._scaled_mm(a, wt, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
         flops = 2.0 * m * n * k
+        if not rounds:  # `--rounds 0`: compiled (into the disk cache) and checked only
+            print(f"{size} checked: {outs}, rule {rule.name}", flush=True)
+            continue
         seen: dict = {name: [] for name in fns}
         for rnd in range(rounds):
             t = per_call_in_turns(fns, start=rnd)
@@ -409,6 +414,14 @@ def main(argv: list[str]) -> int:
             ratio[name] = (per[rounds // 2], que[rounds // 2], sus_r[rounds // 2])
         print(f"{size} medians (per call / queued / sustained, of _scaled_mm): " + ", ".join(
             f"{name} {r[0]:.3f}/{r[1]:.3f}/{r[2]:.3f}" for name, r in ratio.items()), flush=True)
+        if "rule" in fns:  # each variant against the rule of the same round: median [range] of the rounds
+            def against(i: int, name: str) -> list:
+                return sorted(seen["rule"][r][i] / seen[name][r][i] for r in range(rounds))
+
+            print(f"{size} x the rule (per call / queued, median [min, max] of {rounds} rounds): " + ", ".join(
+                f"{name} {pc[rounds // 2]:.3f} [{pc[0]:.3f}, {pc[-1]:.3f}] / {qu[rounds // 2]:.3f} "
+                f"[{qu[0]:.3f}, {qu[-1]:.3f}]" for name in fns if name != "rule"
+                for pc, qu in [(against(0, name), against(1, name))]), flush=True)
         print(f"{size} checked: {outs}, rule {rule.name}, patched {state['patched']}", flush=True)
     return 0 if ok else 1
 

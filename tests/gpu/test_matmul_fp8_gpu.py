@@ -279,6 +279,33 @@ def test_fp8_block_scaled_fma_promotion(shape, monkeypatch):
     _forced_block_matmul(torch, monkeypatch, config, shape, seed=4)
 
 
+@pytest.mark.parametrize("shape", [(1000, 1040, 528), (4096, 4096, 4096)])
+@pytest.mark.parametrize("bn", [112, 128])
+def test_fp8_block_scaled_one_wgmma_chunks_of_16(bn, shape, monkeypatch):
+    """One wgmma a step over chunks of 16 columns (`one_wgmma` with block scales), each chunk
+    its scale block's B scale: the 128 x 112 tile (tiles over two blocks of N's scales) and
+    128 x 128 so, at a ragged shape (bias + SiLU) and at 4096^3."""
+    from tilec import gemm
+
+    torch = torch_cuda()
+    config = gemm.GemmConfig(f"f8b:128x{bn}x128:4:fma:c16:ow", 128, bn, 128, 4, efficiency=1.0, chunk=16,
+                             one_wgmma=True, operand_bytes=1, block_scales=True, fma_promote=True)
+    _forced_block_matmul(torch, monkeypatch, config, shape, seed=6)
+
+
+def test_fp8_block_scaled_split_dispatch(monkeypatch):
+    """The 128 x 112 tile in one wgmma over chunks of 16 with the K loop a copy per split of
+    the chunks between two scale blocks (`split_dispatch`, `:sd`; N = 1040: all seven splits
+    and blocks in different copies at once), ragged, bias + SiLU."""
+    from tilec import gemm
+
+    torch = torch_cuda()
+    config = gemm.GemmConfig("f8b:128x112x128:4:fma:c16:ow:sd", 128, 112, 128, 4, efficiency=1.0, chunk=16,
+                             one_wgmma=True, operand_bytes=1, block_scales=True, fma_promote=True,
+                             split_dispatch=True)
+    _forced_block_matmul(torch, monkeypatch, config, (1000, 1040, 528), seed=7)
+
+
 @pytest.mark.parametrize("shape", [(1000, 1040, 528), (1, 4096, 4096), (4096, 4096, 4096)])
 def test_fp8_block_scaled_scale_prefetch(shape, monkeypatch):
     """The rule's 128 x 128 tile with the scales 8 K blocks ahead asked of L1

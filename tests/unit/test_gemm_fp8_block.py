@@ -565,3 +565,72 @@ def test_block_scaled_rule_sizes_its_group_by_the_walk_s_dram_bytes(monkeypatch)
     assert gemm.choose_config(8192, 8192, 132, k=8192, fp8=True, b_kmajor=True).group == 8  # per-tensor: not weighed
     monkeypatch.setattr(gemm, "STREAM_K_TAIL_BLOCK_SCALED", True)
     assert gemm.choose_config(8192, 8192, 132, k=8192, **kw).name == "f8b:128x128x128:4:g16:sk"
+
+
+# one wgmma over chunks of 16 (`one_wgmma` with block scales): the 112-column tile at M = 200
+# (run-time; 2 block rows, the second 72 rows) x N = 272 (3 block columns: 0-111 in B's
+# scale block 0, 112-223 over blocks 0 and 1 (the first chunk in 0), 224-335 over blocks 1
+# and 2 (its columns past 271 unstored, their block clipped at the last), K = 384 (3 steps
+# in 2 trips of 2 stages); the 144-column tile over blocks 0-1 and 1-2 likewise, bias, a C buffer a chunk
+ONE_WGMMA = {
+    "112-c16": ((200, 272, 384), {"bm": 128, "bn": 112, "chunk": 16}, Epilogue()),
+    "144-c16-bias-cb": ((130, 272, 256), {"bm": 128, "bn": 144, "chunk": 16, "chunk_buffers": True},
+                        Epilogue(bias=True)),
+    # `split_dispatch`: the K loop a copy per split, here 7, 1 and 2 chunks in the first block,
+    # one block running the three (the executor runs blocks in lockstep: blocks in different
+    # copies, each waiting on its own producer, would stall one another there, not on a GPU)
+    "112-c16-split-dispatch": ((72, 272, 384), {"bm": 128, "bn": 112, "chunk": 16, "split_dispatch": True,
+                                                "persistent": 1}, Epilogue()),
+}
+
+
+@pytest.mark.parametrize("level", ["layout", "lowered"])
+@pytest.mark.parametrize("case", ONE_WGMMA)
+def test_one_wgmma_chunks_across_two_scale_blocks_against_float64(case, level):
+    """Chunks of 16 columns in one wgmma a step, each chunk its scale block's B scale (the
+    step's two, `paired`; with `split_dispatch` by the tile's copy of the K loop), tiles over
+    two scale blocks of N, persistent over 3 blocks (`split_dispatch`: 1)."""
+    (m, n, k), kw, ep = ONE_WGMMA[case]
+    kw = {"persistent": 3, **kw}
+    module = gemm_hopper_ws(None, n, k, bk=128, stages=2, dtype="f8E4M3FN", b_kmajor=True, epilogue=ep,
+                            block_scales=True, fma_promote=True, group=8, tma_epilogue=True, one_wgmma=True, **kw)
+    _run_and_check(module, m, n, k, "f8E4M3FN", level, ep, True)
+
+
+def test_split_dispatch_copies_the_k_loop_per_split_and_drops_the_select():
+    """`split_dispatch` at N = 8192 (bn 112, chunks of 16): 7 copies of the consumers' K loop
+    (one per split: 1-7 chunks in the first block), the B scale a constant choice in each:
+    no `arith.select` left in the K loops; refused without one_wgmma's narrow chunks."""
+    from xdsl.dialects import arith, scf
+
+    def module(**kw):
+        return gemm_hopper_ws(None, 8192, 1024, bm=128, bn=112, chunk=16, bk=128, stages=4, dtype="f8E4M3FN",
+                              b_kmajor=True, block_scales=True, fma_promote=True, persistent=132, group=16,
+                              tma_epilogue=True, one_wgmma=True, **kw)
+
+    def k_loops(m):
+        return [op for op in m.walk() if isinstance(op, scf.ForOp)
+                and any(o.name == "layout.mma" for o in op.body.block.ops)]
+
+    def selects(loops):
+        return sum(isinstance(o, arith.SelectOp) for loop in loops for o in loop.body.walk())
+
+    plain, dispatched = k_loops(module()), k_loops(module(split_dispatch=True))
+    assert len(plain) == 1 and len(dispatched) == 7
+    assert selects(plain) > 0 and selects(dispatched) == 0
+    with pytest.raises(ValueError, match="split_dispatch needs"):
+        gemm_hopper_ws(None, 8192, 1024, bm=128, bn=128, bk=128, stages=4, dtype="f8E4M3FN", b_kmajor=True,
+                       block_scales=True, split_dispatch=True)
+
+
+@pytest.mark.parametrize("sd", [False, True])
+def test_one_wgmma_112_compiles_without_spills_at_8192(sd):
+    """The 128 x 112 tile in one m64n112k32 a step over chunks of 16 (a C buffer a chunk), with
+    the select a chunk or the K loop a copy per split (`:sd`), compiles for sm_90a at 8192
+    without spills and without serialized wgmma (168 registers at launch, as the rule's)."""
+    from tilec.gemm import GemmConfig
+
+    config = GemmConfig("f8b:128x112x128:4:fma:c16:ow:cb", 128, 112, 128, 4, efficiency=1.0, chunk=16,
+                        one_wgmma=True, chunk_buffers=True, operand_bytes=1, block_scales=True, fma_promote=True,
+                        split_dispatch=sd)
+    assert "wgmma.mma_async.sync.aligned.m64n112k32.f32.e4m3.e4m3" in _compiles_clean(config, 8192)

@@ -1,8 +1,8 @@
 // Invalid asynchronous layout.mma ({async}) and layout.mma_wait: an async mma.sync, a read of an
 // accumulator in flight (the async result, or a wait's result that may still be in flight, a
 // loop-carried one waited for before its trip's mma), a wait on a value that is no wgmma
-// accumulator, a pending count past 7, a wait outside a launch, a wait after a value that is not f32;
-// each a located error saying why.
+// accumulator, a pending count past 32 (`MMA_PENDING_MAX`; the hardware's 7: cuda.wgmma_wait), a wait outside
+// a launch, a wait after a value that is not f32; each a located error saying why.
 // RUN: tilec %s --split-input-file --verify-diagnostics
 // RUN: not tilec %s --split-input-file 2>&1 | filecheck %s --check-prefix=LOC
 // LOC: invalid_mma_async.mlir:18:5: error: 'layout.mma': only a version-3 (wgmma) layout.mma is asynchronous ({async}): mma.sync completes in its warp's registers
@@ -78,8 +78,8 @@ func.func @pending_too_many() {
   %c1 = arith.constant 1 : index
   layout.launch grid(%c1, %c1, %c1) threads(128) {
   ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
-    // expected-error @+1 {{layout.mma_wait pending must be in [0, 7], got 8}}
-    layout.mma_wait {pending = 8 : i64}
+    // expected-error @+1 {{layout.mma_wait pending must be in [0, 32], got 33}}
+    layout.mma_wait {pending = 33 : i64}
   }
   func.return
 }
