@@ -111,6 +111,10 @@ class GemmConfig:
     8192 x 28672 x 4096 on the H200 bias + `silu` `:st1:bsm:et` +1.43% per call and +1.46% queued
     over `:st1:bsm` (52 of 53 rounds slower; `:st2:bsm:et` +1.50%): one consumer's epilogue alone
     takes 3800 clocks, the two at once 5200 (clock64 stamps; benchmarks/NOTES.md, epi47)."""
+    exp2_fma: int = 0
+    """SiLU's exp2 on the FMA pipe in this many of every 8 elements (`gemm_hopper_ws(exp2_fma=)`,
+    `Epilogue.exp2_fma`, named `:fe<k>`): `MUFU` ops an element 2 - k / 8 for 11 more
+    instructions each. An option (benchmarks/NOTES.md, epi48)."""
     one_c: bool = False
     """Pingpong: the two consumers' epilogues take turns at one C buffer
     (`gemm_hopper_ws(one_c_buffer=True)`, named `:oc`), which leaves room for 6 stages of
@@ -420,6 +424,8 @@ class GemmConfig:
             kw["bias_smem_start"] = True
         if self.epilogue_turns:
             kw["epilogue_turns"] = True
+        if self.exp2_fma:
+            kw["exp2_fma"] = self.exp2_fma
         if self.block_scales:
             kw["block_scales"] = True
             if self.partials != 2:

@@ -4,7 +4,7 @@ rule's kernels, read back from a `__device__` buffer, then the same kernels (uns
 timed in turns.
 
     python3 dev/experiments/epilogue_stamps.py [--shape 8192x28672x4096] [--budget 20]
-        [--deadline 55] [--out DIR] [--variant LABEL=ACT@CONFIG ...]
+        [--deadline 55] [--out DIR] [--variant LABEL=ACT@CONFIG ...] [--against LABEL]
 
 The stamps: each consumer warpgroup's thread 0 writes `clock64` at seven points of each
 of its tiles (the CUDA of the variant's kernel rewritten here, as epilogue_ncu.py's `pf`;
@@ -276,6 +276,8 @@ def main() -> None:
     ap.add_argument("--out", default=".")
     ap.add_argument("--variant", action="append", default=[], help="LABEL=ACT@CONFIG (ACT: silu, silu_tanh, bias "
                     "or plain); the first is the one the others are over")
+    ap.add_argument("--against", default=None, help="a second baseline LABEL: each variant over it too, with the "
+                    "rounds it won")
     args = ap.parse_args()
     left = lambda: args.deadline - (time.time() - start)  # noqa: E731
     install()
@@ -381,6 +383,14 @@ def main() -> None:
     for v in fns:
         print(f"{v}: {statistics.median(per[v]):.4f} {rel(per[v], per[first]) if v != first else ''} | "
               f"{statistics.median(queued[v]):.4f} {rel(queued[v], queued[first]) if v != first else ''}", flush=True)
+    base = args.against if args.against in fns else None
+    if base:
+        print(f"over {base}: per call [quartiles] won | queued [quartiles] won")
+        for v in fns:
+            if v != base:
+                won = lambda xs, ys: sum(x < y for x, y in zip(xs, ys))  # noqa: E731
+                print(f"{v}: {rel(per[v], per[base])} {won(per[v], per[base])}/{r} | "
+                      f"{rel(queued[v], queued[base])} {won(queued[v], queued[base])}/{r}", flush=True)
 
 
 if __name__ == "__main__":
