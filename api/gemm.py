@@ -113,8 +113,10 @@ class GemmConfig:
     takes 3800 clocks, the two at once 5200 (clock64 stamps; benchmarks/NOTES.md, epi47)."""
     exp2_fma: int = 0
     """SiLU's exp2 on the FMA pipe in this many of every 8 elements (`gemm_hopper_ws(exp2_fma=)`,
-    `Epilogue.exp2_fma`, named `:fe<k>`): `MUFU` ops an element 2 - k / 8 for 11 more
-    instructions each. An option (benchmarks/NOTES.md, epi48)."""
+    `Epilogue.exp2_fma`, named `:fe<k>`): `MUFU` ops an element 2 - k / 8 for 10 more
+    instructions each. An option: at 8192 x 28672 x 4096 on the H200 bias + `silu`
+    `:st1:bsm:fe2` -0.50% per call over `:st1:bsm` [quartiles -0.79, +0.09], `fe3` and `fe4`
+    tie (benchmarks/NOTES.md, epi48)."""
     one_c: bool = False
     """Pingpong: the two consumers' epilogues take turns at one C buffer
     (`gemm_hopper_ws(one_c_buffer=True)`, named `:oc`), which leaves room for 6 stages of
