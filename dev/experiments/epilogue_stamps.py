@@ -25,9 +25,10 @@ Then rounds in turns of the unstamped kernels (per call, `per_call_in_turns`, an
 Default variants: `plain` (the rule's `128x256x64:4:c128` without an epilogue), `silu` (bias +
 `silu`, the rule's `:st1:bsm`), `et` (the same with the consumers' epilogues in turn,
 `GemmConfig.epilogue_turns`), `late` (a prototype, the rule's CUDA rewritten by `late_chunk`:
-chunk 1's math after chunk 0's TMA store; a CONFIG of `--variant` may end in `#late`),
+chunk 1's math after chunk 0's TMA store; a CONFIG of `--variant` may end in `#late`; with `:fe<k>`
+also in `#es` / `#fy`, `tilec_ex2_fma` in fewer dependent steps: `SHORT`, `FUSED`),
 `plain1` (the plain kernel with `:st1`: the staggered schedule's own plain), `et2` (`:et`
-with the stagger L = 2). With `:et` stamp 7 is consumer 0's past its wait for consumer 1's
+with the stagger L = 2). `--against LABEL`: every variant over that one too, with the rounds it won. With `:et` stamp 7 is consumer 0's past its wait for consumer 1's
 epilogue ("turn": 7 - 1).
 
 An experiment: nothing of the product changes."""
