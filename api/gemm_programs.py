@@ -174,8 +174,9 @@ class Epilogue:
         does; above it (y < -88.03) the divisor 1 + 2^127 exceeds 2^126, where `div.approx`
         gives 0 as it does for 1 + inf (the reference executor: y 2^-127, inside the bound's
         absolute 2^-20 term); the error within that term (tests/unit/test_ex2_fma.py: every
-        bf16 y). An option: 2 of 8 -0.5% per call at 8192 x 28672 x 4096 on the H200, 3 and 4
-        of 8 tie (benchmarks/NOTES.md, epi48)."""
+        bf16 y). 2 of 8 is the rule's for `silu`'s staggered tile (`gemm.staggered`): -0.5% and
+        -0.6% per call in two calls at 8192 x 28672 x 4096 on the H200; 3 and 4 of 8 tie
+        (benchmarks/NOTES.md, epi48)."""
         p = g.p
         y = acc.named("acc")
         if self.plain:
