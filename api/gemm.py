@@ -111,6 +111,12 @@ class GemmConfig:
     8192 x 28672 x 4096 on the H200 bias + `silu` `:st1:bsm:et` +1.43% per call and +1.46% queued
     over `:st1:bsm` (52 of 53 rounds slower; `:st2:bsm:et` +1.50%): one consumer's epilogue alone
     takes 3800 clocks, the two at once 5200 (clock64 stamps; benchmarks/NOTES.md, epi47)."""
+    exp2_fma: int = 0
+    """SiLU's exp2 on the FMA pipe in this many of every 8 elements (`gemm_hopper_ws(exp2_fma=)`,
+    `Epilogue.exp2_fma`, named `:fe<k>`): `MUFU` ops an element 2 - k / 8 for 10 more
+    instructions each. The rule's 2 for `silu`'s staggered tile (`staggered`): at 8192 x 28672
+    x 4096 on the H200 bias + `silu` `:st1:bsm:fe2` -0.50% / -0.61% per call over `:st1:bsm` in
+    two calls, `fe3` and `fe4` tie (benchmarks/NOTES.md, epi48)."""
     one_c: bool = False
     """Pingpong: the two consumers' epilogues take turns at one C buffer
     (`gemm_hopper_ws(one_c_buffer=True)`, named `:oc`), which leaves room for 6 stages of
@@ -428,6 +434,8 @@ class GemmConfig:
             kw["bias_smem_start"] = True
         if self.epilogue_turns:
             kw["epilogue_turns"] = True
+        if self.exp2_fma:
+            kw["exp2_fma"] = self.exp2_fma
         if self.block_scales:
             kw["block_scales"] = True
             if self.partials != 2:
@@ -1194,13 +1202,17 @@ def staggered(c: GemmConfig, activation: str | None) -> GemmConfig:
     same kernel without a bias): in turns on an H200 at 8192 x 28672 x 4096 (benchmarks/
     NOTES.md, epi46) bias + `silu` -1.02% per call [quartiles -1.24, -0.72] and -0.89% queued
     [-1.63, -0.51] against the bias loaded from global memory in the epilogue (a second
-    call: -0.52% / -1.39%); `silu_tanh` within the spread (-0.35% / -0.20%), so not there."""
+    call: -0.52% / -1.39%); `silu_tanh` within the spread (-0.35% / -0.20%), so not there.
+    And for `silu` the exp2 of 2 of every 8 elements on the FMA pipe (`GemmConfig.exp2_fma`,
+    `:fe2`; benchmarks/NOTES.md, epi48): -0.50% [-0.79, +0.09] then -0.61% [-1.05, -0.27] per
+    call (37 of 40 rounds) and -0.24% / -0.52% [-1.57, -0.02] queued over `:st1:bsm`; 3 and
+    4 of 8 tie."""
     if (activation not in MUFU_ACTIVATIONS or (c.bm, c.bn) != (128, 256) or c.pingpong or c.split_k > 1 or c.stream_k
             or c.swap_ab or c.block_scales or c.operand_bytes != 2 or c.cluster != (1, 1) or c.skip_padding
             or c.overlap or c.cp_async or c.a_registers or c.one_wgmma or c.stages < 3 or c.stagger):
         return c
     if activation == "silu":  # and its bias staged in shared memory (the docstring)
-        return dataclasses.replace(c, stagger=1, bias_smem=True, name=f"{c.name}:st1:bsm")
+        return dataclasses.replace(c, stagger=1, bias_smem=True, exp2_fma=2, name=f"{c.name}:st1:bsm:fe2")
     return dataclasses.replace(c, stagger=1, name=f"{c.name}:st1")
 
 

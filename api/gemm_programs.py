@@ -84,10 +84,17 @@ class Epilogue:
     residual: bool = False
     out_dtype: str = "bf16"
     scale: bool = False
+    exp2_fma: int = 0
+    """`silu`: in how many of every 8 of a thread's elements its 2^(-y log2 e) is computed
+    on the FMA pipe (`cuda.ex2_fma`, 11 instructions and no `MUFU`) rather than by
+    `ex2.approx` (one `MUFU.EX2`): 0 to 8, the same function within the same bound
+    (`apply`); `gemm_hopper_ws(exp2_fma=)`, `GemmConfig.exp2_fma`."""
 
     def __post_init__(self) -> None:
         if self.activation is not None and self.activation not in ACTIVATIONS:
             raise TilecError(f"activation {self.activation!r}: expected one of {', '.join(ACTIVATIONS)} or None")
+        if self.exp2_fma not in range(9):
+            raise TilecError(f"exp2_fma {self.exp2_fma!r}: expected 0 to 8 (eighths of the elements)")
         if self.out_dtype not in OUT_DTYPES:
             raise TilecError(f"out_dtype {self.out_dtype!r}: expected one of {', '.join(OUT_DTYPES)}")
 
@@ -158,7 +165,18 @@ class Epilogue:
         at most 2^-11.98 |y| + 2^-24 |silu(y)|, so within bf16's rounding of silu(y) for
         y >= 0 (|silu(y)| >= |y| / 2) but not where y is negative and silu(y) small
         (y = -8: 2^-9 against |silu(y)| = 2^-8.5); docs/matmul.md's bound has the term
-        2^-11 |z| for it. Not the default for that reason: a caller asks for it by name."""
+        2^-11 |z| for it. Not the default for that reason: a caller asks for it by name.
+
+        `exp2_fma` k > 0: `silu`'s exp2 carries `cuda.EXP2_FMA_ATTR` = k, which lower-to-gpu
+        turns into `cuda.ex2_fma` (2^x of x clamped to [-125, 127], 2^-22 relative, no
+        `MUFU`) in k of every 8 registers: the `MUFU` ops an element 2 - k / 8. The
+        quotient is the same: below the clamp (y > 86.6) 1 + 2^-125 rounds to 1 as 1 + e^-y
+        does; above it (y < -88.03) the divisor 1 + 2^127 exceeds 2^126, where `div.approx`
+        gives 0 as it does for 1 + inf (the reference executor: y 2^-127, inside the bound's
+        absolute 2^-20 term); the error within that term (tests/unit/test_ex2_fma.py: every
+        bf16 y). 2 of 8 is the rule's for `silu`'s staggered tile (`gemm.staggered`): -0.5% and
+        -0.6% per call in two calls at 8192 x 28672 x 4096 on the H200; 3 and 4 of 8 tie
+        (benchmarks/NOTES.md, epi48)."""
         p = g.p
         y = acc.named("acc")
         if self.plain:
@@ -173,6 +191,12 @@ class Epilogue:
             y = p.maximum(y, 0.0).named("relu")
         elif self.activation == "silu":  # y sigmoid(y) = y / (1 + e^-y), e^-y = 2^(-y log2 e)
             e = p.math("exp2", (y * -LOG2_E).named("ylog2e"), fastmath="afn").named("expneg")
+            if self.exp2_fma:  # k of every 8 registers' exp2 on the FMA pipe (lower-to-gpu)
+                from xdsl.dialects.builtin import IntegerAttr, i64
+
+                from tilec.dialects import cuda
+
+                e.ssa.owner.attributes[cuda.EXP2_FMA_ATTR] = IntegerAttr(self.exp2_fma, i64)
             y = p.div(y, (e + 1.0).named("denom"), fastmath="afn").named("silu")
         elif self.activation == "silu_tanh":  # y sigmoid(y) = h (1 + tanh h), h = y / 2
             h = (y * 0.5).named("halfy")
@@ -595,7 +619,7 @@ def gemm_hopper_ws(
     k_rotate: bool = False,
     b_panels: bool = False, bias_smem: bool = False, bias_smem_start: bool = False, tile_whole: bool = False,
     k_rotate_step: int = 0,
-    epilogue_turns: bool = False, split_dispatch: bool = False,
+    epilogue_turns: bool = False, split_dispatch: bool = False, exp2_fma: int = 0,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -793,6 +817,9 @@ def gemm_hopper_ws(
     orders no memory: it only schedules. Slower where measured (benchmarks/NOTES.md,
     epi47): one consumer's SiLU epilogue alone runs at about half the MUFU pipes' rate
     (one warp a scheduler), the two at once near it.
+
+    `exp2_fma` k (0 to 8): `epilogue`'s `Epilogue.exp2_fma`, SiLU's exp2 on the FMA pipe in k
+    of every 8 elements (the epilogue's other fields as given; nothing else changes).
 
     `bias_smem` (persistent; the TMA epilogue; without a bias it changes nothing; not with pingpong, split-K,
     stream-K, block scales, clusters, `overlap_epilogue`, `swap_ab`, `small_stages` or
@@ -1192,6 +1219,8 @@ def gemm_hopper_ws(
                          f"cp_async, one_wgmma, a_registers or skip_padding (got {stagger}, bm {bm}, {stages} stages)")
     if epilogue_turns and not stagger:
         raise ValueError("gemm_hopper_ws: epilogue_turns needs stagger")
+    if exp2_fma:
+        epilogue = dataclasses.replace(epilogue, exp2_fma=exp2_fma)
     if one_c_buffer and not (pingpong and tma_epilogue):
         raise ValueError("gemm_hopper_ws: one_c_buffer needs pingpong and tma_epilogue")
     if pingpong and not persistent:

@@ -561,6 +561,7 @@ def parse_config(name: str):
     128-byte panels: `GemmConfig.b_panels`), `bsm` / `bss`
     (the bias staged in shared memory by the producer, `GemmConfig.bias_smem`; `bss`: and the accumulators'
     start, `bias_smem_start`), `et` (the staggered consumers' epilogues in turn, `GemmConfig.epilogue_turns`),
+    `fe<K>` (SiLU's exp2 on the FMA pipe in K of every 8 elements, `GemmConfig.exp2_fma`),
     separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
@@ -577,7 +578,8 @@ def parse_config(name: str):
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "tp", "tw", "sk", "sp", "ar",
                                                        "ow", "pdl", "pdlw", "pdll", "w128", "hs", "pf", "bf", "al", "ap",
                                                        "kr", "wb", "bsm", "bss", "et", "ce"}
-                                                 or re.fullmatch(r"g\d+|pr\d+|cr\d+|cw\d+|ch\d+|kr\d+", f) or _cluster(f) for f in flags):
+                                                 or re.fullmatch(r"g\d+|pr\d+|cr\d+|cw\d+|ch\d+|kr\d+|fe\d", f)
+                                                 or _cluster(f) for f in flags):
             # the flags add to the named configuration's own (256x160x64:4:c32:ow:w128:sp:cl1x2:bp
             # keeps its one_wgmma and skip_padding); `nov` takes the overlap away
             cp = next((f[2:] for f in flags if f.startswith("cp")), c.cp_async)
@@ -613,6 +615,8 @@ def parse_config(name: str):
                                        bias_smem=c.bias_smem or bool({"bsm", "bss"} & set(flags)),
                                        bias_smem_start=c.bias_smem_start or "bss" in flags,
                                        epilogue_turns=c.epilogue_turns or "et" in flags,
+                                       exp2_fma=next((int(f[2:]) for f in flags if re.fullmatch(r"fe\d", f)),
+                                                     c.exp2_fma),
                                        arrive_last=c.arrive_last or "al" in flags,
                                        b_panels=c.b_panels or "wb" in flags,
                                        l2_promotion=next((int(f[2:]) for f in flags if re.fullmatch(r"pr\d+", f)),
@@ -643,6 +647,8 @@ def parse_config(name: str):
             kw["stagger"] = int(m.group(1))
         elif f == "et":
             kw["epilogue_turns"] = True
+        elif m := re.fullmatch(r"fe(\d)", f):
+            kw["exp2_fma"] = int(m.group(1))
         elif f in ("pp", "ppi", "ppl"):
             kw["pingpong"] = True
             kw["handover"] = {"pp": "drain", "ppi": "issue", "ppl": "loop"}[f]
@@ -726,7 +732,7 @@ def parse_config(name: str):
             raise ValueError(f"parse_config: {f!r} of {name!r}: expected swapAB, splitK<S>, p<P>, c<C>, k<BK>, "
                              "s<STAGES>, g<G>, r<N>, sk, ser, noser, csplit, nocsplit, gp, pp, ppi, ppl, oc, "
                              "st<L>, ov, nov, cpa, cpb, "
-                             "cpab, cl<CM>[x<CN>], bp, tp, tw, sp, ar, ow, w128, hs, ap, cb, cr<R>, cw<W>, ch<H>, ce, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, bf, al, wb, bsm, bss, et, "
+                             "cpab, cl<CM>[x<CN>], bp, tp, tw, sp, ar, ow, w128, hs, ap, cb, cr<R>, cw<W>, ch<H>, ce, pdl, pdlw, pdll, l2p<D>, sr<R>, srp, clip, bf, al, wb, bsm, bss, et, fe<K>, "
                              "part1, fma, pf, sd or pr<B>")
     group = kw.pop("group", 1 if kw.get("swap_ab") or kw["split_k"] > 1 else 8)
     return gemm.GemmConfig(name, bm, bn, bk, int(stages), efficiency=0.0, group=group,

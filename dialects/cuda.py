@@ -24,6 +24,9 @@ plus these ops, which the `cuda` output target prints as CUDA C++:
   approximate reciprocal of the divisors' product (what lower-to-gpu makes of an
   `arith.divf` with `fastmath<afn>` whose divisors it knows to be numbers of a bounded
   range: fewer `MUFU.RCP`).
+- `cuda.ex2_fma`: 2^x in f32 on the FMA pipe, no `MUFU` (what lower-to-gpu makes of a share
+  of the registers of a `math.exp2` that asks for it, `EXP2_FMA_ATTR`: `MUFU.EX2` and
+  the FMA pipe share the work).
 
 Shared memory is a memref in memory space 3 (`memref<256xf32, 3 : i64>`), NVVM's number
 for it (xDSL 0.74 has no `#gpu.address_space` attribute); `SHARED_MEMORY_SPACE` is that
@@ -40,6 +43,7 @@ attribute.
     %r:8 = cuda.ldmatrix %smem[%i] {num = 4 : i64, trans} : memref<4096xbf16, 3 : i64> -> bf16, ...
     cuda.stmatrix %smem[%i], %x0, ..., %x7 {num = 4 : i64} : memref<4096xbf16, 3 : i64>, bf16, ...
     %q:2 = cuda.div_approx_group %x0, %x1, %d0, %d1 : f32, f32, f32, f32 -> f32, f32
+    %e = cuda.ex2_fma %x : f32
 """
 
 from __future__ import annotations
@@ -797,6 +801,57 @@ class DivApproxGroupOp(IRDLOperation):
                 f"G in {DIV_GROUP_SIZES}; got {len(self.values)} operands and {g} results")
 
 
+EX2_FMA_RANGE = (-125.0, 127.0)
+"""`cuda.ex2_fma` computes 2^x of x clamped to this range: its results are normal f32
+numbers, and its exponent fits without a test (2^127 stands for infinity above it, 2^-125
+for 0 below it)."""
+
+EX2_FMA_POLY = (0.6931470036506653, 0.24022242426872253, 0.05550733581185341, 0.009671512991189957,
+                0.001326472731307149)
+"""The f32 coefficients c1 .. c5 of `cuda.ex2_fma`'s 2^f = 1 + c1 f + ... + c5 f^5 for f in
+[-0.5, 0.5]: the fit of least largest relative error (Lawson's iteration on Chebyshev nodes;
+2^-23.4, rounded to f32 2^-23.1)."""
+
+EX2_FMA_ERROR = 2.0**-22
+"""The largest relative error of `cuda.ex2_fma` over `EX2_FMA_RANGE` (the polynomial's 2^-23.1
+and its five fmas' roundings; tests/unit/test_ex2_fma.py measures 2^-22.6 over every f32 x
+of [-1, 1] and bf16 x of the range); `ex2.approx`'s stated error is 2 ulps, 2^-22."""
+
+EXP2_FMA_ATTR = "tilec.exp2_fma"
+"""A `math.exp2` (f32, `fastmath<afn>`, distributed) with this integer attribute k in 1 .. 8
+is lowered to `cuda.ex2_fma` on k of every 8 of a thread's registers (`ex2_fma_registers`)
+and to `ex2.approx` (one `MUFU.EX2`) on the others: the program accepts 2^x of x clamped
+to `EX2_FMA_RANGE` there (`Epilogue.exp2_fma`: SiLU's e^-y, whose quotient is the same)."""
+
+
+def ex2_fma_registers(n: int, eighths: int) -> list[bool]:
+    """Which of a thread's `n` registers `EXP2_FMA_ATTR` = `eighths` puts on the FMA pipe:
+    register r where (r * eighths) mod 8 < eighths, spread evenly (3: r = 0, 3, 6 of each 8)."""
+    return [(r * eighths) % 8 < eighths for r in range(n)]
+
+
+@irdl_op_definition
+class Ex2FmaOp(IRDLOperation):
+    """
+    2^x in f32 with no `MUFU` op: x clamped to `EX2_FMA_RANGE`, j = round(x) by the
+    1.5 * 2^23 shift (j lands in the sum's low bits), f = x - j exactly (in [-0.5, 0.5]),
+    2^f by the degree-5 polynomial `EX2_FMA_POLY` (five fmas), and j added to the result's
+    exponent as an integer (FlashAttention-3's and -4's exp2 on the FMA pipe): 11
+    instructions where `ex2.approx` takes one `MUFU.EX2`, within `EX2_FMA_ERROR` relative.
+    The clamp is `fmaxf` then `fminf`: a NaN x gives 2^-125. The reference executor
+    computes 2^x of the clamped x rounded once.
+    """
+
+    name = "cuda.ex2_fma"
+    value = operand_def(f32)
+    out = result_def(f32)
+
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue):
+        super().__init__(operands=[value], result_types=[f32])
+
+
 from .cuda_tma import CUDA_TMA_OPS, CUDA_TMA_TYPES  # noqa: E402  (TMA and mbarriers, their own module)
 from .cuda_wgmma import CUDA_WGMMA_OPS  # warpgroup MMA, its own module
 from .cuda_roles import CUDA_ROLE_OPS  # noqa: E402  (warp specialisation, its own module)
@@ -805,10 +860,10 @@ from .cuda_atomic import CUDA_ATOMIC_OPS  # noqa: E402  (atomics and fences, the
 Cuda = Dialect(
     "cuda",
     [CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp, PrefetchL2Op, PrefetchL1Op, PrefetchGlobalL2Op, ShflIdxOp, OpaqueOp, BytePermOp, CommentOp, PrintfOp, MmaSyncOp,
-     LdmatrixOp, StmatrixOp, DivApproxGroupOp,
+     LdmatrixOp, StmatrixOp, DivApproxGroupOp, Ex2FmaOp,
      *CUDA_TMA_OPS, *CUDA_WGMMA_OPS, *CUDA_ROLE_OPS, *CUDA_ATOMIC_OPS],
     [*CUDA_TMA_TYPES],
 )
 """The `cuda` dialect: cp.async and its groups, comments, warp shuffles, mma.sync,
-ldmatrix/stmatrix, grouped approximate divisions, TMA and mbarriers (cuda_tma.py), wgmma (cuda_wgmma.py), atomics and fences
+ldmatrix/stmatrix, grouped approximate divisions, exp2 on the FMA pipe, TMA and mbarriers (cuda_tma.py), wgmma (cuda_wgmma.py), atomics and fences
 (cuda_atomic.py)."""

@@ -1,5 +1,5 @@
 """The `cuda` dialect: cp.async and its groups, comments, printf, warp shuffles, mma.sync,
-ldmatrix/stmatrix, grouped approximate divisions."""
+ldmatrix/stmatrix, grouped approximate divisions, exp2 on the FMA pipe."""
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
@@ -122,6 +122,12 @@ class CudaOpsEmitter(EmitterBase):
         for i, q in enumerate(qs):
             mate = ds[i ^ 1]
             self.line(f"const float {q} = {xs[i]} * ({mate} * {pair_r[i // 2]});")
+
+    @emits(cuda.Ex2FmaOp)
+    def emit_ex2_fma(self, op: cuda.Ex2FmaOp):
+        """2^x on the FMA pipe (`tilec_ex2_fma`, the op's steps)."""
+        self.helpers.add("ex2_fma")
+        self.assign(op, op.out, f"tilec_ex2_fma({self.expr(op.value)})")
 
     @emits(cuda.ShflIdxOp)
     def emit_shfl_idx(self, op: cuda.ShflIdxOp):

@@ -1,6 +1,31 @@
 """The device functions the `cuda` target prints once per translation unit, by name,
 when an op needs them (`tilec_floordiv`, `tilec_cp_async`, ...)."""
 
+from tilec.dialects.cuda import EX2_FMA_POLY, EX2_FMA_RANGE
+
+
+def _ex2_fma() -> str:
+    """`cuda.ex2_fma`'s helper, its constants from the dialect's (`%.9g`: an f32 read back
+    exactly); each step a statement of its own (NVRTC runs with `--fmad=false`)."""
+    c = [f"{x:.9g}f" for x in EX2_FMA_POLY]
+    lo, hi = (f"{x:.1f}f" for x in EX2_FMA_RANGE)
+    return f"""\
+// cuda.ex2_fma (f32): 2^x with no MUFU op: x clamped to [{lo}, {hi}], j = round(x) in the low
+// bits of t = x + 1.5 * 2^23, f = x - j exactly, 2^f by a degree-5 polynomial, j added to
+// the exponent as an integer; 2^-22 relative.
+__device__ __forceinline__ float tilec_ex2_fma(float x) {{
+  x = fminf(fmaxf(x, {lo}), {hi});
+  const float t = x + 12582912.0f;
+  const float f = x - (t - 12582912.0f);
+  float p = fmaf({c[4]}, f, {c[3]});
+  p = fmaf(p, f, {c[2]});
+  p = fmaf(p, f, {c[1]});
+  p = fmaf(p, f, {c[0]});
+  p = fmaf(p, f, 1.0f);
+  return __uint_as_float(__float_as_uint(p) + (__float_as_uint(t) << 23));
+}}"""
+
+
 DEVICE_HELPERS = {
     "to_f8e4m3": """\
 // one rounding to nearest even to e4m3fn; NaN beyond 464 and for infinities (PyTorch's
@@ -200,6 +225,7 @@ __device__ __forceinline__ float tilec_ex2_approx_ftz(float x) {
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }""",
+    "ex2_fma": _ex2_fma(),
     "tanh_approx": """\
 // math.tanh fastmath<afn> (f32): one MUFU.TANH, 2^-10.987 relative.
 __device__ __forceinline__ float tilec_tanh_approx(float x) {

@@ -4,7 +4,7 @@ rule's kernels, read back from a `__device__` buffer, then the same kernels (uns
 timed in turns.
 
     python3 dev/experiments/epilogue_stamps.py [--shape 8192x28672x4096] [--budget 20]
-        [--deadline 55] [--out DIR] [--variant LABEL=ACT@CONFIG ...]
+        [--deadline 55] [--out DIR] [--variant LABEL=ACT@CONFIG ...] [--against LABEL]
 
 The stamps: each consumer warpgroup's thread 0 writes `clock64` at seven points of each
 of its tiles (the CUDA of the variant's kernel rewritten here, as epilogue_ncu.py's `pf`;
@@ -25,9 +25,10 @@ Then rounds in turns of the unstamped kernels (per call, `per_call_in_turns`, an
 Default variants: `plain` (the rule's `128x256x64:4:c128` without an epilogue), `silu` (bias +
 `silu`, the rule's `:st1:bsm`), `et` (the same with the consumers' epilogues in turn,
 `GemmConfig.epilogue_turns`), `late` (a prototype, the rule's CUDA rewritten by `late_chunk`:
-chunk 1's math after chunk 0's TMA store; a CONFIG of `--variant` may end in `#late`),
+chunk 1's math after chunk 0's TMA store; a CONFIG of `--variant` may end in `#late`; with `:fe<k>`
+also in `#es` / `#fy`, `tilec_ex2_fma` in fewer dependent steps: `SHORT`, `FUSED`),
 `plain1` (the plain kernel with `:st1`: the staggered schedule's own plain), `et2` (`:et`
-with the stagger L = 2). With `:et` stamp 7 is consumer 0's past its wait for consumer 1's
+with the stagger L = 2). `--against LABEL`: every variant over that one too, with the rounds it won. With `:et` stamp 7 is consumer 0's past its wait for consumer 1's
 epilogue ("turn": 7 - 1).
 
 An experiment: nothing of the product changes."""
@@ -179,6 +180,59 @@ def late_chunk(src: str) -> str:
     return "\n".join(lines)
 
 
+SHORT = "#es"
+"""A configuration name's mark: `tilec_ex2_fma`'s degree-5 polynomial (Horner's rule, 5 fmas one
+after another) evaluated as (1 + c1 f) + f^2 ((c2 + c3 f) + f^2 (c4 + c5 f)) instead: one
+multiply more, 3 dependent steps after f instead of 5 (2^-22.3 relative, CPU emulation)."""
+
+
+def short_chain(src: str) -> str:
+    """`src` with `tilec_ex2_fma`'s Horner steps replaced by `SHORT`'s form (a prototype)."""
+    lines = src.split("\n")
+    at = next(i for i, x in enumerate(lines) if x.strip().startswith("float p = fmaf("))
+    cs = re.findall(r"(-?[0-9.e+-]+f)", " ".join(lines[at:at + 5]))  # c5, c4, c3, c2, c1, 1.0f in order
+    c5, c4, c3, c2, c1 = cs[:5]
+    lines[at:at + 5] = [f"  const float f2 = f * f;", f"  const float pa = fmaf({c1}, f, 1.0f);",
+                        f"  const float pb = fmaf({c3}, f, {c2});", f"  const float pc = fmaf({c5}, f, {c4});",
+                        "  const float p = fmaf(f2, fmaf(f2, pc, pb), pa);"]
+    return "\n".join(lines)
+
+
+FUSED = "#fy"
+"""A configuration name's mark: `SHORT`'s polynomial, and 2^x taken from y where x = y * -log2 e
+(`probe_ex2_fma_y`): y clamped to [-88.0296, 86.6433] (x within [-125, 127]), t = fma(y, -log2 e,
+1.5 * 2^23), f = fma(y, -log2 e, -j) rounded once (no rounding of x: the |y| 2^-24 term gone),
+the multiply by -log2 e left dead: one instruction and one dependent step fewer."""
+
+FUSED_HELPER = """
+__device__ __forceinline__ float probe_ex2_fma_y(float y) {
+  y = fminf(fmaxf(y, -88.0296f), 86.6433f);
+  const float t = fmaf(y, -1.442695f, 12582912.0f);
+  const float f = fmaf(y, -1.442695f, -(t - 12582912.0f));
+  const float f2 = f * f;
+  const float pa = fmaf(C1, f, 1.0f);
+  const float pb = fmaf(C3, f, C2);
+  const float pc = fmaf(C5, f, C4);
+  const float p = fmaf(f2, fmaf(f2, pc, pb), pa);
+  return __uint_as_float(__float_as_uint(p) + (__float_as_uint(t) << 23));
+}
+"""
+
+
+def fused_y(src: str) -> str:
+    """`src` with each `tilec_ex2_fma(x)` whose x is `y * (-1.442695f)` computed from y by
+    `probe_ex2_fma_y` (`FUSED`; a prototype)."""
+    from tilec.dialects.cuda import EX2_FMA_POLY
+
+    scaled = dict(re.findall(r"const float (\w+) = (\w+) \* \(-1\.442695f\);", src))
+    src = re.sub(r"tilec_ex2_fma\((\w+)\)", lambda m: f"probe_ex2_fma_y({scaled[m.group(1)]})", src)
+    helper = FUSED_HELPER
+    for i, c in enumerate(EX2_FMA_POLY, 1):
+        helper = helper.replace(f"C{i}", f"{c:.9g}f")
+    at = src.index("__device__ __forceinline__ float tilec_ex2_fma(")
+    return src[:at] + helper.lstrip("\n") + "\n" + src[at:]
+
+
 def install() -> None:
     """`gemm.matmul_kernel` builds the stamped kernel for a configuration named `X#stamps`."""
     import copy
@@ -195,6 +249,10 @@ def install() -> None:
         k = copy.copy(original(plain))
         if LATE in name:
             k.source = late_chunk(k.source)
+        if SHORT in name:
+            k.source = short_chain(k.source)
+        if FUSED in name:
+            k.source = fused_y(k.source)
         if name.endswith(SUFFIX):
             k.source = stamped(k.source)
         k._compiled, k._modules, k._functions, k._packed = {}, {}, {}, {}
@@ -276,6 +334,8 @@ def main() -> None:
     ap.add_argument("--out", default=".")
     ap.add_argument("--variant", action="append", default=[], help="LABEL=ACT@CONFIG (ACT: silu, silu_tanh, bias "
                     "or plain); the first is the one the others are over")
+    ap.add_argument("--against", default=None, help="a second baseline LABEL: each variant over it too, with the "
+                    "rounds it won")
     args = ap.parse_args()
     left = lambda: args.deadline - (time.time() - start)  # noqa: E731
     install()
@@ -381,6 +441,14 @@ def main() -> None:
     for v in fns:
         print(f"{v}: {statistics.median(per[v]):.4f} {rel(per[v], per[first]) if v != first else ''} | "
               f"{statistics.median(queued[v]):.4f} {rel(queued[v], queued[first]) if v != first else ''}", flush=True)
+    base = args.against if args.against in fns else None
+    if base:
+        print(f"over {base}: per call [quartiles] won | queued [quartiles] won")
+        for v in fns:
+            if v != base:
+                won = lambda xs, ys: sum(x < y for x, y in zip(xs, ys))  # noqa: E731
+                print(f"{v}: {rel(per[v], per[base])} {won(per[v], per[base])}/{r} | "
+                      f"{rel(queued[v], queued[base])} {won(queued[v], queued[base])}/{r}", flush=True)
 
 
 if __name__ == "__main__":

@@ -44,7 +44,9 @@ class LowerToGpu(ModulePass):
     - `layout.barrier` -> `gpu.barrier`; elementwise `arith` per register, but an
       f32 `arith.divf` with `fastmath<afn>` whose divisors are known numbers of a
       bounded range (passes/_float_range.py) -> `cuda.div_approx_group`, one
-      approximate reciprocal for 4 (or 2) quotients (`arith_ops.division_group`);
+      approximate reciprocal for 4 (or 2) quotients (`arith_ops.division_group`), and a
+      `math.exp2` with `tilec.exp2_fma` = k -> `cuda.ex2_fma` (2^x on the FMA pipe) in k
+      of every 8 registers (`exp2_shared`);
       `layout.splat`, `arange`, `expand_dims`, `broadcast`.
     - `layout.convert_layout` (`lower-convert-layout` left those that stay within
       warps): a register-only one -> a permutation of registers; one that stays within

@@ -5,6 +5,7 @@ from scalars: `layout.splat`, `arange`, `expand_dims`, `broadcast`."""
 from __future__ import annotations
 
 from xdsl.dialects import arith, vector
+from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
@@ -12,13 +13,14 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     TensorType,
+    f32,
     i32,
 )
 from xdsl.ir import Operation, SSAValue
 
 from tilec.dialects import cuda, layout
 from tilec.dialects.layout_attrs import PtrType
-from tilec.dialects.math_functions import approximate_division
+from tilec.dialects.math_functions import approximate_division, is_fast
 
 from .._gpu_builder import DynamicIndex
 from . import ptr, registers
@@ -66,6 +68,9 @@ class ArithLowering(OpFamily):
                 raise _fail(op, "elementwise ops need distributed operands of one layout")
             if isinstance(op, arith.DivfOp) and (g := division_group(op)) > 1 and n >= g:
                 self.values.set_registers(op.result, self.grouped_division(op, regs[0], regs[1], g))
+                return
+            if isinstance(op, xmath.Exp2Op) and cuda.EXP2_FMA_ATTR in op.attributes:
+                self.values.set_registers(op.result, self.exp2_shared(op, regs[0]))
                 return
             outs = [[] for _ in op.results]
             for k in range(n):
@@ -118,6 +123,21 @@ class ArithLowering(OpFamily):
             else:
                 out.extend(self.b.add(cuda.DivApproxGroupOp(xs[k:k + size], ds[k:k + size])).results)
             k += size
+        return out
+
+    def exp2_shared(self, op: xmath.Exp2Op, xs: list[SSAValue]) -> list[SSAValue]:
+        """2^x of a thread's registers for a `math.exp2` with `cuda.EXP2_FMA_ATTR` = k: on
+        the FMA pipe (`cuda.ex2_fma`) in k of every 8 registers (`cuda.ex2_fma_registers`),
+        `op` on its element (one `ex2.approx`, with `fastmath<afn>`) in the others."""
+        k = op.attributes[cuda.EXP2_FMA_ATTR].value.data
+        if not (is_fast(op) and op.result.type.element_type == f32 and 1 <= k <= 8):
+            raise _fail(op, f"{cuda.EXP2_FMA_ATTR} {k}: an f32 math.exp2 with fastmath<afn> and 1 to 8 eighths")
+        attrs = {a: v for a, v in op.attributes.items() if a != cuda.EXP2_FMA_ATTR}
+        out = []
+        for x, fma in zip(xs, cuda.ex2_fma_registers(len(xs), k)):
+            one = cuda.Ex2FmaOp(x) if fma else op.create(operands=[x], result_types=[f32],
+                                                         properties=dict(op.properties), attributes=attrs)
+            out.append(self.b.add(one).results[0])
         return out
 
     @lowers(vector.BroadcastOp, vector.ExtractOp, vector.InsertOp, vector.BitcastOp)

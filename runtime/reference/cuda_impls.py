@@ -138,6 +138,14 @@ class CudaFunctions(InterpreterFunctions):
             return tuple((np.asarray(x, np.float32) / np.asarray(d, np.float32))[()]
                          for x, d in zip(args[:g], args[g:]))
 
+    @impl(cuda.Ex2FmaOp)
+    def run_ex2_fma(self, interp: ReferenceInterpreter, op: cuda.Ex2FmaOp, args):
+        """2^x of x clamped to `EX2_FMA_RANGE`, rounded once to f32 (as `math.exp2`'s
+        reference; the op's docstring bounds the GPU's)."""
+        lo, hi = cuda.EX2_FMA_RANGE
+        x = np.fmin(np.fmax(np.asarray(args[0], np.float64), lo), hi)  # fmaxf's: a NaN x is clamped to lo
+        return (np.exp2(x).astype(np.float32)[()],)
+
     @impl(cuda.ShflIdxOp)
     def run_shfl_idx(self, interp: ReferenceInterpreter, op: cuda.ShflIdxOp, args):
         grid = _grid(interp, op)

@@ -161,6 +161,18 @@ def test_epilogue_turns(name, m, n, k, activation, monkeypatch):
     _check(torch, m, n, k, bias=True, activation=activation, residual=activation == "silu")
 
 
+@pytest.mark.parametrize("name", ["128x256x64:4:c128:st1:bsm:fe3", "128x256x64:4:c128:fe8"], ids=["st1_bsm_fe3", "fe8"])
+@pytest.mark.parametrize(("m", "n", "k", "residual"), [(300, 1096, 776, True), (1000, 520, 4096, False)])
+def test_exp2_fma(name, m, n, k, residual, monkeypatch):
+    """SiLU's exp2 on the FMA pipe (`GemmConfig.exp2_fma`, `:fe<k>`: `cuda.ex2_fma` in 3 of
+    every 8 elements, in all of them), forced: bias + SiLU (+ residual); at K = 4096 about a
+    sixth of the elements lie past the clamp's y = +-87 (2^-125 and 2^127 for e^-y)."""
+    torch = torch_cuda()
+    config = _forced(name, monkeypatch)
+    assert config.exp2_fma
+    _check(torch, m, n, k, bias=True, activation="silu", residual=residual)
+
+
 @pytest.mark.parametrize("shape", [(1, 8192, 8192), (16, 6144, 4096), (7, 1000, 1000), (40, 28672, 4096),
                                    (64, 8192, 8192), (128, 6144, 4096), (100, 4096, 14336)])
 def test_swap_ab_decode(shape, monkeypatch):
