@@ -134,3 +134,27 @@ def rows_steps(nw: int, nd: int, most: int = STEPS - 1) -> tuple[tuple[int, ...]
         for sigma in range(16):
             out[sigma, rho] = int(np.argmin(wf[sigma::16][: most + 1]))
     return tuple(tuple(int(x) for x in row) for row in out)
+
+
+@lru_cache(maxsize=None)
+def rows_steps32(nw: int, nd: int, most: int = STEPS - 1) -> tuple[tuple[int, ...], ...]:
+    """The pitch step of a `rows` box of `nw x nd` runs whose slots lie at their runs'
+    source addresses mod 32 (`_box_tile.BOX_SLOT32`), for each source step mod 32 (the
+    first index) and destination run step mod 16: as `rows_steps`, among the steps whose
+    pitch is congruent to the source step mod 32 (`rows_pitch` is `box_pitch + sigma +
+    16 i`, so `i` of one parity: `i + box_pitch / 16 = ss_K / 16 (mod 2)`), up to `most`
+    (at least 1, so that both parities have one). A step of the other parity leaves every
+    other run's 32-byte source sectors split across two 32-byte blocks of the box, each
+    asked of L2 twice by phase 1's `cp.async` (`BOX_SLOT32`)."""
+    base = (nw * nd + 30) // 16 * 16
+    most = max(most, 1)
+    wf = []
+    for rho in range(16):
+        a = rows_addresses(nw, nd, rho, np.arange(base, base + 128), warps=TABLE_WARPS, loads=range(0, 16, 2))
+        wf.append(wavefronts(a).reshape(128, -1).sum(axis=1))
+    rows = []
+    for sigma32 in range(32):
+        sigma, parity = sigma32 % 16, (sigma32 // 16 + base // 16) % 2
+        steps = [i for i in range(most + 1) if i % 2 == parity]
+        rows.append(tuple(min(steps, key=lambda i: (wf[rho][sigma + 16 * i], i)) for rho in range(16)))
+    return tuple(rows)

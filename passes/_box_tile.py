@@ -79,7 +79,7 @@ from ._convert_ops import scalar_conversion_ops
 from ._gather_tile import fast_divisor
 from tilec.support.target import target_of
 
-from ._box_banks import rows_most_step, rows_pitch, rows_runs, rows_steps
+from ._box_banks import rows_most_step, rows_pitch, rows_runs, rows_steps, rows_steps32
 from ._copy_cost import (BOX_SMEM, TILES_MERGE_BYTES, TILES_MIRROR, CopyFacts, Value, _static, box_pitch, span_rows,
                          tiles_in_rounds, tiles_merged, tiles_merged_run, tiles_mirror_mode, tiles_shape, tiles_slots,
                          value_bound)
@@ -828,37 +828,49 @@ def rows_fit_least(run: int, smem: int, keep: int, most: int, tgt) -> tuple[int,
     return runs, grown
 
 
-def rows_slots(facts: CopyFacts, asked: int | None, smem: int) -> int | tuple[tuple[int, ...], ...]:
+def rows_slots(facts: CopyFacts, asked: int | None, smem: int,
+               slot32: bool = False) -> int | tuple[tuple[int, ...], ...]:
     """The slot layout of a `rows` box copy with `facts` (`ROWS_PITCH_STEP`; `asked`,
     the `tile` option, where given) with a box of `smem` bytes: -1, the pitch step (up
     to `_box_banks.rows_most_step`'s), or where the step depends on
     strides known at run time only, the table of steps by their residues
-    (`_box_banks.rows_steps`: `[ss_K mod 16][ds_W mod 16]`)."""
+    (`_box_banks.rows_steps`: `[ss_K mod 16][ds_W mod 16]`; with `slot32`, the slots at
+    their runs' residues mod 32, `_box_banks.rows_steps32`: `[ss_K mod 32][ds_W mod 16]`,
+    the steps whose pitch keeps every run's residue mod 32)."""
     if asked is None:
         asked = ROWS_PITCH_STEP
     if asked is not None:
         return asked
     w, d, kmode = box_modes(facts, "rows")
     nw, nd = facts.modes[w].bound, facts.modes[d].bound
-    table = rows_steps(nw, nd, rows_most_step(nw * nd, smem))
+    table = (rows_steps32 if slot32 else rows_steps)(nw, nd, rows_most_step(nw * nd, smem))
     sk, dw = _static(facts.modes[kmode].src_stride), _static(facts.modes[w].dst_stride)
-    return table if sk is None or dw is None else table[sk % 16][dw % 16]
+    return table if sk is None or dw is None else table[sk % len(table)][dw % 16]
 
 
 def _rows_step(k: "_Builder", table: tuple[tuple[int, ...], ...], sigma: SSAValue, rho: SSAValue) -> SSAValue:
     """Entry `[sigma][rho]` of a `rows` box's table of pitch steps (`rows_slots`), in
     the kernel: the 16 steps of each `rho` packed 3 bits each into one 48-bit constant,
-    the one of `rho` selected, shifted by `3 sigma`, masked."""
+    the one of `rho` selected, shifted by `3 sigma`, masked; a table of 32 rows (`sigma`
+    mod 32) as two such halves, the one of `sigma`'s bit 4 selected."""
     def i64c(v: int) -> SSAValue:
         return k.add(arith.ConstantOp.from_int_and_width(v, i64))
 
-    words = [sum(table[s][r] << (3 * s) for s in range(16)) for r in range(16)]
+    def word_of(half: tuple[tuple[int, ...], ...]) -> SSAValue:
+        words = [sum(half[s][r] << (3 * s) for s in range(16)) for r in range(16)]
+        word = i64c(words[15])
+        for r in range(14, -1, -1):
+            if words[r] != words[15]:
+                word = k.add(arith.SelectOp(k.cmp("eq", rho64, i64c(r)), i64c(words[r]), word))
+        return word
+
     rho64 = k.add(arith.IndexCastOp(rho, i64))
-    word = i64c(words[15])
-    for r in range(14, -1, -1):
-        if words[r] != words[15]:
-            word = k.add(arith.SelectOp(k.cmp("eq", rho64, i64c(r)), i64c(words[r]), word))
-    shift = k.add(arith.MuliOp(k.add(arith.IndexCastOp(sigma, i64)), i64c(3)))
+    sigma64 = k.add(arith.IndexCastOp(sigma, i64))
+    word = word_of(table[:16])
+    if len(table) == 32:
+        word = k.add(arith.SelectOp(k.cmp("ult", sigma64, i64c(16)), word, word_of(table[16:])))
+        sigma64 = k.add(arith.AndIOp(sigma64, i64c(15)))
+    shift = k.add(arith.MuliOp(sigma64, i64c(3)))
     step = k.add(arith.AndIOp(k.add(arith.ShRUIOp(word, shift)), i64c(7)))
     return k.add(arith.IndexCastOp(step, index))
 
@@ -1237,7 +1249,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         pb = box_pitch(span_pitch * t_rows)  # type: ignore[operator]
     else:
         t_rows, pb = box_rows(flavour, nw, nd, smem, spare)
-    slots = rows_slots(facts, pitch_step, smem) if flavour == "rows" else -1
+    slots = rows_slots(facts, pitch_step, smem, want32) if flavour == "rows" else -1
     table = slots if isinstance(slots, tuple) else None
     step = 0 if table is not None else slots  # (a table's: >= 0)
     sigma = _static(modes[kmode].src_stride) if step >= 0 else None
@@ -1246,7 +1258,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         # step's, known or read at run time; the box holds the slots of the largest
         # pitch the step (or the table, in the row of a known source step) allows
         most = step if table is None else max(max(row) for row in (
-            table if sigma is None else [table[sigma % 16]]))  # type: ignore[index]
+            table if sigma is None else [table[sigma % len(table)]]))  # type: ignore[index]
         worst = rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, most)  # type: ignore[operator]
         fit = rows_runs(nw * nd, smem - (CHUNK if want32 else 0), worst)  # type: ignore[operator]
         if sigma is None and depth == 1 and (ROWS_FIT if fit_least is None else fit_least):
@@ -1382,8 +1394,12 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             ssk16 = c(sigma % 16) if sigma is not None else k.andi(k.val(modes[kmode].src_stride), c(15))
             pitch = c(rows_pitch(nw * nd, sigma % 16, step)) if sigma is not None else k.addi(c(pb + CHUNK * step), ssk16)  # type: ignore[operator]
             if table is not None:
+                # the table's row by the source step mod 16, or mod 32 (`slot32`'s steps: `rows_steps32`)
+                rows_of = len(table)
+                ssk_row = ((c(sigma % rows_of) if sigma is not None
+                            else k.andi(k.val(modes[kmode].src_stride), c(rows_of - 1))) if rows_of != 16 else ssk16)
                 ds16 = k.andi(k.val(modes[w].dst_stride), c(15))
-                pitch = k.addi(pitch, k.muli(c(CHUNK), _rows_step(k, table, ssk16, ds16)))
+                pitch = k.addi(pitch, k.muli(c(CHUNK), _rows_step(k, table, ssk_row, ds16)))
 
         def slot_at(r: SSAValue) -> SSAValue:
             """Where byte 0 of source run `r` lies in a `rows` box."""

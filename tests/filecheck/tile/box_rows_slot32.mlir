@@ -1,0 +1,36 @@
+// RUN: tilec %s -p 'copy-strategy,tile{box_slot32=1}' | filecheck %s
+// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s --check-prefix=MOD16
+// RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_slot32=1}' --check-equivalence --arg n0=3 --arg n1=37 --arg n2=70 --arg n3=17 --arg ss0=629 --arg ss2=1891 --arg ds0=44030 --arg ds1=1190 --arg smis=5 --arg dmis=3 --arg src=132400 --arg dst=132100 | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_slot32=1}' --check-equivalence --arg n0=2 --arg n1=37 --arg n2=23 --arg n3=17 --arg ss0=629 --arg ss2=1279 --arg ds0=15000 --arg ds1=400 --arg smis=25 --arg dmis=14 --arg src=30200 --arg dst=30000 | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{box_slot32=1}' --check-equivalence --arg n0=1 --arg n1=37 --arg n2=130 --arg n3=17 --arg ss0=629 --arg ss2=658 --arg ds0=4000 --arg ds1=2215 --arg smis=18 --arg dmis=7 --arg src=86000 --arg dst=84000 | filecheck %s --check-prefix=EQ
+// A box<rows> copy whose source step is read at run time (tilec.copy_'s program of the
+// canonical 37 x 17 copy, strides as arguments) with its slots at their runs' residues
+// mod 32 (box_slot32=1): the first slot at the first run's address mod 32, the pitch
+// step looked up by the source step mod 32 (_box_banks.rows_steps32: two halves of the
+// table, the one of bit 4 selected), so that the pitch is congruent to the step mod 32;
+// without it, mod 16 and the table by the step mod 16 (rows_steps). Equivalent at source
+// steps 3 and 31 mod 32 (bit 4 clear and set) in small boxes, and in a whole box.
+
+// EQ: @tilec_copy: equivalent after
+
+// CHECK-LABEL: func.func @tilec_copy
+// CHECK:         %[[M31:.*]] = arith.constant 31 : index
+// CHECK-NEXT:    %[[S0:.*]] = arith.andi %{{.*}}, %[[M31]] : index
+// CHECK:         %[[M31B:.*]] = arith.constant 31 : index
+// CHECK-NEXT:    %[[R:.*]] = arith.andi %ss2, %[[M31B]] : index
+// CHECK:         %[[R64:.*]] = arith.index_cast %[[R]] : index to i64
+// CHECK:         %[[HALF:.*]] = arith.cmpi ult, %[[R64]], %{{.*}} : i64
+// CHECK:         arith.select %[[HALF]], %{{.*}}, %{{.*}} : i64
+// MOD16-LABEL: func.func @tilec_copy
+// MOD16-NOT:     arith.cmpi ult, %{{.*}}, %{{.*}} : i64
+builtin.module {
+  func.func @tilec_copy(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>, %n0: index, %n1: index, %n2: index, %n3: index, %ss0: index, %ss2: index, %ds0: index, %ds1: index, %smis: index, %dmis: index) attributes {tilec.index_bits = 32 : i64} {
+    %0 = layout.addptr %src, %smis : !layout.ptr<i8, align 16>, index
+    %1 = layout.addptr %dst, %dmis : !layout.ptr<i8, align 16>, index
+    %a = layout.view %0(%n0, %n1, %n2, %n3, %ss0, %ss2) {divisible = array<i64: 1, 37, 1, 17, 1, 1>, at_most = array<i64: 0, 37, 0, 17, 0, 0>} : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(?,?,?,?):(?,1,?,37)>, gmem>
+    %b = layout.view %1(%n0, %n1, %n2, %n3, %ds0, %ds1) {divisible = array<i64: 1, 37, 1, 17, 1, 1>, at_most = array<i64: 0, 37, 0, 17, 0, 0>} : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(?,?,?,?):(?,?,17,1)>, gmem>
+    layout.copy %a, %b : !layout.tensor<i8, #layout.cute<(?,?,?,?):(?,1,?,37)>, gmem>, !layout.tensor<i8, #layout.cute<(?,?,?,?):(?,?,17,1)>, gmem>
+    func.return
+  }
+}
+
