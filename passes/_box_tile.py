@@ -800,6 +800,17 @@ phase 2 by runs and residues (`box_carry` 0); a box of at most N steps is one co
 (its copies committed once, not a group each as with 0)."""
 
 ROWS_SPLIT_GROUPS = 4
+
+ROWS_RUN_STRIDE = 1
+"""The order of a `rows` box's phase-2 work items over its `n_W` destination runs (the
+`tile` option `box_runs`): A (coprime to `n_W`), item `(q, j)` of the rows order (`q`
+the run, `j` the chunk residue, `j` fastest: a warp on 32 consecutive items, one run's
+`n_D` lanes and the next's) writes run `A q mod n_W`, so that a warp's two runs lie `A`
+bytes apart in every slot, not 1: the bank conflicts of its loads are the two runs'
+(`_box_banks`), its stores as many runs' sectors as with 1. The canonical 37 x 17 copy
+(model, ds_W = 11 mod 16): 2.05 wavefronts a load at pitch step 2 with 1; with its slots
+at their runs' residues mod 32 (`BOX_SLOT32`: odd steps, 674 or 706) 3.22 / 3.46 with 1,
+2.66 (A = 34) / **2.14** (A = 3, step 3)."""
 """The most commit groups a `rows` box's phase 1 is split into (`ROWS_SPLIT`)."""
 
 
@@ -1186,7 +1197,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_fill: int = TILES_FILL, prefetch: int | None = None, slot32: int | None = None,
                l1: bool | None = None, tiles_mirror: int = TILES_MIRROR,
                tiles_issue: int = TILES_ISSUE, min_blocks: int | None = None,
-               fit_least: bool | None = None, split: int | None = None) -> list[Operation]:
+               fit_least: bool | None = None, split: int | None = None,
+               run_stride: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1205,7 +1217,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     (`tilec.min_blocks`, NVRTC's `__launch_bounds__(threads, N)`; None: the flavour's
     `BOX_BLOCKS`, 0 none; persistent blocks ask their own), a `rows` box of run-time
     source residue sized as `fit_least` says (None: `ROWS_FIT`), a `rows` box's phase 1
-    waited for in groups of `split` steps (None: `ROWS_SPLIT`); the caller puts
+    waited for in groups of `split` steps (None: `ROWS_SPLIT`), a `rows` box's phase-2 work
+    items on its destination runs `run_stride` apart (None: `ROWS_RUN_STRIDE`); the caller puts
     them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
@@ -1277,6 +1290,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     # phase 1 waited for in groups of `split` steps (`ROWS_SPLIT`; 0: one wait), `split_groups` of them
     # (`grouped`: the copies uncommitted, a group closed by a commit; else one group each)
     split = ROWS_SPLIT if split is None else split
+    run_stride = ROWS_RUN_STRIDE if run_stride is None else max(run_stride, 1)
+    if flavour == "rows" and gcd(run_stride, nw) != 1:  # type: ignore[arg-type]
+        raise TilecError(f"tile: box_runs={run_stride} must be coprime to the box's {nw} destination runs", op=copy)
     grouped = bool(split) and flavour == "rows" and depth == 1 and stage_async and carry != 4
     split = rows_split_steps(split, threads, t_rows) if grouped else 0
     split_groups = -(-t_rows // split) if split else 1
@@ -1655,6 +1671,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 trips = (full_len + 2 * CHUNK - 2) // CHUNK
                 per = nd  # type: ignore[assignment]
                 with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
+                    if run_stride != 1:
+                        q = k.remui(k.muli(q, c(run_stride)), c(nw))  # type: ignore[arg-type]  # (`ROWS_RUN_STRIDE`)
                     ds = stepped(dorig, q, dsw)
                     de = k.addi(ds, dlen)
                     base = k.andi(ds, cm16)

@@ -306,6 +306,10 @@ class TilePass(ModulePass):
                      block, staged by cp.async, `box_carry` 0); a box of at
                      most N steps one group, committed once; 0 one wait, a
                      group a copy. Default `_box_tile.ROWS_SPLIT`: 0.
+      box_runs=A     A coprime to a `box<rows>` copy's destination runs n_W: phase
+                     2's item (run q, residue j) writes run A q mod n_W, a warp's
+                     two runs A bytes apart in every slot (its bank conflicts);
+                     1 in order. Default `_box_tile.ROWS_RUN_STRIDE`: 1.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
@@ -510,6 +514,7 @@ class TilePass(ModulePass):
     box_blocks: int | None = None
     box_fit: int | None = None
     box_split: int | None = None
+    box_runs: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int | None = None
@@ -587,6 +592,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_slot32={self.box_slot32} must be in [0, 3]")
         if self.box_split is not None and self.box_split and not 16 <= self.box_split <= 1024:
             raise TilecError(f"tile: box_split={self.box_split} must be 0 or in [16, 1024]")
+        if self.box_runs is not None and not 0 <= self.box_runs <= 1024:
+            raise TilecError(f"tile: box_runs={self.box_runs} must be in [0, 1024]")
         if self.box_prefetch not in (None, 0, 64, 128, 256):
             raise TilecError(f"tile: box_prefetch={self.box_prefetch} must be 0, 64, 128 or 256")
         if self.tiles_depth is not None and not 1 <= self.tiles_depth <= 8:
@@ -905,7 +912,7 @@ class TilePass(ModulePass):
                          self.box_slot32,
                          None if self.box_l1 is None else bool(self.box_l1), mirror,
                          tiles_issue_of(facts.src_bytes, self.tiles_issue), self.box_blocks,
-                         None if self.box_fit is None else bool(self.box_fit), self.box_split)
+                         None if self.box_fit is None else bool(self.box_fit), self.box_split, self.box_runs)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)
