@@ -79,7 +79,7 @@ from ._convert_ops import scalar_conversion_ops
 from ._gather_tile import fast_divisor
 from tilec.support.target import target_of
 
-from ._box_banks import rows_most_step, rows_pitch, rows_runs, rows_steps, rows_steps32
+from ._box_banks import rows_most_step, rows_orders32, rows_pitch, rows_runs, rows_steps, rows_strides
 from ._copy_cost import (BOX_SMEM, TILES_MERGE_BYTES, TILES_MIRROR, CopyFacts, Value, _static, box_pitch, span_rows,
                          tiles_in_rounds, tiles_merged, tiles_merged_run, tiles_mirror_mode, tiles_shape, tiles_slots,
                          value_bound)
@@ -692,7 +692,7 @@ box rows with 128 **0.905 against 0.886** (+2.2%, 9 of 10 rounds; box41's one ru
 call 2, the rule against `box_prefetch=0`: 0.908 against 0.889, +2.1%, 10 of 10),
 box flat +0.9%, rows of 5 (`span`) +1.6% (each below what `BOX_L1` / `BOX_SLOT32` give
 them): 128 for `rows`."""
-BOX_SLOT32: frozenset[str] = frozenset({"span"})
+BOX_SLOT32: frozenset[str] = frozenset({"span", "rows"})
 """The flavours of box whose runs lie at their source addresses modulo 32 bytes, not 16
 (the `tile` option `box_slot32` forces it on or off for `flat`, `span` and `rows`), so
 that each 32-byte source sector that phase 1's `cp.async.cg` chunks read lands in one
@@ -702,11 +702,17 @@ sectors for 17). Box flat's L2 reads were 1.51x its DRAM reads (box41's Nsight),
 it (box43: 384.8 -> 375.7 us). A flat box stages at most `smem - 32` bytes and a span box
 `smem - 32` (`span_rows`), so the box holds the 16 bytes more; a rows box holds one run
 fewer where it must. A rows box's runs are congruent mod 32 only where its pitch is to
-the source step (the bank model's step may not be: canonical 37 x 17's is not, and its
-odd steps cost 3.2 wavefronts a load for 2.05); its slots at multiples of 16 (step -1)
-keep 16. H200 (box43, paired rounds): rows of 5 (`span`) **0.795 against 0.778** (+2.1%,
-10 of 10; call 2, the rule against `box_slot32=0`: 0.791 against 0.773, +2.2%, 10 of 10),
-box flat +1.75% (below `BOX_L1`'s +2.6%): `span`."""
+the source step: with it, its step and phase 2's run stride come from
+`_box_banks.rows_orders32` (the fewest wavefronts, split sectors counted as
+`SPLIT_WAVEFRONTS` more; without, `rows_steps`' step and stride 1); its slots at
+multiples of 16 (step -1) keep 16. H200 (box43, paired rounds): rows of 5 (`span`) **0.795
+against 0.778** (+2.1%, 10 of 10; call 2, the rule against `box_slot32=0`: 0.791 against
+0.773, +2.2%, 10 of 10), box flat +1.75% (below `BOX_L1`'s +2.6%). Box rows int8 37 x 17
+(rows48, paired rounds): step 3, runs 3 apart, whole sectors (2.14 wavefronts) **x1.009
+[1.007, 1.015]** through copy_ (0.906 -> 0.915, 12 of 12), x1.013 the Program (11 of 12),
+the strided set's 42 x1.011 (12 of 12), against the mod-16 step 2 (2.05, every other
+run's sectors split); the same step and stride at split sectors x0.996; step 1 (3.22)
+x0.90 split or whole: `span` and `rows`."""
 TILES_SLOT32 = 0
 """A `box<tiles>` over a merged destination mode's `slot32` where the `tile` option
 `box_slot32` is not given (`tiles_launch`): 0 runs at their residues mod 16; 1 at their
@@ -802,8 +808,9 @@ phase 2 by runs and residues (`box_carry` 0); a box of at most N steps is one co
 ROWS_SPLIT_GROUPS = 4
 
 ROWS_RUN_STRIDE = 1
-"""The order of a `rows` box's phase-2 work items over its `n_W` destination runs (the
-`tile` option `box_runs`): A (coprime to `n_W`), item `(q, j)` of the rows order (`q`
+"""The order of a `rows` box's phase-2 work items over its `n_W` destination runs where
+neither the `tile` option `box_runs` nor the slot table (`rows_slots`: with `BOX_SLOT32`,
+`_box_banks.rows_orders32`'s) gives one: A (coprime to `n_W`), item `(q, j)` of the rows order (`q`
 the run, `j` the chunk residue, `j` fastest: a warp on 32 consecutive items, one run's
 `n_D` lanes and the next's) writes run `A q mod n_W`, so that a warp's two runs lie `A`
 bytes apart in every slot, not 1: the bank conflicts of its loads are the two runs'
@@ -839,24 +846,32 @@ def rows_fit_least(run: int, smem: int, keep: int, most: int, tgt) -> tuple[int,
     return runs, grown
 
 
+Table = tuple[tuple[int, ...], ...]
+
+
 def rows_slots(facts: CopyFacts, asked: int | None, smem: int,
-               slot32: bool = False) -> int | tuple[tuple[int, ...], ...]:
-    """The slot layout of a `rows` box copy with `facts` (`ROWS_PITCH_STEP`; `asked`,
-    the `tile` option, where given) with a box of `smem` bytes: -1, the pitch step (up
-    to `_box_banks.rows_most_step`'s), or where the step depends on
-    strides known at run time only, the table of steps by their residues
-    (`_box_banks.rows_steps`: `[ss_K mod 16][ds_W mod 16]`; with `slot32`, the slots at
-    their runs' residues mod 32, `_box_banks.rows_steps32`: `[ss_K mod 32][ds_W mod 16]`,
-    the steps whose pitch keeps every run's residue mod 32)."""
+               slot32: bool = False) -> tuple[int | Table, int | Table]:
+    """(slots, strides): the slot layout of a `rows` box copy with `facts`
+    (`ROWS_PITCH_STEP`; `asked`, the `tile` option, where given) with a box of `smem`
+    bytes: -1, the pitch step (up to `_box_banks.rows_most_step`'s), or where the step
+    depends on strides known at run time only, the table of steps by their residues
+    (`_box_banks.rows_steps`: `[ss_K mod 16][ds_W mod 16]`); with `slot32` (the first slot
+    at its run's address mod 32), `_box_banks.rows_orders32`'s (`[ss_K mod 32][ds_W mod
+    16]`) with its run strides (phase 2's, `ROWS_RUN_STRIDE`: the index of one of
+    `rows_strides`, or its table), else stride 1."""
     if asked is None:
         asked = ROWS_PITCH_STEP
     if asked is not None:
-        return asked
+        return asked, 1
     w, d, kmode = box_modes(facts, "rows")
     nw, nd = facts.modes[w].bound, facts.modes[d].bound
-    table = (rows_steps32 if slot32 else rows_steps)(nw, nd, rows_most_step(nw * nd, smem))
+    most = rows_most_step(nw * nd, smem)
+    table, strides = rows_orders32(nw, nd, most) if slot32 else (rows_steps(nw, nd, most), None)
     sk, dw = _static(facts.modes[kmode].src_stride), _static(facts.modes[w].dst_stride)
-    return table if sk is None or dw is None else table[sk % len(table)][dw % 16]
+    if sk is None or dw is None:
+        return table, (1 if strides is None else strides)
+    at = sk % len(table), dw % 16
+    return table[at[0]][at[1]], (1 if strides is None else rows_strides(nw)[strides[at[0]][at[1]]])  # type: ignore[arg-type]
 
 
 def _rows_step(k: "_Builder", table: tuple[tuple[int, ...], ...], sigma: SSAValue, rho: SSAValue) -> SSAValue:
@@ -1262,7 +1277,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         pb = box_pitch(span_pitch * t_rows)  # type: ignore[operator]
     else:
         t_rows, pb = box_rows(flavour, nw, nd, smem, spare)
-    slots = rows_slots(facts, pitch_step, smem, want32) if flavour == "rows" else -1
+    slots, strides = rows_slots(facts, pitch_step, smem, want32) if flavour == "rows" else (-1, 1)
     table = slots if isinstance(slots, tuple) else None
     step = 0 if table is not None else slots  # (a table's: >= 0)
     sigma = _static(modes[kmode].src_stride) if step >= 0 else None
@@ -1290,7 +1305,12 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     # phase 1 waited for in groups of `split` steps (`ROWS_SPLIT`; 0: one wait), `split_groups` of them
     # (`grouped`: the copies uncommitted, a group closed by a commit; else one group each)
     split = ROWS_SPLIT if split is None else split
-    run_stride = ROWS_RUN_STRIDE if run_stride is None else max(run_stride, 1)
+    # phase 2's run stride: asked, else the slot table's (`rows_slots`: a stride or a table
+    # of indices into `rows_strides`, looked up in the kernel), else `ROWS_RUN_STRIDE`
+    stride_table = strides if isinstance(strides, tuple) and run_stride is None and table is not None else None
+    if run_stride is None:
+        run_stride = strides if isinstance(strides, int) and strides != 1 else ROWS_RUN_STRIDE
+    run_stride = max(run_stride, 1)
     if flavour == "rows" and gcd(run_stride, nw) != 1:  # type: ignore[arg-type]
         raise TilecError(f"tile: box_runs={run_stride} must be coprime to the box's {nw} destination runs", op=copy)
     grouped = bool(split) and flavour == "rows" and depth == 1 and stage_async and carry != 4
@@ -1406,6 +1426,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             run_start = lambda r: stepped(sorig, r, ssd)  # noqa: E731
         pbc = c(pb)
         s0 = k.andi(sorig, c(slot_mod - 1))
+        # phase 2's run stride (`ROWS_RUN_STRIDE`): None where 1
+        nonlocal_stride: list[SSAValue | None] = [None if run_stride == 1 else c(run_stride)]
         if step >= 0:
             ssk16 = c(sigma % 16) if sigma is not None else k.andi(k.val(modes[kmode].src_stride), c(15))
             pitch = c(rows_pitch(nw * nd, sigma % 16, step)) if sigma is not None else k.addi(c(pb + CHUNK * step), ssk16)  # type: ignore[operator]
@@ -1416,6 +1438,12 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                             else k.andi(k.val(modes[kmode].src_stride), c(rows_of - 1))) if rows_of != 16 else ssk16)
                 ds16 = k.andi(k.val(modes[w].dst_stride), c(15))
                 pitch = k.addi(pitch, k.muli(c(CHUNK), _rows_step(k, table, ssk_row, ds16)))
+                if stride_table is not None:
+                    # phase 2's run stride: the table's index into `rows_strides`, packed 6 bits each
+                    packed = sum(a << (6 * i) for i, a in enumerate(rows_strides(nw)))  # type: ignore[arg-type]
+                    sh = k.add(arith.IndexCastOp(k.muli(_rows_step(k, stride_table, ssk_row, ds16), c(6)), i64))
+                    word = k.add(arith.ShRUIOp(k.add(arith.ConstantOp.from_int_and_width(packed, i64)), sh))
+                    nonlocal_stride[0] = k.andi(k.add(arith.IndexCastOp(word, index)), c(63))
 
         def slot_at(r: SSAValue) -> SSAValue:
             """Where byte 0 of source run `r` lies in a `rows` box."""
@@ -1671,8 +1699,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 trips = (full_len + 2 * CHUNK - 2) // CHUNK
                 per = nd  # type: ignore[assignment]
                 with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
-                    if run_stride != 1:
-                        q = k.remui(k.muli(q, c(run_stride)), c(nw))  # type: ignore[arg-type]  # (`ROWS_RUN_STRIDE`)
+                    if nonlocal_stride[0] is not None:
+                        q = k.remui(k.muli(q, nonlocal_stride[0]), c(nw))  # type: ignore[arg-type]  # (`ROWS_RUN_STRIDE`)
                     ds = stepped(dorig, q, dsw)
                     de = k.addi(ds, dlen)
                     base = k.andi(ds, cm16)
