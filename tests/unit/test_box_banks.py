@@ -80,27 +80,33 @@ def test_steps_beat_the_residue_slots_on_average():
         assert np.mean(chosen) < np.mean(old)
 
 
-def test_steps32_keep_every_run_at_its_residue_mod_32():
-    # box_slot32=1 on a rows box: the step of each (ss_K mod 32, ds_W mod 16) makes the
-    # pitch congruent to the source step mod 32 (each run's 32-byte source sectors in
-    # one 32-byte block of the box), the fewest modelled wavefronts among those steps;
-    # at most `most` (at least 1: both parities have a step)
-    from tilec.passes._box_banks import rows_steps32
 
-    for nw, nd, most in ((37, 17, 2), (37, 17, 7), (3, 40, 0)):
-        table = rows_steps32(nw, nd, most)
-        assert len(table) == 32 and all(len(row) == 16 for row in table)
+def test_orders32_weigh_split_sectors_against_wavefronts():
+    # a rows box at its runs' residues mod 32 (BOX_SLOT32): for each (ss_K mod 32, ds_W
+    # mod 16) the step and phase 2's run stride of the fewest modelled wavefronts, a pitch
+    # not congruent to the source step mod 32 (its sectors split) counted SPLIT_WAVEFRONTS
+    # more; steps up to `most`, one more where congruent; strides coprime to n_W
+    from math import gcd
+
+    from tilec.passes._box_banks import SPLIT_WAVEFRONTS, rows_orders32, rows_strides
+
+    assert rows_strides(37) == (1, 2, 3, 4, 5, 6, 7, 8) and rows_strides(6) == (1, 5)
+    for nw, nd, most in ((37, 17, 2), (3, 40, 0), (6, 20, 7)):
+        steps, picks = rows_orders32(nw, nd, most)
+        assert len(steps) == len(picks) == 32
         for sigma32 in range(32):
             for rho in range(16):
-                step = table[sigma32][rho]
-                assert 0 <= step <= max(most, 1)
-                assert (rows_pitch(nw * nd, sigma32 % 16, step) - sigma32) % 32 == 0
-                steps = rows_wavefronts(nw, nd, sigma32 % 16, rho) if (nw, nd, most) == (37, 17, 7) else None
-                if steps is not None and (sigma32, rho) in ((2, 11), (18, 11), (7, 3)):
-                    same = [i for i in range(most + 1) if i % 2 == step % 2]
-                    assert steps[step] <= min(steps[i] for i in same) + 0.35  # the table's subsampled count
-    # the canonical copy (ss_K = 2 mod 32, ds_W = 11): step 1 (674 = 2 mod 32, 3.22
-    # wavefronts), where the mod-16 table's step 2 (690 = 18 mod 32) splits every other
-    # run's sectors; at ss_K = 18 mod 32 step 2 keeps both
-    assert rows_steps32(37, 17, 2)[2][11] == 1 and rows_steps32(37, 17, 2)[18][11] == 2
-    assert 3.2 < rows_wavefronts(37, 17, 2, 11)[1] < 3.25
+                step, a = steps[sigma32][rho], rows_strides(nw)[picks[sigma32][rho]]
+                whole = (rows_pitch(nw * nd, sigma32 % 16, step) - sigma32) % 32 == 0
+                assert 0 <= step <= most or (step == most + 1 and whole)
+                assert gcd(a, nw) == 1
+    # the canonical copy (ss_K = 2 mod 32, ds_W = 11): step 3 and runs 3 apart (706 = 2
+    # mod 32, 2.14 wavefronts in the full count) over the mod-16 table's step 2 (690 = 18
+    # mod 32: every other run's sectors split, 2.05) and step 1 (674, whole, 3.22); at
+    # ss_K = 18 mod 32 step 2 keeps its sectors whole, in order
+    steps, picks = rows_orders32(37, 17, 2)
+    assert (steps[2][11], rows_strides(37)[picks[2][11]]) == (3, 3)
+    assert (steps[18][11], rows_strides(37)[picks[18][11]]) == (2, 1)
+    full = 32 * float(wavefronts(rows_addresses(37, 17, 11, np.array([706]), stride=3)).sum()) / float(
+        (rows_addresses(37, 17, 11, np.array([706]), stride=3) >= 0).sum())
+    assert 2.1 < full < rows_wavefronts(37, 17, 2, 11)[2] + SPLIT_WAVEFRONTS
