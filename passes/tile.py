@@ -276,13 +276,14 @@ class TilePass(ModulePass):
                      bytes, `_box_tile.tiles_slot32_pitch`), lie in its box at their
                      source addresses modulo 32 bytes (not 16), so that each source
                      sector phase 1's `cp.async` reads lands in one 32-byte block of
-                     shared memory (rows: where the pitch is congruent to the source
-                     step mod 32); 2: as 1, and a merged `tiles` box's phase-2
+                     shared memory (rows: the pitch step and phase 2's run order
+                     from `_box_banks.rows_orders32`, congruent mod 32 where that
+                     costs few wavefronts); 2: as 1, and a merged `tiles` box's phase-2
                      chunk lanes that share a 32-byte bank group take rows 16
                      bytes apart in the slots (`_box_tile.tiles_slot32_turn`);
                      3: as 2 where the innermost merged mode is long
                      (`_box_tile.TILES_SLOT32_TURN_RUNS`), else as 1; 0 off. Default per flavour
-                     (`_box_tile.BOX_SLOT32`): `span` (a merged `tiles` box:
+                     (`_box_tile.BOX_SLOT32`): `span` and `rows` (a merged `tiles` box:
                      `_box_tile.TILES_SLOT32`, 0).
       box_l1=B       1: the 16-byte `cp.async` of a box copy's
                      phase 1 go through L1 (`.ca`: L2 asked for whole sectors)
