@@ -1,21 +1,24 @@
 // RUN: tilec %s -p 'copy-strategy,tile{box_slot32=1}' | filecheck %s
-// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s --check-prefix=MOD16
+// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s
+// RUN: tilec %s -p 'copy-strategy,tile{box_slot32=0}' | filecheck %s --check-prefix=MOD16
 // RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_slot32=1}' --check-equivalence --arg n0=3 --arg n1=37 --arg n2=70 --arg n3=17 --arg ss0=629 --arg ss2=1891 --arg ds0=44030 --arg ds1=1190 --arg smis=5 --arg dmis=3 --arg src=132400 --arg dst=132100 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_slot32=1}' --check-equivalence --arg n0=2 --arg n1=37 --arg n2=23 --arg n3=17 --arg ss0=629 --arg ss2=1279 --arg ds0=15000 --arg ds1=400 --arg smis=25 --arg dmis=14 --arg src=30200 --arg dst=30000 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy,tile{box_slot32=1}' --check-equivalence --arg n0=1 --arg n1=37 --arg n2=130 --arg n3=17 --arg ss0=629 --arg ss2=658 --arg ds0=4000 --arg ds1=2215 --arg smis=18 --arg dmis=7 --arg src=86000 --arg dst=84000 | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy,tile{box_runs=3}' | filecheck %s --check-prefix=RUNS
+// RUN: tilec %s -p 'copy-strategy,tile{box_slot32=0 box_runs=3}' | filecheck %s --check-prefix=RUNS
 // RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_slot32=1 box_pitch=3 box_runs=3}' --check-equivalence --arg n0=3 --arg n1=37 --arg n2=70 --arg n3=17 --arg ss0=629 --arg ss2=1891 --arg ds0=44030 --arg ds1=1190 --arg smis=5 --arg dmis=3 --arg src=132400 --arg dst=132100 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy,tile{box_runs=34}' --check-equivalence --arg n0=1 --arg n1=37 --arg n2=130 --arg n3=17 --arg ss0=629 --arg ss2=658 --arg ds0=4000 --arg ds1=2215 --arg smis=18 --arg dmis=7 --arg src=86000 --arg dst=84000 | filecheck %s --check-prefix=EQ
 // RUN: not tilec %s -p 'copy-strategy,tile{box_runs=37}' 2>&1 | filecheck %s --check-prefix=ERR
 // A box<rows> copy whose source step is read at run time (tilec.copy_'s program of the
 // canonical 37 x 17 copy, strides as arguments) with its slots at their runs' residues
-// mod 32 (box_slot32=1): the first slot at the first run's address mod 32, the pitch
-// step looked up by the source step mod 32 (_box_banks.rows_steps32: two halves of the
-// table, the one of bit 4 selected), so that the pitch is congruent to the step mod 32;
-// without it, mod 16 and the table by the step mod 16 (rows_steps). Equivalent at source
-// steps 3 and 31 mod 32 (bit 4 clear and set) in small boxes, and in a whole box.
-// With box_runs=A phase 2's item (q, j) writes run A q mod 37 (a warp's two runs A bytes
-// apart in a slot: _box_tile.ROWS_RUN_STRIDE); A must be coprime to the 37 runs.
+// mod 32 (box_slot32=1, the rule's: _box_tile.BOX_SLOT32): the first slot at the first
+// run's address mod 32, the pitch step and phase 2's run stride looked up by the source
+// step mod 32 and the destination run step mod 16 (_box_banks.rows_orders32: two tables
+// of two halves each, the half of bit 4 selected; the stride's index into a packed
+// constant of strides, 6 bits each), item (q, j) on run A q mod 37; with box_slot32=0
+// mod 16, the table by the step mod 16 (rows_steps), in order. Equivalent at source
+// steps 3 and 31 mod 32 (bit 4 clear and set) in small boxes, and in a whole box at 18.
+// With box_runs=A the stride forced (a warp's two runs A bytes apart in a slot:
+// _box_tile.ROWS_RUN_STRIDE); A must be coprime to the 37 runs.
 
 // EQ: @tilec_copy: equivalent after
 // ERR: tile: box_runs=37 must be coprime to the box's 37 destination runs
@@ -28,11 +31,20 @@
 // CHECK:         %[[R64:.*]] = arith.index_cast %[[R]] : index to i64
 // CHECK:         %[[HALF:.*]] = arith.cmpi ult, %[[R64]], %{{.*}} : i64
 // CHECK:         arith.select %[[HALF]], %{{.*}}, %{{.*}} : i64
+// CHECK:         %[[M63:.*]] = arith.constant 63 : index
+// CHECK-NEXT:    %[[STRIDE:.*]] = arith.andi %{{.*}}, %[[M63]] : index
+// CHECK:         %[[QS:.*]] = arith.muli %{{.*}}, %[[STRIDE]] : index
+// CHECK-NEXT:    %[[NW37:.*]] = arith.constant 37 : index
+// CHECK-NEXT:    %[[QN:.*]] = arith.remui %[[QS]], %[[NW37]] : index
+// CHECK-NEXT:    arith.muli %[[QN]], %ds1 : index
 // RUNS-LABEL: func.func @tilec_copy
-// RUNS:          %[[A:.*]] = arith.constant 3 : index
-// RUNS-NEXT:     %[[QA:.*]] = arith.muli %{{.*}}, %[[A]] : index
-// RUNS-NEXT:     %[[NW:.*]] = arith.constant 37 : index
-// RUNS-NEXT:     %[[QR:.*]] = arith.remui %[[QA]], %[[NW]] : index
+// RUNS:          layout.barrier
+// RUNS:          scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// RUNS-NEXT:       %[[C17:.*]] = arith.constant 17 : index
+// RUNS-NEXT:       %[[Q:.*]] = arith.divui %[[I]], %[[C17]] : index
+// RUNS:            %[[QA:.*]] = arith.muli %[[Q]], %{{.*}} : index
+// RUNS-NEXT:       %[[NW:.*]] = arith.constant 37 : index
+// RUNS-NEXT:       %[[QR:.*]] = arith.remui %[[QA]], %[[NW]] : index
 // RUNS-NEXT:     arith.muli %[[QR]], %ds1 : index
 // MOD16-LABEL: func.func @tilec_copy
 // MOD16-NOT:     arith.cmpi ult, %{{.*}}, %{{.*}} : i64
