@@ -712,7 +712,10 @@ against 0.778** (+2.1%, 10 of 10; call 2, the rule against `box_slot32=0`: 0.791
 [1.007, 1.015]** through copy_ (0.906 -> 0.915, 12 of 12), x1.013 the Program (11 of 12),
 the strided set's 42 x1.011 (12 of 12), against the mod-16 step 2 (2.05, every other
 run's sectors split); the same step and stride at split sectors x0.996; step 1 (3.22)
-x0.90 split or whole: `span` and `rows`."""
+x0.90 split or whole. Call 2, the rule against `box_slot32=0`: the Program (strides
+static: step and stride constants) x1.012 (0.909 -> 0.920, 11 of 12), but copy_ (both
+looked up at run time in two tables, 968 -> 1128 SASS instructions) x0.974 (0.907 ->
+0.885, 0 of 12), 42 x0.970: `span` and `rows` where its strides are static."""
 TILES_SLOT32 = 0
 """A `box<tiles>` over a merged destination mode's `slot32` where the `tile` option
 `box_slot32` is not given (`tiles_launch`): 0 runs at their residues mod 16; 1 at their
@@ -1245,6 +1248,12 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     l2_prefetch = (BOX_PREFETCH.get(flavour) if prefetch is None else prefetch) or None
     # a flat, span or rows box's runs at their source addresses modulo 32 bytes (`BOX_SLOT32`)
     want32 = flavour in ("flat", "rows", "span") and (flavour in BOX_SLOT32 if slot32 is None else bool(slot32))
+    if flavour == "rows" and slot32 is None and want32:
+        # by rule only where the source step and destination run step are static (the step
+        # and run stride constants): looked up at run time (`tilec.copy_`) the two tables
+        # cost more than the whole sectors gain (`BOX_SLOT32`)
+        w_, _, k_ = box_modes(facts, "rows")
+        want32 = _static(facts.modes[k_].src_stride) is not None and _static(facts.modes[w_].dst_stride) is not None
     through_l1 = flavour in BOX_L1 if l1 is None else l1
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async

@@ -1,5 +1,5 @@
 // RUN: tilec %s -p 'copy-strategy,tile{box_slot32=1}' | filecheck %s
-// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s
+// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s --check-prefix=MOD16
 // RUN: tilec %s -p 'copy-strategy,tile{box_slot32=0}' | filecheck %s --check-prefix=MOD16
 // RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_slot32=1}' --check-equivalence --arg n0=3 --arg n1=37 --arg n2=70 --arg n3=17 --arg ss0=629 --arg ss2=1891 --arg ds0=44030 --arg ds1=1190 --arg smis=5 --arg dmis=3 --arg src=132400 --arg dst=132100 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_slot32=1}' --check-equivalence --arg n0=2 --arg n1=37 --arg n2=23 --arg n3=17 --arg ss0=629 --arg ss2=1279 --arg ds0=15000 --arg ds1=400 --arg smis=25 --arg dmis=14 --arg src=30200 --arg dst=30000 | filecheck %s --check-prefix=EQ
@@ -10,7 +10,8 @@
 // RUN: not tilec %s -p 'copy-strategy,tile{box_runs=37}' 2>&1 | filecheck %s --check-prefix=ERR
 // A box<rows> copy whose source step is read at run time (tilec.copy_'s program of the
 // canonical 37 x 17 copy, strides as arguments) with its slots at their runs' residues
-// mod 32 (box_slot32=1, the rule's: _box_tile.BOX_SLOT32): the first slot at the first
+// mod 32 (box_slot32=1; by rule only where the strides are static: _box_tile.BOX_SLOT32,
+// here mod 16 without it): the first slot at the first
 // run's address mod 32, the pitch step and phase 2's run stride looked up by the source
 // step mod 32 and the destination run step mod 16 (_box_banks.rows_orders32: two tables
 // of two halves each, the half of bit 4 selected; the stride's index into a packed
