@@ -36,7 +36,7 @@ ROUTE_NAMES = ("gather", "realign", "box")
 TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tiles_grain", "tiles_stage",
                 "tiles_interleave", "tiles_rounds", "tiles_row_step", "tiles_rotate", "box_lanes", "box_grain", "box_pitch",
                 "box_depth", "box_ring", "box_carry", "box_prefetch", "box_slot32", "box_l1", "box_blocks", "box_fit",
-                "box_split", "tiles_merge", "tiles_merge_banks", "tiles_short", "realign_flat", "magic64", "narrow32", "realign_chunks", "div32",
+                "box_split", "box_runs", "tiles_merge", "tiles_merge_banks", "tiles_short", "realign_flat", "magic64", "narrow32", "realign_chunks", "div32",
                 "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows",
                 "tiles_mirror", "tiles_short_d", "tiles_run", "tiles_issue", "realign_run", "realign_lanes",
                 "realign_elems", "realign_bits", "gather_fill")
@@ -67,7 +67,8 @@ phase 2 gives its work, `box_carry=`, default `BOX_CARRY`, and the L2 prefetch s
 `BOX_L1`, and the blocks a multiprocessor a `box<flat|rows|span|cols>` launch asks to hold, `box_blocks=`,
 default `BOX_BLOCKS`, and whether a `box<rows>` copy takes the steps of its least source residue's pitch,
 `box_fit=`, default `ROWS_FIT`, and in commit groups of how many steps a `box<rows>` block waits for its
-phase 1, `box_split=`, default `ROWS_SPLIT`; whether a `box<tiles>` copy merges the destination's modes after
+phase 1, `box_split=`, default `ROWS_SPLIT`, and how far apart a `box<rows>` phase 2's consecutive runs lie,
+`box_runs=`, default `ROWS_RUN_STRIDE`; whether a `box<tiles>` copy merges the destination's modes after
 the source's contiguous mode, `tiles_merge=`, the `copy-strategy` and `tile` passes' option,
 default `passes/_copy_cost.TILES_MERGE`, and whether such a box lays out its phase-2 reads by bank,
 `tiles_merge_banks=`, the `tile` pass's option, default `passes/_box_tile.TILES_MERGE_BANKS`; whether it takes a short source-contiguous
@@ -129,6 +130,7 @@ class Routes:
     box_blocks: int | None = None
     box_fit: int | None = None
     box_split: int | None = None
+    box_runs: int | None = None
     tiles_interleave: int | None = None
     tiles_rounds: int | None = None
     tiles_row_step: int | None = None

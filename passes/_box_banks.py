@@ -30,6 +30,7 @@ with session 35's layout (every slot at a multiple of 16 bytes plus its run's re
 from __future__ import annotations
 
 from functools import lru_cache
+from math import gcd
 
 import numpy as np
 
@@ -61,16 +62,16 @@ def rows_pitch(run_bytes: int, sigma: int, step: int) -> int:
 
 
 def rows_addresses(nw: int, nd: int, rho: int, pitches: np.ndarray, s0: int = 5, r0: int = 3,
-                   warps: int | None = None, loads: range = range(16)) -> np.ndarray:
+                   warps: int | None = None, loads: range = range(16), stride: int = 1) -> np.ndarray:
     """The box addresses of phase 2's loads (module doc): `pitches.shape + (warps,
     loads, 32)`, -1 for a lane without an item, over one trip of the work items (every
     run's chunks 0 .. n_D - 1; the first `warps` warps where given, the loads `loads`),
     destination runs `rho` apart mod 16, the first runs' residues `s0` (source) and
-    `r0` (destination)."""
+    `r0` (destination), item `(q, j)` on run `stride q mod nw` (`_box_tile.ROWS_RUN_STRIDE`)."""
     n = nw * nd
     w = -(-n // 32) if warps is None else min(warps, -(-n // 32))
     idx = np.arange(w * 32)
-    q = np.where(idx < n, idx // nd, -1).reshape(w, 32)
+    q = np.where(idx < n, idx // nd * stride % nw, -1).reshape(w, 32)
     j = (idx % nd).reshape(w, 32)
     r = (r0 + rho * np.maximum(q, 0)) & 15
     p = (16 * j - r)[:, None, :] + np.array(loads)[None, :, None] + 16 * nd  # 16 n_D on: non-negative
@@ -134,3 +135,57 @@ def rows_steps(nw: int, nd: int, most: int = STEPS - 1) -> tuple[tuple[int, ...]
         for sigma in range(16):
             out[sigma, rho] = int(np.argmin(wf[sigma::16][: most + 1]))
     return tuple(tuple(int(x) for x in row) for row in out)
+
+
+
+ROWS_STRIDES = 8
+"""The run strides a `rows` box's phase 2 chooses from where its slots lie at their runs'
+residues mod 32 (`rows_orders32`): the least 8 coprime to `n_W` (1 first)."""
+
+SPLIT_WAVEFRONTS = 0.15
+"""What a `rows` box's split source sectors cost, in modelled wavefronts a phase-2 load
+(`rows_orders32`): a pitch not congruent to the source step mod 32 leaves every other
+run's 32-byte sectors across two 32-byte blocks of the box, each asked of L2 twice by
+phase 1's `cp.async`. H200 (rows48, the canonical 37 x 17 copy, paired rounds): step 3
+with runs 3 apart (2.14) at whole sectors x1.009 / x1.013 (copy_ / the Program) over the
+mod-16 rule's step 2 (2.05, split), at split sectors x0.996; step 1 (3.22) x0.90 either
+way: whole sectors are worth about 0.1-0.2 wavefronts."""
+
+
+def rows_strides(nw: int) -> tuple[int, ...]:
+    """The run strides `rows_orders32` chooses from (`ROWS_STRIDES`)."""
+    return tuple(a for a in range(1, max(nw, 2)) if gcd(a, nw) == 1)[:ROWS_STRIDES]
+
+
+@lru_cache(maxsize=None)
+def rows_orders32(nw: int, nd: int, most: int = STEPS - 1) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """(steps, strides): the pitch step and the index of the run stride (`rows_strides`;
+    phase 2's item of run `q` on run `A q mod n_W`) of a `rows` box of `nw x nd` runs whose
+    first slot lies at its run's address mod 32, each a table `[ss_K mod 32][ds_W mod 16]`:
+    the fewest modelled wavefronts a load (`rows_steps`' subsampled count) plus
+    `SPLIT_WAVEFRONTS` where the pitch is not congruent to the source step mod 32
+    (`rows_pitch` is `box_pitch + sigma + 16 i`: congruent for `i + box_pitch / 16 = ss_K /
+    16 (mod 2)`), at steps up to `most`, one more where congruent (its sectors whole); the
+    first of the fewest on a tie."""
+    base = (nw * nd + 30) // 16 * 16
+    strides = rows_strides(nw)
+    wf = [[wavefronts(rows_addresses(nw, nd, rho, np.arange(base, base + 128), warps=TABLE_WARPS,
+                                     loads=range(0, 16, 2), stride=a)).reshape(128, -1).sum(axis=1)
+           for a in strides] for rho in range(16)]
+    warps_loads = 32 * TABLE_WARPS * 8 / 32  # a sum over the subsampled loads -> wavefronts a load
+    steps, picks = [], []
+    for sigma32 in range(32):
+        sigma, parity = sigma32 % 16, (sigma32 // 16 + base // 16) % 2
+        row_s, row_a = [], []
+        for rho in range(16):
+            def cost(c: tuple[int, int]) -> float:
+                i, ai = c
+                return wf[rho][ai][sigma + 16 * i] / warps_loads + (0 if i % 2 == parity else SPLIT_WAVEFRONTS)
+            cands = [(i, ai) for i in range(min(most + 1, STEPS - 1) + 1) for ai in range(len(strides))
+                     if i <= most or i % 2 == parity]
+            i, ai = min(cands, key=lambda c: (cost(c), c))
+            row_s.append(i)
+            row_a.append(ai)
+        steps.append(tuple(row_s))
+        picks.append(tuple(row_a))
+    return tuple(steps), tuple(picks)

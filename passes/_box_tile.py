@@ -79,7 +79,7 @@ from ._convert_ops import scalar_conversion_ops
 from ._gather_tile import fast_divisor
 from tilec.support.target import target_of
 
-from ._box_banks import rows_most_step, rows_pitch, rows_runs, rows_steps
+from ._box_banks import rows_most_step, rows_orders32, rows_pitch, rows_runs, rows_steps, rows_strides
 from ._copy_cost import (BOX_SMEM, TILES_MERGE_BYTES, TILES_MIRROR, CopyFacts, Value, _static, box_pitch, span_rows,
                          tiles_in_rounds, tiles_merged, tiles_merged_run, tiles_mirror_mode, tiles_shape, tiles_slots,
                          value_bound)
@@ -693,7 +693,7 @@ box rows with 128 **0.905 against 0.886** (+2.2%, 9 of 10 rounds; box41's one ru
 call 2, the rule against `box_prefetch=0`: 0.908 against 0.889, +2.1%, 10 of 10),
 box flat +0.9%, rows of 5 (`span`) +1.6% (each below what `BOX_L1` / `BOX_SLOT32` give
 them): 128 for `rows`."""
-BOX_SLOT32: frozenset[str] = frozenset({"span"})
+BOX_SLOT32: frozenset[str] = frozenset({"span", "rows"})
 """The flavours of box whose runs lie at their source addresses modulo 32 bytes, not 16
 (the `tile` option `box_slot32` forces it on or off for `flat`, `span` and `rows`), so
 that each 32-byte source sector that phase 1's `cp.async.cg` chunks read lands in one
@@ -703,11 +703,20 @@ sectors for 17). Box flat's L2 reads were 1.51x its DRAM reads (box41's Nsight),
 it (box43: 384.8 -> 375.7 us). A flat box stages at most `smem - 32` bytes and a span box
 `smem - 32` (`span_rows`), so the box holds the 16 bytes more; a rows box holds one run
 fewer where it must. A rows box's runs are congruent mod 32 only where its pitch is to
-the source step (the bank model's step may not be: canonical 37 x 17's is not, and its
-odd steps cost 3.2 wavefronts a load for 2.05); its slots at multiples of 16 (step -1)
-keep 16. H200 (box43, paired rounds): rows of 5 (`span`) **0.795 against 0.778** (+2.1%,
-10 of 10; call 2, the rule against `box_slot32=0`: 0.791 against 0.773, +2.2%, 10 of 10),
-box flat +1.75% (below `BOX_L1`'s +2.6%): `span`."""
+the source step: with it, its step and phase 2's run stride come from
+`_box_banks.rows_orders32` (the fewest wavefronts, split sectors counted as
+`SPLIT_WAVEFRONTS` more; without, `rows_steps`' step and stride 1); its slots at
+multiples of 16 (step -1) keep 16. H200 (box43, paired rounds): rows of 5 (`span`) **0.795
+against 0.778** (+2.1%, 10 of 10; call 2, the rule against `box_slot32=0`: 0.791 against
+0.773, +2.2%, 10 of 10), box flat +1.75% (below `BOX_L1`'s +2.6%). Box rows int8 37 x 17
+(rows48, paired rounds): step 3, runs 3 apart, whole sectors (2.14 wavefronts) **x1.009
+[1.007, 1.015]** through copy_ (0.906 -> 0.915, 12 of 12), x1.013 the Program (11 of 12),
+the strided set's 42 x1.011 (12 of 12), against the mod-16 step 2 (2.05, every other
+run's sectors split); the same step and stride at split sectors x0.996; step 1 (3.22)
+x0.90 split or whole. Call 2, the rule against `box_slot32=0`: the Program (strides
+static: step and stride constants) x1.012 (0.909 -> 0.920, 11 of 12), but copy_ (both
+looked up at run time in two tables, 968 -> 1128 SASS instructions) x0.974 (0.907 ->
+0.885, 0 of 12), 42 x0.970: `span` and `rows` where its strides are static."""
 TILES_SLOT32 = 3
 """A `box<tiles>` over a merged destination mode's `slot32` where the `tile` option
 `box_slot32` is not given (`tiles_launch`): 0 runs at their residues mod 16; 1 at their
@@ -803,6 +812,18 @@ phase 2 by runs and residues (`box_carry` 0); a box of at most N steps is one co
 (its copies committed once, not a group each as with 0)."""
 
 ROWS_SPLIT_GROUPS = 4
+
+ROWS_RUN_STRIDE = 1
+"""The order of a `rows` box's phase-2 work items over its `n_W` destination runs where
+neither the `tile` option `box_runs` nor the slot table (`rows_slots`: with `BOX_SLOT32`,
+`_box_banks.rows_orders32`'s) gives one: A (coprime to `n_W`), item `(q, j)` of the rows order (`q`
+the run, `j` the chunk residue, `j` fastest: a warp on 32 consecutive items, one run's
+`n_D` lanes and the next's) writes run `A q mod n_W`, so that a warp's two runs lie `A`
+bytes apart in every slot, not 1: the bank conflicts of its loads are the two runs'
+(`_box_banks`), its stores as many runs' sectors as with 1. The canonical 37 x 17 copy
+(model, ds_W = 11 mod 16): 2.05 wavefronts a load at pitch step 2 with 1; with its slots
+at their runs' residues mod 32 (`BOX_SLOT32`: odd steps, 674 or 706) 3.22 / 3.46 with 1,
+2.66 (A = 34) / **2.14** (A = 3, step 3)."""
 """The most commit groups a `rows` box's phase 1 is split into (`ROWS_SPLIT`)."""
 
 
@@ -831,37 +852,57 @@ def rows_fit_least(run: int, smem: int, keep: int, most: int, tgt) -> tuple[int,
     return runs, grown
 
 
-def rows_slots(facts: CopyFacts, asked: int | None, smem: int) -> int | tuple[tuple[int, ...], ...]:
-    """The slot layout of a `rows` box copy with `facts` (`ROWS_PITCH_STEP`; `asked`,
-    the `tile` option, where given) with a box of `smem` bytes: -1, the pitch step (up
-    to `_box_banks.rows_most_step`'s), or where the step depends on
-    strides known at run time only, the table of steps by their residues
-    (`_box_banks.rows_steps`: `[ss_K mod 16][ds_W mod 16]`)."""
+Table = tuple[tuple[int, ...], ...]
+
+
+def rows_slots(facts: CopyFacts, asked: int | None, smem: int,
+               slot32: bool = False) -> tuple[int | Table, int | Table]:
+    """(slots, strides): the slot layout of a `rows` box copy with `facts`
+    (`ROWS_PITCH_STEP`; `asked`, the `tile` option, where given) with a box of `smem`
+    bytes: -1, the pitch step (up to `_box_banks.rows_most_step`'s), or where the step
+    depends on strides known at run time only, the table of steps by their residues
+    (`_box_banks.rows_steps`: `[ss_K mod 16][ds_W mod 16]`); with `slot32` (the first slot
+    at its run's address mod 32), `_box_banks.rows_orders32`'s (`[ss_K mod 32][ds_W mod
+    16]`) with its run strides (phase 2's, `ROWS_RUN_STRIDE`: the index of one of
+    `rows_strides`, or its table), else stride 1."""
     if asked is None:
         asked = ROWS_PITCH_STEP
     if asked is not None:
-        return asked
+        return asked, 1
     w, d, kmode = box_modes(facts, "rows")
     nw, nd = facts.modes[w].bound, facts.modes[d].bound
-    table = rows_steps(nw, nd, rows_most_step(nw * nd, smem))
+    most = rows_most_step(nw * nd, smem)
+    table, strides = rows_orders32(nw, nd, most) if slot32 else (rows_steps(nw, nd, most), None)
     sk, dw = _static(facts.modes[kmode].src_stride), _static(facts.modes[w].dst_stride)
-    return table if sk is None or dw is None else table[sk % 16][dw % 16]
+    if sk is None or dw is None:
+        return table, (1 if strides is None else strides)
+    at = sk % len(table), dw % 16
+    return table[at[0]][at[1]], (1 if strides is None else rows_strides(nw)[strides[at[0]][at[1]]])  # type: ignore[arg-type]
 
 
 def _rows_step(k: "_Builder", table: tuple[tuple[int, ...], ...], sigma: SSAValue, rho: SSAValue) -> SSAValue:
     """Entry `[sigma][rho]` of a `rows` box's table of pitch steps (`rows_slots`), in
     the kernel: the 16 steps of each `rho` packed 3 bits each into one 48-bit constant,
-    the one of `rho` selected, shifted by `3 sigma`, masked."""
+    the one of `rho` selected, shifted by `3 sigma`, masked; a table of 32 rows (`sigma`
+    mod 32) as two such halves, the one of `sigma`'s bit 4 selected."""
     def i64c(v: int) -> SSAValue:
         return k.add(arith.ConstantOp.from_int_and_width(v, i64))
 
-    words = [sum(table[s][r] << (3 * s) for s in range(16)) for r in range(16)]
+    def word_of(half: tuple[tuple[int, ...], ...]) -> SSAValue:
+        words = [sum(half[s][r] << (3 * s) for s in range(16)) for r in range(16)]
+        word = i64c(words[15])
+        for r in range(14, -1, -1):
+            if words[r] != words[15]:
+                word = k.add(arith.SelectOp(k.cmp("eq", rho64, i64c(r)), i64c(words[r]), word))
+        return word
+
     rho64 = k.add(arith.IndexCastOp(rho, i64))
-    word = i64c(words[15])
-    for r in range(14, -1, -1):
-        if words[r] != words[15]:
-            word = k.add(arith.SelectOp(k.cmp("eq", rho64, i64c(r)), i64c(words[r]), word))
-    shift = k.add(arith.MuliOp(k.add(arith.IndexCastOp(sigma, i64)), i64c(3)))
+    sigma64 = k.add(arith.IndexCastOp(sigma, i64))
+    word = word_of(table[:16])
+    if len(table) == 32:
+        word = k.add(arith.SelectOp(k.cmp("ult", sigma64, i64c(16)), word, word_of(table[16:])))
+        sigma64 = k.add(arith.AndIOp(sigma64, i64c(15)))
+    shift = k.add(arith.MuliOp(sigma64, i64c(3)))
     step = k.add(arith.AndIOp(k.add(arith.ShRUIOp(word, shift)), i64c(7)))
     return k.add(arith.IndexCastOp(step, index))
 
@@ -1177,7 +1218,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                tiles_fill: int = TILES_FILL, prefetch: int | None = None, slot32: int | None = None,
                l1: bool | None = None, tiles_mirror: int = TILES_MIRROR,
                tiles_issue: int = TILES_ISSUE, min_blocks: int | None = None,
-               fit_least: bool | None = None, split: int | None = None) -> list[Operation]:
+               fit_least: bool | None = None, split: int | None = None,
+               run_stride: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1196,7 +1238,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     (`tilec.min_blocks`, NVRTC's `__launch_bounds__(threads, N)`; None: the flavour's
     `BOX_BLOCKS`, 0 none; persistent blocks ask their own), a `rows` box of run-time
     source residue sized as `fit_least` says (None: `ROWS_FIT`), a `rows` box's phase 1
-    waited for in groups of `split` steps (None: `ROWS_SPLIT`); the caller puts
+    waited for in groups of `split` steps (None: `ROWS_SPLIT`), a `rows` box's phase-2 work
+    items on its destination runs `run_stride` apart (None: `ROWS_RUN_STRIDE`); the caller puts
     them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
@@ -1208,6 +1251,12 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     l2_prefetch = (BOX_PREFETCH.get(flavour) if prefetch is None else prefetch) or None
     # a flat, span or rows box's runs at their source addresses modulo 32 bytes (`BOX_SLOT32`)
     want32 = flavour in ("flat", "rows", "span") and (flavour in BOX_SLOT32 if slot32 is None else bool(slot32))
+    if flavour == "rows" and slot32 is None and want32:
+        # by rule only where the source step and destination run step are static (the step
+        # and run stride constants): looked up at run time (`tilec.copy_`) the two tables
+        # cost more than the whole sectors gain (`BOX_SLOT32`)
+        w_, _, k_ = box_modes(facts, "rows")
+        want32 = _static(facts.modes[k_].src_stride) is not None and _static(facts.modes[w_].dst_stride) is not None
     through_l1 = flavour in BOX_L1 if l1 is None else l1
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
@@ -1240,7 +1289,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         pb = box_pitch(span_pitch * t_rows)  # type: ignore[operator]
     else:
         t_rows, pb = box_rows(flavour, nw, nd, smem, spare)
-    slots = rows_slots(facts, pitch_step, smem) if flavour == "rows" else -1
+    slots, strides = rows_slots(facts, pitch_step, smem, want32) if flavour == "rows" else (-1, 1)
     table = slots if isinstance(slots, tuple) else None
     step = 0 if table is not None else slots  # (a table's: >= 0)
     sigma = _static(modes[kmode].src_stride) if step >= 0 else None
@@ -1249,7 +1298,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         # step's, known or read at run time; the box holds the slots of the largest
         # pitch the step (or the table, in the row of a known source step) allows
         most = step if table is None else max(max(row) for row in (
-            table if sigma is None else [table[sigma % 16]]))  # type: ignore[index]
+            table if sigma is None else [table[sigma % len(table)]]))  # type: ignore[index]
         worst = rows_pitch(nw * nd, 15 if sigma is None else sigma % 16, most)  # type: ignore[operator]
         fit = rows_runs(nw * nd, smem - (CHUNK if want32 else 0), worst)  # type: ignore[operator]
         if sigma is None and depth == 1 and (ROWS_FIT if fit_least is None else fit_least):
@@ -1268,6 +1317,14 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     # phase 1 waited for in groups of `split` steps (`ROWS_SPLIT`; 0: one wait), `split_groups` of them
     # (`grouped`: the copies uncommitted, a group closed by a commit; else one group each)
     split = ROWS_SPLIT if split is None else split
+    # phase 2's run stride: asked, else the slot table's (`rows_slots`: a stride or a table
+    # of indices into `rows_strides`, looked up in the kernel), else `ROWS_RUN_STRIDE`
+    stride_table = strides if isinstance(strides, tuple) and run_stride is None and table is not None else None
+    if run_stride is None:
+        run_stride = strides if isinstance(strides, int) and strides != 1 else ROWS_RUN_STRIDE
+    run_stride = max(run_stride, 1)
+    if flavour == "rows" and gcd(run_stride, nw) != 1:  # type: ignore[arg-type]
+        raise TilecError(f"tile: box_runs={run_stride} must be coprime to the box's {nw} destination runs", op=copy)
     grouped = bool(split) and flavour == "rows" and depth == 1 and stage_async and carry != 4
     split = rows_split_steps(split, threads, t_rows) if grouped else 0
     split_groups = -(-t_rows // split) if split else 1
@@ -1381,12 +1438,24 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             run_start = lambda r: stepped(sorig, r, ssd)  # noqa: E731
         pbc = c(pb)
         s0 = k.andi(sorig, c(slot_mod - 1))
+        # phase 2's run stride (`ROWS_RUN_STRIDE`): None where 1
+        nonlocal_stride: list[SSAValue | None] = [None if run_stride == 1 else c(run_stride)]
         if step >= 0:
             ssk16 = c(sigma % 16) if sigma is not None else k.andi(k.val(modes[kmode].src_stride), c(15))
             pitch = c(rows_pitch(nw * nd, sigma % 16, step)) if sigma is not None else k.addi(c(pb + CHUNK * step), ssk16)  # type: ignore[operator]
             if table is not None:
+                # the table's row by the source step mod 16, or mod 32 (`slot32`'s steps: `rows_steps32`)
+                rows_of = len(table)
+                ssk_row = ((c(sigma % rows_of) if sigma is not None
+                            else k.andi(k.val(modes[kmode].src_stride), c(rows_of - 1))) if rows_of != 16 else ssk16)
                 ds16 = k.andi(k.val(modes[w].dst_stride), c(15))
-                pitch = k.addi(pitch, k.muli(c(CHUNK), _rows_step(k, table, ssk16, ds16)))
+                pitch = k.addi(pitch, k.muli(c(CHUNK), _rows_step(k, table, ssk_row, ds16)))
+                if stride_table is not None:
+                    # phase 2's run stride: the table's index into `rows_strides`, packed 6 bits each
+                    packed = sum(a << (6 * i) for i, a in enumerate(rows_strides(nw)))  # type: ignore[arg-type]
+                    sh = k.add(arith.IndexCastOp(k.muli(_rows_step(k, stride_table, ssk_row, ds16), c(6)), i64))
+                    word = k.add(arith.ShRUIOp(k.add(arith.ConstantOp.from_int_and_width(packed, i64)), sh))
+                    nonlocal_stride[0] = k.andi(k.add(arith.IndexCastOp(word, index)), c(63))
 
         def slot_at(r: SSAValue) -> SSAValue:
             """Where byte 0 of source run `r` lies in a `rows` box."""
@@ -1642,6 +1711,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 trips = (full_len + 2 * CHUNK - 2) // CHUNK
                 per = nd  # type: ignore[assignment]
                 with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
+                    if nonlocal_stride[0] is not None:
+                        q = k.remui(k.muli(q, nonlocal_stride[0]), c(nw))  # type: ignore[arg-type]  # (`ROWS_RUN_STRIDE`)
                     ds = stepped(dorig, q, dsw)
                     de = k.addi(ds, dlen)
                     base = k.andi(ds, cm16)

@@ -283,13 +283,14 @@ class TilePass(ModulePass):
                      bytes, `_box_tile.tiles_slot32_pitch`), lie in its box at their
                      source addresses modulo 32 bytes (not 16), so that each source
                      sector phase 1's `cp.async` reads lands in one 32-byte block of
-                     shared memory (rows: where the pitch is congruent to the source
-                     step mod 32); 2: as 1, and a merged `tiles` box's phase-2
+                     shared memory (rows: the pitch step and phase 2's run order
+                     from `_box_banks.rows_orders32`, congruent mod 32 where that
+                     costs few wavefronts); 2: as 1, and a merged `tiles` box's phase-2
                      chunk lanes that share a 32-byte bank group take rows 16
                      bytes apart in the slots (`_box_tile.tiles_slot32_turn`);
                      3: as 2 where the innermost merged mode is long
                      (`_box_tile.TILES_SLOT32_TURN_RUNS`), else as 1; 0 off. Default per flavour
-                     (`_box_tile.BOX_SLOT32`): `span` (a merged `tiles` box:
+                     (`_box_tile.BOX_SLOT32`): `span`, and `rows` of static strides (a merged `tiles` box:
                      `_box_tile.TILES_SLOT32`, 3).
       box_l1=B       1: the 16-byte `cp.async` of a box copy's
                      phase 1 go through L1 (`.ca`: L2 asked for whole sectors)
@@ -313,6 +314,10 @@ class TilePass(ModulePass):
                      block, staged by cp.async, `box_carry` 0); a box of at
                      most N steps one group, committed once; 0 one wait, a
                      group a copy. Default `_box_tile.ROWS_SPLIT`: 0.
+      box_runs=A     A coprime to a `box<rows>` copy's destination runs n_W: phase
+                     2's item (run q, residue j) writes run A q mod n_W, a warp's
+                     two runs A bytes apart in every slot (its bank conflicts);
+                     1 in order. Default `_box_tile.ROWS_RUN_STRIDE`: 1.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
@@ -519,6 +524,7 @@ class TilePass(ModulePass):
     box_blocks: int | None = None
     box_fit: int | None = None
     box_split: int | None = None
+    box_runs: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int | None = None
@@ -596,6 +602,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_slot32={self.box_slot32} must be in [0, 3]")
         if self.box_split is not None and self.box_split and not 16 <= self.box_split <= 1024:
             raise TilecError(f"tile: box_split={self.box_split} must be 0 or in [16, 1024]")
+        if self.box_runs is not None and not 0 <= self.box_runs <= 1024:
+            raise TilecError(f"tile: box_runs={self.box_runs} must be in [0, 1024]")
         if self.box_prefetch not in (None, 0, 64, 128, 256):
             raise TilecError(f"tile: box_prefetch={self.box_prefetch} must be 0, 64, 128 or 256")
         if self.tiles_depth is not None and not 1 <= self.tiles_depth <= 8:
@@ -922,7 +930,7 @@ class TilePass(ModulePass):
                          self.box_slot32,
                          None if self.box_l1 is None else bool(self.box_l1), mirror,
                          tiles_issue_of(facts.src_bytes, self.tiles_issue), self.box_blocks,
-                         None if self.box_fit is None else bool(self.box_fit), self.box_split)
+                         None if self.box_fit is None else bool(self.box_fit), self.box_split, self.box_runs)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)

@@ -8,7 +8,8 @@ source a strided view at an element offset, the destination's buffer poisoned, e
 byte of it compared with NumPy (nothing around the view written); each copy twice
 (the second through the cached launcher); session 38's `box<tiles>` over a merged
 destination mode (`merge`); launch options (`box_blocks`, `box_fit`) on span and rows;
-rows boxes waited for in groups of steps (`box_split`)."""
+rows boxes waited for in groups of steps (`box_split`); rows boxes at their runs'
+residues mod 32 (`box_slot32`), phase 2's runs in a stride (`box_runs`)."""
 
 from __future__ import annotations
 
@@ -86,6 +87,25 @@ def test_box_copies_of_session_36_in_split_groups_on_the_gpu(split, seed):
 
     c = draw("rows", 1000 + seed, SCALE)
     routes = {**c.routes, "box_smem": 40960, "box_split": split}
+    _check_on_the_gpu(dataclasses.replace(c, routes=routes), seed, fresh=True)
+
+
+@pytest.mark.parametrize("runs", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_rows_boxes_at_residues_mod_32_on_the_gpu(runs, seed):
+    """Session 36's rows boxes with their slots at their runs' residues mod 32
+    (`box_slot32=1`), the pitch step by the rule (`_box_banks.rows_steps32`, looked up in
+    the kernel from the run-time source step mod 32), no forced step; with `runs`, at
+    step 3 with phase 2's items on runs 3 apart or the next odd stride coprime to every
+    extent (`box_runs`)."""
+    import dataclasses
+    import math
+
+    c = draw("rows", 1000 + seed, SCALE)
+    routes = {**{k: v for k, v in c.routes.items() if k != "box_pitch"}, "box_slot32": 1}
+    if runs:
+        stride = next(a for a in range(3, 200, 2) if all(math.gcd(a, n) == 1 for n in c.shape))
+        routes.update(box_pitch=3, box_runs=stride)
     _check_on_the_gpu(dataclasses.replace(c, routes=routes), seed, fresh=True)
 
 

@@ -78,3 +78,35 @@ def test_steps_beat_the_residue_slots_on_average():
                 old.append(_mean(_residue_slots(nw, nd, rho, sigma)))
         assert all(0 <= s < STEPS for row in table for s in row)
         assert np.mean(chosen) < np.mean(old)
+
+
+
+def test_orders32_weigh_split_sectors_against_wavefronts():
+    # a rows box at its runs' residues mod 32 (BOX_SLOT32): for each (ss_K mod 32, ds_W
+    # mod 16) the step and phase 2's run stride of the fewest modelled wavefronts, a pitch
+    # not congruent to the source step mod 32 (its sectors split) counted SPLIT_WAVEFRONTS
+    # more; steps up to `most`, one more where congruent; strides coprime to n_W
+    from math import gcd
+
+    from tilec.passes._box_banks import SPLIT_WAVEFRONTS, rows_orders32, rows_strides
+
+    assert rows_strides(37) == (1, 2, 3, 4, 5, 6, 7, 8) and rows_strides(6) == (1, 5)
+    for nw, nd, most in ((37, 17, 2), (3, 40, 0), (6, 20, 7)):
+        steps, picks = rows_orders32(nw, nd, most)
+        assert len(steps) == len(picks) == 32
+        for sigma32 in range(32):
+            for rho in range(16):
+                step, a = steps[sigma32][rho], rows_strides(nw)[picks[sigma32][rho]]
+                whole = (rows_pitch(nw * nd, sigma32 % 16, step) - sigma32) % 32 == 0
+                assert 0 <= step <= most or (step == most + 1 and whole)
+                assert gcd(a, nw) == 1
+    # the canonical copy (ss_K = 2 mod 32, ds_W = 11): step 3 and runs 3 apart (706 = 2
+    # mod 32, 2.14 wavefronts in the full count) over the mod-16 table's step 2 (690 = 18
+    # mod 32: every other run's sectors split, 2.05) and step 1 (674, whole, 3.22); at
+    # ss_K = 18 mod 32 step 2 keeps its sectors whole, in order
+    steps, picks = rows_orders32(37, 17, 2)
+    assert (steps[2][11], rows_strides(37)[picks[2][11]]) == (3, 3)
+    assert (steps[18][11], rows_strides(37)[picks[18][11]]) == (2, 1)
+    full = 32 * float(wavefronts(rows_addresses(37, 17, 11, np.array([706]), stride=3)).sum()) / float(
+        (rows_addresses(37, 17, 11, np.array([706]), stride=3) >= 0).sum())
+    assert 2.1 < full < rows_wavefronts(37, 17, 2, 11)[2] + SPLIT_WAVEFRONTS

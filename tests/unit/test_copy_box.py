@@ -254,6 +254,29 @@ def test_rows_boxes_sized_at_the_least_residue_match_numpy(routes, smem, nvrtc_a
     _run_compiled(cases)
 
 
+@pytest.mark.parametrize("smem,runs", [(BOX_SMEM, False), (2048, False), (BOX_SMEM, True)])
+def test_rows_boxes_at_residues_mod_32_match_numpy(routes, smem, runs, nvrtc_available):
+    # the `tile` option box_slot32=1 on rows boxes (slots at their runs' residues mod 32,
+    # the pitch step looked up in the kernel by the run-time source step mod 32:
+    # _box_banks.rows_steps32): every destination element written once, exactly,
+    # nothing around it, at both pointers' residues; the kernel reads the step's bit 4;
+    # with `runs`, at step 3 and phase 2's items on runs A apart (box_runs, A coprime
+    # to every extent)
+    import math
+
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    cases = [c for c in _cases(np.random.default_rng(smem + 32)) if c[3] == "box<rows>"]
+    assert len(cases) == 3
+    extra = {}
+    if runs:
+        a = next(a for a in (3, 5, 7, 11, 13) if all(math.gcd(a, n) == 1 for c in cases for n in c[0].shape))
+        extra = {"box_pitch": 3, "box_runs": a}
+    routes(box_slot32=1, box_smem=smem, **extra)
+    for source in _run_compiled(cases):
+        assert "& 31" in source
+
+
 @pytest.mark.parametrize("split", [16, 24, 32])
 def test_rows_boxes_waited_for_in_groups_match_numpy(routes, split, nvrtc_available):
     # the `tile` option box_split=N (a rows box's phase 1 in commit groups of N steps,

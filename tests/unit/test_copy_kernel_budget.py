@@ -49,7 +49,8 @@ BOX_BUDGETS = [
     # 3 instructions a byte, against the gather's 15); 1056 now
     ("gather uint8 rows of 5 at a pitch of 7", "box<span>", 1100),
     # the slots' pitch looked up in the kernel from copy_'s run-time strides
-    # (passes/_box_banks.rows_steps: 48 instructions once); 968 now
+    # (passes/_box_banks.rows_steps: 48 instructions once); 968 now (with box_slot32=1's
+    # two tables, rows_orders32, 1128: measured slower, not the rule at run-time strides)
     ("box rows int8 37x17 in 1691 steps", "box<rows>", 1000),
 ]
 

@@ -1,9 +1,9 @@
-// RUN: tilec %s -p 'copy-strategy,tile{box_fit=1}' | filecheck %s
-// RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s
-// RUN: tilec %s -p 'copy-strategy,tile{box_fit=0}' | filecheck %s --check-prefix=NONE
-// RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_fit=1}' | filecheck %s --check-prefix=SMALL
-// RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_fit=1}' --check-equivalence --arg n0=3 --arg n1=37 --arg n2=70 --arg n3=17 --arg ss0=629 --arg ss2=1891 --arg ds0=44030 --arg ds1=1190 --arg smis=5 --arg dmis=3 --arg src=132400 --arg dst=132100 | filecheck %s --check-prefix=EQ
-// RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_fit=1}' --check-equivalence --arg n0=2 --arg n1=37 --arg n2=23 --arg n3=17 --arg ss0=629 --arg ss2=1279 --arg ds0=15000 --arg ds1=400 --arg smis=9 --arg dmis=14 --arg src=30200 --arg dst=30000 | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{box_fit=1 box_slot32=0}' | filecheck %s
+// RUN: tilec %s -p 'copy-strategy,tile{box_slot32=0}' | filecheck %s
+// RUN: tilec %s -p 'copy-strategy,tile{box_fit=0 box_slot32=0}' | filecheck %s --check-prefix=NONE
+// RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_fit=1 box_slot32=0}' | filecheck %s --check-prefix=SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_fit=1 box_slot32=0}' --check-equivalence --arg n0=3 --arg n1=37 --arg n2=70 --arg n3=17 --arg ss0=629 --arg ss2=1891 --arg ds0=44030 --arg ds1=1190 --arg smis=5 --arg dmis=3 --arg src=132400 --arg dst=132100 | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_fit=1 box_slot32=0}' --check-equivalence --arg n0=2 --arg n1=37 --arg n2=23 --arg n3=17 --arg ss0=629 --arg ss2=1279 --arg ds0=15000 --arg ds1=400 --arg smis=9 --arg dmis=14 --arg src=30200 --arg dst=30000 | filecheck %s --check-prefix=EQ
 // RUN: not tilec %s -p 'copy-strategy,tile{box_fit=2}' 2>&1 | filecheck %s --check-prefix=ERR
 // A box<rows> copy whose source step's residue mod 16 is read at run time (tilec.copy_'s
 // program of the canonical 37 x 17 copy, strides as arguments): with box_fit=0 its box
@@ -12,6 +12,8 @@
 // _box_tile.ROWS_FIT) the runs of the least residue's pitch (688: 59), the box grown to
 // 41456 bytes to hold them at 703. A box of
 // 3328 bytes: 5 runs in 3360 (4 without); equivalent at source steps 3 and 15 mod 16.
+// (The slots at residues mod 16, box_slot32=0: the rule's mod 32 layout,
+// box_rows_slot32.mlir, reserves 16 bytes and takes its own steps.)
 
 // EQ: @tilec_copy: equivalent after
 // ERR: tile: box_fit=2 must be 0 or 1
