@@ -940,13 +940,16 @@ class _Builder:
                     box_addr: Callable[[SSAValue, SSAValue], SSAValue], q: SSAValue, ds: SSAValue,
                     lo: SSAValue, hi: SSAValue, cs: SSAValue, addrs: Callable[[], list[SSAValue]],
                     convert: str | None = None,
-                    fix: Callable[[SSAValue], SSAValue] | None = None, rolled_edge: bool = False) -> None:
+                    fix: Callable[[SSAValue], SSAValue] | None = None, rolled_edge: bool = False,
+                    kept_edge: bool = False) -> None:
         """Destination chunk `cs` (`width` elements, `cw` that constant) of run `q`
         starting at `ds`, whose destination row lies between `lo` and `hi`: one `vt`
         vector of the box elements at `addrs()` where the row holds the chunk whole (put
         in order by `fix` where given: `addrs()` in another), else
         its elements inside the row one at a time (`box_addr(q, p)`: element p of run q
-        in the box; with `rolled_edge` a loop the CUDA keeps rolled, `#pragma unroll 1`);
+        in the box; with `rolled_edge` a loop the CUDA keeps rolled, `#pragma unroll 1`;
+        with `kept_edge` and no `fix`, element t at `addrs()[t]`, the whole chunk's
+        addresses, `width` bodies: no address of its own to compute or keep);
         each element converted as `convert` says where given (the box
         holds source elements, `vt` is of the destination's)."""
         full = self.andi(self.cmp("sge", cs, lo), self.cmp("sle", self.addi(cs, cw), hi))
@@ -960,13 +963,19 @@ class _Builder:
                 vec = fix(vec)
             self.add(WriteOp(vec, dst, [self.aligned(cs, width)], width=width))
             to_else()
-            with self.loop(self.c(0), cw, self.c(1)) as b:
-                if rolled_edge:
-                    b.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(1, i64)
-                a = self.addi(cs, b)
-                with self.when(self.andi(self.cmp("sge", a, lo), self.cmp("slt", a, hi))):
-                    x = self.converted(self.add(ReadOp(box, [box_addr(q, self.subi(a, ds))])), convert)
-                    self.add(WriteOp(x, dst, [a]))
+            if kept_edge and fix is None:
+                for t, at in enumerate(addrs()):
+                    a = self.addi(cs, self.c(t))
+                    with self.when(self.andi(self.cmp("sge", a, lo), self.cmp("slt", a, hi))):
+                        self.add(WriteOp(self.converted(self.add(ReadOp(box, [at])), convert), dst, [a]))
+            else:
+                with self.loop(self.c(0), cw, self.c(1)) as b:
+                    if rolled_edge:
+                        b.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(1, i64)
+                    a = self.addi(cs, b)
+                    with self.when(self.andi(self.cmp("sge", a, lo), self.cmp("slt", a, hi))):
+                        x = self.converted(self.add(ReadOp(box, [box_addr(q, self.subi(a, ds))])), convert)
+                        self.add(WriteOp(x, dst, [a]))
 
     def converted(self, x: SSAValue, convert: str | None) -> SSAValue:
         """`x` converted as `convert` ("SRC->DST", `_convert_ops.scalar_conversion_ops`)
@@ -2571,7 +2580,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
             """Destination chunk `cs` of run `q` (starting at `ds`, the row between `rs`
             and `re`): `_Builder.store_chunk` with `v`-element chunks."""
             k.store_chunk(box, dst, vtd, cvd, vd, t.box_addr, q, ds, rs, re, cs, addrs, convert, fix,
-                          rolled_edge=bool(issue & 16))
+                          rolled_edge=bool(issue & 16), kept_edge=bool(issue & 256))
 
         first_tile = k.cmp("eq", od, c(0))
 

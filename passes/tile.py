@@ -399,7 +399,9 @@ class TilePass(ModulePass):
                      quarter warp a run, a thread's chunk of each of its lines;
                      16, phase 2's element-wise edge path kept rolled; 32
                      (over 2), the chunk loop unrolled by 2; 64, phase 2's
-                     thread values kept (not recomputed a chunk).
+                     thread values kept (not recomputed a chunk); 128, a run's box
+                     addresses kept once a run; 256, the edge path's elements
+                     read at the whole chunk's box addresses (no addresses of its own).
       tiles_short=B  the largest source element (bytes) of a `box<tiles>` copy whose
                      source-contiguous mode is short, its runs that mode whole
                      (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
@@ -560,8 +562,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_merge_banks={self.tiles_merge_banks} must be 0 or 1")
         if self.tiles_fill not in (0, 1, 2, 3):
             raise TilecError(f"tile: tiles_fill={self.tiles_fill} must be 0, 1, 2 or 3")
-        if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 255:
-            raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 255]")
+        if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 511:
+            raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 511]")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if self.tiles_lines not in (None, 0, 1, 2, 3):
