@@ -941,15 +941,16 @@ class _Builder:
                     lo: SSAValue, hi: SSAValue, cs: SSAValue, addrs: Callable[[], list[SSAValue]],
                     convert: str | None = None,
                     fix: Callable[[SSAValue], SSAValue] | None = None, rolled_edge: bool = False,
-                    kept_edge: bool = False) -> None:
+                    kept_edge: bool = False, held_at: Callable[[int], SSAValue] | None = None) -> None:
         """Destination chunk `cs` (`width` elements, `cw` that constant) of run `q`
         starting at `ds`, whose destination row lies between `lo` and `hi`: one `vt`
         vector of the box elements at `addrs()` where the row holds the chunk whole (put
         in order by `fix` where given: `addrs()` in another), else
         its elements inside the row one at a time (`box_addr(q, p)`: element p of run q
         in the box; with `rolled_edge` a loop the CUDA keeps rolled, `#pragma unroll 1`;
-        with `kept_edge` and no `fix`, element t at `addrs()[t]`, the whole chunk's
-        addresses, `width` bodies: no address of its own to compute or keep);
+        with `kept_edge`, the element `held_at(t)` (t without `fix`) of the chunk at
+        `addrs()[t]`, the whole chunk's addresses, `width` bodies: no address of its own to
+        compute or keep; with `fix` and no `held_at`, the loop);
         each element converted as `convert` says where given (the box
         holds source elements, `vt` is of the destination's)."""
         full = self.andi(self.cmp("sge", cs, lo), self.cmp("sle", self.addi(cs, cw), hi))
@@ -963,9 +964,9 @@ class _Builder:
                 vec = fix(vec)
             self.add(WriteOp(vec, dst, [self.aligned(cs, width)], width=width))
             to_else()
-            if kept_edge and fix is None:
+            if kept_edge and (fix is None or held_at is not None):
                 for t, at in enumerate(addrs()):
-                    a = self.addi(cs, self.c(t))
+                    a = self.addi(cs, self.c(t) if fix is None else held_at(t))
                     with self.when(self.andi(self.cmp("sge", a, lo), self.cmp("slt", a, hi))):
                         self.add(WriteOp(self.converted(self.add(ReadOp(box, [at])), convert), dst, [a]))
             else:
@@ -2576,11 +2577,11 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         od, dorig, td = t.od, t.dorig, t.td
 
         def store_chunk(q: SSAValue, ds: SSAValue, rs: SSAValue, re: SSAValue, cs: SSAValue,
-                        addrs: Callable[[], list[SSAValue]], fix=None) -> None:
+                        addrs: Callable[[], list[SSAValue]], fix=None, held_at=None) -> None:
             """Destination chunk `cs` of run `q` (starting at `ds`, the row between `rs`
             and `re`): `_Builder.store_chunk` with `v`-element chunks."""
             k.store_chunk(box, dst, vtd, cvd, vd, t.box_addr, q, ds, rs, re, cs, addrs, convert, fix,
-                          rolled_edge=bool(issue & 16), kept_edge=bool(issue & 256))
+                          rolled_edge=bool(issue & 16), kept_edge=bool(issue & 256), held_at=held_at)
 
         first_tile = k.cmp("eq", od, c(0))
 
@@ -2640,14 +2641,15 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                     if rot is None:  # (a mirrored box's runs compute their own)
                         base = [] if mirrored is not None else [
                             k.kept(t.box_addr(q0, k.addi(r00, c(e_)))) for e_ in range(vd)]
-                        fix = None
+                        fix = held_at = None
                     else:
                         # load t reads element (t + rot 4 / E) mod V: word j of the loaded chunk
                         # is word (j + rot) mod 4 of the destination's; put back by a select a
                         # word for each bit of rot (row lanes: 4 for 1-byte elements, 2 wider)
-                        base = [k.kept(t.box_addr(q0, k.addi(r00, k.andi(k.addi(c(e_), k.muli(rot, c(4 // e))),
-                                                                         c(vd - 1)))))
-                                for e_ in range(vd)]
+                        def held_at(e_: int) -> SSAValue:
+                            return k.andi(k.addi(c(e_), k.muli(rot, c(4 // e))), c(vd - 1))
+
+                        base = [k.kept(t.box_addr(q0, k.addi(r00, held_at(e_)))) for e_ in range(vd)]
                         bits = [k.cmp("ne", k.andi(rot, c(b)), c(0)) for b in (1, 2) if b < 32 // per]
 
                         def fix(vec: SSAValue) -> SSAValue:
@@ -2668,7 +2670,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                                 cs = k.addi(first, k.muli(ci, cvd))
                                 with k.when(k.cmp("slt", cs, end)):
                                     step = k.muli(k.subi(ci, ci0), c(vd * pb + sv))
-                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in own], fix)
+                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in own], fix, held_at)
                         elif store_lines:
                             # the row's chunks from the start of the `per` chunks' span
                             # holding its first (`tiles_lines`): lane `ci0` of trip j
@@ -2679,7 +2681,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                                 cs = k.addi(first, k.muli(ci, cvd))
                                 with k.when(k.andi(k.cmp("sge", ci, c(0)), k.cmp("slt", cs, end))):
                                     step = k.addi(dq, k.muli(k.subi(ci, ci0), c(vd * pb + sv)))
-                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base], fix)
+                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base], fix, held_at)
                         else:
                             # (`TILES_ISSUE` bit 128: the run's addresses kept once a run, a chunk's
                             # then theirs plus its constant step where bit 2 unrolls the loop)
@@ -2694,7 +2696,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                                     else:
                                         dci = k.subi(ci, ci0) if trip is None else k.muli(trip, c(per))
                                         step = k.muli(dci, c(vd * pb + sv))
-                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in held or base], fix)
+                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in held or base], fix,
+                                                held_at)
 
                 if when_rot is None:
                     lanes_body(rot)

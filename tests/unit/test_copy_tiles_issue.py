@@ -38,7 +38,8 @@ def _case(seed: int, shape: tuple[int, int], dst_dtype):
 
 
 @pytest.mark.parametrize("issue", [1, 2, 4, 11, 15, 17, 27, 51, 91, 137, 219, 265, 267, 393])
-@pytest.mark.parametrize("shape, dst_dtype", [((600, 300), None), ((150, 521), None), ((301, 203), "int16")])
+@pytest.mark.parametrize("shape, dst_dtype", [((600, 300), None), ((150, 521), None), ((301, 203), "int16"),
+                                              ((601, 297), None)])
 def test_issue_bits_copy_exactly(routes, nvrtc_available, issue, shape, dst_dtype):
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
