@@ -75,53 +75,12 @@ def stamped(src: str) -> str:
     return src
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--json", default="")
-    ap.add_argument("--case", default="box flat")
-    ap.add_argument("--reps", type=int, default=20)
-    a = ap.parse_args(argv)
-    import canonical_copy_bench as ccb
-    import copy_bench
-    import cupy
+def report(s, head: dict) -> dict:
+    """The module docstring's parts, slots and spans of the stamps `s` ([blocks, POINTS],
+    the blocks that ran), printed; `head`: the case, exactness, times and ratios."""
     import numpy as np
-    import torch
 
-    from tilec.copy_plan import plan_copy
-
-    case = next(c for c in ccb.cases(False) if a.case in c.name)
-    gen = torch.Generator(device="cuda").manual_seed(0)
-    base, src, dst = ccb._make(torch, case, gen)
-    want = torch.empty_like(dst).copy_(src)
-    plan = plan_copy(ccb._operand(dst), ccb._operand(src))
-    kernel, args = ccb._program_kernel(torch, plan, src, dst, base)
-    st = copy.copy(kernel)
-    st._compiled, st._modules, st._functions, st._packed = {}, {}, {}, {}
-    st.source = stamped(kernel.source)
-    exact = {}
-    for name, k in (("plain", kernel), ("stamped", st)):
-        ccb._poison(torch, dst)
-        k(*args)
-        torch.cuda.synchronize()
-        exact[name] = bool(torch.equal(ccb._bits(torch, dst), ccb._bits(torch, want)))
-    module = next(iter(st._modules.values()))
-    ptr = module.get_global_var("tilec_stamps")
-    cupy.cuda.runtime.memset(ptr, 0, MAX_BLOCKS * POINTS * 8)
-    st(*args)
-    torch.cuda.synchronize()
-    mem = cupy.cuda.UnownedMemory(ptr, MAX_BLOCKS * POINTS * 8, st)
-    arr = cupy.ndarray((MAX_BLOCKS * POINTS,), dtype=cupy.int64, memptr=cupy.cuda.MemoryPointer(mem, 0))
-    s = np.asarray(arr.get()).reshape(MAX_BLOCKS, POINTS)
-    s = s[s[:, 0] != 0]
     nb = len(s)
-    # times in turns (3 rounds): the stamps' cost
-    times = {"plain": [], "stamped": []}
-    for r in range(3):
-        for name, k in (("plain", kernel), ("stamped", st))[:: 1 if r % 2 == 0 else -1]:
-            times[name].append(copy_bench.median_ms(lambda k=k: k(*args), 3, a.reps))
-    moved = ccb.bytes_moved(case)
-    mc = copy_bench.memcpy_tbps(moved // 2)
-
     def med(x):
         return float(np.median(x))
 
@@ -137,8 +96,7 @@ def main(argv=None) -> int:
         "phase 2 of part 1 (-> barrier)": synced(2) - waited(2),
         "block (start -> end)": synced(2) - s[:, 0],
     }
-    out = {"case": case.name, "blocks": int(nb), "exact": exact,
-           "ms": {k: statistics.median(v) for k, v in times.items()},
+    out = {**head, "blocks": int(nb),
            "parts_median_clocks": {k: med(v) for k, v in parts.items()},
            "parts_mean_clocks": {k: float(np.mean(v)) for k, v in parts.items()}}
     # per SM: blocks in clock order; slots busy; gaps end -> next start
@@ -184,9 +142,7 @@ def main(argv=None) -> int:
     out["globaltimer"]["tail_ns"] = int(ends[-1] - ends[-2 * len(spans)])
     clk = med(parts["block (start -> end)"]) / med(gt)  # clocks a ns
     out["clock_ghz"] = clk
-    out["memcpy_tbps"] = mc
-    out["ratio"] = {k: copy_bench.tbps(moved, v) / mc for k, v in out["ms"].items()}
-    print(f"== {case.name}: {nb} blocks on {len(spans)} SMs, exact {exact}, plain {out['ms']['plain']*1e3:.1f} us"
+    print(f"== {out['case']}: {nb} blocks on {len(spans)} SMs, exact {out['exact']}, plain {out['ms']['plain']*1e3:.1f} us"
           f" stamped {out['ms']['stamped']*1e3:.1f} us (of cudaMemcpy {out['ratio']['plain']:.3f} /"
           f" {out['ratio']['stamped']:.3f}), kernel by globaltimer {kernel_ns/1e3:.1f} us, {clk:.2f} GHz")
     for k, v in parts.items():
@@ -198,6 +154,58 @@ def main(argv=None) -> int:
     g = out["globaltimer"]
     print(f"  last block start at {g['last_start_ns']/1e3:.1f} us, first end {g['first_end_ns']/1e3:.1f} us,"
           f" the last {2 * len(spans)} blocks' ends spread over {g['tail_ns']/1e3:.1f} us")
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", default="")
+    ap.add_argument("--case", default="box flat")
+    ap.add_argument("--reps", type=int, default=20)
+    a = ap.parse_args(argv)
+    import canonical_copy_bench as ccb
+    import copy_bench
+    import cupy
+    import numpy as np
+    import torch
+
+    from tilec.copy_plan import plan_copy
+
+    case = next(c for c in ccb.cases(False) if a.case in c.name)
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    base, src, dst = ccb._make(torch, case, gen)
+    want = torch.empty_like(dst).copy_(src)
+    plan = plan_copy(ccb._operand(dst), ccb._operand(src))
+    kernel, args = ccb._program_kernel(torch, plan, src, dst, base)
+    st = copy.copy(kernel)
+    st._compiled, st._modules, st._functions, st._packed = {}, {}, {}, {}
+    st.source = stamped(kernel.source)
+    exact = {}
+    for name, k in (("plain", kernel), ("stamped", st)):
+        ccb._poison(torch, dst)
+        k(*args)
+        torch.cuda.synchronize()
+        exact[name] = bool(torch.equal(ccb._bits(torch, dst), ccb._bits(torch, want)))
+    module = next(iter(st._modules.values()))
+    ptr = module.get_global_var("tilec_stamps")
+    cupy.cuda.runtime.memset(ptr, 0, MAX_BLOCKS * POINTS * 8)
+    st(*args)
+    torch.cuda.synchronize()
+    mem = cupy.cuda.UnownedMemory(ptr, MAX_BLOCKS * POINTS * 8, st)
+    arr = cupy.ndarray((MAX_BLOCKS * POINTS,), dtype=cupy.int64, memptr=cupy.cuda.MemoryPointer(mem, 0))
+    s = np.asarray(arr.get()).reshape(MAX_BLOCKS, POINTS)
+    s = s[s[:, 0] != 0]
+    # times in turns (3 rounds): the stamps' cost
+    times = {"plain": [], "stamped": []}
+    for r in range(3):
+        for name, k in (("plain", kernel), ("stamped", st))[:: 1 if r % 2 == 0 else -1]:
+            times[name].append(copy_bench.median_ms(lambda k=k: k(*args), 3, a.reps))
+    moved = ccb.bytes_moved(case)
+    mc = copy_bench.memcpy_tbps(moved // 2)
+
+    out = report(s, {"case": case.name, "exact": exact, "ms": {k: statistics.median(v) for k, v in times.items()},
+                     "memcpy_tbps": mc, "ratio": {k: copy_bench.tbps(moved, statistics.median(v)) / mc
+                                                  for k, v in times.items()}})
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=1)
