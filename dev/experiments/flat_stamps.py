@@ -177,6 +177,7 @@ def main(argv=None) -> int:
     want = torch.empty_like(dst).copy_(src)
     plan = plan_copy(ccb._operand(dst), ccb._operand(src))
     kernel, args = ccb._program_kernel(torch, plan, src, dst, base)
+    kernel = kernel.specialization(*args) if hasattr(kernel, "specialization") else kernel  # (the Kernel run)
     st = copy.copy(kernel)
     st._compiled, st._modules, st._functions, st._packed = {}, {}, {}, {}
     st.source = stamped(kernel.source)
