@@ -135,14 +135,14 @@ ideal write sectors. 8-byte elements (a box the rule takes only where asked,
 grains x0.983 of 32-byte ones (0.923 / 0.938 of cudaMemcpy, 10 rounds, odd44)."""
 
 
-TILES_SECTOR_RUNTIME_BYTES: tuple[int, ...] = (1,)
+TILES_SECTOR_PLAIN_BYTES: tuple[int, ...] = (1,)
 """The destination element sizes whose `tiles` box owns whole 32-byte sectors by default
-where the copy's extents are known at run time only (`tilec.copy_`'s kernels) and it does
-not convert (`tiles_grain_of`), not where
-they are constants (a `Program`'s): H200, int8 8191 x 8209 in graph timing (benchmarks/NOTES.md,
-i8p47): copy_ 0.906 -> 0.943 of cudaMemcpy (x1.039 [1.036, 1.045], 5 of 5 rounds), the
-Program's kernel under `tile{tiles_grain=32}` 0.902 -> 0.859 (x0.951): its phase 2 spills 20
-bytes at 64 registers there (local ptxas 13.0), copy_'s none."""
+where it does not convert (`tiles_grain_of`), a Program's (constant extents) and
+`tilec.copy_`'s (extents known at run time only) alike. H200, int8 odd transposes in graph
+timing (benchmarks/NOTES.md): copy_ 8191 x 8209 0.906 -> 0.943 of cudaMemcpy (x1.039, i8p47);
+the Program's kernel spilled 20 bytes at 64 registers there (x0.951) until its edge path read
+the chunk's kept addresses (`TILES_ISSUE_CONSTANT`, b0048): with it x1.058 / x1.099 / x1.052
+on 8191 x 8209 / 4099 x 12289 / 8191 x 8191 (5 of 5 rounds each)."""
 
 
 TILES_SECTOR_CONVERTS = True
@@ -153,16 +153,15 @@ benchmarks/NOTES.md, perm43): the strided set's 29 (f16 -> bf16, a short W) x1.0
 the ideal write sectors), 23 (bool -> int16) x1.040 (0.813 -> 0.845)."""
 
 
-def tiles_grain_of(dst_e: int, asked: int | None, converts: bool = False, runtime: bool = False) -> int:
+def tiles_grain_of(dst_e: int, asked: int | None, converts: bool = False) -> int:
     """Bytes of the destination grains a `tiles` box's block owns: `asked` (the `tile`
     option `tiles_grain`), else 32 for the element sizes of `TILES_SECTOR_BYTES` (whole
     sectors) where the copy does not convert or `TILES_SECTOR_CONVERTS`, and for those of
-    `TILES_SECTOR_RUNTIME_BYTES` where `runtime` (the extents known at run time only) and the
-    copy does not convert; `TILES_GRAIN` for the others (the `tile` pass also where the box or
-    the threads do not fit 32)."""
+    `TILES_SECTOR_PLAIN_BYTES` where it does not convert; `TILES_GRAIN` for the others (the
+    `tile` pass also where the box or the threads do not fit 32)."""
     if asked:
         return asked
-    if runtime and not converts and dst_e in TILES_SECTOR_RUNTIME_BYTES:
+    if not converts and dst_e in TILES_SECTOR_PLAIN_BYTES:
         return 32
     return 32 if dst_e in TILES_SECTOR_BYTES and (not converts or TILES_SECTOR_CONVERTS) else TILES_GRAIN
 
@@ -364,10 +363,28 @@ transposes: ptxas then recomputes the thread's phase-2 values in each chunk; wit
 1 and 8, 2-byte ones bits 1 and 2; 4- and 8-byte ones are not measured (`TILES_ISSUE`)."""
 
 
-def tiles_issue_of(e: int, asked: int | None) -> int:
+TILES_ISSUE_CONSTANT = 256
+"""`TILES_ISSUE`'s bits added by default for a box of `TILES_SECTOR_PLAIN_BYTES` elements
+that does not convert, is not over a merged destination mode, and whose extents are
+constants (a Program's; `tiles_issue_of`): bit 256, phase 2's edge path reading the whole
+chunk's kept box addresses. At 32-byte grains the Program's int8 kernel without it spilled 20
+bytes at 64 registers (its 16 element bodies' own box addresses, their invariant parts hoisted
+over the chunk loop; local ptxas 13.0), with it 56 registers, none (8191 x 8191's rotated
+loads: 48). H200 (b0048, graph timing, 5 rounds, the Program against 16-byte grains and bits
+9): int8 8191 x 8209 0.896 -> 0.948 (x1.058 [1.054, 1.059]), 4099 x 12289 0.868 -> 0.954
+(x1.099), 8191 x 8191 0.846 -> 0.887 (x1.052); bit 256 alone at 16-byte grains x1.008.
+`tilec.copy_`'s kernel (run-time extents, no spill at 32) takes it at x1.005 / x1.031 /
+x0.988 (0 of 5 rounds): not by default; with bit 64 too x0.992 / x1.007 / x1.033."""
+
+
+def tiles_issue_of(e: int, asked: int | None, constant_plain: bool = False) -> int:
     """The `TILES_ISSUE` bits of a `tiles` box of `e`-byte source elements: `asked` (the
-    `tile` option `tiles_issue`), else `TILES_ISSUE_BYTES`'s for `e`, else `TILES_ISSUE`."""
-    return asked if asked is not None else TILES_ISSUE_BYTES.get(e, TILES_ISSUE)
+    `tile` option `tiles_issue`), else `TILES_ISSUE_BYTES`'s for `e` (else `TILES_ISSUE`),
+    with `TILES_ISSUE_CONSTANT` where `constant_plain` (the box's elements of
+    `TILES_SECTOR_PLAIN_BYTES`, not converted, not over a merged mode, its extents constants)."""
+    if asked is not None:
+        return asked
+    return TILES_ISSUE_BYTES.get(e, TILES_ISSUE) | (TILES_ISSUE_CONSTANT if constant_plain else 0)
 
 
 TILES_LINES_BYTES: tuple[int, ...] = (1,)

@@ -33,7 +33,7 @@ from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TIL
                         TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_grain_of, tiles_lines_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
-                        tiles_filled_threads, tiles_issue_of, tiles_rotated)
+                        tiles_filled_threads, tiles_issue_of, tiles_rotated, TILES_SECTOR_PLAIN_BYTES)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_MIRROR, TILES_SHORT_BYTES,
                          TILES_SHORT_D_BYTES, box_flavour, copy_facts, _static, tiles_merged, tiles_merged_run,
                          tiles_mirror_mode, tiles_short_run,
@@ -325,8 +325,8 @@ class TilePass(ModulePass):
       tiles_grain=B  bytes of the destination grains a `box<tiles>` block owns (16, 32,
                      64 or 128; default over a merged destination mode
                      `TILES_MERGE_GRAIN` (32), else `tiles_grain_of`'s: 32 for the
-                     element sizes of `TILES_SECTOR_BYTES`, else 16): 32 writes whole
-                     sectors.
+                     element sizes of `TILES_SECTOR_BYTES` and, not converted, of
+                     `TILES_SECTOR_PLAIN_BYTES`, else 16): 32 writes whole sectors.
       tiles_stage=B  bytes of a `box<tiles>` copy's phase-1 chunks (4, 8 or 16; default
                      `tiles_phase2`'s: 8 for 2-byte source elements
                      (`TILES_STAGE8_BYTES`), else 16); with
@@ -392,7 +392,8 @@ class TilePass(ModulePass):
                      groups fill the rows' trips best (`tiles_filled_threads`).
       tiles_issue=B  bits, how a `box<tiles>` block issues its work
                      (default `_box_tile.tiles_issue_of`'s: `TILES_ISSUE`, 0, but for
-                     the sizes of `TILES_ISSUE_BYTES`): 1, a thread's phase-1
+                     the sizes of `TILES_ISSUE_BYTES`, and `TILES_ISSUE_CONSTANT`
+                     more for 1-byte boxes of constant extents): 1, a thread's phase-1
                      copies in one commit group; 2, phase 2's chunk
                      loop of a destination run unrolled; 4, phase 1's line loop
                      over runs, a thread's slot of a run fixed; 8, that loop with a
@@ -837,8 +838,7 @@ class TilePass(ModulePass):
         if merged and self.tiles_depth is None and depth > 1 and not self.box_smem:
             smem = TILES_MERGE_DEPTH_SMEM
         tiles_grain = self.tiles_grain or (TILES_MERGE_GRAIN if merged else tiles_grain_of(
-            facts.dst_bytes if facts is not None else 1, None, facts is not None and facts.converts,
-            facts is not None and any(not isinstance(m.extent, int) for m in facts.modes)))
+            facts.dst_bytes if facts is not None else 1, None, facts is not None and facts.converts))
         if facts is not None and self.tiles_grain is None and tiles_grain != TILES_GRAIN and (
                 tiles_shape(facts.src_bytes, smem, run, tiles_grain, facts.dst_bytes) is None):
             tiles_grain = TILES_GRAIN
@@ -906,7 +906,9 @@ class TilePass(ModulePass):
                          lines_bits, bool(self.tiles_merge_banks), self.tiles_fill, self.box_prefetch,
                          self.box_slot32,
                          None if self.box_l1 is None else bool(self.box_l1), mirror,
-                         tiles_issue_of(facts.src_bytes, self.tiles_issue), self.box_blocks,
+                         tiles_issue_of(facts.src_bytes, self.tiles_issue, constant_plain=(
+                             not merged and not facts.converts and facts.src_bytes in TILES_SECTOR_PLAIN_BYTES
+                             and all(isinstance(m.extent, int) for m in facts.modes))), self.box_blocks,
                          None if self.box_fit is None else bool(self.box_fit), self.box_split)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))

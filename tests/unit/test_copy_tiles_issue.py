@@ -107,8 +107,11 @@ def test_uncommitted_copies_land_at_the_committing_wait_on_the_executor(routes, 
 
 
 def test_the_rule_by_element_size_and_the_option_over_it():
-    from tilec.passes._box_tile import TILES_ISSUE, TILES_ISSUE_BYTES, tiles_issue_of
+    from tilec.passes._box_tile import TILES_ISSUE, TILES_ISSUE_BYTES, TILES_ISSUE_CONSTANT, tiles_issue_of
 
     for e in (1, 2, 4, 8):
         assert tiles_issue_of(e, None) == TILES_ISSUE_BYTES.get(e, TILES_ISSUE)
         assert tiles_issue_of(e, 0) == 0 and tiles_issue_of(e, 11) == 11
+        # a 1-byte box of constant extents, not converted nor merged: the kept edge too (b0048)
+        assert tiles_issue_of(e, None, constant_plain=True) == TILES_ISSUE_BYTES.get(e, TILES_ISSUE) | TILES_ISSUE_CONSTANT
+        assert tiles_issue_of(e, 0, constant_plain=True) == 0
