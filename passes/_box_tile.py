@@ -345,7 +345,7 @@ from `LDS [R+UR+imm]` (an add a load); with those kept values 64-bit in the CUDA
 them (dev/experiments/held64_turns.py: the chunk 47 -> 32 instructions), and ties the rule
 on the H200 (i8p47): off."""
 
-TILES_ISSUE_BYTES: dict[int, int] = {1: 9, 2: 3}
+TILES_ISSUE_BYTES: dict[int, int] = {1: 9, 2: 259}
 """`TILES_ISSUE`'s bits by the source element's bytes where they differ from it
 (`tiles_issue_of`). Measured on the H200 (ibox45, `tilec.copy_` in turns against bits 0, 5
 rounds): bit 1 (one commit group) faster on every copy, int8 8191 x 8209 x1.010, 8191 x 8191
@@ -359,8 +359,11 @@ alone x0.984-x0.997, and in graph timing int8 8191 x 8209 through copy_ 0.891 ->
 cudaMemcpy (8 of 8 rounds), the Program 0.880 -> 0.894. Bit 16 (the edge path rolled: copy_'s
 int8 kernel 1416 -> 896 SASS instructions, 64 -> 48 registers) x0.95 on the int8 odd
 transposes: ptxas then recomputes the thread's phase-2 values in each chunk; with them kept
-(bit 64) 9 + 16 + 64 still x0.967-x1.000, uint8 -> int16 x0.84. So 1-byte sources take bits
-1 and 8, 2-byte ones bits 1 and 2; 4- and 8-byte ones are not measured (`TILES_ISSUE`)."""
+(bit 64) 9 + 16 + 64 still x0.967-x1.000, uint8 -> int16 x0.84. Bit 256 (the edge path on the
+chunk's kept addresses) over 3 for 2-byte ones (b0048, graph timing, 7 rounds): f16 8191 x 8209
+through copy_ 0.959 -> 0.969 (x1.010 [1.008, 1.012], 7 of 7), the Program 0.960 -> 0.973 (x1.015
+[1.011, 1.016], 7 of 7); for 1-byte ones see `TILES_ISSUE_CONSTANT`. So 1-byte sources take bits
+1 and 8, 2-byte ones bits 1, 2 and 256; 4- and 8-byte ones are not measured (`TILES_ISSUE`)."""
 
 
 TILES_ISSUE_CONSTANT = 256
