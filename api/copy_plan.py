@@ -522,7 +522,7 @@ def _tiles_fit_d(e: int, ed: int, smem: int, nd: int, converts: bool = False) ->
 
     if not TILES_FIT_D:
         return False
-    grain = tiles_grain_of(ed, current_routes().tiles_grain, converts, runtime=True)  # (copy_'s extents)
+    grain = tiles_grain_of(ed, current_routes().tiles_grain, converts)
     base, fit = tiles_shape(e, smem, None, grain, ed), tiles_shape(e, smem, None, grain, ed, nd)
     return base is not None and fit is not None and fit != base
 

@@ -135,14 +135,14 @@ ideal write sectors. 8-byte elements (a box the rule takes only where asked,
 grains x0.983 of 32-byte ones (0.923 / 0.938 of cudaMemcpy, 10 rounds, odd44)."""
 
 
-TILES_SECTOR_RUNTIME_BYTES: tuple[int, ...] = (1,)
+TILES_SECTOR_PLAIN_BYTES: tuple[int, ...] = (1,)
 """The destination element sizes whose `tiles` box owns whole 32-byte sectors by default
-where the copy's extents are known at run time only (`tilec.copy_`'s kernels) and it does
-not convert (`tiles_grain_of`), not where
-they are constants (a `Program`'s): H200, int8 8191 x 8209 in graph timing (benchmarks/NOTES.md,
-i8p47): copy_ 0.906 -> 0.943 of cudaMemcpy (x1.039 [1.036, 1.045], 5 of 5 rounds), the
-Program's kernel under `tile{tiles_grain=32}` 0.902 -> 0.859 (x0.951): its phase 2 spills 20
-bytes at 64 registers there (local ptxas 13.0), copy_'s none."""
+where it does not convert (`tiles_grain_of`), a Program's (constant extents) and
+`tilec.copy_`'s (extents known at run time only) alike. H200, int8 odd transposes in graph
+timing (benchmarks/NOTES.md): copy_ 8191 x 8209 0.906 -> 0.943 of cudaMemcpy (x1.039, i8p47);
+the Program's kernel spilled 20 bytes at 64 registers there (x0.951) until its edge path read
+the chunk's kept addresses (`TILES_ISSUE_CONSTANT`, b0048): with it x1.058 / x1.099 / x1.052
+on 8191 x 8209 / 4099 x 12289 / 8191 x 8191 (5 of 5 rounds each)."""
 
 
 TILES_SECTOR_CONVERTS = True
@@ -153,16 +153,15 @@ benchmarks/NOTES.md, perm43): the strided set's 29 (f16 -> bf16, a short W) x1.0
 the ideal write sectors), 23 (bool -> int16) x1.040 (0.813 -> 0.845)."""
 
 
-def tiles_grain_of(dst_e: int, asked: int | None, converts: bool = False, runtime: bool = False) -> int:
+def tiles_grain_of(dst_e: int, asked: int | None, converts: bool = False) -> int:
     """Bytes of the destination grains a `tiles` box's block owns: `asked` (the `tile`
     option `tiles_grain`), else 32 for the element sizes of `TILES_SECTOR_BYTES` (whole
     sectors) where the copy does not convert or `TILES_SECTOR_CONVERTS`, and for those of
-    `TILES_SECTOR_RUNTIME_BYTES` where `runtime` (the extents known at run time only) and the
-    copy does not convert; `TILES_GRAIN` for the others (the `tile` pass also where the box or
-    the threads do not fit 32)."""
+    `TILES_SECTOR_PLAIN_BYTES` where it does not convert; `TILES_GRAIN` for the others (the
+    `tile` pass also where the box or the threads do not fit 32)."""
     if asked:
         return asked
-    if runtime and not converts and dst_e in TILES_SECTOR_RUNTIME_BYTES:
+    if not converts and dst_e in TILES_SECTOR_PLAIN_BYTES:
         return 32
     return 32 if dst_e in TILES_SECTOR_BYTES and (not converts or TILES_SECTOR_CONVERTS) else TILES_GRAIN
 
@@ -347,7 +346,7 @@ from `LDS [R+UR+imm]` (an add a load); with those kept values 64-bit in the CUDA
 them (dev/experiments/held64_turns.py: the chunk 47 -> 32 instructions), and ties the rule
 on the H200 (i8p47): off."""
 
-TILES_ISSUE_BYTES: dict[int, int] = {1: 9, 2: 3}
+TILES_ISSUE_BYTES: dict[int, int] = {1: 9, 2: 259}
 """`TILES_ISSUE`'s bits by the source element's bytes where they differ from it
 (`tiles_issue_of`). Measured on the H200 (ibox45, `tilec.copy_` in turns against bits 0, 5
 rounds): bit 1 (one commit group) faster on every copy, int8 8191 x 8209 x1.010, 8191 x 8191
@@ -361,14 +360,35 @@ alone x0.984-x0.997, and in graph timing int8 8191 x 8209 through copy_ 0.891 ->
 cudaMemcpy (8 of 8 rounds), the Program 0.880 -> 0.894. Bit 16 (the edge path rolled: copy_'s
 int8 kernel 1416 -> 896 SASS instructions, 64 -> 48 registers) x0.95 on the int8 odd
 transposes: ptxas then recomputes the thread's phase-2 values in each chunk; with them kept
-(bit 64) 9 + 16 + 64 still x0.967-x1.000, uint8 -> int16 x0.84. So 1-byte sources take bits
-1 and 8, 2-byte ones bits 1 and 2; 4- and 8-byte ones are not measured (`TILES_ISSUE`)."""
+(bit 64) 9 + 16 + 64 still x0.967-x1.000, uint8 -> int16 x0.84. Bit 256 (the edge path on the
+chunk's kept addresses) over 3 for 2-byte ones (b0048, graph timing, 7 rounds): f16 8191 x 8209
+through copy_ 0.959 -> 0.969 (x1.010 [1.008, 1.012], 7 of 7), the Program 0.960 -> 0.973 (x1.015
+[1.011, 1.016], 7 of 7); for 1-byte ones see `TILES_ISSUE_CONSTANT`. So 1-byte sources take bits
+1 and 8, 2-byte ones bits 1, 2 and 256; 4- and 8-byte ones are not measured (`TILES_ISSUE`)."""
 
 
-def tiles_issue_of(e: int, asked: int | None) -> int:
+TILES_ISSUE_CONSTANT = 256
+"""`TILES_ISSUE`'s bits added by default for a box of `TILES_SECTOR_PLAIN_BYTES` elements
+that does not convert, is not over a merged destination mode, and whose extents are
+constants (a Program's; `tiles_issue_of`): bit 256, phase 2's edge path reading the whole
+chunk's kept box addresses. At 32-byte grains the Program's int8 kernel without it spilled 20
+bytes at 64 registers (its 16 element bodies' own box addresses, their invariant parts hoisted
+over the chunk loop; local ptxas 13.0), with it 56 registers, none (8191 x 8191's rotated
+loads: 48). H200 (b0048, graph timing, 5 rounds, the Program against 16-byte grains and bits
+9): int8 8191 x 8209 0.896 -> 0.948 (x1.058 [1.054, 1.059]), 4099 x 12289 0.868 -> 0.954
+(x1.099), 8191 x 8191 0.846 -> 0.887 (x1.052); bit 256 alone at 16-byte grains x1.008.
+`tilec.copy_`'s kernel (run-time extents, no spill at 32) takes it at x1.005 / x1.031 /
+x0.988 (0 of 5 rounds): not by default; with bit 64 too x0.992 / x1.007 / x1.033."""
+
+
+def tiles_issue_of(e: int, asked: int | None, constant_plain: bool = False) -> int:
     """The `TILES_ISSUE` bits of a `tiles` box of `e`-byte source elements: `asked` (the
-    `tile` option `tiles_issue`), else `TILES_ISSUE_BYTES`'s for `e`, else `TILES_ISSUE`."""
-    return asked if asked is not None else TILES_ISSUE_BYTES.get(e, TILES_ISSUE)
+    `tile` option `tiles_issue`), else `TILES_ISSUE_BYTES`'s for `e` (else `TILES_ISSUE`),
+    with `TILES_ISSUE_CONSTANT` where `constant_plain` (the box's elements of
+    `TILES_SECTOR_PLAIN_BYTES`, not converted, not over a merged mode, its extents constants)."""
+    if asked is not None:
+        return asked
+    return TILES_ISSUE_BYTES.get(e, TILES_ISSUE) | (TILES_ISSUE_CONSTANT if constant_plain else 0)
 
 
 TILES_LINES_BYTES: tuple[int, ...] = (1,)
@@ -984,13 +1004,17 @@ class _Builder:
                     box_addr: Callable[[SSAValue, SSAValue], SSAValue], q: SSAValue, ds: SSAValue,
                     lo: SSAValue, hi: SSAValue, cs: SSAValue, addrs: Callable[[], list[SSAValue]],
                     convert: str | None = None,
-                    fix: Callable[[SSAValue], SSAValue] | None = None, rolled_edge: bool = False) -> None:
+                    fix: Callable[[SSAValue], SSAValue] | None = None, rolled_edge: bool = False,
+                    kept_edge: bool = False, held_at: Callable[[int], SSAValue] | None = None) -> None:
         """Destination chunk `cs` (`width` elements, `cw` that constant) of run `q`
         starting at `ds`, whose destination row lies between `lo` and `hi`: one `vt`
         vector of the box elements at `addrs()` where the row holds the chunk whole (put
         in order by `fix` where given: `addrs()` in another), else
         its elements inside the row one at a time (`box_addr(q, p)`: element p of run q
-        in the box; with `rolled_edge` a loop the CUDA keeps rolled, `#pragma unroll 1`);
+        in the box; with `rolled_edge` a loop the CUDA keeps rolled, `#pragma unroll 1`;
+        with `kept_edge`, the element `held_at(t)` (t without `fix`) of the chunk at
+        `addrs()[t]`, the whole chunk's addresses, `width` bodies: no address of its own to
+        compute or keep; with `fix` and no `held_at`, the loop);
         each element converted as `convert` says where given (the box
         holds source elements, `vt` is of the destination's)."""
         full = self.andi(self.cmp("sge", cs, lo), self.cmp("sle", self.addi(cs, cw), hi))
@@ -1004,13 +1028,19 @@ class _Builder:
                 vec = fix(vec)
             self.add(WriteOp(vec, dst, [self.aligned(cs, width)], width=width))
             to_else()
-            with self.loop(self.c(0), cw, self.c(1)) as b:
-                if rolled_edge:
-                    b.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(1, i64)
-                a = self.addi(cs, b)
-                with self.when(self.andi(self.cmp("sge", a, lo), self.cmp("slt", a, hi))):
-                    x = self.converted(self.add(ReadOp(box, [box_addr(q, self.subi(a, ds))])), convert)
-                    self.add(WriteOp(x, dst, [a]))
+            if kept_edge and (fix is None or held_at is not None):
+                for t, at in enumerate(addrs()):
+                    a = self.addi(cs, self.c(t) if fix is None else held_at(t))
+                    with self.when(self.andi(self.cmp("sge", a, lo), self.cmp("slt", a, hi))):
+                        self.add(WriteOp(self.converted(self.add(ReadOp(box, [at])), convert), dst, [a]))
+            else:
+                with self.loop(self.c(0), cw, self.c(1)) as b:
+                    if rolled_edge:
+                        b.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(1, i64)
+                    a = self.addi(cs, b)
+                    with self.when(self.andi(self.cmp("sge", a, lo), self.cmp("slt", a, hi))):
+                        x = self.converted(self.add(ReadOp(box, [box_addr(q, self.subi(a, ds))])), convert)
+                        self.add(WriteOp(x, dst, [a]))
 
     def converted(self, x: SSAValue, convert: str | None) -> SSAValue:
         """`x` converted as `convert` ("SRC->DST", `_convert_ops.scalar_conversion_ops`)
@@ -2641,11 +2671,11 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
         od, dorig, td = t.od, t.dorig, t.td
 
         def store_chunk(q: SSAValue, ds: SSAValue, rs: SSAValue, re: SSAValue, cs: SSAValue,
-                        addrs: Callable[[], list[SSAValue]], fix=None) -> None:
+                        addrs: Callable[[], list[SSAValue]], fix=None, held_at=None) -> None:
             """Destination chunk `cs` of run `q` (starting at `ds`, the row between `rs`
             and `re`): `_Builder.store_chunk` with `v`-element chunks."""
             k.store_chunk(box, dst, vtd, cvd, vd, t.box_addr, q, ds, rs, re, cs, addrs, convert, fix,
-                          rolled_edge=bool(issue & 16))
+                          rolled_edge=bool(issue & 16), kept_edge=bool(issue & 256), held_at=held_at)
 
         first_tile = k.cmp("eq", od, c(0))
 
@@ -2705,14 +2735,15 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                     if rot is None:  # (a mirrored box's runs compute their own)
                         base = [] if mirrored is not None else [
                             k.kept(t.box_addr(q0, k.addi(r00, c(e_)))) for e_ in range(vd)]
-                        fix = None
+                        fix = held_at = None
                     else:
                         # load t reads element (t + rot 4 / E) mod V: word j of the loaded chunk
                         # is word (j + rot) mod 4 of the destination's; put back by a select a
                         # word for each bit of rot (row lanes: 4 for 1-byte elements, 2 wider)
-                        base = [k.kept(t.box_addr(q0, k.addi(r00, k.andi(k.addi(c(e_), k.muli(rot, c(4 // e))),
-                                                                         c(vd - 1)))))
-                                for e_ in range(vd)]
+                        def held_at(e_: int) -> SSAValue:
+                            return k.andi(k.addi(c(e_), k.muli(rot, c(4 // e))), c(vd - 1))
+
+                        base = [k.kept(t.box_addr(q0, k.addi(r00, held_at(e_)))) for e_ in range(vd)]
                         bits = [k.cmp("ne", k.andi(rot, c(b)), c(0)) for b in (1, 2) if b < 32 // per]
 
                         def fix(vec: SSAValue) -> SSAValue:
@@ -2733,7 +2764,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                                 cs = k.addi(first, k.muli(ci, cvd))
                                 with k.when(k.cmp("slt", cs, end)):
                                     step = k.muli(k.subi(ci, ci0), c(vd * pb + sv))
-                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in own], fix)
+                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in own], fix, held_at)
                         elif store_lines:
                             # the row's chunks from the start of the `per` chunks' span
                             # holding its first (`tiles_lines`): lane `ci0` of trip j
@@ -2744,7 +2775,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                                 cs = k.addi(first, k.muli(ci, cvd))
                                 with k.when(k.andi(k.cmp("sge", ci, c(0)), k.cmp("slt", cs, end))):
                                     step = k.addi(dq, k.muli(k.subi(ci, ci0), c(vd * pb + sv)))
-                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base], fix)
+                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in base], fix, held_at)
                         else:
                             # (`TILES_ISSUE` bit 128: the run's addresses kept once a run, a chunk's
                             # then theirs plus its constant step where bit 2 unrolls the loop)
@@ -2759,7 +2790,8 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                                     else:
                                         dci = k.subi(ci, ci0) if trip is None else k.muli(trip, c(per))
                                         step = k.muli(dci, c(vd * pb + sv))
-                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in held or base], fix)
+                                    store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in held or base], fix,
+                                                held_at)
 
                 if when_rot is None:
                     lanes_body(rot)

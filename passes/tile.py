@@ -33,7 +33,7 @@ from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TIL
                         TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_grain_of, tiles_lines_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
-                        tiles_filled_threads, tiles_issue_of, tiles_rotated)
+                        tiles_filled_threads, tiles_issue_of, tiles_rotated, TILES_SECTOR_PLAIN_BYTES)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_MIRROR, TILES_SHORT_BYTES,
                          TILES_SHORT_D_BYTES, box_flavour, copy_facts, _static, tiles_merged, tiles_merged_run,
                          tiles_mirror_mode, tiles_short_run,
@@ -337,8 +337,8 @@ class TilePass(ModulePass):
       tiles_grain=B  bytes of the destination grains a `box<tiles>` block owns (16, 32,
                      64 or 128; default over a merged destination mode
                      `TILES_MERGE_GRAIN` (32), else `tiles_grain_of`'s: 32 for the
-                     element sizes of `TILES_SECTOR_BYTES`, else 16): 32 writes whole
-                     sectors.
+                     element sizes of `TILES_SECTOR_BYTES` and, not converted, of
+                     `TILES_SECTOR_PLAIN_BYTES`, else 16): 32 writes whole sectors.
       tiles_stage=B  bytes of a `box<tiles>` copy's phase-1 chunks (4, 8 or 16; default
                      `tiles_phase2`'s: 8 for 2-byte source elements
                      (`TILES_STAGE8_BYTES`), else 16); with
@@ -405,14 +405,17 @@ class TilePass(ModulePass):
                      bit 1 also where a block takes several tiles (`tiles_depth`).
       tiles_issue=B  bits, how a `box<tiles>` block issues its work
                      (default `_box_tile.tiles_issue_of`'s: `TILES_ISSUE`, 0, but for
-                     the sizes of `TILES_ISSUE_BYTES`): 1, a thread's phase-1
+                     the sizes of `TILES_ISSUE_BYTES`, and `TILES_ISSUE_CONSTANT`
+                     more for 1-byte boxes of constant extents): 1, a thread's phase-1
                      copies in one commit group; 2, phase 2's chunk
                      loop of a destination run unrolled; 4, phase 1's line loop
                      over runs, a thread's slot of a run fixed; 8, that loop with a
                      quarter warp a run, a thread's chunk of each of its lines;
                      16, phase 2's element-wise edge path kept rolled; 32
                      (over 2), the chunk loop unrolled by 2; 64, phase 2's
-                     thread values kept (not recomputed a chunk).
+                     thread values kept (not recomputed a chunk); 128, a run's box
+                     addresses kept once a run; 256, the edge path's elements
+                     read at the whole chunk's box addresses (no addresses of its own).
       tiles_short=B  the largest source element (bytes) of a `box<tiles>` copy whose
                      source-contiguous mode is short, its runs that mode whole
                      (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
@@ -575,8 +578,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_merge_banks={self.tiles_merge_banks} must be 0 or 1")
         if self.tiles_fill not in range(8):
             raise TilecError(f"tile: tiles_fill={self.tiles_fill} must be in [0, 7]")
-        if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 255:
-            raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 255]")
+        if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 511:
+            raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 511]")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if self.tiles_lines not in (None, 0, 1, 2, 3):
@@ -860,8 +863,7 @@ class TilePass(ModulePass):
         if merged and self.tiles_depth is None and depth > 1 and not self.box_smem:
             smem = TILES_MERGE_DEPTH_SMEM
         tiles_grain = self.tiles_grain or (TILES_MERGE_GRAIN if merged else tiles_grain_of(
-            facts.dst_bytes if facts is not None else 1, None, facts is not None and facts.converts,
-            facts is not None and any(not isinstance(m.extent, int) for m in facts.modes)))
+            facts.dst_bytes if facts is not None else 1, None, facts is not None and facts.converts))
         if facts is not None and self.tiles_grain is None and tiles_grain != TILES_GRAIN and (
                 tiles_shape(facts.src_bytes, smem, run, tiles_grain, facts.dst_bytes) is None):
             tiles_grain = TILES_GRAIN
@@ -929,7 +931,9 @@ class TilePass(ModulePass):
                          lines_bits, bool(self.tiles_merge_banks), self.tiles_fill, self.box_prefetch,
                          self.box_slot32,
                          None if self.box_l1 is None else bool(self.box_l1), mirror,
-                         tiles_issue_of(facts.src_bytes, self.tiles_issue), self.box_blocks,
+                         tiles_issue_of(facts.src_bytes, self.tiles_issue, constant_plain=(
+                             not merged and not facts.converts and facts.src_bytes in TILES_SECTOR_PLAIN_BYTES
+                             and all(isinstance(m.extent, int) for m in facts.modes))), self.box_blocks,
                          None if self.box_fit is None else bool(self.box_fit), self.box_split, self.box_runs)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))

@@ -89,8 +89,8 @@ def test_a_compact_destination_after_w_merges_into_one_box_mode():
 
 def test_a_merged_box_owns_whole_sectors(monkeypatch):
     """A `box<tiles>` over a merged destination mode (36, 00) owns grains of
-    `_box_tile.TILES_MERGE_GRAIN` bytes; copy_'s unmerged int8 box owns whole sectors too, its
-    extents known at run time only (`TILES_SECTOR_RUNTIME_BYTES`, i8p47). H200 (perm40): 36 at 32
+    `_box_tile.TILES_MERGE_GRAIN` bytes; an unmerged int8 box owns whole sectors too
+    (`TILES_SECTOR_PLAIN_BYTES`, i8p47, b0048). H200 (perm40): 36 at 32
     bytes 0.584 against 0.553-0.555 at 16 in three calls, 00 0.599 against 0.600-0.605; the
     confirming call ended in an illegal address in one of its variants: 16 until confirmed."""
     import tilec.passes.tile as tile_pass
@@ -259,14 +259,13 @@ def test_odd_transposes_own_whole_sectors_and_copy_int8_by_lines():
     strided set's 29 x1.022, 23 x1.040 in turns, perm43). int8's phase 1 copies by 128-byte lines
     (`TILES_LINES_BYTES`: one L2 request a quarter warp; 0.854 -> 0.863), wider elements not
     (f32 0.918 -> 0.921). Phase 2 by lines (bit 2) stays off: int8 0.787, f16 0.905. 1-byte
-    elements own whole sectors where the extents are known at run time only
-    (`TILES_SECTOR_RUNTIME_BYTES`, copy_'s kernels: int8 8191 x 8209 x1.039, i8p47; the
-    Program's constants' kernel spills there, x0.951)."""
+    elements not converted own whole sectors on both paths (`TILES_SECTOR_PLAIN_BYTES`: copy_'s
+    int8 8191 x 8209 x1.039, i8p47; the Program's with `TILES_ISSUE_CONSTANT`, which keeps its
+    kernel from spilling there, x1.052-x1.099 on three odd shapes, b0048)."""
     from tilec.passes._box_tile import tiles_grain_of, tiles_lines_of
 
-    assert [tiles_grain_of(e, None) for e in (1, 2, 4, 8)] == [16, 32, 32, 32]
-    assert [tiles_grain_of(e, None, runtime=True) for e in (1, 2, 4, 8)] == [32, 32, 32, 32]
-    assert tiles_grain_of(1, 16, runtime=True) == 16 and tiles_grain_of(1, None, True, runtime=True) == 16
+    assert [tiles_grain_of(e, None) for e in (1, 2, 4, 8)] == [32, 32, 32, 32]
+    assert tiles_grain_of(1, 16) == 16
     assert tiles_grain_of(2, None, converts=True) == 32 and tiles_grain_of(1, None, converts=True) == 16
     assert tiles_grain_of(4, 16) == 16
     assert [tiles_lines_of(e, None) for e in (1, 2, 4)] == [1, 0, 0] and tiles_lines_of(1, 0) == 0

@@ -5,7 +5,8 @@ chunk loop of a destination run with static trips, unrolled (`#pragma unroll`); 
 8, phase 1's line loop over runs (a thread's slot fixed; a quarter warp a run); bit 16,
 phase 2's element-wise edge loop kept rolled; bit 32 (over 2), the chunk loop unrolled by 2;
 bit 64, phase 2's thread values kept; bit 128, a destination run's box addresses kept once
-a run (`cuda.opaque`), a chunk's its run's plus the chunk's step. Odd
+a run (`cuda.opaque`), a chunk's its run's plus the chunk's step; bit 256, the edge path's
+elements read at the whole chunk's box addresses (no element loop, no addresses of its own). Odd
 transposes (int8, and uint8 -> int16 converting) with small boxes (several blocks, runs
 from every residue) through `tilec.copy_`'s kernel compiled for sm_90 on the CPU reference
 executor, bit for bit against NumPy with every byte around dst poisoned (the executor
@@ -36,8 +37,9 @@ def _case(seed: int, shape: tuple[int, int], dst_dtype):
     return src, base, view
 
 
-@pytest.mark.parametrize("issue", [1, 2, 4, 11, 15, 17, 27, 51, 91, 137, 219])
-@pytest.mark.parametrize("shape, dst_dtype", [((600, 300), None), ((150, 521), None), ((301, 203), "int16")])
+@pytest.mark.parametrize("issue", [1, 2, 4, 11, 15, 17, 27, 51, 91, 137, 219, 265, 267, 393])
+@pytest.mark.parametrize("shape, dst_dtype", [((600, 300), None), ((150, 521), None), ((301, 203), "int16"),
+                                              ((601, 297), None)])
 def test_issue_bits_copy_exactly(routes, nvrtc_available, issue, shape, dst_dtype):
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
@@ -61,7 +63,12 @@ def test_issue_bits_copy_exactly(routes, nvrtc_available, issue, shape, dst_dtyp
     # bit 16: the element-wise edge loop rolled; bit 32 (over 2): the chunk loop unrolled by 2
     edge = r"#pragma unroll 1\s*for \(int (i_\d+) = 0; \1 < (8|16); \+\+\1\)"
     assert re.search(edge, plain) is None
-    assert bool(re.search(edge, source)) == bool(issue & 16)
+    assert bool(re.search(edge, source)) == bool(issue & 16 and not issue & 256)
+    # bit 256: fewer element-wise edge loops (the bodies read the chunk's addresses), one
+    # left where the chunk's loads are rotated (copy_'s blocks whose steps ask it)
+    elements = r"for \(int (i_\d+) = 0; \1 < (8|16); \+\+\1\)"
+    assert len(re.findall(elements, plain)) >= 1
+    assert (len(re.findall(elements, source)) < len(re.findall(elements, plain))) == bool(issue & 256)
     assert "#pragma unroll 2\n" not in source or issue & 34 == 34  # (these boxes' trips: 1, folded)
     # bit 128: a run's box addresses kept (`asm volatile` a value) besides the chunk's first ones
     kept = source.count('asm volatile("" : "+r"') - plain.count('asm volatile("" : "+r"')
@@ -100,8 +107,11 @@ def test_uncommitted_copies_land_at_the_committing_wait_on_the_executor(routes, 
 
 
 def test_the_rule_by_element_size_and_the_option_over_it():
-    from tilec.passes._box_tile import TILES_ISSUE, TILES_ISSUE_BYTES, tiles_issue_of
+    from tilec.passes._box_tile import TILES_ISSUE, TILES_ISSUE_BYTES, TILES_ISSUE_CONSTANT, tiles_issue_of
 
     for e in (1, 2, 4, 8):
         assert tiles_issue_of(e, None) == TILES_ISSUE_BYTES.get(e, TILES_ISSUE)
         assert tiles_issue_of(e, 0) == 0 and tiles_issue_of(e, 11) == 11
+        # a 1-byte box of constant extents, not converted nor merged: the kept edge too (b0048)
+        assert tiles_issue_of(e, None, constant_plain=True) == TILES_ISSUE_BYTES.get(e, TILES_ISSUE) | TILES_ISSUE_CONSTANT
+        assert tiles_issue_of(e, 0, constant_plain=True) == 0

@@ -138,12 +138,12 @@
 // CUDA-NEXT:    __syncthreads();
 // CUDA:         reinterpret_cast<i8x16*>(
 
-// D (300 steps, static) shorter than the 86 KiB box's 592-step tile (`_copy_cost.TILES_FIT_D`):
-// the tile takes D whole (304 steps) and runs of 256 bytes (W's 131 in one tile), the
-// box's slots 272 bytes apart, 87119 bytes with their shifts.
+// D (300 steps, static) shorter than the 86 KiB box's tile (`_copy_cost.TILES_FIT_D`): the
+// tile takes D whole and runs of 256 bytes (W's 131 in one tile), 86127 bytes with their
+// shifts at 32-byte grains (1-byte elements not converted: `TILES_SECTOR_PLAIN_BYTES`).
 // CHECK-LABEL: func.func @odd_int8
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)
-// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(87119):(1)>, smem>
+// CHECK:           layout.alloc : !layout.tensor<i8, #layout.cute<(86127):(1)>, smem>
 // CHECK:           scf.for
 // CHECK:             layout.copy_chunk_async %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] {width = 16 : i64, l1{{(, uncommitted)?}}}
 // CHECK:           layout.async_wait {pending = 0 : i64{{(, commit)?}}}

@@ -41,7 +41,7 @@
 // HELD-NEXT:     %[[A:[0-9]+]] = arith.addi %{{[0-9]+}}, %[[D]] : index
 // HELD-NEXT:     %[[H:[0-9]+]] = cuda.opaque %[[A]] : index
 // HELD:          scf.for
-// HELD:          %[[C:[0-9]+]] = arith.constant 4368 : index
+// HELD:          %[[C:[0-9]+]] = arith.constant 4112 : index
 // HELD-NEXT:     %[[O:[0-9]+]] = arith.muli %{{[0-9]+}}, %[[C]] : index
 // HELD:          %[[X:[0-9]+]] = arith.addi %[[H]], %[[O]] : index
 // HELD:          layout.read %{{.*}}[%[[X]]]

@@ -48,16 +48,16 @@
 // LINES:         arith.constant 32 : index
 // LINES:           layout.copy_chunk_async
 // With tiles_columns=1 (off by default; int8 copies by lines unless tiles_lines=0) phase 1's threads keep one chunk column
-// (tid mod 33: the square's runs take D whole, 512 bytes, 33 chunks each) and step over
-// the runs, 15 a trip (495 of the 512 threads).
+// (tid mod 31: the square's runs at 32-byte grains, `TILES_SECTOR_PLAIN_BYTES`, 31 chunks each) and
+// step over the runs, 16 a trip (496 of the 512 threads).
 // COLS-LABEL: func.func @square_int8
 // COLS:         arith.cmpi ult, %{{.*}}, %{{.*}} : index
 // COLS-NEXT:    scf.if
-// COLS-NEXT:      arith.constant 33 : index
+// COLS-NEXT:      arith.constant 31 : index
 // COLS-NEXT:      %[[J:.*]] = arith.remui
-// COLS-NEXT:      arith.constant 33 : index
+// COLS-NEXT:      arith.constant 31 : index
 // COLS-NEXT:      %[[R0:.*]] = arith.divui
-// COLS-NEXT:      %[[PER:.*]] = arith.constant 15 : index
+// COLS-NEXT:      %[[PER:.*]] = arith.constant 16 : index
 // COLS-NEXT:      scf.for %{{.*}} = %[[R0]] to %{{.*}} step %[[PER]] {
 // COLS:             arith.muli %[[J]]
 // COLS:             layout.copy_chunk_async
