@@ -26,7 +26,8 @@ CASES = sorted(p.stem for p in INPUTS.glob("*.mlir") if _lowers_alone(p))
 
 # (scalar args, buffer sizes) for inputs with dynamic extents
 ARGS = {"masked_tile": ({"m": 100, "gx": 2}, {"src": 128 * 64, "dst": 128 * 64}),
-        "tma_clip": (None, {"src": 40 * 64, "dst": 40 * 64})}
+        "tma_clip": (None, {"src": 40 * 64, "dst": 40 * 64}),
+        "tma_clip_tail": (None, {"src": 100 * 64, "dst": 100 * 64})}
 
 
 def lowered(name: str):
@@ -146,6 +147,10 @@ def _expected(name: str, fn: str, inp: dict) -> dict:
         n = (40 if fn == "tma_clip" else 37) * 64
         want = inp["dst"].copy()
         want[:n] = inp["src"][:n]
+        return {"dst": want}
+    if name == "tma_clip_tail":  # the second 64-row box clipped to the rows left (m = 100): rows 64-99 only
+        want = inp["dst"].copy()
+        want[64 * 64: 100 * 64] = inp["src"][64 * 64: 100 * 64]
         return {"dst": want}
     if name == "tma_boxes_apart":  # the 96 x 128 buffer through shared memory in chunks, stored back whole
         return {"dst": src.copy()}
