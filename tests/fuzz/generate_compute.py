@@ -22,6 +22,14 @@ program with it has no bound `--run gpu --check` can check (runtime/cli.py); nor
 -1 (a few ulps of tanh become many of the result: outside `ulp_budget`'s model). For
 those `EpilogueProgram.gpu_check` is False and `sanitize.sh` runs them without `--check`.
 
+The activation may also be `exp2` (`act="exp2"`, `Exp2`): 2^clamp(k x) in f32 (x widened
+first, narrowed back), the clamp inside `cuda.EX2_FMA_RANGE` by `maxnumf` / `minnumf`;
+with afn, the exp2 may carry `cuda.EXP2_FMA_ATTR` = 1 .. 8 (`Epilogue.on_fma`), which
+lower-to-gpu turns into `cuda.ex2_fma` (2^x on the FMA pipe) in that many of every 8
+registers (`cuda.ex2_fma_registers`). The executor rounds 2^x once either way, so the
+program is equivalent after the pipeline; the GPU's `ex2.approx` is 2 ulps off it, so
+`gpu_check` is False.
+
 The activation may also be a division (`act="div"`): q = x / d in f32 (x widened first,
 q narrowed back) with d a `Divisor` of x (`draw_divisor`: s 2^clamp(k x) + o, the clamp
 by `arith.maxnumf` / `minnumf` (a NaN turned into the bound), by `arith.maximumf` /
@@ -130,6 +138,39 @@ def draw_divisor(rng: random.Random) -> Divisor:
 
 
 @dataclass(frozen=True)
+class Exp2:
+    """e = 2^clamp(k x) of an f32 x, the clamp [lo, hi] inside `cuda.EX2_FMA_RANGE`
+    (`maxnumf` then `minnumf`: NaN becomes lo); `eighths` > 0: the exp2 carries
+    `cuda.EXP2_FMA_ATTR` (only drawn with afn, which it needs)."""
+
+    k: float
+    lo: float
+    hi: float
+    eighths: int
+
+    def build(self, p, x, fastmath):
+        """e of the builder value `x` (f32)."""
+        t = p.minimum(p.maximum(x * self.k, self.lo, propagate_nan=False), self.hi, propagate_nan=False)
+        e = p.math("exp2", t, fastmath=fastmath)
+        if self.eighths:
+            from xdsl.dialects.builtin import IntegerAttr, i64
+
+            from tilec.dialects import cuda
+
+            e.ssa.owner.attributes[cuda.EXP2_FMA_ATTR] = IntegerAttr(self.eighths, i64)
+        return e
+
+
+def draw_exp2(rng: random.Random, afn: bool) -> Exp2:
+    """A random `Exp2`: bounds at `cuda.EX2_FMA_RANGE`'s ends and inside, scales of
+    either sign, 1 to 8 eighths on the FMA pipe (or none) where afn."""
+    lo = rng.choice([-125.0, -100.0, -24.5, -3.0, 0.0])
+    hi = max(lo + 1.0, rng.choice([1.0, 7.5, 30.0, 100.0, 127.0]))
+    k = rng.choice([-1.4426950408889634, -1.0, 0.5, 1.0, 3.0, 20.0])
+    return Exp2(k, lo, hi, rng.choice([0, 1, 2, 3, 4, 5, 6, 7, 8, 8]) if afn else 0)
+
+
+@dataclass(frozen=True)
 class Epilogue:
     """The drawn shape of a `random_epilogue_kernel` program (module docstring)."""
 
@@ -139,10 +180,11 @@ class Epilogue:
     trips: int  # T: row tiles a block walks
     blocks: int
     warps: int
-    act: str  # "silu_tanh" | "gelu_tanh" | "tanh" | "div" | "none"
+    act: str  # "silu_tanh" | "gelu_tanh" | "tanh" | "div" | "exp2" | "none"
     afn: bool
     opaque: str  # "none" | "index" | "i32" | "i64"
     divisor: Divisor | None = None  # act "div": d of q = x / d
+    exp2: Exp2 | None = None  # act "exp2"
 
     @property
     def registers(self) -> int:
@@ -163,7 +205,12 @@ class Epilogue:
     @property
     def approximate(self) -> bool:
         """Whether the CUDA computes tanh with `tanh.approx.f32` (f32 and afn)."""
-        return self.act not in ("none", "div") and self.afn and self.dtype == "f32"
+        return self.act in ("silu_tanh", "gelu_tanh", "tanh") and self.afn and self.dtype == "f32"
+
+    @property
+    def on_fma(self) -> bool:
+        """Whether some of the exp2's registers go to `cuda.ex2_fma` (`Exp2.eighths`)."""
+        return self.act == "exp2" and self.exp2.eighths > 0
 
 
 @dataclass(frozen=True)
@@ -184,10 +231,11 @@ def draw_epilogue(rng: random.Random) -> Epilogue:
     dtype = rng.choice(["f32", "f32", "f16", "bf16", "f64"])
     cols = rng.choice([16, 32, 64, 128]) // DTYPES[dtype]
     rows = rng.choice([1, 2, 4, 8, 16])
-    act = rng.choice(["silu_tanh", "silu_tanh", "gelu_tanh", "tanh", "div", "div", "none"])
-    return Epilogue(dtype, rows, cols, rng.randint(1, 4), rng.choice([1, 2, 3]), rng.choice([1, 2, 4]),
-                    act, rng.random() < 0.75, rng.choice(["none", "index", "i32", "i64"]),
-                    draw_divisor(rng) if act == "div" else None)
+    act = rng.choice(["silu_tanh", "silu_tanh", "gelu_tanh", "tanh", "div", "div", "exp2", "exp2", "none"])
+    trips, blocks, warps = rng.randint(1, 4), rng.choice([1, 2, 3]), rng.choice([1, 2, 4])
+    afn, opaque = rng.random() < 0.75, rng.choice(["none", "index", "i32", "i64"])
+    return Epilogue(dtype, rows, cols, trips, blocks, warps, act, afn, opaque,
+                    draw_divisor(rng) if act == "div" else None, draw_exp2(rng, afn) if act == "exp2" else None)
 
 
 def epilogue_program(s: Epilogue) -> str:
@@ -224,6 +272,10 @@ def epilogue_program(s: Epilogue) -> str:
                 y = x * 0.5 * (p.math("tanh", inner, fastmath=fm) + 1.0)
             elif s.act == "tanh":
                 y = p.math("tanh", x, fastmath=fm)
+            elif s.act == "exp2":
+                xf = x.cast("f32") if s.dtype != "f32" else x
+                y = s.exp2.build(p, xf, fm)
+                y = y.cast(s.dtype) if s.dtype != "f32" else y
             elif s.act == "div":
                 xf = x.cast("f32") if s.dtype != "f32" else x
                 y = p.div(xf, s.divisor.build(p, xf), fastmath=fm)

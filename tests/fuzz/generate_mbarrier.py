@@ -23,7 +23,7 @@ through shared memory:
   1 to 3 blocks (grid-stride over the tiles), masked edge tiles (TMA zero fill, or
   the loads clipped to the tensor, `layout.tma_load {clip}`: the box cut to a tensor of
   fewer rows, its bytes expected at run time by `layout.mbarrier_expect_tx` before the
-  arrivals expecting none),
+  arrivals expecting none; or `{clip, tail}`, the box the row of tiles' last box),
   padded stages, `mbarrier_inval`.
 
 In each family the trip count may be an index argument (`%n`, its value in the
@@ -147,6 +147,7 @@ class Ring:
     dynamic: bool = False  # the trip count an index argument (`tilec.args`), array barriers only
     defect: str | None = None
     clip: bool = False  # TMA loads clipped to the tensor (`tma_load {clip}`): the box's rows min(rows, M), its bytes at run time
+    tail: bool = False  # with clip, one row of tiles: `tma_load {clip, tail}`, the box's rows the last box's, (M - 1) mod rows + 1
 
     @property
     def total_tiles(self) -> int:
@@ -393,7 +394,9 @@ def ring_program(s: Ring) -> str:
             per_load = made == 2 and len(ops) == 2  # one arrival per operand, expecting its bytes
             coords = tile_coords(i)
             if s.clip:  # the box cut to the tensor's rows (min(R, M)), its bytes expected at run time
-                box_rows = p.minui(p.constant(R), p.constant(s.shape(0)[0]))
+                M = s.shape(0)[0]
+                box_rows = (p.remui(p.constant(M - 1), p.constant(R)) + 1 if s.tail  # the last box's rows
+                            else p.minui(p.constant(R), p.constant(M)))
                 for o in ops:
                     p.mbarrier_expect_tx(bar, box_rows * (s.cols[o] * TMA_TYPES[s.dtypes[o]]))
 
@@ -408,7 +411,7 @@ def ring_program(s: Ring) -> str:
                 if per_load:
                     p.mbarrier_arrive(bar, tx=tx(o) + (extra if o == 0 else 0))
                 p.tma_load(p.tile(srcs[o], coords, [R, s.cols[o]]), p.slice(bufs[o], [stage, "_", "_"]), bar,
-                           clip=s.clip)
+                           clip=s.clip, tail=s.tail)
             if d == "extra-arrival":
                 p.mbarrier_arrive(bar)
 
@@ -697,9 +700,11 @@ def random_ring_kernel(rng: random.Random) -> MbarrierProgram:
 def random_clipped_ring_kernel(rng: random.Random) -> MbarrierProgram:
     """A valid ring program whose TMA loads are clipped to the tensor (`Ring.clip`), its
     tiles' bytes expected at run time (`layout.mbarrier_expect_tx`): one row of tiles
-    with fewer rows than the box where it has more than one (the box cut to them)."""
+    with fewer rows than the box where it has more than one (the box cut to them); half
+    of them as that row's last box (`tma_load {clip, tail}`: (M - 1) mod rows + 1 rows)."""
     s = draw_ring(rng)
     s = _clipped(replace(s, col_tiles=s.total_tiles, cut=rng.randrange(1, s.rows) if s.rows > 1 else 0))
+    s = replace(s, tail=rng.random() < 0.5)
     return MbarrierProgram(ring_program(s), rng.choice(PIPELINES), _summary(s), "ring")
 
 

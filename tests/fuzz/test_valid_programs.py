@@ -258,7 +258,7 @@ def test_realign_generator_draws_every_form():
 def test_whole_pipeline_preserves_random_epilogues(seed):
     """Epilogue-like kernels (generate_compute.random_epilogue_kernel: silu_tanh as the
     GEMM's epilogue writes it, gelu_tanh or tanh, with `fastmath<afn>` or without, on
-    f32, f16, bf16, f64, or a division by a random divisor of x; the loop's first row
+    f32, f16, bf16, f64, a division by a random divisor of x, or an exp2 of x partly on the FMA pipe (`cuda.ex2_fma`, counted per register); the loop's first row
     tile kept by `cuda.opaque` as an index, an i32 or an i64) through the default
     pipeline: equivalent on the CPU, NVRTC compiles the CUDA, which calls
     `tanh.approx.f32` exactly where f32 asks for afn, shares a reciprocal among
@@ -271,8 +271,30 @@ def test_whole_pipeline_preserves_random_epilogues(seed):
     assert compile_sm90_or_skip(cuda).cubin, prog.summary
     assert ("tilec_tanh_approx(" in cuda) == prog.spec.approximate, prog.summary
     assert ("tilec_rcp_approx_ftz(" in cuda) == prog.spec.grouped, prog.summary
+    assert ("tilec_ex2_fma(" in cuda) == prog.spec.on_fma, prog.summary
+    if prog.spec.act == "exp2":
+        _check_ex2_fma_registers(prog)
     kept = {"none": None, "index": 'asm volatile("" : "+', "i32": '"+r"', "i64": '"+l"'}[prog.spec.opaque]
     assert (kept is None) == ('asm volatile("" : "+' not in cuda) and (kept is None or kept in cuda), prog.summary
+
+
+def _check_ex2_fma_registers(prog) -> None:
+    """The exp2 program's lowered module: `cuda.ex2_fma` on exactly `eighths` of every 8
+    of a thread's registers (`cuda.ex2_fma_registers`), `math.exp2` on the others, and no
+    `tilec.exp2_fma` marking left."""
+    from xdsl.dialects import math as xmath
+
+    from tilec.compiler.pipeline import parse_module, run_pipeline
+    from tilec.dialects import cuda
+
+    module = parse_module(prog.text)
+    run_pipeline(module, "default")
+    ops = list(module.walk())
+    on_fma = sum(isinstance(op, cuda.Ex2FmaOp) for op in ops)
+    on_mufu = [op for op in ops if isinstance(op, xmath.Exp2Op)]
+    n = on_fma + len(on_mufu)
+    assert n > 0 and on_fma == sum(cuda.ex2_fma_registers(n, prog.spec.exp2.eighths)), prog.summary
+    assert not any(cuda.EXP2_FMA_ATTR in op.attributes for op in on_mufu), prog.summary
 
 
 def test_epilogue_generator_draws_every_form():
@@ -280,7 +302,8 @@ def test_epilogue_generator_draws_every_form():
     type and opaque form, tanh.approx.f32 and not, grouped divisions and not; `--run gpu --check` is asked of the
     programs without the approximation and without 1 + tanh only."""
     eps = [draw_epilogue(random.Random(s)) for s in range(300)]
-    assert {e.act for e in eps} == {"silu_tanh", "gelu_tanh", "tanh", "div", "none"}
+    assert {e.act for e in eps} == {"silu_tanh", "gelu_tanh", "tanh", "div", "exp2", "none"}
+    assert {e.on_fma for e in eps} == {True, False} and {e.exp2.eighths for e in eps if e.on_fma} == set(range(1, 9))
     assert {e.grouped for e in eps} == {True, False}
     assert {e.dtype for e in eps} == {"f32", "f16", "bf16", "f64"} and {e.afn for e in eps} == {True, False}
     assert {e.opaque for e in eps} == {"none", "index", "i32", "i64"} and {e.approximate for e in eps} == {True, False}
@@ -312,11 +335,26 @@ def test_whole_pipeline_preserves_random_mbarrier_rings(seed):
 @settings(VALID, max_examples=budget(10))
 @given(seed=st.integers(0, 2**32 - 1))
 def test_whole_pipeline_preserves_random_clipped_rings(seed):
-    """Rings whose TMA loads are clipped to the tensor (`layout.tma_load {clip}`), each
+    """Rings whose TMA loads are clipped to the tensor (`layout.tma_load {clip}`, half of
+    them `{clip, tail}`: the box the last box of the row of tiles), each
     tile's bytes expected at run time (`layout.mbarrier_expect_tx`) before arrivals
     expecting none: the executor's byte counts and checks pass at both levels, the
-    outputs are equal (the edge tiles' rows past the tensor not written), NVRTC compiles."""
-    _check_mbarrier_program(random_clipped_ring_kernel(random.Random(seed)))
+    outputs are equal (the edge tiles' rows past the tensor not written), NVRTC compiles
+    (with tail: the tensor map's box the last box's rows)."""
+    prog = random_clipped_ring_kernel(random.Random(seed))
+    _check_mbarrier_program(prog)
+    lowered = run_tilec(["-p", prog.pipeline], prog.text).stdout
+    maps = [line for line in lowered.splitlines() if "= cuda.tensor_map %src" in line]  # the loads' maps
+    assert maps and all(("clip, tail}" in m) == ("tail=True" in prog.summary) for m in maps), prog.summary
+
+
+def test_clipped_ring_generator_draws_tails():
+    """The clipped rings come with `{clip, tail}` and without, and the text says so."""
+    progs = [random_clipped_ring_kernel(random.Random(s)) for s in range(12)]
+    loads = [[line for line in q.text.splitlines() if "layout.tma_load" in line] for q in progs]
+    with_tail = {all("tail" in line for line in lines) for lines in loads if lines}
+    assert with_tail == {True, False}
+    assert all(("tail=True" in q.summary) == any("tail" in line for line in lines) for q, lines in zip(progs, loads))
 
 
 @settings(VALID, max_examples=budget(20))
