@@ -5,10 +5,14 @@ it compiled before (issue 39: a cold compile <= 3 s), in turns, split into its p
         [--cold N] [--json OUT.jsonl] [--deadline S]
 
 Variants: `now` (tilec's API as it is: the pipeline verified after its first and its
-last pass, the GEMM's module compiled as built: `compile_program(fresh=True)`) and
-`before` (every pass's module verified, as `run_pipeline` does by default, the module
-printed for the in-process cache's key and copied: `compile_program(..., fresh=False,
-verify_each_pass=True)`). Shapes: `MxNxK` (bf16, B row-major), a `t` after it (B
+last pass, the GEMM's module compiled as built: `compile_program(fresh=True)`; the
+caller's columns read once a code object: `builder_locations._columns`) and `before`
+(every pass's module verified, as `run_pipeline` does by default, the module printed for
+the in-process cache's key and copied: `compile_program(..., fresh=False,
+verify_each_pass=True)`; the caller's code positions listed for every op built:
+`listed_user_location`). `tilec.matmul` is called from a function of `--caller`
+instructions (default 3470, matmul_bench's `main`, whence the benchmark's first calls
+are made; the builder reads the caller's positions for each op's location). Shapes: `MxNxK` (bf16, B row-major), a `t` after it (B
 K-major, `x @ w.t()`), `f8b:` before it (block-scaled FP8, `w.t()`; one number: a cube).
 
 In one process (after `import torch, tilec` and one compile to warm Python up), each
@@ -43,6 +47,62 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ("now", "before")
 PARTS = ("choose", "probe", "build", "key", "passes", "emit", "nvrtc", "load", "other")
+
+
+def listed_user_location() -> str | None:
+    """`builder_locations.user_location` as it was: the caller's positions listed anew
+    for every op built."""
+    from tilec.compiler import builder_locations
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith(builder_locations._SKIP) and name != builder_locations._SKIP[-1]:
+            col = 1
+            positions = list(frame.f_code.co_positions())
+            i = frame.f_lasti // 2
+            if 0 <= i < len(positions) and positions[i][2] is not None:
+                col = positions[i][2] + 1
+            return f"{name}:{frame.f_lineno}:{col}"
+        frame = frame.f_back
+    return None
+
+
+from tilec.compiler import builder_locations  # noqa: E402 - tilec's package, for the wrappers' file name
+
+_WRAPPERS: dict = {}
+exec(compile("""
+import time
+
+def timed(parts, name, fn):
+    def wrapper(*a, **kw):
+        start = time.perf_counter()
+        try:
+            return fn(*a, **kw)
+        finally:
+            parts[name] = parts.get(name, 0.0) + time.perf_counter() - start
+    return wrapper
+
+def before(original):
+    def compile_program(program, pipeline, **kw):
+        kw.update(fresh=False, verify_each_pass=True)
+        return original(program, pipeline, **kw)
+    return compile_program
+""", str(builder_locations._PACKAGE / "api" / "cold_compile_turns_wrappers.py"), "exec"), _WRAPPERS)
+"""The wrappers that time the parts (`Meter.timed`) and make the `before` variant, compiled
+under a file name in tilec's api/ so that `user_location` looks past their frames to the
+caller, as it looks past tilec's own (a wrapper's small frame would otherwise stand for
+the caller: the split the benchmark's first calls did not match)."""
+
+
+def caller_of(size: int):
+    """`call(fn, *args, **kw)`: `fn(*args, **kw)` from a function of about `size` code
+    positions (dead statements before the call), as a large benchmark function calls."""
+    body = "".join(f"        _ = {i}\n" for i in range(max(0, (size - 12) * 4 // 11)))
+    source = f"def call(fn, *args, pad=False, **kw):\n    if pad:\n{body or '        pass'}\n    return fn(*args, **kw)\n"
+    namespace: dict = {}
+    exec(compile(source, "<caller>", "exec"), namespace)
+    return namespace["call"]
 
 
 def parse_shape(text: str) -> tuple[int, int, int, bool, bool]:
@@ -100,28 +160,21 @@ class Meter:
     def set_variant(self, variant: str) -> None:
         """Make `tilec.matmul`'s compiles those of `variant`."""
         import tilec.compiling as compiling
+        from tilec.compiler import builder_locations, kernel_builder
 
         original = getattr(compiling.compile_program, "original", compiling.compile_program)
         if variant == "now":
             compiling.compile_program = original
+            kernel_builder.user_location = builder_locations.user_location
             return
+        kernel_builder.user_location = listed_user_location
 
-        def before(program, pipeline, **kw):
-            kw.update(fresh=False, verify_each_pass=True)
-            return original(program, pipeline, **kw)
-
+        before = _WRAPPERS["before"](original)
         before.original = original
         compiling.compile_program = before
 
     def timed(self, name: str, fn):
-        def wrapper(*a, **kw):
-            start = time.perf_counter()
-            try:
-                return fn(*a, **kw)
-            finally:
-                self.parts[name] = self.parts.get(name, 0.0) + time.perf_counter() - start
-
-        return wrapper
+        return _WRAPPERS["timed"](self.parts, name, fn)
 
     def split(self, total: float) -> dict[str, float]:
         """The parts of the last call, `total` its whole time (seconds)."""
@@ -150,7 +203,7 @@ def forget() -> None:
     raw_launch._cluster_probe.cache_clear()
 
 
-def operands(shape: str):
+def operands(shape: str, caller):
     """(call, check) of a shape: `call()` runs `tilec.matmul` into a NaN-poisoned output,
     `check()` says whether that output is within matmul_bench's bound."""
     import torch
@@ -171,7 +224,7 @@ def operands(shape: str):
 
         def call():
             c.fill_(float("nan"))
-            tilec.matmul(a, w.t(), scale_a=sa, scale_b=sb, out=c)
+            caller(tilec.matmul, a, w.t(), scale_a=sa, scale_b=sb, out=c)
 
         return call, lambda: matmul_bench.block_fp8_within_bound(c, a, w, sa, sb)
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
@@ -180,7 +233,7 @@ def operands(shape: str):
 
     def call():
         c.fill_(float("nan"))
-        tilec.matmul(a, b, out=c)
+        caller(tilec.matmul, a, b, out=c)
 
     return call, lambda: matmul_bench.within_bound(c, a, b)
 
@@ -200,14 +253,14 @@ def first_call(meter: Meter, call, check) -> dict:
     return {"total": total, **meter.split(total), "programs": meter.programs, "ok": bool(check())}
 
 
-def child(shape: str, variant: str) -> int:
+def child(shape: str, variant: str, size: int) -> int:
     """One first call in this new process (`--cold`): one JSON line."""
     import torch  # noqa: F401 - imported before the clock, as a user's process has it
 
     import tilec  # noqa: F401
 
     meter = Meter(variant)
-    call, check = operands(shape)
+    call, check = operands(shape, caller_of(size))
     print(json.dumps({"shape": shape, "variant": variant, "process": "new", **first_call(meter, call, check)}))
     return 0
 
@@ -245,10 +298,11 @@ def main(argv=None) -> int:
     ap.add_argument("--cold", type=int, default=0, help="rounds of one new process a call, after the warm ones")
     ap.add_argument("--json", help="append each call's row here (JSON lines)")
     ap.add_argument("--deadline", type=float, default=1e9, help="start no call after this many seconds")
+    ap.add_argument("--caller", type=int, default=3470, help="code positions of the function calling tilec.matmul")
     ap.add_argument("--child", nargs=2, metavar=("SHAPE", "VARIANT"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        return child(*args.child)
+        return child(*args.child, args.caller)
     started = time.time()
 
     def late() -> bool:
@@ -274,8 +328,9 @@ def main(argv=None) -> int:
         import tilec  # noqa: F401
 
         meter = Meter("now")
-        calls = {s: operands(s) for s in shapes}
-        warm_call, warm_check = operands("512x512x512")
+        caller = caller_of(args.caller)
+        calls = {s: operands(s, caller) for s in shapes}
+        warm_call, warm_check = operands("512x512x512", caller)
         first_call(meter, warm_call, warm_check)  # Python's first-time costs (imports, xDSL's tables)
         for rnd in range(args.rounds):
             order = VARIANTS if rnd % 2 == 0 else VARIANTS[::-1]
@@ -292,7 +347,7 @@ def main(argv=None) -> int:
             for v in order:
                 if late():
                     break
-                out = subprocess.run([sys.executable, __file__, "--child", s, v], capture_output=True, text=True,
+                out = subprocess.run([sys.executable, __file__, "--child", s, v, "--caller", str(args.caller)], capture_output=True, text=True,
                                      check=False, env=dict(os.environ))
                 if out.returncode:
                     print(f"new process {s} {v} failed:", out.stderr[-1200:], flush=True)
