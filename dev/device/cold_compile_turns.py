@@ -267,7 +267,7 @@ def child(shape: str, variant: str, size: int) -> int:
 
 def summary(rows: list[dict]) -> str:
     """Per process kind, shape and variant the parts' medians; now / before per round."""
-    lines = []
+    lines = ["medians, s: " + ", ".join(f"{x[:2]} {x}" for x in PARTS)]
     for process in ("warm", "new"):
         for shape in dict.fromkeys(r["shape"] for r in rows):
             mine = [r for r in rows if r["shape"] == shape and r["process"] == process]
@@ -277,8 +277,8 @@ def summary(rows: list[dict]) -> str:
                 vs = [r for r in mine if r["variant"] == v]
                 if vs:
                     med = {x: statistics.median(r[x] for r in vs) for x in ("total", *PARTS)}
-                    lines.append(f"{process} {shape} {v:6s} n={len(vs)} total {med['total']:.2f} [" +
-                                 " ".join(f"{x} {med[x]:.2f}" for x in PARTS) + "]" +
+                    lines.append(f"{process} {shape} {v:6s} {med['total']:.2f} = " +
+                                 " ".join(f"{x[:2]} {med[x]:.2f}" for x in PARTS) +
                                  f" ok {sum(r['ok'] for r in vs)}/{len(vs)}")
             ratios = []
             for rnd in sorted({r["round"] for r in mine}):
