@@ -49,7 +49,8 @@ def compile_program(
 
     The pipeline verifies the module after its first and its last pass only, unless
     `verify_each_pass` (`run_pipeline`'s: a broken pass is then named). `fresh`: the
-    module was built for this call and is the compiler's to change (not copied), and
+    module was built and verified for this call (`Program.module`) and is the
+    compiler's to change (not copied; not verified again before the last pass), and
     the caller keeps its kernels by a key of its own (`tilec.matmul`'s `MatmulKey`):
     the module is neither printed for this cache's key nor kept in it."""
     key = None
@@ -70,7 +71,7 @@ def compile_program(
     f = _function_of(module, function) if specialize else None
     source = module.clone() if f is not None and is_pointer_program(f) and any(specialisable(f)) else None
     narrow = module.clone() if source is None and f is not None and pipeline and _narrowable(f) else None
-    kernel: Any = _build(module, pipeline, arch, function, verify_each_pass)
+    kernel: Any = _build(module, pipeline, arch, function, verify_each_pass, input_verified=fresh)
     if source is not None:
         kernel = SpecializingKernel(source, pipeline, arch, function, kernel, verify_each_pass)
     elif narrow is not None and any(i.index_bits == 64 for i in kernel.infos.values()):
@@ -82,10 +83,10 @@ def compile_program(
 
 
 def _build(module: ModuleOp, pipeline: str, arch: str | None, function: str | None,
-           verify_each_pass: bool = False) -> Kernel:
+           verify_each_pass: bool = False, input_verified: bool = False) -> Kernel:
     specs = argument_specs(module)
     if pipeline:
-        run_pipeline(module, pipeline, verify_each_pass=verify_each_pass)
+        run_pipeline(module, pipeline, verify_each_pass=verify_each_pass, input_verified=input_verified)
     return Kernel(module, function=function, arg_specs=specs, arch=arch)
 
 

@@ -4,23 +4,26 @@ it compiled before (issue 39: a cold compile <= 3 s), in turns, split into its p
     python3 dev/device/cold_compile_turns.py [--shapes 3000x5000x7000,f8b:8192] [--rounds 3]
         [--cold N] [--json OUT.jsonl] [--deadline S]
 
-Variants: `now` (tilec's API as it is: the pipeline verified after its first and its
-last pass, the GEMM's module compiled as built: `compile_program(fresh=True)`; the
-caller's columns read once a code object: `builder_locations._columns`) and `before`
-(every pass's module verified, as `run_pipeline` does by default, the module printed for
-the in-process cache's key and copied: `compile_program(..., fresh=False,
-verify_each_pass=True)`; the caller's code positions listed for every op built:
-`listed_user_location`). `tilec.matmul` is called from a function of `--caller`
-instructions (default 3470, matmul_bench's `main`, whence the benchmark's first calls
-are made; the builder reads the caller's positions for each op's location). Shapes: `MxNxK` (bf16, B row-major), a `t` after it (B
-K-major, `x @ w.t()`), `f8b:` before it (block-scaled FP8, `w.t()`; one number: a cube).
+Variants: `now` (tilec's API as it is: the GEMM's module, verified by its builder,
+compiled as built, `compile_program(fresh=True)`: the pipeline verifies it after its
+last pass only, nothing printed or copied; the caller's columns read once a code
+object, `builder_locations._columns`) and `before` (as it was: every pass's module
+verified, as `run_pipeline` does by default, the module printed for the in-process
+cache's key and copied, `compile_program(..., fresh=False, verify_each_pass=True)`; the
+caller's code positions listed for every op built, `listed_user_location`).
+`tilec.matmul` is called from a function of `--caller` code positions (default 3470:
+matmul_bench's `main`, whence the benchmark's first calls are made; the builder reads
+the caller's position for each op's location). Shapes: `MxNxK` (bf16, B row-major), a
+`t` after it (B K-major, `x @ w.t()`), `f8b:` before it (block-scaled FP8, `w.t()`; one
+number: a cube).
 
 In one process (after `import torch, tilec` and one compile to warm Python up), each
 round runs every shape under both variants, the order turned a round; every call is a
 first call: tilec's kernels, prepared calls, memoised layouts and verified signatures
-are forgotten, the kernel cache's memory and the cluster probe's cubin too (`raw_launch._cluster_probe`), and every
-NVRTC source is made new by a comment (NVRTC's own cache, `CUDA_CACHE_DISABLE=1`, and
-tilec's disk cache, `TILEC_CACHE=0`, are meant off as well). `tilec.matmul(...)` up to
+are forgotten, the kernel cache's memory and the cluster probe's cubin too
+(`raw_launch._cluster_probe`), and every NVRTC source is made new by a comment
+(NVRTC's own cache, `CUDA_CACHE_DISABLE=1`, and tilec's disk cache, `TILEC_CACHE=0`, are
+meant off as well). `tilec.matmul(...)` up to
 `torch.cuda.synchronize()` is timed whole and in parts by wrapping what it calls:
 `choose` (`choose_config`, its cluster probe apart), `build` (`matmul_program`), `key`
 (the module printed for the cache's key), `passes` (`run_pipeline`), `emit` (`Kernel`:
@@ -29,8 +32,9 @@ lowering to the artifact, the CUDA emitter), `nvrtc` (the kernel's NVRTC program
 rest: the copy of the module, the call's Python, the launch). Every output is checked
 (matmul_bench's bounds; the block-scaled one against float64). With `--cold N`, N more
 rounds of one new Python process a call (the same parts; its imports before the clock).
-No call starts after `--deadline` seconds. Prints one line a call and a summary: per shape and variant the median of each part,
-and `now / before` of the totals per round (median [range]).
+No call starts after `--deadline` seconds. Prints one line a call and a summary: per
+shape and variant the median of each part, and `now / before` of the totals per round
+(median [range]).
 """
 
 from __future__ import annotations

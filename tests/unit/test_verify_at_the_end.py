@@ -95,3 +95,14 @@ def test_a_fresh_module_is_compiled_as_given():
     assert kernel is not kept and len(_compiled) == size  # neither looked up nor kept
     assert kernel.module is fresh  # compiled in place: no copy
     assert kernel.source == kept.source
+
+
+def test_a_verified_input_is_verified_after_the_last_pass_only(monkeypatch):
+    m = module()
+    calls = counted(monkeypatch)
+    run_pipeline(m, PassPipeline((Noop(),) * 4), verify_each_pass=False, input_verified=True)
+    assert len(calls) == 1
+    with pytest.raises(TilecError, match="IR after the passes 'halve-tile' to 'noop' does not verify"):
+        run_pipeline(module(), PassPipeline((HalveTile(), Noop())), verify_each_pass=False, input_verified=True)
+    with pytest.raises(TilecError, match="IR after pass 'halve-tile' does not verify"):
+        run_pipeline(module(), PassPipeline((HalveTile(),)), verify_each_pass=False, input_verified=True)
