@@ -7,15 +7,17 @@ it compiled before (issue 39: a cold compile <= 3 s), in turns, split into its p
 Variants: `now` (tilec's API as it is: the GEMM's module, verified by its builder,
 compiled as built, `compile_program(fresh=True)`: the pipeline verifies it after its
 last pass only, nothing printed or copied; the caller's columns read once a code
-object, `builder_locations._columns`) and `before` (as it was: every pass's module
-verified, as `run_pipeline` does by default, the module printed for the in-process
-cache's key and copied, `compile_program(..., fresh=False, verify_each_pass=True)`; the
-caller's code positions listed for every op built, `listed_user_location`).
-`tilec.matmul` is called from a function of `--caller` code positions (default 3470:
-matmul_bench's `main`, whence the benchmark's first calls are made; the builder reads
-the caller's position for each op's location). Shapes: `MxNxK` (bf16, B row-major), a
-`t` after it (B K-major, `x @ w.t()`), `f8b:` before it (block-scaled FP8, `w.t()`; one
-number: a cube).
+object, `builder_locations._columns`; wgmma's operand addresses fitted once for each
+set of static facts, `lower_to_gpu.wgmma._fit_parts`) and `before` (as it was: every
+pass's module verified, as `run_pipeline` does by default, the module printed for the
+in-process cache's key and copied, `compile_program(..., fresh=False,
+verify_each_pass=True)`; the caller's code positions listed for every op built,
+`listed_user_location`; the addresses fitted for every wgmma operand). `tilec.matmul`
+is called from a function of `--caller` code positions (default 3470: matmul_bench's
+`main`, whence the benchmark's first calls are made; the builder reads the caller's
+position for each op's location). Shapes: `MxNxK` (bf16, B row-major), a `t` after it
+(B K-major, `x @ w.t()`), `f8b:` before it (block-scaled FP8, `w.t()`; one number: a
+cube).
 
 In one process (after `import torch, tilec` and one compile to warm Python up), each
 round runs every shape under both variants, the order turned a round; every call is a
@@ -73,6 +75,8 @@ def listed_user_location() -> str | None:
 
 
 from tilec.compiler import builder_locations  # noqa: E402 - tilec's package, for the wrappers' file name
+
+from tilec.passes.lower_to_gpu.wgmma import _fit_parts as _FIT_PARTS  # noqa: E402 - the memoised one
 
 _WRAPPERS: dict = {}
 exec(compile("""
@@ -165,13 +169,16 @@ class Meter:
         """Make `tilec.matmul`'s compiles those of `variant`."""
         import tilec.compiling as compiling
         from tilec.compiler import builder_locations, kernel_builder
+        from tilec.passes.lower_to_gpu import wgmma
 
         original = getattr(compiling.compile_program, "original", compiling.compile_program)
         if variant == "now":
             compiling.compile_program = original
             kernel_builder.user_location = builder_locations.user_location
+            wgmma._fit_parts = _FIT_PARTS
             return
         kernel_builder.user_location = listed_user_location
+        wgmma._fit_parts = _FIT_PARTS.__wrapped__
 
         before = _WRAPPERS["before"](original)
         before.original = original
@@ -198,6 +205,7 @@ def forget() -> None:
     from tilec.runtime import raw_launch
     from tilec.runtime.cache import default_cache
 
+    _FIT_PARTS.cache_clear()
     gemm._kernels.clear()
     default_cache()._memory.clear()
     gemm.forget_cached_calls()
