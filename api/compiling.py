@@ -41,17 +41,27 @@ _lock = threading.Lock()
 
 def compile_program(
     program: str | ModuleOp, pipeline: str, *, arch: str | None = None, function: str | None = None,
-    specialize: bool = False,
+    specialize: bool = False, verify_each_pass: bool = False, fresh: bool = False,
 ) -> Any:
     """`tilec.compile` of IR text or a module (see there). With `specialize`, a
     pointer-tensor program comes back as a `SpecializingKernel` (the module docstring);
-    the copy kernels of `tilec.copy_`, specialised by their own keys, leave it off."""
-    text = program if isinstance(program, str) else emit(program)
-    key = (text, pipeline, arch, function, specialize)
-    kernel = _compiled.get(key)
-    if kernel is not None:
-        return kernel
-    module = parse_module(program, "<program>") if isinstance(program, str) else program.clone()
+    the copy kernels of `tilec.copy_`, specialised by their own keys, leave it off.
+
+    The pipeline verifies the module after its first and its last pass only, unless
+    `verify_each_pass` (`run_pipeline`'s: a broken pass is then named). `fresh`: the
+    module was built and verified for this call (`Program.module`) and is the
+    compiler's to change (not copied; not verified again before the last pass), and
+    the caller keeps its kernels by a key of its own (`tilec.matmul`'s `MatmulKey`):
+    the module is neither printed for this cache's key nor kept in it."""
+    key = None
+    if not fresh:
+        text = program if isinstance(program, str) else emit(program)
+        key = (text, pipeline, arch, function, specialize, verify_each_pass)
+        kernel = _compiled.get(key)
+        if kernel is not None:
+            return kernel
+    module = (parse_module(program, "<program>") if isinstance(program, str)
+              else program if fresh else program.clone())
     if not any(isinstance(op, func.FuncOp) and not op.is_declaration for op in module.walk()):
         raise TilecError("nothing to compile: the program has no function (`func.func`); a kernel is "
                          "a function whose body makes views of its pointer arguments and copies or "
@@ -61,19 +71,22 @@ def compile_program(
     f = _function_of(module, function) if specialize else None
     source = module.clone() if f is not None and is_pointer_program(f) and any(specialisable(f)) else None
     narrow = module.clone() if source is None and f is not None and pipeline and _narrowable(f) else None
-    kernel: Any = _build(module, pipeline, arch, function)
+    kernel: Any = _build(module, pipeline, arch, function, verify_each_pass, input_verified=fresh)
     if source is not None:
-        kernel = SpecializingKernel(source, pipeline, arch, function, kernel)
+        kernel = SpecializingKernel(source, pipeline, arch, function, kernel, verify_each_pass)
     elif narrow is not None and any(i.index_bits == 64 for i in kernel.infos.values()):
-        kernel = _index_width_kernel(narrow, pipeline, arch, function, kernel)
+        kernel = _index_width_kernel(narrow, pipeline, arch, function, kernel, verify_each_pass)
+    if key is None:
+        return kernel
     with _lock:
         return _compiled.setdefault(key, kernel)
 
 
-def _build(module: ModuleOp, pipeline: str, arch: str | None, function: str | None) -> Kernel:
+def _build(module: ModuleOp, pipeline: str, arch: str | None, function: str | None,
+           verify_each_pass: bool = False, input_verified: bool = False) -> Kernel:
     specs = argument_specs(module)
     if pipeline:
-        run_pipeline(module, pipeline)
+        run_pipeline(module, pipeline, verify_each_pass=verify_each_pass, input_verified=input_verified)
     return Kernel(module, function=function, arg_specs=specs, arch=arch)
 
 
@@ -84,7 +97,7 @@ def _narrowable(f: func.FuncOp) -> bool:
 
 
 def _index_width_kernel(module: ModuleOp, pipeline: str, arch: str | None, function: str | None,
-                        generic: Kernel) -> Any:
+                        generic: Kernel, verify_each_pass: bool) -> Any:
     """`generic` with a 32-bit twin where one exists for some arguments: `module` (the
     program before the passes) compiled under the promise `tilec.index_bits = 32`, and
     the limit of its index arguments (compiler/index_bounds.py); `generic` alone where
@@ -92,7 +105,7 @@ def _index_width_kernel(module: ModuleOp, pipeline: str, arch: str | None, funct
     f = _function_of(module, function)
     assert f is not None
     promise_index_bits(f, 32)
-    narrow = _build(module, pipeline, None, function)
+    narrow = _build(module, pipeline, None, function, verify_each_pass)
     limit = index_limit(narrow.module, function)
     if limit == 0:
         return generic
@@ -160,10 +173,11 @@ class SpecializingKernel:
     call with `args` runs, `key(args)` its key."""
 
     def __init__(self, module: ModuleOp, pipeline: str, arch: str | None, function: str | None,
-                 generic: Kernel):
+                 generic: Kernel, verify_each_pass: bool = False):
         self.generic = generic
         self._module = module
         self._pipeline, self._arch, self._function = pipeline, arch, function
+        self._verify_each_pass = verify_each_pass
         f = _function_of(module, function)
         assert f is not None
         self._kinds = specialisable(f)
@@ -205,7 +219,7 @@ class SpecializingKernel:
             f = _function_of(module, self._function)
             assert f is not None
             specialize(f, key)
-            kernel = _build(module, self._pipeline, self._arch, self._function)
+            kernel = _build(module, self._pipeline, self._arch, self._function, self._verify_each_pass)
             with self._lock:
                 kernel = self._kernels.setdefault(key, kernel)
         return kernel

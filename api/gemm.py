@@ -1630,7 +1630,7 @@ def matmul_kernel(key: MatmulKey) -> Any:
     if kernel is None:
         from tilec.compiling import compile_program
 
-        kernel = _kernels[key] = compile_program(matmul_program(key), "default")
+        kernel = _kernels[key] = compile_program(matmul_program(key), "default", fresh=True)
     return kernel
 
 

@@ -13,6 +13,7 @@ import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import CodeType
 from typing import Any, TypeVar
 
 from xdsl.utils.exceptions import DiagnosticException
@@ -31,14 +32,20 @@ def user_location() -> str | None:
     while frame is not None:
         name = frame.f_code.co_filename
         if not name.startswith(_SKIP) and name != _SKIP[-1]:
-            col = 1
-            positions = list(frame.f_code.co_positions())
+            columns = _columns(frame.f_code)
             i = frame.f_lasti // 2
-            if 0 <= i < len(positions) and positions[i][2] is not None:
-                col = positions[i][2] + 1
+            col = columns[i] + 1 if 0 <= i < len(columns) and columns[i] is not None else 1
             return f"{name}:{frame.f_lineno}:{col}"
         frame = frame.f_back  # type: ignore[assignment]
     return None
+
+
+@functools.lru_cache(maxsize=256)
+def _columns(code: CodeType) -> tuple[int | None, ...]:
+    """The start column of each instruction of `code` (`co_positions`), read once a code
+    object: a program builds hundreds of ops from one caller, and listing the positions
+    of a large caller for each (matmul_bench's `main`: 3470) cost more than the build."""
+    return tuple(p[2] for p in code.co_positions())
 
 
 def locate_in_built_ops(e: TilecError, locs: dict[Any, str | None]) -> None:

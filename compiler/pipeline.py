@@ -222,18 +222,28 @@ def run_pipeline(
     spec: str | PassPipeline,
     ctx: Context | None = None,
     *,
+    verify_each_pass: bool = True,
+    input_verified: bool = False,
     print_between: Callable[[str, ModuleOp], None] | None = None,
     timings: list[tuple[str, float]] | None = None,
 ) -> ModuleOp:
     """Run passes on `module` in place (and return it), verifying after each pass (but
     not a module in the state it verified in after the pass before: `verify_cache.state`).
 
+    With `verify_each_pass=False` the module is verified after the first pass (which
+    may have met an unverified input; not with `input_verified`: the caller verified
+    it, as `Program.module` does) and after the last one only, as tilec's API
+    compiles (`tilec.compile`, `tilec.matmul`, `tilec.copy_`) run the pipeline: the
+    passes in between go unchecked, so a failure at the end names no pass (verifying
+    after each pass, the default, does).
+
     `print_between(pass_name, module)` is called after every pass; `timings` collects
     (pass name, seconds)."""
     ctx = ctx or make_context()
     pipeline = spec if isinstance(spec, PassPipeline) else build_pipeline(spec)
     verified: list[tuple] | None = None  # the module's state when it last verified
-    for p in pipeline.passes:
+    passes = list(pipeline.passes)
+    for index, p in enumerate(passes):
         start = time.perf_counter()
         changed: list[Operation] | None = None
         try:
@@ -249,10 +259,22 @@ def run_pipeline(
             raise TilecError(f"pass '{p.name}' failed: {_first_line(e)}") from None
         if timings is not None:
             timings.append((p.name, time.perf_counter() - start))
-        now = state(module)
-        if changed is not None or now != verified:  # a module as it verified before verifies again
+        if verify_each_pass:
+            now = state(module)
+            if changed is not None or now != verified:  # a module as it verified before verifies again
+                verify_after(module, p.name, changed)
+            verified = now
+        elif index == 0 and not input_verified:  # (the last too, in a pipeline of one pass)
             verify_after(module, p.name, changed)
-        verified = now
+        elif index == len(passes) - 1:  # the whole module: the passes since the last verified went unchecked
+            first = passes[0 if input_verified else 1].name
+            after = f"pass '{p.name}'" if first == p.name else f"the passes '{first}' to '{p.name}'"
+            try:
+                verify_module(module)
+            except TilecError as e:
+                raise TilecError(
+                    f"IR after {after} does not verify: {e.message} (verified at the end only; "
+                    "run_pipeline(..., verify_each_pass=True) names the pass)", op=e.op) from None
         if print_between is not None:
             print_between(p.name, module)
     return module

@@ -17,7 +17,11 @@ to ask the driver how many clusters run at once; `programs`: NVRTC programs in a
 `Module.load`, the function's attributes); `other` is the rest: the call's own Python, the
 launch and the kernel. `t` after a shape: B K-major (`x @ w.t()`). Prints one line a run
 and shape. `--verify-every-pass`: the passes verify the module after each of them, as
-before issue 39's change (also where a pass left it as it was: `verify_cache.state`)."""
+before issue 39's change (also where a pass left it as it was: `verify_cache.state`).
+Its wrappers are frames outside tilec, where `user_location` stops: the build reads as
+called from a small function, not from the caller's (matmul_bench's `main`: 3470 code
+positions, listed for every op before cc49); dev/device/cold_compile_turns.py splits
+the first call as the benchmark makes it, now against before."""
 
 from __future__ import annotations
 

@@ -50,6 +50,8 @@ tensor-core reads).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import IntegerAttr, i64
@@ -348,10 +350,10 @@ class WgmmaLowering(OpFamily):
         origin: M of A or N of B, rows) one after the other, for the warpgroup whose tile
         origin is `shift`: fit_descriptor's answer for them; a string where the parts'
         bases differ by a run-time amount or several parts read one address (the same
-        columns twice: kept as separate wgmma)."""
+        columns twice: kept as separate wgmma). Computed once for each set of static
+        facts (`_fit_parts`): the stages and the K steps of a kernel repeat them."""
         v0 = parts[0][0]
-        eb = element_bytes(v0.elem)
-        chunks = []
+        facts = []
         for v, origin, rows in parts:
             if not all(isinstance(s, int) and isinstance(d, int) for m in v.layout for s, d in m) or not isinstance(
                 v.swz_off, int
@@ -361,20 +363,13 @@ class WgmmaLowering(OpFamily):
                 0 if v.base is v0.base else None)
             if base is None or v.mem is not v0.mem:
                 return "the operand's parts lie in different buffers"
-            d = shift[0] if which == "a" else shift[1]
-            r, k = np.meshgrid(np.arange(rows), np.arange(32 // eb), indexing="ij")
-            coords = (origin + d + r, kk + k) if which == "a" else (kk + k, origin + d + r)
-            off = np.full(r.shape, v.swz_off, np.int64)
-            for dim, mode in enumerate(v.layout):
-                off = off + views.leaves_offset(mode, coords[dim])
-            if v.swizzle is not None:
-                y = off & v.swizzle.yyy_msk
-                off = off ^ (y >> v.swizzle.shift if v.swizzle.shift >= 0 else y << -v.swizzle.shift)
-            chunks.append(off + base)
-        addrs = eb * np.concatenate(chunks)
-        if len(parts) > 1 and np.unique(addrs).size != addrs.size:
-            return "the operand's parts overlap"
-        return fit_descriptor(addrs, eb)
+            facts.append((tuple(tuple(m) for m in v.layout), v.swz_off, v.swizzle, base, origin, rows))
+        d = shift[0] if which == "a" else shift[1]
+        key = (tuple(facts), which, d, kk, element_bytes(v0.elem))
+        try:
+            return _fit_parts(*key)
+        except TypeError:  # a fact that does not hash: computed, not kept
+            return _fit_parts.__wrapped__(*key)
 
     def _operand(self, op: MmaOp, parts: list[tuple[View, int, int]], which: str, wg_offsets, kk: int):
         """(element index of the descriptor's start, descriptor, MN-major) of the operand
@@ -486,3 +481,25 @@ class WgmmaLowering(OpFamily):
                         seen.add(r)
                         todo.append(r)
         return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _fit_parts(parts: tuple, which: str, d: int, kk: int, eb: int):
+    """`WgmmaLowering._addresses` of static facts: each part's (layout, swizzle offset,
+    swizzle, base relative to the first part's, origin, rows), the operand (`which`), the
+    warpgroup's shift of the origin `d`, the K step `kk`, the element's bytes `eb`."""
+    chunks = []
+    for layout, swz_off, swizzle, base, origin, rows in parts:
+        r, k = np.meshgrid(np.arange(rows), np.arange(32 // eb), indexing="ij")
+        coords = (origin + d + r, kk + k) if which == "a" else (kk + k, origin + d + r)
+        off = np.full(r.shape, swz_off, np.int64)
+        for dim, mode in enumerate(layout):
+            off = off + views.leaves_offset(mode, coords[dim])
+        if swizzle is not None:
+            y = off & swizzle.yyy_msk
+            off = off ^ (y >> swizzle.shift if swizzle.shift >= 0 else y << -swizzle.shift)
+        chunks.append(off + base)
+    addrs = eb * np.concatenate(chunks)
+    if len(parts) > 1 and np.unique(addrs).size != addrs.size:
+        return "the operand's parts overlap"
+    return fit_descriptor(addrs, eb)
