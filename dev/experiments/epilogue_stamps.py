@@ -280,6 +280,55 @@ def rcp_fma(src: str, k: int) -> str:
     return out[:at] + RCP_FMA_HELPER.lstrip("\n") + "\n" + out[at:]
 
 
+PAIR = "#pr"
+"""A configuration name's mark, `#pr<k>`: k of every 3 pairs of SiLU's quotients y / d on consecutive lines whose
+d are 1 + `ex2.approx` (with `:fe2` one pair of each 4 elements, `#pr3` all: 1.5 `MUFU` an element) share one
+`rcp.approx` (`probe_div_pair`): both d
+clamped to 2^63 (a clamped d's quotient y 2^-63 at y < -43.6, within the bound's absolute term), r = rcp(d1 d2),
+1 / d1 = d2 r, 1 / d2 = d1 r: 2 `FMNMX` and 3 `FMUL` where the second `MUFU.RCP` was, about 2.5 ulp against
+`div.approx`'s 2 (a prototype: within docs/matmul.md's bound, not proven faithful)."""
+
+PAIR_HELPER = """
+__device__ __forceinline__ float2 probe_div_pair(float y1, float d1, float y2, float d2) {
+  d1 = fminf(d1, 9.22337204e18f);
+  d2 = fminf(d2, 9.22337204e18f);
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d1 * d2));
+  return make_float2(y1 * (d2 * r), y2 * (d1 * r));
+}
+"""
+
+
+def div_pairs(src: str, k: int) -> str:
+    """`src` with k of every 3 pairs of `tilec_div_approx_ftz(y, d)` statements on consecutive lines, both d
+    `t + 1.0f` with t an `tilec_ex2_approx_ftz`, computed by one `probe_div_pair` (`PAIR`)."""
+    defs = dict(re.findall(r"const float (t_\d+) = (.+);", src))
+
+    def on_mufu(d: str) -> bool:
+        m = re.fullmatch(r"(t_\d+) \+ 1\.0f", defs.get(d, ""))
+        return bool(m) and defs.get(m.group(1), "").startswith("tilec_ex2_approx_ftz(")
+
+    pat = re.compile(r"^(\s*)const float (t_\d+) = tilec_div_approx_ftz\((t_\d+), (t_\d+)\);$")
+    lines, i, pairs = src.split("\n"), 0, 0
+    while i + 1 < len(lines):
+        a, b = pat.match(lines[i]), pat.match(lines[i + 1])
+        if a and b and on_mufu(a.group(4)) and on_mufu(b.group(4)):
+            if pairs % 3 < k:
+                ind, pp = a.group(1), "pp_" + a.group(2)
+                lines[i] = (f"{ind}const float2 {pp} = probe_div_pair({a.group(3)}, {a.group(4)}, {b.group(3)}, "
+                            f"{b.group(4)}); const float {a.group(2)} = {pp}.x;")
+                lines[i + 1] = f"{ind}const float {b.group(2)} = {pp}.y;"
+            pairs += 1
+            i += 2
+            continue
+        i += 1
+    if not pairs:
+        raise ValueError("div_pairs: no two divisions by 1 + ex2.approx on consecutive lines")
+    out = "\n".join(lines)
+    at = out.index("__device__ __forceinline__ float tilec_ex2_approx_ftz(")
+    return out[:at] + PAIR_HELPER.lstrip("\n") + "\n" + out[at:]
+
+
 def install() -> None:
     """`gemm.matmul_kernel` builds the stamped kernel for a configuration named `X#stamps`."""
     import copy
@@ -302,6 +351,8 @@ def install() -> None:
             k.source = fused_y(k.source)
         if m := re.search(RCP_FMA + r"(\d)", name):
             k.source = rcp_fma(k.source, int(m.group(1)))
+        if m := re.search(PAIR + r"(\d)", name):
+            k.source = div_pairs(k.source, int(m.group(1)))
         if name.endswith(SUFFIX):
             k.source = stamped(k.source)
         k._compiled, k._modules, k._functions, k._packed = {}, {}, {}, {}
