@@ -299,14 +299,22 @@ __device__ __forceinline__ float2 probe_div_pair(float y1, float d1, float y2, f
 """
 
 
-def div_pairs(src: str, k: int) -> str:
+PAIR_ALL = "#pa"
+"""A configuration name's mark: every two SiLU quotients on consecutive lines share one `rcp.approx`
+(`probe_div_pair`), whichever pipe took their 2^x (`div_pairs(..., any_exp2=True)`; with `:fe2` 1.25 `MUFU`
+an element: what a clamped divisor would give through lower-to-gpu's `cuda.div_approx_group`)."""
+
+
+def div_pairs(src: str, k: int, any_exp2: bool = False) -> str:
     """`src` with k of every 3 pairs of `tilec_div_approx_ftz(y, d)` statements on consecutive lines, both d
-    `t + 1.0f` with t an `tilec_ex2_approx_ftz`, computed by one `probe_div_pair` (`PAIR`)."""
+    `t + 1.0f` with t an `tilec_ex2_approx_ftz` (or, `any_exp2`, a `tilec_ex2_fma` too), computed by one
+    `probe_div_pair` (`PAIR`, `PAIR_ALL`)."""
     defs = dict(re.findall(r"const float (t_\d+) = (.+);", src))
+    kinds = ("tilec_ex2_approx_ftz(", "tilec_ex2_fma(") if any_exp2 else ("tilec_ex2_approx_ftz(",)
 
     def on_mufu(d: str) -> bool:
         m = re.fullmatch(r"(t_\d+) \+ 1\.0f", defs.get(d, ""))
-        return bool(m) and defs.get(m.group(1), "").startswith("tilec_ex2_approx_ftz(")
+        return bool(m) and defs.get(m.group(1), "").startswith(kinds)
 
     pat = re.compile(r"^(\s*)const float (t_\d+) = tilec_div_approx_ftz\((t_\d+), (t_\d+)\);$")
     lines, i, pairs = src.split("\n"), 0, 0
@@ -353,6 +361,8 @@ def install() -> None:
             k.source = rcp_fma(k.source, int(m.group(1)))
         if m := re.search(PAIR + r"(\d)", name):
             k.source = div_pairs(k.source, int(m.group(1)))
+        if PAIR_ALL in name:
+            k.source = div_pairs(k.source, 3, any_exp2=True)
         if name.endswith(SUFFIX):
             k.source = stamped(k.source)
         k._compiled, k._modules, k._functions, k._packed = {}, {}, {}, {}
