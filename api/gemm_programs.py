@@ -64,6 +64,11 @@ ACTIVATIONS = ("relu", "gelu", "silu", "silu_tanh")
 SiLU evaluated with one `tanh.approx` an element (`silu_tanh`, asked for by name: its
 error is absolute, up to 2^-11.98 |y| of its input y, `Epilogue.apply`)."""
 
+SILU_PAIR_CLAMP = 2.0**62
+"""`Epilogue.div_pairs`' bound on SiLU's divisor: two of them multiply to at most 2^124
+(`cuda.DIV_GROUP_PRODUCT_EXPONENT`). Past it (y < -42.97) the quotient is y 2^-62 where
+y / (1 + e^-y) is smaller still: within docs/matmul.md's absolute term (2^-20), not relative."""
+
 
 @dataclass(frozen=True)
 class Epilogue:
@@ -89,6 +94,11 @@ class Epilogue:
     on the FMA pipe (`cuda.ex2_fma`, 11 instructions and no `MUFU`) rather than by
     `ex2.approx` (one `MUFU.EX2`): 0 to 8, the same function within the same bound
     (`apply`); `gemm_hopper_ws(exp2_fma=)`, `GemmConfig.exp2_fma`."""
+    div_pairs: bool = False
+    """`silu`: its divisor 1 + 2^(-y log2 e) clamped to `SILU_PAIR_CLAMP` (`arith.minnumf`), so
+    that lower-to-gpu's range walk lets two quotients share one `rcp.approx`
+    (`cuda.div_approx_group`, G = 2): one `MUFU.RCP` for two elements, 2 `FMNMX` and 3 `FMUL`
+    more (`apply`); `gemm_hopper_ws(div_pairs=)`, `GemmConfig.div_pairs`."""
 
     def __post_init__(self) -> None:
         if self.activation is not None and self.activation not in ACTIVATIONS:
@@ -176,7 +186,14 @@ class Epilogue:
         absolute 2^-20 term); the error within that term (tests/unit/test_ex2_fma.py: every
         bf16 y). 2 of 8 is the rule's for `silu`'s staggered tile (`gemm.staggered`): -0.5% and
         -0.6% per call in two calls at 8192 x 28672 x 4096 on the H200; 3 and 4 of 8 tie
-        (benchmarks/NOTES.md, epi48)."""
+        (benchmarks/NOTES.md, epi48).
+
+        `div_pairs`: `silu`'s divisor clamped to `SILU_PAIR_CLAMP` by `arith.minnumf` (a NaN
+        divisor becomes the clamp; the quotient of a NaN y stays NaN), so that
+        `passes/_float_range.py` knows it within [1, 2^62] and lower-to-gpu computes the
+        quotients of two registers through one `cuda.div_approx_group`: r = rcp(d0 d1),
+        q0 = y0 (d1 r), q1 = y1 (d0 r), 2^-21 relative where `div.approx` is 2^-22; below
+        y = -42.97 the quotient is y 2^-62 (not relative; within the bound's absolute term)."""
         p = g.p
         y = acc.named("acc")
         if self.plain:
@@ -197,7 +214,10 @@ class Epilogue:
                 from tilec.dialects import cuda
 
                 e.ssa.owner.attributes[cuda.EXP2_FMA_ATTR] = IntegerAttr(self.exp2_fma, i64)
-            y = p.div(y, (e + 1.0).named("denom"), fastmath="afn").named("silu")
+            d = (e + 1.0).named("denom")
+            if self.div_pairs:  # in [1, 2^62], never NaN: quotients in pairs (lower-to-gpu)
+                d = p.minimum(d, SILU_PAIR_CLAMP, propagate_nan=False).named("denomc")
+            y = p.div(y, d, fastmath="afn").named("silu")
         elif self.activation == "silu_tanh":  # y sigmoid(y) = h (1 + tanh h), h = y / 2
             h = (y * 0.5).named("halfy")
             y = p.fma(h, p.math("tanh", h, fastmath="afn").named("tanhh"), h).named("silu")
@@ -619,7 +639,7 @@ def gemm_hopper_ws(
     k_rotate: bool = False,
     b_panels: bool = False, bias_smem: bool = False, bias_smem_start: bool = False, tile_whole: bool = False,
     k_rotate_step: int = 0,
-    epilogue_turns: bool = False, split_dispatch: bool = False, exp2_fma: int = 0,
+    epilogue_turns: bool = False, split_dispatch: bool = False, exp2_fma: int = 0, div_pairs: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -820,6 +840,9 @@ def gemm_hopper_ws(
 
     `exp2_fma` k (0 to 8): `epilogue`'s `Epilogue.exp2_fma`, SiLU's exp2 on the FMA pipe in k
     of every 8 elements (the epilogue's other fields as given; nothing else changes).
+
+    `div_pairs`: `epilogue`'s `Epilogue.div_pairs`, SiLU's quotients two through one
+    `rcp.approx` (the epilogue's other fields as given; nothing else changes).
 
     `bias_smem` (persistent; the TMA epilogue; without a bias it changes nothing; not with pingpong, split-K,
     stream-K, block scales, clusters, `overlap_epilogue`, `swap_ab`, `small_stages` or
@@ -1221,6 +1244,8 @@ def gemm_hopper_ws(
         raise ValueError("gemm_hopper_ws: epilogue_turns needs stagger")
     if exp2_fma:
         epilogue = dataclasses.replace(epilogue, exp2_fma=exp2_fma)
+    if div_pairs:
+        epilogue = dataclasses.replace(epilogue, div_pairs=True)
     if one_c_buffer and not (pingpong and tma_epilogue):
         raise ValueError("gemm_hopper_ws: one_c_buffer needs pingpong and tma_epilogue")
     if pingpong and not persistent:

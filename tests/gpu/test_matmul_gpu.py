@@ -173,6 +173,18 @@ def test_exp2_fma(name, m, n, k, residual, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=residual)
 
 
+@pytest.mark.parametrize("name", ["128x256x64:4:c128:st1:bsm:fe2:dp", "128x256x64:4:c128:dp"], ids=["rule_dp", "dp"])
+@pytest.mark.parametrize(("m", "n", "k", "residual"), [(300, 1096, 776, True), (1000, 520, 4096, False)])
+def test_div_pairs(name, m, n, k, residual, monkeypatch):
+    """SiLU's quotients two through one `rcp.approx` (`GemmConfig.div_pairs`, `:dp`: the divisor
+    clamped to 2^62), forced: bias + SiLU (+ residual); at K = 4096 many elements lie past the
+    clamp's y = -42.97."""
+    torch = torch_cuda()
+    config = _forced(name, monkeypatch)
+    assert config.div_pairs
+    _check(torch, m, n, k, bias=True, activation="silu", residual=residual)
+
+
 @pytest.mark.parametrize("shape", [(1, 8192, 8192), (16, 6144, 4096), (7, 1000, 1000), (40, 28672, 4096),
                                    (64, 8192, 8192), (128, 6144, 4096), (100, 4096, 14336)])
 def test_swap_ab_decode(shape, monkeypatch):
