@@ -120,8 +120,8 @@ class GemmConfig:
     div_pairs: bool = False
     """SiLU's divisor clamped to 2^62 so that two quotients share one `rcp.approx`
     (`gemm_hopper_ws(div_pairs=True)`, `Epilogue.div_pairs`, named `:dp`): `MUFU` ops an
-    element 1.5 - k / 8 with `exp2_fma` k, 2.5 instructions more an element. An option
-    (benchmarks/NOTES.md, epi49)."""
+    element 1.5 - k / 8 with `exp2_fma` k, 3.5 instructions more an element (the numerator
+    floored at -2^40 too). An option (benchmarks/NOTES.md, epi49)."""
     one_c: bool = False
     """Pingpong: the two consumers' epilogues take turns at one C buffer
     (`gemm_hopper_ws(one_c_buffer=True)`, named `:oc`), which leaves room for 6 stages of

@@ -67,7 +67,11 @@ error is absolute, up to 2^-11.98 |y| of its input y, `Epilogue.apply`)."""
 SILU_PAIR_CLAMP = 2.0**62
 """`Epilogue.div_pairs`' bound on SiLU's divisor: two of them multiply to at most 2^124
 (`cuda.DIV_GROUP_PRODUCT_EXPONENT`). Past it (y < -42.97) the quotient is y 2^-62 where
-y / (1 + e^-y) is smaller still: within docs/matmul.md's absolute term (2^-20), not relative."""
+y / (1 + e^-y) is smaller still: within docs/matmul.md's absolute term (2^-20), not relative,
+with the numerator floored at `SILU_PAIR_FLOOR`."""
+SILU_PAIR_FLOOR = -(2.0**40)
+"""`Epilogue.div_pairs`' floor on SiLU's numerator (`arith.maximumf`: a NaN stays NaN): past
+the divisor's clamp the quotient is then at most 2^40 2^-62 = 2^-22 in magnitude, whatever y."""
 
 
 @dataclass(frozen=True)
@@ -97,8 +101,9 @@ class Epilogue:
     div_pairs: bool = False
     """`silu`: its divisor 1 + 2^(-y log2 e) clamped to `SILU_PAIR_CLAMP` (`arith.minnumf`), so
     that lower-to-gpu's range walk lets two quotients share one `rcp.approx`
-    (`cuda.div_approx_group`, G = 2): one `MUFU.RCP` for two elements, 2 `FMNMX` and 3 `FMUL`
-    more (`apply`); `gemm_hopper_ws(div_pairs=)`, `GemmConfig.div_pairs`."""
+    (`cuda.div_approx_group`, G = 2), the numerator floored at `SILU_PAIR_FLOOR`: one
+    `MUFU.RCP` for two elements, 4 `FMNMX` and 3 `FMUL` more (`apply`);
+    `gemm_hopper_ws(div_pairs=)`, `GemmConfig.div_pairs`."""
 
     def __post_init__(self) -> None:
         if self.activation is not None and self.activation not in ACTIVATIONS:
@@ -189,11 +194,13 @@ class Epilogue:
         (benchmarks/NOTES.md, epi48).
 
         `div_pairs`: `silu`'s divisor clamped to `SILU_PAIR_CLAMP` by `arith.minnumf` (a NaN
-        divisor becomes the clamp; the quotient of a NaN y stays NaN), so that
-        `passes/_float_range.py` knows it within [1, 2^62] and lower-to-gpu computes the
-        quotients of two registers through one `cuda.div_approx_group`: r = rcp(d0 d1),
-        q0 = y0 (d1 r), q1 = y1 (d0 r), 2^-21 relative where `div.approx` is 2^-22; below
-        y = -42.97 the quotient is y 2^-62 (not relative; within the bound's absolute term)."""
+        divisor becomes the clamp), so that `passes/_float_range.py` knows it within [1, 2^62]
+        and lower-to-gpu computes the quotients of two registers through one
+        `cuda.div_approx_group`: r = rcp(d0 d1), q0 = y0 (d1 r), q1 = y1 (d0 r), 2^-21 relative
+        where `div.approx` is 2^-22; the numerator floored at `SILU_PAIR_FLOOR` by
+        `arith.maximumf` (a NaN y stays NaN), so that below y = -42.97 the quotient is at most
+        2^-22 in magnitude (not relative; within the bound's absolute term; -inf gives -2^-22
+        where the default gives NaN)."""
         p = g.p
         y = acc.named("acc")
         if self.plain:
@@ -217,6 +224,7 @@ class Epilogue:
             d = (e + 1.0).named("denom")
             if self.div_pairs:  # in [1, 2^62], never NaN: quotients in pairs (lower-to-gpu)
                 d = p.minimum(d, SILU_PAIR_CLAMP, propagate_nan=False).named("denomc")
+                y = p.maximum(y, SILU_PAIR_FLOOR).named("ynum")  # a NaN stays: `max.NaN`
             y = p.div(y, d, fastmath="afn").named("silu")
         elif self.activation == "silu_tanh":  # y sigmoid(y) = h (1 + tanh h), h = y / 2
             h = (y * 0.5).named("halfy")
