@@ -585,7 +585,7 @@ def parse_config(name: str):
     (the bias staged in shared memory by the producer, `GemmConfig.bias_smem`; `bss`: and the accumulators'
     start, `bias_smem_start`), `et` (the staggered consumers' epilogues in turn, `GemmConfig.epilogue_turns`),
     `fe<K>` (SiLU's exp2 on the FMA pipe in K of every 8 elements, `GemmConfig.exp2_fma`),
-    `dp` (SiLU's quotients two through one reciprocal, `GemmConfig.div_pairs`),
+    `dg<G>` (SiLU's quotients G = 2 or 4 through one reciprocal, `GemmConfig.div_group`),
     separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
@@ -641,7 +641,8 @@ def parse_config(name: str):
                                        epilogue_turns=c.epilogue_turns or "et" in flags,
                                        exp2_fma=next((int(f[2:]) for f in flags if re.fullmatch(r"fe\d", f)),
                                                      c.exp2_fma),
-                                       div_pairs=c.div_pairs or "dp" in flags,
+                                       div_group=next((int(f[2:]) for f in flags if re.fullmatch(r"dg\d", f)),
+                                                      c.div_group),
                                        arrive_last=c.arrive_last or "al" in flags,
                                        b_panels=c.b_panels or "wb" in flags,
                                        l2_promotion=next((int(f[2:]) for f in flags if re.fullmatch(r"pr\d+", f)),
@@ -674,8 +675,8 @@ def parse_config(name: str):
             kw["epilogue_turns"] = True
         elif m := re.fullmatch(r"fe(\d)", f):
             kw["exp2_fma"] = int(m.group(1))
-        elif f == "dp":
-            kw["div_pairs"] = True
+        elif m := re.fullmatch(r"dg(\d)", f):
+            kw["div_group"] = int(m.group(1))
         elif f in ("pp", "ppi", "ppl"):
             kw["pingpong"] = True
             kw["handover"] = {"pp": "drain", "ppi": "issue", "ppl": "loop"}[f]
