@@ -165,7 +165,7 @@ BINDS = (r"^sm__inst_executed_pipe_\w+\.avg\.pct_of_peak_sustained_active$",
          r"^gpc__cycles_elapsed\.avg\.per_second$", r"^smsp__inst_executed\.sum$",
          r"^smsp__inst_executed_pipe_xu\.sum$", r"^l1tex__data_\w*shared\w*$|^l1tex__data_\w*shared\w*\.sum$",
          r"^smsp__average_warps_issue_stalled_\w+_per_issue_active\.ratio$")
-"""The raw metrics `--binds` shows (regular expressions; the stalls: the 9 largest of the last kernel)."""
+"""The raw metrics `--binds` shows (regular expressions; the stalls: the 9 largest in any kernel)."""
 
 
 def binds(raw: list[str], sass: list[str], names: list[str]) -> str:
@@ -177,8 +177,7 @@ def binds(raw: list[str], sass: list[str], names: list[str]) -> str:
     names = (names + [f"k{i}" for i in range(len(names), len(rows))])[:len(rows)]
     keys = [k for k in (rows[0] if rows else {}) if any(re.match(p, k) for p in BINDS)]
     stalls = [k for k in keys if "issue_stalled" in k]
-    last = rows[-1] if rows else {}
-    stalls = sorted(stalls, key=lambda k: -(_number(last.get(k)) or 0.0))[:9]
+    stalls = sorted(stalls, key=lambda k: -max((_number(r.get(k)) or 0.0) for r in rows))[:9]
     keys = [k for k in keys if "issue_stalled" not in k] + stalls
     out = ["metric | " + " | ".join(names) + " | last/first"]
     for k in keys:
