@@ -23,7 +23,8 @@ as its raw page (`ncu --import REP.ncu-rep --page raw --csv > RAW`) and its SASS
 
 prints, a kernel a column: the pipes' utilisation, the issue rate, the largest warp stalls
 (cycles a issued instruction), the shared-memory store wavefronts and bank conflicts; then per
-kernel the warp sampler's samples by opcode with their largest stall reasons (`hot_by_opcode`).
+kernel the epilogue's SASS window's share of the samples and its stall reasons
+(`epilogue_window`), and the samples by opcode with their largest stall reasons (`hot_by_opcode`).
 
 An experiment: nothing of the product changes."""
 
@@ -159,6 +160,31 @@ def hot_by_opcode(rows: list[dict], top: int = 9) -> list[str]:
     return out
 
 
+def epilogue_window(rows: list[dict]) -> str:
+    """The epilogue's SASS (each instruction past a `WARPGROUP.DEPBAR.LE gsb0, 0x0`, the K loop's
+    last wgmma wait, up to the next `HGMMA` or `WARPGROUP.ARRIVE`, every consumer region's copy):
+    its instructions, its share of all the warp sampler's samples, and its stall reasons (shares
+    of its samples, issued and not)."""
+    cols = [c for c in rows[0] if c]
+    total_col = next(c for c in cols if "Sampling (All" in c)
+    src_col = next((c for c in cols if c.strip("# ").lower() in ("source", "sass")), cols[1])
+    stall_cols = [c for c in cols if c.startswith("stall_") and "Not Issued" not in c]
+    rows = [r for r in rows if _number(r.get(total_col)) is not None]
+    src = [" ".join((r.get(src_col) or "").split()) for r in rows]
+    picked: set = set()
+    for i, x in enumerate(src):
+        if x.startswith("WARPGROUP.DEPBAR.LE gsb0, 0x0"):
+            end = next((j for j in range(i + 1, len(src)) if "HGMMA" in src[j] or src[j].startswith("WARPGROUP.ARRIVE")),
+                       len(src))
+            picked.update(range(i + 1, end))
+    total = sum(_number(r[total_col]) for r in rows) or 1.0
+    inside = [rows[i] for i in sorted(picked)]
+    n = sum(_number(r[total_col]) for r in inside) or 1.0
+    reasons = sorted(((sum(_number(r.get(c)) or 0.0 for r in inside), c[6:]) for c in stall_cols), reverse=True)
+    return (f"epilogue window: {len(inside)} instructions, {100 * n / total:.1f}% of samples; "
+            + " ".join(f"{name} {100 * x / n:.1f}" for x, name in reasons[:9] if x))
+
+
 BINDS = (r"^sm__inst_executed_pipe_\w+\.avg\.pct_of_peak_sustained_active$",
          r"^sm__pipe_\w+_cycles_active\.avg\.pct_of_peak_sustained_active$",
          r"^smsp__issue_active\.avg\.per_cycle_active$", r"^gpc__cycles_elapsed\.max$",
@@ -174,12 +200,13 @@ def binds(raw: list[str], sass: list[str], names: list[str]) -> str:
     import re
 
     rows = read_raw(raw)
-    names = (names + [f"k{i}" for i in range(len(names), len(rows))])[:len(rows)]
+    tables = _sass_tables(sass)
+    names = names + [f"k{i}" for i in range(len(names), max(len(rows), len(tables)))]
     keys = [k for k in (rows[0] if rows else {}) if any(re.match(p, k) for p in BINDS)]
     stalls = [k for k in keys if "issue_stalled" in k]
     stalls = sorted(stalls, key=lambda k: -max((_number(r.get(k)) or 0.0) for r in rows))[:9]
     keys = [k for k in keys if "issue_stalled" not in k] + stalls
-    out = ["metric | " + " | ".join(names) + " | last/first"]
+    out = ["metric | " + " | ".join(names[:len(rows)]) + " | last/first"] if rows else []
     for k in keys:
         vals = [_number(r.get(k)) for r in rows]
         if not any(vals):
@@ -189,9 +216,10 @@ def binds(raw: list[str], sass: list[str], names: list[str]) -> str:
                  .replace("sm__pipe_", "pipe ").replace("_cycles_active", ""))
         ratio = f"{vals[-1] / vals[0]:.3f}" if vals[0] and vals[-1] is not None else "-"
         out.append(f"{short} | " + " | ".join("-" if v is None else f"{v:.4g}" for v in vals) + f" | {ratio}")
-    for name, table in zip(names, _sass_tables(sass)):
+    for name, table in zip(names, tables):
         if table:
-            out += [f"{name} samples by opcode (% of its samples):"] + ["  " + x for x in hot_by_opcode(table)]
+            out += [f"{name} {epilogue_window(table)}", f"{name} samples by opcode (% of its samples):"]
+            out += ["  " + x for x in hot_by_opcode(table)]
     return "\n".join(out)
 
 

@@ -90,3 +90,17 @@ def test_the_rewritten_rule_kernel_compiles_without_spills():
         except OSError:
             pytest.skip("no NVRTC here")
         assert "0 bytes spill stores" in log
+
+
+def test_epilogue_window_takes_each_region_past_its_last_wgmma_wait():
+    """dev/experiments/epilogue_ncu.py's `epilogue_window` on a made-up source page."""
+    import epilogue_ncu
+
+    head = ['"Address","Source","Warp Stall Sampling (All Samples)","stall_wait","stall_mio"']
+    body = [("HGMMA.64x128x16.F32.BF16 R24", 50, 0, 50), ("WARPGROUP.DEPBAR.LE gsb0, 0x0", 10, 10, 0),
+            ("MUFU.EX2 R1, R2", 30, 10, 20), ("FMUL R1, R1, R3", 10, 10, 0), ("WARPGROUP.ARRIVE", 0, 0, 0),
+            ("HGMMA.64x128x16.F32.BF16 R24", 100, 0, 100)]
+    lines = head + [f'"0x{i:x}","{s}","{n}","{w}","{m}"' for i, (s, n, w, m) in enumerate(body)]
+    (table,) = epilogue_ncu._sass_tables(['"Kernel Name","gemm_kernel",'] + lines)
+    assert epilogue_ncu.epilogue_window(table) == ("epilogue window: 2 instructions, 20.0% of samples; "
+                                                   "wait 50.0 mio 50.0")
