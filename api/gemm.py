@@ -117,6 +117,13 @@ class GemmConfig:
     instructions each. The rule's 2 for `silu`'s staggered tile (`staggered`): at 8192 x 28672
     x 4096 on the H200 bias + `silu` `:st1:bsm:fe2` -0.50% / -0.61% per call over `:st1:bsm` in
     two calls, `fe3` and `fe4` tie (benchmarks/NOTES.md, epi48)."""
+    div_group: int = 0
+    """SiLU's quotients G = 2 or 4 through one `rcp.approx`, the divisor clamped and the
+    numerator floored (`gemm_hopper_ws(div_group=G)`, `Epilogue.div_group`, named `:dg<G>`):
+    `MUFU` ops an element 1 + 1 / G - k / 8 with `exp2_fma` k. An option, slower: at 8192 x 28672
+    x 4096 on the H200 `:st1:bsm:fe2:dg2` +0.46% and `:dg4` +1.33% per call over `:st1:bsm:fe2`
+    (5 and 1 of 29 rounds faster): the instructions they add cost more than the `MUFU` ops they
+    save (benchmarks/NOTES.md, epi49)."""
     one_c: bool = False
     """Pingpong: the two consumers' epilogues take turns at one C buffer
     (`gemm_hopper_ws(one_c_buffer=True)`, named `:oc`), which leaves room for 6 stages of
@@ -436,6 +443,8 @@ class GemmConfig:
             kw["epilogue_turns"] = True
         if self.exp2_fma:
             kw["exp2_fma"] = self.exp2_fma
+        if self.div_group:
+            kw["div_group"] = self.div_group
         if self.block_scales:
             kw["block_scales"] = True
             if self.partials != 2:

@@ -64,6 +64,17 @@ ACTIVATIONS = ("relu", "gelu", "silu", "silu_tanh")
 SiLU evaluated with one `tanh.approx` an element (`silu_tanh`, asked for by name: its
 error is absolute, up to 2^-11.98 |y| of its input y, `Epilogue.apply`)."""
 
+def silu_group_bounds(g: int) -> tuple[float, float]:
+    """`Epilogue.div_group` G's clamp on SiLU's divisor and floor on its numerator: G divisors
+    multiply to at most 2^124 (`cuda.DIV_GROUP_PRODUCT_EXPONENT`), so each is clamped to
+    2^(124 / G) (2^62, 2^31); past it (y < -42.97, -21.49) the quotient is y 2^(-124 / G), so
+    the numerator is floored at -2^(124 / G - 22) and the quotient is then at most 2^-22 in
+    magnitude: within docs/matmul.md's absolute term (2^-20), not relative."""
+    from tilec.dialects.cuda import DIV_GROUP_PRODUCT_EXPONENT
+
+    e = DIV_GROUP_PRODUCT_EXPONENT // g
+    return 2.0**e, -(2.0 ** (e - 22))
+
 
 @dataclass(frozen=True)
 class Epilogue:
@@ -89,12 +100,19 @@ class Epilogue:
     on the FMA pipe (`cuda.ex2_fma`, 11 instructions and no `MUFU`) rather than by
     `ex2.approx` (one `MUFU.EX2`): 0 to 8, the same function within the same bound
     (`apply`); `gemm_hopper_ws(exp2_fma=)`, `GemmConfig.exp2_fma`."""
+    div_group: int = 0
+    """`silu`: G = 2 or 4 quotients through one `rcp.approx` (0: one `div.approx` each): its
+    divisor 1 + 2^(-y log2 e) clamped and its numerator floored (`silu_group_bounds`), so that
+    lower-to-gpu's range walk groups G registers' quotients (`cuda.div_approx_group`): one
+    `MUFU.RCP` for G elements (`apply`); `gemm_hopper_ws(div_group=)`, `GemmConfig.div_group`."""
 
     def __post_init__(self) -> None:
         if self.activation is not None and self.activation not in ACTIVATIONS:
             raise TilecError(f"activation {self.activation!r}: expected one of {', '.join(ACTIVATIONS)} or None")
         if self.exp2_fma not in range(9):
             raise TilecError(f"exp2_fma {self.exp2_fma!r}: expected 0 to 8 (eighths of the elements)")
+        if self.div_group not in (0, 2, 4):
+            raise TilecError(f"div_group {self.div_group!r}: expected 0, 2 or 4")
         if self.out_dtype not in OUT_DTYPES:
             raise TilecError(f"out_dtype {self.out_dtype!r}: expected one of {', '.join(OUT_DTYPES)}")
 
@@ -176,7 +194,16 @@ class Epilogue:
         absolute 2^-20 term); the error within that term (tests/unit/test_ex2_fma.py: every
         bf16 y). 2 of 8 is the rule's for `silu`'s staggered tile (`gemm.staggered`): -0.5% and
         -0.6% per call in two calls at 8192 x 28672 x 4096 on the H200; 3 and 4 of 8 tie
-        (benchmarks/NOTES.md, epi48)."""
+        (benchmarks/NOTES.md, epi48).
+
+        `div_group` G (2 or 4): `silu`'s divisor clamped to 2^(124 / G) by `arith.minnumf` (a NaN
+        divisor becomes the clamp), so that `passes/_float_range.py` knows G of them multiply
+        within 2^124 and lower-to-gpu computes G registers' quotients through one
+        `cuda.div_approx_group` (G = 2: r = rcp(d0 d1), q0 = y0 (d1 r), q1 = y1 (d0 r)), 2^-21
+        relative where `div.approx` is 2^-22; the numerator floored at -2^(124 / G - 22) by
+        `arith.maximumf` (a NaN y stays NaN), so that past the clamp (y < -42.97 at G = 2,
+        -21.49 at G = 4) the quotient is at most 2^-22 in magnitude (not relative; within the
+        bound's absolute term; -inf gives -2^-22 where the default gives NaN)."""
         p = g.p
         y = acc.named("acc")
         if self.plain:
@@ -197,7 +224,12 @@ class Epilogue:
                 from tilec.dialects import cuda
 
                 e.ssa.owner.attributes[cuda.EXP2_FMA_ATTR] = IntegerAttr(self.exp2_fma, i64)
-            y = p.div(y, (e + 1.0).named("denom"), fastmath="afn").named("silu")
+            d = (e + 1.0).named("denom")
+            if self.div_group:  # never NaN, G of them within 2^124: quotients in groups (lower-to-gpu)
+                clamp, floor = silu_group_bounds(self.div_group)
+                d = p.minimum(d, clamp, propagate_nan=False).named("denomc")
+                y = p.maximum(y, floor).named("ynum")  # a NaN stays: `max.NaN`
+            y = p.div(y, d, fastmath="afn").named("silu")
         elif self.activation == "silu_tanh":  # y sigmoid(y) = h (1 + tanh h), h = y / 2
             h = (y * 0.5).named("halfy")
             y = p.fma(h, p.math("tanh", h, fastmath="afn").named("tanhh"), h).named("silu")
@@ -619,7 +651,7 @@ def gemm_hopper_ws(
     k_rotate: bool = False,
     b_panels: bool = False, bias_smem: bool = False, bias_smem_start: bool = False, tile_whole: bool = False,
     k_rotate_step: int = 0,
-    epilogue_turns: bool = False, split_dispatch: bool = False, exp2_fma: int = 0,
+    epilogue_turns: bool = False, split_dispatch: bool = False, exp2_fma: int = 0, div_group: int = 0,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -820,6 +852,9 @@ def gemm_hopper_ws(
 
     `exp2_fma` k (0 to 8): `epilogue`'s `Epilogue.exp2_fma`, SiLU's exp2 on the FMA pipe in k
     of every 8 elements (the epilogue's other fields as given; nothing else changes).
+
+    `div_group` G (0, 2 or 4): `epilogue`'s `Epilogue.div_group`, SiLU's quotients G through one
+    `rcp.approx` (the epilogue's other fields as given; nothing else changes).
 
     `bias_smem` (persistent; the TMA epilogue; without a bias it changes nothing; not with pingpong, split-K,
     stream-K, block scales, clusters, `overlap_epilogue`, `swap_ab`, `small_stages` or
@@ -1221,6 +1256,8 @@ def gemm_hopper_ws(
         raise ValueError("gemm_hopper_ws: epilogue_turns needs stagger")
     if exp2_fma:
         epilogue = dataclasses.replace(epilogue, exp2_fma=exp2_fma)
+    if div_group:
+        epilogue = dataclasses.replace(epilogue, div_group=div_group)
     if one_c_buffer and not (pingpong and tma_epilogue):
         raise ValueError("gemm_hopper_ws: one_c_buffer needs pingpong and tma_epilogue")
     if pingpong and not persistent:

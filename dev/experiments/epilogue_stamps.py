@@ -233,6 +233,110 @@ def fused_y(src: str) -> str:
     return src[:at] + helper.lstrip("\n") + "\n" + src[at:]
 
 
+RCP_FMA = "#rf"
+"""A configuration name's mark, `#rf<k>`: SiLU's quotient y / d, d = 1 + 2^x, by a reciprocal on the FMA
+pipe (`probe_div_fma`) in k of every 6 elements whose 2^x is `MUFU.EX2` (with `:fe2`: k of 8 elements),
+`div.approx` (`MUFU.RCP` + `FMUL`) in the others: d clamped to 2^126 (`div.approx` gives 0 past it; here
+y 2^-126, both within the bound's absolute term), the seed 0x7EF311C3 - bits(d) (5.1% relative at most,
+10% at 2^125-2^126), one cubic step r (1 + e + e^2) and one Newton step r (1 + e), e = 1 - d r (fmas): 2^-23.6
+relative below d = 2^125 (f32 CPU emulation over every mantissa; 2^-19.8 above, y < -86.6 where silu(y) is
+below 2^-117), about `rcp.approx`'s 1 ulp; then y r: 1 `FMNMX`, 1 integer
+subtract, 5 `FFMA` in 6 dependent steps where `MUFU.RCP` is one op (a prototype)."""
+
+RCP_FMA_HELPER = """
+__device__ __forceinline__ float probe_div_fma(float y, float d) {
+  d = fminf(d, 8.50705917e37f);
+  float r = __uint_as_float(0x7EF311C3u - __float_as_uint(d));
+  float e = fmaf(-d, r, 1.0f);
+  r = fmaf(r, fmaf(e, e, e), r);
+  e = fmaf(-d, r, 1.0f);
+  return y * fmaf(r, e, r);
+}
+"""
+
+
+def rcp_fma(src: str, k: int) -> str:
+    """`src` with k of every 6 `tilec_div_approx_ftz(y, d)` whose d is `t + 1.0f`, t an
+    `tilec_ex2_approx_ftz`, taken by `probe_div_fma` (`RCP_FMA`; in order of the source: the i-th such
+    division where i mod 6 < k)."""
+    defs = dict(re.findall(r"const float (t_\d+) = (.+);", src))
+
+    def on_mufu(d: str) -> bool:
+        m = re.fullmatch(r"(t_\d+) \+ 1\.0f", defs.get(d, ""))
+        return bool(m) and defs.get(m.group(1), "").startswith("tilec_ex2_approx_ftz(")
+
+    seen = [0]
+
+    def sub(m):
+        if not on_mufu(m.group(2)):
+            return m.group(0)
+        i, seen[0] = seen[0], seen[0] + 1
+        return f"probe_div_fma({m.group(1)}, {m.group(2)})" if i % 6 < k else m.group(0)
+
+    out = re.sub(r"tilec_div_approx_ftz\((t_\d+), (t_\d+)\)", sub, src)
+    if seen[0] == 0:
+        raise ValueError("rcp_fma: no division by 1 + ex2.approx found")
+    at = out.index("__device__ __forceinline__ float tilec_ex2_approx_ftz(")
+    return out[:at] + RCP_FMA_HELPER.lstrip("\n") + "\n" + out[at:]
+
+
+PAIR = "#pr"
+"""A configuration name's mark, `#pr<k>`: k of every 3 pairs of SiLU's quotients y / d on consecutive lines whose
+d are 1 + `ex2.approx` (with `:fe2` one pair of each 4 elements, `#pr3` all: 1.5 `MUFU` an element) share one
+`rcp.approx` (`probe_div_pair`): both d
+clamped to 2^63 (a clamped d's quotient y 2^-63 at y < -43.6, within the bound's absolute term), r = rcp(d1 d2),
+1 / d1 = d2 r, 1 / d2 = d1 r: 2 `FMNMX` and 3 `FMUL` where the second `MUFU.RCP` was, about 2.5 ulp against
+`div.approx`'s 2 (a prototype: within docs/matmul.md's bound, not proven faithful)."""
+
+PAIR_HELPER = """
+__device__ __forceinline__ float2 probe_div_pair(float y1, float d1, float y2, float d2) {
+  d1 = fminf(d1, 9.22337204e18f);
+  d2 = fminf(d2, 9.22337204e18f);
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d1 * d2));
+  return make_float2(y1 * (d2 * r), y2 * (d1 * r));
+}
+"""
+
+
+PAIR_ALL = "#pa"
+"""A configuration name's mark: every two SiLU quotients on consecutive lines share one `rcp.approx`
+(`probe_div_pair`), whichever pipe took their 2^x (`div_pairs(..., any_exp2=True)`; with `:fe2` 1.25 `MUFU`
+an element: what a clamped divisor would give through lower-to-gpu's `cuda.div_approx_group`)."""
+
+
+def div_pairs(src: str, k: int, any_exp2: bool = False) -> str:
+    """`src` with k of every 3 pairs of `tilec_div_approx_ftz(y, d)` statements on consecutive lines, both d
+    `t + 1.0f` with t an `tilec_ex2_approx_ftz` (or, `any_exp2`, a `tilec_ex2_fma` too), computed by one
+    `probe_div_pair` (`PAIR`, `PAIR_ALL`)."""
+    defs = dict(re.findall(r"const float (t_\d+) = (.+);", src))
+    kinds = ("tilec_ex2_approx_ftz(", "tilec_ex2_fma(") if any_exp2 else ("tilec_ex2_approx_ftz(",)
+
+    def on_mufu(d: str) -> bool:
+        m = re.fullmatch(r"(t_\d+) \+ 1\.0f", defs.get(d, ""))
+        return bool(m) and defs.get(m.group(1), "").startswith(kinds)
+
+    pat = re.compile(r"^(\s*)const float (t_\d+) = tilec_div_approx_ftz\((t_\d+), (t_\d+)\);$")
+    lines, i, pairs = src.split("\n"), 0, 0
+    while i + 1 < len(lines):
+        a, b = pat.match(lines[i]), pat.match(lines[i + 1])
+        if a and b and on_mufu(a.group(4)) and on_mufu(b.group(4)):
+            if pairs % 3 < k:
+                ind, pp = a.group(1), "pp_" + a.group(2)
+                lines[i] = (f"{ind}const float2 {pp} = probe_div_pair({a.group(3)}, {a.group(4)}, {b.group(3)}, "
+                            f"{b.group(4)}); const float {a.group(2)} = {pp}.x;")
+                lines[i + 1] = f"{ind}const float {b.group(2)} = {pp}.y;"
+            pairs += 1
+            i += 2
+            continue
+        i += 1
+    if not pairs:
+        raise ValueError("div_pairs: no two divisions by 1 + ex2.approx on consecutive lines")
+    out = "\n".join(lines)
+    at = out.index("__device__ __forceinline__ float tilec_ex2_approx_ftz(")
+    return out[:at] + PAIR_HELPER.lstrip("\n") + "\n" + out[at:]
+
+
 def install() -> None:
     """`gemm.matmul_kernel` builds the stamped kernel for a configuration named `X#stamps`."""
     import copy
@@ -253,6 +357,12 @@ def install() -> None:
             k.source = short_chain(k.source)
         if FUSED in name:
             k.source = fused_y(k.source)
+        if m := re.search(RCP_FMA + r"(\d)", name):
+            k.source = rcp_fma(k.source, int(m.group(1)))
+        if m := re.search(PAIR + r"(\d)", name):
+            k.source = div_pairs(k.source, int(m.group(1)))
+        if PAIR_ALL in name:
+            k.source = div_pairs(k.source, 3, any_exp2=True)
         if name.endswith(SUFFIX):
             k.source = stamped(k.source)
         k._compiled, k._modules, k._functions, k._packed = {}, {}, {}, {}
@@ -318,6 +428,10 @@ def split(s, blocks: int) -> dict:
     return med
 
 
+class _NoStamps(Exception):
+    """`--stamp-runs 0`: no stamped kernel."""
+
+
 def main() -> None:
     start = time.time()
     import torch
@@ -330,7 +444,7 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=20.0, help="seconds of rounds")
     ap.add_argument("--deadline", type=float, default=55.0, help="seconds since the start past which nothing starts")
     ap.add_argument("--compile-by", type=float, default=30.0)
-    ap.add_argument("--stamp-runs", type=int, default=3, help="stamped launches a variant (the table: the last)")
+    ap.add_argument("--stamp-runs", type=int, default=3, help="stamped launches a variant (the table: the last); 0: no stamped kernel built")
     ap.add_argument("--out", default=".")
     ap.add_argument("--variant", action="append", default=[], help="LABEL=ACT@CONFIG (ACT: silu, silu_tanh, bias "
                     "or plain); the first is the one the others are over")
@@ -371,6 +485,8 @@ def main() -> None:
         # the stamped kernel first: checked, then its stamps
         scfg = dataclasses.replace(cfg, name=cfg.name + SUFFIX)
         try:
+            if not args.stamp_runs:
+                raise _NoStamps
             with forced(gemm, scfg):
                 c.fill_(float("nan"))
                 fn()
@@ -382,6 +498,8 @@ def main() -> None:
                     fn()
                     torch.cuda.synchronize()
                 stamps[v] = read_stamps(kern)
+        except _NoStamps:
+            sok = None
         except Exception as e:  # noqa: BLE001 - say it and go on without stamps
             print(f"{v}: stamps {type(e).__name__}: {str(e)[:200]}", flush=True)
             sok = None

@@ -173,6 +173,19 @@ def test_exp2_fma(name, m, n, k, residual, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=residual)
 
 
+@pytest.mark.parametrize("name", ["128x256x64:4:c128:st1:bsm:fe2:dg2", "128x256x64:4:c128:dg4"],
+                         ids=["rule_dg2", "dg4"])
+@pytest.mark.parametrize(("m", "n", "k", "residual"), [(300, 1096, 776, True), (1000, 520, 4096, False)])
+def test_div_group(name, m, n, k, residual, monkeypatch):
+    """SiLU's quotients G through one `rcp.approx` (`GemmConfig.div_group`, `:dg<G>`: the divisor
+    clamped to 2^(124 / G), the numerator floored), forced: bias + SiLU (+ residual); at K = 4096
+    many elements lie past the clamp's y = -42.97 (-21.49)."""
+    torch = torch_cuda()
+    config = _forced(name, monkeypatch)
+    assert config.div_group
+    _check(torch, m, n, k, bias=True, activation="silu", residual=residual)
+
+
 @pytest.mark.parametrize("shape", [(1, 8192, 8192), (16, 6144, 4096), (7, 1000, 1000), (40, 28672, 4096),
                                    (64, 8192, 8192), (128, 6144, 4096), (100, 4096, 14336)])
 def test_swap_ab_decode(shape, monkeypatch):

@@ -139,6 +139,24 @@ def test_the_epilogue_line_says_both_activations_per_call_and_queued():
                     "PyTorch unfused 3.700 ms; ok")
 
 
+def test_the_epilogue_cost_is_the_median_of_each_rounds_paired_cost_with_its_range():
+    # round 2's GPU is slower for both kernels: paired by round it does not widen the cost
+    med, rng = matmul_bench.overhead_spread([1.03, 2.06, 1.05], [1.0, 2.0, 1.0])
+    assert abs(med - 0.03) < 1e-12 and [round(x, 6) for x in rng] == [0.03, 0.05]
+    with pytest.raises(ValueError, match="2 epilogue rounds against 1"):
+        matmul_bench.overhead_spread([1.0, 1.0], [1.0])
+    row = {"shape": "s", "config": "rule (x)", "epilogue": "bias+silu", "tflops": 700.0, "tflops_queued": 710.0,
+           "ok": True, "plain_ms": 2.5, "plain_queued_ms": 2.4, "overhead": 0.031, "overhead_range": [0.019, 0.042],
+           "overhead_queued": 0.028, "overhead_queued_range": [0.005, 0.05]}
+    assert "| 2.500 | +3.1% (+1.9..+4.2) | +2.8% (+0.5..+5.0) | ok |" in matmul_bench.compare_markdown([row], "t")
+    epilogue = {"shape": "s", "plain_ms": 2.75, "bias_silu_ms": 2.92, "overhead": 0.031,
+                "overhead_range": [0.019, 0.042], "plain_queued_ms": 2.75, "bias_silu_queued_ms": 2.87,
+                "overhead_queued": 0.028, "overhead_queued_range": [0.005, 0.05], "rounds": 15,
+                "torch_unfused_ms": 3.7, "ok": True}
+    line = matmul_bench.markdown([], epilogue, [], "t").splitlines()[-1]
+    assert "cast 2.920 ms (+3.1% (+1.9..+4.2)); queued 2.750 / 2.870 ms (+2.8% (+0.5..+5.0)), 15 rounds" in line
+
+
 def test_round_ratios_are_the_references_time_over_the_configurations_of_each_round():
     # above 1 where the configuration was the faster in that round (`rounds_of_rule`, `rounds_of_cublas`)
     assert matmul_bench.round_ratios([2.0, 3.0], [1.0, 4.0]) == [2.0, 0.75]
