@@ -381,6 +381,28 @@ def test_the_halves_clip(monkeypatch):
     assert clipped.kwargs(132)["clip_small"] and parse_config(clipped.name) == clipped
 
 
+@pytest.mark.parametrize("clip", [False, True])
+def test_a_bucket_of_m_65_96(monkeypatch, clip):
+    """`M_BUCKETS` with 96: QKV at M = 65-96 takes the decode rule's pick for 96 rows (the halves
+    and the clipped swap tie by the cost, the swap taken: no tile rows past M), one configuration
+    for the bucket, and 97-128 the halves as before (`HALVES_CLIP`: clipped); O, gate_up and down
+    the same configuration in both buckets (no new kernel)."""
+    from tilec import gemm
+
+    monkeypatch.setattr(gemm, "M_BUCKETS", (16, 32, 64, 96, 128))
+    monkeypatch.setattr(gemm, "HALVES_CLIP", clip)
+    gemm._decode_config.cache_clear()
+    try:
+        picks = {(n, k): [gemm.choose_config(m, n, 132, k=k, b_kmajor=True).name for m in range(65, 129)]
+                 for n, k in ((6144, 4096), (4096, 4096), (28672, 4096), (4096, 14336))}
+    finally:
+        gemm._decode_config.cache_clear()
+    halves = "64x96x64:8:c32:ow:cl2:cb:pr256" + (":clip" if clip else "")
+    assert picks[6144, 4096] == ["64x128x128:4:swapAB:p1:clip"] * 32 + [halves] * 32
+    for shape in ((4096, 4096), (28672, 4096), (4096, 14336)):
+        assert len(set(picks[shape])) == 1, shape
+
+
 @pytest.mark.parametrize("parts", [False, "tilewhole"])
 def test_the_last_block_row_s_a_box_clipped(parts):
     """`clip_small` unswapped: after a block's first trip the last block row's A box is M's rows
@@ -396,6 +418,14 @@ def test_the_last_block_row_s_a_box_clipped(parts):
                             tile_whole=parts == "tilewhole", epilogue=ep, **TILE)
     text = str(module)
     assert text.count("clip, tail}") == 2  # each stage's A box in its clipped branch
+    plain = str(gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), skip_padding=True,
+                               chunk_buffers=True, tile_parts=bool(parts), tile_whole=parts == "tilewhole",
+                               epilogue=ep, **TILE))
+    # the stage's code once: the weight's (multicast) loads as many as unclipped, A's load and the arrival
+    # in the branch (whole or the tail box), one run-time count a stage
+    assert text.count("multicast") == plain.count("multicast")
+    assert text.count("layout.tma_load") == plain.count("layout.tma_load") + 2
+    assert text.count("layout.mbarrier_expect_tx") == 2
     run_pipeline(module, "default")
     for m in (65, 72, 100, 127, 128, 200):
         ops = _operands(m, n, k, ep, seed=m)

@@ -176,13 +176,25 @@ def test_no_split_at_large_shapes():
             assert choose_config(m, n, 132, k=k, b_kmajor=kmajor).split_k == 1
 
 
-def test_the_rule_reads_m_through_its_bucket():
-    """Every M of a bucket takes one configuration: one compiled kernel serves it."""
-    for n, k in ((6144, 4096), (4096, 14336), (28672, 4096)):
-        for kmajor in (False, True):
-            for lo, hi in ((1, 16), (17, 32), (33, 64), (65, 128)):
-                assert len({choose_config(m, n, 132, k=k, b_kmajor=kmajor) for m in range(lo, hi + 1)}) == 1
-    assert [m_bucket(m) for m in (1, 16, 17, 33, 64, 65, 128)] == [16, 16, 32, 64, 64, 128, 128]
+@pytest.mark.parametrize("buckets", [None, (16, 32, 64, 96, 128)])
+def test_the_rule_reads_m_through_its_bucket(monkeypatch, buckets):
+    """Every M of a bucket takes one configuration: one compiled kernel serves it (the table's
+    buckets, and with one of 65-96 added)."""
+    from tilec import gemm
+
+    if buckets:
+        monkeypatch.setattr(gemm, "M_BUCKETS", buckets)
+    gemm._decode_config.cache_clear()
+    try:
+        bounds = (0,) + gemm.M_BUCKETS
+        for n, k in ((6144, 4096), (4096, 14336), (28672, 4096)):
+            for kmajor in (False, True):
+                for lo, hi in zip(bounds, bounds[1:]):
+                    assert len({choose_config(m, n, 132, k=k, b_kmajor=kmajor) for m in range(lo + 1, hi + 1)}) == 1
+    finally:
+        gemm._decode_config.cache_clear()
+    got = [m_bucket(m) for m in (1, 16, 17, 33, 64, 65, 96, 97, 128)]
+    assert got == ([16, 16, 32, 64, 64, 96, 96, 128, 128] if buckets else [16, 16, 32, 64, 64, 128, 128, 128, 128])
 
 
 def test_splits_give_every_split_k_steps_of_its_own():
