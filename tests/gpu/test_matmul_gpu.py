@@ -646,6 +646,26 @@ def test_the_halves_clipped(m, n, k, name, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
 
 
+@pytest.mark.parametrize("m", [65, 96, 97])
+def test_a_bucket_of_m_65_96(m, monkeypatch):
+    """QKV by the decode rule with a bucket of M 65-96 (`gemm.M_BUCKETS`): 65 and 96 the bucket's
+    kernel (the clipped swap), 97 the halves', with the widest epilogue, against float64 (issue 39,
+    dec49)."""
+    torch = torch_cuda()
+    from tilec import gemm
+
+    monkeypatch.setattr(gemm, "M_BUCKETS", (16, 32, 64, 96, 128))
+    monkeypatch.setattr(gemm, "_fast", {})  # (a cached call of the old buckets' pick)
+    gemm._decode_config.cache_clear()
+    try:
+        picked = gemm.choose_config(m, 6144, torch.cuda.get_device_properties(0).multi_processor_count, k=4096,
+                                    b_kmajor=True)
+        _check(torch, m, 6144, 4096, bias=True, activation="silu", residual=True, b_kmajor=True)
+    finally:
+        gemm._decode_config.cache_clear()
+    assert picked.swap_ab == (m <= 96)
+
+
 @pytest.mark.parametrize(("m", "n", "k", "name"), [
     (128, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:tw"),   # QKV: one 96-row weight box a stage, ranks in turn
     (100, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:tw"),   # the second block row's last 28 rows past M
