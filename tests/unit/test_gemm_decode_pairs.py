@@ -432,6 +432,20 @@ def test_the_last_block_row_s_a_box_clipped(parts):
         _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
 
 
+@pytest.mark.parametrize("order", ["b_first", "arrive_last"])
+def test_the_clipped_branch_in_either_load_order(order):
+    """`clip_small` unswapped with B's loads first (`b_first`) or the arrival after the loads
+    (`arrive_last`): the branch (A's box whole or its tail, the arrival with it) takes A's place,
+    the bytes expected before the arrival; against float64 at 8 and 36 rows in the last block row."""
+    n, k = 200, 320
+    module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), skip_padding=True,
+                            chunk_buffers=True, clip_small=True, epilogue=PLAIN, **{order: True}, **TILE)
+    run_pipeline(module, "default")
+    for m in (72, 100):
+        ops = _operands(m, n, k, PLAIN, seed=m)
+        _check(_run(module, m, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
+
+
 def test_the_unswapped_clip_needs_a_s_own_boxes():
     with pytest.raises(ValueError, match="clip_small needs"):  # A's boxes shared along the cluster's row
         gemm_hopper_ws(None, 200, 320, stages=2, persistent=4, cluster=(1, 2), clip_small=True, **TILE)
