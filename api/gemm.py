@@ -908,6 +908,12 @@ against the swap's (64 + 128) K over 96. H200, CUDA graphs (benchmarks/NOTES.md,
 37.1 at 11008 x 4096 (256-row swaps split 4 and 2 ways): the four shapes of Llama's and the
 sweep's that the rule moves."""
 
+HALVES_CLUSTER = (2, 1)
+"""The cluster of `halves_configs`' tiles: (2, 1), M's two block rows sharing the weight's stages
+(`:cl2`); (2, 2), two block columns too, sharing the tokens' A boxes (`:cl2x2`: 4 blocks, the L2's
+bytes out a K step (96 + 2 x 64) x 2 instead of (96 + 2 x 64) + 96 + 2 x 64 for two pairs, x0.72;
+not with `HALVES_CLIP`: A's boxes shared). (2, 1) until measured."""
+
 HALVES_COLUMNS = (64, 96, 128)
 """The columns of N a `halves_configs` tile may take (96: one wgmma of n96 over 32-column
 chunks, `one_wgmma`)."""
@@ -944,9 +950,10 @@ def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
         chunk = 32 if bn % 64 else 0
         stages = HALVES_MAX_STAGES
         while True:
-            flags = (f":c{chunk}:ow" if chunk else "") + ":cl2" + (f":cb:pr{HALVES_L2_PROMOTION}" if chunk else "")
+            cl = ":cl2" + ("x2" if HALVES_CLUSTER == (2, 2) else "")
+            flags = (f":c{chunk}:ow" if chunk else "") + cl + (f":cb:pr{HALVES_L2_PROMOTION}" if chunk else "")
             c = GemmConfig(f"64x{bn}x64:{stages}{flags}", 64, bn, 64, stages, efficiency=0.0, chunk=chunk,
-                           one_wgmma=bool(chunk), cluster=(2, 1), chunk_buffers=bool(chunk),
+                           one_wgmma=bool(chunk), cluster=HALVES_CLUSTER, chunk_buffers=bool(chunk),
                            l2_promotion=HALVES_L2_PROMOTION if chunk else 0)
             if c.smem_bytes() <= tgt.smem_per_block or stages <= 2:
                 break
@@ -1526,7 +1533,7 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     # ties to a swap (no tile rows past M), then to fewer bytes into shared memory, then to the earlier
     best = min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
     swap_clips = best.swap_ab and not (best.stream_k or best.small_stages or best.cluster != (1, 1))
-    halves_clip = HALVES_CLIP and not best.swap_ab and best in halves_configs(tgt)
+    halves_clip = HALVES_CLIP and not best.swap_ab and best in halves_configs(tgt) and best.cluster[1] == 1
     if DECODE_CLIP and not (fp8 or block_scales) and (swap_clips or halves_clip):
         best = dataclasses.replace(best, clip_small=True, name=f"{best.name}:clip")
     if (b_kmajor and not (fp8 or block_scales) and DECODE_L2_PROMOTION > best.bk * best.operand_bytes

@@ -432,6 +432,39 @@ def test_the_last_block_row_s_a_box_clipped(parts):
         _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
 
 
+def test_the_halves_in_clusters_of_2x2(monkeypatch):
+    """`HALVES_CLUSTER` (2, 2): the halves' tiles named `:cl2x2` (benchmarks/matmul_bench.py reads
+    them back), the rule's pick at QKV M = 128 the same tile in clusters of 4 (never clipped: A's
+    boxes shared); the program (two block columns sharing A's boxes, 3 block columns: the last
+    cluster's second past N, 2 block rows) against float64 at M = 72, 128, 200 (executor)."""
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    monkeypatch.setattr(gemm, "HALVES_CLUSTER", (2, 2))
+    monkeypatch.setattr(gemm, "HALVES_CLIP", True)
+    gemm._decode_config.cache_clear()
+    try:
+        got = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)
+        assert [c.name for c in gemm.halves_configs()][1] == "64x96x64:8:c32:ow:cl2x2:cb:pr256"
+    finally:
+        gemm._decode_config.cache_clear()
+    assert got.name == "64x96x64:8:c32:ow:cl2x2:cb:pr256" and got.cluster == (2, 2) and not got.clip_small
+    assert parse_config(got.name) == got
+    n, k = 200, 320
+    ep = Epilogue(bias=True, activation="silu", residual=True)
+    module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 2), skip_padding=True,
+                            chunk_buffers=True, epilogue=ep, **TILE)
+    run_pipeline(module, "default")
+    for m in (72, 128, 200):
+        ops = _operands(m, n, k, ep, seed=m)
+        _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+
+
 @pytest.mark.parametrize("order", ["b_first", "arrive_last"])
 def test_the_clipped_branch_in_either_load_order(order):
     """`clip_small` unswapped with B's loads first (`b_first`) or the arrival after the loads
