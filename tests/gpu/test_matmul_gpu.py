@@ -646,6 +646,17 @@ def test_the_halves_clipped(m, n, k, name, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
 
 
+@pytest.mark.parametrize(("m", "n", "k"), [(128, 6144, 4096), (100, 6144, 4096), (200, 1000, 1000)])
+def test_the_halves_in_clusters_of_2x2(m, n, k, monkeypatch):
+    """The decode halves in clusters of 2 x 2 (`:cl2x2`, `gemm.HALVES_CLUSTER`: the tokens' A boxes
+    multicast to two block columns too), forced, with the widest epilogue, against float64 (issue 39,
+    dec49); 1000 columns: 11 block columns, the last cluster's second past N."""
+    torch = torch_cuda()
+    _forced("64x96x64:8:c32:ow:cl2x2:cb:pr256" if n % 96 == 0 else "64x96x64:8:c32:ow:cl2x2:cb:sp", monkeypatch,
+            "_decode_config" if m <= 128 else "choose_config")
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+
+
 @pytest.mark.parametrize("m", [65, 96, 97])
 def test_a_bucket_of_m_65_96(m, monkeypatch):
     """QKV by the decode rule with a bucket of M 65-96 (`gemm.M_BUCKETS`): 65 and 96 the bucket's
