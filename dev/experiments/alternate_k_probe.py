@@ -15,6 +15,7 @@ same rounds (`memcpy_us`; probe_summary.py: each configuration's fraction of its
 
     python dev/experiments/alternate_k_probe.py [--tokens 128,100] [--configs +ak] [--rounds 15] [--after-mul]
         [--profile-cublas] [--memcpy] [--json OUT]
+    python dev/experiments/alternate_k_probe.py --cases "128x6144x4096/CONFIG 72x14336x4096/CONFIG/CONFIG" ...
 
 `--json`: each M's medians and ranges and each round's times (`<kind>_rounds`, the ratios
 within a round: `probe_summary.py`); `--profile-cublas`: cuBLAS's kernels a call at each M.
@@ -75,17 +76,25 @@ def main() -> None:
                     help="also graphs of each call after an elementwise kernel writing A (a decode step's order)")
     ap.add_argument("--memcpy", action="store_true",
                     help="also a cudaMemcpy of the weight's bytes in the same rounds (memcpy_us)")
+    ap.add_argument("--cases", help="'MxNxK/CONFIG/CONFIG ...' (space-separated): these shapes, each with its own "
+                                    "configurations, in place of --tokens, --n, --k and --configs")
     args = ap.parse_args()
-    n, k = args.n, args.k
+    if args.cases:
+        cases = [(*(int(v) for v in c.split("/")[0].split("x")), c.split("/")[1:]) for c in args.cases.split()]
+    else:
+        cases = [(int(m), args.n, args.k, args.configs.split(",")) for m in args.tokens.split(",")]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    g = torch.Generator(device="cuda").manual_seed(n + k)
-    ws = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(ROTATE)]
-    out = []
-    for m in (int(x) for x in args.tokens.split(",")):
+    out, weights = [], {}
+    for m, n, k, names in cases:
+        if (n, k) not in weights:  # one shape's weights at a time
+            weights.clear()
+            g = torch.Generator(device="cuda").manual_seed(n + k)
+            weights[n, k] = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(ROTATE)]
+        ws = weights[n, k]
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
         rule = gemm.choose_config(m, n, sms, k=k, b_kmajor=True)
         cfgs = {f"{rule.name} (rule)": None}
-        for name in args.configs.split(","):
+        for name in names:
             cfg = variant(name, rule)
             if cfg:
                 cfgs[cfg.name] = cfg

@@ -20,7 +20,7 @@ def main() -> None:
         rule = next(v for x, v in cfgs.items() if x.endswith("(rule)"))
         cb = cfgs["cuBLAS"]
         mc = row.get("memcpy_us")
-        print(f"M={row['m']} us: graphs med [range] x rule | cuB/it; 1w cuB/it; mul cuB/it"
+        print(f"M={row['m']} ({row['n']}x{row['k']}) us: graphs med [range] x rule | cuB/it; 1w cuB/it; mul cuB/it"
               + (f" | mc (memcpy {mc[0]:.2f})" if mc else ""))
         for x, v in cfgs.items():
             for name, abbrev in short.items():
