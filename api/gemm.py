@@ -644,9 +644,14 @@ DECODE_MAX_M = 128
 """The decode sizes (the memory-bound regime): up to this M, `choose_config` takes the
 configuration of least `decode_cost` (split-K and the swap among them)."""
 
-M_BUCKETS = (16, 32, 64, 128)
+M_BUCKETS = (16, 32, 64, 96, 128)
 """The decode rule sees M only through the least of these that holds it (`decode_cost`'s
-partial products), so one kernel serves every M of a bucket."""
+partial products), so one kernel serves every M of a bucket. 65-96 a bucket of its own: there
+Llama's QKV takes the clipped swap (its A^T's 96 rows tie the halves' bytes by the cost, the swap
+taken), at 97-128 the halves; H200, CUDA graphs of QKV in turns, 80 rounds (benchmarks/NOTES.md,
+dec49): the clipped swap x0.816 / x0.910 / x0.959 of the halves at M = 72 / 88 / 96 (18.53 /
+18.79 / 18.87 us against 22.72 / 20.66 / 19.67), faster in every round; per call x1.17 / x1.05
+faster at 72 / 96; at 128 the swap is x1.061 of the halves (so not the bucket's kernel there)."""
 
 
 def m_bucket(m: int) -> int:
@@ -910,9 +915,12 @@ sweep's that the rule moves."""
 
 HALVES_CLUSTER = (2, 1)
 """The cluster of `halves_configs`' tiles: (2, 1), M's two block rows sharing the weight's stages
-(`:cl2`); (2, 2), two block columns too, sharing the tokens' A boxes (`:cl2x2`: 4 blocks, the L2's
-bytes out a K step (96 + 2 x 64) x 2 instead of (96 + 2 x 64) + 96 + 2 x 64 for two pairs, x0.72;
-not with `HALVES_CLIP`: A's boxes shared). (2, 1) until measured."""
+(`:cl2`, each block loads its share and multicasts it); (1, 1), none (each block its own weight
+boxes, the L2 serving each weight tile to both block rows, a block's stage released by its own
+consumer alone); (2, 2), two block columns too, sharing the tokens' A boxes (`:cl2x2`). H200, QKV
+at M = 128 in CUDA graphs, 60 rounds in turns (benchmarks/NOTES.md, dec49): (1, 1) 17.55 us
+against 18.35 (x0.956 [0.945, 0.987], faster in every round), (2, 2) 36.97 against 18.47 (x2.0:
+clusters of 4 blocks of 173 KiB do not all fit at once, two waves)."""
 
 HALVES_COLUMNS = (64, 96, 128)
 """The columns of N a `halves_configs` tile may take (96: one wgmma of n96 over 32-column
@@ -937,8 +945,8 @@ parts 19.9 (benchmarks/NOTES.md, dec39); fewer are slower as the bytes a block h
 
 def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
     """The decode tiles of M's halves (`DECODE_HALVES`): for each of `HALVES_COLUMNS`, 64 x
-    bn x 64, the pair of M's two block rows in a cluster sharing B's stages (`cluster` (2,
-    1)), the most stages that fit `tgt`'s shared memory (default sm_90a's), a power of two
+    bn x 64, M's two block rows in `HALVES_CLUSTER`'s clusters (the pair sharing B's stages:
+    (2, 1)), the most stages that fit `tgt`'s shared memory (default sm_90a's), a power of two
     up to `HALVES_MAX_STAGES` (the pair shares their column chunks' boxes whole), with column
     chunks a C buffer each (`chunk_buffers`: H200, QKV at M = 128, 19.04 us against 19.71 in
     Nsight, 1.022 / 0.973 of cuBLAS per call / queued against 1.005 / 0.951, benchmarks/NOTES.md,
@@ -950,7 +958,7 @@ def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
         chunk = 32 if bn % 64 else 0
         stages = HALVES_MAX_STAGES
         while True:
-            cl = ":cl2" + ("x2" if HALVES_CLUSTER == (2, 2) else "")
+            cl = {(1, 1): "", (2, 1): ":cl2", (2, 2): ":cl2x2"}[HALVES_CLUSTER]
             flags = (f":c{chunk}:ow" if chunk else "") + cl + (f":cb:pr{HALVES_L2_PROMOTION}" if chunk else "")
             c = GemmConfig(f"64x{bn}x64:{stages}{flags}", 64, bn, 64, stages, efficiency=0.0, chunk=chunk,
                            one_wgmma=bool(chunk), cluster=HALVES_CLUSTER, chunk_buffers=bool(chunk),

@@ -659,13 +659,12 @@ def test_the_halves_in_clusters_of_2x2(m, n, k, monkeypatch):
 
 @pytest.mark.parametrize("m", [65, 96, 97])
 def test_a_bucket_of_m_65_96(m, monkeypatch):
-    """QKV by the decode rule with a bucket of M 65-96 (`gemm.M_BUCKETS`): 65 and 96 the bucket's
+    """QKV by the decode rule, M 65-96 a bucket of its own (`gemm.M_BUCKETS`): 65 and 96 the bucket's
     kernel (the clipped swap), 97 the halves', with the widest epilogue, against float64 (issue 39,
     dec49)."""
     torch = torch_cuda()
     from tilec import gemm
 
-    monkeypatch.setattr(gemm, "M_BUCKETS", (16, 32, 64, 96, 128))
     monkeypatch.setattr(gemm, "_fast", {})  # (a cached call of the old buckets' pick)
     gemm._decode_config.cache_clear()
     try:

@@ -213,7 +213,8 @@ def test_the_halves_candidates():
 @pytest.mark.parametrize(("m", "n", "k", "expected"), [
     # QKV: 128 blocks of 64 + 96 a K element against the swap's 96 of 64 + 128
     (128, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256"),
-    (65, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256"),
+    (97, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256"),
+    (96, 6144, 4096, "64x128x128:4:swapAB:p1:clip"),  # M 65-96: the clipped swap (the halves' bytes, no rows past M)
     (128, 5120, 5120, "64x96x64:8:c32:ow:cl2:cb:pr256"),  # 54 columns in pairs: 108 blocks (H200: 20.0 against 26.0)
     (64, 6144, 4096, "128x64x128:4:swapAB:splitK2:csplit:clip"),  # M <= 64: one block row, nothing to share
     (128, 4096, 4096, "64x128x128:4:swapAB:splitK2:csplit:clip"),  # O: the swap's pairs fill fewer bytes
@@ -371,7 +372,7 @@ def test_the_halves_clip(monkeypatch):
         gemm._decode_config.cache_clear()
         try:
             picks[on] = [gemm.choose_config(m, n, 132, k=k, b_kmajor=True)
-                         for m, n, k in ((100, 6144, 4096), (72, 6144, 4096), (100, 4096, 4096))]
+                         for m, n, k in ((100, 6144, 4096), (120, 6144, 4096), (100, 4096, 4096))]
         finally:
             gemm._decode_config.cache_clear()
     assert [c.name for c in picks[False][:2]] == ["64x96x64:8:c32:ow:cl2:cb:pr256"] * 2
@@ -383,13 +384,12 @@ def test_the_halves_clip(monkeypatch):
 
 @pytest.mark.parametrize("clip", [False, True])
 def test_a_bucket_of_m_65_96(monkeypatch, clip):
-    """`M_BUCKETS` with 96: QKV at M = 65-96 takes the decode rule's pick for 96 rows (the halves
+    """`M_BUCKETS`' 96: QKV at M = 65-96 takes the decode rule's pick for 96 rows (the halves
     and the clipped swap tie by the cost, the swap taken: no tile rows past M), one configuration
     for the bucket, and 97-128 the halves as before (`HALVES_CLIP`: clipped); O, gate_up and down
     the same configuration in both buckets (no new kernel)."""
     from tilec import gemm
 
-    monkeypatch.setattr(gemm, "M_BUCKETS", (16, 32, 64, 96, 128))
     monkeypatch.setattr(gemm, "HALVES_CLIP", clip)
     gemm._decode_config.cache_clear()
     try:
