@@ -901,8 +901,8 @@ def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Targ
 DECODE_HALVES = True
 """Whether the decode rule's candidates at M = 65-128 (B K-major, 16-bit operands) include
 `halves_configs`: the unswapped tile of 64 rows of M (M's two halves) by `HALVES_COLUMNS`
-columns of N, the two blocks of a column in a thread-block cluster sharing the weight's
-stages, a deep ring of 64-element K steps: cuBLAS's decode schedule at Llama's QKV (H200,
+columns of N (the two blocks of a column each loading the weight's boxes, the L2 serving
+them twice: `HALVES_CLUSTER`), a deep ring of 64-element K steps: cuBLAS's decode schedule at Llama's QKV (H200,
 Nsight Compute: `nvjet_sm90_tst_96x64_64x10_1x2`, 128 blocks of 64 x 96 in pairs, 10 stages
 of 20 KiB). Every multiprocessor fills its shared memory at about the same rate there (75-80
 GB/s; the fill is the time, not the tensor cores: the swapped kernel without its wgmma ran
@@ -913,14 +913,16 @@ against the swap's (64 + 128) K over 96. H200, CUDA graphs (benchmarks/NOTES.md,
 37.1 at 11008 x 4096 (256-row swaps split 4 and 2 ways): the four shapes of Llama's and the
 sweep's that the rule moves."""
 
-HALVES_CLUSTER = (2, 1)
-"""The cluster of `halves_configs`' tiles: (2, 1), M's two block rows sharing the weight's stages
-(`:cl2`, each block loads its share and multicasts it); (1, 1), none (each block its own weight
-boxes, the L2 serving each weight tile to both block rows, a block's stage released by its own
-consumer alone); (2, 2), two block columns too, sharing the tokens' A boxes (`:cl2x2`). H200, QKV
-at M = 128 in CUDA graphs, 60 rounds in turns (benchmarks/NOTES.md, dec49): (1, 1) 17.55 us
-against 18.35 (x0.956 [0.945, 0.987], faster in every round), (2, 2) 36.97 against 18.47 (x2.0:
-clusters of 4 blocks of 173 KiB do not all fit at once, two waves)."""
+HALVES_CLUSTER = (1, 1)
+"""The cluster of `halves_configs`' tiles: (1, 1), none (each block its own weight boxes, the L2
+serving each weight tile to both block rows, a block's stage released by its own consumer alone);
+(2, 1), M's two block rows sharing the weight's stages (`:cl2`, each block loads its share and
+multicasts it: a shared stage is refilled only after both blocks release it); (2, 2), two block
+columns too, sharing the tokens' A boxes (`:cl2x2`). H200, QKV in CUDA graphs, rounds in turns
+(benchmarks/NOTES.md, dec49): (1, 1) at M = 128 17.55 us against 18.35 in pairs (x0.956 [0.945,
+0.987], faster in every one of 60 rounds), again x0.964 at M = 128, x0.961 at 112 and x0.964 at
+11008 x 4096, M = 128 (50 of 50 rounds each); (2, 2) 36.97 against 18.47 (x2.0: clusters of
+4 blocks of 173 KiB do not all fit at once, two waves)."""
 
 HALVES_COLUMNS = (64, 96, 128)
 """The columns of N a `halves_configs` tile may take (96: one wgmma of n96 over 32-column

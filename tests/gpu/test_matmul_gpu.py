@@ -657,6 +657,20 @@ def test_the_halves_in_clusters_of_2x2(m, n, k, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
 
 
+@pytest.mark.parametrize(("m", "n", "k", "name"), [
+    (128, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256"),        # QKV: 128 blocks, each its own weight boxes
+    (100, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256"),        # the second block row's 28 rows past M
+    (100, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256:clip"),   # ... clipped
+    (200, 1000, 1000, "64x96x64:8:c32:ow:cb:sp"),           # 4 block rows, ragged N and K
+])
+def test_the_halves_alone(m, n, k, name, monkeypatch):
+    """The decode halves without the pair's cluster (`gemm.HALVES_CLUSTER` (1, 1)), forced, with the
+    widest epilogue, against float64 (issue 39, dec49)."""
+    torch = torch_cuda()
+    _forced(name, monkeypatch, "_decode_config" if m <= 128 else "choose_config")
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+
+
 @pytest.mark.parametrize("m", [65, 96, 97])
 def test_a_bucket_of_m_65_96(m, monkeypatch):
     """QKV by the decode rule, M 65-96 a bucket of its own (`gemm.M_BUCKETS`): 65 and 96 the bucket's
