@@ -653,9 +653,14 @@ DECODE_MAX_M = 128
 """The decode sizes (the memory-bound regime): up to this M, `choose_config` takes the
 configuration of least `decode_cost` (split-K and the swap among them)."""
 
-M_BUCKETS = (16, 32, 64, 128)
+M_BUCKETS = (16, 32, 64, 96, 128)
 """The decode rule sees M only through the least of these that holds it (`decode_cost`'s
-partial products), so one kernel serves every M of a bucket."""
+partial products), so one kernel serves every M of a bucket. 65-96 a bucket of its own: there
+Llama's QKV takes the clipped swap (its A^T's 96 rows tie the halves' bytes by the cost, the swap
+taken), at 97-128 the halves; H200, CUDA graphs of QKV in turns, 80 rounds (benchmarks/NOTES.md,
+dec49): the clipped swap x0.816 / x0.910 / x0.959 of the halves at M = 72 / 88 / 96 (18.53 /
+18.79 / 18.87 us against 22.72 / 20.66 / 19.67), faster in every round; per call x1.17 / x1.05
+faster at 72 / 96; at 128 the swap is x1.061 of the halves (so not the bucket's kernel there)."""
 
 
 def m_bucket(m: int) -> int:
@@ -905,8 +910,8 @@ def swap_config(m: int, fp8: bool = False, block_scales: bool = False, tgt: Targ
 DECODE_HALVES = True
 """Whether the decode rule's candidates at M = 65-128 (B K-major, 16-bit operands) include
 `halves_configs`: the unswapped tile of 64 rows of M (M's two halves) by `HALVES_COLUMNS`
-columns of N, the two blocks of a column in a thread-block cluster sharing the weight's
-stages, a deep ring of 64-element K steps: cuBLAS's decode schedule at Llama's QKV (H200,
+columns of N (the two blocks of a column each loading the weight's boxes, the L2 serving
+them twice: `HALVES_CLUSTER`), a deep ring of 64-element K steps: cuBLAS's decode schedule at Llama's QKV (H200,
 Nsight Compute: `nvjet_sm90_tst_96x64_64x10_1x2`, 128 blocks of 64 x 96 in pairs, 10 stages
 of 20 KiB). Every multiprocessor fills its shared memory at about the same rate there (75-80
 GB/s; the fill is the time, not the tensor cores: the swapped kernel without its wgmma ran
@@ -916,6 +921,17 @@ against the swap's (64 + 128) K over 96. H200, CUDA graphs (benchmarks/NOTES.md,
 12288 x 4096 (the wave rule's pingpong), 20.0 against 26.0 at 5120 x 5120 and 32.0 against
 37.1 at 11008 x 4096 (256-row swaps split 4 and 2 ways): the four shapes of Llama's and the
 sweep's that the rule moves."""
+
+HALVES_CLUSTER = (1, 1)
+"""The cluster of `halves_configs`' tiles: (1, 1), none (each block its own weight boxes, the L2
+serving each weight tile to both block rows, a block's stage released by its own consumer alone);
+(2, 1), M's two block rows sharing the weight's stages (`:cl2`, each block loads its share and
+multicasts it: a shared stage is refilled only after both blocks release it); (2, 2), two block
+columns too, sharing the tokens' A boxes (`:cl2x2`). H200, QKV in CUDA graphs, rounds in turns
+(benchmarks/NOTES.md, dec49): (1, 1) at M = 128 17.55 us against 18.35 in pairs (x0.956 [0.945,
+0.987], faster in every one of 60 rounds), again x0.964 at M = 128, x0.961 at 112 and x0.964 at
+11008 x 4096, M = 128 (50 of 50 rounds each); (2, 2) 36.97 against 18.47 (x2.0: clusters of
+4 blocks of 173 KiB do not all fit at once, two waves)."""
 
 HALVES_COLUMNS = (64, 96, 128)
 """The columns of N a `halves_configs` tile may take (96: one wgmma of n96 over 32-column
@@ -940,8 +956,8 @@ parts 19.9 (benchmarks/NOTES.md, dec39); fewer are slower as the bytes a block h
 
 def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
     """The decode tiles of M's halves (`DECODE_HALVES`): for each of `HALVES_COLUMNS`, 64 x
-    bn x 64, the pair of M's two block rows in a cluster sharing B's stages (`cluster` (2,
-    1)), the most stages that fit `tgt`'s shared memory (default sm_90a's), a power of two
+    bn x 64, M's two block rows in `HALVES_CLUSTER`'s clusters (the pair sharing B's stages:
+    (2, 1)), the most stages that fit `tgt`'s shared memory (default sm_90a's), a power of two
     up to `HALVES_MAX_STAGES` (the pair shares their column chunks' boxes whole), with column
     chunks a C buffer each (`chunk_buffers`: H200, QKV at M = 128, 19.04 us against 19.71 in
     Nsight, 1.022 / 0.973 of cuBLAS per call / queued against 1.005 / 0.951, benchmarks/NOTES.md,
@@ -953,9 +969,10 @@ def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
         chunk = 32 if bn % 64 else 0
         stages = HALVES_MAX_STAGES
         while True:
-            flags = (f":c{chunk}:ow" if chunk else "") + ":cl2" + (f":cb:pr{HALVES_L2_PROMOTION}" if chunk else "")
+            cl = {(1, 1): "", (2, 1): ":cl2", (2, 2): ":cl2x2"}[HALVES_CLUSTER]
+            flags = (f":c{chunk}:ow" if chunk else "") + cl + (f":cb:pr{HALVES_L2_PROMOTION}" if chunk else "")
             c = GemmConfig(f"64x{bn}x64:{stages}{flags}", 64, bn, 64, stages, efficiency=0.0, chunk=chunk,
-                           one_wgmma=bool(chunk), cluster=(2, 1), chunk_buffers=bool(chunk),
+                           one_wgmma=bool(chunk), cluster=HALVES_CLUSTER, chunk_buffers=bool(chunk),
                            l2_promotion=HALVES_L2_PROMOTION if chunk else 0)
             if c.smem_bytes() <= tgt.smem_per_block or stages <= 2:
                 break
@@ -1535,7 +1552,7 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
     # ties to a swap (no tile rows past M), then to fewer bytes into shared memory, then to the earlier
     best = min(fits, key=lambda c: (decode_cost(c, m, n, k, sms, tgt), not c.swap_ab, fill_bytes(c, m, n, k)))
     swap_clips = best.swap_ab and not (best.stream_k or best.small_stages or best.cluster != (1, 1))
-    halves_clip = HALVES_CLIP and not best.swap_ab and best in halves_configs(tgt)
+    halves_clip = HALVES_CLIP and not best.swap_ab and best in halves_configs(tgt) and best.cluster[1] == 1
     if DECODE_CLIP and not (fp8 or block_scales) and (swap_clips or halves_clip):
         best = dataclasses.replace(best, clip_small=True, name=f"{best.name}:clip")
     if (b_kmajor and not (fp8 or block_scales) and DECODE_L2_PROMOTION > best.bk * best.operand_bytes

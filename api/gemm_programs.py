@@ -2343,28 +2343,33 @@ def gemm_hopper_ws(
                 at = (at + p.constant(c).named(f"ch{c}")).named("bpart")
             return p.tile(sbias, [at], [bc]).named("sbiasc")
 
-        def load_stage(s: int, kt, first=None, clip: bool = False, part: str = "") -> None:
+        def load_stage(s: int, kt, first=None, clip: bool = False, part: str = "", whole=None) -> None:
             """Stage `s`'s boxes of K step `kt`, their bytes expected on its "full" barrier.
             `clip_small`: after the block's first trip (`first`), A^T's box (unswapped: the
             last block row's A box) clipped to M's rows (`clip`), their run-time bytes expected beside the weight's
             (the rows past M keep the first trip's zeros); the same loads in the same
-            order (`b_first`, `arrive_last`) either way. `part` (`pdl_weight`'s first
+            order (`b_first`, `arrive_last`) either way. Unswapped, the stage's code is
+            written once and only A's load and the arrival branch on `whole` (the block's
+            first trip or a block row inside M): whole, the arrival expects the whole
+            stage; clipped, the tail box's run-time bytes first, then the arrival the
+            weight's (the arrival goes with A's load, in its place). `part` (`pdl_weight`'s first
             trip): "weight", the arrival expecting the whole stage's bytes and the weight's
             loads (B's; swapped, A's); "small", the other operand's loads alone."""
+            if clip_small and first is not None and not swap_ab:  # (only the last block row's box crosses M)
+                load_stage(s, kt, whole=(first | g.bx.ne(g.mlast).named("inner")).named("whole"))
+                return
             if clip_small and first is not None:
-                if not swap_ab:  # (only the last block row's box crosses M)
-                    first = (first | g.bx.ne(g.mlast).named("inner")).named("whole")
                 then, otherwise = p.if_else(first)
                 with then:
                     load_stage(s, kt)
                 with otherwise:
                     load_stage(s, kt, clip=True)
                 return
-            tx = g.eb * ((0 if clip and not swap_ab else bm * ("a" not in cp_async))
+            tx = g.eb * ((0 if whole is not None else bm * ("a" not in cp_async))
                          + (0 if clip and swap_ab else bn * ("b" not in cp_async))) * bk
             if clip:  # the clipped box's bytes, expected before any of the stage's copies is issued
                 p.mbarrier_expect_tx(full[s], g.clip_bytes)
-            if not arrive_last and not part:
+            if not arrive_last and not part and whole is None:
                 p.mbarrier_arrive(full[s], tx=tx or None)
             ta = p.tile(g.A, [g.bx, kt], [bm, bk]).named(f"ta{s}")
             tbs = [] if whole_b else [p.tile(g.B, [kt, by], [bk, bc]).named(f"tb{s}") for by in g.bys]
@@ -2377,11 +2382,22 @@ def gemm_hopper_ws(
                 sbs = sbl[s]
 
             def load_a() -> None:
+                if whole is not None:  # A's box whole or its tail, the arrival with it (the docstring)
+                    then, otherwise = p.if_else(whole)
+                    for branch, cut in ((then, False), (otherwise, True)):
+                        with branch:
+                            if cut:
+                                p.mbarrier_expect_tx(full[s], g.clip_bytes)
+                            if not arrive_last:
+                                p.mbarrier_arrive(full[s], tx=(tx if cut else tx + g.eb * bm * bk) or None)
+                            p.tma_load(ta, sa[s], full[s], l2_promotion=l2_promotion, clip=cut, tail=cut)
+                            if arrive_last:
+                                p.mbarrier_arrive(full[s], tx=(tx if cut else tx + g.eb * bm * bk) or None)
+                    return
                 if cn == 1 and "a" in cp_async:
                     p.cp_async_load(ta, sa[s], full[s])
                 elif cn == 1:
-                    p.tma_load(ta, sa[s], full[s], l2_promotion=l2_promotion, clip=clip and not swap_ab,
-                               tail=clip and not swap_ab)
+                    p.tma_load(ta, sa[s], full[s], l2_promotion=l2_promotion)
 
             def load_b() -> None:
                 if tile_whole:  # the stage's whole B tile, one multicast box from rank s mod cm
@@ -2435,7 +2451,7 @@ def gemm_hopper_ws(
                 return
             for load in (load_b, load_a) if b_first else (load_a, load_b):
                 load()
-            if arrive_last:  # (the phase cannot complete before its arrival: the copies may land first)
+            if arrive_last and whole is None:  # (the phase cannot complete before its arrival: the copies may land first)
                 p.mbarrier_arrive(full[s], tx=tx or None)
 
         if clip_small and swap_ab:  # A^T's clipped box: min(bn, M) rows of bk a stage

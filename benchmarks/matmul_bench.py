@@ -803,7 +803,7 @@ def variant(name: str, rule):
     if not name.startswith("+"):
         return parse_config(name)
     if not rule.swap_ab:
-        halves = rule.cluster == (2, 1) and re.fullmatch(r"(bf|al|cb|clip)(:(bf|al|cb|clip))*", name[1:])
+        halves = rule.bm == 64 and rule.cluster[1] == 1 and re.fullmatch(r"(bf|al|cb|clip)(:(bf|al|cb|clip))*", name[1:])
         return parse_config(f"{rule.name}:{name[1:]}") if re.fullmatch(r"pr\d+", name[1:]) or halves else False
     cfg = parse_config(f"{rule.name}:{name[1:]}")
     from tilec.support.target import target

@@ -9,9 +9,13 @@ graph is replayed once more into a poisoned output and its last call checked ("o
 what a programmatic launch's overlap with the call before would break). `--after-mul`: also graphs
 of each call (4 weights) after an elementwise kernel that writes A (`torch.mul(a_src, 1.0, out=a)`,
 A's same bits): a decode step's order, where the kernel before the GEMM is not a GEMM.
+`--memcpy`: also a cudaMemcpy of the weight's bytes (half of them read, half written: the
+weight's bytes moved, matmul_bench's decode table's measure) in graphs of 4 copies, timed in the
+same rounds (`memcpy_us`; probe_summary.py: each configuration's fraction of its bandwidth).
 
     python dev/experiments/alternate_k_probe.py [--tokens 128,100] [--configs +ak] [--rounds 15] [--after-mul]
-        [--profile-cublas] [--json OUT]
+        [--profile-cublas] [--memcpy] [--json OUT]
+    python dev/experiments/alternate_k_probe.py --cases "128x6144x4096/CONFIG 72x14336x4096/CONFIG/CONFIG" ...
 
 `--json`: each M's medians and ranges and each round's times (`<kind>_rounds`, the ratios
 within a round: `probe_summary.py`); `--profile-cublas`: cuBLAS's kernels a call at each M.
@@ -70,17 +74,27 @@ def main() -> None:
                     help="also cuBLAS's kernels a call at each M: name, grid, block, registers, shared memory")
     ap.add_argument("--after-mul", action="store_true",
                     help="also graphs of each call after an elementwise kernel writing A (a decode step's order)")
+    ap.add_argument("--memcpy", action="store_true",
+                    help="also a cudaMemcpy of the weight's bytes in the same rounds (memcpy_us)")
+    ap.add_argument("--cases", help="'MxNxK/CONFIG/CONFIG ...' (space-separated): these shapes, each with its own "
+                                    "configurations, in place of --tokens, --n, --k and --configs")
     args = ap.parse_args()
-    n, k = args.n, args.k
+    if args.cases:
+        cases = [(*(int(v) for v in c.split("/")[0].split("x")), c.split("/")[1:]) for c in args.cases.split()]
+    else:
+        cases = [(int(m), args.n, args.k, args.configs.split(",")) for m in args.tokens.split(",")]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    g = torch.Generator(device="cuda").manual_seed(n + k)
-    ws = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(ROTATE)]
-    out = []
-    for m in (int(x) for x in args.tokens.split(",")):
+    out, weights = [], {}
+    for m, n, k, names in cases:
+        if (n, k) not in weights:  # one shape's weights at a time
+            weights.clear()
+            g = torch.Generator(device="cuda").manual_seed(n + k)
+            weights[n, k] = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(ROTATE)]
+        ws = weights[n, k]
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=g)
         rule = gemm.choose_config(m, n, sms, k=k, b_kmajor=True)
         cfgs = {f"{rule.name} (rule)": None}
-        for name in args.configs.split(","):
+        for name in names:
             cfg = variant(name, rule)
             if cfg:
                 cfgs[cfg.name] = cfg
@@ -107,6 +121,10 @@ def main() -> None:
                 print(f"M={m} {label}: not built: {str(e)[-200:]}", flush=True)
         build("cuBLAS", lambda a, b, c: torch.matmul(a, b, out=c), torch.empty(m, n, device="cuda",
                                                                                dtype=torch.bfloat16))
+        if args.memcpy:  # the weight's bytes moved (n k / 2 elements read and written), 4 buffers in turn
+            src = [torch.empty(n * k // 2, device="cuda", dtype=torch.bfloat16) for _ in range(ROTATE)]
+            dst = [torch.empty_like(x) for x in src]
+            graphs["memcpy"] = Graph(lambda i, _s: dst[i].copy_(src[i]), ROTATE, reps=GRAPH_CALLS, warmup=ROTATE)
         row = {"m": m, "n": n, "k": k, "configs": {}}
         if args.profile_cublas:  # cuBLAS's kernels for this M: names and launch shapes (torch.profiler)
             try:
@@ -122,7 +140,10 @@ def main() -> None:
             for r in range(args.rounds):
                 for x in rotated(names, r):
                     times[x].append(1000 * gs[x].ms())
-            for x in names:
+            if "memcpy" in times:  # not a configuration: its own field
+                t = times.pop("memcpy")
+                row["memcpy_us"], row["memcpy_us_rounds"] = (statistics.median(t), min(t), max(t)), t
+            for x in times:
                 t = times[x]
                 row["configs"].setdefault(x, {"ok": checks[x]})[kind] = (statistics.median(t), min(t), max(t))
                 row["configs"][x][f"{kind}_rounds"] = t  # each round's, for ratios within a round
@@ -136,7 +157,9 @@ def main() -> None:
                 torch.cuda.synchronize()
                 row["configs"][x]["ok"] = row["configs"][x]["ok"] and bool(within_bound(c, a, w.t()))
         cb = row["configs"]["cuBLAS"]
-        print(f"M={m}: us, median [min-max] of {args.rounds} rounds in turns (of cuBLAS)")
+        graphs.pop("memcpy", None)
+        print(f"M={m}: us, median [min-max] of {args.rounds} rounds in turns (of cuBLAS)"
+              + (f"; memcpy of the weight's bytes {row['memcpy_us'][0]:.2f}" if "memcpy_us" in row else ""))
         for x, v in row["configs"].items():
             gm, gl, gh = v["graphs_us"]
             wm, wl, wh = v["one_weight_us"]

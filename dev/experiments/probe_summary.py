@@ -2,7 +2,8 @@
 configuration the graphs' median (4 weights), its rounds' range, its ratio to the rule's and
 cuBLAS's to it, the one-weight and after-a-mul medians (of cuBLAS), and the checks; where the
 JSON has each round's times, the ratio to the rule's within each round (`rd`: median [range],
-the rounds faster than the rule's of all).
+the rounds faster than the rule's of all); with the probe's `--memcpy`, `mc`: cudaMemcpy's time of the
+weight's bytes over the configuration's (its fraction of memcpy's bandwidth).
 
     python dev/experiments/probe_summary.py PROBE.json [--short NAME=ABBREV ...]"""
 
@@ -18,7 +19,9 @@ def main() -> None:
         cfgs = row["configs"]
         rule = next(v for x, v in cfgs.items() if x.endswith("(rule)"))
         cb = cfgs["cuBLAS"]
-        print(f"M={row['m']} us: graphs med [range] x rule | cuB/it; 1w cuB/it; mul cuB/it")
+        mc = row.get("memcpy_us")
+        print(f"M={row['m']} ({row['n']}x{row['k']}) us: graphs med [range] x rule | cuB/it; 1w cuB/it; mul cuB/it"
+              + (f" | mc (memcpy {mc[0]:.2f})" if mc else ""))
         for x, v in cfgs.items():
             for name, abbrev in short.items():
                 x = x.replace(name, abbrev)
@@ -31,6 +34,8 @@ def main() -> None:
                 r = sorted(a / b for a, b in zip(v["graphs_us_rounds"], rule["graphs_us_rounds"]))
                 line += (f" | rd x{statistics.median(r):.3f} [{r[0]:.3f}-{r[-1]:.3f}]"
                          f" {sum(q < 1 for q in r)}/{len(r)}")
+            if mc:
+                line += f" | mc {mc[0] / g[0]:.3f}"
             print(line + ("" if v["ok"] else " FAIL"))
 
 

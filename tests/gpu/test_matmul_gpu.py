@@ -659,6 +659,50 @@ def test_the_halves_clipped(m, n, k, name, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
 
 
+@pytest.mark.parametrize(("m", "n", "k"), [(128, 6144, 4096), (100, 6144, 4096), (200, 1000, 1000)])
+def test_the_halves_in_clusters_of_2x2(m, n, k, monkeypatch):
+    """The decode halves in clusters of 2 x 2 (`:cl2x2`, `gemm.HALVES_CLUSTER`: the tokens' A boxes
+    multicast to two block columns too), forced, with the widest epilogue, against float64 (issue 39,
+    dec49); 1000 columns: 11 block columns, the last cluster's second past N."""
+    torch = torch_cuda()
+    _forced("64x96x64:8:c32:ow:cl2x2:cb:pr256" if n % 96 == 0 else "64x96x64:8:c32:ow:cl2x2:cb:sp", monkeypatch,
+            "_decode_config" if m <= 128 else "choose_config")
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+
+
+@pytest.mark.parametrize(("m", "n", "k", "name"), [
+    (128, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256"),        # QKV: 128 blocks, each its own weight boxes
+    (100, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256"),        # the second block row's 28 rows past M
+    (100, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256:clip"),   # ... clipped
+    (200, 1000, 1000, "64x96x64:8:c32:ow:cb:sp"),           # 4 block rows, ragged N and K
+])
+def test_the_halves_alone(m, n, k, name, monkeypatch):
+    """The decode halves without the pair's cluster (`gemm.HALVES_CLUSTER` (1, 1)), forced, with the
+    widest epilogue, against float64 (issue 39, dec49)."""
+    torch = torch_cuda()
+    _forced(name, monkeypatch, "_decode_config" if m <= 128 else "choose_config")
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+
+
+@pytest.mark.parametrize("m", [65, 96, 97])
+def test_a_bucket_of_m_65_96(m, monkeypatch):
+    """QKV by the decode rule, M 65-96 a bucket of its own (`gemm.M_BUCKETS`): 65 and 96 the bucket's
+    kernel (the clipped swap), 97 the halves', with the widest epilogue, against float64 (issue 39,
+    dec49)."""
+    torch = torch_cuda()
+    from tilec import gemm
+
+    monkeypatch.setattr(gemm, "_fast", {})  # (a cached call of the old buckets' pick)
+    gemm._decode_config.cache_clear()
+    try:
+        picked = gemm.choose_config(m, 6144, torch.cuda.get_device_properties(0).multi_processor_count, k=4096,
+                                    b_kmajor=True)
+        _check(torch, m, 6144, 4096, bias=True, activation="silu", residual=True, b_kmajor=True)
+    finally:
+        gemm._decode_config.cache_clear()
+    assert picked.swap_ab == (m <= 96)
+
+
 @pytest.mark.parametrize(("m", "n", "k", "name"), [
     (128, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:tw"),   # QKV: one 96-row weight box a stage, ranks in turn
     (100, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256:tw"),   # the second block row's last 28 rows past M

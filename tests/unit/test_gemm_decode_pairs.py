@@ -190,21 +190,22 @@ def test_qkv_rotated_by_one_step_compiles_without_spills(flag):
 
 
 def test_the_halves_candidates():
-    """64 x bn x 64 for bn of `HALVES_COLUMNS`, pairs sharing the weight, the deepest ring of a
-    power of two stages up to 8 that fits 227 KiB; names that benchmarks/matmul_bench.py reads
-    back."""
+    """64 x bn x 64 for bn of `HALVES_COLUMNS`, in `HALVES_CLUSTER`'s clusters (none by default),
+    the deepest ring of a power of two stages up to 8 that fits 227 KiB; names that
+    benchmarks/matmul_bench.py reads back."""
     import sys
     from pathlib import Path
 
+    from tilec import gemm
     from tilec.gemm import halves_configs
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     from matmul_bench import parse_config
 
     got = halves_configs()
-    assert [c.name for c in got] == ["64x64x64:8:cl2", "64x96x64:8:c32:ow:cl2:cb:pr256", "64x128x64:8:cl2"]
+    assert [c.name for c in got] == ["64x64x64:8", "64x96x64:8:c32:ow:cb:pr256", "64x128x64:8"]
     for c in got:
-        assert c.smem_bytes() <= 227 * 1024 and c.cluster == (2, 1)
+        assert c.smem_bytes() <= 227 * 1024 and c.cluster == gemm.HALVES_CLUSTER
         again = parse_config(c.name)
         assert (again.bm, again.bn, again.bk, again.stages, again.chunk, again.one_wgmma, again.cluster,
                 again.skip_padding) == (c.bm, c.bn, c.bk, c.stages, c.chunk, c.one_wgmma, c.cluster, c.skip_padding)
@@ -212,9 +213,10 @@ def test_the_halves_candidates():
 
 @pytest.mark.parametrize(("m", "n", "k", "expected"), [
     # QKV: 128 blocks of 64 + 96 a K element against the swap's 96 of 64 + 128
-    (128, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256"),
-    (65, 6144, 4096, "64x96x64:8:c32:ow:cl2:cb:pr256"),
-    (128, 5120, 5120, "64x96x64:8:c32:ow:cl2:cb:pr256"),  # 54 columns in pairs: 108 blocks (H200: 20.0 against 26.0)
+    (128, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256"),
+    (97, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256"),
+    (96, 6144, 4096, "64x128x128:4:swapAB:p1:clip"),  # M 65-96: the clipped swap (the halves' bytes, no rows past M)
+    (128, 5120, 5120, "64x96x64:8:c32:ow:cb:pr256"),  # 54 columns in pairs: 108 blocks (H200: 20.0 against 26.0)
     (64, 6144, 4096, "128x64x128:4:swapAB:splitK2:csplit:clip"),  # M <= 64: one block row, nothing to share
     (128, 4096, 4096, "64x128x128:4:swapAB:splitK2:csplit:clip"),  # O: the swap's pairs fill fewer bytes
     (128, 28672, 4096, "256x128x64:4:swapAB:p1:clip"),  # gate_up: 256-row units
@@ -313,7 +315,7 @@ def test_the_decode_rule_s_l2_promotion(monkeypatch):
                                 for m, n in ((128, 6144), (16, 28672), (16, 6144))]
         finally:
             gemm._decode_config.cache_clear()
-    assert [c.name for c in picks[0]] == ["64x96x64:8:c32:ow:cl2:cb:pr256", "256x16x64:4:swapAB:p1:clip", "64x16x128:8:swapAB:p1:clip"]
+    assert [c.name for c in picks[0]] == ["64x96x64:8:c32:ow:cb:pr256", "256x16x64:4:swapAB:p1:clip", "64x16x128:8:swapAB:p1:clip"]
     for plain, promoted in zip(picks[0][1:2], picks[256][1:2]):
         assert plain.l2_promotion == 0 and promoted.l2_promotion == 256
         assert promoted.name == f"{plain.name}:pr256" and parse_config(promoted.name).l2_promotion == 256
@@ -344,7 +346,7 @@ def test_the_decode_rule_s_clip(monkeypatch):
                            for m, n, k in ((100, 6144, 4096), (100, 4096, 4096), (1, 28672, 4096), (16, 6144, 4096))]
         finally:
             gemm._decode_config.cache_clear()
-    assert [c.name for c in picks[False]] == ["64x96x64:8:c32:ow:cl2:cb:pr256", "64x128x128:4:swapAB:splitK2:csplit",
+    assert [c.name for c in picks[False]] == ["64x96x64:8:c32:ow:cb:pr256", "64x128x128:4:swapAB:splitK2:csplit",
                                               "256x16x64:4:swapAB:p1", "64x16x128:8:swapAB:p1"]
     assert picks[True][0] == picks[False][0]
     for plain, clipped in zip(picks[False][1:], picks[True][1:]):
@@ -371,14 +373,35 @@ def test_the_halves_clip(monkeypatch):
         gemm._decode_config.cache_clear()
         try:
             picks[on] = [gemm.choose_config(m, n, 132, k=k, b_kmajor=True)
-                         for m, n, k in ((100, 6144, 4096), (72, 6144, 4096), (100, 4096, 4096))]
+                         for m, n, k in ((100, 6144, 4096), (120, 6144, 4096), (100, 4096, 4096))]
         finally:
             gemm._decode_config.cache_clear()
-    assert [c.name for c in picks[False][:2]] == ["64x96x64:8:c32:ow:cl2:cb:pr256"] * 2
-    assert [c.name for c in picks[True][:2]] == ["64x96x64:8:c32:ow:cl2:cb:pr256:clip"] * 2
+    assert [c.name for c in picks[False][:2]] == ["64x96x64:8:c32:ow:cb:pr256"] * 2
+    assert [c.name for c in picks[True][:2]] == ["64x96x64:8:c32:ow:cb:pr256:clip"] * 2
     assert picks[True][2] == picks[False][2]  # O: the clipped swap either way
     clipped = picks[True][0]
     assert clipped.kwargs(132)["clip_small"] and parse_config(clipped.name) == clipped
+
+
+@pytest.mark.parametrize("clip", [False, True])
+def test_a_bucket_of_m_65_96(monkeypatch, clip):
+    """`M_BUCKETS`' 96: QKV at M = 65-96 takes the decode rule's pick for 96 rows (the halves
+    and the clipped swap tie by the cost, the swap taken: no tile rows past M), one configuration
+    for the bucket, and 97-128 the halves as before (`HALVES_CLIP`: clipped); O, gate_up and down
+    the same configuration in both buckets (no new kernel)."""
+    from tilec import gemm
+
+    monkeypatch.setattr(gemm, "HALVES_CLIP", clip)
+    gemm._decode_config.cache_clear()
+    try:
+        picks = {(n, k): [gemm.choose_config(m, n, 132, k=k, b_kmajor=True).name for m in range(65, 129)]
+                 for n, k in ((6144, 4096), (4096, 4096), (28672, 4096), (4096, 14336))}
+    finally:
+        gemm._decode_config.cache_clear()
+    halves = "64x96x64:8:c32:ow:cb:pr256" + (":clip" if clip else "")
+    assert picks[6144, 4096] == ["64x128x128:4:swapAB:p1:clip"] * 32 + [halves] * 32
+    for shape in ((4096, 4096), (28672, 4096), (4096, 14336)):
+        assert len(set(picks[shape])) == 1, shape
 
 
 @pytest.mark.parametrize("parts", [False, "tilewhole"])
@@ -396,10 +419,80 @@ def test_the_last_block_row_s_a_box_clipped(parts):
                             tile_whole=parts == "tilewhole", epilogue=ep, **TILE)
     text = str(module)
     assert text.count("clip, tail}") == 2  # each stage's A box in its clipped branch
+    plain = str(gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), skip_padding=True,
+                               chunk_buffers=True, tile_parts=bool(parts), tile_whole=parts == "tilewhole",
+                               epilogue=ep, **TILE))
+    # the stage's code once: the weight's (multicast) loads as many as unclipped, A's load and the arrival
+    # in the branch (whole or the tail box), one run-time count a stage
+    assert text.count("multicast") == plain.count("multicast")
+    assert text.count("layout.tma_load") == plain.count("layout.tma_load") + 2
+    assert text.count("layout.mbarrier_expect_tx") == 2
     run_pipeline(module, "default")
     for m in (65, 72, 100, 127, 128, 200):
         ops = _operands(m, n, k, ep, seed=m)
         _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+
+
+def test_the_halves_in_clusters_of_2x2(monkeypatch):
+    """`HALVES_CLUSTER` (2, 2): the halves' tiles named `:cl2x2` (benchmarks/matmul_bench.py reads
+    them back), the rule's pick at QKV M = 128 the same tile in clusters of 4 (never clipped: A's
+    boxes shared); the program (two block columns sharing A's boxes, 3 block columns: the last
+    cluster's second past N, 2 block rows) against float64 at M = 72, 128, 200 (executor)."""
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    monkeypatch.setattr(gemm, "HALVES_CLUSTER", (2, 2))
+    monkeypatch.setattr(gemm, "HALVES_CLIP", True)
+    gemm._decode_config.cache_clear()
+    try:
+        got = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)
+        assert [c.name for c in gemm.halves_configs()][1] == "64x96x64:8:c32:ow:cl2x2:cb:pr256"
+    finally:
+        gemm._decode_config.cache_clear()
+    assert got.name == "64x96x64:8:c32:ow:cl2x2:cb:pr256" and got.cluster == (2, 2) and not got.clip_small
+    assert parse_config(got.name) == got
+    n, k = 200, 320
+    ep = Epilogue(bias=True, activation="silu", residual=True)
+    module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 2), skip_padding=True,
+                            chunk_buffers=True, epilogue=ep, **TILE)
+    run_pipeline(module, "default")
+    for m in (72, 128, 200):
+        ops = _operands(m, n, k, ep, seed=m)
+        _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+
+
+def test_the_halves_alone():
+    """The halves' tile without a cluster (`HALVES_CLUSTER` (1, 1): each block its own weight
+    boxes), the last block row clipped too (`clip_small`), with the widest epilogue: 3 block
+    columns (the last past N), up to 4 block rows, against float64 (executor)."""
+    n, k = 200, 320
+    ep = Epilogue(bias=True, activation="silu", residual=True)
+    for clip in (False, True):
+        module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, skip_padding=True, chunk_buffers=True,
+                                clip_small=clip, epilogue=ep, **TILE)
+        run_pipeline(module, "default")
+        for m in (72, 128, 200):
+            ops = _operands(m, n, k, ep, seed=m)
+            _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+
+
+@pytest.mark.parametrize("order", ["b_first", "arrive_last"])
+def test_the_clipped_branch_in_either_load_order(order):
+    """`clip_small` unswapped with B's loads first (`b_first`) or the arrival after the loads
+    (`arrive_last`): the branch (A's box whole or its tail, the arrival with it) takes A's place,
+    the bytes expected before the arrival; against float64 at 8 and 36 rows in the last block row."""
+    n, k = 200, 320
+    module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), skip_padding=True,
+                            chunk_buffers=True, clip_small=True, epilogue=PLAIN, **{order: True}, **TILE)
+    run_pipeline(module, "default")
+    for m in (72, 100):
+        ops = _operands(m, n, k, PLAIN, seed=m)
+        _check(_run(module, m, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
 
 
 def test_the_unswapped_clip_needs_a_s_own_boxes():

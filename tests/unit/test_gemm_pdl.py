@@ -80,14 +80,13 @@ def test_pdl_weight_in_the_halves_pairs(stages, skip, late, order):
 
 
 def test_the_halves_kernel_with_the_weight_first():
-    """The rule's QKV kernel at M = 128 (`64x96x64:8:c32:ow:cl2:cb:pr256`) with `:pdlw:pdll`:
+    """The halves' QKV kernel at M = 128 in pairs (`64x96x64:8:c32:ow:cl2:cb:pr256`) with `:pdlw:pdll`:
     the producer's first trip issues each stage's weight boxes (its share: 12 of the ring's 24
     chunk boxes) before its wait and A's 8 boxes after, the trigger after its last loads; NVRTC
     + ptxas: no spills."""
     from tilec.runtime.nvrtc import resource_usage
 
-    rule = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)
-    assert rule.cluster == (2, 1)
+    rule = dataclasses.replace(gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True), cluster=(2, 1))
     config = dataclasses.replace(rule, pdl=True, pdl_weight=True, pdl_late=True)
     module = gemm.matmul_program(gemm.MatmulKey(config, 6144, 4096, "bf16", Epilogue(), 132, True, 128))
     run_pipeline(module, "default")

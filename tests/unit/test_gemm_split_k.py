@@ -118,7 +118,7 @@ def test_swapped_fp8_split_k_with_per_tensor_scales_and_bias():
     (1, 1024, 16384, False, "64x128x64:4:splitK16"),      # 8 tiles: split 16 ways (128 rings in flight)
     # 128 blocks of M's halves by 96 columns in pairs sharing the weight: (64 + 96) K a block
     # against the 96 swapped units' (64 + 128) K (H200: 18.0 us against 19.2; cuBLAS's schedule)
-    (128, 6144, 4096, True, "64x96x64:8:c32:ow:cl2:cb:pr256"),
+    (128, 6144, 4096, True, "64x96x64:8:c32:ow:cb:pr256"),
     (128, 4096, 4096, True, "64x128x128:4:swapAB:splitK2:csplit:clip"),  # 64 units: A^T's bytes, twice the weight's
     (100, 4096, 14336, True, "64x128x128:4:swapAB:splitK2:csplit:clip"),  # 64 swapped tiles in 128 halves, pairs
     (128, 4096, 4096, False, "128x128x64:4:splitK4"),     # B row-major: 32 tiles in 128 quarters
@@ -135,20 +135,20 @@ def test_decode_rule_splits_where_tiles_leave_sms_idle(m, n, k, kmajor, expected
 
 LLAMA_TABLE = {  # docs/matmul.md's table of the Llama-3-8B projections (N, K) on 132 SMs, B K-major
     (6144, 4096): ("x16x128:8:swapAB:p1:clip", "x32x128:8:swapAB:p1:clip", "128x64x128:4:swapAB:splitK2:csplit:clip",
-                   "64x96x64:8:c32:ow:cl2:cb:pr256"),
+                   "64x128x128:4:swapAB:p1:clip", "64x96x64:8:c32:ow:cb:pr256"),
     (4096, 4096): ("x16x128:8:swapAB:p1:clip", "x32x128:8:swapAB:splitK2:csplit:clip", "x64x128:4:swapAB:splitK2:csplit:clip",
-                   "x128x128:4:swapAB:splitK2:csplit:clip"),
+                   "x128x128:4:swapAB:splitK2:csplit:clip", "x128x128:4:swapAB:splitK2:csplit:clip"),
     (28672, 4096): ("256x16x64:4:swapAB:p1:clip", "256x32x64:4:swapAB:p1:clip", "256x64x64:4:swapAB:p1:clip",
-                    "256x128x64:4:swapAB:p1:clip"),
+                    "256x128x64:4:swapAB:p1:clip", "256x128x64:4:swapAB:p1:clip"),
     (4096, 14336): ("x16x128:8:swapAB:p1:clip", "x32x128:8:swapAB:splitK2:csplit:clip", "x64x128:4:swapAB:splitK2:csplit:clip",
-                    "x128x128:4:swapAB:splitK2:csplit:clip"),
+                    "x128x128:4:swapAB:splitK2:csplit:clip", "x128x128:4:swapAB:splitK2:csplit:clip"),
 }
 
 
 @pytest.mark.parametrize("shape", list(LLAMA_TABLE))
 def test_the_documented_table(shape):
     n, k = shape
-    for bucket, expected in zip(((1, 16), (17, 32), (33, 64), (65, 128)), LLAMA_TABLE[shape]):
+    for bucket, expected in zip(((1, 16), (17, 32), (33, 64), (65, 96), (97, 128)), LLAMA_TABLE[shape]):
         for m in bucket:
             assert choose_config(m, n, 132, k=k, b_kmajor=True).name.endswith(expected), (m, n, k)
 
@@ -176,13 +176,25 @@ def test_no_split_at_large_shapes():
             assert choose_config(m, n, 132, k=k, b_kmajor=kmajor).split_k == 1
 
 
-def test_the_rule_reads_m_through_its_bucket():
-    """Every M of a bucket takes one configuration: one compiled kernel serves it."""
-    for n, k in ((6144, 4096), (4096, 14336), (28672, 4096)):
-        for kmajor in (False, True):
-            for lo, hi in ((1, 16), (17, 32), (33, 64), (65, 128)):
-                assert len({choose_config(m, n, 132, k=k, b_kmajor=kmajor) for m in range(lo, hi + 1)}) == 1
-    assert [m_bucket(m) for m in (1, 16, 17, 33, 64, 65, 128)] == [16, 16, 32, 64, 64, 128, 128]
+@pytest.mark.parametrize("buckets", [None, (16, 32, 64, 128)])
+def test_the_rule_reads_m_through_its_bucket(monkeypatch, buckets):
+    """Every M of a bucket takes one configuration: one compiled kernel serves it (the table's
+    buckets, 65-96 one of them, and without it)."""
+    from tilec import gemm
+
+    if buckets:
+        monkeypatch.setattr(gemm, "M_BUCKETS", buckets)
+    gemm._decode_config.cache_clear()
+    try:
+        bounds = (0,) + gemm.M_BUCKETS
+        for n, k in ((6144, 4096), (4096, 14336), (28672, 4096)):
+            for kmajor in (False, True):
+                for lo, hi in zip(bounds, bounds[1:]):
+                    assert len({choose_config(m, n, 132, k=k, b_kmajor=kmajor) for m in range(lo + 1, hi + 1)}) == 1
+    finally:
+        gemm._decode_config.cache_clear()
+    got = [m_bucket(m) for m in (1, 16, 17, 33, 64, 65, 96, 97, 128)]
+    assert got == ([16, 16, 32, 64, 64, 128, 128, 128, 128] if buckets else [16, 16, 32, 64, 64, 96, 96, 128, 128])
 
 
 def test_splits_give_every_split_k_steps_of_its_own():

@@ -138,6 +138,24 @@ def test_a_cached_call_launches_what_the_general_path_computes(fake, monkeypatch
     assert fake.launches == _expected(kernel, args3)
 
 
+def test_a_new_bucket_is_a_kernel_of_its_own(fake, monkeypatch):
+    """A bucket of M 65-96 (`gemm.M_BUCKETS`): the first M of the bucket compiles its
+    kernel (the clipped swap), another M of it compiles nothing, an M of the bucket 97-128
+    compiles the halves' kernel once, and M back in 65-96 compiles nothing."""
+    gemm._decode_config.cache_clear()
+    try:
+        w = fake.matrix(512, 512)
+        names = []
+        for m in (72, 90, 100, 127, 65):
+            tilec.matmul(fake.matrix(m, 512), w.t())
+            names.append(len(fake.compiles))
+        keys = [key.config.name for key in gemm._kernels]
+    finally:
+        gemm._decode_config.cache_clear()
+    assert names == [1, 1, 2, 2, 2]
+    assert keys == ["64x128x128:4:swapAB:p1:clip", "64x96x64:8:c32:ow:cb:pr256"]
+
+
 def test_a_cached_call_takes_few_python_calls(fake, launched_splits):
     """cProfile's count of the Python calls of one cached call (the swapped split-K
     2048 x 8192 at M = 1, A at a new address): under `CACHED_CALL_BOUND`."""
