@@ -1291,9 +1291,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
         ring = BOX_RING.get(flavour, 0) if depth >= 2 and stage_async else 0
-    if ring and (depth < 2 or not stage_async):
-        raise TilecError(f"tile: a ring of {ring} boxes takes a block's steps in parts (box_depth >= 2, got {depth}) "
-                         f"staged by cp.async (got {stage})")
+    if ring and (depth == 1 or not stage_async):
+        raise TilecError(f"tile: a ring of {ring} boxes takes a block's steps in parts (box_depth 0 or >= 2, got "
+                         f"{depth}) staged by cp.async (got {stage})")
     lanes = BOX_LANES.get(flavour, 0) if lanes is None else lanes
     carry = BOX_CARRY.get(flavour, 0) if carry is None else carry
     carry = int(carry)
@@ -1380,7 +1380,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         # `bid`, `bid + G`, ... (G the grid); the launch asks its multiprocessors to hold
         # that many (`tilec.min_blocks`: registers bounded so that they do)
         tgt = target_of(copy)
-        per_sm = min(tgt.threads_per_sm // threads, tgt.resident_blocks(2 * part_elems)) if tgt.smem_per_sm else 0
+        per_sm = min(tgt.threads_per_sm // threads, tgt.resident_blocks((ring or 2) * part_elems)) if tgt.smem_per_sm else 0
         slots = tgt.multiprocessors * per_sm
         known = [_static(x) for x in counts]
         if slots and None not in known:
@@ -1975,15 +1975,19 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     def at_k(kor: SSAValue) -> dict[int, SSAValue]:
         return {**origin0, kmode: kor}  # type: ignore[dict-item]
 
-    if depth == 1:
-        part(origin0, None, (1, 2))  # type: ignore[arg-type]
-    elif depth == 0:
-        # persistent (`slots` above): parts bid, bid + G, ... of all `total`, in turn
-        # through two boxes as below
+    def persistent_grid() -> tuple[SSAValue, SSAValue]:
+        """(all parts of the copy, G the persistent grid: at most the blocks resident)."""
         total = kcounts[0]
         for x in kcounts[1:]:
             total = k.muli(total, x)
-        g = k.add(arith.MinUIOp(total, c(slots))) if slots else total
+        return total, (k.add(arith.MinUIOp(total, c(slots))) if slots else total)
+
+    if depth == 1:
+        part(origin0, None, (1, 2))  # type: ignore[arg-type]
+    elif depth == 0 and not ring:
+        # persistent (`slots` above): parts bid, bid + G, ... of all `total`, in turn
+        # through two boxes as below
+        total, g = persistent_grid()
         part(origin_of(bid, tc), None, (1,))
         cbox = c(part_elems)
         trips = k.add(arith.CeilDivUIOp(k.subi(total, bid), g))
@@ -2002,31 +2006,40 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         # of part j have landed (`cp_async_arrive`), so that parts j + 1 .. j + ring - 1
         # stay in flight while part j's phase 2 reads its box; the barrier after phase 2
         # frees the box that the next trip's phase 1 fills
+        # (`depth` 0: persistent, the block's parts bid, bid + G, ... of all `total`, as
+        # many as fall below it; else the block's `depth` parts of K from its origin)
         bars = k.add(MBarrierArrayOp(threads, ring))
         cbox = c(part_elems)
+        if depth == 0:
+            total, g = persistent_grid()
+            nparts = k.add(arith.CeilDivUIOp(k.subi(total, bid), g))
+        else:
+            nparts = c(depth)
 
-        def issue(jp: SSAValue, st: SSAValue) -> None:
-            """Part `jp`'s phase 1 into box `st` (where the part holds steps of K), and
-            the block's arrivals on the box's barrier."""
+        def in_part(jp: SSAValue, st: SSAValue, phases: tuple[int, ...]) -> None:
+            """The block's part `jp`'s `phases` in box `st` (where the part holds steps of K)."""
+            if depth == 0:
+                part(origin_of(k.addi(bid, k.muli(jp, g)), tc), k.muli(st, cbox), phases)
+                return
             kor = k.addi(origin0[kmode], k.muli(jp, tc))  # type: ignore[index]
             with k.when(k.cmp("ult", kor, n[kmode])):
-                part(at_k(kor), k.muli(st, cbox), (1,))
-            k.add(CpAsyncArriveOp(k.add(MBarrierAtOp(bars, st))))
+                part(at_k(kor), k.muli(st, cbox), phases)
 
-        # one loop of depth + ring - 1 trips, phase 1 and phase 2 once each in its body
-        # (one copy of their code): trip t issues part t and reads part t - ring + 1; a
-        # barrier ends every trip (the bytes past the view's last whole chunk are plain
-        # writes, which the mbarriers do not order)
-        with k.loop(c(0), c(depth + ring - 1), c(1)) as jt:
-            with k.when(k.cmp("ult", jt, c(depth))):
-                issue(jt, k.remui(jt, c(ring)))
+        # one loop of nparts + ring - 1 trips, phase 1 and phase 2 once each in its body
+        # (one copy of their code): trip t issues part t (and the block's arrivals on its
+        # box's barrier) and reads part t - ring + 1; a barrier ends every trip (the
+        # bytes past the view's last whole chunk are plain writes, which the mbarriers
+        # do not order)
+        with k.loop(c(0), k.addi(nparts, c(ring - 1)) if depth == 0 else c(depth + ring - 1), c(1)) as jt:
+            with k.when(k.cmp("ult", jt, nparts)):
+                st = k.remui(jt, c(ring))
+                in_part(jt, st, (1,))
+                k.add(CpAsyncArriveOp(k.add(MBarrierAtOp(bars, st))))
             with k.when(k.cmp("uge", jt, c(ring - 1))):
                 jc = k.subi(jt, c(ring - 1))
                 st = k.remui(jc, c(ring))
                 k.add(MBarrierWaitOp(k.add(MBarrierAtOp(bars, st)), k.andi(k.divui(jc, c(ring)), c(1))))
-                kor = k.addi(origin0[kmode], k.muli(jc, tc))  # type: ignore[index]
-                with k.when(k.cmp("ult", kor, n[kmode])):
-                    part(at_k(kor), k.muli(st, cbox), (2,))
+                in_part(jc, st, (2,))
             k.add(BarrierOp())
         ring_loop = k.block.last_op
         assert isinstance(ring_loop, scf.ForOp)

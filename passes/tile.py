@@ -256,10 +256,13 @@ class TilePass(ModulePass):
                      part's phase-1 copies in flight during this part's phase 2; 0,
                      persistent blocks (as many as the Target's multiprocessors
                      hold at once) taking every G-th part so, G the grid.
-      box_ring=S     with `box_depth` past 1: 0 two boxes, every copy waited at
-                     once; S in 2..8 a ring of S boxes of `box_smem` bytes, each
-                     waited on its own mbarrier (`layout.cp_async_arrive`), one
-                     rolled loop: S - 1 parts in flight while one is written.
+      box_ring=S     with `box_depth` past 1 (or 0): 0 two boxes, every copy
+                     waited at once; S in 2..8 a ring of S boxes of `box_smem`
+                     bytes, each waited on its own mbarrier
+                     (`layout.cp_async_arrive`), one rolled loop: S - 1 parts in
+                     flight while one is written (persistent blocks: the block's
+                     every G-th part so, from one part to the next without a block's
+                     end and start between them).
                      Default per flavour (`_box_tile.BOX_RING`): 2 for `flat`, as
                      measured (more boxes were slower).
       box_carry=C    how a `box<flat>` copy's phase 2 gives its work: 0 the work
