@@ -344,7 +344,11 @@ row, neither lines nor mirrored) kept once a run (`cuda.opaque`), a chunk's its 
 the chunk's step: with bit 2 a constant. NVRTC's 64-bit shared pointers still keep ptxas
 from `LDS [R+UR+imm]` (an add a load); with those kept values 64-bit in the CUDA it folds
 them (dev/experiments/held64_turns.py: the chunk 47 -> 32 instructions), and ties the rule
-on the H200 (i8p47): off."""
+on the H200 (i8p47): off. Bit 256: phase 2's edge path on the whole chunk's kept box
+addresses (`TILES_ISSUE_CONSTANT`). Bit 512: bit 64's values kept only in the body whose
+loads are rotated, where phase 2 is built twice under a run-time test of the steps
+(`tilec.copy_`'s 1-byte kernel; b0048: copy_ with 256 + 64 won where the loads rotate,
+8191 x 8191 x1.033, with 256 alone where they do not, 4099 x 12289 x1.031)."""
 
 TILES_ISSUE_BYTES: dict[int, int] = {1: 9, 2: 259}
 """`TILES_ISSUE`'s bits by the source element's bytes where they differ from it
@@ -2741,8 +2745,12 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                 q0, rot, when_rot = phase2_row(per)
                 q0 = k.kept(q0) if issue & 64 else q0  # (`TILES_ISSUE` bit 64: not recomputed a chunk)
 
-                def lanes_body(rot: SSAValue | None) -> None:
-                    ci0 = k.kept(k.remui(tid, c(per))) if issue & 64 else k.remui(tid, c(per))
+                def keeps(rot: SSAValue | None) -> bool:
+                    """Bit 64's values kept in the body of rotation `rot` (bit 512: the rotated body's)."""
+                    return bool(issue & 64) or (bool(issue & 512) and rot is not None)
+
+                def lanes_body(rot: SSAValue | None, q0: SSAValue) -> None:
+                    ci0 = k.kept(k.remui(tid, c(per))) if keeps(rot) else k.remui(tid, c(per))
                     ds0, _, _, first0, _ = row(q0)
                     r00 = k.addi(k.subi(first0, ds0), k.muli(ci0, cvd))
                     if rot is None:  # (a mirrored box's runs compute their own)
@@ -2806,13 +2814,16 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                                     store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in held or base], fix,
                                                 held_at)
 
+                def kept_q0(rot: SSAValue | None) -> SSAValue:
+                    return k.kept(q0) if keeps(rot) and not issue & 64 else q0
+
                 if when_rot is None:
-                    lanes_body(rot)
+                    lanes_body(rot, kept_q0(rot))
                 else:  # run-time steps: the rotated loads only in the blocks whose steps ask them
                     with k.when(when_rot, otherwise=True) as to_else:
-                        lanes_body(rot)
+                        lanes_body(rot, kept_q0(rot))
                         to_else()
-                        lanes_body(None)
+                        lanes_body(None, q0)
         else:
             # the lanes: `P` consecutive `q` (a warp's lanes on consecutive destination runs),
             # `G` groups of them on chunks `G` apart; run `r + G V` starts at the residue mod V

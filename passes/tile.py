@@ -418,7 +418,9 @@ class TilePass(ModulePass):
                      (over 2), the chunk loop unrolled by 2; 64, phase 2's
                      thread values kept (not recomputed a chunk); 128, a run's box
                      addresses kept once a run; 256, the edge path's elements
-                     read at the whole chunk's box addresses (no addresses of its own).
+                     read at the whole chunk's box addresses (no addresses of its own);
+                     512, 64's values kept only where the loads are rotated (the
+                     rotated one of the two phase-2 bodies a run-time test chooses).
       tiles_short=B  the largest source element (bytes) of a `box<tiles>` copy whose
                      source-contiguous mode is short, its runs that mode whole
                      (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
@@ -581,8 +583,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_merge_banks={self.tiles_merge_banks} must be 0 or 1")
         if self.tiles_fill not in range(8):
             raise TilecError(f"tile: tiles_fill={self.tiles_fill} must be in [0, 7]")
-        if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 511:
-            raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 511]")
+        if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 1023:
+            raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 1023]")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if self.tiles_lines not in (None, 0, 1, 2, 3):

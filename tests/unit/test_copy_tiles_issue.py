@@ -37,7 +37,7 @@ def _case(seed: int, shape: tuple[int, int], dst_dtype):
     return src, base, view
 
 
-@pytest.mark.parametrize("issue", [1, 2, 4, 11, 15, 17, 27, 51, 91, 137, 219, 265, 267, 393])
+@pytest.mark.parametrize("issue", [1, 2, 4, 11, 15, 17, 27, 51, 91, 137, 219, 265, 267, 393, 521, 777])
 @pytest.mark.parametrize("shape, dst_dtype", [((600, 300), None), ((150, 521), None), ((301, 203), "int16"),
                                               ((601, 297), None)])
 def test_issue_bits_copy_exactly(routes, nvrtc_available, issue, shape, dst_dtype):
@@ -77,6 +77,23 @@ def test_issue_bits_copy_exactly(routes, nvrtc_available, issue, shape, dst_dtyp
     view(want)[...] = src
     copy_numpy(view(base), src, kernels=kernels, compiled=True)
     assert np.array_equal(base, want)
+
+
+def test_bit_512_keeps_bit_64s_values_in_the_rotated_body_only(routes):
+    """copy_'s int8 kernel builds phase 2 twice (rotated loads, and not) under a run-time
+    test of the steps: bit 64 keeps the thread's first run in both bodies and its chunk
+    lane in each, bit 512 only the rotated body's two (the text alone, no executor)."""
+    src, base, view = _case(3, (601, 297), None)
+    key = plan_copy(_operand(view(base), None), _operand(src, None)).key
+
+    def kept(issue: int) -> int:
+        routes(box_smem=143 * 144, tiles_issue=issue)
+        return CopyKernels(arch="sm_90", disk=False).get(key).kernel.source.count('asm volatile("" : "+r"')
+
+    plain = kept(265)
+    assert kept(265 | 64) - plain == 3
+    assert kept(265 | 512) - plain == 2
+    assert kept(265 | 512 | 64) - plain == 3
 
 
 @pytest.mark.parametrize("issue", [1, 3, 9])
