@@ -670,7 +670,9 @@ persistent. The smaller the parts, the slower, whatever the overlap: flat 2, the
 BOX_RING = {"flat": 2}
 """How a `flat`, `rows`, `span` or `cols` box copy whose block takes its steps in parts
 (`BOX_DEPTH` past 1, staged by `cp.async`) waits for them, per flavour (the `tile`
-option `box_ring`): 0, two boxes, every thread's `cp.async` copies waited at once
+option `box_ring`; asked with `box_depth` 0, persistent blocks take their parts `bid`,
+`bid + G`, ... through the ring in the same rolled loop, no block's end and start
+between two parts): 0, two boxes, every thread's `cp.async` copies waited at once
 (`cp.async.wait_group 0`), the next part's phase 1 issued before this part's phase 2
 (twice in the code: a prologue's and the loop's); S (2 to 8), a ring of S boxes, each
 with an mbarrier that every thread arrives on once its copies into the box land
