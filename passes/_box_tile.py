@@ -385,14 +385,27 @@ loads: 48). H200 (b0048, graph timing, 5 rounds, the Program against 16-byte gra
 x0.988 (0 of 5 rounds): not by default; with bit 64 too x0.992 / x1.007 / x1.033."""
 
 
-def tiles_issue_of(e: int, asked: int | None, constant_plain: bool = False) -> int:
+TILES_ISSUE_RUNTIME = 768
+"""`TILES_ISSUE`'s bits added by default for a box of `TILES_SECTOR_PLAIN_BYTES` elements that
+does not convert, is not over a merged destination mode, and whose extents are run-time values
+(`tilec.copy_`'s; `tiles_issue_of`): bits 256 and 512, the edge path on the chunk's kept box
+addresses, and bit 64's kept thread values in the body of rotated loads only (phase 2 is built
+twice under the run-time test of the steps). H200 (flat49, graph timing, 6 rounds, copy_
+against bits 9): int8 8191 x 8209 x1.005 [0.995, 1.007] (4 of 6; 256 alone x1.003), 4099 x
+12289 **x1.035 [1.020, 1.042]** (6 of 6; 256 alone x1.032), 8191 x 8191 **x1.040 [1.035,
+1.051]** (6 of 6; 256 alone x0.990): the rotated body takes b0048's 329 win, the plain one 265's."""
+
+
+def tiles_issue_of(e: int, asked: int | None, plain: bool = False, constant: bool = False) -> int:
     """The `TILES_ISSUE` bits of a `tiles` box of `e`-byte source elements: `asked` (the
     `tile` option `tiles_issue`), else `TILES_ISSUE_BYTES`'s for `e` (else `TILES_ISSUE`),
-    with `TILES_ISSUE_CONSTANT` where `constant_plain` (the box's elements of
-    `TILES_SECTOR_PLAIN_BYTES`, not converted, not over a merged mode, its extents constants)."""
+    where `plain` (the box's elements of `TILES_SECTOR_PLAIN_BYTES`, not converted, not over
+    a merged mode) with `TILES_ISSUE_CONSTANT` where `constant` (its extents constants: a
+    Program's), else `TILES_ISSUE_RUNTIME`."""
     if asked is not None:
         return asked
-    return TILES_ISSUE_BYTES.get(e, TILES_ISSUE) | (TILES_ISSUE_CONSTANT if constant_plain else 0)
+    more = (TILES_ISSUE_CONSTANT if constant else TILES_ISSUE_RUNTIME) if plain else 0
+    return TILES_ISSUE_BYTES.get(e, TILES_ISSUE) | more
 
 
 TILES_LINES_BYTES: tuple[int, ...] = (1,)

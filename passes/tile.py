@@ -409,7 +409,8 @@ class TilePass(ModulePass):
       tiles_issue=B  bits, how a `box<tiles>` block issues its work
                      (default `_box_tile.tiles_issue_of`'s: `TILES_ISSUE`, 0, but for
                      the sizes of `TILES_ISSUE_BYTES`, and `TILES_ISSUE_CONSTANT`
-                     more for 1-byte boxes of constant extents): 1, a thread's phase-1
+                     more for 1-byte boxes of constant extents, `TILES_ISSUE_RUNTIME`
+                     of run-time ones): 1, a thread's phase-1
                      copies in one commit group; 2, phase 2's chunk
                      loop of a destination run unrolled; 4, phase 1's line loop
                      over runs, a thread's slot of a run fixed; 8, that loop with a
@@ -936,9 +937,10 @@ class TilePass(ModulePass):
                          lines_bits, bool(self.tiles_merge_banks), self.tiles_fill, self.box_prefetch,
                          self.box_slot32,
                          None if self.box_l1 is None else bool(self.box_l1), mirror,
-                         tiles_issue_of(facts.src_bytes, self.tiles_issue, constant_plain=(
-                             not merged and not facts.converts and facts.src_bytes in TILES_SECTOR_PLAIN_BYTES
-                             and all(isinstance(m.extent, int) for m in facts.modes))), self.box_blocks,
+                         tiles_issue_of(facts.src_bytes, self.tiles_issue,
+                                        plain=(not merged and not facts.converts
+                                               and facts.src_bytes in TILES_SECTOR_PLAIN_BYTES),
+                                        constant=all(isinstance(m.extent, int) for m in facts.modes)), self.box_blocks,
                          None if self.box_fit is None else bool(self.box_fit), self.box_split, self.box_runs)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))

@@ -124,11 +124,17 @@ def test_uncommitted_copies_land_at_the_committing_wait_on_the_executor(routes, 
 
 
 def test_the_rule_by_element_size_and_the_option_over_it():
-    from tilec.passes._box_tile import TILES_ISSUE, TILES_ISSUE_BYTES, TILES_ISSUE_CONSTANT, tiles_issue_of
+    from tilec.passes._box_tile import (TILES_ISSUE, TILES_ISSUE_BYTES, TILES_ISSUE_CONSTANT, TILES_ISSUE_RUNTIME,
+                                        tiles_issue_of)
 
     for e in (1, 2, 4, 8):
         assert tiles_issue_of(e, None) == TILES_ISSUE_BYTES.get(e, TILES_ISSUE)
+        assert tiles_issue_of(e, None, constant=True) == TILES_ISSUE_BYTES.get(e, TILES_ISSUE)
         assert tiles_issue_of(e, 0) == 0 and tiles_issue_of(e, 11) == 11
-        # a 1-byte box of constant extents, not converted nor merged: the kept edge too (b0048)
-        assert tiles_issue_of(e, None, constant_plain=True) == TILES_ISSUE_BYTES.get(e, TILES_ISSUE) | TILES_ISSUE_CONSTANT
-        assert tiles_issue_of(e, 0, constant_plain=True) == 0
+        # a 1-byte box (the caller's `plain`: not converted nor merged): the kept edge too, of
+        # constant extents (b0048), of run-time ones with bit 64's values in the rotated body (flat49)
+        rule = TILES_ISSUE_BYTES.get(e, TILES_ISSUE)
+        assert tiles_issue_of(e, None, plain=True, constant=True) == rule | TILES_ISSUE_CONSTANT
+        assert tiles_issue_of(e, None, plain=True) == rule | TILES_ISSUE_RUNTIME
+        assert tiles_issue_of(e, 0, plain=True, constant=True) == 0 == tiles_issue_of(e, 0, plain=True)
+    assert tiles_issue_of(1, None, plain=True) == 777 and tiles_issue_of(1, None, plain=True, constant=True) == 265
