@@ -344,7 +344,11 @@ row, neither lines nor mirrored) kept once a run (`cuda.opaque`), a chunk's its 
 the chunk's step: with bit 2 a constant. NVRTC's 64-bit shared pointers still keep ptxas
 from `LDS [R+UR+imm]` (an add a load); with those kept values 64-bit in the CUDA it folds
 them (dev/experiments/held64_turns.py: the chunk 47 -> 32 instructions), and ties the rule
-on the H200 (i8p47): off."""
+on the H200 (i8p47): off. Bit 256: phase 2's edge path on the whole chunk's kept box
+addresses (`TILES_ISSUE_CONSTANT`). Bit 512: bit 64's values kept only in the body whose
+loads are rotated, where phase 2 is built twice under a run-time test of the steps
+(`tilec.copy_`'s 1-byte kernel; b0048: copy_ with 256 + 64 won where the loads rotate,
+8191 x 8191 x1.033, with 256 alone where they do not, 4099 x 12289 x1.031)."""
 
 TILES_ISSUE_BYTES: dict[int, int] = {1: 9, 2: 259}
 """`TILES_ISSUE`'s bits by the source element's bytes where they differ from it
@@ -381,14 +385,27 @@ loads: 48). H200 (b0048, graph timing, 5 rounds, the Program against 16-byte gra
 x0.988 (0 of 5 rounds): not by default; with bit 64 too x0.992 / x1.007 / x1.033."""
 
 
-def tiles_issue_of(e: int, asked: int | None, constant_plain: bool = False) -> int:
+TILES_ISSUE_RUNTIME = 768
+"""`TILES_ISSUE`'s bits added by default for a box of `TILES_SECTOR_PLAIN_BYTES` elements that
+does not convert, is not over a merged destination mode, and whose extents are run-time values
+(`tilec.copy_`'s; `tiles_issue_of`): bits 256 and 512, the edge path on the chunk's kept box
+addresses, and bit 64's kept thread values in the body of rotated loads only (phase 2 is built
+twice under the run-time test of the steps). H200 (flat49, graph timing, 6 rounds, copy_
+against bits 9): int8 8191 x 8209 x1.005 [0.995, 1.007] (4 of 6; 256 alone x1.003), 4099 x
+12289 **x1.035 [1.020, 1.042]** (6 of 6; 256 alone x1.032), 8191 x 8191 **x1.040 [1.035,
+1.051]** (6 of 6; 256 alone x0.990): the rotated body takes b0048's 329 win, the plain one 265's."""
+
+
+def tiles_issue_of(e: int, asked: int | None, plain: bool = False, constant: bool = False) -> int:
     """The `TILES_ISSUE` bits of a `tiles` box of `e`-byte source elements: `asked` (the
     `tile` option `tiles_issue`), else `TILES_ISSUE_BYTES`'s for `e` (else `TILES_ISSUE`),
-    with `TILES_ISSUE_CONSTANT` where `constant_plain` (the box's elements of
-    `TILES_SECTOR_PLAIN_BYTES`, not converted, not over a merged mode, its extents constants)."""
+    where `plain` (the box's elements of `TILES_SECTOR_PLAIN_BYTES`, not converted, not over
+    a merged mode) with `TILES_ISSUE_CONSTANT` where `constant` (its extents constants: a
+    Program's), else `TILES_ISSUE_RUNTIME`."""
     if asked is not None:
         return asked
-    return TILES_ISSUE_BYTES.get(e, TILES_ISSUE) | (TILES_ISSUE_CONSTANT if constant_plain else 0)
+    more = (TILES_ISSUE_CONSTANT if constant else TILES_ISSUE_RUNTIME) if plain else 0
+    return TILES_ISSUE_BYTES.get(e, TILES_ISSUE) | more
 
 
 TILES_LINES_BYTES: tuple[int, ...] = (1,)
@@ -666,7 +683,9 @@ persistent. The smaller the parts, the slower, whatever the overlap: flat 2, the
 BOX_RING = {"flat": 2}
 """How a `flat`, `rows`, `span` or `cols` box copy whose block takes its steps in parts
 (`BOX_DEPTH` past 1, staged by `cp.async`) waits for them, per flavour (the `tile`
-option `box_ring`): 0, two boxes, every thread's `cp.async` copies waited at once
+option `box_ring`; asked with `box_depth` 0, persistent blocks take their parts `bid`,
+`bid + G`, ... through the ring in the same rolled loop, no block's end and start
+between two parts): 0, two boxes, every thread's `cp.async` copies waited at once
 (`cp.async.wait_group 0`), the next part's phase 1 issued before this part's phase 2
 (twice in the code: a prologue's and the loop's); S (2 to 8), a ring of S boxes, each
 with an mbarrier that every thread arrives on once its copies into the box land
@@ -1291,9 +1310,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
         ring = BOX_RING.get(flavour, 0) if depth >= 2 and stage_async else 0
-    if ring and (depth < 2 or not stage_async):
-        raise TilecError(f"tile: a ring of {ring} boxes takes a block's steps in parts (box_depth >= 2, got {depth}) "
-                         f"staged by cp.async (got {stage})")
+    if ring and (depth == 1 or not stage_async):
+        raise TilecError(f"tile: a ring of {ring} boxes takes a block's steps in parts (box_depth 0 or >= 2, got "
+                         f"{depth}) staged by cp.async (got {stage})")
     lanes = BOX_LANES.get(flavour, 0) if lanes is None else lanes
     carry = BOX_CARRY.get(flavour, 0) if carry is None else carry
     carry = int(carry)
@@ -1380,7 +1399,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         # `bid`, `bid + G`, ... (G the grid); the launch asks its multiprocessors to hold
         # that many (`tilec.min_blocks`: registers bounded so that they do)
         tgt = target_of(copy)
-        per_sm = min(tgt.threads_per_sm // threads, tgt.resident_blocks(2 * part_elems)) if tgt.smem_per_sm else 0
+        per_sm = min(tgt.threads_per_sm // threads, tgt.resident_blocks((ring or 2) * part_elems)) if tgt.smem_per_sm else 0
         slots = tgt.multiprocessors * per_sm
         known = [_static(x) for x in counts]
         if slots and None not in known:
@@ -1975,15 +1994,19 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     def at_k(kor: SSAValue) -> dict[int, SSAValue]:
         return {**origin0, kmode: kor}  # type: ignore[dict-item]
 
-    if depth == 1:
-        part(origin0, None, (1, 2))  # type: ignore[arg-type]
-    elif depth == 0:
-        # persistent (`slots` above): parts bid, bid + G, ... of all `total`, in turn
-        # through two boxes as below
+    def persistent_grid() -> tuple[SSAValue, SSAValue]:
+        """(all parts of the copy, G the persistent grid: at most the blocks resident)."""
         total = kcounts[0]
         for x in kcounts[1:]:
             total = k.muli(total, x)
-        g = k.add(arith.MinUIOp(total, c(slots))) if slots else total
+        return total, (k.add(arith.MinUIOp(total, c(slots))) if slots else total)
+
+    if depth == 1:
+        part(origin0, None, (1, 2))  # type: ignore[arg-type]
+    elif depth == 0 and not ring:
+        # persistent (`slots` above): parts bid, bid + G, ... of all `total`, in turn
+        # through two boxes as below
+        total, g = persistent_grid()
         part(origin_of(bid, tc), None, (1,))
         cbox = c(part_elems)
         trips = k.add(arith.CeilDivUIOp(k.subi(total, bid), g))
@@ -2002,31 +2025,40 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
         # of part j have landed (`cp_async_arrive`), so that parts j + 1 .. j + ring - 1
         # stay in flight while part j's phase 2 reads its box; the barrier after phase 2
         # frees the box that the next trip's phase 1 fills
+        # (`depth` 0: persistent, the block's parts bid, bid + G, ... of all `total`, as
+        # many as fall below it; else the block's `depth` parts of K from its origin)
         bars = k.add(MBarrierArrayOp(threads, ring))
         cbox = c(part_elems)
+        if depth == 0:
+            total, g = persistent_grid()
+            nparts = k.add(arith.CeilDivUIOp(k.subi(total, bid), g))
+        else:
+            nparts = c(depth)
 
-        def issue(jp: SSAValue, st: SSAValue) -> None:
-            """Part `jp`'s phase 1 into box `st` (where the part holds steps of K), and
-            the block's arrivals on the box's barrier."""
+        def in_part(jp: SSAValue, st: SSAValue, phases: tuple[int, ...]) -> None:
+            """The block's part `jp`'s `phases` in box `st` (where the part holds steps of K)."""
+            if depth == 0:
+                part(origin_of(k.addi(bid, k.muli(jp, g)), tc), k.muli(st, cbox), phases)
+                return
             kor = k.addi(origin0[kmode], k.muli(jp, tc))  # type: ignore[index]
             with k.when(k.cmp("ult", kor, n[kmode])):
-                part(at_k(kor), k.muli(st, cbox), (1,))
-            k.add(CpAsyncArriveOp(k.add(MBarrierAtOp(bars, st))))
+                part(at_k(kor), k.muli(st, cbox), phases)
 
-        # one loop of depth + ring - 1 trips, phase 1 and phase 2 once each in its body
-        # (one copy of their code): trip t issues part t and reads part t - ring + 1; a
-        # barrier ends every trip (the bytes past the view's last whole chunk are plain
-        # writes, which the mbarriers do not order)
-        with k.loop(c(0), c(depth + ring - 1), c(1)) as jt:
-            with k.when(k.cmp("ult", jt, c(depth))):
-                issue(jt, k.remui(jt, c(ring)))
+        # one loop of nparts + ring - 1 trips, phase 1 and phase 2 once each in its body
+        # (one copy of their code): trip t issues part t (and the block's arrivals on its
+        # box's barrier) and reads part t - ring + 1; a barrier ends every trip (the
+        # bytes past the view's last whole chunk are plain writes, which the mbarriers
+        # do not order)
+        with k.loop(c(0), k.addi(nparts, c(ring - 1)) if depth == 0 else c(depth + ring - 1), c(1)) as jt:
+            with k.when(k.cmp("ult", jt, nparts)):
+                st = k.remui(jt, c(ring))
+                in_part(jt, st, (1,))
+                k.add(CpAsyncArriveOp(k.add(MBarrierAtOp(bars, st))))
             with k.when(k.cmp("uge", jt, c(ring - 1))):
                 jc = k.subi(jt, c(ring - 1))
                 st = k.remui(jc, c(ring))
                 k.add(MBarrierWaitOp(k.add(MBarrierAtOp(bars, st)), k.andi(k.divui(jc, c(ring)), c(1))))
-                kor = k.addi(origin0[kmode], k.muli(jc, tc))  # type: ignore[index]
-                with k.when(k.cmp("ult", kor, n[kmode])):
-                    part(at_k(kor), k.muli(st, cbox), (2,))
+                in_part(jc, st, (2,))
             k.add(BarrierOp())
         ring_loop = k.block.last_op
         assert isinstance(ring_loop, scf.ForOp)
@@ -2728,8 +2760,12 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                 q0, rot, when_rot = phase2_row(per)
                 q0 = k.kept(q0) if issue & 64 else q0  # (`TILES_ISSUE` bit 64: not recomputed a chunk)
 
-                def lanes_body(rot: SSAValue | None) -> None:
-                    ci0 = k.kept(k.remui(tid, c(per))) if issue & 64 else k.remui(tid, c(per))
+                def keeps(rot: SSAValue | None) -> bool:
+                    """Bit 64's values kept in the body of rotation `rot` (bit 512: the rotated body's)."""
+                    return bool(issue & 64) or (bool(issue & 512) and rot is not None)
+
+                def lanes_body(rot: SSAValue | None, q0: SSAValue) -> None:
+                    ci0 = k.kept(k.remui(tid, c(per))) if keeps(rot) else k.remui(tid, c(per))
                     ds0, _, _, first0, _ = row(q0)
                     r00 = k.addi(k.subi(first0, ds0), k.muli(ci0, cvd))
                     if rot is None:  # (a mirrored box's runs compute their own)
@@ -2793,13 +2829,16 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
                                     store_chunk(q, ds, rs, re, cs, lambda: [k.addi(b, step) for b in held or base], fix,
                                                 held_at)
 
+                def kept_q0(rot: SSAValue | None) -> SSAValue:
+                    return k.kept(q0) if keeps(rot) and not issue & 64 else q0
+
                 if when_rot is None:
-                    lanes_body(rot)
+                    lanes_body(rot, kept_q0(rot))
                 else:  # run-time steps: the rotated loads only in the blocks whose steps ask them
                     with k.when(when_rot, otherwise=True) as to_else:
-                        lanes_body(rot)
+                        lanes_body(rot, kept_q0(rot))
                         to_else()
-                        lanes_body(None)
+                        lanes_body(None, q0)
         else:
             # the lanes: `P` consecutive `q` (a warp's lanes on consecutive destination runs),
             # `G` groups of them on chunks `G` apart; run `r + G V` starts at the residue mod V

@@ -256,10 +256,13 @@ class TilePass(ModulePass):
                      part's phase-1 copies in flight during this part's phase 2; 0,
                      persistent blocks (as many as the Target's multiprocessors
                      hold at once) taking every G-th part so, G the grid.
-      box_ring=S     with `box_depth` past 1: 0 two boxes, every copy waited at
-                     once; S in 2..8 a ring of S boxes of `box_smem` bytes, each
-                     waited on its own mbarrier (`layout.cp_async_arrive`), one
-                     rolled loop: S - 1 parts in flight while one is written.
+      box_ring=S     with `box_depth` past 1 (or 0): 0 two boxes, every copy
+                     waited at once; S in 2..8 a ring of S boxes of `box_smem`
+                     bytes, each waited on its own mbarrier
+                     (`layout.cp_async_arrive`), one rolled loop: S - 1 parts in
+                     flight while one is written (persistent blocks: the block's
+                     every G-th part so, from one part to the next without a block's
+                     end and start between them).
                      Default per flavour (`_box_tile.BOX_RING`): 2 for `flat`, as
                      measured (more boxes were slower).
       box_carry=C    how a `box<flat>` copy's phase 2 gives its work: 0 the work
@@ -406,7 +409,8 @@ class TilePass(ModulePass):
       tiles_issue=B  bits, how a `box<tiles>` block issues its work
                      (default `_box_tile.tiles_issue_of`'s: `TILES_ISSUE`, 0, but for
                      the sizes of `TILES_ISSUE_BYTES`, and `TILES_ISSUE_CONSTANT`
-                     more for 1-byte boxes of constant extents): 1, a thread's phase-1
+                     more for 1-byte boxes of constant extents, `TILES_ISSUE_RUNTIME`
+                     of run-time ones): 1, a thread's phase-1
                      copies in one commit group; 2, phase 2's chunk
                      loop of a destination run unrolled; 4, phase 1's line loop
                      over runs, a thread's slot of a run fixed; 8, that loop with a
@@ -415,7 +419,9 @@ class TilePass(ModulePass):
                      (over 2), the chunk loop unrolled by 2; 64, phase 2's
                      thread values kept (not recomputed a chunk); 128, a run's box
                      addresses kept once a run; 256, the edge path's elements
-                     read at the whole chunk's box addresses (no addresses of its own).
+                     read at the whole chunk's box addresses (no addresses of its own);
+                     512, 64's values kept only where the loads are rotated (the
+                     rotated one of the two phase-2 bodies a run-time test chooses).
       tiles_short=B  the largest source element (bytes) of a `box<tiles>` copy whose
                      source-contiguous mode is short, its runs that mode whole
                      (`_copy_cost.TILES_SHORT_BYTES`; default 2; 0 none; `copy-strategy`'s
@@ -578,8 +584,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: tiles_merge_banks={self.tiles_merge_banks} must be 0 or 1")
         if self.tiles_fill not in range(8):
             raise TilecError(f"tile: tiles_fill={self.tiles_fill} must be in [0, 7]")
-        if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 511:
-            raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 511]")
+        if self.tiles_issue is not None and not 0 <= self.tiles_issue <= 1023:
+            raise TilecError(f"tile: tiles_issue={self.tiles_issue} must be in [0, 1023]")
         if self.tiles_columns not in (0, 1):
             raise TilecError(f"tile: tiles_columns={self.tiles_columns} must be 0 or 1")
         if self.tiles_lines not in (None, 0, 1, 2, 3):
@@ -931,9 +937,10 @@ class TilePass(ModulePass):
                          lines_bits, bool(self.tiles_merge_banks), self.tiles_fill, self.box_prefetch,
                          self.box_slot32,
                          None if self.box_l1 is None else bool(self.box_l1), mirror,
-                         tiles_issue_of(facts.src_bytes, self.tiles_issue, constant_plain=(
-                             not merged and not facts.converts and facts.src_bytes in TILES_SECTOR_PLAIN_BYTES
-                             and all(isinstance(m.extent, int) for m in facts.modes))), self.box_blocks,
+                         tiles_issue_of(facts.src_bytes, self.tiles_issue,
+                                        plain=(not merged and not facts.converts
+                                               and facts.src_bytes in TILES_SECTOR_PLAIN_BYTES),
+                                        constant=all(isinstance(m.extent, int) for m in facts.modes)), self.box_blocks,
                          None if self.box_fit is None else bool(self.box_fit), self.box_split, self.box_runs)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))

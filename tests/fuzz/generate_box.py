@@ -213,7 +213,7 @@ def draw_depth(rng: random.Random, scale: int = 1) -> BoxCopy:
     smem = rng.choice([2048, 4096]) if flavour != "rows" else max(2048, 2 * _slot(c.shape[1] * c.shape[3]))
     one_sm = depth == 0 and rng.random() < 0.5
     routes = {"box_depth": depth, "box_smem": smem}
-    if depth >= 2:  # the parts through two boxes (0), a ring of 2 to 4 (`layout.cp_async_arrive`), or the default
+    if depth != 1:  # the parts through two boxes (0), a ring of 2 to 4 (`layout.cp_async_arrive`), or the default
         ring = rng.choice([None, 0, 2, 3, 4])
         if ring is not None:
             routes["box_ring"] = ring

@@ -126,14 +126,16 @@ def test_the_row_rule_draws_reach_every_step():
 
 def test_the_draws_of_session_37_reach_every_option():
     """Every flavour of box in parts at every depth (0 persistent, on one multiprocessor or
-    the Target's), through two boxes or a ring of 2 to 4, every conversion of the converting box with and without a grid mode,
+    the Target's), through two boxes or a ring of 2 to 4 (persistent ones too), every conversion of the converting box with and without a grid mode,
     short `D`s copied and converted."""
     draws = {f: [draw(f, s) for s in range(300)] for f in SESSION_37}
     assert {(c.strategy, c.routes["box_depth"]) for c in draws["depth"]} == \
         {(f"box<{f}>", d) for f in ("flat", "rows", "span", "cols") for d in (0, 2, 3, 4)}
     assert {c.one_sm for c in draws["depth"] if c.routes["box_depth"] == 0} == {False, True}
-    assert {(c.strategy, c.routes.get("box_ring")) for c in draws["depth"] if c.routes["box_depth"] >= 2} == \
-        {(f"box<{f}>", r) for f in ("flat", "rows", "span", "cols") for r in (None, 0, 2, 3, 4)}
+    for persistent in (False, True):
+        assert {(c.strategy, c.routes.get("box_ring")) for c in draws["depth"]
+                if (c.routes["box_depth"] == 0) == persistent} == \
+            {(f"box<{f}>", r) for f in ("flat", "rows", "span", "cols") for r in (None, 0, 2, 3, 4)}
     assert {(c.dtype, c.dst_dtype) for c in draws["convert"]} == set(CONVERSIONS)
     assert {len(c.shape) for c in draws["convert"]} == {2, 3} == {len(c.shape) for c in draws["shortd"]}
     assert {bool(c.dst_dtype) for c in draws["shortd"]} == {False, True}

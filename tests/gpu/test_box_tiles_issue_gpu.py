@@ -3,7 +3,7 @@
 phase 1's line loop over runs, a thread's slot fixed or a quarter warp a run; 16, phase 2's
 edge loop rolled; 32, the chunk loop unrolled by 2; 64, phase 2's thread values kept; 128, a
 destination run's box addresses kept, a chunk's at constant steps from them; 256, the edge
-path's elements read at the whole chunk's box addresses) through
+path's elements read at the whole chunk's box addresses; 512, 64's values kept in the rotated body only) through
 `tilec.copy_` on PyTorch tensors: int8 odd transposes (square and not: the rotated phase 2
 too), f16 and uint8 -> int16, the views at element offsets, the destination's buffer
 poisoned and compared with PyTorch's `copy_` bit for bit (nothing around the view written)."""
@@ -23,7 +23,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("issue", [3, 9, 11, 17, 19, 25, 51, 89, 91, 137, 219, 259, 265, 393])
+@pytest.mark.parametrize("issue", [3, 9, 11, 17, 19, 25, 51, 89, 91, 137, 219, 259, 265, 393, 521, 777])
 @pytest.mark.parametrize("base, sd, dd, so, do", CASES)
 def test_tiles_box_issue_on_the_gpu(base, sd, dd, so, do, issue):
     import math

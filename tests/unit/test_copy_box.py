@@ -419,6 +419,28 @@ def test_persistent_box_blocks_match_numpy(monkeypatch, routes, nvrtc_available)
     assert sources and all("smem[4096]" in text and "__launch_bounds__(256, 8)" in text for text in sources)
 
 
+@pytest.mark.parametrize("ring", [2, 3])
+def test_persistent_box_blocks_through_a_ring_match_numpy(monkeypatch, routes, ring, nvrtc_available):
+    # box_depth=0 with box_ring=S: persistent blocks whose parts bid, bid + G, ... go
+    # through a ring of S boxes in one rolled loop (part t issued at trip t, part t - S + 1
+    # read; the executor checks each read of a box against the copies its barrier's phase
+    # lands); on a Target of one multiprocessor every block takes several parts, some one
+    # more than others: every destination element written once, exactly
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    import dataclasses
+
+    from tilec.passes import _box_tile
+    from tilec.support.target import target
+
+    one_sm = dataclasses.replace(target("sm_90"), multiprocessors=1)
+    monkeypatch.setattr(_box_tile, "target_of", lambda op: one_sm)
+    routes(box_depth=0, box_ring=ring, box_smem=2048)
+    sources = _run_compiled(_cases(np.random.default_rng(12 + ring)))
+    assert sources and all(f"smem[{2048 * ring}]" in text and "tilec_cp_async_mbarrier_arrive(" in text
+                           and "__launch_bounds__(256, 8)" in text for text in sources)
+
+
 def test_box_copies_of_bool_and_uint8_match_numpy():
     rng = np.random.default_rng(3)
     for dtype in ("bool", "uint8"):

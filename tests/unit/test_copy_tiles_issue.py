@@ -37,7 +37,7 @@ def _case(seed: int, shape: tuple[int, int], dst_dtype):
     return src, base, view
 
 
-@pytest.mark.parametrize("issue", [1, 2, 4, 11, 15, 17, 27, 51, 91, 137, 219, 265, 267, 393])
+@pytest.mark.parametrize("issue", [1, 2, 4, 11, 15, 17, 27, 51, 91, 137, 219, 265, 267, 393, 521, 777])
 @pytest.mark.parametrize("shape, dst_dtype", [((600, 300), None), ((150, 521), None), ((301, 203), "int16"),
                                               ((601, 297), None)])
 def test_issue_bits_copy_exactly(routes, nvrtc_available, issue, shape, dst_dtype):
@@ -79,6 +79,23 @@ def test_issue_bits_copy_exactly(routes, nvrtc_available, issue, shape, dst_dtyp
     assert np.array_equal(base, want)
 
 
+def test_bit_512_keeps_bit_64s_values_in_the_rotated_body_only(routes):
+    """copy_'s int8 kernel builds phase 2 twice (rotated loads, and not) under a run-time
+    test of the steps: bit 64 keeps the thread's first run in both bodies and its chunk
+    lane in each, bit 512 only the rotated body's two (the text alone, no executor)."""
+    src, base, view = _case(3, (601, 297), None)
+    key = plan_copy(_operand(view(base), None), _operand(src, None)).key
+
+    def kept(issue: int) -> int:
+        routes(box_smem=143 * 144, tiles_issue=issue)
+        return CopyKernels(arch="sm_90", disk=False).get(key).kernel.source.count('asm volatile("" : "+r"')
+
+    plain = kept(265)
+    assert kept(265 | 64) - plain == 3
+    assert kept(265 | 512) - plain == 2
+    assert kept(265 | 512 | 64) - plain == 3
+
+
 @pytest.mark.parametrize("issue", [1, 3, 9])
 def test_uncommitted_copies_land_at_the_committing_wait_on_the_executor(routes, monkeypatch, issue):
     """The `tile` pass's output (before lower-to-gpu) on the reference executor: the
@@ -107,11 +124,17 @@ def test_uncommitted_copies_land_at_the_committing_wait_on_the_executor(routes, 
 
 
 def test_the_rule_by_element_size_and_the_option_over_it():
-    from tilec.passes._box_tile import TILES_ISSUE, TILES_ISSUE_BYTES, TILES_ISSUE_CONSTANT, tiles_issue_of
+    from tilec.passes._box_tile import (TILES_ISSUE, TILES_ISSUE_BYTES, TILES_ISSUE_CONSTANT, TILES_ISSUE_RUNTIME,
+                                        tiles_issue_of)
 
     for e in (1, 2, 4, 8):
         assert tiles_issue_of(e, None) == TILES_ISSUE_BYTES.get(e, TILES_ISSUE)
+        assert tiles_issue_of(e, None, constant=True) == TILES_ISSUE_BYTES.get(e, TILES_ISSUE)
         assert tiles_issue_of(e, 0) == 0 and tiles_issue_of(e, 11) == 11
-        # a 1-byte box of constant extents, not converted nor merged: the kept edge too (b0048)
-        assert tiles_issue_of(e, None, constant_plain=True) == TILES_ISSUE_BYTES.get(e, TILES_ISSUE) | TILES_ISSUE_CONSTANT
-        assert tiles_issue_of(e, 0, constant_plain=True) == 0
+        # a 1-byte box (the caller's `plain`: not converted nor merged): the kept edge too, of
+        # constant extents (b0048), of run-time ones with bit 64's values in the rotated body (flat49)
+        rule = TILES_ISSUE_BYTES.get(e, TILES_ISSUE)
+        assert tiles_issue_of(e, None, plain=True, constant=True) == rule | TILES_ISSUE_CONSTANT
+        assert tiles_issue_of(e, None, plain=True) == rule | TILES_ISSUE_RUNTIME
+        assert tiles_issue_of(e, 0, plain=True, constant=True) == 0 == tiles_issue_of(e, 0, plain=True)
+    assert tiles_issue_of(1, None, plain=True) == 777 and tiles_issue_of(1, None, plain=True, constant=True) == 265

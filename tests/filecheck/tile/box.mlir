@@ -25,6 +25,9 @@
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=2 box_ring=4}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=3 box_ring=3}' | filecheck %s --check-prefix=RING
 // RUN: not tilec %s -p 'copy-strategy,tile{box_ring=9}' 2>&1 | filecheck %s --check-prefix=RING-ERR
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=0 box_ring=2}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=96 box_carry=4 box_slot32=1 box_depth=0 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
+// RUN: tilec %s -p 'copy-strategy{box_smem=1024},tile{box_smem=1024 threads=64 box_depth=0 box_ring=3}' | filecheck %s --check-prefix=PRING
 // RUN: not tilec %s -p 'copy-strategy,tile{box_depth=1 box_ring=3}' 2>&1 | filecheck %s --check-prefix=RING-DEPTH
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_carry=1}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
 // RUN: tilec %s -p 'copy-strategy{box_smem=2048},tile{box_smem=2048 threads=64 box_carry=1 box_depth=3 box_ring=3}' --check-equivalence | filecheck %s --check-prefix=EQ-SMALL
@@ -138,8 +141,29 @@
 // RING-NEXT:      } {tilec.unroll = 1 : i64}
 // RING-NOT:       layout.async_wait
 // RING-LABEL: func.func @flat_misaligned
+
+// box_depth=0 box_ring=3: persistent blocks (G of them, at most the resident blocks)
+// through a ring of 3 boxes: block bid's parts bid, bid + G, ... (ceil((parts - bid) / G)
+// of them) in one rolled loop of that many trips + 2, as the ring above.
+// PRING-LABEL: func.func @flat(
+// PRING:         layout.launch
+// PRING:           layout.alloc : !layout.tensor<i8, #layout.cute<(3072):(1)>, smem>
+// PRING-NEXT:      %[[BARS:.*]] = layout.mbarrier_array {count = 64 : i64, stages = 3 : i64}
+// PRING:           %[[G:.*]] = arith.minui %[[ALL:.*]], %{{.*}} : index
+// PRING-NEXT:      %[[LEFT:.*]] = arith.subi %[[ALL]], %{{.*}} : index
+// PRING-NEXT:      %[[N:.*]] = arith.ceildivui %[[LEFT]], %[[G]] : index
+// PRING:           %[[TRIPS:.*]] = arith.addi %[[N]], %{{.*}} : index
+// PRING:           scf.for %[[T:.*]] = %{{.*}} to %[[TRIPS]] step %{{.*}} {
+// PRING:             arith.cmpi ult, %[[T]], %[[N]] : index
+// PRING:               layout.copy_chunk_async
+// PRING:               layout.cp_async_arrive
+// PRING:               layout.mbarrier_wait
+// PRING:                   layout.write %{{.*}}, %{{.*}}[%{{.*}}] {width = 16 : i64} : vector<16xi8>
+// PRING:             layout.barrier
+// PRING-NEXT:      } {tilec.unroll = 1 : i64}
+// PRING-LABEL: func.func @flat_misaligned
 // RING-ERR: tile: box_ring=9 must be 0 or in [2, 8]
-// RING-DEPTH: tile: a ring of 3 boxes takes a block's steps in parts (box_depth >= 2, got 1)
+// RING-DEPTH: tile: a ring of 3 boxes takes a block's steps in parts (box_depth 0 or >= 2, got 1)
 
 // box_carry=1 and 4 (the default for flat): a flat phase 2's warps take their units
 // directly (from the warp's index, a step of the block's warps), lane l run g / njg 4 +

@@ -5,7 +5,7 @@
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_issue=0}' | filecheck %s --check-prefix=OFF
 // RUN: tilec %s -p 'expand-iterators,copy-strategy,tile{tiles_issue=3},order-grid,accelerate-matmul,split-accumulator,tma-epilogue,tma,coarsen-grid,distribute,chunk-rows,pack-rows,choose-warps,stash-rereads,sink-reductions,coalesce,vectorize,software-pipeline,vectorize-pointers,vectorize-element-loops,remove-layout-conversions,warp-specialize{marked=true},prefetch-operands,lower-convert-layout,lower-to-gpu,canonicalize,eliminate-barriers' -t cuda | filecheck %s --check-prefix=CUDA
 // RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s --check-prefix=RULE
-// RUN: not tilec %s -p 'copy-strategy,tile{tiles_issue=512}' 2>&1 | filecheck %s --check-prefix=BAD
+// RUN: not tilec %s -p 'copy-strategy,tile{tiles_issue=1024}' 2>&1 | filecheck %s --check-prefix=BAD
 // `tile{tiles_issue=B}` (`_box_tile.TILES_ISSUE`, 0 by default) on an int8 box<tiles> transpose
 // (runs from every residue). Bit 1: the phase-1 copies commit no group each (`uncommitted`);
 // phase 1's wait commits them (`commit`: cp.async.wait_all). Bit 8: a quarter warp a run, each
@@ -16,7 +16,7 @@
 // The default pipeline's CUDA with bits 1 and 2: the copies' loop without a commit, one
 // commit right before the wait; the chunk loop `#pragma unroll 3`.
 // EQ: @transpose: equivalent after
-// BAD: tile: tiles_issue=512 must be in [0, 511]
+// BAD: tile: tiles_issue=1024 must be in [0, 1023]
 
 // CHECK-LABEL: func.func @transpose
 // CHECK:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(512)

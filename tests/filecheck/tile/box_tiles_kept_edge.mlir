@@ -2,6 +2,7 @@
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_issue=265}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_issue=393}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy,tile{tiles_grain=32 tiles_issue=265}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{tiles_grain=32 tiles_issue=777}' --check-equivalence | filecheck %s --check-prefix=EQ
 // `tile{tiles_issue=B}` bit 256 (`_box_tile.TILES_ISSUE`) on int8 box<tiles> transposes: phase 2's
 // element-wise path (a destination chunk the row's ends cut) reads element t at the whole
 // chunk's box address t (the kept run addresses plus the chunk's step), one `scf.if` an
