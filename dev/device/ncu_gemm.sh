@@ -13,14 +13,17 @@ cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/out}/ncu; mkdir -p "$out"
 f="$out/gemm_$(echo "$*" | tr -c 'A-Za-z0-9_.\n-' '_' | cut -c1-120)"
 metrics=$(python3 -c "import sys; sys.path.insert(0, 'dev/device'); import ncu_gemm; print(ncu_gemm.METRICS)")
+traffic=$(python3 -c "import sys; sys.path.insert(0, 'dev/device'); import ncu_gemm; print(ncu_gemm.TRAFFIC_METRICS)")
 run() {  # ncu's extra arguments
   ncu --clock-control ${NCU_CLOCK:-none} --profile-from-start off --csv --page raw \
     --section SpeedOfLight --section WarpStateStats --section LaunchStats "$@" \
     python3 dev/device/ncu_gemm.py $names > "$f.csv" 2> "$f.err" || { echo "ncu failed: $names"; tail -3 "$f.err"; }
 }
 names="$*"
-run --metrics "$metrics"
-# a metric this ncu does not know fails the whole run: again with the sections' own
-grep -qi "metric" "$f.err" "$f.csv" && ! grep -q '^"[0-9]' "$f.csv" && { echo "again without --metrics"; run; }
+unknown() { grep -qi "metric" "$f.err" "$f.csv" && ! grep -q '^"[0-9]' "$f.csv"; }
+run --metrics "$metrics,$traffic"
+# a metric this ncu does not know fails the whole run: again without the traffic's, then with the sections' own
+unknown && { echo "again without the traffic metrics"; run --metrics "$metrics"; }
+unknown && { echo "again without --metrics"; run; }
 grep "^# " "$f.err"
 python3 dev/device/ncu_gemm.py --summary < "$f.csv"
