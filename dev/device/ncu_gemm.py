@@ -97,6 +97,49 @@ def summary(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+BRIEF = (("gpu__time_duration.sum", "us", 1e6), ("gpc__cycles_elapsed.max", "kcyc", 1e-3),
+         ("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", "tens%", 1),
+         ("lts__t_bytes.sum", "L2MB", 1e-6), ("lts__t_sectors_srcunit_tex.sum", "texM", 1e-6),
+         ("lts__t_sectors_srcunit_ltcfabric.sum", "fabM", 1e-6),
+         ("lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "rdhitM", 1e-6),
+         ("lts__d_sectors_fill_device.sum", "fillM", 1e-6), ("dram__bytes_read.sum", "dramMB", 1e-6),
+         ("smsp__inst_executed.sum", "instM", 1e-6), ("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "smwfM", 1e-6))
+"""`--brief`'s figures: (metric, label, factor to the label's unit from the base unit)."""
+
+
+def _base(r: dict, metric: str) -> float | None:
+    """The metric's value in its base unit (byte, second, sector, inst, cycle): ncu prints them with a prefix
+    on the unit (Kbyte ... Gbyte, nsecond / ns ..., Msector)."""
+    v = _number(r.get(metric))
+    unit = (r.get("_units") or {}).get(metric, "")
+    prefix = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "n": 1e-9, "u": 1e-6, "m": 1e-3}
+    if v is not None and unit in ("ns", "us", "ms"):
+        return v * prefix[unit[0]]
+    if v is not None and len(unit) > 1 and unit[0] in prefix and unit[1:] in ("byte", "sector", "inst", "cycle",
+                                                                               "second", "request", "warp"):
+        return v * prefix[unit[0]]
+    return v
+
+
+def brief(rows: list[dict]) -> str:
+    """One short line a kernel (b3k49's table): its place in the profile (the names' order) and its name's head
+    (cuBLAS's `nvjet_..._<tile>_<stages>_<cluster>_<raster>...`), then `BRIEF`'s figures in their labels' units and
+    the two largest stalls."""
+    lines = []
+    for i, r in enumerate(rows):
+        name = r.get("Kernel Name", "?")
+        short = f"{i} " + (re.sub(r"^nvjet_sm90_tst_", "cuBLAS ", name)[:36] if "nvjet" in name else name[:12])
+        vals = []
+        for metric, label, f in BRIEF:
+            v = _base(r, metric)
+            vals.append(f"{label} {v * f:.4g}" if v is not None else f"{label} -")
+        stalls = sorted(((k.split("stalled_")[1].split("_per")[0], _number(v)) for k, v in r.items()
+                         if k.startswith("smsp__average_warps_issue_stalled_") and k.endswith("per_issue_active.ratio")
+                         and _number(v) is not None), key=lambda x: -x[1])[:2]
+        lines.append(f"{short}: " + " ".join(vals) + " | " + " ".join(f"{s} {v:.1f}" for s, v in stalls))
+    return "\n".join(lines)
+
+
 def operands(shape: str):
     """A (M, K), B (K, N) bf16 on the GPU for `MxNxK` (B row-major) or `MxNxKt` (B the
     transpose of a row-major (N, K), as `x @ w.t()`), random, seeded."""
@@ -171,7 +214,8 @@ def profile(args: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--summary":
-        print(summary(read_raw(sys.stdin.read().splitlines())) or "no kernel profiled")
+    if sys.argv[1] in ("--summary", "--brief"):
+        rows = read_raw(sys.stdin.read().splitlines())
+        print((summary if sys.argv[1] == "--summary" else brief)(rows) or "no kernel profiled")
     else:
         profile(sys.argv[1:])
