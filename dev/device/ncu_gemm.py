@@ -39,11 +39,12 @@ METRICS = ("dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,lts__t_s
 """The metrics asked for beside the sections (ncu's `--metrics`)."""
 
 TRAFFIC_METRICS = ("lts__t_sectors_srcunit_tex.sum,lts__t_sectors_srcunit_ltcfabric.sum,"
+                   "lts__t_requests_srcunit_tex.sum,lts__t_requests_srcunit_ltcfabric.sum,"
                    "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__d_sectors_fill_device.sum,"
                    "smsp__inst_executed.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum")
-"""Asked for beside `METRICS` first (b3k49: where a kernel's energy a FLOP goes): the L2's sectors from the
-SMs (`tex`) and from the other L2 partition (`ltcfabric`: a near partition's miss looked up in the far one,
-A100/H100's split L2), the SMs' read sectors that hit, the sectors filled from DRAM, the instructions issued and
+"""Asked for beside `METRICS` first (b3k49: where a kernel's energy a FLOP goes): the L2's sectors and
+requests from the SMs (`tex`: a TMA box row is a request) and from the other L2 partition (`ltcfabric`: a near
+partition's miss looked up in the far one, A100/H100's split L2), the SMs' read sectors that hit, the sectors filled from DRAM, the instructions issued and
 the shared-memory wavefronts of the LSU pipe (the epilogue's; wgmma's operand reads are not LSU). A name this
 ncu does not know fails the run: ncu_gemm.sh then asks for `METRICS` alone."""
 
@@ -70,6 +71,8 @@ SHOWN = (
     ("smsp__issue_active.avg.per_cycle_active", "issue/clk", 1),
     ("lts__t_sectors_srcunit_tex.sum", "l2texsecM", 1e-6),
     ("lts__t_sectors_srcunit_ltcfabric.sum", "l2fabricsecM", 1e-6),
+    ("lts__t_requests_srcunit_tex.sum", "l2texreqM", 1e-6),
+    ("lts__t_requests_srcunit_ltcfabric.sum", "l2fabricreqM", 1e-6),
     ("lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "l2texrdhitM", 1e-6),
     ("lts__d_sectors_fill_device.sum", "l2fillsecM", 1e-6),
     ("smsp__inst_executed.sum", "instM", 1e-6),
@@ -100,7 +103,8 @@ def summary(rows: list[dict]) -> str:
 BRIEF = (("gpu__time_duration.sum", "us", 1e6), ("gpc__cycles_elapsed.max", "kcyc", 1e-3),
          ("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", "tens%", 1),
          ("lts__t_bytes.sum", "L2MB", 1e-6), ("lts__t_sectors_srcunit_tex.sum", "texM", 1e-6),
-         ("lts__t_sectors_srcunit_ltcfabric.sum", "fabM", 1e-6),
+         ("lts__t_sectors_srcunit_ltcfabric.sum", "fabM", 1e-6), ("lts__t_requests_srcunit_tex.sum", "texRqM", 1e-6),
+         ("lts__t_requests_srcunit_ltcfabric.sum", "fabRqM", 1e-6),
          ("lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "rdhitM", 1e-6),
          ("lts__d_sectors_fill_device.sum", "fillM", 1e-6), ("dram__bytes_read.sum", "dramMB", 1e-6),
          ("smsp__inst_executed.sum", "instM", 1e-6), ("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "smwfM", 1e-6))
