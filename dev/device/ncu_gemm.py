@@ -44,8 +44,9 @@ TRAFFIC_METRICS = ("lts__t_sectors_srcunit_tex.sum,lts__t_sectors_srcunit_ltcfab
                    "smsp__inst_executed.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum")
 """Asked for beside `METRICS` first (b3k49: where a kernel's energy a FLOP goes): the L2's sectors and
 requests from the SMs (`tex`: a TMA box row is a request) and from the other L2 partition (`ltcfabric`: a near
-partition's miss looked up in the far one, A100/H100's split L2), the SMs' read sectors that hit, the sectors filled from DRAM, the instructions issued and
-the shared-memory wavefronts of the LSU pipe (the epilogue's; wgmma's operand reads are not LSU). A name this
+partition's miss looked up in the far one, A100/H100's split L2), the SMs' read sectors that hit, the sectors
+filled from DRAM, the instructions issued and the shared-memory wavefronts of the LSU pipe (the epilogue's;
+wgmma's operand reads are not LSU). A name this
 ncu does not know fails the run: ncu_gemm.sh then asks for `METRICS` alone."""
 
 SHOWN = (
