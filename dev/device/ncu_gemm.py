@@ -42,12 +42,12 @@ TRAFFIC_METRICS = ("lts__t_sectors_srcunit_tex.sum,lts__t_sectors_srcunit_ltcfab
                    "lts__t_requests_srcunit_tex.sum,lts__t_requests_srcunit_ltcfabric.sum,"
                    "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__d_sectors_fill_device.sum,"
                    "smsp__inst_executed.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum")
-"""Asked for beside `METRICS` first (b3k49: where a kernel's energy a FLOP goes): the L2's sectors and
-requests from the SMs (`tex`: sectors a request say how the TMA's boxes are cut) and from the other L2
-partition (`ltcfabric`: a near partition's miss looked up in the far one, A100/H100's split L2), the SMs' read sectors that hit, the sectors
-filled from DRAM, the instructions issued and the shared-memory wavefronts of the LSU pipe (the epilogue's;
-wgmma's operand reads are not LSU). A name this ncu does not know fails the run: ncu_gemm.sh then asks for
-`METRICS` alone."""
+"""Asked for beside `METRICS` first (b3k49: where a kernel's energy a FLOP goes): the L2's sectors
+and requests from the SMs (`tex`: sectors a request say how the TMA's boxes are cut) and from the other
+L2 partition (`ltcfabric`: a near partition's miss looked up in the far one, A100/H100's split L2), the
+SMs' read sectors that hit, the sectors filled from DRAM, the instructions issued and the shared-memory
+wavefronts of the LSU pipe (the epilogue's; wgmma's operand reads are not LSU). A name this ncu does not
+know fails the run: ncu_gemm.sh then asks for `METRICS` alone."""
 
 SHOWN = (
     ("gpu__time_duration.sum", "us", 1e-3),
