@@ -356,7 +356,10 @@ class GemmConfig:
     raster_n: bool = False
     """The persistent walk's groups along N (`gemm_hopper_ws(raster_n=True)`, named `:rn`; CUTLASS's raster
     along N): consecutive tiles (clusters) walk along `group` block columns, then to the next block row,
-    instead of down `group` block rows. An option until measured."""
+    instead of down `group` block rows. An option, off: on the H200 it moves neither the L2's requests nor its
+    fabric traffic, and in turns per call / queued it ties or loses (3000 x 5000 x 7000 in pairs: `:rn` x0.993 /
+    x0.981 of the rule, `:rn:g16` x1.004 / x0.998; 4000^3 x0.991 / x0.995; 8192 x 7000 x 7000 `:rn:g16` x0.996 /
+    x0.998; benchmarks/NOTES.md, b3k49)."""
 
     clip_small: bool = False
     """Swapped: after a block's first trip, A^T's box clipped to M's rows (`layout.tma_load
