@@ -360,6 +360,14 @@ class GemmConfig:
     5000 x 7000 and x0.935 at 4000^3 (rows whole sectors): the split wgmma reads A twice a K step; and the
     misaligned boxes it thins are not the rule's gap to cuBLAS (benchmarks/NOTES.md, b3k46)."""
 
+    raster_n: bool = False
+    """The persistent walk's groups along N (`gemm_hopper_ws(raster_n=True)`, named `:rn`; CUTLASS's raster
+    along N): consecutive tiles (clusters) walk along `group` block columns, then to the next block row,
+    instead of down `group` block rows. An option, off: on the H200 it moves neither the L2's requests nor its
+    fabric traffic, and in turns per call / queued it ties or loses (3000 x 5000 x 7000 in pairs: `:rn` x0.993 /
+    x0.981 of the rule, `:rn:g16` x1.004 / x0.998; 4000^3 x0.991 / x0.995; 8192 x 7000 x 7000 `:rn:g16` x0.996 /
+    x0.998; benchmarks/NOTES.md, b3k49)."""
+
     clip_small: bool = False
     """Swapped: after a block's first trip, A^T's box clipped to M's rows (`layout.tma_load
     {clip}`, its run-time bytes expected by `layout.mbarrier_expect_tx`), so that the TMA asks
@@ -371,7 +379,7 @@ class GemmConfig:
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
         `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages`, `small_prefetch`, `b_first`,
-        `k_rotate`, `k_rotate_step`, `arrive_last` and `b_panels`."""
+        `k_rotate`, `k_rotate_step`, `arrive_last`, `b_panels` and `raster_n`."""
         kw = self._kwargs(sms)
         if self.scale_prefetch:
             kw["scale_prefetch"] = True
@@ -391,6 +399,8 @@ class GemmConfig:
             kw["arrive_last"] = True
         if self.b_panels:
             kw["b_panels"] = True
+        if self.raster_n:
+            kw["raster_n"] = True
         if self.pdl:
             kw["pdl"] = True
         if self.pdl_weight:

@@ -437,24 +437,26 @@ def _program(m: int | None, n: int, k: int, bm: int, bn: int, bk: int, bc: int, 
     return g
 
 
-def _tile_of(g, m: int | None, n: int, bm: int, bn: int, group: int, cluster: tuple[int, int], t) -> None:
+def _tile_of(g, m: int | None, n: int, bm: int, bn: int, group: int, cluster: tuple[int, int], t,
+             along_n: bool = False) -> None:
     """`g.bx`, `g.by` of the persistent walk's tile `t` (`gemm_hopper_ws`): grouped order
-    with `group` > 1 (`_grouped`), else row-major; with `cluster` (cm, cn) of more than one
-    block, `t` is a group of cm block rows by cn block columns (`g.gm2` x `g.gn2` of them,
-    in grouped order of `group / cm` group rows) and the tile the block's of it, by its
-    place in the cluster (`g.rx`, `g.ry`)."""
+    with `group` > 1 (`_grouped`; `along_n`: of `group` block columns), else row-major; with
+    `cluster` (cm, cn) of more than one block, `t` is a group of cm block rows by cn block
+    columns (`g.gm2` x `g.gn2` of them, in grouped order of `group / cm` group rows, `along_n`:
+    of `group / cn` group columns) and the tile the block's of it, by its place in the cluster
+    (`g.rx`, `g.ry`)."""
     p = g.p
     cm, cn = cluster
     if cm * cn == 1:
         if group > 1:
-            _grouped(g, m, n, bm, bn, group, t)
+            _grouped(g, m, n, bm, bn, group, t, along_n)
         else:
             g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
         return
     gm, gn = g.gm, g.gn
     g.gm, g.gn = g.gm2, g.gn2
     if group > 1:
-        _grouped(g, m, n, cm * bm, cn * bn, max(1, group // cm), t)
+        _grouped(g, m, n, cm * bm, cn * bn, max(1, group // (cn if along_n else cm)), t, along_n)
     else:
         g.bx, g.by = p.divui(t, g.gn).named("bx"), p.remui(t, g.gn).named("by")
     g.gm, g.gn = gm, gn
@@ -466,20 +468,26 @@ def _tile_of(g, m: int | None, n: int, bm: int, bn: int, group: int, cluster: tu
         g.by = ((g.by * cnv).named("paircol") + g.ry).named("by")
 
 
-def _grouped(g, m: int | None, n: int, bm: int, bn: int, group: int, pid) -> None:
+def _grouped(g, m: int | None, n: int, bm: int, bn: int, group: int, pid, along_n: bool = False) -> None:
     """`g.bx`, `g.by` of the linear tile index `pid` in grouped order (Triton's
     `GROUP_SIZE_M`): consecutive tiles walk down `group` block rows of C, then to the
     next block column, so the blocks in flight share their A and B tiles in L2; the
-    last group has the rows that are left (at run time when M is)."""
+    last group has the rows that are left (at run time when M is). `along_n`: the same
+    walk transposed (CUTLASS's raster along N): consecutive tiles walk along `group` block
+    columns, then to the next block row; the last group has the columns that are left."""
     p = g.p
+    if along_n:  # the walk of C^T's tiles, its block rows ours columns
+        gm, gn = g.gm, g.gn
+        g.gm, g.gn = gn, gm
+        if m is None:
+            _grouped_run_time_rows(g, group, pid)
+        else:
+            _grouped(g, n, m, bn, bm, group, pid)
+        g.gm, g.gn = gm, gn
+        g.bx, g.by = g.by, g.bx
+        return
     if m is None:
-        gg = p.constant(group).named("gg")
-        grw = (gg * g.gn).named("grw")
-        grpi, ingrp = p.divui(pid, grw).named("grpi"), p.remui(pid, grw).named("ingrp")
-        grow0 = (grpi * gg).named("grow0")
-        gs = p.minui((g.gm - grow0).named("gleft"), gg).named("gsz")
-        g.bx = (grow0 + p.remui(ingrp, gs).named("grow")).named("bx")
-        g.by = p.divui(ingrp, gs).named("by")
+        _grouped_run_time_rows(g, group, pid)
         return
     gm, gn = _cdiv(m, bm), _cdiv(n, bn)
     grw = p.constant(min(group, gm) * gn).named("grw")
@@ -488,6 +496,19 @@ def _grouped(g, m: int | None, n: int, bm: int, bn: int, group: int, pid) -> Non
     grow0 = (grpi * gg).named("grow0")
     if gm % min(group, gm):
         gs = p.minui((p.constant(gm).named("grows") - grow0).named("gleft"), gg).named("gsz")
+    g.bx = (grow0 + p.remui(ingrp, gs).named("grow")).named("bx")
+    g.by = p.divui(ingrp, gs).named("by")
+
+
+def _grouped_run_time_rows(g, group: int, pid) -> None:
+    """`_grouped`'s walk over `g.gm` x `g.gn` block rows by columns as values (at run time
+    when M is): groups of `group` block rows, the last one's rows those left."""
+    p = g.p
+    gg = p.constant(group).named("gg")
+    grw = (gg * g.gn).named("grw")
+    grpi, ingrp = p.divui(pid, grw).named("grpi"), p.remui(pid, grw).named("ingrp")
+    grow0 = (grpi * gg).named("grow0")
+    gs = p.minui((g.gm - grow0).named("gleft"), gg).named("gsz")
     g.bx = (grow0 + p.remui(ingrp, gs).named("grow")).named("bx")
     g.by = p.divui(ingrp, gs).named("by")
 
@@ -650,7 +671,7 @@ def gemm_hopper_ws(
     chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0, c_early: bool = False,
     k_rotate: bool = False,
     b_panels: bool = False, bias_smem: bool = False, bias_smem_start: bool = False, tile_whole: bool = False,
-    k_rotate_step: int = 0,
+    k_rotate_step: int = 0, raster_n: bool = False,
     epilogue_turns: bool = False, split_dispatch: bool = False, exp2_fma: int = 0, div_group: int = 0,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
@@ -1187,6 +1208,10 @@ def gemm_hopper_ws(
     `small_stages`. `k_rotate_step` (with `k_rotate`; 0: `stages`): the K steps a block column
     rotates by, from (by x k_rotate_step) mod K's steps on; off a multiple of `stages` each
     stage's step is taken mod K's steps (a trip may go round the end).
+    `raster_n` (persistent, grouped, not swapped, stream-K or the overlapped epilogue): the
+    walk's groups along N (`_grouped(along_n=True)`, CUTLASS's raster along N): consecutive
+    tiles (clusters) walk along `group` block columns (`group / cn` cluster columns), then to
+    the next block row, instead of down `group` block rows.
     `b_first`: each stage's B loads (the weight where not swapped) issued before A's;
     `arrive_last`: the producer's arrival expecting a stage's bytes after its loads instead of
     before them (cuBLAS's order); with `cp_async` neither.
@@ -1243,6 +1268,9 @@ def gemm_hopper_ws(
     _check_shape("gemm_hopper_ws", m, n, k, bm, stages, dtype)
     if persistent < 0 or group < 1:
         raise ValueError(f"gemm_hopper_ws: persistent ({persistent}) >= 0, group ({group}) >= 1")
+    if raster_n and (not persistent or group < 2 or swap_ab or stream_k or overlap_epilogue):
+        raise ValueError(f"gemm_hopper_ws: raster_n needs persistent tiles in groups (group > 1), not swapped, "
+                         f"stream-K or the overlapped epilogue (got persistent {persistent}, group {group})")
     if split_k > 1 and (not (persistent or swap_ab) or pingpong or tma_epilogue or chunk):
         raise ValueError("gemm_hopper_ws: split_k needs persistent (or swapped) tiles and no pingpong, TMA epilogue "
                          "or chunks")
@@ -1589,13 +1617,13 @@ def gemm_hopper_ws(
                     sv = p.constant(split_k).named("splits")
                     g.split, t = p.remui(t, sv).named("split"), p.divui(t, sv).named("tile")
                     g.kbase = (g.split * g.nk).named("kbase")
-                _tile_of(g, m, n, bm, bn, group, cluster, t)
+                _tile_of(g, m, n, bm, bn, group, cluster, t, raster_n)
                 chunk_columns()
                 body()
 
         def tile_at(t) -> None:
             """`g.bx`, `g.by` (and the chunks' columns) of tile (group) `t` (`_tile_of`)."""
-            _tile_of(g, m, n, bm, bn, group, cluster, t)
+            _tile_of(g, m, n, bm, bn, group, cluster, t, raster_n)
             chunk_columns()
 
         def stream_segments(body, carry: list | None = None) -> None:

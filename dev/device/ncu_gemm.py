@@ -38,6 +38,17 @@ METRICS = ("dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,lts__t_s
            "lts__throughput.avg.pct_of_peak_sustained_elapsed,gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed")
 """The metrics asked for beside the sections (ncu's `--metrics`)."""
 
+TRAFFIC_METRICS = ("lts__t_sectors_srcunit_tex.sum,lts__t_sectors_srcunit_ltcfabric.sum,"
+                   "lts__t_requests_srcunit_tex.sum,lts__t_requests_srcunit_ltcfabric.sum,"
+                   "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__d_sectors_fill_device.sum,"
+                   "smsp__inst_executed.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum")
+"""Asked for beside `METRICS` first (b3k49: where a kernel's energy a FLOP goes): the L2's sectors
+and requests from the SMs (`tex`: sectors a request say how the TMA's boxes are cut) and from the other
+L2 partition (`ltcfabric`: a near partition's miss looked up in the far one, A100/H100's split L2), the
+SMs' read sectors that hit, the sectors filled from DRAM, the instructions issued and the shared-memory
+wavefronts of the LSU pipe (the epilogue's; wgmma's operand reads are not LSU). A name this ncu does not
+know fails the run: ncu_gemm.sh then asks for `METRICS` alone."""
+
 SHOWN = (
     ("gpu__time_duration.sum", "us", 1e-3),
     ("gpc__cycles_elapsed.avg.per_second", "GHz", 1e-9),
@@ -59,6 +70,14 @@ SHOWN = (
     ("dram__bytes_write.sum", "dramwrMB", 1e-6),
     ("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "dram%", 1),
     ("smsp__issue_active.avg.per_cycle_active", "issue/clk", 1),
+    ("lts__t_sectors_srcunit_tex.sum", "l2texsecM", 1e-6),
+    ("lts__t_sectors_srcunit_ltcfabric.sum", "l2fabricsecM", 1e-6),
+    ("lts__t_requests_srcunit_tex.sum", "l2texreqM", 1e-6),
+    ("lts__t_requests_srcunit_ltcfabric.sum", "l2fabricreqM", 1e-6),
+    ("lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "l2texrdhitM", 1e-6),
+    ("lts__d_sectors_fill_device.sum", "l2fillsecM", 1e-6),
+    ("smsp__inst_executed.sum", "instM", 1e-6),
+    ("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "smemwfM", 1e-6),
 )
 """The figures printed, when ncu reported them: (metric, label, factor)."""
 
@@ -79,6 +98,50 @@ def summary(rows: list[dict]) -> str:
                          and _number(v) is not None), key=lambda x: -x[1])[:6]
         lines.append(r.get("Kernel Name", "?")[:150])
         lines.append("  " + ", ".join(vals) + " | stalls " + " ".join(f"{s} {v:.2f}" for s, v in stalls))
+    return "\n".join(lines)
+
+
+BRIEF = (("gpu__time_duration.sum", "us", 1e6), ("gpc__cycles_elapsed.max", "kcyc", 1e-3),
+         ("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", "tens%", 1),
+         ("lts__t_bytes.sum", "L2MB", 1e-6), ("lts__t_sectors_srcunit_tex.sum", "texM", 1e-6),
+         ("lts__t_sectors_srcunit_ltcfabric.sum", "fabM", 1e-6), ("lts__t_requests_srcunit_tex.sum", "texRqM", 1e-6),
+         ("lts__t_requests_srcunit_ltcfabric.sum", "fabRqM", 1e-6),
+         ("lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "rdhitM", 1e-6),
+         ("lts__d_sectors_fill_device.sum", "fillM", 1e-6), ("dram__bytes_read.sum", "dramMB", 1e-6),
+         ("smsp__inst_executed.sum", "instM", 1e-6), ("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "smwfM", 1e-6))
+"""`--brief`'s figures: (metric, label, factor to the label's unit from the base unit)."""
+
+
+def _base(r: dict, metric: str) -> float | None:
+    """The metric's value in its base unit (byte, second, sector, inst, cycle): ncu prints them with a prefix
+    on the unit (Kbyte ... Gbyte, nsecond / ns ..., Msector)."""
+    v = _number(r.get(metric))
+    unit = (r.get("_units") or {}).get(metric, "")
+    prefix = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "n": 1e-9, "u": 1e-6, "m": 1e-3}
+    if v is not None and unit in ("ns", "us", "ms"):
+        return v * prefix[unit[0]]
+    if v is not None and len(unit) > 1 and unit[0] in prefix and unit[1:] in ("byte", "sector", "inst", "cycle",
+                                                                               "second", "request", "warp"):
+        return v * prefix[unit[0]]
+    return v
+
+
+def brief(rows: list[dict]) -> str:
+    """One short line a kernel (b3k49's table): its place in the profile (the names' order) and its name's head
+    (cuBLAS's `nvjet_..._<tile>_<stages>_<cluster>_<raster>...`), then `BRIEF`'s figures in their labels' units and
+    the two largest stalls."""
+    lines = []
+    for i, r in enumerate(rows):
+        name = r.get("Kernel Name", "?")
+        short = f"{i} " + (re.sub(r"^nvjet_sm90_tst_", "cuBLAS ", name)[:36] if "nvjet" in name else name[:12])
+        vals = []
+        for metric, label, f in BRIEF:
+            v = _base(r, metric)
+            vals.append(f"{label} {v * f:.4g}" if v is not None else f"{label} -")
+        stalls = sorted(((k.split("stalled_")[1].split("_per")[0], _number(v)) for k, v in r.items()
+                         if k.startswith("smsp__average_warps_issue_stalled_") and k.endswith("per_issue_active.ratio")
+                         and _number(v) is not None), key=lambda x: -x[1])[:2]
+        lines.append(f"{short}: " + " ".join(vals) + " | " + " ".join(f"{s} {v:.1f}" for s, v in stalls))
     return "\n".join(lines)
 
 
@@ -156,7 +219,8 @@ def profile(args: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--summary":
-        print(summary(read_raw(sys.stdin.read().splitlines())) or "no kernel profiled")
+    if sys.argv[1] in ("--summary", "--brief"):
+        rows = read_raw(sys.stdin.read().splitlines())
+        print((summary if sys.argv[1] == "--summary" else brief)(rows) or "no kernel profiled")
     else:
         profile(sys.argv[1:])

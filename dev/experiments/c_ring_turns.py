@@ -7,7 +7,8 @@ per call / queued (the rounds' least-most), whether the result was within the bo
 `--warm` instead runs each configuration of the groups once and exits: its kernels compiled
 into `$TILEC_CACHE_DIR` by processes beside the GPU tests, so that the timed process's first
 calls only build the programs (`--part I/N`: every N-th configuration from the I-th, N such
-processes side by side). `--groups 0,2` takes those groups only.
+processes side by side). `--groups 0,2` takes those groups only; `--spec "SHAPE=CFG+CFG@ROUNDS;..."` names
+the groups instead of `GROUPS` (`@ROUNDS` left out: 8; `--rounds` overrides both).
 
     python dev/experiments/c_ring_turns.py --budget 58 --json OUT/turns.json --tests "c_ring and 392"
 """
@@ -97,8 +98,15 @@ def main() -> int:
     ap.add_argument("--warm", action="store_true", help="run each configuration once (compile it) and exit")
     ap.add_argument("--part", default="0/1", help="I/N: with --warm, every N-th configuration from the I-th")
     ap.add_argument("--rounds", type=int, default=0, help="rounds of each group instead of its own")
+    ap.add_argument("--spec", default="", help="SHAPE=CFG+CFG@ROUNDS;...: the groups instead of GROUPS")
     args = ap.parse_args()
     groups = [GROUPS[int(i)] for i in args.groups.split(",")] if args.groups else GROUPS
+    if args.spec:
+        groups = []
+        for text in args.spec.split(";"):
+            shape, _, rest = text.partition("=")
+            names, _, rounds = rest.partition("@")
+            groups.append((shape, names.split("+") if names else [], int(rounds or 8)))
     groups = [(shape, names, args.rounds or rounds) for shape, names, rounds in groups]
     t0 = time.time()
     sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -941,3 +941,16 @@ def test_b_panels(name, m, n, k, monkeypatch):
     config = _forced(name, monkeypatch)
     assert config.b_panels
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)
+
+
+@pytest.mark.parametrize("name", ["256x160x64:4:c32:ow:w128:sp:cl1x2:bp:rn",
+                                  "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:rn:g16", "192x160x64:4:c32:ow:cr3:sp:rn"])
+@pytest.mark.parametrize(("m", "n", "k"), [(392, 504, 136), (3000, 5000, 7000)])
+def test_raster_n(name, m, n, k, monkeypatch):
+    """The persistent walk's groups along N (`GemmConfig.raster_n`, `:rn`): the rule's 3000 x 5000 x 7000
+    tile in pairs sharing A in groups of 4 and 8 pair columns, the 192 x 160 tile in groups of 8 block
+    columns, forced, the widest epilogue; every tile taken once (C poisoned first)."""
+    torch = torch_cuda()
+    config = _forced(name, monkeypatch)
+    assert config.raster_n
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True)
