@@ -81,7 +81,7 @@ from tilec.support.target import target_of
 
 from ._box_banks import rows_most_step, rows_orders32, rows_pitch, rows_runs, rows_steps, rows_strides
 from ._copy_cost import (BOX_SMEM, TILES_MERGE_BYTES, TILES_MIRROR, CopyFacts, Value, _static, box_pitch, span_rows,
-                         tiles_in_rounds, tiles_merged, tiles_merged_run, tiles_mirror_mode, tiles_shape, tiles_slots,
+                         stride_residue, tiles_in_rounds, tiles_merged, tiles_merged_run, tiles_mirror_mode, tiles_shape, tiles_slots,
                          value_bound)
 
 index = IndexType()
@@ -893,11 +893,28 @@ def rows_slots(facts: CopyFacts, asked: int | None, smem: int,
     nw, nd = facts.modes[w].bound, facts.modes[d].bound
     most = rows_most_step(nw * nd, smem)
     table, strides = rows_orders32(nw, nd, most) if slot32 else (rows_steps(nw, nd, most), None)
-    sk, dw = _static(facts.modes[kmode].src_stride), _static(facts.modes[w].dst_stride)
+    sk, dw = rows_residues(facts)
     if sk is None or dw is None:
         return table, (1 if strides is None else strides)
     at = sk % len(table), dw % 16
     return table[at[0]][at[1]], (1 if strides is None else rows_strides(nw)[strides[at[0]][at[1]]])  # type: ignore[arg-type]
+
+
+ROWS_RESIDUE_MODS = (32, 16)
+"""The moduli of a `rows` box's source step and destination run step by which its slot
+tables are indexed (`_box_banks.rows_orders32`: `[ss_K mod 32][ds_W mod 16]`;
+`rows_steps` the first mod 16): what a layout of constants needs of them (`rows_residues`)."""
+
+
+def rows_residues(facts: CopyFacts) -> tuple[int | None, int | None]:
+    """(source step mod 32, destination run step mod 16) of a `rows` box copy
+    (`ROWS_RESIDUE_MODS`): from static strides, or run-time ones promised congruent
+    (`layout.view`'s `residue`, as `tilec.copy_` states them, `copy_key.ROWS_RESIDUES`);
+    None where unknown (the slot tables then looked up in the kernel)."""
+    w, _, kmode = box_modes(facts, "rows")
+    sm, dm = ROWS_RESIDUE_MODS
+    return (stride_residue(facts.modes[kmode].src_stride, facts.modes[kmode].src_congruence, sm),
+            stride_residue(facts.modes[w].dst_stride, facts.modes[w].dst_congruence, dm))
 
 
 def _rows_step(k: "_Builder", table: tuple[tuple[int, ...], ...], sigma: SSAValue, rho: SSAValue) -> SSAValue:
@@ -1282,11 +1299,10 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     # a flat, span or rows box's runs at their source addresses modulo 32 bytes (`BOX_SLOT32`)
     want32 = flavour in ("flat", "rows", "span") and (flavour in BOX_SLOT32 if slot32 is None else bool(slot32))
     if flavour == "rows" and slot32 is None and want32:
-        # by rule only where the source step and destination run step are static (the step
-        # and run stride constants): looked up at run time (`tilec.copy_`) the two tables
-        # cost more than the whole sectors gain (`BOX_SLOT32`)
-        w_, _, k_ = box_modes(facts, "rows")
-        want32 = _static(facts.modes[k_].src_stride) is not None and _static(facts.modes[w_].dst_stride) is not None
+        # by rule only where the source step's and destination run step's residues are
+        # known (static, or promised: the step and run stride constants): looked up at
+        # run time the two tables cost more than the whole sectors gain (`BOX_SLOT32`)
+        want32 = None not in rows_residues(facts)
     through_l1 = flavour in BOX_L1 if l1 is None else l1
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
@@ -1322,7 +1338,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     slots, strides = rows_slots(facts, pitch_step, smem, want32) if flavour == "rows" else (-1, 1)
     table = slots if isinstance(slots, tuple) else None
     step = 0 if table is not None else slots  # (a table's: >= 0)
-    sigma = _static(modes[kmode].src_stride) if step >= 0 else None
+    sigma = rows_residues(facts)[0] if step >= 0 and flavour == "rows" else None  # (mod 32: every table's row)
     if step >= 0:
         # slots at `s0 + pitch r` (`_box_banks`): the pitch's residue mod 16 the source
         # step's, known or read at run time; the box holds the slots of the largest

@@ -1177,7 +1177,7 @@ def pin_exact_extents(view: SSAValue) -> None:
         return
     lay = t.cute_layout
     shape = list(cute.flatten(lay.shape))
-    bounds, divs = root.bounds(), root.divisors()
+    bounds, divs, cong = root.bounds(), root.divisors(), root.congruences()
     keep: list[int] = []
     i = 0
     for k, n in enumerate(shape):
@@ -1195,8 +1195,9 @@ def pin_exact_extents(view: SSAValue) -> None:
     new_lay = cute.Layout(cute.unflatten(shape, lay.shape), lay.stride)
     new = ViewOp(root.source, TensorViewType(t.element_type, new_lay, "gmem"),
                  [root.dynamic[j] for j in keep],
-                 divisible=[divs[j] for j in keep] if root.divisible is not None and keep else None,
-                 at_most=[bounds[j] for j in keep] if root.at_most is not None and keep else None)
+                 divisible=[cong[j][0] for j in keep] if root.divisible is not None and keep else None,
+                 at_most=[bounds[j] for j in keep] if root.at_most is not None and keep else None,
+                 residue=[cong[j][1] for j in keep] if root.residue is not None and keep else None)
     new.result.name_hint = view.name_hint
     Rewriter.replace_op(root, new)
 

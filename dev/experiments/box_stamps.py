@@ -9,7 +9,9 @@ a lowering). Thread 0 of each block writes, at
 
     0 entry, 1 past phase 0's barrier (run tables built), 2 its own phase-1 copies issued
     (past the commit), 3 past phase 1's wait and barrier (the box landed), 4 past a barrier
-    added after phase 2 (every store issued),
+    added after phase 2 (every store issued); in a `box<rows>` kernel (strided 42, rows49)
+    1 thread 0's runs' phase-1 copies issued ("tables" below), 2 the run ends' byte pass
+    done ("issue"), 3 and 4 as above,
 
 `clock64` (the multiprocessor's clock), then its `%smid` and `%globaltimer` at 0 and 4.
 Per multiprocessor (clocks of one counter), the script sums over its span (first entry to
@@ -52,14 +54,25 @@ def stamped(src: str) -> str:
         return (f"  if (threadIdx.x == 0) {{ unsigned long long tl_v; TL_CLK(tl_v); tl_row[{slot}] = tl_v; }}\n")
 
     src = src.replace(anchor, anchor + head, 1)
-    first_sync = "  __syncthreads();\n"
-    i = src.index(first_sync, src.index(head))
-    src = src[:i + len(first_sync)] + put(1) + src[i + len(first_sync):]
-    commit = "  tilec_cp_async_commit();\n  tilec_cp_async_wait<0>();\n  __syncthreads();\n"
-    if src.count(commit) != 1:
-        raise ValueError("stamped: phase 1's commit / wait / barrier not found once")
-    src = src.replace(commit, "  tilec_cp_async_commit();\n" + put(2)
-                      + "  tilec_cp_async_wait<0>();\n  __syncthreads();\n" + put(3), 1)
+    rows_wait = "  tilec_cp_async_wait<0>();\n  __syncthreads();\n"
+    commit = "  tilec_cp_async_commit();\n" + rows_wait
+    if src.count(commit) == 0 and src.count(rows_wait) == 1:
+        # a `box<rows>` kernel: 1 past thread 0's runs' phase-1 copies (the loop over its
+        # runs closed), 2 past the run ends' byte pass (at the wait), 3 past wait and barrier
+        loop = re.search(r"\n  for \(int i = [^\n]*\n(?:    [^\n]*\n|\n)*  }\n", src[src.index(head):])
+        if loop is None:
+            raise ValueError("stamped: a rows kernel without its phase-1 loop over runs")
+        at = src.index(head) + loop.end()
+        src = src[:at] + put(1) + src[at:]
+        src = src.replace(rows_wait, put(2) + rows_wait + put(3), 1)
+    else:
+        first_sync = "  __syncthreads();\n"
+        i = src.index(first_sync, src.index(head))
+        src = src[:i + len(first_sync)] + put(1) + src[i + len(first_sync):]
+        if src.count(commit) != 1:
+            raise ValueError("stamped: phase 1's commit / wait / barrier not found once")
+        src = src.replace(commit, "  tilec_cp_async_commit();\n" + put(2)
+                          + "  tilec_cp_async_wait<0>();\n  __syncthreads();\n" + put(3), 1)
     end = src.rstrip()
     if not end.endswith("}"):
         raise ValueError("stamped: the kernel does not end the source")
