@@ -175,6 +175,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5, help="plain / stamped timing rounds")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--dump", default="", help="a folder for each launch's stamps (.npy)")
+    ap.add_argument("--no-tree", action="store_true", help="the variants only (not the tree's kernel first)")
     a = ap.parse_args()
     import copy_bench
     import numpy as np
@@ -186,7 +187,8 @@ def main() -> int:
     from tilec.copy_kernels import CopyKernels
     from tilec.copy_routes import forced_routes
 
-    variants = [("tree", {})] + [(n, r) for n, r, *_ in (parse_variant(v) for v in a.variant)]
+    variants = [] if a.no_tree else [("tree", {})]
+    variants += [(n, r) for n, r, *_ in (parse_variant(v) for v in a.variant)]
     cases = sb.generate_cases(0, 48, 64, 1024)
     gen = torch.Generator(device="cuda").manual_seed(0)
     alive = []  # every variant's kernels kept loaded: copy_'s fast path keeps their function handles
