@@ -831,6 +831,15 @@ groups land. Applies to a `rows` box of one part (`box_depth` 1) staged by `cp.a
 phase 2 by runs and residues (`box_carry` 0); a box of at most N steps is one commit group
 (its copies committed once, not a group each as with 0)."""
 
+ROWS_TURN = 0
+"""How a `rows` box's phase 2 (lanes on consecutive items, `box_lanes` 0) deals its rounds
+of work items to the threads (the `tile` option `box_turn`): 0, thread t takes items t,
+t + threads, ...; C, round r's items turned by `r C` among its threads (item `r threads +
+(t + r C) mod M_r`, `M_r` the round's items), so that a thread's items differ in their
+trips: the canonical 37 x 17 copy's 629 items (residues j <= 10 four trips of a 16-byte
+chunk, the others three) give threads 0-116 three items, at most 12 trips with 0 (items
+j, j + 1, j + 2 mod 17), 11 with C = 5 (rows49's stamps: thread 0's phase 2 9933 clocks,
+the last thread's, two items, 7086)."""
 ROWS_SPLIT_GROUPS = 4
 
 ROWS_RUN_STRIDE = 1
@@ -1266,7 +1275,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                l1: bool | None = None, tiles_mirror: int = TILES_MIRROR,
                tiles_issue: int = TILES_ISSUE, min_blocks: int | None = None,
                fit_least: bool | None = None, split: int | None = None,
-               run_stride: int | None = None) -> list[Operation]:
+               run_stride: int | None = None, turn: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1286,7 +1295,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     `BOX_BLOCKS`, 0 none; persistent blocks ask their own), a `rows` box of run-time
     source residue sized as `fit_least` says (None: `ROWS_FIT`), a `rows` box's phase 1
     waited for in groups of `split` steps (None: `ROWS_SPLIT`), a `rows` box's phase-2 work
-    items on its destination runs `run_stride` apart (None: `ROWS_RUN_STRIDE`); the caller puts
+    items on its destination runs `run_stride` apart (None: `ROWS_RUN_STRIDE`), a `rows` box's
+    phase-2 rounds of items turned by `turn` (None: `ROWS_TURN`); the caller puts
     them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
@@ -1365,6 +1375,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     split = ROWS_SPLIT if split is None else split
     # phase 2's run stride: asked, else the slot table's (`rows_slots`: a stride or a table
     # of indices into `rows_strides`, looked up in the kernel), else `ROWS_RUN_STRIDE`
+    turn = ROWS_TURN if turn is None else turn
     stride_table = strides if isinstance(strides, tuple) and run_stride is None and table is not None else None
     if run_stride is None:
         run_stride = strides if isinstance(strides, int) and strides != 1 else ROWS_RUN_STRIDE
@@ -1660,6 +1671,24 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             ... of the row-major order; with N lanes, the warp's lane `l` takes item
             `(g / njg) (32 / N) + l / N`, `(g mod njg) N + l mod N` of each warp unit `g`
             (`njg` = ceil(per / N) units along the items), the items past `nq` runs skipped."""
+            if not lanes and turn and flavour == "rows" and nq * per > threads:
+                # round r's items (`r threads` on) turned by `r turn` among its threads
+                # (`ROWS_TURN`): thread t takes item `r threads + (t + r turn) mod M_r`
+                rounds, total = -(-nq * per // threads), nq * per
+                last = total - (rounds - 1) * threads
+                with k.loop(c(0), c(rounds), c(1)) as r:
+                    r.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(1, i64)  # type: ignore[union-attr]
+                    m = k.add(arith.SelectOp(k.cmp("eq", r, c(rounds - 1)), c(last), cthreads))
+                    off = c(0)
+                    for rr in range(1, rounds):
+                        off = k.add(arith.SelectOp(k.cmp("eq", r, c(rr)), c(rr * turn % (last if rr == rounds - 1
+                                                                                      else threads)), off))
+                    with k.when(k.cmp("ult", tid, m)):
+                        loc = k.addi(tid, off)
+                        loc = k.add(arith.SelectOp(k.cmp("uge", loc, m), k.subi(loc, m), loc))
+                        idx = k.addi(k.muli(r, cthreads), loc)
+                        yield k.divui(idx, c(per)), k.remui(idx, c(per))
+                return
             if not lanes:
                 with k.loop(tid, c(nq * per), cthreads) as idx:
                     q = k.divui(idx, c(per))

@@ -318,6 +318,9 @@ class TilePass(ModulePass):
                      2's item (run q, residue j) writes run A q mod n_W, a warp's
                      two runs A bytes apart in every slot (its bank conflicts);
                      1 in order. Default `_box_tile.ROWS_RUN_STRIDE`: 1.
+      box_turn=C     a `box<rows>` copy's phase-2 rounds of items (lanes on
+                     consecutive items) turned by r C among the threads in round r:
+                     a thread's items of unlike trips. Default `_box_tile.ROWS_TURN`: 0.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
@@ -528,6 +531,7 @@ class TilePass(ModulePass):
     box_fit: int | None = None
     box_split: int | None = None
     box_runs: int | None = None
+    box_turn: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int | None = None
@@ -607,6 +611,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_split={self.box_split} must be 0 or in [16, 1024]")
         if self.box_runs is not None and not 0 <= self.box_runs <= 1024:
             raise TilecError(f"tile: box_runs={self.box_runs} must be in [0, 1024]")
+        if self.box_turn is not None and not 0 <= self.box_turn <= 1024:
+            raise TilecError(f"tile: box_turn={self.box_turn} must be in [0, 1024]")
         if self.box_prefetch not in (None, 0, 64, 128, 256):
             raise TilecError(f"tile: box_prefetch={self.box_prefetch} must be 0, 64, 128 or 256")
         if self.tiles_depth is not None and not 1 <= self.tiles_depth <= 8:
@@ -934,7 +940,8 @@ class TilePass(ModulePass):
                          tiles_issue_of(facts.src_bytes, self.tiles_issue, constant_plain=(
                              not merged and not facts.converts and facts.src_bytes in TILES_SECTOR_PLAIN_BYTES
                              and all(isinstance(m.extent, int) for m in facts.modes))), self.box_blocks,
-                         None if self.box_fit is None else bool(self.box_fit), self.box_split, self.box_runs)
+                         None if self.box_fit is None else bool(self.box_fit), self.box_split, self.box_runs,
+                         self.box_turn)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)
