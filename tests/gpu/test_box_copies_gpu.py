@@ -10,7 +10,7 @@ byte of it compared with NumPy (nothing around the view written); each copy twic
 destination mode (`merge`); launch options (`box_blocks`, `box_fit`) on span and rows;
 rows boxes waited for in groups of steps (`box_split`); rows boxes at their runs'
 residues mod 32 (`box_slot32`), phase 2's runs in a stride (`box_runs`); rows boxes whose kernel
-is keyed by its strides' residues (`rows_residues`)."""
+is keyed by its strides' residues (`rows_residues`), and with phase 2's rounds turned (`box_turn`)."""
 
 from __future__ import annotations
 
@@ -121,6 +121,18 @@ def test_rows_boxes_keyed_by_their_residues_on_the_gpu(keyed, seed):
 
     c = draw("rows", 1000 + seed, SCALE)
     routes = {**{k: v for k, v in c.routes.items() if k != "box_pitch"}, "rows_residues": int(keyed)}
+    _check_on_the_gpu(dataclasses.replace(c, routes=routes), seed, fresh=True)
+
+
+@pytest.mark.parametrize("turn", [5, 13])
+@pytest.mark.parametrize("seed", range(3))
+def test_rows_boxes_with_turned_rounds_on_the_gpu(turn, seed):
+    """Session 36's rows boxes at the rule's step with phase 2's rounds of items turned
+    by `r turn` among the threads (`box_turn`)."""
+    import dataclasses
+
+    c = draw("rows", 1000 + seed, SCALE)
+    routes = {**{k: v for k, v in c.routes.items() if k != "box_pitch"}, "box_turn": turn}
     _check_on_the_gpu(dataclasses.replace(c, routes=routes), seed, fresh=True)
 
 
