@@ -316,6 +316,20 @@ def test_rows_box_kernels_keyed_by_their_strides_residues_match_numpy(routes, ke
     assert all((">>" in text) != keyed for text in sources)
 
 
+@pytest.mark.parametrize("turn", [5, 31])
+def test_rows_boxes_with_turned_rounds_match_numpy(routes, turn, nvrtc_available):
+    # the `tile` option box_turn=C (a rows box's phase-2 round r of items turned by r C
+    # among its threads, a rolled loop over the rounds): every destination element
+    # written once, exactly, nothing around it
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_turn=turn)
+    cases = [c for c in _cases(np.random.default_rng(turn)) if c[3] == "box<rows>"]
+    assert len(cases) == 3
+    # (a kernel of more items than threads rounds them; one of at most 256 items has one round)
+    assert any("#pragma unroll 1" in source for source in _run_compiled(cases))
+
+
 @pytest.mark.parametrize("split", [16, 24, 32])
 def test_rows_boxes_waited_for_in_groups_match_numpy(routes, split, nvrtc_available):
     # the `tile` option box_split=N (a rows box's phase 1 in commit groups of N steps,
