@@ -834,12 +834,35 @@ phase 2 by runs and residues (`box_carry` 0); a box of at most N steps is one co
 ROWS_TURN = 0
 """How a `rows` box's phase 2 (lanes on consecutive items, `box_lanes` 0) deals its rounds
 of work items to the threads (the `tile` option `box_turn`): 0, thread t takes items t,
-t + threads, ...; C, round r's items turned by `r C` among its threads (item `r threads +
+t + threads, ...; -1, the turn `rows_turn_best` finds; C, round r's items turned by `r C` among its threads (item `r threads +
 (t + r C) mod M_r`, `M_r` the round's items), so that a thread's items differ in their
 trips: the canonical 37 x 17 copy's 629 items (residues j <= 10 four trips of a 16-byte
 chunk, the others three) give threads 0-116 three items, at most 12 trips with 0 (items
 j, j + 1, j + 2 mod 17), 11 with C = 5 (rows49's stamps: thread 0's phase 2 9933 clocks,
 the last thread's, two items, 7086)."""
+def rows_turn_best(nq: int, per: int, threads: int, trips: int) -> int:
+    """The turn C of a `rows` box's phase-2 rounds (`ROWS_TURN`) whose threads' most chunk
+    trips are fewest (then the fewest threads at that most; then the least C): `nq x per`
+    items, item j of a run `ceil((trips - j) / per)` trips, round r's items turned by
+    `r C` among its threads; 0 where the items fit one round."""
+    total = nq * per
+    if total <= threads:
+        return 0
+    rounds = -(-total // threads)
+    weight = [(trips + per - 1 - i % per) // per for i in range(total)]
+
+    def cost(turn: int) -> tuple[int, int]:
+        loads = [0] * threads
+        for r in range(rounds):
+            m = min(threads, total - r * threads)
+            for t in range(m):
+                loads[t] += weight[r * threads + (t + r * turn) % m]
+        most = max(loads)
+        return most, loads.count(most)
+
+    return min(range(threads), key=lambda c: (*cost(c), c))
+
+
 ROWS_SPLIT_GROUPS = 4
 
 ROWS_RUN_STRIDE = 1
@@ -1376,6 +1399,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     # phase 2's run stride: asked, else the slot table's (`rows_slots`: a stride or a table
     # of indices into `rows_strides`, looked up in the kernel), else `ROWS_RUN_STRIDE`
     turn = ROWS_TURN if turn is None else turn
+    if turn < 0 and flavour == "rows" and not lanes:  # the best turn (`rows_turn_best`)
+        turn = rows_turn_best(nw, nd, threads, (t_rows * nd + 2 * CHUNK - 2) // CHUNK)  # type: ignore[operator]
     stride_table = strides if isinstance(strides, tuple) and run_stride is None and table is not None else None
     if run_stride is None:
         run_stride = strides if isinstance(strides, int) and strides != 1 else ROWS_RUN_STRIDE

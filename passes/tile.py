@@ -320,7 +320,9 @@ class TilePass(ModulePass):
                      1 in order. Default `_box_tile.ROWS_RUN_STRIDE`: 1.
       box_turn=C     a `box<rows>` copy's phase-2 rounds of items (lanes on
                      consecutive items) turned by r C among the threads in round r:
-                     a thread's items of unlike trips. Default `_box_tile.ROWS_TURN`: 0.
+                     a thread's items of unlike trips; -1 the turn of the fewest
+                     trips a thread (`_box_tile.rows_turn_best`). Default
+                     `_box_tile.ROWS_TURN`: 0.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
@@ -611,8 +613,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_split={self.box_split} must be 0 or in [16, 1024]")
         if self.box_runs is not None and not 0 <= self.box_runs <= 1024:
             raise TilecError(f"tile: box_runs={self.box_runs} must be in [0, 1024]")
-        if self.box_turn is not None and not 0 <= self.box_turn <= 1024:
-            raise TilecError(f"tile: box_turn={self.box_turn} must be in [0, 1024]")
+        if self.box_turn is not None and not -1 <= self.box_turn <= 1024:
+            raise TilecError(f"tile: box_turn={self.box_turn} must be in [-1, 1024]")
         if self.box_prefetch not in (None, 0, 64, 128, 256):
             raise TilecError(f"tile: box_prefetch={self.box_prefetch} must be 0, 64, 128 or 256")
         if self.tiles_depth is not None and not 1 <= self.tiles_depth <= 8:

@@ -330,6 +330,16 @@ def test_rows_boxes_with_turned_rounds_match_numpy(routes, turn, nvrtc_available
     assert any("#pragma unroll 1" in source for source in _run_compiled(cases))
 
 
+def test_rows_turn_best_deals_the_canonical_items_at_most_11_trips_a_thread():
+    # 629 items (37 runs x 17 residues, residues 0-10 four trips of 62, the others three)
+    # over 256 threads: in order threads 0-116 take three items of consecutive residues
+    # (12 trips); turned by 5 r in round r at most 11; one round: no turn
+    from tilec.passes._box_tile import rows_turn_best
+
+    assert rows_turn_best(37, 17, 256, 62) == 5
+    assert rows_turn_best(5, 17, 256, 62) == 0
+
+
 @pytest.mark.parametrize("split", [16, 24, 32])
 def test_rows_boxes_waited_for_in_groups_match_numpy(routes, split, nvrtc_available):
     # the `tile` option box_split=N (a rows box's phase 1 in commit groups of N steps,

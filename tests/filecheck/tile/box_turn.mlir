@@ -1,4 +1,5 @@
 // RUN: tilec %s -p 'copy-strategy,tile{box_turn=5}' | filecheck %s
+// RUN: tilec %s -p 'copy-strategy,tile{box_turn=-1}' | filecheck %s
 // RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s --check-prefix=PLAIN
 // RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_turn=5}' --check-equivalence --arg n0=3 --arg n1=37 --arg n2=70 --arg n3=17 --arg ss0=629 --arg ss2=1890 --arg ds0=44300 --arg ds1=1195 --arg smis=5 --arg dmis=3 --arg src=132400 --arg dst=133000 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy,tile{box_turn=5}' --check-equivalence --arg n0=1 --arg n1=37 --arg n2=130 --arg n3=17 --arg ss0=629 --arg ss2=674 --arg ds0=4000 --arg ds1=2219 --arg smis=18 --arg dmis=7 --arg src=88400 --arg dst=84400 | filecheck %s --check-prefix=EQ
@@ -6,7 +7,8 @@
 // strides' residues promised) with phase 2's rounds of items turned (box_turn=5,
 // _box_tile.ROWS_TURN): 629 items over 256 threads in 3 rounds (a rolled loop), round
 // r's M_r items (256, 256, 117) turned by 5 r mod M_r (0, 5, 10), thread t on item
-// 256 r + (t + 5 r) mod M_r where t < M_r; without it the loop over items t, t + 256, ...
+// 256 r + (t + 5 r) mod M_r where t < M_r (-1: the turn of the fewest trips a thread,
+// _box_tile.rows_turn_best, 5 here); without it the loop over items t, t + 256, ...
 // Equivalent in small boxes (64 threads, rounds of 64 and a shorter last) and a whole box.
 
 // EQ: @tilec_copy: equivalent after
