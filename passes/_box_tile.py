@@ -81,8 +81,8 @@ from tilec.support.target import target_of
 
 from ._box_banks import rows_most_step, rows_orders32, rows_pitch, rows_runs, rows_steps, rows_strides
 from ._copy_cost import (BOX_SMEM, TILES_MERGE_BYTES, TILES_MIRROR, CopyFacts, Value, _static, box_pitch, span_rows,
-                         stride_residue, tiles_in_rounds, tiles_merged, tiles_merged_run, tiles_mirror_mode, tiles_shape, tiles_slots,
-                         value_bound)
+                         stride_residue, tiles_in_rounds, tiles_merged, tiles_merged_run, tiles_mirror_mode,
+                         tiles_shape, tiles_slots, value_bound)
 
 index = IndexType()
 
@@ -834,12 +834,14 @@ phase 2 by runs and residues (`box_carry` 0); a box of at most N steps is one co
 ROWS_TURN = 0
 """How a `rows` box's phase 2 (lanes on consecutive items, `box_lanes` 0) deals its rounds
 of work items to the threads (the `tile` option `box_turn`): 0, thread t takes items t,
-t + threads, ...; -1, the turn `rows_turn_best` finds; C, round r's items turned by `r C` among its threads (item `r threads +
-(t + r C) mod M_r`, `M_r` the round's items), so that a thread's items differ in their
-trips: the canonical 37 x 17 copy's 629 items (residues j <= 10 four trips of a 16-byte
-chunk, the others three) give threads 0-116 three items, at most 12 trips with 0 (items
-j, j + 1, j + 2 mod 17), 11 with C = 5 (rows49's stamps: thread 0's phase 2 9933 clocks,
-the last thread's, two items, 7086)."""
+t + threads, ...; -1, the turn `rows_turn_best` finds; C, round r's items turned by `r C`
+among its threads (item `r threads + (t + r C) mod M_r`, `M_r` the round's items), so
+that a thread's items differ in their trips: the canonical 37 x 17 copy's 629 items
+(residues j <= 10 four trips of a 16-byte chunk, the others three) give threads 0-116
+three items, at most 12 trips with 0 (items j, j + 1, j + 2 mod 17), 11 with C = 5
+(rows49's stamps: thread 0's phase 2 9933 clocks, the last thread's, two items, 7086)."""
+
+
 def rows_turn_best(nq: int, per: int, threads: int, trips: int) -> int:
     """The turn C of a `rows` box's phase-2 rounds (`ROWS_TURN`) whose threads' most chunk
     trips are fewest (then the fewest threads at that most; then the least C): `nq x per`
