@@ -736,7 +736,8 @@ run's sectors split); the same step and stride at split sectors x0.996; step 1 (
 x0.90 split or whole. Call 2, the rule against `box_slot32=0`: the Program (strides
 static: step and stride constants) x1.012 (0.909 -> 0.920, 11 of 12), but copy_ (both
 looked up at run time in two tables, 968 -> 1128 SASS instructions) x0.974 (0.907 ->
-0.885, 0 of 12), 42 x0.970: `span` and `rows` where its strides are static."""
+0.885, 0 of 12), 42 x0.970: `span` and `rows` where its strides' residues are known (static,
+or stated by copy_'s key, `copy_key.ROWS_RESIDUES`: rows49, copy_ 0.907 -> 0.916, x1.010)."""
 TILES_SLOT32 = 3
 """A `box<tiles>` over a merged destination mode's `slot32` where the `tile` option
 `box_slot32` is not given (`tiles_launch`): 0 runs at their residues mod 16; 1 at their

@@ -290,7 +290,8 @@ class TilePass(ModulePass):
                      bytes apart in the slots (`_box_tile.tiles_slot32_turn`);
                      3: as 2 where the innermost merged mode is long
                      (`_box_tile.TILES_SLOT32_TURN_RUNS`), else as 1; 0 off. Default per flavour
-                     (`_box_tile.BOX_SLOT32`): `span`, and `rows` of static strides (a merged `tiles` box:
+                     (`_box_tile.BOX_SLOT32`): `span`, and `rows` whose strides' residues are known
+                     (static, or promised: `_box_tile.rows_residues`) (a merged `tiles` box:
                      `_box_tile.TILES_SLOT32`, 3).
       box_l1=B       1: the 16-byte `cp.async` of a box copy's
                      phase 1 go through L1 (`.ca`: L2 asked for whole sectors)
