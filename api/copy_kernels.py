@@ -199,6 +199,7 @@ def kernel_pipeline(key: CopyKey, pipeline: str) -> str:
     tuning = routes.tuning()
     threads = tuning.pop("realign_threads", None)  # the realign strategy's: keys that realign only
     tuning.pop("realign_rows", None)  # the plan's (the key states it), no pass's
+    tuning.pop("rows_residues", None)  # the plan's (the key states it), no pass's
     strategy_only = {n: tuning.pop(n) for n in ("tiles_bytes",) if n in tuning}  # the `copy-strategy` pass's
     tuning.pop("gather_fill", None)  # the plan's: the key states it (`CopyKey.gather_fill`)
     tile = ([f"threads={threads}"] if threads is not None and key.aligned_pointers else []) + \

@@ -28,6 +28,13 @@ sets it (64: no class past `SMALL_EXTENT`). H200, in turns against 64: the strid
 realign case of the set the same kernel (benchmarks/NOTES.md, s1645)."""
 VECTOR_BYTES = 16
 """Pointers aligned to this many bytes are specialised as such (wider accesses)."""
+ROWS_RESIDUES = True
+"""A `box<rows>` copy's kernel is specialised on its source step modulo 32 and its
+destination run step modulo 16 (`CopyKey.src_residues`, `dst_residues`; the residues
+`passes/_box_tile.rows_residues` reads), so that its slot layout is the constants a
+Program of the same views gets, not tables looked up at run time: at most 512 kernels a
+pattern, one per residue pair in use. The `rows_residues` route sets it (0: one kernel,
+the tables; benchmarks/NOTES.md, rows49)."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +106,11 @@ class CopyKey:
     offsets and chunk indices, `copy_plan.index_bits`): the program promises `tilec.index_bits = 32`
     (support/index_width.py) and the kernel computes offsets in 32 bits; 64 otherwise.
     The gather strategy's flat indices count too (`copy_plan.index_bits`)."""
+    src_residues: tuple[tuple[int, int], ...] = ()
+    dst_residues: tuple[tuple[int, int], ...] = ()
+    """Per mode, (modulus, residue) a run-time stride is congruent to ((1, 0): nothing;
+    () where no mode's is stated): a `box<rows>` plan's source step and destination run
+    step (`ROWS_RESIDUES`). The program promises it (`divisible` and `residue`)."""
     gather_fill: int = 0
     """N > 0 where the plan takes the copy whole to the gather strategy's fill form
     (`copy_plan.fills`: the route `gather_fill`, or its rule): the kernel's pipeline

@@ -26,7 +26,8 @@ from dataclasses import dataclass, replace
 
 from tilec.support.diagnostics import TilecError
 
-from .copy_key import ITEMSIZE, MAX_RANK, REALIGN_ROW_CLASS, SMALL_EXTENT, VECTOR_BYTES, CopyKey, needs_conversion
+from .copy_key import (ITEMSIZE, MAX_RANK, REALIGN_ROW_CLASS, ROWS_RESIDUES, SMALL_EXTENT, VECTOR_BYTES, CopyKey,
+                       needs_conversion)
 from .copy_routes import current_routes
 
 
@@ -508,9 +509,30 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
         # static extent
         bkey = replace(bkey, small_extents=bkey.small_extents[:-1] + (ns[-1],),
                        exact_extents=bkey.exact_extents[:-1] + (True,))
+    if flavour == "rows":
+        bkey = _rows_residue_facts(bkey, ns, ss, ds)
     bits = box_index_bits(_numbers_facts(bkey, ns, ss, ds, smis // e, dmis // ed), smem)
     bkey = replace(bkey, index_bits=bits or 64)
     return CopyPlan(bkey, tuple(ns), tuple(ss), tuple(ds), src_ptr - smis, dst_ptr - dmis, (smis // e, dmis // ed))
+
+
+def _rows_residue_facts(key: CopyKey, ns, ss, ds) -> CopyKey:
+    """The key of a `box<rows>` copy with its run-time source step and destination run
+    step stated modulo `_box_tile.ROWS_RESIDUE_MODS` where `ROWS_RESIDUES` (the
+    `rows_residues` route) says: the residues the box's slot layout reads, so that its
+    kernel has the layout of a Program of the same views as constants."""
+    from tilec.passes._box_tile import ROWS_RESIDUE_MODS, box_modes
+
+    on = current_routes().rows_residues
+    if not (ROWS_RESIDUES if on is None else on):
+        return key
+    w, _, k = box_modes(_numbers_facts(key, ns, ss, ds), "rows")
+    sm, dm = ROWS_RESIDUE_MODS
+    none = ((1, 0),) * len(ns)
+    src = [(sm, ss[k] % sm)] if key.src_strides[k] is None else []
+    dst = [(dm, ds[w] % dm)] if key.dst_strides[w] is None else []
+    return replace(key, src_residues=none[:k] + tuple(src) + none[k + 1:] if src else (),
+                   dst_residues=none[:w] + tuple(dst) + none[w + 1:] if dst else ())
 
 
 def _tiles_fit_d(e: int, ed: int, smem: int, nd: int, converts: bool = False) -> bool:

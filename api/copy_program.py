@@ -12,7 +12,8 @@ strides left `?`. `uint8` and `bool` are stored as `i8`; when the dtypes differ 
 carries `convert = "<src dtype>-><dst dtype>"` (dialects/layout.py, `layout.copy`),
 PyTorch's conversion between them. The program states what the key knows as facts and
 pins nothing: a small extent is promised at most its class (`at_most`), a run-time
-stride a multiple of what the key says (`divisible`); the `tile` pass chooses the tile
+stride a multiple of what the key says (`divisible`), or congruent to its stated residue
+(`residue`); the `tile` pass chooses the tile
 and the threads from those facts, as it does for a `tilec.Program` of the same views
 (`pass_tile` is its choice, for the front end's rules that depend on it). A key whose
 index arithmetic fits in 32 bits (`CopyKey.index_bits`) gives the function the promise
@@ -34,21 +35,27 @@ __all__ = ["FUNCTION", "copy_program", "index_arg_names", "needs_conversion", "p
 
 def _facts(rank: int, strides: tuple[int | None, ...], divisors: tuple[int, ...],
            small: tuple[int | None, ...], exact: tuple[bool, ...], last: int = 1,
-           extent_divisors: tuple[int, ...] = ()) -> tuple[list[int] | None, list[int] | None]:
+           extent_divisors: tuple[int, ...] = (), residues: tuple[tuple[int, int], ...] = (),
+           ) -> tuple[list[int] | None, list[int] | None, list[int] | None]:
     """The view's promises, None where nothing is promised: `divisible` (for each
     extent its class where the extent is exactly its class, else 1, at least the key's
     `extent_divisors`, the last extent at least `last`, the key's `last_divisor`; the key's divisor
-    for each run-time stride) and `at_most` (each small extent's class, 0 for the
-    others and the strides): `at_most = B` with `divisible = B` says the extent is B."""
+    for each run-time stride, or the modulus of its stated residue), `at_most` (each small
+    extent's class, 0 for the others and the strides): `at_most = B` with `divisible = B`
+    says the extent is B; and `residue` (a run-time stride's residue, the key's `residues`,
+    0 for the others)."""
     small = small or (None,) * rank
     exact = exact or (False,) * rank
-    divs = [divisors[i] if divisors else 1 for i, s in enumerate(strides) if s is None]
+    cong = [residues[i] if residues and residues[i][0] > 1 else (divisors[i] if divisors else 1, 0)
+            for i, s in enumerate(strides) if s is None]
     ext = [c if c and e else 1 for c, e in zip(small, exact)]
     ext = [max(x, d) for x, d in zip(ext, extent_divisors or (1,) * rank)]
     ext[-1] = max(ext[-1], last)
-    bounds = [c or 0 for c in small] + [0] * len(divs)
-    divisible = ext + divs
-    return (divisible if any(d != 1 for d in divisible) else None), (bounds if any(bounds) else None)
+    bounds = [c or 0 for c in small] + [0] * len(cong)
+    divisible = ext + [m for m, _ in cong]
+    res = [0] * rank + [r for _, r in cong]
+    return ((divisible if any(d != 1 for d in divisible) else None), (bounds if any(bounds) else None),
+            (res if any(res) else None))
 
 
 def _mul(ops: list, a, b):
@@ -97,14 +104,14 @@ def tiled_module(key: CopyKey) -> ModuleOp:
         ops += ptrs
         ptrs = [p.result for p in ptrs]
     views = []
-    for ptr, elem, strides, divisors, dyn, name in (
-        (ptrs[0], st, key.src_strides, key.src_divisors, ss, "a"),
-        (ptrs[1], dt, key.dst_strides, key.dst_divisors, ds, "b"),
+    for ptr, elem, strides, divisors, dyn, name, residues in (
+        (ptrs[0], st, key.src_strides, key.src_divisors, ss, "a", key.src_residues),
+        (ptrs[1], dt, key.dst_strides, key.dst_divisors, ds, "b", key.dst_residues),
     ):
-        divisible, at_most = _facts(rank, strides, divisors, key.small_extents, key.exact_extents, key.last_divisor,
-                                    key.extent_divisors)
+        divisible, at_most, residue = _facts(rank, strides, divisors, key.small_extents, key.exact_extents,
+                                             key.last_divisor, key.extent_divisors, residues)
         t = TensorViewType(elem, cute.parse_layout(layout_text(strides)), "gmem")
-        view = ViewOp(ptr, t, [*extents, *dyn], divisible=divisible, at_most=at_most)
+        view = ViewOp(ptr, t, [*extents, *dyn], divisible=divisible, at_most=at_most, residue=residue)
         view.result.name_hint = name
         views.append(view)
     convert = f"{key.src_dtype}->{key.dst_dtype}" if needs_conversion(key.src_dtype, key.dst_dtype) else None

@@ -39,7 +39,7 @@ TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tile
                 "box_split", "box_runs", "tiles_merge", "tiles_merge_banks", "tiles_short", "realign_flat", "magic64", "narrow32", "realign_chunks", "div32",
                 "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows",
                 "tiles_mirror", "tiles_short_d", "tiles_run", "tiles_issue", "realign_run", "realign_lanes",
-                "realign_elems", "realign_bits", "gather_fill")
+                "realign_elems", "realign_bits", "gather_fill", "rows_residues", "box_turn")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -68,7 +68,8 @@ phase 2 gives its work, `box_carry=`, default `BOX_CARRY`, and the L2 prefetch s
 default `BOX_BLOCKS`, and whether a `box<rows>` copy takes the steps of its least source residue's pitch,
 `box_fit=`, default `ROWS_FIT`, and in commit groups of how many steps a `box<rows>` block waits for its
 phase 1, `box_split=`, default `ROWS_SPLIT`, and how far apart a `box<rows>` phase 2's consecutive runs lie,
-`box_runs=`, default `ROWS_RUN_STRIDE`; whether a `box<tiles>` copy merges the destination's modes after
+`box_runs=`, default `ROWS_RUN_STRIDE`, and how its phase 2's rounds of items are turned among the threads,
+`box_turn=`, default `ROWS_TURN`; whether a `box<tiles>` copy merges the destination's modes after
 the source's contiguous mode, `tiles_merge=`, the `copy-strategy` and `tile` passes' option,
 default `passes/_copy_cost.TILES_MERGE`, and whether such a box lays out its phase-2 reads by bank,
 `tiles_merge_banks=`, the `tile` pass's option, default `passes/_box_tile.TILES_MERGE_BANKS`; whether it takes a short source-contiguous
@@ -98,7 +99,9 @@ commit group for a thread's phase-1 copies, phase 2's chunk loop unrolled, phase
 then states a compact destination); the gather strategy's fill form for a source broadcast along the outermost
 mode into a compact destination (`passes/_fill_tile.py`: about N threads a multiprocessor, each distinct vector
 computed once and stored many times), `gather_fill=N`, both passes' option, default 0: none (the plan then takes
-such a copy whole to the gather strategy, no box, realign or period split)): benchmarks and experiments compare
+such a copy whole to the gather strategy, no box, realign or period split)); whether a `box<rows>` copy's key
+states its source step mod 32 and destination run step mod 16 (its kernel the slot layout's constants),
+`rows_residues=`, the plan's only, default `copy_key.ROWS_RESIDUES`): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""
@@ -131,6 +134,7 @@ class Routes:
     box_fit: int | None = None
     box_split: int | None = None
     box_runs: int | None = None
+    box_turn: int | None = None
     tiles_interleave: int | None = None
     tiles_rounds: int | None = None
     tiles_row_step: int | None = None
@@ -149,6 +153,7 @@ class Routes:
     inbounds: int | None = None
     tiles_bytes: int | None = None
     realign_rows: int | None = None
+    rows_residues: int | None = None
     tiles_mirror: int | None = None
     tiles_short_d: int | None = None
     tiles_run: int | None = None

@@ -17,7 +17,7 @@ j for vectorized views) lives at storage[base + layout(c) (+ vec(j))].
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import prod
+from math import gcd, prod
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -305,13 +305,23 @@ class ViewOp(IRDLOperation):
     ceiling) lets the `tile` pass take the whole mode in one tile instead of a tile
     made for long ones. The reference executor checks the promise.
 
-        %a = layout.view %p(%m, %n) {at_most = array<i64: 0, 8>} : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>"""
+        %a = layout.view %p(%m, %n) {at_most = array<i64: 0, 8>} : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
+
+    `residue = array<i64: ...>` (one entry per index operand, each below its `divisible`
+    entry) promises that each bound value is its residue modulo its `divisible` entry
+    (`divisible` then the modulus, the value a multiple of only what the two share,
+    `divisors`): a run-time stride known modulo 32 (as `tilec.copy_` keys a `box<rows>`
+    kernel by its source step's residue, `copy_key.ROWS_RESIDUES`) lets a pass take the
+    layout a static stride of that residue gets. The reference executor checks it.
+
+        %a = layout.view %p(%n, %s) {divisible = array<i64: 1, 32>, residue = array<i64: 0, 18>} : ..."""
 
     name = "layout.view"
     source = operand_def()
     dynamic = var_operand_def(index)
     divisible = opt_prop_def(DenseArrayBase)
     at_most = opt_prop_def(DenseArrayBase)
+    residue = opt_prop_def(DenseArrayBase)
     result = result_def(TensorViewType)
     assembly_format = (
         "$source (`(` $dynamic^ `)`)? attr-dict `:` type($source) `->` type($result)"
@@ -320,18 +330,27 @@ class ViewOp(IRDLOperation):
     traits = traits_def(Pure())
 
     def __init__(self, source: SSAValue, result_type: TensorViewType, dynamic=(),
-                 divisible: Sequence[int] | None = None, at_most: Sequence[int] | None = None):
+                 divisible: Sequence[int] | None = None, at_most: Sequence[int] | None = None,
+                 residue: Sequence[int] | None = None):
         props = {"divisible": _array(divisible)} if divisible is not None else {}
         if at_most is not None:
             props["at_most"] = _array(at_most)
+        if residue is not None:
+            props["residue"] = _array(residue)
         super().__init__(operands=[source, list(dynamic)], result_types=[result_type],
                          properties=props)
 
     def divisors(self) -> tuple[int, ...]:
-        """What each index operand is promised to be a multiple of (1: nothing)."""
-        if self.divisible is None:
-            return (1,) * len(self.dynamic)
-        return _ints(self.divisible)
+        """What each index operand is promised to be a multiple of (1: nothing): its
+        `divisible` entry, or with a `residue` what the two share."""
+        return tuple(gcd(m, r) for m, r in self.congruences())
+
+    def congruences(self) -> tuple[tuple[int, int], ...]:
+        """(modulus, residue) each index operand is promised to be congruent to
+        (`divisible`, `residue`; (1, 0): nothing)."""
+        mods = (1,) * len(self.dynamic) if self.divisible is None else _ints(self.divisible)
+        res = (0,) * len(self.dynamic) if self.residue is None else _ints(self.residue)
+        return tuple(zip(mods, res))
 
     def bounds(self) -> tuple[int, ...]:
         """What each index operand is promised to be at most (0: nothing)."""
@@ -353,6 +372,12 @@ class ViewOp(IRDLOperation):
             _check(len(divs) == ndyn,
                    f"divisible has {len(divs)} entries but the view binds {ndyn} dynamic value(s)")
             _check(all(d >= 1 for d in divs), f"divisible entries must be positive, got {list(divs)}")
+        if self.residue is not None:
+            res = _ints(self.residue)
+            _check(self.divisible is not None and len(res) == ndyn,
+                   f"residue has {len(res)} entries, one per dynamic value ({ndyn}) below its `divisible` entry")
+            _check(all(0 <= r < m for r, m in zip(res, _ints(self.divisible))),
+                   f"residue entries must lie below their `divisible` entries, got {list(res)}")
         if self.at_most is not None:
             bounds = _ints(self.at_most)
             _check(len(bounds) == ndyn,

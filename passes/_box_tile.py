@@ -81,8 +81,8 @@ from tilec.support.target import target_of
 
 from ._box_banks import rows_most_step, rows_orders32, rows_pitch, rows_runs, rows_steps, rows_strides
 from ._copy_cost import (BOX_SMEM, TILES_MERGE_BYTES, TILES_MIRROR, CopyFacts, Value, _static, box_pitch, span_rows,
-                         tiles_in_rounds, tiles_merged, tiles_merged_run, tiles_mirror_mode, tiles_shape, tiles_slots,
-                         value_bound)
+                         stride_residue, tiles_in_rounds, tiles_merged, tiles_merged_run, tiles_mirror_mode,
+                         tiles_shape, tiles_slots, value_bound)
 
 index = IndexType()
 
@@ -755,7 +755,8 @@ run's sectors split); the same step and stride at split sectors x0.996; step 1 (
 x0.90 split or whole. Call 2, the rule against `box_slot32=0`: the Program (strides
 static: step and stride constants) x1.012 (0.909 -> 0.920, 11 of 12), but copy_ (both
 looked up at run time in two tables, 968 -> 1128 SASS instructions) x0.974 (0.907 ->
-0.885, 0 of 12), 42 x0.970: `span` and `rows` where its strides are static."""
+0.885, 0 of 12), 42 x0.970: `span` and `rows` where its strides' residues are known (static,
+or stated by copy_'s key, `copy_key.ROWS_RESIDUES`: rows49, copy_ 0.907 -> 0.916, x1.010)."""
 TILES_SLOT32 = 3
 """A `box<tiles>` over a merged destination mode's `slot32` where the `tile` option
 `box_slot32` is not given (`tiles_launch`): 0 runs at their residues mod 16; 1 at their
@@ -850,6 +851,40 @@ groups land. Applies to a `rows` box of one part (`box_depth` 1) staged by `cp.a
 phase 2 by runs and residues (`box_carry` 0); a box of at most N steps is one commit group
 (its copies committed once, not a group each as with 0)."""
 
+ROWS_TURN = 0
+"""How a `rows` box's phase 2 (lanes on consecutive items, `box_lanes` 0) deals its rounds
+of work items to the threads (the `tile` option `box_turn`): 0, thread t takes items t,
+t + threads, ...; -1, the turn `rows_turn_best` finds; C, round r's items turned by `r C`
+among its threads (item `r threads + (t + r C) mod M_r`, `M_r` the round's items), so
+that a thread's items differ in their trips: the canonical 37 x 17 copy's 629 items
+(residues j <= 10 four trips of a 16-byte chunk, the others three) give threads 0-116
+three items, at most 12 trips with 0 (items j, j + 1, j + 2 mod 17), 11 with C = 5
+(rows49's stamps: thread 0's phase 2 9933 clocks, the last thread's, two items, 7086)."""
+
+
+def rows_turn_best(nq: int, per: int, threads: int, trips: int) -> int:
+    """The turn C of a `rows` box's phase-2 rounds (`ROWS_TURN`) whose threads' most chunk
+    trips are fewest (then the fewest threads at that most; then the least C): `nq x per`
+    items, item j of a run `ceil((trips - j) / per)` trips, round r's items turned by
+    `r C` among its threads; 0 where the items fit one round."""
+    total = nq * per
+    if total <= threads:
+        return 0
+    rounds = -(-total // threads)
+    weight = [(trips + per - 1 - i % per) // per for i in range(total)]
+
+    def cost(turn: int) -> tuple[int, int]:
+        loads = [0] * threads
+        for r in range(rounds):
+            m = min(threads, total - r * threads)
+            for t in range(m):
+                loads[t] += weight[r * threads + (t + r * turn) % m]
+        most = max(loads)
+        return most, loads.count(most)
+
+    return min(range(threads), key=lambda c: (*cost(c), c))
+
+
 ROWS_SPLIT_GROUPS = 4
 
 ROWS_RUN_STRIDE = 1
@@ -912,11 +947,28 @@ def rows_slots(facts: CopyFacts, asked: int | None, smem: int,
     nw, nd = facts.modes[w].bound, facts.modes[d].bound
     most = rows_most_step(nw * nd, smem)
     table, strides = rows_orders32(nw, nd, most) if slot32 else (rows_steps(nw, nd, most), None)
-    sk, dw = _static(facts.modes[kmode].src_stride), _static(facts.modes[w].dst_stride)
+    sk, dw = rows_residues(facts)
     if sk is None or dw is None:
         return table, (1 if strides is None else strides)
     at = sk % len(table), dw % 16
     return table[at[0]][at[1]], (1 if strides is None else rows_strides(nw)[strides[at[0]][at[1]]])  # type: ignore[arg-type]
+
+
+ROWS_RESIDUE_MODS = (32, 16)
+"""The moduli of a `rows` box's source step and destination run step by which its slot
+tables are indexed (`_box_banks.rows_orders32`: `[ss_K mod 32][ds_W mod 16]`;
+`rows_steps` the first mod 16): what a layout of constants needs of them (`rows_residues`)."""
+
+
+def rows_residues(facts: CopyFacts) -> tuple[int | None, int | None]:
+    """(source step mod 32, destination run step mod 16) of a `rows` box copy
+    (`ROWS_RESIDUE_MODS`): from static strides, or run-time ones promised congruent
+    (`layout.view`'s `residue`, as `tilec.copy_` states them, `copy_key.ROWS_RESIDUES`);
+    None where unknown (the slot tables then looked up in the kernel)."""
+    w, _, kmode = box_modes(facts, "rows")
+    sm, dm = ROWS_RESIDUE_MODS
+    return (stride_residue(facts.modes[kmode].src_stride, facts.modes[kmode].src_congruence, sm),
+            stride_residue(facts.modes[w].dst_stride, facts.modes[w].dst_congruence, dm))
 
 
 def _rows_step(k: "_Builder", table: tuple[tuple[int, ...], ...], sigma: SSAValue, rho: SSAValue) -> SSAValue:
@@ -1268,7 +1320,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                l1: bool | None = None, tiles_mirror: int = TILES_MIRROR,
                tiles_issue: int = TILES_ISSUE, min_blocks: int | None = None,
                fit_least: bool | None = None, split: int | None = None,
-               run_stride: int | None = None) -> list[Operation]:
+               run_stride: int | None = None, turn: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1288,7 +1340,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     `BOX_BLOCKS`, 0 none; persistent blocks ask their own), a `rows` box of run-time
     source residue sized as `fit_least` says (None: `ROWS_FIT`), a `rows` box's phase 1
     waited for in groups of `split` steps (None: `ROWS_SPLIT`), a `rows` box's phase-2 work
-    items on its destination runs `run_stride` apart (None: `ROWS_RUN_STRIDE`); the caller puts
+    items on its destination runs `run_stride` apart (None: `ROWS_RUN_STRIDE`), a `rows` box's
+    phase-2 rounds of items turned by `turn` (None: `ROWS_TURN`); the caller puts
     them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
@@ -1301,11 +1354,10 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     # a flat, span or rows box's runs at their source addresses modulo 32 bytes (`BOX_SLOT32`)
     want32 = flavour in ("flat", "rows", "span") and (flavour in BOX_SLOT32 if slot32 is None else bool(slot32))
     if flavour == "rows" and slot32 is None and want32:
-        # by rule only where the source step and destination run step are static (the step
-        # and run stride constants): looked up at run time (`tilec.copy_`) the two tables
-        # cost more than the whole sectors gain (`BOX_SLOT32`)
-        w_, _, k_ = box_modes(facts, "rows")
-        want32 = _static(facts.modes[k_].src_stride) is not None and _static(facts.modes[w_].dst_stride) is not None
+        # by rule only where the source step's and destination run step's residues are
+        # known (static, or promised: the step and run stride constants): looked up at
+        # run time the two tables cost more than the whole sectors gain (`BOX_SLOT32`)
+        want32 = None not in rows_residues(facts)
     through_l1 = flavour in BOX_L1 if l1 is None else l1
     depth = box_depth_of(flavour, depth)
     if ring is None:  # the flavour's, where its blocks take parts staged by cp.async
@@ -1341,7 +1393,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     slots, strides = rows_slots(facts, pitch_step, smem, want32) if flavour == "rows" else (-1, 1)
     table = slots if isinstance(slots, tuple) else None
     step = 0 if table is not None else slots  # (a table's: >= 0)
-    sigma = _static(modes[kmode].src_stride) if step >= 0 else None
+    sigma = rows_residues(facts)[0] if step >= 0 and flavour == "rows" else None  # (mod 32: every table's row)
     if step >= 0:
         # slots at `s0 + pitch r` (`_box_banks`): the pitch's residue mod 16 the source
         # step's, known or read at run time; the box holds the slots of the largest
@@ -1368,6 +1420,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     split = ROWS_SPLIT if split is None else split
     # phase 2's run stride: asked, else the slot table's (`rows_slots`: a stride or a table
     # of indices into `rows_strides`, looked up in the kernel), else `ROWS_RUN_STRIDE`
+    turn = ROWS_TURN if turn is None else turn
+    if turn < 0 and flavour == "rows" and not lanes:  # the best turn (`rows_turn_best`)
+        turn = rows_turn_best(nw, nd, threads, (t_rows * nd + 2 * CHUNK - 2) // CHUNK)  # type: ignore[operator]
     stride_table = strides if isinstance(strides, tuple) and run_stride is None and table is not None else None
     if run_stride is None:
         run_stride = strides if isinstance(strides, int) and strides != 1 else ROWS_RUN_STRIDE
@@ -1663,6 +1718,24 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
             ... of the row-major order; with N lanes, the warp's lane `l` takes item
             `(g / njg) (32 / N) + l / N`, `(g mod njg) N + l mod N` of each warp unit `g`
             (`njg` = ceil(per / N) units along the items), the items past `nq` runs skipped."""
+            if not lanes and turn and flavour == "rows" and nq * per > threads:
+                # round r's items (`r threads` on) turned by `r turn` among its threads
+                # (`ROWS_TURN`): thread t takes item `r threads + (t + r turn) mod M_r`
+                rounds, total = -(-nq * per // threads), nq * per
+                last = total - (rounds - 1) * threads
+                with k.loop(c(0), c(rounds), c(1)) as r:
+                    r.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(1, i64)  # type: ignore[union-attr]
+                    m = k.add(arith.SelectOp(k.cmp("eq", r, c(rounds - 1)), c(last), cthreads))
+                    off = c(0)
+                    for rr in range(1, rounds):
+                        off = k.add(arith.SelectOp(k.cmp("eq", r, c(rr)), c(rr * turn % (last if rr == rounds - 1
+                                                                                      else threads)), off))
+                    with k.when(k.cmp("ult", tid, m)):
+                        loc = k.addi(tid, off)
+                        loc = k.add(arith.SelectOp(k.cmp("uge", loc, m), k.subi(loc, m), loc))
+                        idx = k.addi(k.muli(r, cthreads), loc)
+                        yield k.divui(idx, c(per)), k.remui(idx, c(per))
+                return
             if not lanes:
                 with k.loop(tid, c(nq * per), cthreads) as idx:
                     q = k.divui(idx, c(per))

@@ -122,6 +122,10 @@ class Mode:
     divisor: int = 1
     """What the extent is a multiple of (the static extent itself; a promised
     `divisible` for a dynamic one)."""
+    src_congruence: tuple[int, int] = (1, 0)
+    dst_congruence: tuple[int, int] = (1, 0)
+    """(modulus, residue) a run-time stride is promised congruent to (`layout.view`'s
+    `divisible` and `residue`; `stride_residue`)."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,16 @@ def _static(v: Value) -> int | None:
     return None
 
 
+def stride_residue(stride: Value, congruence: tuple[int, int], m: int) -> int | None:
+    """A stride modulo `m` where it is known: a static one's, or a run-time one's where
+    its promised modulus (`Mode.src_congruence`) is a multiple of `m`; None otherwise."""
+    k = _static(stride)
+    if k is not None:
+        return k % m
+    mod, res = congruence
+    return res % m if mod % m == 0 else None
+
+
 def value_bound(v: Value) -> int | None:
     """The most a non-negative value can be, where its IR says: a static one itself,
     `arith.remui x, c` (c a constant) c - 1, `arith.andi x, c` (c a non-negative
@@ -205,9 +219,9 @@ def _is_product(v: Value, a: Value, b: Value) -> bool:
     return False
 
 
-def _view_modes(view: ViewOp) -> list[tuple[Value, int | None, bool, Value, int, int]] | None:
-    """(extent, bound, exact, stride, stride divisor, extent divisor) per top-level mode
-    of a pointer view whose modes are single leaves; None otherwise."""
+def _view_modes(view: ViewOp) -> list[tuple[Value, int | None, bool, Value, int, int, tuple[int, int]]] | None:
+    """(extent, bound, exact, stride, stride divisor, extent divisor, stride congruence)
+    per top-level mode of a pointer view whose modes are single leaves; None otherwise."""
     t = view.result.type
     if not isinstance(t.layout, CuteLayoutAttr) or not isinstance(view.source.type, PtrType):
         return None
@@ -217,7 +231,7 @@ def _view_modes(view: ViewOp) -> list[tuple[Value, int | None, bool, Value, int,
     if any(isinstance(s, tuple) for s in lay.shape):
         return None
     pairs = leaves(lay)
-    divs, bounds = view.divisors(), view.bounds()
+    divs, bounds, cong = view.divisors(), view.bounds(), view.congruences()
     i = 0
     shape: list[tuple[Value, int | None, bool, int]] = []
     for n, _ in pairs:
@@ -230,10 +244,10 @@ def _view_modes(view: ViewOp) -> list[tuple[Value, int | None, bool, Value, int,
     out = []
     for (n, b, exact, nd), (_, st) in zip(shape, pairs):
         if st is DYN:
-            out.append((n, b, exact, view.dynamic[i], divs[i], nd))
+            out.append((n, b, exact, view.dynamic[i], divs[i], nd, cong[i]))
             i += 1
         else:
-            out.append((n, b, exact, st, 1, nd))
+            out.append((n, b, exact, st, 1, nd, (1, 0)))
     return out
 
 
@@ -247,7 +261,7 @@ def copy_facts(copy: CopyOp) -> CopyFacts | None:
     if sm is None or dm is None or len(sm) != len(dm):
         return None
     modes = []
-    for (sn, sb, se, ss, sd, sx), (dn, db, de, ds, dd, dx) in zip(sm, dm):
+    for (sn, sb, se, ss, sd, sx, sc), (dn, db, de, ds, dd, dx, dc) in zip(sm, dm):
         # the extent: a static one where either view has it, else the bounds promised
         extent = sn if isinstance(sn, int) else dn
         if isinstance(sn, int) or isinstance(dn, int):
@@ -257,7 +271,7 @@ def copy_facts(copy: CopyOp) -> CopyFacts | None:
             bound = min(bounds) if bounds else None
             exact = (se and sb == bound) or (de and db == bound)
             divisor = max(sx, dx)
-        modes.append(Mode(extent, bound, exact, ss, ds, sd, dd, divisor))
+        modes.append(Mode(extent, bound, exact, ss, ds, sd, dd, divisor, sc, dc))
     compact = _compact(modes)
     st, dt = copy.source.type, copy.dest.type
     (sbase, smis), (dbase, dmis) = _aligned_base(sv.source), _aligned_base(dv.source)

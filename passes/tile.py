@@ -293,7 +293,8 @@ class TilePass(ModulePass):
                      bytes apart in the slots (`_box_tile.tiles_slot32_turn`);
                      3: as 2 where the innermost merged mode is long
                      (`_box_tile.TILES_SLOT32_TURN_RUNS`), else as 1; 0 off. Default per flavour
-                     (`_box_tile.BOX_SLOT32`): `span`, and `rows` of static strides (a merged `tiles` box:
+                     (`_box_tile.BOX_SLOT32`): `span`, and `rows` whose strides' residues are known
+                     (static, or promised: `_box_tile.rows_residues`) (a merged `tiles` box:
                      `_box_tile.TILES_SLOT32`, 3).
       box_l1=B       1: the 16-byte `cp.async` of a box copy's
                      phase 1 go through L1 (`.ca`: L2 asked for whole sectors)
@@ -321,6 +322,11 @@ class TilePass(ModulePass):
                      2's item (run q, residue j) writes run A q mod n_W, a warp's
                      two runs A bytes apart in every slot (its bank conflicts);
                      1 in order. Default `_box_tile.ROWS_RUN_STRIDE`: 1.
+      box_turn=C     a `box<rows>` copy's phase-2 rounds of items (lanes on
+                     consecutive items) turned by r C among the threads in round r:
+                     a thread's items of unlike trips; -1 the turn of the fewest
+                     trips a thread (`_box_tile.rows_turn_best`). Default
+                     `_box_tile.ROWS_TURN`: 0.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
@@ -534,6 +540,7 @@ class TilePass(ModulePass):
     box_fit: int | None = None
     box_split: int | None = None
     box_runs: int | None = None
+    box_turn: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int | None = None
@@ -613,6 +620,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_split={self.box_split} must be 0 or in [16, 1024]")
         if self.box_runs is not None and not 0 <= self.box_runs <= 1024:
             raise TilecError(f"tile: box_runs={self.box_runs} must be in [0, 1024]")
+        if self.box_turn is not None and not -1 <= self.box_turn <= 1024:
+            raise TilecError(f"tile: box_turn={self.box_turn} must be in [-1, 1024]")
         if self.box_prefetch not in (None, 0, 64, 128, 256):
             raise TilecError(f"tile: box_prefetch={self.box_prefetch} must be 0, 64, 128 or 256")
         if self.tiles_depth is not None and not 1 <= self.tiles_depth <= 8:
@@ -941,7 +950,8 @@ class TilePass(ModulePass):
                                         plain=(not merged and not facts.converts
                                                and facts.src_bytes in TILES_SECTOR_PLAIN_BYTES),
                                         constant=all(isinstance(m.extent, int) for m in facts.modes)), self.box_blocks,
-                         None if self.box_fit is None else bool(self.box_fit), self.box_split, self.box_runs)
+                         None if self.box_fit is None else bool(self.box_fit), self.box_split, self.box_runs,
+                         self.box_turn)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)
@@ -1184,7 +1194,7 @@ def pin_exact_extents(view: SSAValue) -> None:
         return
     lay = t.cute_layout
     shape = list(cute.flatten(lay.shape))
-    bounds, divs = root.bounds(), root.divisors()
+    bounds, divs, cong = root.bounds(), root.divisors(), root.congruences()
     keep: list[int] = []
     i = 0
     for k, n in enumerate(shape):
@@ -1202,8 +1212,9 @@ def pin_exact_extents(view: SSAValue) -> None:
     new_lay = cute.Layout(cute.unflatten(shape, lay.shape), lay.stride)
     new = ViewOp(root.source, TensorViewType(t.element_type, new_lay, "gmem"),
                  [root.dynamic[j] for j in keep],
-                 divisible=[divs[j] for j in keep] if root.divisible is not None and keep else None,
-                 at_most=[bounds[j] for j in keep] if root.at_most is not None and keep else None)
+                 divisible=[cong[j][0] for j in keep] if root.divisible is not None and keep else None,
+                 at_most=[bounds[j] for j in keep] if root.at_most is not None and keep else None,
+                 residue=[cong[j][1] for j in keep] if root.residue is not None and keep else None)
     new.result.name_hint = view.name_hint
     Rewriter.replace_op(root, new)
 

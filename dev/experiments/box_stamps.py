@@ -9,7 +9,10 @@ a lowering). Thread 0 of each block writes, at
 
     0 entry, 1 past phase 0's barrier (run tables built), 2 its own phase-1 copies issued
     (past the commit), 3 past phase 1's wait and barrier (the box landed), 4 past a barrier
-    added after phase 2 (every store issued),
+    added after phase 2 (every store issued), 8 and 9 thread 0's and the block's last thread's
+    own phase 2 done (before that barrier: the threads' balance); in a `box<rows>` kernel (strided 42, rows49)
+    1 thread 0's runs' phase-1 copies issued ("tables" below), 2 the run ends' byte pass
+    done ("issue"), 3 and 4 as above,
 
 `clock64` (the multiprocessor's clock), then its `%smid` and `%globaltimer` at 0 and 4.
 Per multiprocessor (clocks of one counter), the script sums over its span (first entry to
@@ -32,7 +35,7 @@ sys.path.insert(0, os.path.join(here, "..", "..", "benchmarks"))
 sys.path.insert(0, here)
 
 MAX_BLOCKS = 1 << 15
-SLOTS = 8
+SLOTS = 10
 DECL = (f"__device__ unsigned long long tilec_stamps[{MAX_BLOCKS * SLOTS}];\n"
         "#define TL_CLK(v) asm volatile(\"mov.u64 %0, %%clock64;\" : \"=l\"(v) :: \"memory\")\n"
         "#define TL_GT(v) asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(v) :: \"memory\")\n")
@@ -52,18 +55,31 @@ def stamped(src: str) -> str:
         return (f"  if (threadIdx.x == 0) {{ unsigned long long tl_v; TL_CLK(tl_v); tl_row[{slot}] = tl_v; }}\n")
 
     src = src.replace(anchor, anchor + head, 1)
-    first_sync = "  __syncthreads();\n"
-    i = src.index(first_sync, src.index(head))
-    src = src[:i + len(first_sync)] + put(1) + src[i + len(first_sync):]
-    commit = "  tilec_cp_async_commit();\n  tilec_cp_async_wait<0>();\n  __syncthreads();\n"
-    if src.count(commit) != 1:
-        raise ValueError("stamped: phase 1's commit / wait / barrier not found once")
-    src = src.replace(commit, "  tilec_cp_async_commit();\n" + put(2)
-                      + "  tilec_cp_async_wait<0>();\n  __syncthreads();\n" + put(3), 1)
+    rows_wait = "  tilec_cp_async_wait<0>();\n  __syncthreads();\n"
+    commit = "  tilec_cp_async_commit();\n" + rows_wait
+    if src.count(commit) == 0 and src.count(rows_wait) == 1:
+        # a `box<rows>` kernel: 1 past thread 0's runs' phase-1 copies (the loop over its
+        # runs closed), 2 past the run ends' byte pass (at the wait), 3 past wait and barrier
+        loop = re.search(r"\n  for \(int i = [^\n]*\n(?:    [^\n]*\n|\n)*  }\n", src[src.index(head):])
+        if loop is None:
+            raise ValueError("stamped: a rows kernel without its phase-1 loop over runs")
+        at = src.index(head) + loop.end()
+        src = src[:at] + put(1) + src[at:]
+        src = src.replace(rows_wait, put(2) + rows_wait + put(3), 1)
+    else:
+        first_sync = "  __syncthreads();\n"
+        i = src.index(first_sync, src.index(head))
+        src = src[:i + len(first_sync)] + put(1) + src[i + len(first_sync):]
+        if src.count(commit) != 1:
+            raise ValueError("stamped: phase 1's commit / wait / barrier not found once")
+        src = src.replace(commit, "  tilec_cp_async_commit();\n" + put(2)
+                          + "  tilec_cp_async_wait<0>();\n  __syncthreads();\n" + put(3), 1)
     end = src.rstrip()
     if not end.endswith("}"):
         raise ValueError("stamped: the kernel does not end the source")
-    tail = ("  __syncthreads();\n"
+    tail = ("  if (threadIdx.x == 0 || threadIdx.x == blockDim.x - 1) { unsigned long long tl_v; TL_CLK(tl_v);"
+            " tl_row[threadIdx.x == 0 ? 8 : 9] = tl_v; }\n"
+            "  __syncthreads();\n"
             "  if (threadIdx.x == 0) { unsigned long long tl_v, tl_g; TL_CLK(tl_v); TL_GT(tl_g); unsigned tl_sm;\n"
             "    asm volatile(\"mov.u32 %0, %%smid;\" : \"=r\"(tl_sm));\n"
             "    tl_row[0] = tl_c0; tl_row[4] = tl_v; tl_row[5] = tl_sm; tl_row[6] = tl_g0; tl_row[7] = tl_g; }\n")
@@ -103,7 +119,8 @@ def summary(s) -> dict:
 
     s = s.astype(np.int64)
     parts = {"tables": s[:, 1] - s[:, 0], "issue": s[:, 2] - s[:, 1], "wait": s[:, 3] - s[:, 2],
-             "phase2": s[:, 4] - s[:, 3], "block": s[:, 4] - s[:, 0]}
+             "phase2": s[:, 4] - s[:, 3], "block": s[:, 4] - s[:, 0],
+             "p2first": s[:, 8] - s[:, 3], "p2last": s[:, 9] - s[:, 3]}
     out = {f"{k}_med": float(np.median(v)) for k, v in parts.items()}
     out["blocks"] = int(len(s))
     ns = (s[:, 7] - s[:, 6]).astype(float)
@@ -158,6 +175,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5, help="plain / stamped timing rounds")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--dump", default="", help="a folder for each launch's stamps (.npy)")
+    ap.add_argument("--no-tree", action="store_true", help="the variants only (not the tree's kernel first)")
     a = ap.parse_args()
     import copy_bench
     import numpy as np
@@ -169,7 +187,8 @@ def main() -> int:
     from tilec.copy_kernels import CopyKernels
     from tilec.copy_routes import forced_routes
 
-    variants = [("tree", {})] + [(n, r) for n, r, *_ in (parse_variant(v) for v in a.variant)]
+    variants = [] if a.no_tree else [("tree", {})]
+    variants += [(n, r) for n, r, *_ in (parse_variant(v) for v in a.variant)]
     cases = sb.generate_cases(0, 48, 64, 1024)
     gen = torch.Generator(device="cuda").manual_seed(0)
     alive = []  # every variant's kernels kept loaded: copy_'s fast path keeps their function handles
@@ -220,7 +239,7 @@ def main() -> int:
                   f"p2 {f['one_p2']:.3f}; refill gap {f['refill_gap_med']:.0f} clk; SM span {f['sm_span_med']:.0f} clk",
                   flush=True)
             print(f"# {i:02d} {name}: blk {f['block_med']:.0f}=t{f['tables_med']:.0f}+i{f['issue_med']:.0f}"
-                  f"+w{f['wait_med']:.0f}+p2 {f['phase2_med']:.0f}; res0/1/2 {f['resident0']:.2f}/{f['resident1']:.2f}/"
+                  f"+w{f['wait_med']:.0f}+p2 {f['phase2_med']:.0f} (t0 {f['p2first_med']:.0f} tN {f['p2last_med']:.0f}); res0/1/2 {f['resident0']:.2f}/{f['resident1']:.2f}/"
                   f"{f['resident2']:.2f}; rd {f['phase1_reads']:.2f}; rr/rw/ww {f['rr']:.2f}/{f['rw']:.2f}/{f['ww']:.2f}; "
                   f"gap {f['refill_gap_med']:.0f}; st x{tp / ts:.3f}", flush=True)
         del src, dst_base, dst, ref, ref_bits

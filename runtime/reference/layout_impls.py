@@ -613,11 +613,13 @@ class LayoutFunctions(InterpreterFunctions):
         if isinstance(src, HostArray | Storage):
             st = host_storage(src) if isinstance(src, HostArray) else src
             values = [_uniform_int(op, v, "a dynamic extent") for v in dyn]
-            for k, (value, div) in enumerate(zip(values, op.divisors())):
-                if value % div:
+            for k, (value, (mod, res)) in enumerate(zip(values, op.congruences())):
+                if value % mod != res:
                     raise ExecutionError(
-                        op, f"index operand {k} is {value}, not a multiple of {div} as "
-                        "its `divisible` entry promises")
+                        op, f"index operand {k} is {value}, not a multiple of {mod} as its `divisible` entry promises"
+                        if op.residue is None else
+                        f"index operand {k} is {value}, not {res} modulo {mod} as its `divisible` and `residue` "
+                        "entries promise")
             for k, (value, bound) in enumerate(zip(values, op.bounds())):
                 if bound and value > bound:
                     raise ExecutionError(

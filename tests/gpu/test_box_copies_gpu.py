@@ -9,7 +9,8 @@ byte of it compared with NumPy (nothing around the view written); each copy twic
 (the second through the cached launcher); session 38's `box<tiles>` over a merged
 destination mode (`merge`); launch options (`box_blocks`, `box_fit`) on span and rows;
 rows boxes waited for in groups of steps (`box_split`); rows boxes at their runs'
-residues mod 32 (`box_slot32`), phase 2's runs in a stride (`box_runs`)."""
+residues mod 32 (`box_slot32`), phase 2's runs in a stride (`box_runs`); rows boxes whose kernel
+is keyed by its strides' residues (`rows_residues`), and with phase 2's rounds turned (`box_turn`)."""
 
 from __future__ import annotations
 
@@ -106,6 +107,32 @@ def test_rows_boxes_at_residues_mod_32_on_the_gpu(runs, seed):
     if runs:
         stride = next(a for a in range(3, 200, 2) if all(math.gcd(a, n) == 1 for n in c.shape))
         routes.update(box_pitch=3, box_runs=stride)
+    _check_on_the_gpu(dataclasses.replace(c, routes=routes), seed, fresh=True)
+
+
+@pytest.mark.parametrize("keyed", [True, False])
+@pytest.mark.parametrize("seed", range(4))
+def test_rows_boxes_keyed_by_their_residues_on_the_gpu(keyed, seed):
+    """Session 36's rows boxes at the rule's step (no forced step), copy_'s kernel keyed by
+    the source step mod 32 and the destination run step mod 16 (`rows_residues`, the step
+    and run stride constants, the slots at their residues mod 32), and without (the
+    mod-16 table looked up in the kernel)."""
+    import dataclasses
+
+    c = draw("rows", 1000 + seed, SCALE)
+    routes = {**{k: v for k, v in c.routes.items() if k != "box_pitch"}, "rows_residues": int(keyed)}
+    _check_on_the_gpu(dataclasses.replace(c, routes=routes), seed, fresh=True)
+
+
+@pytest.mark.parametrize("turn", [5, 13])
+@pytest.mark.parametrize("seed", range(3))
+def test_rows_boxes_with_turned_rounds_on_the_gpu(turn, seed):
+    """Session 36's rows boxes at the rule's step with phase 2's rounds of items turned
+    by `r turn` among the threads (`box_turn`)."""
+    import dataclasses
+
+    c = draw("rows", 1000 + seed, SCALE)
+    routes = {**{k: v for k, v in c.routes.items() if k != "box_pitch"}, "box_turn": turn}
     _check_on_the_gpu(dataclasses.replace(c, routes=routes), seed, fresh=True)
 
 

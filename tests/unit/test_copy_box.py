@@ -277,6 +277,69 @@ def test_rows_boxes_at_residues_mod_32_match_numpy(routes, smem, runs, nvrtc_ava
         assert "& 31" in source
 
 
+def _rows_at_steps(rng, pads, b=40):
+    """`_cases`-style `box<rows>` copies (2, 37, b, 17) from src rows [b][2 x 17 x 37 + pad]
+    (the source step 1258 + pad bytes) into a compact destination (its run step 17 b)."""
+    out = []
+    for pad in pads:
+        flat = rng.integers(-128, 128, size=b * (1258 + pad), dtype=np.int8)
+        src = flat.reshape(b, 1258 + pad)[:, :1258].reshape(b, 2, 17, 37).transpose(1, 3, 0, 2)
+        base = np.full(src.size + 40, 0x5A, np.int8)
+        out.append((src, base, lambda x, s=src.shape: x[5 : 5 + np.prod(s)].reshape(s), "box<rows>"))
+    return out
+
+
+@pytest.mark.parametrize("keyed", [True, False])
+def test_rows_box_kernels_keyed_by_their_strides_residues_match_numpy(routes, keyed, nvrtc_available):
+    # copy_'s `box<rows>` key states the source step mod 32 and the destination run step
+    # mod 16 (copy_key.ROWS_RESIDUES; the route rows_residues=0: not), the program
+    # promises them (`divisible` and `residue`) and the tile pass takes the slot layout
+    # as constants (no table shifted in the kernel): one kernel a residue pair, every
+    # destination element written once, exactly, nothing around it
+    from tilec.copy_cpu import _operand
+
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(rows_residues=int(keyed), box_smem=2048)
+    cases = _rows_at_steps(np.random.default_rng(49), (0, 1, 18, 32))  # steps 10, 11, 28 and 10 mod 32
+    keys = []
+    for src, base, view, _ in cases:
+        plan = plan_copy(_operand(view(base), None), _operand(src, None))
+        assert key_strategy(plan.key) == "box<rows>"
+        keys.append(plan.key)
+        steps = [r for r in plan.key.src_residues if r != (1, 0)]
+        runs = [r for r in plan.key.dst_residues if r != (1, 0)]
+        assert (steps, runs) == (([(32, plan.src_strides[2] % 32)], [(16, plan.dst_strides[1] % 16)]) if keyed
+                                 else ([], []))
+    sources = _run_compiled(cases)
+    assert len(sources) == (3 if keyed else 1)
+    assert all((">>" in text) != keyed for text in sources)
+
+
+@pytest.mark.parametrize("turn", [5, 31])
+def test_rows_boxes_with_turned_rounds_match_numpy(routes, turn, nvrtc_available):
+    # the `tile` option box_turn=C (a rows box's phase-2 round r of items turned by r C
+    # among its threads, a rolled loop over the rounds): every destination element
+    # written once, exactly, nothing around it
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(box_turn=turn)
+    cases = [c for c in _cases(np.random.default_rng(turn)) if c[3] == "box<rows>"]
+    assert len(cases) == 3
+    # (a kernel of more items than threads rounds them; one of at most 256 items has one round)
+    assert any("#pragma unroll 1" in source for source in _run_compiled(cases))
+
+
+def test_rows_turn_best_deals_the_canonical_items_at_most_11_trips_a_thread():
+    # 629 items (37 runs x 17 residues, residues 0-10 four trips of 62, the others three)
+    # over 256 threads: in order threads 0-116 take three items of consecutive residues
+    # (12 trips); turned by 5 r in round r at most 11; one round: no turn
+    from tilec.passes._box_tile import rows_turn_best
+
+    assert rows_turn_best(37, 17, 256, 62) == 5
+    assert rows_turn_best(5, 17, 256, 62) == 0
+
+
 @pytest.mark.parametrize("split", [16, 24, 32])
 def test_rows_boxes_waited_for_in_groups_match_numpy(routes, split, nvrtc_available):
     # the `tile` option box_split=N (a rows box's phase 1 in commit groups of N steps,

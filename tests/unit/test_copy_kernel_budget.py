@@ -48,9 +48,10 @@ BOX_BUDGETS = [
     # phase 2 per 16-byte chunk: 16 LDS.U8, 16 address adds, 12 PRMT, one STG.E.128 (about
     # 3 instructions a byte, against the gather's 15); 1056 now
     ("gather uint8 rows of 5 at a pitch of 7", "box<span>", 1100),
-    # the slots' pitch looked up in the kernel from copy_'s run-time strides
-    # (passes/_box_banks.rows_steps: 48 instructions once); 968 now (with box_slot32=1's
-    # two tables, rows_orders32, 1128: measured slower, not the rule at run-time strides)
+    # the slots' pitch step and phase 2's run stride constants, copy_'s key stating its
+    # strides' residues (copy_key.ROWS_RESIDUES): 928 now (976 with rows_residues=0, the
+    # mod-16 table looked up in the kernel, passes/_box_banks.rows_steps; 1128 with
+    # box_slot32=1's two tables at run-time strides, rows_orders32: measured slower)
     ("box rows int8 37x17 in 1691 steps", "box<rows>", 1000),
 ]
 

@@ -98,6 +98,23 @@ def test_box_copy_kernel_is_the_program_kernel_but_for_its_values(name):
     assert _shape_of_cuda(mine.source) == _shape_of_cuda(theirs.source)
 
 
+def _literals(source: str) -> set[str]:
+    """The integer literals of a kernel's body (after its `__global__`)."""
+    return set(re.findall(r"(?<![\w.])-?\d+\b", source.split("__global__", 1)[1]))
+
+
+@pytest.mark.parametrize("name", sorted(BOX_CASES))
+def test_box_copy_kernel_has_the_layout_constants_of_the_program_kernel(name):
+    """A box copy's kernel has no constant the Program's kernel lacks: its box, slots,
+    pitch, steps and phase-2 order are the Program's numbers, copy_ only taking some of
+    the Program's constants as run-time arguments. (A `box<rows>` copy's key states its
+    strides' residues, `copy_key.ROWS_RESIDUES`: without them its box was grown for the
+    worst residue's pitch and its slot tables looked up in the kernel.)"""
+    case = next(c for c in CANONICAL if c.name == name)
+    mine, theirs = _kernels(plan_copy(*case.operands()))
+    assert _literals(mine.source) <= _literals(theirs.source)
+
+
 @pytest.mark.parametrize("name", sorted(BOX_CASES))
 def test_box_copies_take_the_box_strategy_on_both_paths(name):
     """copy_'s program and the copy-strategy pass on the Program of the same

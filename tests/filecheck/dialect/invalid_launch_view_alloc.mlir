@@ -162,3 +162,19 @@ func.func @view_at_most_negative(%p: !layout.ptr<f32>, %m: index, %s: index) {
   %a = layout.view %p(%m, %s) {at_most = array<i64: -1, 0>} : !layout.ptr<f32> -> !layout.tensor<f32, #layout.cute<(?,8):(?,1)>, gmem>
   func.return
 }
+
+// -----
+
+func.func @view_residue_past_modulus(%p: !layout.ptr<i8>, %m: index, %s: index) {
+  // expected-error @+1 {{residue entries must lie below their `divisible` entries, got [0, 32]}}
+  %a = layout.view %p(%m, %s) {divisible = array<i64: 1, 32>, residue = array<i64: 0, 32>} : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(?,8):(?,1)>, gmem>
+  func.return
+}
+
+// -----
+
+func.func @view_residue_without_divisible(%p: !layout.ptr<i8>, %m: index, %s: index) {
+  // expected-error @+1 {{residue has 2 entries, one per dynamic value (2) below its `divisible` entry}}
+  %a = layout.view %p(%m, %s) {residue = array<i64: 0, 3>} : !layout.ptr<i8> -> !layout.tensor<i8, #layout.cute<(?,8):(?,1)>, gmem>
+  func.return
+}

@@ -128,6 +128,14 @@ func.func @view_at_most(%p: !layout.ptr<f32, align 16>, %m: index, %n: index, %s
   func.return
 }
 
+// `residue` with `divisible` promises each dynamic value's residue modulo its entry.
+// CHECK-LABEL: func.func @view_residue(
+// CHECK: %a = layout.view %p(%m, %n, %s) {divisible = array<i64: 1, 1, 32>, residue = array<i64: 0, 0, 18>} : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(?,?):(?,1)>, gmem>
+func.func @view_residue(%p: !layout.ptr<i8, align 16>, %m: index, %n: index, %s: index) {
+  %a = layout.view %p(%m, %n, %s) {divisible = array<i64: 1, 1, 32>, residue = array<i64: 0, 0, 18>} : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(?,?):(?,1)>, gmem>
+  func.return
+}
+
 // `divisible` promises what each dynamic value is a multiple of.
 // CHECK-LABEL: func.func @view_divisible(
 // CHECK: %a = layout.view %p(%m, %n, %s) {divisible = array<i64: 1, 1, 4>} : !layout.ptr<f32, align 16> -> !layout.tensor<f32, #layout.cute<(?,?):(?,1)>, gmem>
