@@ -39,7 +39,7 @@ TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tile
                 "box_split", "box_runs", "tiles_merge", "tiles_merge_banks", "tiles_short", "realign_flat", "magic64", "narrow32", "realign_chunks", "div32",
                 "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows",
                 "tiles_mirror", "tiles_short_d", "tiles_run", "tiles_issue", "realign_run", "realign_lanes",
-                "realign_elems", "realign_bits", "gather_fill")
+                "realign_elems", "realign_bits", "gather_fill", "gather_bytes")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -98,7 +98,8 @@ commit group for a thread's phase-1 copies, phase 2's chunk loop unrolled, phase
 then states a compact destination); the gather strategy's fill form for a source broadcast along the outermost
 mode into a compact destination (`passes/_fill_tile.py`: about N threads a multiprocessor, each distinct vector
 computed once and stored many times), `gather_fill=N`, both passes' option, default 0: none (the plan then takes
-such a copy whole to the gather strategy, no box, realign or period split)): benchmarks and experiments compare
+such a copy whole to the gather strategy, no box, realign or period split); a gather copy's run of destination bytes, `gather_bytes=`
+(16 or 32: a whole sector a thread), the `tile` pass's option, default 0: one widest vector): benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
 `CopyKernels(disk=False)` per value, as routes."""
@@ -147,6 +148,7 @@ class Routes:
     tiles_fill: int | None = None
     realign_prefetch: int | None = None
     inbounds: int | None = None
+    gather_bytes: int | None = None
     tiles_bytes: int | None = None
     realign_rows: int | None = None
     tiles_mirror: int | None = None

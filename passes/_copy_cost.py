@@ -318,11 +318,12 @@ def extent_class(bound: int | None) -> int | None:
     return 1 << (bound - 1).bit_length()
 
 
-def gather_vector(facts: CopyFacts, target: Target) -> int:
-    """Elements per run of one gather thread: a widest-vector store of the destination,
-    at most half the last mode's extent class (a run then wraps the last mode at most
-    once: the extent is more than half its class)."""
-    v = max(1, target.vector_bytes // facts.dst_bytes)
+def gather_vector(facts: CopyFacts, target: Target, run_bytes: int = 0) -> int:
+    """Elements per run of one gather thread: a widest-vector store of the destination
+    (`run_bytes` > 0: that many destination bytes, the `tile` option `gather_bytes`), at
+    most half the last mode's extent class (a run then wraps the last mode at most once:
+    the extent is more than half its class)."""
+    v = max(1, (run_bytes or target.vector_bytes) // facts.dst_bytes)
     c = extent_class(facts.modes[-1].bound)
     if c is not None:
         v = min(v, max(1, c // 2))

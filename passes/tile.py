@@ -162,6 +162,9 @@ class TilePass(ModulePass):
                      static, as the heuristic pads a short mode). Default: the copy's
                      `tile = array<i64: ...>` attribute, else the heuristic below.
       runs=R         a gather copy's runs per thread (a power of two; default 2).
+      gather_bytes=B a gather copy's run of B destination bytes (a power of two, 16 or
+                     32: 32 a whole sector a thread, two vector stores; 0, the default:
+                     one widest vector, `_copy_cost.gather_vector`).
       gather_fill=N  N > 0: a gather copy of a source broadcast along its outermost
                      mode into a compact destination (`_fill_tile.fill_fits`) as a
                      periodic fill, about N threads a multiprocessor
@@ -500,6 +503,7 @@ class TilePass(ModulePass):
     tile: tuple[int, ...] = ()
     threads: int | None = None
     runs: int = GATHER_RUNS_PER_THREAD
+    gather_bytes: int = 0
     gather_fill: int = GATHER_FILL
     realign_chunks: int | None = None
     realign_prefetch: int | None = None
@@ -750,6 +754,8 @@ class TilePass(ModulePass):
                 "tile: a copy of strategy gather is between two `layout.view`s of pointers "
                 "whose modes are single leaves", op=copy)
         threads = self.threads or GATHER_THREADS
+        if self.gather_bytes not in (0, 16, 32):
+            raise TilecError(f"tile: gather_bytes={self.gather_bytes} must be 0, 16 or 32", op=copy)
         if threads < 32 or threads & (threads - 1) or self.runs < 1 or self.runs & (self.runs - 1):
             raise TilecError(f"tile: a gather copy takes threads and runs that are powers of two, threads at "
                              f"least 32; got threads={threads} runs={self.runs}", op=copy)
@@ -765,11 +771,11 @@ class TilePass(ModulePass):
             _replace_copy(copy, ops)
             return
         if bits is None:
-            bits = static_index_bits(facts, threads * self.runs * gather_vector(facts, tgt)) or 64
+            bits = static_index_bits(facts, threads * self.runs * gather_vector(facts, tgt, self.gather_bytes)) or 64
         ops = gather_launch(copy, facts, tgt, bits, threads, self.runs, self._magic64(),
                             None if self.narrow32 is None else bool(self.narrow32),
                             DIV32 if self.div32 is None else bool(self.div32), bool(self.narrow_count),
-                            None if self.inbounds is None else bool(self.inbounds))
+                            None if self.inbounds is None else bool(self.inbounds), self.gather_bytes)
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops)
