@@ -383,7 +383,6 @@ def test_gather_bytes_gathers_match_numpy(routes, monkeypatch, nvrtc_available):
     int16 -> float32 permute into rows of 19 within a padded dst and 64-bit offsets; a run
     holds 4 f64 (`gather_vector`), stored as 16-byte vectors into the compact dsts."""
     from tilec.passes._copy_cost import gather_vector
-    from tilec.support.target import Target
 
     if not nvrtc_available:
         pytest.skip("NVRTC is not available")
@@ -400,4 +399,5 @@ def test_gather_bytes_gathers_match_numpy(routes, monkeypatch, nvrtc_available):
     assert len(kernels._entries) == 3
     assert sum("f64x2" in e.kernel.source for e in kernels._entries.values()) == 2  # the compact dsts' stores
     facts = type("F", (), {"dst_bytes": 8, "modes": [type("M", (), {"bound": 17})()]})()
-    assert (gather_vector(facts, Target()), gather_vector(facts, Target(), 32)) == (2, 4)
+    tgt = type("T", (), {"vector_bytes": 16})()
+    assert (gather_vector(facts, tgt), gather_vector(facts, tgt, 32)) == (2, 4)
