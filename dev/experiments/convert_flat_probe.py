@@ -105,12 +105,12 @@ def main() -> int:
             tensor_copy.copy_(dst, src, kernels=kern)
 
         if i == 47:
-            n = base.shape[1]
+            rows = base.shape[1]
             k47 = mod.get_function("p47")
-            grid = (n + 511) // 512
+            grid = (rows + 511) // 512
 
             def probe():
-                k47((grid,), (256,), (cp.uint64(base.data_ptr()), cp.uint64(dst.data_ptr()), cp.int32(n)))
+                k47((grid,), (256,), (cp.uint64(base.data_ptr()), cp.uint64(dst.data_ptr()), cp.int32(rows)))
         elif i == 11:
             k11 = mod.get_function("p11")
 
@@ -127,15 +127,15 @@ def main() -> int:
             exact[name] = bool(torch.equal(sb._bits(torch, dst), ref))
         mc = copy_bench.memcpy_tbps(moved // 2)
         calls = {"tilec": tilec_call, "probe": probe}
-        times: dict[str, list[float]] = {n: [] for n in calls}
+        times: dict[str, list[float]] = {name: [] for name in calls}
         names = list(calls)
         for r in range(a.rounds):
-            for n in names[r % 2:] + names[:r % 2]:
-                times[n].append(sb._median(copy_bench, calls[n], a.reps))
+            for name in names[r % 2:] + names[:r % 2]:
+                times[name].append(sb._median(copy_bench, calls[name], a.reps))
         out = [f"{i:02d}"]
-        for n in names:
-            ratio = statistics.median(copy_bench.tbps(moved, t) / mc for t in times[n])
-            out.append(f"{n} {ratio:.3f}{'' if exact[n] else '!'}")
+        for name in names:
+            ratio = statistics.median(copy_bench.tbps(moved, t) / mc for t in times[name])
+            out.append(f"{name} {ratio:.3f}{'' if exact[name] else '!'}")
         rel = [t / v for t, v in zip(times["tilec"], times["probe"])]
         out.append(f"probe/tilec x{statistics.median(rel):.3f} [{min(rel):.3f}, {max(rel):.3f}]")
         print(" | ".join(out), flush=True)
