@@ -724,6 +724,25 @@ def tiles_mirror_mode(facts: CopyFacts) -> tuple[int, int] | None:
     return None if m is None else (w, m)
 
 
+TILES_MERGE_CONVERT_BYTES = 4
+"""The largest source element a merged `tiles` box takes where the copy widens its elements
+(at most `TILES_CONVERT_WIDENING` times; `tiles_merge_bytes`), whatever the option's
+`tiles_merge` above 0. Measured on the H200 in turns against the tiled kernel
+(benchmarks/NOTES.md, pc49; the strided set's 41, f32 -> int64 `(14107, 56, 17)` permuted
+`(2, 1, 0)`, `D` of 17 padded to 32 by the tiled kernel): 0.913 -> 0.935 of cudaMemcpy, x1.027
+[1.008, 1.043] in 7 rounds (p8b45's reading x1.014 [0.812, 1.031]); plain 4-byte copies keep
+the tiled kernel (06, int32: 0.977 tiled against 0.960 merged, strided38)."""
+
+
+def tiles_merge_bytes(facts: CopyFacts, merge: int) -> int:
+    """The largest source element of a merged `tiles` box for this copy: `merge` (the
+    `copy-strategy` and `tile` passes' option `tiles_merge`, 0 none), at least
+    `TILES_MERGE_CONVERT_BYTES` where the copy widens its elements at most
+    `TILES_CONVERT_WIDENING` times."""
+    widens = facts.converts and facts.src_bytes < facts.dst_bytes <= TILES_CONVERT_WIDENING * facts.src_bytes
+    return max(merge, TILES_MERGE_CONVERT_BYTES) if merge and widens else merge
+
+
 def tiles_merged(facts: CopyFacts, most: int = TILES_MERGE_BYTES) -> tuple[int, ...] | None:
     """The modes a `tiles` box merges into its destination mode `D'` (`TILES_MERGE_BYTES`):
     source elements of at most `most` bytes, the modes after the source's contiguous
@@ -917,8 +936,10 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
         return None
     mw, md = facts.modes[w], facts.modes[d]
     nw, nd = _short(mw), _short(md)
-    if (mw.bound is None or mw.bound > SMALL_EXTENT) and tiles_merged(facts, merge) is not None:
-        return "tiles" if _tiles(facts, smem, tiles_bytes) else None
+    merge_e = tiles_merge_bytes(facts, merge)
+    if (mw.bound is None or mw.bound > SMALL_EXTENT) and tiles_merged(facts, merge_e) is not None:
+        # a widening copy merged by rule (`TILES_MERGE_CONVERT_BYTES`): any size the box converts
+        return "tiles" if _tiles(facts, smem, 8 if merge_e > merge else tiles_bytes) else None
     if all(m.bound is None or m.bound > SMALL_EXTENT for m in (mw, md)):
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
     if (short_d and nd is not None and nw is None and max(facts.src_bytes, facts.dst_bytes) >= short_d

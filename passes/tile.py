@@ -35,7 +35,8 @@ from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TIL
                         box_launch, box_smem_of, tiles_grain_of, tiles_lines_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
                         tiles_filled_threads, tiles_issue_of, tiles_rotated, TILES_SECTOR_PLAIN_BYTES)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_MIRROR, TILES_SHORT_BYTES,
-                         TILES_SHORT_D_BYTES, box_flavour, copy_facts, _static, tiles_merged, tiles_merged_run,
+                         TILES_SHORT_D_BYTES, box_flavour, copy_facts, _static, tiles_merge_bytes, tiles_merged,
+                         tiles_merged_run,
                          tiles_mirror_mode, tiles_short_run,
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
@@ -846,7 +847,8 @@ class TilePass(ModulePass):
         short_run = tiles_short_run(facts) if facts is not None and flavour == "tiles" else None
         # the grain: the option's, else the rule's (a merged box's `TILES_MERGE_GRAIN`) where
         # the box and the threads fit it
-        merged = facts is not None and flavour == "tiles" and tiles_merged(facts, self.tiles_merge) is not None
+        merge = tiles_merge_bytes(facts, self.tiles_merge) if facts is not None else self.tiles_merge
+        merged = facts is not None and flavour == "tiles" and tiles_merged(facts, merge) is not None
         # tiles a block: the option's, else a merged box's rule (`TILES_MERGE_DEPTH`, its boxes
         # `TILES_MERGE_DEPTH_SMEM` each where the box is not asked), else one
         depth = self.tiles_depth or (TILES_MERGE_DEPTH if merged else TILES_DEPTH)
@@ -933,7 +935,7 @@ class TilePass(ModulePass):
                          lanes, tiles_grain, stage, depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
-                         self.tiles_merge, bool(self.tiles_columns), self.box_carry,
+                         merge, bool(self.tiles_columns), self.box_carry,
                          lines_bits, bool(self.tiles_merge_banks), self.tiles_fill, self.box_prefetch,
                          self.box_slot32,
                          None if self.box_l1 is None else bool(self.box_l1), mirror,
