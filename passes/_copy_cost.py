@@ -650,7 +650,7 @@ its runs take `W` whole where it fits (`tiles_merged_run`). Measured on the H200
 (int8 rank 6, `D` of 19) 0.284 tiled -> 0.546 merged (runs of 128: 0.449, at 256
 threads 0.523; of 96: 0.456), 00 (uint8, a mode in both contiguous groups) 0.418 as
 `box<tiles>` -> 0.598 (runs of 128: 0.504); 06 (int32, `D` of 42) 0.977 tiled against
-0.960 merged: 1-byte elements only."""
+0.960 merged: 1-byte elements only (copies widening theirs: `TILES_MERGE_CONVERT_BYTES`)."""
 
 
 TILES_SHORT_BYTES = 2

@@ -393,8 +393,10 @@ class TilePass(ModulePass):
       tiles_merge=B  the largest source element (bytes) of a `box<tiles>` copy whose
                      destination is compact over the modes after the source's
                      contiguous mode that merges them into one destination mode
-                     (`_copy_cost.tiles_merged`; default 1: `TILES_MERGE_BYTES`; 0
-                     none; `copy-strategy`'s `tiles_merge` must agree).
+                     (`_copy_cost.tiles_merged`; default 1: `TILES_MERGE_BYTES`, at
+                     least 4 for copies widening their elements at most twice,
+                     `tiles_merge_bytes`; 0 none; `copy-strategy`'s `tiles_merge`
+                     must agree).
       tiles_merge_banks=M  whether a `box<tiles>` copy over a merged destination mode
                      pads its run tables and, where tiles_row_step is 0, puts a warp's
                      phase-2 rows `tiles_merged_row_step` apart (1: its reads in
