@@ -738,9 +738,12 @@ def tiles_merge_bytes(facts: CopyFacts, merge: int) -> int:
     """The largest source element of a merged `tiles` box for this copy: `merge` (the
     `copy-strategy` and `tile` passes' option `tiles_merge`, 0 none), at least
     `TILES_MERGE_CONVERT_BYTES` where the copy widens its elements at most
-    `TILES_CONVERT_WIDENING` times."""
+    `TILES_CONVERT_WIDENING` times and its `W` is long (not known at most `SMALL_EXTENT`:
+    a short `W` is the short-run box's, `TILES_SHORT_BYTES`, or the mirror's)."""
     widens = facts.converts and facts.src_bytes < facts.dst_bytes <= TILES_CONVERT_WIDENING * facts.src_bytes
-    return max(merge, TILES_MERGE_CONVERT_BYTES) if merge and widens else merge
+    w = next((m for m in facts.modes if _static(m.src_stride) == 1), None)
+    long_w = w is not None and (w.bound is None or w.bound > SMALL_EXTENT)
+    return max(merge, TILES_MERGE_CONVERT_BYTES) if merge and widens and long_w else merge
 
 
 def tiles_merged(facts: CopyFacts, most: int = TILES_MERGE_BYTES) -> tuple[int, ...] | None:

@@ -314,14 +314,16 @@ def test_pc49_widening_copies_take_the_merged_box():
     twice into a destination compact over the modes after W takes the merged `box<tiles>`
     up to 4-byte sources, both passes and the plan alike (`tiles_merge_bytes`); 06 (int32,
     no conversion) keeps the tiled kernel; `tiles_merge=0` none."""
-    from tilec.passes._copy_cost import TILES_MERGE_BYTES, tiles_merge_bytes
+    from tilec.passes._copy_cost import TILES_MERGE_BYTES, CopyFacts, Mode, tiles_merge_bytes
 
     assert copy_choice(plan_copy(*_strided(41))) == ("box<tiles>", None, 512)
     assert copy_choice(plan_copy(*_strided(6)))[0] == "tiled"
     with forced_routes(tiles_merge=0):
         assert copy_choice(plan_copy(*_strided(41))) == ("tiled", (32, 4, 32), 256)
-    widen = type("F", (), {"converts": True, "src_bytes": 4, "dst_bytes": 8})()
-    eight = type("F", (), {"converts": True, "src_bytes": 1, "dst_bytes": 8})()
-    plain = type("F", (), {"converts": False, "src_bytes": 4, "dst_bytes": 4})()
-    assert [tiles_merge_bytes(f, TILES_MERGE_BYTES) for f in (widen, eight, plain)] == [4, 1, 1]
+    def facts(e, ed, w):
+        return CopyFacts((Mode(w, w, True, 1, 952), Mode(56, 56, True, w, 17), Mode(17, 17, True, 56 * w, 1)),
+                         e, ed, 16, 16, True, None, None, converts=e != ed)
+
+    widen, eight, plain, short_w = facts(4, 8, 14107), facts(1, 8, 14107), facts(4, 4, 14107), facts(4, 8, 42)
+    assert [tiles_merge_bytes(f, TILES_MERGE_BYTES) for f in (widen, eight, plain, short_w)] == [4, 1, 1, 1]
     assert tiles_merge_bytes(widen, 0) == 0
