@@ -472,13 +472,14 @@ def _box_plan(key: CopyKey, ns, ss, ds, src_ptr: int, dst_ptr: int) -> CopyPlan 
     if flavour is None:
         return None
     from tilec.passes._box_tile import box_index_bits, box_smem_of
-    from tilec.passes._copy_cost import TILES_MERGE_BYTES, tiles_merged, tiles_merged_run
+    from tilec.passes._copy_cost import TILES_MERGE_BYTES, tiles_merge_bytes, tiles_merged, tiles_merged_run
 
     routes = current_routes()
     merge = (TILES_MERGE_BYTES if routes.tiles_merge is None else routes.tiles_merge) if key.dst_flat else 0
     # a `tiles` box merging the destination's modes after W: the destination stated
     # compact (its strides the products of the extents), the fact the box reads
-    merged = flavour == "tiles" and tiles_merged(_numbers_facts(key, ns, ss, ds, 0, 0), merge) is not None
+    facts = _numbers_facts(key, ns, ss, ds, 0, 0)
+    merged = flavour == "tiles" and tiles_merged(facts, tiles_merge_bytes(facts, merge)) is not None
 
     n = len(ns)
     short = {x for x in ns if x <= SMALL_EXTENT}

@@ -332,11 +332,12 @@ def extent_class(bound: int | None) -> int | None:
     return 1 << (bound - 1).bit_length()
 
 
-def gather_vector(facts: CopyFacts, target: Target) -> int:
-    """Elements per run of one gather thread: a widest-vector store of the destination,
-    at most half the last mode's extent class (a run then wraps the last mode at most
-    once: the extent is more than half its class)."""
-    v = max(1, target.vector_bytes // facts.dst_bytes)
+def gather_vector(facts: CopyFacts, target: Target, run_bytes: int = 0) -> int:
+    """Elements per run of one gather thread: a widest-vector store of the destination
+    (`run_bytes` > 0: that many destination bytes, the `tile` option `gather_bytes`), at
+    most half the last mode's extent class (a run then wraps the last mode at most once:
+    the extent is more than half its class)."""
+    v = max(1, (run_bytes or target.vector_bytes) // facts.dst_bytes)
     c = extent_class(facts.modes[-1].bound)
     if c is not None:
         v = min(v, max(1, c // 2))
@@ -663,7 +664,7 @@ its runs take `W` whole where it fits (`tiles_merged_run`). Measured on the H200
 (int8 rank 6, `D` of 19) 0.284 tiled -> 0.546 merged (runs of 128: 0.449, at 256
 threads 0.523; of 96: 0.456), 00 (uint8, a mode in both contiguous groups) 0.418 as
 `box<tiles>` -> 0.598 (runs of 128: 0.504); 06 (int32, `D` of 42) 0.977 tiled against
-0.960 merged: 1-byte elements only."""
+0.960 merged: 1-byte elements only (copies widening theirs: `TILES_MERGE_CONVERT_BYTES`)."""
 
 
 TILES_SHORT_BYTES = 2
@@ -735,6 +736,28 @@ def tiles_mirror_mode(facts: CopyFacts) -> tuple[int, int] | None:
         return None
     m = next((k for k, x in enumerate(ms) if k not in (w, d) and _static(x.src_stride) == ms[w].bound), None)
     return None if m is None else (w, m)
+
+
+TILES_MERGE_CONVERT_BYTES = 4
+"""The largest source element a merged `tiles` box takes where the copy widens its elements
+(at most `TILES_CONVERT_WIDENING` times; `tiles_merge_bytes`), whatever the option's
+`tiles_merge` above 0. Measured on the H200 in turns against the tiled kernel
+(benchmarks/NOTES.md, pc49; the strided set's 41, f32 -> int64 `(14107, 56, 17)` permuted
+`(2, 1, 0)`, `D` of 17 padded to 32 by the tiled kernel): 0.913 -> 0.935 of cudaMemcpy, x1.027
+[1.008, 1.043] in 7 rounds (p8b45's reading x1.014 [0.812, 1.031]); plain 4-byte copies keep
+the tiled kernel (06, int32: 0.977 tiled against 0.960 merged, strided38)."""
+
+
+def tiles_merge_bytes(facts: CopyFacts, merge: int) -> int:
+    """The largest source element of a merged `tiles` box for this copy: `merge` (the
+    `copy-strategy` and `tile` passes' option `tiles_merge`, 0 none), at least
+    `TILES_MERGE_CONVERT_BYTES` where the copy widens its elements at most
+    `TILES_CONVERT_WIDENING` times and its `W` is long (not known at most `SMALL_EXTENT`:
+    a short `W` is the short-run box's, `TILES_SHORT_BYTES`, or the mirror's)."""
+    widens = facts.converts and facts.src_bytes < facts.dst_bytes <= TILES_CONVERT_WIDENING * facts.src_bytes
+    w = next((m for m in facts.modes if _static(m.src_stride) == 1), None)
+    long_w = w is not None and (w.bound is None or w.bound > SMALL_EXTENT)
+    return max(merge, TILES_MERGE_CONVERT_BYTES) if merge and widens and long_w else merge
 
 
 def tiles_merged(facts: CopyFacts, most: int = TILES_MERGE_BYTES) -> tuple[int, ...] | None:
@@ -930,8 +953,10 @@ def box_flavour(facts: CopyFacts, smem: int = BOX_SMEM, tiles_bytes: int = TILES
         return None
     mw, md = facts.modes[w], facts.modes[d]
     nw, nd = _short(mw), _short(md)
-    if (mw.bound is None or mw.bound > SMALL_EXTENT) and tiles_merged(facts, merge) is not None:
-        return "tiles" if _tiles(facts, smem, tiles_bytes) else None
+    merge_e = tiles_merge_bytes(facts, merge)
+    if (mw.bound is None or mw.bound > SMALL_EXTENT) and tiles_merged(facts, merge_e) is not None:
+        # a widening copy merged by rule (`TILES_MERGE_CONVERT_BYTES`): any size the box converts
+        return "tiles" if _tiles(facts, smem, 8 if merge_e > merge else tiles_bytes) else None
     if all(m.bound is None or m.bound > SMALL_EXTENT for m in (mw, md)):
         return "tiles" if _tiles(facts, smem, tiles_bytes) else None
     if (short_d and nd is not None and nw is None and max(facts.src_bytes, facts.dst_bytes) >= short_d

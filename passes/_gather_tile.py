@@ -395,7 +395,8 @@ def _count_divisor(facts: CopyFacts) -> int:
 def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, threads: int = GATHER_THREADS,
                   runs: int = GATHER_RUNS_PER_THREAD, magic64: bool = MAGIC64,
                   narrow32: bool | None = None, div32: bool = DIV32,
-                  narrow_count: bool = False, inbounds: bool | None = None) -> list[Operation]:
+                  narrow_count: bool = False, inbounds: bool | None = None,
+                  run_bytes: int = 0) -> list[Operation]:
     """The host ops and the `layout.launch` of the gather strategy of `copy` (module
     doc), with `bits`-bit offsets, `threads` per block (a power of two, at least a
     warp) and `runs` runs per thread (a power of two); the caller puts them in the
@@ -407,10 +408,11 @@ def gather_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int, thr
     the count) also where the count is known a multiple of the run. `inbounds`: the
     source loads unmasked, every element's source offset in bounds (None:
     `inbounds_rule`), the mask on the stores only (not with vector runs, nor where an
-    extent is known 0)."""
+    extent is known 0). `run_bytes`: a run's destination bytes (0: a widest vector,
+    `_copy_cost.gather_vector`)."""
     rank = facts.rank
     last = rank - 1
-    v = gather_vector(facts, target)
+    v = gather_vector(facts, target, run_bytes)
     rows = threads * runs
     block = rows * v
     host: list[Operation] = []

@@ -81,7 +81,9 @@ class CopyStrategyPass(ModulePass):
                                  also takes where the destination is compact over
                                  the modes after the source's contiguous mode, merged
                                  into one (`_copy_cost.tiles_merged`; default 1:
-                                 `TILES_MERGE_BYTES`; 0 none; the `tile` pass's
+                                 `TILES_MERGE_BYTES`, at least 4 for copies widening
+                                 their elements at most twice,
+                                 `tiles_merge_bytes`; 0 none; the `tile` pass's
                                  `tiles_merge` must agree).
       tiles_short=B              the largest source element (bytes) `box<tiles>`
                                  also takes where the source's contiguous mode is

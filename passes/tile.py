@@ -35,7 +35,8 @@ from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TIL
                         box_launch, box_smem_of, tiles_grain_of, tiles_lines_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
                         tiles_filled_threads, tiles_issue_of, tiles_rotated, TILES_SECTOR_PLAIN_BYTES)
 from ._copy_cost import (BOX_SMEM, GATHER_RUNS_PER_THREAD, GATHER_THREADS, TILES_MERGE_BYTES, TILES_MIRROR, TILES_SHORT_BYTES,
-                         TILES_SHORT_D_BYTES, box_flavour, copy_facts, _static, tiles_merged, tiles_merged_run,
+                         TILES_SHORT_D_BYTES, box_flavour, copy_facts, _static, tiles_merge_bytes, tiles_merged,
+                         tiles_merged_run,
                          tiles_mirror_mode, tiles_short_run,
                          tiles_run_bytes,
                          gather_vector, tiles_shape, SMALL_EXTENT,
@@ -162,6 +163,9 @@ class TilePass(ModulePass):
                      static, as the heuristic pads a short mode). Default: the copy's
                      `tile = array<i64: ...>` attribute, else the heuristic below.
       runs=R         a gather copy's runs per thread (a power of two; default 2).
+      gather_bytes=B a gather copy's run of B destination bytes (a power of two, 16 or
+                     32: 32 a whole sector a thread, two vector stores; 0, the default:
+                     one widest vector, `_copy_cost.gather_vector`).
       gather_fill=N  N > 0: a gather copy of a source broadcast along its outermost
                      mode into a compact destination (`_fill_tile.fill_fits`) as a
                      periodic fill, about N threads a multiprocessor
@@ -398,8 +402,10 @@ class TilePass(ModulePass):
       tiles_merge=B  the largest source element (bytes) of a `box<tiles>` copy whose
                      destination is compact over the modes after the source's
                      contiguous mode that merges them into one destination mode
-                     (`_copy_cost.tiles_merged`; default 1: `TILES_MERGE_BYTES`; 0
-                     none; `copy-strategy`'s `tiles_merge` must agree).
+                     (`_copy_cost.tiles_merged`; default 1: `TILES_MERGE_BYTES`, at
+                     least 4 for copies widening their elements at most twice,
+                     `tiles_merge_bytes`; 0 none; `copy-strategy`'s `tiles_merge`
+                     must agree).
       tiles_merge_banks=M  whether a `box<tiles>` copy over a merged destination mode
                      pads its run tables and, where tiles_row_step is 0, puts a warp's
                      phase-2 rows `tiles_merged_row_step` apart (1: its reads in
@@ -512,6 +518,7 @@ class TilePass(ModulePass):
     tile: tuple[int, ...] = ()
     threads: int | None = None
     runs: int = GATHER_RUNS_PER_THREAD
+    gather_bytes: int = 0
     gather_fill: int = GATHER_FILL
     realign_chunks: int | None = None
     realign_prefetch: int | None = None
@@ -765,6 +772,8 @@ class TilePass(ModulePass):
                 "tile: a copy of strategy gather is between two `layout.view`s of pointers "
                 "whose modes are single leaves", op=copy)
         threads = self.threads or GATHER_THREADS
+        if self.gather_bytes not in (0, 16, 32):
+            raise TilecError(f"tile: gather_bytes={self.gather_bytes} must be 0, 16 or 32", op=copy)
         if threads < 32 or threads & (threads - 1) or self.runs < 1 or self.runs & (self.runs - 1):
             raise TilecError(f"tile: a gather copy takes threads and runs that are powers of two, threads at "
                              f"least 32; got threads={threads} runs={self.runs}", op=copy)
@@ -780,11 +789,11 @@ class TilePass(ModulePass):
             _replace_copy(copy, ops)
             return
         if bits is None:
-            bits = static_index_bits(facts, threads * self.runs * gather_vector(facts, tgt)) or 64
+            bits = static_index_bits(facts, threads * self.runs * gather_vector(facts, tgt, self.gather_bytes)) or 64
         ops = gather_launch(copy, facts, tgt, bits, threads, self.runs, self._magic64(),
                             None if self.narrow32 is None else bool(self.narrow32),
                             DIV32 if self.div32 is None else bool(self.div32), bool(self.narrow_count),
-                            None if self.inbounds is None else bool(self.inbounds))
+                            None if self.inbounds is None else bool(self.inbounds), self.gather_bytes)
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops)
@@ -855,7 +864,8 @@ class TilePass(ModulePass):
         short_run = tiles_short_run(facts) if facts is not None and flavour == "tiles" else None
         # the grain: the option's, else the rule's (a merged box's `TILES_MERGE_GRAIN`) where
         # the box and the threads fit it
-        merged = facts is not None and flavour == "tiles" and tiles_merged(facts, self.tiles_merge) is not None
+        merge = tiles_merge_bytes(facts, self.tiles_merge) if facts is not None else self.tiles_merge
+        merged = facts is not None and flavour == "tiles" and tiles_merged(facts, merge) is not None
         # tiles a block: the option's, else a merged box's rule (`TILES_MERGE_DEPTH`, its boxes
         # `TILES_MERGE_DEPTH_SMEM` each where the box is not asked), else one
         depth = self.tiles_depth or (TILES_MERGE_DEPTH if merged else TILES_DEPTH)
@@ -942,7 +952,7 @@ class TilePass(ModulePass):
                          lanes, tiles_grain, stage, depth, self.tiles_blocks, interleave,
                          self.box_lanes, self.box_grain, self.box_pitch, bool(self.tiles_rounds), self.box_depth,
                          self.tiles_row_step, tiles_rotated(facts.src_bytes, self.tiles_rotate), self.box_ring,
-                         self.tiles_merge, bool(self.tiles_columns), self.box_carry,
+                         merge, bool(self.tiles_columns), self.box_carry,
                          lines_bits, bool(self.tiles_merge_banks), self.tiles_fill, self.box_prefetch,
                          self.box_slot32,
                          None if self.box_l1 is None else bool(self.box_l1), mirror,

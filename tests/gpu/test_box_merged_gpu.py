@@ -90,3 +90,37 @@ def test_merged_box_full_tiles_a_block_on_the_gpu(depth, base, perm, so, do):
     tile = f"tile{{threads=1024 tiles_depth={depth} tiles_fill=5}}"
     pipeline = ",".join(tile if p == "tile" else p for p in expand_pipeline("default").split(","))
     _check_on_the_gpu(base, perm, so, do, CopyKernels(disk=False, pipeline=pipeline))
+
+
+@pytest.mark.parametrize("sd, dd, base, perm, so, do", [
+    ("float32", "int64", (17, 56, 1411), (2, 1, 0), 0, 0),  # 41's kind (pc49's rule), W of 1411
+    ("float32", "int64", (17, 56, 1411), (2, 1, 0), 3, 5),
+    ("float16", "float32", (19, 5, 301), (2, 1, 0), 1, 2),
+])
+def test_merged_box_widening_copies_on_the_gpu(sd, dd, base, perm, so, do):
+    """pc49's rule (`_copy_cost.TILES_MERGE_CONVERT_BYTES`): a copy widening its elements
+    into a destination compact over the modes after W through the merged box, converted
+    element by element (integral values, so every conversion exact), the destination's
+    buffer poisoned and compared whole, twice."""
+    import cupy as cp
+    from helpers.canonical_copies import key_strategy
+
+    from tilec.copy_cpu import _operand
+    from tilec.copy_plan import plan_copy
+    from tilec.tensor_copy import copy_
+
+    rng = np.random.default_rng(sum(base) + so)
+    n = int(np.prod(base))
+    flat = rng.integers(-1000, 1000, size=so + n + 16).astype(sd)
+    src = flat[so : so + n].reshape(base).transpose(perm)
+    dbase = np.full(do + n + 16, 77, dd)
+    want = dbase.copy()
+    want[do : do + n].reshape(src.shape)[...] = src
+    plan = plan_copy(_operand(dbase[do : do + n].reshape(src.shape), None), _operand(src, None))
+    assert key_strategy(plan.key) == "box<tiles>"
+    src_dev = cp.asarray(flat)[so : so + n].reshape(base).transpose(perm)
+    for call in range(2):
+        dst_dev = cp.asarray(dbase)
+        copy_(dst_dev[do : do + n].reshape(src.shape), src_dev)
+        cp.cuda.Device().synchronize()
+        assert np.array_equal(cp.asnumpy(dst_dev), want), f"{sd}->{dd} {base} {perm}, call {call + 1}"

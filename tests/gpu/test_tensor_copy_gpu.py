@@ -310,6 +310,38 @@ def test_gather_kernel_matches_torch_bit_for_bit(force, inbounds, monkeypatch, r
 
 
 @pytest.mark.torch
+@pytest.mark.parametrize("runs", [1, 2])
+def test_gather_bytes_kernels_match_torch_bit_for_bit(runs, routes):
+    """The `tile` pass's `gather_bytes=32` (pc49: a gather run a whole destination sector,
+    two vector stores a run): 47's kind made small (uint8 -> float64 rows of 17), a
+    converting permute into rows of 17 f32 and a 2-byte broadcast, forced through the
+    gather with 1 and 2 runs a thread, bit for bit against PyTorch, outputs poisoned first."""
+    from tilec.compiler.pipeline import expand_pipeline
+    from tilec.tensor_copy import copy_
+
+    torch = torch_cuda()
+    routes(gather="always")
+    tile = f"tile{{runs={runs} gather_bytes=32}}"
+    pipeline = ",".join(tile if p == "tile" else p for p in expand_pipeline("default").split(","))
+    gen = torch.Generator(device="cuda").manual_seed(49)
+    cases = [
+        ("uint8", "float64", lambda d: _random(torch, d, (17, 11151), gen, True).t(), None),
+        ("int16", "float32", lambda d: _random(torch, d, (97, 19, 17), gen, True).permute(0, 2, 1), None),
+        ("bfloat16", "bfloat16", lambda d: _random(torch, d, (1, 7757, 1), gen, True), (33, 7757, 3)),
+    ]
+    for sd, dd, make, shape in cases:
+        kernels = CopyKernels(disk=False, pipeline=pipeline)
+        src = make(sd)
+        shape = shape or tuple(src.shape)
+        out = _poison(torch, torch.empty(shape, dtype=getattr(torch, dd), device="cuda"))
+        copy_(out, src, kernels=kernels)
+        want = torch.empty_like(out).copy_(src)
+        torch.cuda.synchronize()
+        assert torch.equal(_bits(torch, out), _bits(torch, want)), (sd, dd, shape, runs)
+        assert [key_strategy(k) for k in kernels._entries] == ["gather"]
+
+
+@pytest.mark.torch
 def test_strided_set_patterns_in_small_match_torch_bit_for_bit():
     """The strategies and tiles the `copy-strategy` and `tile` passes choose from the
     facts of copy programs, on the strided set's cases 42, 36, 29, 30, 23, 02, 38 and 20

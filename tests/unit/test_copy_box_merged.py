@@ -214,3 +214,29 @@ def test_the_merged_row_step_rule():
     assert tiles_merged_row_step(1, 8, 512, 16, 32) == 1
     assert tiles_merged_row_step(1, 8, 512, 32, 1095540) == 4  # 20 mod 32: 8, capped
     assert tiles_merged_row_step(1, 8, 512, 16, 7) == 4 and tiles_merged_row_step(1, 8, 512, 16, None) == 0
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_merged_widening_tiles_box_matches_numpy(compiled, nvrtc_available):
+    """pc49's rule (`_copy_cost.TILES_MERGE_CONVERT_BYTES`): f32 -> int64 and f16 -> f32
+    permutes of 41's kind (W long, then a destination compact over two modes) through the
+    merged box by default, the source and destination at element offsets, on the executor
+    bit for bit, the compiled kernel too; nothing around the view written."""
+    if compiled and not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    rng = np.random.default_rng(49)
+    kernels = CopyKernels(arch="sm_90", disk=False) if compiled else None
+    for sd, dd, base, so, do in (("float32", "int64", (17, 6, 150), 0, 0), ("float32", "int64", (17, 6, 150), 3, 5),
+                                 ("float16", "float32", (19, 5, 301), 1, 2)):
+        n = int(np.prod(base))
+        src = rng.integers(-1000, 1000, size=so + n + 9).astype(sd)[so : so + n].reshape(base).transpose(2, 1, 0)
+        dbase = np.full(do + n + 9, 77, dd)
+
+        def view(b, do=do, n=n, s=src.shape):
+            return b[do : do + n].reshape(s)
+
+        assert key_strategy(plan_copy(_operand(view(dbase), None), _operand(src, None)).key) == "box<tiles>", (sd, base)
+        want = dbase.copy()
+        view(want)[...] = src
+        copy_numpy(view(dbase), src, kernels=kernels, compiled=compiled)
+        assert np.array_equal(dbase, want), (sd, dd, so, do)

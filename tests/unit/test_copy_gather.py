@@ -374,3 +374,30 @@ def test_inbounds_gathers_match_numpy(routes, monkeypatch, nvrtc_available):
     for lines in sources:  # each source load outside any branch on a mask
         loads = [k for k, line in enumerate(lines) if "= src[" in line]
         assert loads and not any(lines[k - 1].strip().startswith("if (") for k in loads)
+
+
+def test_gather_bytes_gathers_match_numpy(routes, monkeypatch, nvrtc_available):
+    """The `tile` pass's `gather_bytes=32` (route `gather_bytes`, pc49): a gather run one
+    whole 32-byte destination sector, two 16-byte stores a run, on the executor bit for
+    bit: 47's kind made small (uint8 -> float64 rows of 17 from a transposed source), an
+    int16 -> float32 permute into rows of 19 within a padded dst and 64-bit offsets; a run
+    holds 4 f64 (`gather_vector`), stored as 16-byte vectors into the compact dsts."""
+    from tilec.passes._copy_cost import gather_vector
+
+    if not nvrtc_available:
+        pytest.skip("NVRTC is not available")
+    routes(gather="always", gather_bytes=32)
+    rng = np.random.default_rng(49)
+    kernels = CopyKernels(arch="sm_90", disk=False)
+    src = rng.integers(0, 256, size=(17, 301), dtype=np.uint8).T
+    _check(src.shape, src, np.full(src.shape, 7.0, np.float64), (slice(None),) * 2, True, kernels)
+    x = rng.integers(-(2**15), 2**15, size=(7, 19, 23), dtype=np.int16).transpose(0, 2, 1)
+    pad = np.full((7 * 23 + 3, 21), 7.0, np.float32)
+    _check((7, 23, 19), x, pad, (slice(2, 163), slice(1, 20)), True, kernels)
+    monkeypatch.setattr(copy_plan, "INDEX32_LIMIT", 100)
+    _check(src.shape, src, np.full(src.shape, 7.0, np.float64), (slice(None),) * 2, True, kernels)
+    assert len(kernels._entries) == 3
+    assert sum("f64x2" in e.kernel.source for e in kernels._entries.values()) == 2  # the compact dsts' stores
+    facts = type("F", (), {"dst_bytes": 8, "modes": [type("M", (), {"bound": 17})()]})()
+    tgt = type("T", (), {"vector_bytes": 16})()
+    assert (gather_vector(facts, tgt), gather_vector(facts, tgt, 32)) == (2, 4)

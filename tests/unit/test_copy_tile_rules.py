@@ -301,7 +301,29 @@ def test_s1146_rules_threads_and_converting_runs():
     assert copy_choice(plan_copy(*_strided(11))) == ("tiled", (8, 1, 2, 8, 2, 32), 512)
     assert copy_choice(plan_copy(*_strided(5)))[2] == 512
     assert copy_choice(plan_copy(*_strided(6)))[2] == 256
-    assert copy_choice(plan_copy(*_strided(41)))[2] == 256
+    with forced_routes(tiles_merge=0):  # 41's tiled kernel (pc49 merged it by rule)
+        assert copy_choice(plan_copy(*_strided(41)))[2] == 256
     assert (tiles_run_bytes(1), tiles_run_bytes(1, 1), tiles_run_bytes(1, 2), tiles_run_bytes(2)) == (128, 128, 256, 256)
     assert tiles_lines_of(1, None) & 1 and not tiles_lines_of(1, None, 2) & 1
     assert tiles_lines_of(1, 1, 2) == 1  # asked
+
+
+def test_pc49_widening_copies_take_the_merged_box():
+    """pc49's rule (`_copy_cost.TILES_MERGE_CONVERT_BYTES`, H200 in turns: the strided set's
+    41 x1.027 [1.008, 1.043] over the tiled kernel): a copy widening its elements at most
+    twice into a destination compact over the modes after W takes the merged `box<tiles>`
+    up to 4-byte sources, both passes and the plan alike (`tiles_merge_bytes`); 06 (int32,
+    no conversion) keeps the tiled kernel; `tiles_merge=0` none."""
+    from tilec.passes._copy_cost import TILES_MERGE_BYTES, CopyFacts, Mode, tiles_merge_bytes
+
+    assert copy_choice(plan_copy(*_strided(41))) == ("box<tiles>", None, 512)
+    assert copy_choice(plan_copy(*_strided(6)))[0] == "tiled"
+    with forced_routes(tiles_merge=0):
+        assert copy_choice(plan_copy(*_strided(41))) == ("tiled", (32, 4, 32), 256)
+    def facts(e, ed, w):
+        return CopyFacts((Mode(w, w, True, 1, 952), Mode(56, 56, True, w, 17), Mode(17, 17, True, 56 * w, 1)),
+                         e, ed, 16, 16, True, None, None, converts=e != ed)
+
+    widen, eight, plain, short_w = facts(4, 8, 14107), facts(1, 8, 14107), facts(4, 4, 14107), facts(4, 8, 42)
+    assert [tiles_merge_bytes(f, TILES_MERGE_BYTES) for f in (widen, eight, plain, short_w)] == [4, 1, 1, 1]
+    assert tiles_merge_bytes(widen, 0) == 0
