@@ -601,7 +601,9 @@ def test_the_halves_in_pairs_sharing_the_weight(m, n, k, bn, parts, monkeypatch)
 
     from tilec import gemm
 
+    monkeypatch.setattr(gemm, "HALVES_CLUSTER", (2, 1))  # the pairs (the rule's halves run alone since dec49)
     config = next(c for c in gemm.halves_configs() if c.bn == bn)
+    assert config.cluster == (2, 1)
     if parts:
         config = replace(config, name=f"{config.name}:tp:pr256", tile_parts=True, l2_promotion=256)
     monkeypatch.setattr(gemm, "_decode_config", lambda *args: config)
@@ -912,17 +914,18 @@ def test_cached_fp8_calls_keep_their_number_scales():
 
 @pytest.mark.parametrize(("m", "n", "kind", "weight"), [
     (16, 2048, "swap", False), (16, 2048, "swap", True), (128, 1024, "swap", True), (128, 4096, "csplit", True),
-    (128, 6144, "halves", False), (128, 6144, "halves", True)])
+    (128, 6144, "halves", False), (128, 6144, "halves", True), (128, 6144, "pairs", False), (128, 6144, "pairs", True)])
 def test_programmatic_dependent_launch_in_a_chain(m, n, kind, weight, monkeypatch):
     """`GemmConfig.pdl` (and `pdl_weight`: the weight's first stages before the wait): 12
     layers queued back to back (`helpers.matmul_chain`), each reading the previous layer's output and writing
     the buffer the layer before it read (two buffers in turn), launched as programmatic
     dependents: the same bits as the same kernels without PDL, the first layer within
     the bound against float64. `kind`: the swapped kernel, persistent, or split twice
-    in clusters of two (`csplit`), or M's halves in pairs sharing the weight (`halves`: the
-    rule's at M = 128, its weight's multicast boxes before the wait, with `pdl_late`)."""
+    in clusters of two (`csplit`), or M's halves (`halves`: the rule's at M = 128, each block
+    its own weight boxes) or M's halves in pairs sharing the weight (`pairs`: its weight's
+    multicast boxes before the wait), both with `pdl_late`."""
     torch = torch_cuda()
-    late = {"pdl_late": True} if kind == "halves" else {}
+    late = {"pdl_late": True} if kind in ("halves", "pairs") else {}
     outs, firsts, x0, w0 = pdl_chain(torch, monkeypatch, m, n, kind, pdl_weight=weight, **late)
     for first in firsts.values():
         assert within_bound(f64(first), f64(x0), f64(w0), None, None, None, "bf16").all()

@@ -12,8 +12,9 @@ import tilec
 
 def pdl_chain(torch, monkeypatch, m: int, n: int, kind: str, **flags: bool):
     """The chain of `m` rows through 12 N x N bf16 weights, under the decode rule's
-    swapped configuration (`kind` "swap"), its split twice in clusters of two ("csplit")
-    or its pairs of M's halves (`kind` "halves", the rule's at M = 128), with PDL off and on (`flags`, e.g. `pdl_weight=True`: set where PDL is):
+    swapped configuration (`kind` "swap"), its split twice in clusters of two ("csplit"),
+    its tiles of M's halves (`kind` "halves", the rule's at M = 128: `HALVES_CLUSTER`, none
+    by default) or those tiles in pairs sharing the weight ("pairs"), with PDL off and on (`flags`, e.g. `pdl_weight=True`: set where PDL is):
     three rounds each (compiled and prepared on the first, replayed after). Returns
     ({pdl: the last layer's output}, {pdl: the first layer's output}, x0, the first
     weight)."""
@@ -21,9 +22,13 @@ def pdl_chain(torch, monkeypatch, m: int, n: int, kind: str, **flags: bool):
 
     k = n
     swap = gemm.swap_config(m)
-    if kind == "halves":  # the decode rule's unswapped pairs of M's halves sharing the weight (M = 128)
+    if kind in ("halves", "pairs"):  # the decode rule's unswapped tiles of M's halves (M = 128)
         swap = gemm.choose_config(m, n, 132, k=k, b_kmajor=True)
-        assert swap.cluster == (2, 1) and not swap.swap_ab
+        assert swap.bm == 64 and not swap.swap_ab and swap.cluster == gemm.HALVES_CLUSTER
+        if kind == "pairs":  # the same tile in pairs sharing the weight's stages (`HALVES_CLUSTER` (2, 1))
+            monkeypatch.setattr(gemm, "HALVES_CLUSTER", (2, 1))
+            swap = next(c for c in gemm.halves_configs() if c.bn == swap.bn)
+            assert swap.cluster == (2, 1)
     if kind == "csplit":
         swap = next(c for c in gemm.cluster_splits(swap, k) if c.split_k == 2 and not c.global_partials)
     g = torch.Generator(device="cuda").manual_seed(m + n)
