@@ -1,7 +1,10 @@
 """The kernel cache: compile each CUDA source once, in memory and on disk.
 
 Entries are keyed by a hash of (source, options, architecture, CuPy version, NVRTC
-version), so a change in any of them compiles again. The disk cache lives in
+version), so a change in any of them compiles again; the source's whole-line `//`
+comments count as empty (`code_of`): the `// file:line:col` of the user's code before
+each op (compiler/cuda) names where a kernel was built from, not what it computes, so the
+same kernel built from another line or another script hits the entry. The disk cache lives in
 `$TILEC_CACHE_DIR` (default `~/.cache/tilec`); `TILEC_CACHE=0` (or `off`) leaves the
 disk alone: nothing is read from it or written to it (the in-memory cache of the process
 stays), which the launch entries (below) obey too. Each entry is one file written to a
@@ -26,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -82,12 +86,23 @@ def _versions() -> tuple[str, str]:
     return cupy_version, ".".join(map(str, nvrtc.nvrtc_version()))
 
 
+_COMMENT_LINE = re.compile(r"^[ \t]*//.*$", re.M)
+
+
+def code_of(source: str) -> str:
+    """`source` with every whole-line `//` comment (indented or not) made `//` (the line
+    kept, so line numbers, and the `-lineinfo` tables NVRTC writes from them, are the
+    same): what the compiled code depends on."""
+    return _COMMENT_LINE.sub("//", source)
+
+
 def cache_key(source: str, options: tuple[str, ...], arch: str) -> str:
-    """The hex SHA-256 that names an entry."""
+    """The hex SHA-256 that names an entry: of `code_of(source)`, the options and the
+    versions."""
     cupy_version, nvrtc_version = _versions()
     material = json.dumps(
         {
-            "source": source,
+            "source": code_of(source),
             "options": list(options),
             "arch": arch,
             "cupy": cupy_version,

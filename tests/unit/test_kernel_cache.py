@@ -52,6 +52,23 @@ def test_key_covers_source_options_and_arch(tmp_path):
     assert cache.stats.compiles == 4
 
 
+def test_location_comments_are_not_part_of_the_key(tmp_path):
+    """The same kernel built from another line of the user's code (its `// file:line:col`
+    comments differ) hits the entry; a comment's text never changes the key, a line more
+    (the line numbers of `-lineinfo`) or a change of code does."""
+    here = "// /home/user/model.py:12:5\n" + SOURCE
+    there = "  // /home/user/other_script.py:907:13\n" + SOURCE
+    key = cache_module.cache_key(here, ("-x",), ARCH)
+    assert cache_module.cache_key(there, ("-x",), ARCH) == key
+    assert cache_module.cache_key("//\n//\n" + SOURCE, ("-x",), ARCH) != key
+    assert cache_module.cache_key(here.replace("1.0f", "2.0f"), ("-x",), ARCH) != key
+    assert cache_module.code_of("x = 1; // kept: code before it\n  // gone\n") == "x = 1; // kept: code before it\n//\n"
+    cache = KernelCache(tmp_path)
+    cache.compile(here, arch=ARCH)
+    cache.compile(there, arch=ARCH)
+    assert cache.stats.compiles == 1 and len(entries(tmp_path)) == 1
+
+
 def test_versions_are_part_of_the_key(monkeypatch):
     key = cache_module.cache_key(SOURCE, ("-x",), ARCH)
     monkeypatch.setattr(cache_module, "_versions", lambda: ("0.0.0", "1.0"))
