@@ -34,11 +34,12 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "benchmarks"))
 sys.path.insert(0, here)
 
+from stamps import clock_into, declare, device_array, refill_gaps  # noqa: E402
+
 MAX_BLOCKS = 1 << 15
 SLOTS = 10
-DECL = (f"__device__ unsigned long long tilec_stamps[{MAX_BLOCKS * SLOTS}];\n"
-        "#define TL_CLK(v) asm volatile(\"mov.u64 %0, %%clock64;\" : \"=l\"(v) :: \"memory\")\n"
-        "#define TL_GT(v) asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(v) :: \"memory\")\n")
+MACROS = ("#define TL_CLK(v) asm volatile(\"mov.u64 %0, %%clock64;\" : \"=l\"(v) :: \"memory\")\n"
+          "#define TL_GT(v) asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(v) :: \"memory\")\n")
 
 
 def stamped(src: str) -> str:
@@ -52,7 +53,7 @@ def stamped(src: str) -> str:
             f"  unsigned long long* const tl_row = tilec_stamps + (unsigned long long)(tl_b < {MAX_BLOCKS} ? tl_b : {MAX_BLOCKS - 1}) * {SLOTS};\n")
 
     def put(slot: int) -> str:
-        return (f"  if (threadIdx.x == 0) {{ unsigned long long tl_v; TL_CLK(tl_v); tl_row[{slot}] = tl_v; }}\n")
+        return "  " + clock_into("tl_row", slot) + "\n"
 
     src = src.replace(anchor, anchor + head, 1)
     rows_wait = "  tilec_cp_async_wait<0>();\n  __syncthreads();\n"
@@ -85,7 +86,7 @@ def stamped(src: str) -> str:
             "    tl_row[0] = tl_c0; tl_row[4] = tl_v; tl_row[5] = tl_sm; tl_row[6] = tl_g0; tl_row[7] = tl_g; }\n")
     src = end[:-1] + tail + "}\n"
     kernel_at = src.index('extern "C" __global__')
-    return src[:kernel_at] + DECL + src[kernel_at:]
+    return declare(src[:kernel_at] + MACROS + src[kernel_at:], "tilec_stamps", MAX_BLOCKS * SLOTS)
 
 
 def stamped_kernels(pipeline: str = "default"):
@@ -101,16 +102,6 @@ def stamped_kernels(pipeline: str = "default"):
             return entry
 
     return Stamped(disk=False, pipeline=pipeline)
-
-
-def _buffer(kernel):
-    import cupy
-
-    module = next(iter(kernel._modules.values()))
-    ptr = module.get_global_var("tilec_stamps")
-    n = MAX_BLOCKS * SLOTS
-    mem = cupy.cuda.UnownedMemory(ptr, n * 8, kernel)
-    return cupy.ndarray((n,), dtype=cupy.uint64, memptr=cupy.cuda.MemoryPointer(mem, 0))
 
 
 def summary(s) -> dict:
@@ -150,12 +141,7 @@ def summary(s) -> dict:
                 both["".join(sorted("w" if x == 2 else "r" for x in ph))] += z - a
             elif n == 1:
                 both[("one_p0", "one_p1", "one_p2")[ph[0]]] += z - a
-        ends = np.sort(b[:, 4])
-        starts = np.sort(b[:, 0])
-        for st in starts[2:]:  # a start's gap after the latest end before it
-            prev = ends[ends <= st]
-            if len(prev):
-                gaps.append(st - prev[-1])
+        gaps += refill_gaps(b[:, 0], b[:, 4])
     for k, v in res.items():
         out[f"resident{k}"] = v / span_total
     for k, v in p1.items():
@@ -215,7 +201,7 @@ def main() -> int:
                     print(f"{i:02d} {name} {kind}: NOT EXACT", flush=True)
                 calls[kind] = call
             kernel = next(iter(stamp._entries.values())).kernel
-            buf = _buffer(kernel)
+            buf = device_array(kernel, "tilec_stamps", MAX_BLOCKS * SLOTS)
             buf.fill(0)
             torch.cuda.synchronize()
             calls["stamped"]()

@@ -32,7 +32,9 @@ import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [os.path.join(HERE, "..", "..", "benchmarks"), os.path.join(HERE, "..", "..", "tests")]
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "..", "benchmarks"), os.path.join(HERE, "..", "..", "tests")]
+
+from stamps import clock_into, declare, device_array, refill_gaps  # noqa: E402
 
 POINTS = 16
 """Stamps a block: 0 start clock, 1 smid, 2 start globaltimer, 3 end globaltimer, 4 + 4 i +
@@ -41,14 +43,12 @@ MAX_BLOCKS = 16384
 
 
 def _stamp(i: str) -> str:
-    return (f'if (tid == 0) {{ long long tl_v; asm volatile("mov.u64 %0, %%clock64;" : "=l"(tl_v) :: "memory");'
-            f" tl_row[{i}] = tl_v; }}")
+    return clock_into("tl_row", i, "tid == 0", "long long")
 
 
 def stamped(src: str) -> str:
     """`src` (the flat Program's CUDA) with the module docstring's stamps."""
-    decl = f"__device__ long long tilec_stamps[{MAX_BLOCKS * POINTS}];\n"
-    src = src.replace('extern "C" __global__', decl + 'extern "C" __global__', 1)
+    src = declare(src, "tilec_stamps", MAX_BLOCKS * POINTS, "long long")
     head = "  const int tid = (int)threadIdx.x;\n"
     assert head in src
     src = src.replace(head, head + (
@@ -110,12 +110,7 @@ def report(s, head: dict) -> dict:
         span = en.max() - st0.min()
         spans.append(span)
         busy.append(float((en - st0).sum()) / span)  # mean blocks resident over the SM's span
-        # each start's gap since the latest end before it (a slot freed -> refilled)
-        ends = np.sort(en)
-        for x in st0[2:]:
-            k = np.searchsorted(ends, x) - 1
-            if k >= 0:
-                gaps.append(x - ends[k])
+        gaps += refill_gaps(st0, en)  # a slot freed -> refilled
         # loads in flight: clocks where some block of this SM has a part issued and not landed
         ev = []
         for row in b:
@@ -165,7 +160,6 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     import canonical_copy_bench as ccb
     import copy_bench
-    import cupy
     import numpy as np
     import torch
 
@@ -187,13 +181,10 @@ def main(argv=None) -> int:
         k(*args)
         torch.cuda.synchronize()
         exact[name] = bool(torch.equal(ccb._bits(torch, dst), ccb._bits(torch, want)))
-    module = next(iter(st._modules.values()))
-    ptr = module.get_global_var("tilec_stamps")
-    cupy.cuda.runtime.memset(ptr, 0, MAX_BLOCKS * POINTS * 8)
+    arr = device_array(st, "tilec_stamps", MAX_BLOCKS * POINTS, "int64")
+    arr.fill(0)
     st(*args)
     torch.cuda.synchronize()
-    mem = cupy.cuda.UnownedMemory(ptr, MAX_BLOCKS * POINTS * 8, st)
-    arr = cupy.ndarray((MAX_BLOCKS * POINTS,), dtype=cupy.int64, memptr=cupy.cuda.MemoryPointer(mem, 0))
     s = np.asarray(arr.get()).reshape(MAX_BLOCKS, POINTS)
     s = s[s[:, 0] != 0]
     # times in turns (3 rounds): the stamps' cost

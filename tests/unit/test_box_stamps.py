@@ -3,7 +3,8 @@ goes: its stamps land once each at the kernel's phase boundaries (entry, past ph
 barrier, past the commit, past phase 1's wait and barrier, past a barrier after phase 2) in
 copy_'s kernel for 36's shape at `box_slot32` 0 and 3, the stamped source compiles through
 NVRTC without spills where NVRTC is present; a kernel of another shape is refused; the
-per-multiprocessor figures of a made-up timeline."""
+per-multiprocessor figures of a made-up timeline; the parts it shares with flat_stamps.py
+(dev/experiments/stamps.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from tilec.copy_plan import plan_copy
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "dev", "experiments"))
 import box_stamps  # noqa: E402
+import stamps  # noqa: E402
 
 
 def _merged_source(slot32: int, routes) -> str:
@@ -56,10 +58,24 @@ def test_the_timeline_figures():
     for off in (0, 500):
         for k in range(5):
             t = off + 1020 * k
-            rows.append([t, t + 100, t + 200, t + 500, t + 1000, 0, t, t + 500])
+            rows.append([t, t + 100, t + 200, t + 500, t + 1000, 0, t, t + 500, t + 900, t + 1000])
     f = box_stamps.summary(np.array(rows, np.uint64))
     assert (f["tables_med"], f["issue_med"], f["wait_med"], f["phase2_med"]) == (100, 100, 300, 500)
     assert f["blocks"] == 10 and f["sms"] == 1 and f["ghz"] == 2.0
     assert f["resident0"] == 0 and abs(f["resident1"] + f["resident2"] - 1) < 1e-9
     assert abs(f["rr"] + f["rw"] + f["ww"] - f["resident2"]) < 1e-9
     assert f["refill_gap_med"] == 20
+    assert (f["p2first_med"], f["p2last_med"]) == (400, 500)  # thread 0's and the last thread's phase 2
+
+
+def test_the_shared_stamp_parts():
+    """dev/experiments/stamps.py (box_stamps.py's and flat_stamps.py's common parts): the
+    array declared before the kernel, the stamp statement, the refill gaps a multiprocessor's
+    blocks leave (the first two starts resident at once, not refills)."""
+    src = stamps.declare('// head\nextern "C" __global__ void k() {\n}\n', "tilec_stamps", 40, "long long")
+    assert src.index("__device__ long long tilec_stamps[40];") < src.index("extern")
+    assert stamps.clock_into("row", 3, "tid == 0") == (
+        'if (tid == 0) { unsigned long long tl_v; asm volatile("mov.u64 %0, %%clock64;" : "=l"(tl_v) :: "memory");'
+        " row[3] = tl_v; }")
+    # two slots: blocks (0, 100) and (10, 120); refilled at 130 (gap 10 after 120) and 105 (gap 5 after 100)
+    assert stamps.refill_gaps([0, 10, 130, 105], [100, 120, 200, 250]) == [5, 10]
