@@ -5,37 +5,17 @@ end, and the CUDA is the same as with every pass verified. `compile_program(fres
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from xdsl.dialects.builtin import DenseArrayBase, i64
-from xdsl.passes import ModulePass, PassPipeline
+from helpers.toy_passes import HalveTile, Noop
+from xdsl.passes import PassPipeline
 
 from tilec.compiler import pipeline
 from tilec.compiler.pipeline import build_pipeline, emit, parse_module, run_pipeline
 from tilec.support.diagnostics import TilecError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-@dataclass(frozen=True)
-class Noop(ModulePass):
-    name = "noop"
-
-    def apply(self, ctx, op) -> None:
-        pass
-
-
-@dataclass(frozen=True)
-class HalveTile(ModulePass):
-    """Sets the first `layout.tile`'s extents in place (its result type left as it was)."""
-
-    name = "halve-tile"
-
-    def apply(self, ctx, op) -> None:
-        tile = next(o for o in op.walk() if o.name == "layout.tile")
-        tile.properties["tile"] = DenseArrayBase.from_list(i64, [16, 32])
 
 
 def module(name: str = "add_one.mlir"):

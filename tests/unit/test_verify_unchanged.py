@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from xdsl.dialects.builtin import DenseArrayBase, IndexType, i64
+from helpers.toy_passes import HalveTile, Noop
+from xdsl.dialects.builtin import IndexType
 from xdsl.passes import ModulePass, PassPipeline
 
 from tilec.compiler import pipeline
@@ -17,25 +18,6 @@ from tilec.compiler.verify_cache import state
 from tilec.support.diagnostics import TilecError
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "add_one.mlir"
-
-
-@dataclass(frozen=True)
-class Noop(ModulePass):
-    name = "noop"
-
-    def apply(self, ctx, op) -> None:
-        pass
-
-
-@dataclass(frozen=True)
-class HalveTile(ModulePass):
-    """Sets the first `layout.tile`'s extents in place (its result type left as it was)."""
-
-    name = "halve-tile"
-
-    def apply(self, ctx, op) -> None:
-        tile = next(o for o in op.walk() if o.name == "layout.tile")
-        tile.properties["tile"] = DenseArrayBase.from_list(i64, [16, 32])
 
 
 @dataclass(frozen=True)
