@@ -127,8 +127,12 @@ def test_the_cost_model_reads_facts():
     assert _choice("(64,31):(400,9)", "(64,31):(31,1)", "i16") is None
     assert _choice("(5,120):(0,5)", "(5,120):(120,1)", "i16", "f32", "int16->float32") is None
     # the stride-1 mode the slowest: a block is short of one step of it, every element
-    # in a sector of its own (no slower mode re-reads it)
-    assert _choice("(1000,56,17):(1,1000,56000)", "(1000,56,17):(952,17,1)", "f32", "i64", "float32->int64") is None
+    # in a sector of its own (no slower mode re-reads it): not gathered; without boxes
+    # the tiles, and as a copy widening its elements into a compact destination the
+    # merged `box<tiles>` (`_copy_cost.TILES_MERGE_CONVERT_BYTES`, pc49)
+    widening = ("(1000,56,17):(1,1000,56000)", "(1000,56,17):(952,17,1)", "f32", "i64", "float32->int64")
+    assert _choice(*widening, box="never") is None
+    assert _choice(*widening) == "box<tiles>"
 
 
 def test_runs_that_wrap_the_stride_one_mode_count_their_sectors():
