@@ -10,6 +10,9 @@
   (`tilec.gemm.CLUSTER_SPLIT_K` off) for one test: the tests of that machinery.
 * The run ends with the list of tests skipped because something they need is absent
   (a GPU, PyTorch, NVRTC, ...), so a green run says what it did not test.
+* `TILEC_TEST_SHARD=k/n` keeps every n-th collected test from the k-th (0-based) and
+  deselects the rest: `tests/run-all` runs n such processes at once, one a core, each
+  module's tests dealt out among them in turn so every shard gets a share of each module.
 """
 
 import contextlib
@@ -70,7 +73,30 @@ def launched_splits(monkeypatch):
     gemm._decode_config.cache_clear()
 
 
+def test_shard() -> tuple[int, int] | None:
+    """`TILEC_TEST_SHARD=k/n` as (k, n), or None (every test): a malformed value is a
+    usage error, not a silent full run."""
+    spec = os.environ.get("TILEC_TEST_SHARD", "").strip()
+    if not spec:
+        return None
+    try:
+        k, n = (int(part) for part in spec.split("/"))
+    except ValueError:
+        raise pytest.UsageError(f"TILEC_TEST_SHARD={spec!r}: expected k/n, e.g. 0/2") from None
+    if not 0 <= k < n:
+        raise pytest.UsageError(f"TILEC_TEST_SHARD={spec!r}: k must be in [0, n)")
+    return k, n
+
+
+test_shard.__test__ = False  # a helper, not a test
+
+
 def pytest_collection_modifyitems(config, items):
+    shard = test_shard()
+    if shard is not None:
+        k, n = shard
+        config.hook.pytest_deselected(items=[item for i, item in enumerate(items) if i % n != k])
+        items[:] = items[k::n]
     if gpu_count() > 0:
         return
     skip = pytest.mark.skip(reason="no CUDA GPU (cupy.cuda.runtime.getDeviceCount() is 0 or failed)")
