@@ -885,6 +885,45 @@ def rows_turn_best(nq: int, per: int, threads: int, trips: int) -> int:
     return min(range(threads), key=lambda c: (*cost(c), c))
 
 
+ROWS_DEAL = 0
+"""How a `rows` box's phase 2 (lanes on consecutive items, `box_lanes` 0, rounds not
+turned: `box_turn` 0) orders its work items (the `tile` option `box_deal`): 0, run by
+run, residue j fastest; 1, the items of the most chunk trips first (`rows_long_items`:
+residues `j < L` of every run, run by run, then the rest so), so that the last, partial
+round holds short items and a warp's rounds are each of one length where they can be.
+A warp takes as long as its slowest lane, and lanes on consecutive items of a run mix
+both lengths: the canonical 37 x 17 copy's 629 items (residues j <= 10 four trips of a
+16-byte chunk, the others three) cost warps 0-3 12 trips in order and with any turn
+(`rows_warp_trips`: 80 warp-trips a block for 2294 lanes' trips), 11 dealt longest first
+(73: warps 0-3 two long rounds and a short one, warps 5-7 one of each)."""
+
+
+def rows_long_items(trips: int, per: int) -> int:
+    """The residues `L` of a `rows` box's phase-2 items with one chunk trip more than the
+    rest (`ROWS_DEAL`): item j of a run of `trips` chunk trips over `per` residues takes
+    `ceil((trips - j) / per)`, one more for `j < trips mod per`; 0 where all are alike."""
+    return trips % per
+
+
+def rows_warp_trips(nq: int, per: int, threads: int, trips: int, deal: int = 0, turn: int = 0) -> list[int]:
+    """Chunk trips each warp of a `rows` box's phase 2 takes (a warp as long as its
+    slowest lane each round) with its `nq x per` items dealt as `deal` (`ROWS_DEAL`) and
+    `turn` (`ROWS_TURN`) say: the balance model of `box_deal` and `box_turn`."""
+    total, nl = nq * per, rows_long_items(trips, per)
+    order = list(range(total))
+    if deal and nl:
+        order = ([q * per + j for q in range(nq) for j in range(nl)]
+                 + [q * per + j for q in range(nq) for j in range(nl, per)])
+    weight = [(trips + per - 1 - i % per) // per for i in order]
+    warps = [0] * (threads // 32)
+    for r in range(-(-total // threads)):
+        m = min(threads, total - r * threads)
+        got = [weight[r * threads + (t + r * turn) % m] for t in range(m)]
+        for w in range(-(-m // 32)):
+            warps[w] += max(got[32 * w:32 * w + 32])
+    return warps
+
+
 ROWS_SPLIT_GROUPS = 4
 
 ROWS_RUN_STRIDE = 1
@@ -1320,7 +1359,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                l1: bool | None = None, tiles_mirror: int = TILES_MIRROR,
                tiles_issue: int = TILES_ISSUE, min_blocks: int | None = None,
                fit_least: bool | None = None, split: int | None = None,
-               run_stride: int | None = None, turn: int | None = None) -> list[Operation]:
+               run_stride: int | None = None, turn: int | None = None,
+               deal: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1341,7 +1381,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     source residue sized as `fit_least` says (None: `ROWS_FIT`), a `rows` box's phase 1
     waited for in groups of `split` steps (None: `ROWS_SPLIT`), a `rows` box's phase-2 work
     items on its destination runs `run_stride` apart (None: `ROWS_RUN_STRIDE`), a `rows` box's
-    phase-2 rounds of items turned by `turn` (None: `ROWS_TURN`); the caller puts
+    phase-2 rounds of items turned by `turn` (None: `ROWS_TURN`) or dealt longest first
+    as `deal` says (None: `ROWS_DEAL`); the caller puts
     them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
@@ -1421,6 +1462,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     # phase 2's run stride: asked, else the slot table's (`rows_slots`: a stride or a table
     # of indices into `rows_strides`, looked up in the kernel), else `ROWS_RUN_STRIDE`
     turn = ROWS_TURN if turn is None else turn
+    deal = ROWS_DEAL if deal is None else deal
     if turn < 0 and flavour == "rows" and not lanes:  # the best turn (`rows_turn_best`)
         turn = rows_turn_best(nw, nd, threads, (t_rows * nd + 2 * CHUNK - 2) // CHUNK)  # type: ignore[operator]
     stride_table = strides if isinstance(strides, tuple) and run_stride is None and table is not None else None
@@ -1832,7 +1874,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 """Phase 2's chunks of every trip (`part` None), or those of part `part`."""
                 trips = (full_len + 2 * CHUNK - 2) // CHUNK
                 per = nd  # type: ignore[assignment]
-                with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
+                def item(q: SSAValue, j: SSAValue, trips_of: int | None = None) -> None:
+                    """Item (run q, residue j)'s chunks (`trips_of`: its trips where known)."""
                     if nonlocal_stride[0] is not None:
                         q = k.remui(k.muli(q, nonlocal_stride[0]), c(nw))  # type: ignore[arg-type]  # (`ROWS_RUN_STRIDE`)
                     ds = stepped(dorig, q, dsw)
@@ -1861,7 +1904,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                         row_lo = k.subi(ds, k.muli(k_origin, c(nd)))  # type: ignore[arg-type]
                         row_hi = k.addi(row_lo, k.muli(n[kmode], c(nd)))  # type: ignore[arg-type]
                         first_block = k.cmp("eq", k_origin, c(0))
-                    lb, ub = c(0), k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per))
+                    lb = c(0)
+                    ub = c(trips_of) if trips_of is not None else k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per))
                     if part is not None:
                         # trip m's bytes p0 - 16 n_D + 16 n_D m .. + 15 lie in the steps below
                         # s = split h for m < ceil(((s + 16) n_D - 15 - p0) / (16 n_D)) (0 at
@@ -1882,6 +1926,22 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                             with k.when(owned):
                                 k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, row_hi, cs,
                                               lambda: [k.addi(a, off) for a in first])
+
+                long = rows_long_items(trips, per) if deal and part is None and not lanes and not turn else 0
+                if long:
+                    # the items of the most trips first (`ROWS_DEAL`): every run's residues
+                    # j < long, run by run, then the rest so, a loop each (each item's trips
+                    # a constant); thread t takes items t, t + threads, ... of that order
+                    a = nw * long  # type: ignore[operator]
+                    with k.loop(tid, c(a), cthreads) as idx:
+                        item(k.divui(idx, c(long)), k.remui(idx, c(long)), trips // per + 1)
+                    start = k.addi(tid, k.muli(cthreads, k.divui(k.subi(c(a + threads - 1), tid), cthreads)))
+                    with k.loop(start, c(nw * per), cthreads) as idx:  # type: ignore[operator]
+                        rest = k.subi(idx, c(a))
+                        item(k.divui(rest, c(per - long)), k.addi(k.remui(rest, c(per - long)), c(long)), trips // per)
+                else:
+                    with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
+                        item(q, j)
 
             if split:
                 # the parts as trips of one rolled loop (phase 2's code once: two copies
