@@ -57,7 +57,7 @@ Offsets are non-negative (`box_flavour` takes no negative stride)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 import math
 from math import gcd
 
@@ -888,32 +888,42 @@ def rows_turn_best(nq: int, per: int, threads: int, trips: int) -> int:
 ROWS_DEAL = 0
 """How a `rows` box's phase 2 (lanes on consecutive items, `box_lanes` 0, rounds not
 turned: `box_turn` 0) orders its work items (the `tile` option `box_deal`): 0, run by
-run, residue j fastest; 1, the items of the most chunk trips first (`rows_long_items`:
-residues `j < L` of every run, run by run, then the rest so), so that the last, partial
-round holds short items and a warp's rounds are each of one length where they can be.
-A warp takes as long as its slowest lane, and lanes on consecutive items of a run mix
-both lengths: the canonical 37 x 17 copy's 629 items (residues j <= 10 four trips of a
-16-byte chunk, the others three) cost warps 0-3 12 trips in order and with any turn
-(`rows_warp_trips`: 80 warp-trips a block for 2294 lanes' trips), 11 dealt longest first
-(73: warps 0-3 two long rounds and a short one, warps 5-7 one of each)."""
+run, residue j fastest; 1, the items of the most chunk trips first (residues `j < L` of
+every run, run by run, then the rest so: `rows_deal`); 2, the same for the last `R` runs
+only, the fewest whose short items fill the last, partial round (the runs before in
+order), so that a warp's rounds are each of one length where they can be. A warp takes
+as long as its slowest lane, and lanes on consecutive items of a run mix both lengths:
+the canonical 37 x 17 copy's 629 items (residues j <= 10 four trips of a 16-byte chunk,
+the others three) cost warps 0-3 12 trips in order and with any turn (`rows_warp_trips`:
+80 warp-trips a block for 2294 lanes' trips), 11 with either deal (1: 73 warp-trips; 2,
+R = 20: 76). The bank model (`_box_banks`' `rows_addresses`, the rule's step 3 and runs 3
+apart) gives a phase-2 load 2.13 wavefronts in order, 2.66 with 1 (2.55 at the best run
+stride), 2.40 with 2: lanes on fewer residues of more runs."""
 
 
-def rows_long_items(trips: int, per: int) -> int:
-    """The residues `L` of a `rows` box's phase-2 items with one chunk trip more than the
-    rest (`ROWS_DEAL`): item j of a run of `trips` chunk trips over `per` residues takes
-    `ceil((trips - j) / per)`, one more for `j < trips mod per`; 0 where all are alike."""
-    return trips % per
+def rows_deal(nq: int, per: int, threads: int, trips: int, deal: int) -> tuple[int, int]:
+    """(R, L) of a `rows` box's phase-2 items dealt as `deal` says (`ROWS_DEAL`): the last
+    `R` of its `nq` runs give their items `j < L` (one chunk trip more than the rest: item
+    j of a run of `trips` chunk trips over `per` residues takes `ceil((trips - j) / per)`)
+    first, then the rest, after the other runs' items in order; (0, 0) where the items are
+    alike, fit one round, or `deal` is 0."""
+    total, long = nq * per, trips % per
+    if not deal or not long or total <= threads:
+        return 0, 0
+    last = total - (-(-total // threads) - 1) * threads
+    return (nq if deal == 1 else min(nq, -(-last // (per - long)))), long
 
 
 def rows_warp_trips(nq: int, per: int, threads: int, trips: int, deal: int = 0, turn: int = 0) -> list[int]:
     """Chunk trips each warp of a `rows` box's phase 2 takes (a warp as long as its
     slowest lane each round) with its `nq x per` items dealt as `deal` (`ROWS_DEAL`) and
     `turn` (`ROWS_TURN`) say: the balance model of `box_deal` and `box_turn`."""
-    total, nl = nq * per, rows_long_items(trips, per)
-    order = list(range(total))
-    if deal and nl:
-        order = ([q * per + j for q in range(nq) for j in range(nl)]
-                 + [q * per + j for q in range(nq) for j in range(nl, per)])
+    total = nq * per
+    runs, long = rows_deal(nq, per, threads, trips, deal)
+    ahead = range(nq - runs)
+    order = ([q * per + j for q in ahead for j in range(per)]
+             + [q * per + j for q in range(nq - runs, nq) for j in range(long)]
+             + [q * per + j for q in range(nq - runs, nq) for j in range(long, per)]) if runs else list(range(total))
     weight = [(trips + per - 1 - i % per) // per for i in order]
     warps = [0] * (threads // 32)
     for r in range(-(-total // threads)):
@@ -1927,18 +1937,31 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                                 k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, row_hi, cs,
                                               lambda: [k.addi(a, off) for a in first])
 
-                long = rows_long_items(trips, per) if deal and part is None and not lanes and not turn else 0
-                if long:
-                    # the items of the most trips first (`ROWS_DEAL`): every run's residues
-                    # j < long, run by run, then the rest so, a loop each (each item's trips
-                    # a constant); thread t takes items t, t + threads, ... of that order
-                    a = nw * long  # type: ignore[operator]
-                    with k.loop(tid, c(a), cthreads) as idx:
-                        item(k.divui(idx, c(long)), k.remui(idx, c(long)), trips // per + 1)
-                    start = k.addi(tid, k.muli(cthreads, k.divui(k.subi(c(a + threads - 1), tid), cthreads)))
-                    with k.loop(start, c(nw * per), cthreads) as idx:  # type: ignore[operator]
-                        rest = k.subi(idx, c(a))
-                        item(k.divui(rest, c(per - long)), k.addi(k.remui(rest, c(per - long)), c(long)), trips // per)
+                runs, long = rows_deal(nw, per, threads, trips, deal) if part is None and not lanes and not turn \
+                    else (0, 0)  # type: ignore[arg-type]
+                if runs:
+                    # the last `runs` runs' items of the most trips first (`ROWS_DEAL`), the
+                    # runs before in order: a loop each over its share of the items (thread t
+                    # takes items t, t + threads, ... of that order), each item's trips a
+                    # constant past the first
+                    def share(a: int, b: int) -> AbstractContextManager[SSAValue]:
+                        """The loop over this thread's items of [a, b)."""
+                        start = k.addi(tid, k.muli(cthreads, k.divui(k.subi(c(a + threads - 1), tid), cthreads)))
+                        return k.loop(start if a else tid, c(b), cthreads)
+                    ahead, first = (nw - runs) * per, nw - runs  # type: ignore[operator]
+                    if ahead:
+                        with share(0, ahead) as idx:
+                            item(k.divui(idx, c(per)), k.remui(idx, c(per)))
+
+                    def on(x: SSAValue, by: int) -> SSAValue:
+                        return k.addi(x, c(by)) if by else x
+                    with share(ahead, ahead + runs * long) as idx:
+                        rest = on(idx, -ahead)
+                        item(on(k.divui(rest, c(long)), first), k.remui(rest, c(long)), trips // per + 1)
+                    with share(ahead + runs * long, nw * per) as idx:  # type: ignore[operator]
+                        rest = on(idx, -(ahead + runs * long))
+                        item(on(k.divui(rest, c(per - long)), first), on(k.remui(rest, c(per - long)), long),
+                             trips // per)
                 else:
                     with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
                         item(q, j)

@@ -330,44 +330,20 @@ def test_rows_boxes_with_turned_rounds_match_numpy(routes, turn, nvrtc_available
     assert any("#pragma unroll 1" in source for source in _run_compiled(cases))
 
 
-def test_rows_boxes_dealt_longest_first_match_numpy(routes, monkeypatch):
-    """The `tile` option box_deal=1 (a rows box's phase-2 items of the most chunk trips
-    first, every run's, then the rest: two loops), the kernel's GPU-level module on the
-    reference executor: every destination element written once, exactly, nothing around
-    it. About 2.4 s: the executor runs every thread of the smallest rows copy drawn (one
-    case; lit tile/box_deal.mlir checks two more shapes' equivalence)."""
-    import tilec
-    import tilec.passes._box_tile as box_tile
-    from tilec.copy_cpu import _operand, run_plan
-    from tilec.copy_kernels import kernel_pipeline
-    from tilec.copy_program import copy_program
-
-    routes(box_deal=1)
-    cases = sorted((c for c in _cases(np.random.default_rng(7)) if c[3] == "box<rows>"), key=lambda c: c[0].size)[:1]
-    dealt = []
-    monkeypatch.setattr(box_tile, "rows_long_items", lambda t, p: dealt.append(t % p) or t % p)
-    for src, base, view, _strategy in cases:
-        want = base.copy()
-        view(want)[...] = src
-        plan = plan_copy(_operand(view(base), None), _operand(src, None))
-        # the kernel's GPU-level module (the passes, no NVRTC) on the reference executor
-        run_plan(plan, kernel=tilec.run_pipeline(tilec.parse(copy_program(plan.key)),
-                                                 kernel_pipeline(plan.key, "default")))
-        assert np.array_equal(base, want)
-    assert dealt and all(dealt)  # the items of two lengths, the long first
-
-
 def test_rows_deal_longest_first_takes_a_trip_off_the_canonical_warps():
     # a warp is as long as its slowest lane: the canonical 629 items (residues 0-10 four
     # trips of 62, the others three) in order give warps 0-3 three rounds of 4 trips, and
     # no turn of the rounds changes that; the long items first: two long rounds and a
-    # short one (80 -> 73 warp-trips a block); runs whose items are alike have no long ones
-    from tilec.passes._box_tile import rows_long_items, rows_warp_trips
+    # short one (80 -> 73 warp-trips a block); only the last 20 runs' (their 120 short
+    # items fill the last round of 117): 76; items alike, or one round: no deal
+    from tilec.passes._box_tile import rows_deal, rows_warp_trips
 
-    assert rows_long_items(62, 17) == 11 and rows_long_items(68, 17) == 0
+    assert rows_deal(37, 17, 256, 62, 1) == (37, 11) and rows_deal(37, 17, 256, 62, 2) == (20, 11)
+    assert rows_deal(37, 17, 256, 68, 1) == (0, 0) and rows_deal(5, 17, 256, 62, 1) == (0, 0)
     assert rows_warp_trips(37, 17, 256, 62) == [12] * 4 + [8] * 4
     assert rows_warp_trips(37, 17, 256, 62, turn=5) == [12] * 4 + [8] * 4
     assert rows_warp_trips(37, 17, 256, 62, deal=1) == [11] * 4 + [8, 7, 7, 7]
+    assert rows_warp_trips(37, 17, 256, 62, deal=2) == [11] * 4 + [8] * 4
 
 
 def test_rows_turn_best_deals_the_canonical_items_at_most_11_trips_a_thread():

@@ -2,14 +2,18 @@
 // RUN: tilec %s -p 'copy-strategy,tile' | filecheck %s --check-prefix=PLAIN
 // RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_deal=1}' --check-equivalence --arg n0=3 --arg n1=37 --arg n2=70 --arg n3=17 --arg ss0=629 --arg ss2=1890 --arg ds0=44300 --arg ds1=1195 --arg smis=5 --arg dmis=3 --arg src=132400 --arg dst=133000 | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy,tile{box_deal=1}' --check-equivalence --arg n0=1 --arg n1=37 --arg n2=130 --arg n3=17 --arg ss0=629 --arg ss2=674 --arg ds0=4000 --arg ds1=2219 --arg smis=18 --arg dmis=7 --arg src=88400 --arg dst=84400 | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{box_deal=2}' | filecheck %s --check-prefix=TAIL
+// RUN: tilec %s -p 'copy-strategy{box_smem=3328},tile{box_smem=3328 threads=64 box_deal=2}' --check-equivalence --arg n0=3 --arg n1=37 --arg n2=70 --arg n3=17 --arg ss0=629 --arg ss2=1890 --arg ds0=44300 --arg ds1=1195 --arg smis=5 --arg dmis=3 --arg src=132400 --arg dst=133000 | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy,tile{box_deal=2}' --check-equivalence --arg n0=1 --arg n1=37 --arg n2=130 --arg n3=17 --arg ss0=629 --arg ss2=674 --arg ds0=4000 --arg ds1=2219 --arg smis=18 --arg dmis=7 --arg src=88400 --arg dst=84400 | filecheck %s --check-prefix=EQ
 // A box<rows> copy (tile/box_turn.mlir's: the canonical 37 x 17 copy, its strides'
 // residues promised) with phase 2's items of the most chunk trips first (box_deal=1,
 // _box_tile.ROWS_DEAL): 62 chunk trips over 17 residues, residues 0-10 four trips, 11-16
 // three; the 37 x 11 = 407 long items first (item i: run i / 11, residue i mod 11),
 // then the 222 short ones (item 407 + i: run i / 6, residue 11 + i mod 6), a loop each,
 // thread t's second loop from the first of its items at or past 407; without the option
-// one loop over the 629 items (run i / 17, residue i mod 17). Equivalent in small boxes
-// (64 threads) and a whole box.
+// one loop over the 629 items (run i / 17, residue i mod 17). box_deal=2: only the last
+// 20 runs so (their 120 short items fill the last round of 117), runs 0-16's 289 items
+// first in order: three loops. Equivalent in small boxes (64 threads) and a whole box.
 
 // EQ: @tilec_copy: equivalent after
 
@@ -19,12 +23,22 @@
 // CHECK-NEXT:        %[[C11:.*]] = arith.constant 11 : index
 // CHECK-NEXT:        %{{.*}} = arith.divui %[[I]], %[[C11]] : index
 // CHECK:           %{{.*}} = arith.constant 662 : index
-// CHECK:           %[[N:.*]] = arith.constant 629 : index
-// CHECK-NEXT:      scf.for %[[I2:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
-// CHECK-NEXT:        %[[C407:.*]] = arith.constant 407 : index
-// CHECK-NEXT:        %[[R:.*]] = arith.subi %[[I2]], %[[C407]] : index
+// CHECK:           scf.for %[[I2:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        %[[C407:.*]] = arith.constant -407 : index
+// CHECK-NEXT:        %[[R:.*]] = arith.addi %[[I2]], %[[C407]] : index
 // CHECK-NEXT:        %[[C6:.*]] = arith.constant 6 : index
 // CHECK-NEXT:        %{{.*}} = arith.divui %[[R]], %[[C6]] : index
+// TAIL-LABEL: func.func @tilec_copy
+// TAIL:           %[[A:.*]] = arith.constant 289 : index
+// TAIL-NEXT:      scf.for %[[I:.*]] = %{{.*}} to %[[A]] step %{{.*}} {
+// TAIL-NEXT:        %[[C17:.*]] = arith.constant 17 : index
+// TAIL-NEXT:        %{{.*}} = arith.divui %[[I]], %[[C17]] : index
+// TAIL:           %[[B:.*]] = arith.constant 509 : index
+// TAIL-NEXT:      scf.for %[[I2:.*]] = %{{.*}} to %[[B]] step %{{.*}} {
+// TAIL-NEXT:        %[[C289:.*]] = arith.constant -289 : index
+// TAIL-NEXT:        %{{.*}} = arith.addi %[[I2]], %[[C289]] : index
+// TAIL:             %[[C509:.*]] = arith.constant -509 : index
+// TAIL-NEXT:        %{{.*}} = arith.addi %{{.*}}, %[[C509]] : index
 // PLAIN-LABEL: func.func @tilec_copy
 // PLAIN-NOT:     arith.constant 662 : index
 builtin.module {
