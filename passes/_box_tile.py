@@ -891,7 +891,8 @@ turned: `box_turn` 0) orders its work items (the `tile` option `box_deal`): 0, r
 run, residue j fastest; 1, the items of the most chunk trips first (residues `j < L` of
 every run, run by run, then the rest so: `rows_deal`); 2, the same for the last `R` runs
 only, the fewest whose short items fill the last, partial round (the runs before in
-order), so that a warp's rounds are each of one length where they can be. A warp takes
+order), so that a warp's rounds are each of one length where they can be; plus 4, the
+two lengths' trips as constants (NVRTC unrolls each item's loop). A warp takes
 as long as its slowest lane, and lanes on consecutive items of a run mix both lengths:
 the canonical 37 x 17 copy's 629 items (residues j <= 10 four trips of a 16-byte chunk,
 the others three) cost warps 0-3 12 trips in order and with any turn (`rows_warp_trips`:
@@ -908,10 +909,10 @@ def rows_deal(nq: int, per: int, threads: int, trips: int, deal: int) -> tuple[i
     first, then the rest, after the other runs' items in order; (0, 0) where the items are
     alike, fit one round, or `deal` is 0."""
     total, long = nq * per, trips % per
-    if not deal or not long or total <= threads:
+    if not deal & 3 or not long or total <= threads:
         return 0, 0
     last = total - (-(-total // threads) - 1) * threads
-    return (nq if deal == 1 else min(nq, -(-last // (per - long)))), long
+    return (nq if deal & 3 == 1 else min(nq, -(-last // (per - long)))), long
 
 
 def rows_warp_trips(nq: int, per: int, threads: int, trips: int, deal: int = 0, turn: int = 0) -> list[int]:
@@ -1885,7 +1886,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 trips = (full_len + 2 * CHUNK - 2) // CHUNK
                 per = nd  # type: ignore[assignment]
                 def item(q: SSAValue, j: SSAValue, trips_of: int | None = None) -> None:
-                    """Item (run q, residue j)'s chunks (`trips_of`: its trips where known)."""
+                    """Item (run q, residue j)'s chunks (`trips_of`: their trips as a constant)."""
                     if nonlocal_stride[0] is not None:
                         q = k.remui(k.muli(q, nonlocal_stride[0]), c(nw))  # type: ignore[arg-type]  # (`ROWS_RUN_STRIDE`)
                     ds = stepped(dorig, q, dsw)
@@ -1942,8 +1943,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 if runs:
                     # the last `runs` runs' items of the most trips first (`ROWS_DEAL`), the
                     # runs before in order: a loop each over its share of the items (thread t
-                    # takes items t, t + threads, ... of that order), each item's trips a
-                    # constant past the first
+                    # takes items t, t + threads, ... of that order), each item's trips
+                    # computed as in order (a rolled loop), or with `deal` bit 4 constants
+                    # (NVRTC unrolls them: three times the code)
                     def share(a: int, b: int) -> AbstractContextManager[SSAValue]:
                         """The loop over this thread's items of [a, b)."""
                         start = k.addi(tid, k.muli(cthreads, k.divui(k.subi(c(a + threads - 1), tid), cthreads)))
@@ -1957,11 +1959,12 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                         return k.addi(x, c(by)) if by else x
                     with share(ahead, ahead + runs * long) as idx:
                         rest = on(idx, -ahead)
-                        item(on(k.divui(rest, c(long)), first), k.remui(rest, c(long)), trips // per + 1)
+                        item(on(k.divui(rest, c(long)), first), k.remui(rest, c(long)),
+                             trips // per + 1 if deal & 4 else None)
                     with share(ahead + runs * long, nw * per) as idx:  # type: ignore[operator]
                         rest = on(idx, -(ahead + runs * long))
                         item(on(k.divui(rest, c(per - long)), first), on(k.remui(rest, c(per - long)), long),
-                             trips // per)
+                             trips // per if deal & 4 else None)
                 else:
                     with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
                         item(q, j)

@@ -336,7 +336,8 @@ class TilePass(ModulePass):
                      run's, then the rest: a warp's rounds each of one length where
                      they can be (`_box_tile.rows_warp_trips`); 2 the same for the
                      fewest last runs whose short items fill the last round, the
-                     runs before in order (`_box_tile.rows_deal`); 0 in order.
+                     runs before in order (`_box_tile.rows_deal`); plus 4 each
+                     item's trips as constants (its loop unrolled); 0 in order.
                      Default `_box_tile.ROWS_DEAL`: 0.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
@@ -637,8 +638,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_runs={self.box_runs} must be in [0, 1024]")
         if self.box_turn is not None and not -1 <= self.box_turn <= 1024:
             raise TilecError(f"tile: box_turn={self.box_turn} must be in [-1, 1024]")
-        if self.box_deal not in (None, 0, 1, 2):
-            raise TilecError(f"tile: box_deal={self.box_deal} must be 0, 1 or 2")
+        if self.box_deal not in (None, 0, 1, 2, 5, 6):
+            raise TilecError(f"tile: box_deal={self.box_deal} must be 0, 1, 2, 5 or 6")
         if self.box_prefetch not in (None, 0, 64, 128, 256):
             raise TilecError(f"tile: box_prefetch={self.box_prefetch} must be 0, 64, 128 or 256")
         if self.tiles_depth is not None and not 1 <= self.tiles_depth <= 8:
