@@ -137,14 +137,16 @@ def test_rows_boxes_with_turned_rounds_on_the_gpu(turn, seed):
     _check_on_the_gpu(dataclasses.replace(c, routes=routes), seed, fresh=True)
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_rows_boxes_dealt_longest_first_on_the_gpu(seed):
+@pytest.mark.parametrize("deal", [1, 6])
+@pytest.mark.parametrize("seed", range(3))
+def test_rows_boxes_dealt_longest_first_on_the_gpu(deal, seed):
     """Session 36's rows boxes at the rule's step with phase 2's items of the most chunk
-    trips first (`box_deal`: two loops, each item's trips a constant)."""
+    trips first (`box_deal`: 1 every run's, two loops; 6 the last runs', three loops, each
+    item's trips a constant)."""
     import dataclasses
 
     c = draw("rows", 1000 + seed, SCALE)
-    routes = {**{k: v for k, v in c.routes.items() if k != "box_pitch"}, "box_deal": 1}
+    routes = {**{k: v for k, v in c.routes.items() if k != "box_pitch"}, "box_deal": deal}
     _check_on_the_gpu(dataclasses.replace(c, routes=routes), seed, fresh=True)
 
 
