@@ -859,7 +859,10 @@ among its threads (item `r threads + (t + r C) mod M_r`, `M_r` the round's items
 that a thread's items differ in their trips: the canonical 37 x 17 copy's 629 items
 (residues j <= 10 four trips of a 16-byte chunk, the others three) give threads 0-116
 three items, at most 12 trips with 0 (items j, j + 1, j + 2 mod 17), 11 with C = 5
-(rows49's stamps: thread 0's phase 2 9933 clocks, the last thread's, two items, 7086)."""
+(rows49's stamps: thread 0's phase 2 9933 clocks, the last thread's, two items, 7086).
+A warp's round is as long as its longest lane, and a turn keeps a 4-trip lane in every
+round of warps 0-3 (`rows_warp_trips`): H200 in turns (rows50, 9 rounds) C = 5 ties,
+copy_ x1.002 [0.995, 1.070] beside an A/A's x1.001, the Program x0.994, strided 42 x0.998."""
 
 
 def rows_turn_best(nq: int, per: int, threads: int, trips: int) -> int:
@@ -899,7 +902,9 @@ the others three) cost warps 0-3 12 trips in order and with any turn (`rows_warp
 80 warp-trips a block for 2294 lanes' trips), 11 with either deal (1: 73 warp-trips; 2,
 R = 20: 76). The bank model (`_box_banks`' `rows_addresses`, the rule's step 3 and runs 3
 apart) gives a phase-2 load 2.13 wavefronts in order, 2.66 with 1 (2.55 at the best run
-stride), 2.40 with 2: lanes on fewer residues of more runs."""
+stride), 2.40 with 2: lanes on fewer residues of more runs. H200 in turns against the rule
+(rows50, 9 rounds, every round slower): copy_ x0.843 (1) / x0.900 (5), the Program x0.876 /
+x0.954 (2) / x0.883 / x0.949 (6): a warp's item pattern binds phase 2, not its balance."""
 
 
 def rows_deal(nq: int, per: int, threads: int, trips: int, deal: int) -> tuple[int, int]:
