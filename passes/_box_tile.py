@@ -1921,7 +1921,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                         row_hi = k.addi(row_lo, k.muli(n[kmode], c(nd)))  # type: ignore[arg-type]
                         first_block = k.cmp("eq", k_origin, c(0))
                     lb = c(0)
-                    ub = c(trips_of) if trips_of is not None else k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per))
+                    ub = (c(trips_of) if trips_of is not None
+                          else k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per)))
                     if part is not None:
                         # trip m's bytes p0 - 16 n_D + 16 n_D m .. + 15 lie in the steps below
                         # s = split h for m < ceil(((s + 16) n_D - 15 - p0) / (16 n_D)) (0 at
