@@ -39,7 +39,7 @@ TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tile
                 "box_split", "box_runs", "tiles_merge", "tiles_merge_banks", "tiles_short", "realign_flat", "magic64", "narrow32", "realign_chunks", "div32",
                 "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows",
                 "tiles_mirror", "tiles_short_d", "tiles_run", "tiles_issue", "realign_run", "realign_lanes",
-                "realign_elems", "realign_bits", "gather_fill", "rows_residues", "box_turn", "gather_bytes")
+                "realign_elems", "realign_bits", "gather_fill", "rows_residues", "box_turn", "box_deal", "gather_bytes")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -69,7 +69,8 @@ default `BOX_BLOCKS`, and whether a `box<rows>` copy takes the steps of its leas
 `box_fit=`, default `ROWS_FIT`, and in commit groups of how many steps a `box<rows>` block waits for its
 phase 1, `box_split=`, default `ROWS_SPLIT`, and how far apart a `box<rows>` phase 2's consecutive runs lie,
 `box_runs=`, default `ROWS_RUN_STRIDE`, and how its phase 2's rounds of items are turned among the threads,
-`box_turn=`, default `ROWS_TURN`; whether a `box<tiles>` copy merges the destination's modes after
+`box_turn=`, default `ROWS_TURN`, and whether its items of the most chunk trips come first, `box_deal=`,
+default `ROWS_DEAL`; whether a `box<tiles>` copy merges the destination's modes after
 the source's contiguous mode, `tiles_merge=`, the `copy-strategy` and `tile` passes' option,
 default `passes/_copy_cost.TILES_MERGE`, and whether such a box lays out its phase-2 reads by bank,
 `tiles_merge_banks=`, the `tile` pass's option, default `passes/_box_tile.TILES_MERGE_BANKS`; whether it takes a short source-contiguous
@@ -137,6 +138,7 @@ class Routes:
     box_split: int | None = None
     box_runs: int | None = None
     box_turn: int | None = None
+    box_deal: int | None = None
     tiles_interleave: int | None = None
     tiles_rounds: int | None = None
     tiles_row_step: int | None = None

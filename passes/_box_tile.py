@@ -57,7 +57,7 @@ Offsets are non-negative (`box_flavour` takes no negative stride)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 import math
 from math import gcd
 
@@ -859,7 +859,10 @@ among its threads (item `r threads + (t + r C) mod M_r`, `M_r` the round's items
 that a thread's items differ in their trips: the canonical 37 x 17 copy's 629 items
 (residues j <= 10 four trips of a 16-byte chunk, the others three) give threads 0-116
 three items, at most 12 trips with 0 (items j, j + 1, j + 2 mod 17), 11 with C = 5
-(rows49's stamps: thread 0's phase 2 9933 clocks, the last thread's, two items, 7086)."""
+(rows49's stamps: thread 0's phase 2 9933 clocks, the last thread's, two items, 7086).
+A warp's round is as long as its longest lane, and a turn keeps a 4-trip lane in every
+round of warps 0-3 (`rows_warp_trips`): H200 in turns (rows50, 9 rounds) C = 5 ties,
+copy_ x1.002 [0.995, 1.070] beside an A/A's x1.001, the Program x0.994, strided 42 x0.998."""
 
 
 def rows_turn_best(nq: int, per: int, threads: int, trips: int) -> int:
@@ -883,6 +886,58 @@ def rows_turn_best(nq: int, per: int, threads: int, trips: int) -> int:
         return most, loads.count(most)
 
     return min(range(threads), key=lambda c: (*cost(c), c))
+
+
+ROWS_DEAL = 0
+"""How a `rows` box's phase 2 (lanes on consecutive items, `box_lanes` 0, rounds not
+turned: `box_turn` 0) orders its work items (the `tile` option `box_deal`): 0, run by
+run, residue j fastest; 1, the items of the most chunk trips first (residues `j < L` of
+every run, run by run, then the rest so: `rows_deal`); 2, the same for the last `R` runs
+only, the fewest whose short items fill the last, partial round (the runs before in
+order), so that a warp's rounds are each of one length where they can be; plus 4, the
+two lengths' trips as constants (NVRTC unrolls each item's loop). A warp takes
+as long as its slowest lane, and lanes on consecutive items of a run mix both lengths:
+the canonical 37 x 17 copy's 629 items (residues j <= 10 four trips of a 16-byte chunk,
+the others three) cost warps 0-3 12 trips in order and with any turn (`rows_warp_trips`:
+80 warp-trips a block for 2294 lanes' trips), 11 with either deal (1: 73 warp-trips; 2,
+R = 20: 76). The bank model (`_box_banks`' `rows_addresses`, the rule's step 3 and runs 3
+apart) gives a phase-2 load 2.13 wavefronts in order, 2.66 with 1 (2.55 at the best run
+stride), 2.40 with 2: lanes on fewer residues of more runs. H200 in turns against the rule
+(rows50, 9 rounds, every round slower): copy_ x0.843 (1) / x0.900 (5), the Program x0.876 /
+x0.954 (2) / x0.883 / x0.949 (6): a warp's item pattern binds phase 2, not its balance."""
+
+
+def rows_deal(nq: int, per: int, threads: int, trips: int, deal: int) -> tuple[int, int]:
+    """(R, L) of a `rows` box's phase-2 items dealt as `deal` says (`ROWS_DEAL`): the last
+    `R` of its `nq` runs give their items `j < L` (one chunk trip more than the rest: item
+    j of a run of `trips` chunk trips over `per` residues takes `ceil((trips - j) / per)`)
+    first, then the rest, after the other runs' items in order; (0, 0) where the items are
+    alike, fit one round, or `deal` is 0."""
+    total, long = nq * per, trips % per
+    if not deal & 3 or not long or total <= threads:
+        return 0, 0
+    last = total - (-(-total // threads) - 1) * threads
+    return (nq if deal & 3 == 1 else min(nq, -(-last // (per - long)))), long
+
+
+def rows_warp_trips(nq: int, per: int, threads: int, trips: int, deal: int = 0, turn: int = 0) -> list[int]:
+    """Chunk trips each warp of a `rows` box's phase 2 takes (a warp as long as its
+    slowest lane each round) with its `nq x per` items dealt as `deal` (`ROWS_DEAL`) and
+    `turn` (`ROWS_TURN`) say: the balance model of `box_deal` and `box_turn`."""
+    total = nq * per
+    runs, long = rows_deal(nq, per, threads, trips, deal)
+    ahead = range(nq - runs)
+    order = ([q * per + j for q in ahead for j in range(per)]
+             + [q * per + j for q in range(nq - runs, nq) for j in range(long)]
+             + [q * per + j for q in range(nq - runs, nq) for j in range(long, per)]) if runs else list(range(total))
+    weight = [(trips + per - 1 - i % per) // per for i in order]
+    warps = [0] * (threads // 32)
+    for r in range(-(-total // threads)):
+        m = min(threads, total - r * threads)
+        got = [weight[r * threads + (t + r * turn) % m] for t in range(m)]
+        for w in range(-(-m // 32)):
+            warps[w] += max(got[32 * w:32 * w + 32])
+    return warps
 
 
 ROWS_SPLIT_GROUPS = 4
@@ -1320,7 +1375,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                l1: bool | None = None, tiles_mirror: int = TILES_MIRROR,
                tiles_issue: int = TILES_ISSUE, min_blocks: int | None = None,
                fit_least: bool | None = None, split: int | None = None,
-               run_stride: int | None = None, turn: int | None = None) -> list[Operation]:
+               run_stride: int | None = None, turn: int | None = None,
+               deal: int | None = None) -> list[Operation]:
     """The host ops and the `layout.launch` of the box strategy of `copy` (module doc)
     with a box of `smem` bytes and `threads` per block, phase 1's whole chunks staged
     as `stage` says (`BOX_STAGES`), a `flat` or `rows` phase 2's lanes placed as `lanes`
@@ -1341,7 +1397,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     source residue sized as `fit_least` says (None: `ROWS_FIT`), a `rows` box's phase 1
     waited for in groups of `split` steps (None: `ROWS_SPLIT`), a `rows` box's phase-2 work
     items on its destination runs `run_stride` apart (None: `ROWS_RUN_STRIDE`), a `rows` box's
-    phase-2 rounds of items turned by `turn` (None: `ROWS_TURN`); the caller puts
+    phase-2 rounds of items turned by `turn` (None: `ROWS_TURN`) or dealt longest first
+    as `deal` says (None: `ROWS_DEAL`); the caller puts
     them in the copy's place. `facts` must fit (`_copy_cost.box_flavour`
     gives `flavour`)."""
     if flavour == "tiles":
@@ -1421,6 +1478,7 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
     # phase 2's run stride: asked, else the slot table's (`rows_slots`: a stride or a table
     # of indices into `rows_strides`, looked up in the kernel), else `ROWS_RUN_STRIDE`
     turn = ROWS_TURN if turn is None else turn
+    deal = ROWS_DEAL if deal is None else deal
     if turn < 0 and flavour == "rows" and not lanes:  # the best turn (`rows_turn_best`)
         turn = rows_turn_best(nw, nd, threads, (t_rows * nd + 2 * CHUNK - 2) // CHUNK)  # type: ignore[operator]
     stride_table = strides if isinstance(strides, tuple) and run_stride is None and table is not None else None
@@ -1832,7 +1890,8 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                 """Phase 2's chunks of every trip (`part` None), or those of part `part`."""
                 trips = (full_len + 2 * CHUNK - 2) // CHUNK
                 per = nd  # type: ignore[assignment]
-                with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
+                def item(q: SSAValue, j: SSAValue, trips_of: int | None = None) -> None:
+                    """Item (run q, residue j)'s chunks (`trips_of`: their trips as a constant)."""
                     if nonlocal_stride[0] is not None:
                         q = k.remui(k.muli(q, nonlocal_stride[0]), c(nw))  # type: ignore[arg-type]  # (`ROWS_RUN_STRIDE`)
                     ds = stepped(dorig, q, dsw)
@@ -1861,7 +1920,9 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                         row_lo = k.subi(ds, k.muli(k_origin, c(nd)))  # type: ignore[arg-type]
                         row_hi = k.addi(row_lo, k.muli(n[kmode], c(nd)))  # type: ignore[arg-type]
                         first_block = k.cmp("eq", k_origin, c(0))
-                    lb, ub = c(0), k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per))
+                    lb = c(0)
+                    ub = (c(trips_of) if trips_of is not None
+                          else k.divui(k.subi(k.addi(c(trips), c(per - 1)), j), c(per)))
                     if part is not None:
                         # trip m's bytes p0 - 16 n_D + 16 n_D m .. + 15 lie in the steps below
                         # s = split h for m < ceil(((s + 16) n_D - 15 - p0) / (16 n_D)) (0 at
@@ -1882,6 +1943,37 @@ def box_launch(copy: CopyOp, facts: CopyFacts, flavour: str, smem: int,
                             with k.when(owned):
                                 k.store_chunk(box, dst, vt, c16, CHUNK, box_addr, q, ds, row_lo, row_hi, cs,
                                               lambda: [k.addi(a, off) for a in first])
+
+                runs, long = rows_deal(nw, per, threads, trips, deal) if part is None and not lanes and not turn \
+                    else (0, 0)  # type: ignore[arg-type]
+                if runs:
+                    # the last `runs` runs' items of the most trips first (`ROWS_DEAL`), the
+                    # runs before in order: a loop each over its share of the items (thread t
+                    # takes items t, t + threads, ... of that order), each item's trips
+                    # computed as in order (a rolled loop), or with `deal` bit 4 constants
+                    # (NVRTC unrolls them: three times the code)
+                    def share(a: int, b: int) -> AbstractContextManager[SSAValue]:
+                        """The loop over this thread's items of [a, b)."""
+                        start = k.addi(tid, k.muli(cthreads, k.divui(k.subi(c(a + threads - 1), tid), cthreads)))
+                        return k.loop(start if a else tid, c(b), cthreads)
+                    ahead, first = (nw - runs) * per, nw - runs  # type: ignore[operator]
+                    if ahead:
+                        with share(0, ahead) as idx:
+                            item(k.divui(idx, c(per)), k.remui(idx, c(per)))
+
+                    def on(x: SSAValue, by: int) -> SSAValue:
+                        return k.addi(x, c(by)) if by else x
+                    with share(ahead, ahead + runs * long) as idx:
+                        rest = on(idx, -ahead)
+                        item(on(k.divui(rest, c(long)), first), k.remui(rest, c(long)),
+                             trips // per + 1 if deal & 4 else None)
+                    with share(ahead + runs * long, nw * per) as idx:  # type: ignore[operator]
+                        rest = on(idx, -(ahead + runs * long))
+                        item(on(k.divui(rest, c(per - long)), first), on(k.remui(rest, c(per - long)), long),
+                             trips // per if deal & 4 else None)
+                else:
+                    with work_items(nw, per) as (q, j):  # type: ignore[arg-type]
+                        item(q, j)
 
             if split:
                 # the parts as trips of one rolled loop (phase 2's code once: two copies

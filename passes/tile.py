@@ -331,6 +331,14 @@ class TilePass(ModulePass):
                      a thread's items of unlike trips; -1 the turn of the fewest
                      trips a thread (`_box_tile.rows_turn_best`). Default
                      `_box_tile.ROWS_TURN`: 0.
+      box_deal=D     1: a `box<rows>` copy's phase-2 items (lanes on consecutive
+                     items, rounds not turned) of the most chunk trips first, every
+                     run's, then the rest: a warp's rounds each of one length where
+                     they can be (`_box_tile.rows_warp_trips`); 2 the same for the
+                     fewest last runs whose short items fill the last round, the
+                     runs before in order (`_box_tile.rows_deal`); plus 4 each
+                     item's trips as constants (its loop unrolled); 0 in order.
+                     Default `_box_tile.ROWS_DEAL`: 0.
       box_pitch=S    how a `box<rows>` copy places its slots: -1 each at a multiple of
                      16 bytes plus its run's residue; S in 0..7 at a pitch congruent to
                      the source step mod 16, 16 S bytes more than the least; default
@@ -548,6 +556,7 @@ class TilePass(ModulePass):
     box_split: int | None = None
     box_runs: int | None = None
     box_turn: int | None = None
+    box_deal: int | None = None
     tiles_run: int | None = None
     tiles_lanes: int | None = None
     tiles_grain: int | None = None
@@ -629,6 +638,8 @@ class TilePass(ModulePass):
             raise TilecError(f"tile: box_runs={self.box_runs} must be in [0, 1024]")
         if self.box_turn is not None and not -1 <= self.box_turn <= 1024:
             raise TilecError(f"tile: box_turn={self.box_turn} must be in [-1, 1024]")
+        if self.box_deal not in (None, 0, 1, 2, 5, 6):
+            raise TilecError(f"tile: box_deal={self.box_deal} must be 0, 1, 2, 5 or 6")
         if self.box_prefetch not in (None, 0, 64, 128, 256):
             raise TilecError(f"tile: box_prefetch={self.box_prefetch} must be 0, 64, 128 or 256")
         if self.tiles_depth is not None and not 1 <= self.tiles_depth <= 8:
@@ -961,7 +972,7 @@ class TilePass(ModulePass):
                                                and facts.src_bytes in TILES_SECTOR_PLAIN_BYTES),
                                         constant=all(isinstance(m.extent, int) for m in facts.modes)), self.box_blocks,
                          None if self.box_fit is None else bool(self.box_fit), self.box_split, self.box_runs,
-                         self.box_turn)
+                         self.box_turn, self.box_deal)
         if _promised_bits(copy) is None:
             _promise_launch(ops, box_index_bits(facts, smem))
         _replace_copy(copy, ops)

@@ -10,7 +10,8 @@ byte of it compared with NumPy (nothing around the view written); each copy twic
 destination mode (`merge`); launch options (`box_blocks`, `box_fit`) on span and rows;
 rows boxes waited for in groups of steps (`box_split`); rows boxes at their runs'
 residues mod 32 (`box_slot32`), phase 2's runs in a stride (`box_runs`); rows boxes whose kernel
-is keyed by its strides' residues (`rows_residues`), and with phase 2's rounds turned (`box_turn`)."""
+is keyed by its strides' residues (`rows_residues`), with phase 2's rounds turned (`box_turn`), and
+with its items of the most trips first (`box_deal`)."""
 
 from __future__ import annotations
 
@@ -133,6 +134,19 @@ def test_rows_boxes_with_turned_rounds_on_the_gpu(turn, seed):
 
     c = draw("rows", 1000 + seed, SCALE)
     routes = {**{k: v for k, v in c.routes.items() if k != "box_pitch"}, "box_turn": turn}
+    _check_on_the_gpu(dataclasses.replace(c, routes=routes), seed, fresh=True)
+
+
+@pytest.mark.parametrize("deal", [1, 6])
+@pytest.mark.parametrize("seed", range(3))
+def test_rows_boxes_dealt_longest_first_on_the_gpu(deal, seed):
+    """Session 36's rows boxes at the rule's step with phase 2's items of the most chunk
+    trips first (`box_deal`: 1 every run's, two loops; 6 the last runs', three loops, each
+    item's trips a constant)."""
+    import dataclasses
+
+    c = draw("rows", 1000 + seed, SCALE)
+    routes = {**{k: v for k, v in c.routes.items() if k != "box_pitch"}, "box_deal": deal}
     _check_on_the_gpu(dataclasses.replace(c, routes=routes), seed, fresh=True)
 
 

@@ -330,6 +330,22 @@ def test_rows_boxes_with_turned_rounds_match_numpy(routes, turn, nvrtc_available
     assert any("#pragma unroll 1" in source for source in _run_compiled(cases))
 
 
+def test_rows_deal_longest_first_takes_a_trip_off_the_canonical_warps():
+    # a warp is as long as its slowest lane: the canonical 629 items (residues 0-10 four
+    # trips of 62, the others three) in order give warps 0-3 three rounds of 4 trips, and
+    # no turn of the rounds changes that; the long items first: two long rounds and a
+    # short one (80 -> 73 warp-trips a block); only the last 20 runs' (their 120 short
+    # items fill the last round of 117): 76; items alike, or one round: no deal
+    from tilec.passes._box_tile import rows_deal, rows_warp_trips
+
+    assert rows_deal(37, 17, 256, 62, 1) == (37, 11) and rows_deal(37, 17, 256, 62, 2) == (20, 11)
+    assert rows_deal(37, 17, 256, 68, 1) == (0, 0) and rows_deal(5, 17, 256, 62, 1) == (0, 0)
+    assert rows_warp_trips(37, 17, 256, 62) == [12] * 4 + [8] * 4
+    assert rows_warp_trips(37, 17, 256, 62, turn=5) == [12] * 4 + [8] * 4
+    assert rows_warp_trips(37, 17, 256, 62, deal=1) == [11] * 4 + [8, 7, 7, 7]
+    assert rows_warp_trips(37, 17, 256, 62, deal=2) == [11] * 4 + [8] * 4
+
+
 def test_rows_turn_best_deals_the_canonical_items_at_most_11_trips_a_thread():
     # 629 items (37 runs x 17 residues, residues 0-10 four trips of 62, the others three)
     # over 256 threads: in order threads 0-116 take three items of consecutive residues
