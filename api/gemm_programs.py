@@ -1244,11 +1244,11 @@ def gemm_hopper_ws(
         raise ValueError(f"gemm_hopper_ws: consumer_rows is 64 or 128 dividing bm, and 128 only with persistent "
                          f"tiles and the TMA epilogue, without pingpong, stagger, swap_ab, block_scales, split_k, "
                          f"stream_k, overlap_epilogue, a_registers or cp_async (got {consumer_rows}, bm {bm})")
-    if consumers_apart and (pingpong or stagger or half_stores or split_k > 1 or stream_k or block_scales
+    if consumers_apart and (pingpong or epilogue_turns or half_stores or split_k > 1 or stream_k or block_scales
                             or overlap_epilogue or cluster_split or not persistent or not tma_epilogue):
         raise ValueError("gemm_hopper_ws: consumers_apart needs persistent tiles and the TMA epilogue, without "
-                         "pingpong, stagger, half_stores, split_k, stream_k, block_scales, overlap_epilogue or "
-                         "cluster_split")
+                         "pingpong, epilogue_turns, half_stores, split_k, stream_k, block_scales, overlap_epilogue "
+                         "or cluster_split")
     if chunk_buffers and (not tma_epilogue or nch < 2 or pingpong or half_stores or overlap_epilogue):
         raise ValueError("gemm_hopper_ws: chunk_buffers needs the TMA epilogue and column chunks, without pingpong, "
                          "half_stores or overlap_epilogue")
@@ -1425,8 +1425,9 @@ def gemm_hopper_ws(
     # all their warps would have 12
     apart = bool(stagger) or consumers_apart or (not pingpong and wgs & (wgs - 1) != 0)
     # without the stagger's lag the consumers differ only in their rows and C buffer: one
-    # region run apart by its warpgroups (`warp_specialize(apart=)`), one copy of the code
-    shared = apart and not stagger
+    # region run apart by its warpgroups (`warp_specialize(apart=)`), one copy of the code;
+    # with it (`consumers_apart`) the lag's wait and arrival are branches on the index
+    shared = apart and (not stagger or consumers_apart)
     at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
     if producer_regs is None:  # issuing cp.async of both operands holds more addresses
         producer_regs = PRODUCER_REGS_CP_ASYNC if len(set(cp_async)) == 2 else PRODUCER_REGS
@@ -1812,8 +1813,12 @@ def gemm_hopper_ws(
             bxr = g.bx  # the tile's row in units of the consumer's rows
             if half is not None:
                 bxr = (g.bx * (g.c2 if wgs == 2 else p.constant(wgs).named("wgs")) + part_of(half)).named("bxh")
-                if stagger and half == 0:  # consumer 1 ahead: its first trip of the ring before this one's first step
-                    with p.if_(g.j.eq(g.c0).named("firsttile")):
+                if stagger and (half == 0 or not isinstance(half, int)):
+                    # consumer 1 ahead: its first trip of the ring before consumer 0's first step
+                    first = g.j.eq(g.c0).named("firsttile")
+                    if not isinstance(half, int):  # one region run apart: consumer 0's branch
+                        first = (first & half.eq(g.c0).named("behind")).named("waitlag")
+                    with p.if_(first):
                         p.mbarrier_wait(lag, g.c0)
             if turn is not None:
                 # the other consumer's K loop has passed its last wait on each "full"
@@ -1934,8 +1939,11 @@ def gemm_hopper_ws(
                     else:
                         # the previous trip's last stage is handed back here (`first_round` hands its own)
                         lead = None
-                        if stagger and half == 1:  # the block's first trip: its L-th step lets consumer 0 start
+                        if stagger and (half == 1 or not isinstance(half, int)):
+                            # the block's first trip: consumer 1's L-th step lets consumer 0 start
                             lead = (g.j.eq(g.c0).named("firsttile") & i.eq(kfrom).named("firsttrip")).named("lead")
+                            if not isinstance(half, int):  # one region run apart: consumer 1's branch
+                                lead = (lead & half.eq(g.c1).named("ahead")).named("lead")
                         plain_trip(phase, i.ne(kfrom).named("later"), lead, inside(i) if pad else None)
                     if turn is not None and handover == "issue":
                         # the K loop's last wait on a full barrier is past: the other consumer's turn
