@@ -240,6 +240,10 @@ class GemmConfig:
     thousand cycles at the base clock, the barrier stall 11.05 against 11.27; in turns 0.975 / 0.955
     of cuBLAS against 0.978 / 0.947; benchmarks/NOTES.md, tile43): the stall is each warpgroup's
     wait for the one C buffer's previous TMA store, not the other warpgroup."""
+    rolled_chunks: bool = False
+    """The tile's epilogue one trip of a loop over its column chunks (`gemm_hopper_ws(rolled_chunks=True)`,
+    named `:rc`): one copy of a chunk's epilogue code, the chunks' accumulators moved down a trip
+    (benchmarks/NOTES.md, epi50)."""
     chunk_buffers: bool = False
     """With column chunks and the TMA epilogue: a C buffer for each chunk
     (`gemm_hopper_ws(chunk_buffers=True)`, named `:cb`), so a tile's chunks are written to
@@ -489,6 +493,8 @@ class GemmConfig:
             kw["half_stores"] = True
         if self.consumers_apart:
             kw["consumers_apart"] = True
+        if self.rolled_chunks:
+            kw["rolled_chunks"] = True
         if self.chunk_buffers:
             kw["chunk_buffers"] = True
         if self.c_ring:

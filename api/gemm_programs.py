@@ -673,6 +673,7 @@ def gemm_hopper_ws(
     b_panels: bool = False, bias_smem: bool = False, bias_smem_start: bool = False, tile_whole: bool = False,
     k_rotate_step: int = 0, raster_n: bool = False,
     epilogue_turns: bool = False, split_dispatch: bool = False, exp2_fma: int = 0, div_group: int = 0,
+    rolled_chunks: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -876,6 +877,16 @@ def gemm_hopper_ws(
 
     `div_group` G (0, 2 or 4): `epilogue`'s `Epilogue.div_group`, SiLU's quotients G through one
     `rcp.approx` (the epilogue's other fields as given; nothing else changes).
+
+    `rolled_chunks` (the TMA epilogue through one C buffer, column chunks; not with pingpong, split-K,
+    stream-K, block scales, `overlap_epilogue`, `half_stores`, `chunk_buffers`, `c_ring` > 1 or
+    `b_panels`): the tile's epilogue one trip of a loop over its column chunks (`#pragma unroll 1`)
+    instead of a copy a chunk: the loop carries the chunks' accumulators and each trip stores
+    the first and moves the others down one (chunk c + 1's into chunk c's registers: 64 moves a
+    thread a trip for 64-row consumers of 128-column chunks), its column, bias (loaded in the
+    trip; none before the K loop) and TMA store at the trip's chunk. The same values and
+    stores in the same order; the epilogue's code a chunk's, not `bn / chunk` copies (issue 39:
+    instruction fetch, benchmarks/NOTES.md epi49/epi50).
 
     `bias_smem` (persistent; the TMA epilogue; without a bias it changes nothing; not with pingpong, split-K,
     stream-K, block scales, clusters, `overlap_epilogue`, `swap_ab`, `small_stages` or
@@ -1282,6 +1293,11 @@ def gemm_hopper_ws(
                          f"cp_async, one_wgmma, a_registers or skip_padding (got {stagger}, bm {bm}, {stages} stages)")
     if epilogue_turns and not stagger:
         raise ValueError("gemm_hopper_ws: epilogue_turns needs stagger")
+    if rolled_chunks and (not tma_epilogue or nch < 2 or pingpong or split_k > 1 or stream_k or block_scales
+                          or overlap_epilogue or half_stores or chunk_buffers or c_ring > 1 or b_panels):
+        raise ValueError("gemm_hopper_ws: rolled_chunks needs the TMA epilogue through one C buffer and column "
+                         "chunks, without pingpong, split_k, stream_k, block_scales, overlap_epilogue, half_stores, "
+                         "chunk_buffers, c_ring > 1 or b_panels")
     if exp2_fma:
         epilogue = dataclasses.replace(epilogue, exp2_fma=exp2_fma)
     if div_group:
@@ -1844,7 +1860,7 @@ def gemm_hopper_ws(
             if overlap_epilogue:  # the first round's wgmma, the previous tile's last chunk under them
                 accs = first_round(sc)
             vecs = [epilogue.vectors(g, bxr, by, rows, bc) if split_k == 1 and not block_scales and c == 0
-                    and not bias_smem else None for c, by in enumerate(g.bys)]
+                    and not bias_smem and not rolled_chunks else None for c, by in enumerate(g.bys)]
             if bias_smem_start:  # the staged bias, once stage 0 of the tile's first step has landed
                 # (the K loop's first trip does not wait there again: `plain_trip`)
                 p.mbarrier_wait(full[0], p.remui(p.divui(kall(g.c0), g.cs).named("round0"), g.c2).named("phase0"))
@@ -2018,8 +2034,20 @@ def gemm_hopper_ws(
                 my_turn(cfree[turn])
             if epilogue_turns and half == 0:  # consumer 1's epilogue of the tile first (the docstring)
                 p.named_barrier("sync", EPILOGUE_TURN_BARRIER, 2 * WARPGROUP)
-            for c, (a, by, vec) in enumerate(zip(accs, g.bys, vecs)):
-                store_chunk(sc, a, bxr, by, vec, rows, c)
+            if rolled_chunks:  # one trip a chunk, the accumulators moving down (the docstring)
+                from xdsl.dialects.builtin import IntegerAttr, i64
+
+                from tilec.dialects.cuda import UNROLL_ATTR
+
+                with p.range(g.c0, p.constant(nch).named("nch"), g.c1, carry=accs[:-1]) as c:  # (the last: as it is)
+                    c.named("chunk")
+                    c.ssa.owner.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(1, i64)  # rolled in the CUDA
+                    store_chunk(sc, accs[0], bxr, (g.bys[0] + c).named("by"), None, rows, c)
+                    for x, y in zip(accs, accs[1:]):
+                        x.assign(y)
+            else:
+                for c, (a, by, vec) in enumerate(zip(accs, g.bys, vecs)):
+                    store_chunk(sc, a, bxr, by, vec, rows, c)
             if epilogue_turns and half == 1:  # its last TMA store issued: consumer 0's epilogue may start
                 p.named_barrier("arrive", EPILOGUE_TURN_BARRIER, 2 * WARPGROUP)
             if one_c_buffer:  # this tile's store has read it: the other's turn at the buffer
@@ -2111,7 +2139,8 @@ def gemm_hopper_ws(
             stored from the registers, or with the TMA through the C ring `sc` (`ring` buffers)
             as its parts of `ch` x `cw` (row parts, each as column parts): the tile's part q
             (counted over its chunks) written into buffer q % ring once the TMA store that
-            last read that buffer has (`_ring_wait`)."""
+            last read that buffer has (`_ring_wait`). `c` a Value (`rolled_chunks`, one C
+            buffer): each part waits for the store before it."""
             if bias_smem and not bias_smem_start:  # the tile's bias from the producer's copy in shared memory
                 vec = epilogue.vectors(g, bx, by, rows, bc, bias=bias_view(c))
             h = tail.apply(g, a, bx, by, rows, bc, vectors=vec)
@@ -2138,7 +2167,8 @@ def gemm_hopper_ws(
             parts = [(x, [index(bx, rp, j // cp, "hrow"), index(by, cp, j % cp, "bycw")], [ch, cw])
                      for j, x in enumerate(xs)]
             for j, (x, at, shape) in enumerate(parts):
-                q = c * len(parts) + j
+                # (`rolled_chunks`, one buffer: every part waits for the store before, as part 1's)
+                q = c * len(parts) + j if isinstance(c, int) else 1
                 tc = p.tile(g.C, at, shape).named("tch" if len(parts) > 1 else "tc")
                 if (pending := _ring_wait(q, ring, c_early)) is not None:  # buffer q % ring's last store has read it
                     p.tma_store_wait(pending)
@@ -2375,7 +2405,9 @@ def gemm_hopper_ws(
             at = p.remui(g.j, g.c2).named("bslot")
             if nch > 1:
                 at = (at * p.constant(nch).named("nch")).named("bpart")
-            if c:
+            if not isinstance(c, int):  # (`rolled_chunks`: the loop's chunk)
+                at = (at + c).named("bpart")
+            elif c:
                 at = (at + p.constant(c).named(f"ch{c}")).named("bpart")
             return p.tile(sbias, [at], [bc]).named("sbiasc")
 
