@@ -855,7 +855,13 @@ def gemm_hopper_ws(
     bias + `silu` at 8192 x 28672 x 4096 on the H200 the lag keeps its size, not its
     direction: clock64 stamps read consumer 1 ahead by ~500 clocks in half the tiles,
     consumer 0 by ~440 in the other half, so the two ~5200-clock epilogues overlap ~90%;
-    the plain kernel keeps consumer 1 ahead, benchmarks/NOTES.md, epi47.)
+    the plain kernel keeps consumer 1 ahead, benchmarks/NOTES.md, epi47.) With
+    `consumers_apart` (not with `epilogue_turns`) the two are one region run apart
+    (`warp_specialize warpgroups(2, 1) apart(0)`, as the 192-row tile's): one copy of the
+    consumer's code, consumer 0's wait on "lag" and consumer 1's arrival branches on
+    `layout.warpgroup_index`, their C buffers one of 128 x bc, each its 64 rows (the same
+    bytes); the rule's bias + `silu` kernel 2272 SASS instructions against 3968
+    (benchmarks/NOTES.md, epi50).
 
     `epilogue_turns` (with `stagger`): the two consumers' epilogues in turn, consumer 1's
     (the one ahead) first: consumer 0 meets named barrier `EPILOGUE_TURN_BARRIER` (`bar.sync`)
