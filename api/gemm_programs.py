@@ -1835,7 +1835,7 @@ def gemm_hopper_ws(
             bxr = g.bx  # the tile's row in units of the consumer's rows
             if half is not None:
                 bxr = (g.bx * (g.c2 if wgs == 2 else p.constant(wgs).named("wgs")) + part_of(half)).named("bxh")
-                if stagger and (half == 0 or not isinstance(half, int)):
+                if stagger and (not isinstance(half, int) or half == 0):
                     # consumer 1 ahead: its first trip of the ring before consumer 0's first step
                     first = g.j.eq(g.c0).named("firsttile")
                     if not isinstance(half, int):  # one region run apart: consumer 0's branch
@@ -1961,7 +1961,7 @@ def gemm_hopper_ws(
                     else:
                         # the previous trip's last stage is handed back here (`first_round` hands its own)
                         lead = None
-                        if stagger and (half == 1 or not isinstance(half, int)):
+                        if stagger and (not isinstance(half, int) or half == 1):
                             # the block's first trip: consumer 1's L-th step lets consumer 0 start
                             lead = (g.j.eq(g.c0).named("firsttile") & i.eq(kfrom).named("firsttrip")).named("lead")
                             if not isinstance(half, int):  # one region run apart: consumer 1's branch
