@@ -53,7 +53,8 @@ def measure(m: int, n: int, k: int, name: str, act: str | None, bias: bool) -> d
     kernel = Kernel(module)
     result = compile_cuda(kernel.source, arch="sm_90a", options=kernel.options)
     text = sum(text_bytes(result.cubin).values())
-    return {"config": config.name, "sass": text // 16, "regs": ",".join(re.findall(r"Used (\d+) registers", result.log)),
+    regs = ",".join(re.findall(r"Used (\d+) registers", result.log))
+    return {"config": config.name, "sass": text // 16, "regs": regs,
             "spill": ",".join(re.findall(r"(\d+) bytes spill stores", result.log)),
             "ptx": result.ptx.count("\n"), "cuda": len(kernel.source), "source": kernel.source}
 
