@@ -1248,13 +1248,18 @@ def staggered(c: GemmConfig, activation: str | None) -> GemmConfig:
     And for `silu` the exp2 of 2 of every 8 elements on the FMA pipe (`GemmConfig.exp2_fma`,
     `:fe2`; benchmarks/NOTES.md, epi48): -0.50% [-0.79, +0.09] then -0.61% [-1.05, -0.27] per
     call (37 of 40 rounds) and -0.24% / -0.52% [-1.57, -0.02] queued over `:st1:bsm`; 3 and
-    4 of 8 tie."""
+    4 of 8 tie. And for `silu` the two consumers one region run apart (`GemmConfig.consumers_apart`,
+    `:ap`: one copy of the consumer's code, 2272 SASS instructions against 3968; benchmarks/
+    NOTES.md, epi50): at 16384 x 4096 x 4096 -0.66% [-1.05, -0.15] per call (94 of 112 rounds)
+    and -0.76% [-1.01, -0.28] queued over `:st1:bsm:fe2`, at 8192 x 28672 x 4096 -0.12%
+    [-0.57, +0.29] / -0.09% (20 of 33); NVRTC's source half the size."""
     if (activation not in MUFU_ACTIVATIONS or (c.bm, c.bn) != (128, 256) or c.pingpong or c.split_k > 1 or c.stream_k
             or c.swap_ab or c.block_scales or c.operand_bytes != 2 or c.cluster != (1, 1) or c.skip_padding
             or c.overlap or c.cp_async or c.a_registers or c.one_wgmma or c.stages < 3 or c.stagger):
         return c
     if activation == "silu":  # and its bias staged in shared memory (the docstring)
-        return dataclasses.replace(c, stagger=1, bias_smem=True, exp2_fma=2, name=f"{c.name}:st1:bsm:fe2")
+        return dataclasses.replace(c, stagger=1, bias_smem=True, exp2_fma=2, consumers_apart=True,
+                                   name=f"{c.name}:st1:bsm:fe2:ap")
     return dataclasses.replace(c, stagger=1, name=f"{c.name}:st1")
 
 
