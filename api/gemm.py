@@ -239,11 +239,16 @@ class GemmConfig:
     option, off: on the H200 at 3000 x 5000 x 7000 in pairs it moved nothing (466.4 against 467.4
     thousand cycles at the base clock, the barrier stall 11.05 against 11.27; in turns 0.975 / 0.955
     of cuBLAS against 0.978 / 0.947; benchmarks/NOTES.md, tile43): the stall is each warpgroup's
-    wait for the one C buffer's previous TMA store, not the other warpgroup."""
+    wait for the one C buffer's previous TMA store, not the other warpgroup. With `stagger` the
+    two staggered consumers one region (the lag's wait and arrival branches on the index): one
+    copy of the consumer's code, the rule's for `silu`'s staggered tile (`staggered`; -0.66% per
+    call at 16384 x 4096 x 4096, a tie at 8192 x 28672 x 4096; benchmarks/NOTES.md, epi50)."""
     rolled_chunks: bool = False
     """The tile's epilogue one trip of a loop over its column chunks (`gemm_hopper_ws(rolled_chunks=True)`,
     named `:rc`): one copy of a chunk's epilogue code, the chunks' accumulators moved down a trip
-    (benchmarks/NOTES.md, epi50)."""
+    (64 moves a thread for 128-column chunks of 64 rows). An option, off: at 8192 x 28672 x 4096
+    on the H200 bias + `silu` `:st1:bsm:fe2:rc` +0.33% per call over `:st1:bsm:fe2` (8 of 33
+    rounds faster), `:ap:rc` ties `:ap` (benchmarks/NOTES.md, epi50)."""
     chunk_buffers: bool = False
     """With column chunks and the TMA epilogue: a C buffer for each chunk
     (`gemm_hopper_ws(chunk_buffers=True)`, named `:cb`), so a tile's chunks are written to
