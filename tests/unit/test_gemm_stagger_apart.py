@@ -29,8 +29,8 @@ CASES_APART = {
 
 @pytest.mark.parametrize("name", CASES_APART)
 def test_staggered_apart_at_odd_shapes(name):
-    """(one-block: 2.6 s on 2 shared cores, the executor's 9 K steps: the lag's first trip
-    and the ring's later trips)"""
+    """(up to 2.6 s on 2 shared cores: the executor runs both warpgroups' K steps, the lag's
+    first trip and the ring's later trips, the smallest shapes that reach them)"""
     case = CASES_APART[name]
     m, n, k, ep = case["m"], case["n"], case["k"], case["ep"]
     module = gemm_hopper_ws(None, n, k, epilogue=ep, consumers_apart=True, **case["kw"])
