@@ -1257,7 +1257,8 @@ def staggered(c: GemmConfig, activation: str | None) -> GemmConfig:
     `:ap`: one copy of the consumer's code, 2272 SASS instructions against 3968; benchmarks/
     NOTES.md, epi50): at 16384 x 4096 x 4096 -0.66% [-1.05, -0.15] per call (94 of 112 rounds)
     and -0.76% [-1.01, -0.28] queued over `:st1:bsm:fe2`, at 8192 x 28672 x 4096 -0.12%
-    [-0.57, +0.29] / -0.09% (20 of 33); NVRTC's source half the size."""
+    [-0.57, +0.29] and -0.19% [-0.58, +0.23] per call in two calls (55 of 89 rounds); NVRTC's
+    source half the size."""
     if (activation not in MUFU_ACTIVATIONS or (c.bm, c.bn) != (128, 256) or c.pingpong or c.split_k > 1 or c.stream_k
             or c.swap_ab or c.block_scales or c.operand_bytes != 2 or c.cluster != (1, 1) or c.skip_padding
             or c.overlap or c.cp_async or c.a_registers or c.one_wgmma or c.stages < 3 or c.stagger):
