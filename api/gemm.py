@@ -239,7 +239,16 @@ class GemmConfig:
     option, off: on the H200 at 3000 x 5000 x 7000 in pairs it moved nothing (466.4 against 467.4
     thousand cycles at the base clock, the barrier stall 11.05 against 11.27; in turns 0.975 / 0.955
     of cuBLAS against 0.978 / 0.947; benchmarks/NOTES.md, tile43): the stall is each warpgroup's
-    wait for the one C buffer's previous TMA store, not the other warpgroup."""
+    wait for the one C buffer's previous TMA store, not the other warpgroup. With `stagger` the
+    two staggered consumers one region (the lag's wait and arrival branches on the index): one
+    copy of the consumer's code, the rule's for `silu`'s staggered tile (`staggered`; -0.66% per
+    call at 16384 x 4096 x 4096, a tie at 8192 x 28672 x 4096; benchmarks/NOTES.md, epi50)."""
+    rolled_chunks: bool = False
+    """The tile's epilogue one trip of a loop over its column chunks (`gemm_hopper_ws(rolled_chunks=True)`,
+    named `:rc`): one copy of a chunk's epilogue code, the chunks' accumulators moved down a trip
+    (64 moves a thread for 128-column chunks of 64 rows). An option, off: at 8192 x 28672 x 4096
+    on the H200 bias + `silu` `:st1:bsm:fe2:rc` +0.33% per call over `:st1:bsm:fe2` (8 of 33
+    rounds faster), `:ap:rc` ties `:ap` (benchmarks/NOTES.md, epi50)."""
     chunk_buffers: bool = False
     """With column chunks and the TMA epilogue: a C buffer for each chunk
     (`gemm_hopper_ws(chunk_buffers=True)`, named `:cb`), so a tile's chunks are written to
@@ -489,6 +498,8 @@ class GemmConfig:
             kw["half_stores"] = True
         if self.consumers_apart:
             kw["consumers_apart"] = True
+        if self.rolled_chunks:
+            kw["rolled_chunks"] = True
         if self.chunk_buffers:
             kw["chunk_buffers"] = True
         if self.c_ring:
@@ -1242,13 +1253,19 @@ def staggered(c: GemmConfig, activation: str | None) -> GemmConfig:
     And for `silu` the exp2 of 2 of every 8 elements on the FMA pipe (`GemmConfig.exp2_fma`,
     `:fe2`; benchmarks/NOTES.md, epi48): -0.50% [-0.79, +0.09] then -0.61% [-1.05, -0.27] per
     call (37 of 40 rounds) and -0.24% / -0.52% [-1.57, -0.02] queued over `:st1:bsm`; 3 and
-    4 of 8 tie."""
+    4 of 8 tie. And for `silu` the two consumers one region run apart (`GemmConfig.consumers_apart`,
+    `:ap`: one copy of the consumer's code, 2272 SASS instructions against 3968; benchmarks/
+    NOTES.md, epi50): at 16384 x 4096 x 4096 -0.66% [-1.05, -0.15] per call (94 of 112 rounds)
+    and -0.76% [-1.01, -0.28] queued over `:st1:bsm:fe2`, at 8192 x 28672 x 4096 -0.12%
+    [-0.57, +0.29] and -0.19% [-0.58, +0.23] per call in two calls (55 of 89 rounds); NVRTC's
+    source half the size."""
     if (activation not in MUFU_ACTIVATIONS or (c.bm, c.bn) != (128, 256) or c.pingpong or c.split_k > 1 or c.stream_k
             or c.swap_ab or c.block_scales or c.operand_bytes != 2 or c.cluster != (1, 1) or c.skip_padding
             or c.overlap or c.cp_async or c.a_registers or c.one_wgmma or c.stages < 3 or c.stagger):
         return c
     if activation == "silu":  # and its bias staged in shared memory (the docstring)
-        return dataclasses.replace(c, stagger=1, bias_smem=True, exp2_fma=2, name=f"{c.name}:st1:bsm:fe2")
+        return dataclasses.replace(c, stagger=1, bias_smem=True, exp2_fma=2, consumers_apart=True,
+                                   name=f"{c.name}:st1:bsm:fe2:ap")
     return dataclasses.replace(c, stagger=1, name=f"{c.name}:st1")
 
 

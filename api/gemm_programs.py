@@ -673,6 +673,7 @@ def gemm_hopper_ws(
     b_panels: bool = False, bias_smem: bool = False, bias_smem_start: bool = False, tile_whole: bool = False,
     k_rotate_step: int = 0, raster_n: bool = False,
     epilogue_turns: bool = False, split_dispatch: bool = False, exp2_fma: int = 0, div_group: int = 0,
+    rolled_chunks: bool = False,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
     dialects/layout_roles.py), as CUTLASS's sm90 cooperative kernel: a block of
@@ -854,7 +855,13 @@ def gemm_hopper_ws(
     bias + `silu` at 8192 x 28672 x 4096 on the H200 the lag keeps its size, not its
     direction: clock64 stamps read consumer 1 ahead by ~500 clocks in half the tiles,
     consumer 0 by ~440 in the other half, so the two ~5200-clock epilogues overlap ~90%;
-    the plain kernel keeps consumer 1 ahead, benchmarks/NOTES.md, epi47.)
+    the plain kernel keeps consumer 1 ahead, benchmarks/NOTES.md, epi47.) With
+    `consumers_apart` (not with `epilogue_turns`) the two are one region run apart
+    (`warp_specialize warpgroups(2, 1) apart(0)`, as the 192-row tile's): one copy of the
+    consumer's code, consumer 0's wait on "lag" and consumer 1's arrival branches on
+    `layout.warpgroup_index`, their C buffers one of 128 x bc, each its 64 rows (the same
+    bytes); the rule's bias + `silu` kernel 2272 SASS instructions against 3968
+    (benchmarks/NOTES.md, epi50).
 
     `epilogue_turns` (with `stagger`): the two consumers' epilogues in turn, consumer 1's
     (the one ahead) first: consumer 0 meets named barrier `EPILOGUE_TURN_BARRIER` (`bar.sync`)
@@ -876,6 +883,16 @@ def gemm_hopper_ws(
 
     `div_group` G (0, 2 or 4): `epilogue`'s `Epilogue.div_group`, SiLU's quotients G through one
     `rcp.approx` (the epilogue's other fields as given; nothing else changes).
+
+    `rolled_chunks` (the TMA epilogue through one C buffer, column chunks; not with pingpong, split-K,
+    stream-K, block scales, `overlap_epilogue`, `half_stores`, `chunk_buffers`, `c_ring` > 1 or
+    `b_panels`): the tile's epilogue one trip of a loop over its column chunks (`#pragma unroll 1`)
+    instead of a copy a chunk: the loop carries the chunks' accumulators and each trip stores
+    the first and moves the others down one (chunk c + 1's into chunk c's registers: 64 moves a
+    thread a trip for 64-row consumers of 128-column chunks), its column, bias (loaded in the
+    trip; none before the K loop) and TMA store at the trip's chunk. The same values and
+    stores in the same order; the epilogue's code a chunk's, not `bn / chunk` copies (issue 39:
+    instruction fetch, benchmarks/NOTES.md epi49/epi50).
 
     `bias_smem` (persistent; the TMA epilogue; without a bias it changes nothing; not with pingpong, split-K,
     stream-K, block scales, clusters, `overlap_epilogue`, `swap_ab`, `small_stages` or
@@ -1244,11 +1261,11 @@ def gemm_hopper_ws(
         raise ValueError(f"gemm_hopper_ws: consumer_rows is 64 or 128 dividing bm, and 128 only with persistent "
                          f"tiles and the TMA epilogue, without pingpong, stagger, swap_ab, block_scales, split_k, "
                          f"stream_k, overlap_epilogue, a_registers or cp_async (got {consumer_rows}, bm {bm})")
-    if consumers_apart and (pingpong or stagger or half_stores or split_k > 1 or stream_k or block_scales
+    if consumers_apart and (pingpong or epilogue_turns or half_stores or split_k > 1 or stream_k or block_scales
                             or overlap_epilogue or cluster_split or not persistent or not tma_epilogue):
         raise ValueError("gemm_hopper_ws: consumers_apart needs persistent tiles and the TMA epilogue, without "
-                         "pingpong, stagger, half_stores, split_k, stream_k, block_scales, overlap_epilogue or "
-                         "cluster_split")
+                         "pingpong, epilogue_turns, half_stores, split_k, stream_k, block_scales, overlap_epilogue "
+                         "or cluster_split")
     if chunk_buffers and (not tma_epilogue or nch < 2 or pingpong or half_stores or overlap_epilogue):
         raise ValueError("gemm_hopper_ws: chunk_buffers needs the TMA epilogue and column chunks, without pingpong, "
                          "half_stores or overlap_epilogue")
@@ -1282,6 +1299,11 @@ def gemm_hopper_ws(
                          f"cp_async, one_wgmma, a_registers or skip_padding (got {stagger}, bm {bm}, {stages} stages)")
     if epilogue_turns and not stagger:
         raise ValueError("gemm_hopper_ws: epilogue_turns needs stagger")
+    if rolled_chunks and (not tma_epilogue or nch < 2 or pingpong or split_k > 1 or stream_k or block_scales
+                          or overlap_epilogue or half_stores or chunk_buffers or c_ring > 1 or b_panels):
+        raise ValueError("gemm_hopper_ws: rolled_chunks needs the TMA epilogue through one C buffer and column "
+                         "chunks, without pingpong, split_k, stream_k, block_scales, overlap_epilogue, half_stores, "
+                         "chunk_buffers, c_ring > 1 or b_panels")
     if exp2_fma:
         epilogue = dataclasses.replace(epilogue, exp2_fma=exp2_fma)
     if div_group:
@@ -1425,8 +1447,9 @@ def gemm_hopper_ws(
     # all their warps would have 12
     apart = bool(stagger) or consumers_apart or (not pingpong and wgs & (wgs - 1) != 0)
     # without the stagger's lag the consumers differ only in their rows and C buffer: one
-    # region run apart by its warpgroups (`warp_specialize(apart=)`), one copy of the code
-    shared = apart and not stagger
+    # region run apart by its warpgroups (`warp_specialize(apart=)`), one copy of the code;
+    # with it (`consumers_apart`) the lag's wait and arrival are branches on the index
+    shared = apart and (not stagger or consumers_apart)
     at_launch = 65536 // (128 * (wgs + 1)) // 8 * 8  # what __launch_bounds__ allows a thread
     if producer_regs is None:  # issuing cp.async of both operands holds more addresses
         producer_regs = PRODUCER_REGS_CP_ASYNC if len(set(cp_async)) == 2 else PRODUCER_REGS
@@ -1812,8 +1835,12 @@ def gemm_hopper_ws(
             bxr = g.bx  # the tile's row in units of the consumer's rows
             if half is not None:
                 bxr = (g.bx * (g.c2 if wgs == 2 else p.constant(wgs).named("wgs")) + part_of(half)).named("bxh")
-                if stagger and half == 0:  # consumer 1 ahead: its first trip of the ring before this one's first step
-                    with p.if_(g.j.eq(g.c0).named("firsttile")):
+                if stagger and (not isinstance(half, int) or half == 0):
+                    # consumer 1 ahead: its first trip of the ring before consumer 0's first step
+                    first = g.j.eq(g.c0).named("firsttile")
+                    if not isinstance(half, int):  # one region run apart: consumer 0's branch
+                        first = (first & half.eq(g.c0).named("behind")).named("waitlag")
+                    with p.if_(first):
                         p.mbarrier_wait(lag, g.c0)
             if turn is not None:
                 # the other consumer's K loop has passed its last wait on each "full"
@@ -1839,7 +1866,7 @@ def gemm_hopper_ws(
             if overlap_epilogue:  # the first round's wgmma, the previous tile's last chunk under them
                 accs = first_round(sc)
             vecs = [epilogue.vectors(g, bxr, by, rows, bc) if split_k == 1 and not block_scales and c == 0
-                    and not bias_smem else None for c, by in enumerate(g.bys)]
+                    and not bias_smem and not rolled_chunks else None for c, by in enumerate(g.bys)]
             if bias_smem_start:  # the staged bias, once stage 0 of the tile's first step has landed
                 # (the K loop's first trip does not wait there again: `plain_trip`)
                 p.mbarrier_wait(full[0], p.remui(p.divui(kall(g.c0), g.cs).named("round0"), g.c2).named("phase0"))
@@ -1934,8 +1961,11 @@ def gemm_hopper_ws(
                     else:
                         # the previous trip's last stage is handed back here (`first_round` hands its own)
                         lead = None
-                        if stagger and half == 1:  # the block's first trip: its L-th step lets consumer 0 start
+                        if stagger and (not isinstance(half, int) or half == 1):
+                            # the block's first trip: consumer 1's L-th step lets consumer 0 start
                             lead = (g.j.eq(g.c0).named("firsttile") & i.eq(kfrom).named("firsttrip")).named("lead")
+                            if not isinstance(half, int):  # one region run apart: consumer 1's branch
+                                lead = (lead & half.eq(g.c1).named("ahead")).named("lead")
                         plain_trip(phase, i.ne(kfrom).named("later"), lead, inside(i) if pad else None)
                     if turn is not None and handover == "issue":
                         # the K loop's last wait on a full barrier is past: the other consumer's turn
@@ -2010,8 +2040,20 @@ def gemm_hopper_ws(
                 my_turn(cfree[turn])
             if epilogue_turns and half == 0:  # consumer 1's epilogue of the tile first (the docstring)
                 p.named_barrier("sync", EPILOGUE_TURN_BARRIER, 2 * WARPGROUP)
-            for c, (a, by, vec) in enumerate(zip(accs, g.bys, vecs)):
-                store_chunk(sc, a, bxr, by, vec, rows, c)
+            if rolled_chunks:  # one trip a chunk, the accumulators moving down (the docstring)
+                from xdsl.dialects.builtin import IntegerAttr, i64
+
+                from tilec.dialects.cuda import UNROLL_ATTR
+
+                with p.range(g.c0, p.constant(nch).named("nch"), g.c1, carry=accs[:-1]) as c:  # (the last: as it is)
+                    c.named("chunk")
+                    c.ssa.owner.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(1, i64)  # rolled in the CUDA
+                    store_chunk(sc, accs[0], bxr, (g.bys[0] + c).named("by"), None, rows, c)
+                    for x, y in zip(accs, accs[1:]):
+                        x.assign(y)
+            else:
+                for c, (a, by, vec) in enumerate(zip(accs, g.bys, vecs)):
+                    store_chunk(sc, a, bxr, by, vec, rows, c)
             if epilogue_turns and half == 1:  # its last TMA store issued: consumer 0's epilogue may start
                 p.named_barrier("arrive", EPILOGUE_TURN_BARRIER, 2 * WARPGROUP)
             if one_c_buffer:  # this tile's store has read it: the other's turn at the buffer
@@ -2103,7 +2145,8 @@ def gemm_hopper_ws(
             stored from the registers, or with the TMA through the C ring `sc` (`ring` buffers)
             as its parts of `ch` x `cw` (row parts, each as column parts): the tile's part q
             (counted over its chunks) written into buffer q % ring once the TMA store that
-            last read that buffer has (`_ring_wait`)."""
+            last read that buffer has (`_ring_wait`). `c` a Value (`rolled_chunks`, one C
+            buffer): each part waits for the store before it."""
             if bias_smem and not bias_smem_start:  # the tile's bias from the producer's copy in shared memory
                 vec = epilogue.vectors(g, bx, by, rows, bc, bias=bias_view(c))
             h = tail.apply(g, a, bx, by, rows, bc, vectors=vec)
@@ -2130,7 +2173,8 @@ def gemm_hopper_ws(
             parts = [(x, [index(bx, rp, j // cp, "hrow"), index(by, cp, j % cp, "bycw")], [ch, cw])
                      for j, x in enumerate(xs)]
             for j, (x, at, shape) in enumerate(parts):
-                q = c * len(parts) + j
+                # (`rolled_chunks`, one buffer: every part waits for the store before, as part 1's)
+                q = c * len(parts) + j if isinstance(c, int) else 1
                 tc = p.tile(g.C, at, shape).named("tch" if len(parts) > 1 else "tc")
                 if (pending := _ring_wait(q, ring, c_early)) is not None:  # buffer q % ring's last store has read it
                     p.tma_store_wait(pending)
@@ -2367,7 +2411,9 @@ def gemm_hopper_ws(
             at = p.remui(g.j, g.c2).named("bslot")
             if nch > 1:
                 at = (at * p.constant(nch).named("nch")).named("bpart")
-            if c:
+            if not isinstance(c, int):  # (`rolled_chunks`: the loop's chunk)
+                at = (at + c).named("bpart")
+            elif c:
                 at = (at + p.constant(c).named(f"ch{c}")).named("bpart")
             return p.tile(sbias, [at], [bc]).named("sbiasc")
 

@@ -585,7 +585,8 @@ def parse_config(name: str):
     (the bias staged in shared memory by the producer, `GemmConfig.bias_smem`; `bss`: and the accumulators'
     start, `bias_smem_start`), `et` (the staggered consumers' epilogues in turn, `GemmConfig.epilogue_turns`),
     `fe<K>` (SiLU's exp2 on the FMA pipe in K of every 8 elements, `GemmConfig.exp2_fma`),
-    `dg<G>` (SiLU's quotients G = 2 or 4 through one reciprocal, `GemmConfig.div_group`),
+    `dg<G>` (SiLU's quotients G = 2 or 4 through one reciprocal, `GemmConfig.div_group`), `rc` (the
+    epilogue a loop over the column chunks, `GemmConfig.rolled_chunks`),
     separated by colons: `64x16x64:8:swapAB:splitK4:p1`. Swapped and split
     configurations are ungrouped, as the rule's; other fields take `GemmConfig`'s defaults."""
     import dataclasses
@@ -674,6 +675,8 @@ def parse_config(name: str):
             kw["stagger"] = int(m.group(1))
         elif f == "et":
             kw["epilogue_turns"] = True
+        elif f == "rc":
+            kw["rolled_chunks"] = True
         elif m := re.fullmatch(r"fe(\d)", f):
             kw["exp2_fma"] = int(m.group(1))
         elif m := re.fullmatch(r"dg(\d)", f):

@@ -161,6 +161,22 @@ def test_epilogue_turns(name, m, n, k, activation, monkeypatch):
     _check(torch, m, n, k, bias=True, activation=activation, residual=activation == "silu")
 
 
+@pytest.mark.parametrize("name", ["128x256x64:4:c128:st1:bsm:fe2:ap", "128x256x64:4:c128:st1:bsm:fe2:ap:rc",
+                                  "128x256x64:4:c128:rc", "128x256x64:4:c128:st2:ap"],
+                         ids=["st1_bsm_fe2_ap", "st1_bsm_fe2_ap_rc", "rc", "st2_ap"])
+@pytest.mark.parametrize(("m", "n", "k", "activation"), [(300, 1096, 776, "silu"), (2000, 8200, 520, "silu_tanh"),
+                                                         (130, 600, 64, None)])
+def test_staggered_apart_and_rolled_chunks(name, m, n, k, activation, monkeypatch):
+    """The staggered consumers in one region run apart (`:st<L>:ap`, the lag's wait and arrival
+    branches on the warpgroup index) and the epilogue a loop over the column chunks
+    (`GemmConfig.rolled_chunks`, `:rc`), forced: bias + SiLU + residual, bias + `silu_tanh`, the
+    bias alone; block rows and columns past M and N, one trip of K, more tiles than blocks."""
+    torch = torch_cuda()
+    config = _forced(name, monkeypatch)
+    assert config.consumers_apart or config.rolled_chunks
+    _check(torch, m, n, k, bias=True, activation=activation, residual=activation == "silu")
+
+
 @pytest.mark.parametrize("name", ["128x256x64:4:c128:st1:bsm:fe3", "128x256x64:4:c128:fe8"], ids=["st1_bsm_fe3", "fe8"])
 @pytest.mark.parametrize(("m", "n", "k", "residual"), [(300, 1096, 776, True), (1000, 520, 4096, False)])
 def test_exp2_fma(name, m, n, k, residual, monkeypatch):

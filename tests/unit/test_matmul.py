@@ -280,8 +280,8 @@ def test_split_k_rule(m, n, k, expected):
 @pytest.mark.parametrize(("m", "n", "k", "activation", "expected"), [
     # SiLU's MUFU work: the 128 x 256 tile's consumers staggered (benchmarks/NOTES.md, epi40)
     # and the bias staged in shared memory (benchmarks/NOTES.md, epi46), the exp2 of 2 of 8
-    # elements on the FMA pipe (epi48)
-    (8192, 28672, 4096, "silu", "128x256x64:4:c128:st1:bsm:fe2"),
+    # elements on the FMA pipe (epi48), the two consumers one region run apart (epi50)
+    (8192, 28672, 4096, "silu", "128x256x64:4:c128:st1:bsm:fe2:ap"),
     (8192, 8192, 8192, "silu_tanh", "128x256x64:4:c128:st1"),  # (`:bsm` within the spread)
     (4000, 4000, 4000, "silu", "192x160x64:4:c32:ow:cr3:sp"),  # three 64-row consumers: not staggered
     (8192, 28672, 4096, None, "128x256x64:4:c128"),      # plain, the bias alone, ReLU, GELU: not
@@ -296,7 +296,8 @@ def test_heavy_epilogues_stagger_the_cooperative_tile(m, n, k, activation, expec
     assert chosen.name == expected
     assert chosen.stagger == (1 if ":st1" in expected else 0)
     assert chosen.bias_smem is (":bsm" in expected)
-    assert chosen.exp2_fma == (2 if expected.endswith(":fe2") else 0)
+    assert chosen.exp2_fma == (2 if ":fe2" in expected else 0)
+    assert chosen.consumers_apart is (":ap" in expected)
 
 
 def test_configurations_past_the_targets_shared_memory_are_not_taken():

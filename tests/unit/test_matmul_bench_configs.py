@@ -34,6 +34,11 @@ def test_flags():
     assert matmul_bench.parse_config("64x16x64:8:swapAB:splitK4:splitK1").split_k == 1
     with pytest.raises(ValueError, match="'q3' of"):
         matmul_bench.parse_config("64x16x64:8:q3")
+    # the staggered consumers in one region run apart, the epilogue a loop over its chunks (epi50)
+    c = matmul_bench.parse_config("128x256x64:4:c128:st1:bsm:fe2:ap:rc")
+    assert (c.stagger, c.consumers_apart, c.rolled_chunks, c.exp2_fma, c.chunk) == (1, True, True, 2, 128)
+    assert c.kwargs(132)["rolled_chunks"] and c.kwargs(132)["consumers_apart"]
+    assert "rolled_chunks" not in matmul_bench.parse_config("128x256x64:4:c128:st1").kwargs(132)
 
 
 def test_block_scaled_names():
