@@ -656,3 +656,30 @@ def test_generator_draws_every_element_type_and_both_divisions():
     assert any("fastmath<fast>" in d for d in divisions)
     assert any("fastmath" not in d for d in divisions)
     assert any(": f8E4M3FN" in d for d in divisions) and any(": f8E5M2" in d for d in divisions)
+
+
+def test_copy_programs_state_true_promises_modulo_their_values():
+    """The copy programs' views state `divisible` alone, with `residue` (zeros among them)
+    and not at all, and every promise is true of the value `tilec.args` binds (the
+    executor refuses a false one): index operand k of a view is `residue[k]` modulo
+    `divisible[k]`, as `ViewOp.congruences` reads them."""
+    import tilec
+    from tilec.dialects.layout import ViewOp
+
+    forms = set()
+    for s in range(40):
+        prog = random_copy_program(random.Random(s))
+        if "divisible" not in prog.text:
+            forms.add("none")
+            continue
+        fn = next(op for op in tilec.parse(prog.text).walk() if op.name == "func.func")
+        values = {name: attr.value.data for name, attr in fn.attributes["tilec.args"].data.items()}
+        names = [arg.name_hint for arg in fn.body.block.args]
+        for view in (op for op in fn.walk() if isinstance(op, ViewOp) and op.divisible is not None):
+            forms.add("residue" if view.residue is not None else "divisible")
+            if view.residue is not None and not any(r for _, r in view.congruences()):
+                forms.add("zero residues")
+            for operand, (m, r) in zip(view.dynamic, view.congruences()):
+                value = values[names[operand.index]]
+                assert value % m == r, (s, prog.summary, operand.index, value, m, r)
+    assert forms == {"none", "divisible", "residue", "zero residues"}
