@@ -8,7 +8,10 @@ types f8E4M3FN and f8E5M2 included (the executor keeps them as bit patterns and 
 arithmetic results to them as CUDA does, dialects/dtypes.py `to_f8`;
 `--check-equivalence` compares them bit for bit), pointer alignments of the element size or 16 bytes, and in about a third of them the
 32-bit index promise `tilec.index_bits = 32` (which the reference executor checks and
-the CUDA backend honours with 32-bit offsets). Each comes with a pass pipeline
+the CUDA backend honours with 32-bit offsets); in about half of the views binding run-time
+values, promises about them: a dynamic extent at most a bound (`at_most`), a value a multiple
+of a divisor or congruent to a residue modulo a modulus (`divisible`, `residue`:
+`_congruences`), true ones only, which the executor checks. Each comes with a pass pipeline
 (the default pipeline's passes, with random `tile`, `distribute`, `vectorize` and
 `lower-convert-layout` options). Destination layouts are always injective, so a
 correct compiler gives a program without races; the CPU reference executor's bounds
@@ -32,7 +35,12 @@ DIR/atomic_000.mlir ...), with `--dsmem N` N sums of partials across a cluster t
 distributed shared memory (tests/fuzz/generate_dsmem.py, DIR/dsmem_000.mlir ...), with
 `--epilogue N` N epilogue kernels around `math.tanh` or a division with `fastmath<afn>` and `cuda.opaque`
 (tests/fuzz/generate_compute.py, DIR/epilogue_000.mlir ...; `// gpu-check: no` on those
-whose result `--run gpu --check` cannot bound), with `--coarsen N` N shared-memory round trips
+whose result `--run gpu --check` cannot bound), with `--ex2fma N` N such kernels whose activation is
+`exp2` on the FMA pipe in 1 to 8 of every 8 registers (`tilec.exp2_fma`: `cuda.ex2_fma`;
+`random_ex2_fma_kernel`, DIR/ex2fma_000.mlir ...), with `--clipped N` N TMA rings whose loads are
+clipped to a ragged last row of tiles, each the row's last box (`layout.tma_load {clip, tail}`;
+tests/fuzz/generate_mbarrier.py `random_clipped_ring_kernel`, DIR/clipped_000.mlir ...), with
+`--coarsen N` N shared-memory round trips
 for `coarsen-grid` (small grids coarsened: `min_waves=0`), some around the griddep ops
 (tests/fuzz/generate_coarsen.py, DIR/coarsen_000.mlir ...), and prints one line per file: `PATH PIPELINE`. Only the
 standard library and tilec are used, so the generator also runs where hypothesis is
@@ -799,6 +807,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dsmem", type=int, default=0,
                     help="valid sums through distributed shared memory to write as well (dsmem_NNN.mlir, "
                          "generate_dsmem.py)")
+    ap.add_argument("--ex2fma", type=int, default=0,
+                    help="epilogue kernels with exp2 on the FMA pipe (tilec.exp2_fma) to write as well "
+                         "(ex2fma_NNN.mlir, generate_compute.py)")
+    ap.add_argument("--clipped", type=int, default=0,
+                    help="TMA rings clipped to a ragged last row of tiles, `tma_load {clip, tail}`, to write as "
+                         "well (clipped_NNN.mlir, generate_mbarrier.py)")
     ap.add_argument("--coarsen", type=int, default=0,
                     help="shared-memory round trips for coarsen-grid (some with griddep ops) to write as well "
                          "(coarsen_NNN.mlir, generate_coarsen.py)")
@@ -809,9 +823,9 @@ def main(argv: list[str] | None = None) -> int:
     from generate_atomic import random_split_k_kernel
     from generate_cluster import random_cluster_kernel
     from generate_coarsen import random_coarsen_kernel
-    from generate_compute import random_epilogue_kernel
+    from generate_compute import random_epilogue_kernel, random_ex2_fma_kernel
     from generate_dsmem import random_dsmem_kernel
-    from generate_mbarrier import random_mbarrier_kernel
+    from generate_mbarrier import random_clipped_ring_kernel, random_mbarrier_kernel
 
     # one stream per kind, so that a seed's copy programs do not depend on --funnel
     for stem, count, make, rng in (
@@ -826,6 +840,9 @@ def main(argv: list[str] | None = None) -> int:
         ("dsmem", args.dsmem, random_dsmem_kernel, random.Random(f"dsmem{args.seed}")),
         ("epilogue", args.epilogue, random_epilogue_kernel, random.Random(f"epilogue{args.seed}")),
         ("coarsen", args.coarsen, random_coarsen_kernel, random.Random(f"coarsen{args.seed}")),
+        ("ex2fma", args.ex2fma, random_ex2_fma_kernel, random.Random(f"ex2fma{args.seed}")),
+        ("clipped", args.clipped, lambda rng: random_clipped_ring_kernel(rng, tail=True),
+         random.Random(f"clipped{args.seed}")),
     ):
         for i in range(count):
             prog = make(rng)
