@@ -13,7 +13,8 @@ values, promises about them: a dynamic extent at most a bound (`at_most`), a val
 of a divisor or congruent to a residue modulo a modulus (`divisible`, `residue`:
 `_congruences`), true ones only, which the executor checks. Each comes with a pass pipeline
 (the default pipeline's passes, with random `tile`, `distribute`, `vectorize` and
-`lower-convert-layout` options). Destination layouts are always injective, so a
+`lower-convert-layout` options; a quarter of them led by `copy-strategy`, which chooses
+gather or box strategies where the copy's cost says, reading the promises). Destination layouts are always injective, so a
 correct compiler gives a program without races; the CPU reference executor's bounds
 and race checks turn any unsafe access into a failure.
 
@@ -52,6 +53,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -227,6 +229,10 @@ def random_copy_program(rng: random.Random) -> Program:
     summary = f"{ty} {extents} {src} -> {dst}" + (" index_bits=32" if index32 else "")
     summary += f" at_most={at_most}" if at_most else ""
     summary += "".join(f" {side}%={c}" for side, c in congruent.items() if c)
+    # last of all: a quarter of the pipelines choose the copy's strategy first (gather, box,
+    # ...: where `_copy_cost` reads the promises), the tile's threads then the strategy's
+    if rng.random() < 0.25:
+        pipeline = "copy-strategy," + re.sub(r" ?threads=\d+", "", pipeline).replace("tile{}", "tile")
     return Program(text, pipeline, summary)
 
 
