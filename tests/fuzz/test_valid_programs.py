@@ -45,7 +45,7 @@ from generate_atomic import defects_of as split_k_defects
 from generate_cluster import draw_cluster, random_cluster_kernel
 from generate_cluster import defects_of as cluster_defects
 from generate_coarsen import GRID_X, TYPES, draw_coarsen, plan_of, random_coarsen_kernel
-from generate_compute import draw_epilogue, random_epilogue_kernel
+from generate_compute import draw_epilogue, random_epilogue_kernel, random_ex2_fma_kernel
 from generate_dsmem import draw_dsmem, random_dsmem_kernel
 from generate_dsmem import defects_of as dsmem_defects
 from generate import (
@@ -355,6 +355,19 @@ def test_clipped_ring_generator_draws_tails():
     with_tail = {all("tail" in line for line in lines) for lines in loads if lines}
     assert with_tail == {True, False}
     assert all(("tail=True" in q.summary) == any("tail" in line for line in lines) for q, lines in zip(progs, loads))
+    # `tail=True` (sanitize.sh --clipped): every load the last box of a ragged tile (rows > 1, cut)
+    ragged = [random_clipped_ring_kernel(random.Random(s), tail=True) for s in range(4)]
+    assert all("tail=True" in q.summary and "rows=1," not in q.summary and "cut=0," not in q.summary for q in ragged)
+
+
+def test_ex2_fma_generator_puts_exp2_on_the_fma_pipe():
+    """`random_ex2_fma_kernel` (sanitize.sh --ex2fma): an epilogue whose activation is exp2 with
+    afn and 1 to 8 eighths on the FMA pipe, its shape drawn as the epilogues'; unchecked on the
+    GPU (ex2.approx)."""
+    progs = [random_ex2_fma_kernel(random.Random(s)) for s in range(8)]
+    assert all(q.spec.on_fma and q.spec.afn and not q.gpu_check for q in progs)
+    assert all("tilec.exp2_fma" in q.text for q in progs)
+    assert len({q.spec.dtype for q in progs}) > 1
 
 
 @settings(VALID, max_examples=budget(20))
