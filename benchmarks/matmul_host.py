@@ -18,11 +18,9 @@ functions that make them: the count tests/unit/test_matmul_launch.py bounds.
 from __future__ import annotations
 
 import argparse
-import cProfile
 import itertools
 import json
 import os
-import pstats
 import statistics
 import sys
 import time
@@ -71,7 +69,7 @@ def cpu_profile(top: int = 25) -> int:
     """The Python calls of one cached call on the CPU stand-ins (module doc)."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
     import pytest
-    from helpers.fake_torch import install, tilec_calls
+    from helpers.fake_torch import install, profile_call, tilec_calls
 
     import tilec
 
@@ -82,11 +80,7 @@ def cpu_profile(top: int = 25) -> int:
         tilec.matmul(x, w.t())
         tilec.matmul(x, w.t())
         x2 = fake.matrix(1, 4096)  # new pointers, same structure
-        profile = cProfile.Profile()
-        profile.enable()
-        tilec.matmul(x2, w.t())
-        profile.disable()
-        stats = pstats.Stats(profile)
+        stats = profile_call(tilec.matmul, x2, w.t())
         calls = tilec_calls(stats)
         print(f"one cached tilec.matmul(x, w.t()), M = 1, N = 6144, K = 4096: {calls} calls "
               f"(the stand-ins' own calls left out; {stats.total_calls} with them), "

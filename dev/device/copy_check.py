@@ -23,14 +23,17 @@ through the cached launcher). Prints one line a call and the kernel's strategy; 
 1 where dst differs. `--compile-only` (no GPU): plans the copy (`copy_plan.plan_copy`),
 builds its kernel and compiles it with NVRTC for sm_90a, printing its strategy (from
 the `copy-strategy` pass), its registers, whether it keeps values opaque, whether it
-permutes bytes (`cuda.byte_perm`: the interleaved `tiles` box) and whether its parts go
-through a ring of boxes (`layout.cp_async_arrive`: `box_ring`, box flat's default).
+permutes bytes (`cuda.byte_perm`: the interleaved `tiles` box), whether its parts go
+through a ring of boxes (`layout.cp_async_arrive`: `box_ring`, box flat's default) and the
+residues its key states (`box<rows>`: its source step mod 32 and destination run step mod
+16, `copy_key.ROWS_RESIDUES`, promised by `layout.view {divisible, residue}`).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -69,9 +72,9 @@ def dst_dtype(spec: str) -> str:
     return next((i[3:] for i in items[3:] if i.startswith("to=")), items[0])
 
 
-def strategy_and_source(dtype: str, shape, strides, offset: int, to: str | None = None) -> tuple[str, str]:
+def strategy_and_source(dtype: str, shape, strides, offset: int, to: str | None = None) -> tuple[str, Any, Any]:
     """The `copy-strategy` pass's choice for this copy (a `box<tiles>` over a merged
-    destination mode said so) and the CUDA of its kernel."""
+    destination mode said so), its compiled kernel and the plan's `CopyKey`."""
     from tilec.compiler.pipeline import expand_pipeline, parse_module, run_pipeline
     from tilec.compiling import compile_program
     from tilec.copy_kernels import kernel_pipeline
@@ -95,7 +98,7 @@ def strategy_and_source(dtype: str, shape, strides, offset: int, to: str | None 
     if plan.key.dst_flat and strategy == "box<tiles>":  # over a merged destination mode
         strategy += " (merged)"
     kernel = compile_program(copy_program(plan.key), pipeline)
-    return strategy, kernel
+    return strategy, kernel, plan.key
 
 
 def compile_only(spec: str) -> int:
@@ -103,14 +106,17 @@ def compile_only(spec: str) -> int:
     from tilec.runtime.nvrtc import resource_usage
 
     with forced_routes(**tuning(spec)):
-        strategy, kernel = strategy_and_source(*parse(spec), dst_dtype(spec))
+        strategy, kernel, key = strategy_and_source(*parse(spec), dst_dtype(spec))
     usage = resource_usage(kernel.compile("sm_90a"))
     regs = ", ".join(f"{r.registers} registers, {r.spill_stores} spill stores" for r in usage.values())
     opaque = 'asm volatile("" : "+' in kernel.source
     perm = "__byte_perm(" in kernel.source
     ring = "tilec_cp_async_mbarrier_arrive(" in kernel.source
+    stated = (("source", key.src_residues), ("destination run", key.dst_residues))
+    residues = [f"{side} step {r} mod {m}" for side, facts in stated for m, r in facts if m > 1]
     print(f"copy_check: {spec}: {strategy}, compiled ({regs}){', cuda.opaque' if opaque else ''}"
-          f"{', cuda.byte_perm' if perm else ''}{', a ring of boxes (cp_async_arrive)' if ring else ''}")
+          f"{', cuda.byte_perm' if perm else ''}{', a ring of boxes (cp_async_arrive)' if ring else ''}"
+          f"{', keyed by its residues (' + ', '.join(residues) + ')' if residues else ''}")
     return 0
 
 

@@ -3,7 +3,8 @@ within docs/matmul.md's bound: what `dev/device/sanitize.sh --matmul` runs under
 compute-sanitizer (the configurations `gemm_bench`'s syntax has no form for: 2-block
 clusters `:cl2`, serial split-K `:ser`).
 
-    python3 dev/device/matmul_check.py CONFIG MxNxK [--calls N] [--bias] [--scale-a-mn] [--compile-only]
+    python3 dev/device/matmul_check.py CONFIG MxNxK [--calls N] [--bias] [--activation ACT] [--scale-a-mn]
+                                       [--compile-only]
 
 CONFIG is benchmarks/matmul_bench.py's `parse_config` syntax (`128x256x64:4:c128:cl2`,
 `64x128x64:4:splitK2:ser`, `64x16x64:8:swapAB:splitK4:p1:ser`; FP8 e4m3 with `f8:`
@@ -17,10 +18,15 @@ is computed on the host, so that the sanitizer sees tilec's kernels alone. `--ca
 back at 0 for the second call. Prints one line; exits 1 where a result is outside the
 bound. `--bias`: with a bias of exactly N elements (bf16, drawn on the host; run with
 `PYTORCH_NO_CUDA_MEMORY_CACHING=1` under memcheck so that the bias is an allocation of
-its own, whose end memcheck knows). `--scale-a-mn` (block-scaled FP8): A's scales given
+its own, whose end memcheck knows). `--activation ACT` (`silu`, `gelu`, `relu`, `silu_tanh`): the
+epilogue's activation, checked within matmul_bench's bound of it (`silu` with the configuration's
+`:fe<k>`: SiLU's exp2 on the FMA pipe, `cuda.ex2_fma`, as `gemm.staggered`'s rule takes it with
+`:fe2`). `--scale-a-mn` (block-scaled FP8): A's scales given
 MN-major (strides (1, M), DeepGEMM's layout: the kernel
 `gemm_hopper_ws(scale_a_mn_major=True)`). `--compile-only` (no GPU): builds the kernel of the call's `MatmulKey` (132
-multiprocessors) and compiles it with NVRTC for sm_90a, printing its registers.
+multiprocessors) and compiles it with NVRTC for sm_90a, printing its registers, whether SiLU's exp2
+runs on the FMA pipe (`cuda.ex2_fma`) and whether a tensor map is tail-clipped (`tma_load {clip,
+tail}`: the clipped halves, `:clip`).
 """
 
 from __future__ import annotations
@@ -41,21 +47,29 @@ def _b_kmajor(cfg) -> bool:
     return cfg.swap_ab or cfg.split_k > 1 or _fp8(cfg)
 
 
-def compile_only(cfg, m: int, n: int, k: int, scale_a_mn: bool = False) -> int:
+def compile_only(cfg, m: int, n: int, k: int, scale_a_mn: bool = False, bias: bool = False,
+                 activation: str | None = None) -> int:
     """NVRTC's compile of the kernel `tilec.matmul` would launch for this call."""
     from tilec import gemm
     from tilec.runtime.nvrtc import resource_usage
 
-    epilogue = gemm.Epilogue(out_dtype="bf16", scale=_fp8(cfg) and not cfg.block_scales)
+    epilogue = gemm.Epilogue(bias=bias, activation=activation, out_dtype="bf16",
+                             scale=_fp8(cfg) and not cfg.block_scales)
     dtype = "f8E4M3FN" if _fp8(cfg) else "bf16"
     key = gemm.MatmulKey(cfg, n, k, dtype, epilogue, 132, _b_kmajor(cfg), gemm.index_bits(m, n, k, cfg), scale_a_mn)
-    usage = resource_usage(gemm.matmul_kernel(key).compile("sm_90a"))
+    kernel = gemm.matmul_kernel(key)
+    usage = resource_usage(kernel.compile("sm_90a"))
     regs = ", ".join(f"{r.registers} registers, {r.spill_stores} spill stores" for r in usage.values())
-    print(f"matmul_check: {cfg.name} {m}x{n}x{k}{' scale_a MN-major' if scale_a_mn else ''}: compiled ({regs})")
+    fma = ", ex2 on the FMA pipe (cuda.ex2_fma)" if "tilec_ex2_fma(" in kernel.source else ""
+    tail = any(op.name == "cuda.tensor_map" and "tail" in op.properties for op in kernel.module.walk())
+    print(f"matmul_check: {cfg.name} {m}x{n}x{k}{' scale_a MN-major' if scale_a_mn else ''}"
+          f"{' + bias' if bias else ''}{f' + {activation}' if activation else ''}: compiled ({regs}){fma}"
+          f"{', a tail-clipped tensor map (tma_load {clip, tail})' if tail else ''}")
     return 0
 
 
-def run(cfg, m: int, n: int, k: int, calls: int, bias: bool = False, scale_a_mn: bool = False) -> int:
+def run(cfg, m: int, n: int, k: int, calls: int, bias: bool = False, scale_a_mn: bool = False,
+        activation: str | None = None) -> int:
     import torch
     from matmul_bench import forced, within_bound
 
@@ -78,11 +92,12 @@ def run(cfg, m: int, n: int, k: int, calls: int, bias: bool = False, scale_a_mn:
     with forced(gemm, cfg):
         for call in range(calls):
             out = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
-            gemm.matmul(a, b, bias=bias_dev, out=out)
+            gemm.matmul(a, b, bias=bias_dev, activation=activation, out=out)
             torch.cuda.synchronize()
-            good = within_bound(out.cpu(), a_host, b_host, bias_host)
+            good = within_bound(out.cpu(), a_host, b_host, bias_host, activation)
             ok &= good
-            print(f"matmul_check: {cfg.name} {m}x{n}x{k} call {call + 1}: {'ok' if good else 'OUTSIDE THE BOUND'}")
+            print(f"matmul_check: {cfg.name} {m}x{n}x{k}{f' + {activation}' if activation else ''} call {call + 1}: "
+                  f"{'ok' if good else 'OUTSIDE THE BOUND'}")
     return 0 if ok else 1
 
 
@@ -129,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calls", type=int, default=2)
     ap.add_argument("--compile-only", action="store_true")
     ap.add_argument("--bias", action="store_true", help="a bias of N elements (not with FP8 configurations)")
+    ap.add_argument("--activation", choices=("relu", "gelu", "silu", "silu_tanh"),
+                    help="the epilogue's activation (not with FP8 configurations)")
     ap.add_argument("--scale-a-mn", action="store_true",
                     help="block-scaled FP8: A's scales MN-major (strides (1, M))")
     args = ap.parse_args(argv)
@@ -138,9 +155,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.scale_a_mn and not cfg.block_scales:
         ap.error("--scale-a-mn takes a block-scaled FP8 configuration (f8b:...)")
     m, n, k = (int(x) for x in args.shape.split("x"))
+    if args.activation and _fp8(cfg):
+        ap.error("--activation takes a 16-bit configuration")
     if args.compile_only:
-        return compile_only(cfg, m, n, k, args.scale_a_mn)
-    return run(cfg, m, n, k, args.calls, args.bias, args.scale_a_mn)
+        return compile_only(cfg, m, n, k, args.scale_a_mn, args.bias, args.activation)
+    return run(cfg, m, n, k, args.calls, args.bias, args.scale_a_mn, args.activation)
 
 
 if __name__ == "__main__":

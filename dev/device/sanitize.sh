@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # compute-sanitizer over tilec's kernels (issue #10): memcheck, racecheck and synccheck
 # over `tilec FILE [-p PIPELINE] --run gpu --check` for every examples/*.mlir, for random
-# valid copy programs from the fuzz generator (tests/fuzz/generate.py) with a
+# valid copy programs from the fuzz generator (tests/fuzz/generate.py; their views' `divisible` /
+# `residue` promises among them) with a
 # funnel-shift kernel and a copy_chunk_async / cache-hint / prefetch kernel per 4 of
 # them, for random valid mbarrier programs
 # (tests/fuzz/generate_mbarrier.py: TMA rings on mbarrier arrays and warp-specialised
@@ -14,9 +15,10 @@
 # line per run, a table at the end; exits 1 if any run reports an error (or fails).
 #
 #   device run (carry .whl): bash dev/device/sanitize.sh [--count N] [--seed S] [--mbarrier N]
-#                            [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--coarsen N] [--prefetch N] [--realign N] [--tools "memcheck racecheck synccheck"]
+#                            [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--ex2fma N] [--clipped N] [--coarsen N]
+#                            [--prefetch N] [--realign N] [--tools "memcheck racecheck synccheck"]
 #                            [--gemm "CONFIG ..."] [--gemm-shape MxNxK] [--no-examples]
-#                            [--matmul "CONFIG@MxNxK[+mn][+bias] ..."] [--copy "DTYPE:SHAPE:STRIDES[:+O][:NAME=V] ..."] [--budget S]
+#                            [--matmul "CONFIG@MxNxK[+mn][+bias][+ACT] ..."] [--copy "DTYPE:SHAPE:STRIDES[:+O][:NAME=V] ..."] [--budget S]
 #                            [--attention "D:causal|full:BxHxHKVxSQxSKV[:P[:pingpong]] ..."] [--generate-only]
 #
 # --count N: N random copy programs (and N/4 funnel-shift and N/4 chunk kernels); 0 leaves them out.
@@ -32,7 +34,11 @@
 #   cluster_syncs); --epilogue N: N random epilogue kernels (tests/fuzz/generate_compute.py:
 #   silu_tanh / gelu_tanh / tanh with `fastmath<afn>` or not, or a division by a random divisor, grouped
 #   by `cuda.div_approx_group` where afn and its proven range allow; a row index kept by `cuda.opaque`),
-#   those calling tanh.approx.f32 or dividing (`// gpu-check: no`) run without --check; --coarsen N: N
+#   those calling tanh.approx.f32 or dividing (`// gpu-check: no`) run without --check; --ex2fma N: N such
+#   kernels whose activation is exp2 with 1 to 8 of every 8 registers' 2^x on the FMA pipe (`tilec.exp2_fma`,
+#   `cuda.ex2_fma`; without --check: ex2.approx); --clipped N: N TMA rings clipped to a ragged last row of
+#   tiles, every load that row's last box (`layout.tma_load {clip, tail}`: its rows and bytes at run time,
+#   `mbarrier_expect_tx`; tests/fuzz/generate_mbarrier.py random_clipped_ring_kernel); --coarsen N: N
 #   shared-memory round trips of random element sizes, tiles and grids through the default pipeline
 #   with `coarsen-grid{min_waves=0 ...}` (blocks take k tiles in a pipelined loop), some with
 #   `layout.griddep_wait` / `griddep_launch_dependents` (a launch through cuLaunchKernelEx); --prefetch N:
@@ -51,8 +57,11 @@
 # clusters), and serial split-K at decode shapes, "64x128x64:4:splitK2:ser@16x1032x2048"
 # "64x16x64:8:swapAB:splitK4:ser@1x1032x2048" "64x16x64:8:swapAB:splitK4:p1:ser@16x1032x2048"
 # (the second call finds the counters the first left at 0). A trailing +mn gives block-scaled FP8
-# A's scales MN-major (strides (1, M)), +bias a bias of N elements (matmul_check.py's --scale-a-mn,
-# --bias), e.g. "f8b:128x128x128:4:pf@300x528x336+mn" (the scales asked of L1, `layout.prefetch_l1`).
+# A's scales MN-major (strides (1, M)), +bias a bias of N elements, +relu / +gelu / +silu / +silu_tanh
+# the epilogue's activation (matmul_check.py's --scale-a-mn, --bias, --activation), e.g.
+# "f8b:128x128x128:4:pf@300x528x336+mn" (the scales asked of L1, `layout.prefetch_l1`),
+# "128x256x64:4:st1:bsm:fe2@300x520x256+bias+silu" (`silu`'s rule: SiLU's exp2 of 2 of every 8
+# elements on the FMA pipe, `cuda.ex2_fma`; the bias staged in shared memory).
 #
 # --copy runs `tilec.copy_` (dev/device/copy_check.py: dst contiguous, src a strided view of SHAPE
 # with STRIDES in elements, `:+O` O elements off its buffer's start; operands made on the host,
@@ -104,7 +113,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 count=10; seed=0; tools="memcheck racecheck synccheck"; gemm=""; gemm_shape=256x256x256; examples=1; attention=""
-mbarrier=""; cluster=""; atomic=""; dsmem=""; epilogue=""; coarsen=""; prefetch=""; realign=""; matmul=""; copies=""; generate_only=0; budget=""; began=$(date +%s)
+mbarrier=""; cluster=""; atomic=""; dsmem=""; epilogue=""; ex2fma=""; clipped=""; coarsen=""; prefetch=""; realign=""; matmul=""; copies=""; generate_only=0; budget=""; began=$(date +%s)
 while [ $# -gt 0 ]; do
   case "$1" in
     --count) count=$2; shift 2 ;;
@@ -119,6 +128,8 @@ while [ $# -gt 0 ]; do
     --atomic) atomic=$2; shift 2 ;;
     --dsmem) dsmem=$2; shift 2 ;;
     --epilogue) epilogue=$2; shift 2 ;;
+    --ex2fma) ex2fma=$2; shift 2 ;;
+    --clipped) clipped=$2; shift 2 ;;
     --coarsen) coarsen=$2; shift 2 ;;
     --prefetch) prefetch=$2; shift 2 ;;
     --realign) realign=$2; shift 2 ;;
@@ -126,7 +137,7 @@ while [ $# -gt 0 ]; do
     --copy) copies=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
     --generate-only) generate_only=1; shift ;;
-    *) echo "usage: $0 [--count N] [--seed S] [--mbarrier N] [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--coarsen N] [--prefetch N] [--realign N] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--matmul 'CONFIG@MxNxK ...'] [--copy 'DTYPE:SHAPE:STRIDES ...'] [--budget S] [--no-examples] [--attention 'SPEC ...'] [--generate-only]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--count N] [--seed S] [--mbarrier N] [--cluster N] [--atomic N] [--dsmem N] [--epilogue N] [--ex2fma N] [--clipped N] [--coarsen N] [--prefetch N] [--realign N] [--tools 'memcheck racecheck synccheck'] [--gemm 'CONFIG ...'] [--gemm-shape MxNxK] [--matmul 'CONFIG@MxNxK ...'] [--copy 'DTYPE:SHAPE:STRIDES ...'] [--budget S] [--no-examples] [--attention 'SPEC ...'] [--generate-only]" >&2; exit 2 ;;
   esac
 done
 [ -z "$mbarrier" ] && mbarrier=$(( (count + 1) / 2 ))
@@ -135,6 +146,8 @@ done
 [ -z "$dsmem" ] && dsmem=$(( (count + 3) / 4 ))
 [ -z "$epilogue" ] && epilogue=$(( (count + 3) / 4 ))
 [ -z "$coarsen" ] && coarsen=$(( (count + 3) / 4 ))
+[ -z "$ex2fma" ] && ex2fma=$(( (count + 3) / 4 ))
+[ -z "$clipped" ] && clipped=$(( (count + 3) / 4 ))
 [ -z "$prefetch" ] && prefetch=$(( (count + 3) / 4 ))
 [ -z "$realign" ] && realign=$(( (count + 3) / 4 ))
 
@@ -165,20 +178,20 @@ rm -rf "$gen"; mkdir -p "$gen"
 inputs=()
 declare -A pipe=()
 [ "$examples" = 1 ] && inputs+=(examples/*.mlir)
-if [ "$count" -gt 0 ] || [ "$mbarrier" -gt 0 ] || [ "$cluster" -gt 0 ] || [ "$atomic" -gt 0 ] || [ "$dsmem" -gt 0 ] || [ "$epilogue" -gt 0 ] || [ "$coarsen" -gt 0 ] || [ "$prefetch" -gt 0 ] || [ "$realign" -gt 0 ]; then
+if [ "$count" -gt 0 ] || [ "$mbarrier" -gt 0 ] || [ "$cluster" -gt 0 ] || [ "$atomic" -gt 0 ] || [ "$dsmem" -gt 0 ] || [ "$epilogue" -gt 0 ] || [ "$ex2fma" -gt 0 ] || [ "$clipped" -gt 0 ] || [ "$coarsen" -gt 0 ] || [ "$prefetch" -gt 0 ] || [ "$realign" -gt 0 ]; then
   # and per 4 copies a funnel-shift kernel (layout.funnel_shift, the realign kernel's op) and
   # a chunk kernel (layout.copy_chunk_async, the box kernels' staging; cache hints; layout.prefetch)
   python3 -m tests.fuzz.generate --count "$count" --funnel $(( (count + 3) / 4 )) --chunks $(( (count + 3) / 4 )) \
-    --mbarrier "$mbarrier" --cluster "$cluster" --atomic "$atomic" --dsmem "$dsmem" --epilogue "$epilogue" --coarsen "$coarsen" --prefetch "$prefetch" --realign "$realign" \
+    --mbarrier "$mbarrier" --cluster "$cluster" --atomic "$atomic" --dsmem "$dsmem" --epilogue "$epilogue" --ex2fma "$ex2fma" --clipped "$clipped" --coarsen "$coarsen" --prefetch "$prefetch" --realign "$realign" \
     --seed "$seed" --out "$gen" > "$OUT/sanitize/programs.txt" \
     || { echo "sanitize: the program generator failed" >&2; exit 2; }
   shopt -s nullglob
   inputs+=("$gen"/prog_*.mlir "$gen"/funnel_*.mlir "$gen"/chunks_*.mlir "$gen"/mbarrier_*.mlir)
   inputs+=("$gen"/cluster_*.mlir "$gen"/atomic_*.mlir "$gen"/dsmem_*.mlir "$gen"/epilogue_*.mlir "$gen"/coarsen_*.mlir)
-  inputs+=("$gen"/prefetch_*.mlir "$gen"/realign_*.mlir)
+  inputs+=("$gen"/prefetch_*.mlir "$gen"/realign_*.mlir "$gen"/ex2fma_*.mlir "$gen"/clipped_*.mlir)
   # a generated program other than a copy runs its own pipeline (its first line: `// pipeline: P`;
   # the plain loops' rolled software pipeline, CSE before or after the default passes)
-  for f in "$gen"/mbarrier_*.mlir "$gen"/cluster_*.mlir "$gen"/atomic_*.mlir "$gen"/dsmem_*.mlir "$gen"/epilogue_*.mlir "$gen"/coarsen_*.mlir "$gen"/realign_*.mlir; do
+  for f in "$gen"/mbarrier_*.mlir "$gen"/cluster_*.mlir "$gen"/atomic_*.mlir "$gen"/dsmem_*.mlir "$gen"/epilogue_*.mlir "$gen"/coarsen_*.mlir "$gen"/realign_*.mlir "$gen"/ex2fma_*.mlir "$gen"/clipped_*.mlir; do
     pipe["$f"]=$(sed -n '1s|^// pipeline: ||p' "$f")
   done
   shopt -u nullglob
@@ -212,15 +225,15 @@ done
 # --matmul: an input `matmul:CONFIG@MxNxK`, run as dev/device/matmul_check.py CONFIG MxNxK
 # (tilec.matmul itself: its configuration forced, its counters and launches its own)
 for spec in $matmul; do
-  [[ $spec == *@*x*x* ]] || { echo "sanitize: --matmul takes CONFIG@MxNxK[+mn][+bias], got $spec" >&2; exit 2; }
+  [[ $spec == *@*x*x* ]] || { echo "sanitize: --matmul takes CONFIG@MxNxK[+mn][+bias][+ACT], got $spec" >&2; exit 2; }
   inputs+=("matmul:$spec")
 done
 # --copy: an input `copy:SPEC`, run as dev/device/copy_check.py SPEC (tilec.copy_ itself)
 for spec in $copies; do
   inputs+=("copy:$spec")
 done
-# matmul_check.py's arguments for a --matmul spec CONFIG@MxNxK[+mn][+bias]: CONFIG MxNxK and
-# --scale-a-mn (block-scaled FP8, A's scales MN-major) / --bias (a bias of N elements)
+# matmul_check.py's arguments for a --matmul spec CONFIG@MxNxK[+mn][+bias][+ACT]: CONFIG MxNxK and
+# --scale-a-mn (block-scaled FP8, A's scales MN-major) / --bias (a bias of N elements) / --activation ACT
 matmul_args() {
   local shape=${1#*@}
   local flags=${shape#*+}
@@ -230,7 +243,8 @@ matmul_args() {
     case "$flag" in
       mn) echo "--scale-a-mn" ;;
       bias) echo "--bias" ;;
-      *) echo "sanitize: --matmul flag +$flag is not +mn or +bias" >&2; echo "--unknown-flag-$flag" ;;
+      relu|gelu|silu|silu_tanh) echo "--activation $flag" ;;
+      *) echo "sanitize: --matmul flag +$flag is not +mn, +bias or an activation" >&2; echo "--unknown-flag-$flag" ;;
     esac
   done
 }
@@ -358,7 +372,7 @@ done
 echo
 echo "program                      tool       status  exit  errors hazards  time"
 printf '%s\n' "${results[@]}" | tee "$OUT/sanitize/summary.txt"
-echo "programs: ${#inputs[@]} ($count random, $mbarrier mbarrier, $cluster cluster, $atomic atomic, $dsmem dsmem, $epilogue epilogue, $coarsen coarsen, $prefetch prefetch_l1, $realign realign, seed $seed; examples: $examples; GEMMs: $i; matmul: $(wc -w <<< "$matmul"); copies: $(wc -w <<< "$copies")); logs in $OUT/sanitize"
+echo "programs: ${#inputs[@]} ($count random, $mbarrier mbarrier, $cluster cluster, $atomic atomic, $dsmem dsmem, $epilogue epilogue, $ex2fma ex2fma, $clipped clipped, $coarsen coarsen, $prefetch prefetch_l1, $realign realign, seed $seed; examples: $examples; GEMMs: $i; matmul: $(wc -w <<< "$matmul"); copies: $(wc -w <<< "$copies")); logs in $OUT/sanitize"
 if [ $failed -ne 0 ]; then
   echo "sanitize: FAILED (see the ERRORS/FAIL lines above)"
   exit 1

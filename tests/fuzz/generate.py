@@ -8,9 +8,13 @@ types f8E4M3FN and f8E5M2 included (the executor keeps them as bit patterns and 
 arithmetic results to them as CUDA does, dialects/dtypes.py `to_f8`;
 `--check-equivalence` compares them bit for bit), pointer alignments of the element size or 16 bytes, and in about a third of them the
 32-bit index promise `tilec.index_bits = 32` (which the reference executor checks and
-the CUDA backend honours with 32-bit offsets). Each comes with a pass pipeline
+the CUDA backend honours with 32-bit offsets); in about half of the views binding run-time
+values, promises about them: a dynamic extent at most a bound (`at_most`), a value a multiple
+of a divisor or congruent to a residue modulo a modulus (`divisible`, `residue`:
+`_congruences`), true ones only, which the executor checks. Each comes with a pass pipeline
 (the default pipeline's passes, with random `tile`, `distribute`, `vectorize` and
-`lower-convert-layout` options). Destination layouts are always injective, so a
+`lower-convert-layout` options; a quarter of them led by `copy-strategy`, which chooses
+gather or box strategies where the copy's cost says, reading the promises). Destination layouts are always injective, so a
 correct compiler gives a program without races; the CPU reference executor's bounds
 and race checks turn any unsafe access into a failure.
 
@@ -32,7 +36,12 @@ DIR/atomic_000.mlir ...), with `--dsmem N` N sums of partials across a cluster t
 distributed shared memory (tests/fuzz/generate_dsmem.py, DIR/dsmem_000.mlir ...), with
 `--epilogue N` N epilogue kernels around `math.tanh` or a division with `fastmath<afn>` and `cuda.opaque`
 (tests/fuzz/generate_compute.py, DIR/epilogue_000.mlir ...; `// gpu-check: no` on those
-whose result `--run gpu --check` cannot bound), with `--coarsen N` N shared-memory round trips
+whose result `--run gpu --check` cannot bound), with `--ex2fma N` N such kernels whose activation is
+`exp2` on the FMA pipe in 1 to 8 of every 8 registers (`tilec.exp2_fma`: `cuda.ex2_fma`;
+`random_ex2_fma_kernel`, DIR/ex2fma_000.mlir ...), with `--clipped N` N TMA rings whose loads are
+clipped to a ragged last row of tiles, each the row's last box (`layout.tma_load {clip, tail}`;
+tests/fuzz/generate_mbarrier.py `random_clipped_ring_kernel`, DIR/clipped_000.mlir ...), with
+`--coarsen N` N shared-memory round trips
 for `coarsen-grid` (small grids coarsened: `min_waves=0`), some around the griddep ops
 (tests/fuzz/generate_coarsen.py, DIR/coarsen_000.mlir ...), and prints one line per file: `PATH PIPELINE`. Only the
 standard library and tilec are used, so the generator also runs where hypothesis is
@@ -44,6 +53,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,6 +193,10 @@ def random_copy_program(rng: random.Random) -> Program:
     # and the `at_most` fact (a dynamic extent promised at most a bound it keeps), drawn
     # after the promise above for the same reason
     at_most = {k: extents[k] + rng.choice([0, 0, 1, 7]) for k in sorted(dynamic) if rng.random() < 0.5}
+    # and, drawn after both, what a view's index operands are promised modulo (`divisible`,
+    # `residue`): true promises only (the executor checks them, a false one is an error)
+    values = {"src": [_value_of(n, "a") for n in src_names], "dst": [_value_of(n, "b") for n in dst_names]}
+    congruent = {side: _congruences(rng, [arg_values[v] for v in vals]) for side, vals in values.items()}
     items = []
     if arg_values:
         kv = ", ".join(f"{n} = {v} : index" for n, v in arg_values.items())
@@ -191,12 +205,18 @@ def random_copy_program(rng: random.Random) -> Program:
         items.append("tilec.index_bits = 32 : i64")
     attrs = f" attributes {{{', '.join(items)}}}" if items else ""
     params = ", ".join([f"%src: {ptr(align_src)}", f"%dst: {ptr(align_dst)}", *scalars])
-    def facts(names: list[str]) -> str:
+    def facts(names: list[str], side: str) -> str:
         bounds = [at_most.get(int(n[1:]), 0) if n.startswith("d") else 0 for n in names]
-        return f" {{at_most = array<i64: {', '.join(map(str, bounds))}>}}" if any(bounds) else ""
+        out = [f"at_most = array<i64: {', '.join(map(str, bounds))}>"] if any(bounds) else []
+        if congruent[side]:
+            mods, res = zip(*congruent[side])
+            out.insert(0, f"divisible = array<i64: {', '.join(map(str, mods))}>")
+            if any(res) or rng.random() < 0.2:  # residues all 0 stated too, sometimes
+                out.append(f"residue = array<i64: {', '.join(map(str, res))}>")
+        return f" {{{', '.join(out)}}}" if out else ""
 
-    dyn_src = f"({', '.join(args_src)}){facts(src_names)}" if args_src else ""
-    dyn_dst = f"({', '.join(args_dst)}){facts(dst_names)}" if args_dst else ""
+    dyn_src = f"({', '.join(args_src)}){facts(src_names, 'src')}" if args_src else ""
+    dyn_dst = f"({', '.join(args_dst)}){facts(dst_names, 'dst')}" if args_dst else ""
     text = (
         f"// generated by tests/fuzz/generate.py: {ty} {extents} dynamic={sorted(dynamic)}\n"
         f"func.func @copy({params}){attrs} {{\n"
@@ -208,7 +228,42 @@ def random_copy_program(rng: random.Random) -> Program:
     )
     summary = f"{ty} {extents} {src} -> {dst}" + (" index_bits=32" if index32 else "")
     summary += f" at_most={at_most}" if at_most else ""
+    summary += "".join(f" {side}%={c}" for side, c in congruent.items() if c)
+    # last of all: a quarter of the pipelines choose the copy's strategy first (gather, box,
+    # ...: where `_copy_cost` reads the promises), the tile's threads then the strategy's
+    if rng.random() < 0.25:
+        pipeline = "copy-strategy," + re.sub(r" ?threads=\d+", "", pipeline).replace("tile{}", "tile")
     return Program(text, pipeline, summary)
+
+
+def _value_of(name: str, view: str) -> str:
+    """The `tilec.args` name of a view's `?` value named `name` (`d<k>` shared, `s<k>` the view's)."""
+    return f"{name}_{view}" if name.startswith("s") else name
+
+
+CONGRUENCE_MODULI = (2, 3, 4, 5, 7, 8, 16, 32, 64)
+"""Moduli `_congruences` draws besides a value's own power-of-two part and the value and
+its successor: small primes, the vector widths, `copy_key`'s residues mod 16 and 32."""
+
+
+def _congruences(rng: random.Random, values: list[int]) -> list[tuple[int, int]]:
+    """A view's promises for its index operands' `values`, true of them: [] (none, about
+    half the views), else per operand (modulus, residue) -- (1, 0) nothing, a divisor of
+    the value with residue 0 (its power-of-two part often: what lets `vectorize` take
+    wider vectors along a dynamic stride), or any modulus with the value's residue."""
+    if not values or rng.random() < 0.5:
+        return []
+    out = []
+    for v in values:
+        kind = rng.random()
+        if kind < 0.25:
+            out.append((1, 0))
+        elif kind < 0.6:
+            out.append((rng.choice([d for d in CONGRUENCE_MODULI if v % d == 0] + [v & -v, v]), 0))
+        else:
+            m = rng.choice(CONGRUENCE_MODULI + (v + 1, v))
+            out.append((m, v % m))
+    return out
 
 
 def random_element_kernel(rng: random.Random) -> Program:
@@ -758,6 +813,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dsmem", type=int, default=0,
                     help="valid sums through distributed shared memory to write as well (dsmem_NNN.mlir, "
                          "generate_dsmem.py)")
+    ap.add_argument("--ex2fma", type=int, default=0,
+                    help="epilogue kernels with exp2 on the FMA pipe (tilec.exp2_fma) to write as well "
+                         "(ex2fma_NNN.mlir, generate_compute.py)")
+    ap.add_argument("--clipped", type=int, default=0,
+                    help="TMA rings clipped to a ragged last row of tiles, `tma_load {clip, tail}`, to write as "
+                         "well (clipped_NNN.mlir, generate_mbarrier.py)")
     ap.add_argument("--coarsen", type=int, default=0,
                     help="shared-memory round trips for coarsen-grid (some with griddep ops) to write as well "
                          "(coarsen_NNN.mlir, generate_coarsen.py)")
@@ -768,9 +829,9 @@ def main(argv: list[str] | None = None) -> int:
     from generate_atomic import random_split_k_kernel
     from generate_cluster import random_cluster_kernel
     from generate_coarsen import random_coarsen_kernel
-    from generate_compute import random_epilogue_kernel
+    from generate_compute import random_epilogue_kernel, random_ex2_fma_kernel
     from generate_dsmem import random_dsmem_kernel
-    from generate_mbarrier import random_mbarrier_kernel
+    from generate_mbarrier import random_clipped_ring_kernel, random_mbarrier_kernel
 
     # one stream per kind, so that a seed's copy programs do not depend on --funnel
     for stem, count, make, rng in (
@@ -785,6 +846,9 @@ def main(argv: list[str] | None = None) -> int:
         ("dsmem", args.dsmem, random_dsmem_kernel, random.Random(f"dsmem{args.seed}")),
         ("epilogue", args.epilogue, random_epilogue_kernel, random.Random(f"epilogue{args.seed}")),
         ("coarsen", args.coarsen, random_coarsen_kernel, random.Random(f"coarsen{args.seed}")),
+        ("ex2fma", args.ex2fma, random_ex2_fma_kernel, random.Random(f"ex2fma{args.seed}")),
+        ("clipped", args.clipped, lambda rng: random_clipped_ring_kernel(rng, tail=True),
+         random.Random(f"clipped{args.seed}")),
     ):
         for i in range(count):
             prog = make(rng)

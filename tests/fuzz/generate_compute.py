@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from generate_mbarrier import _text
 
@@ -288,7 +288,19 @@ def epilogue_program(s: Epilogue) -> str:
 
 def random_epilogue_kernel(rng: random.Random) -> EpilogueProgram:
     """A valid epilogue kernel (module docstring), through the default pipeline."""
-    s = draw_epilogue(rng)
+    return _epilogue_kernel(draw_epilogue(rng))
+
+
+def random_ex2_fma_kernel(rng: random.Random) -> EpilogueProgram:
+    """A valid epilogue kernel whose activation is `exp2` with afn and 1 to 8 of every 8
+    registers' 2^x on the FMA pipe (`Epilogue.on_fma`: `cuda.ex2_fma`), the rest of its
+    shape drawn as `draw_epilogue` draws it: what `sanitize.sh --ex2fma` runs."""
+    s, e = draw_epilogue(rng), draw_exp2(rng, True)
+    e = replace(e, eighths=e.eighths or rng.randint(1, 8))
+    return _epilogue_kernel(replace(s, act="exp2", afn=True, divisor=None, exp2=e))
+
+
+def _epilogue_kernel(s: Epilogue) -> EpilogueProgram:
     items = ", ".join(f"{f}={getattr(s, f)}" for f in s.__dataclass_fields__)
     return EpilogueProgram(epilogue_program(s), "default", f"epilogue({items})", "epilogue", s,
                            gpu_check=s.act in ("none", "tanh") and not s.approximate)

@@ -697,14 +697,19 @@ def random_ring_kernel(rng: random.Random) -> MbarrierProgram:
     return MbarrierProgram(ring_program(s), rng.choice(PIPELINES), _summary(s), "ring")
 
 
-def random_clipped_ring_kernel(rng: random.Random) -> MbarrierProgram:
+def random_clipped_ring_kernel(rng: random.Random, tail: bool | None = None) -> MbarrierProgram:
     """A valid ring program whose TMA loads are clipped to the tensor (`Ring.clip`), its
     tiles' bytes expected at run time (`layout.mbarrier_expect_tx`): one row of tiles
     with fewer rows than the box where it has more than one (the box cut to them); half
-    of them as that row's last box (`tma_load {clip, tail}`: (M - 1) mod rows + 1 rows)."""
+    of them as that row's last box (`tma_load {clip, tail}`: (M - 1) mod rows + 1 rows),
+    all or none of them where `tail` says (`tail=True`: a ragged tile too, tiles of more
+    than one row, the last box's fewer)."""
     s = draw_ring(rng)
+    while tail and s.rows == 1:
+        s = draw_ring(rng)
     s = _clipped(replace(s, col_tiles=s.total_tiles, cut=rng.randrange(1, s.rows) if s.rows > 1 else 0))
-    s = replace(s, tail=rng.random() < 0.5)
+    drawn = rng.random() < 0.5
+    s = replace(s, tail=drawn if tail is None else tail)
     return MbarrierProgram(ring_program(s), rng.choice(PIPELINES), _summary(s), "ring")
 
 

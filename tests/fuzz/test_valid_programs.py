@@ -45,7 +45,7 @@ from generate_atomic import defects_of as split_k_defects
 from generate_cluster import draw_cluster, random_cluster_kernel
 from generate_cluster import defects_of as cluster_defects
 from generate_coarsen import GRID_X, TYPES, draw_coarsen, plan_of, random_coarsen_kernel
-from generate_compute import draw_epilogue, random_epilogue_kernel
+from generate_compute import draw_epilogue, random_epilogue_kernel, random_ex2_fma_kernel
 from generate_dsmem import draw_dsmem, random_dsmem_kernel
 from generate_dsmem import defects_of as dsmem_defects
 from generate import (
@@ -355,6 +355,19 @@ def test_clipped_ring_generator_draws_tails():
     with_tail = {all("tail" in line for line in lines) for lines in loads if lines}
     assert with_tail == {True, False}
     assert all(("tail=True" in q.summary) == any("tail" in line for line in lines) for q, lines in zip(progs, loads))
+    # `tail=True` (sanitize.sh --clipped): every load the last box of a ragged tile (rows > 1, cut)
+    ragged = [random_clipped_ring_kernel(random.Random(s), tail=True) for s in range(4)]
+    assert all("tail=True" in q.summary and "rows=1," not in q.summary and "cut=0," not in q.summary for q in ragged)
+
+
+def test_ex2_fma_generator_puts_exp2_on_the_fma_pipe():
+    """`random_ex2_fma_kernel` (sanitize.sh --ex2fma): an epilogue whose activation is exp2 with
+    afn and 1 to 8 eighths on the FMA pipe, its shape drawn as the epilogues'; unchecked on the
+    GPU (ex2.approx)."""
+    progs = [random_ex2_fma_kernel(random.Random(s)) for s in range(8)]
+    assert all(q.spec.on_fma and q.spec.afn and not q.gpu_check for q in progs)
+    assert all("tilec.exp2_fma" in q.text for q in progs)
+    assert len({q.spec.dtype for q in progs}) > 1
 
 
 @settings(VALID, max_examples=budget(20))
@@ -656,3 +669,35 @@ def test_generator_draws_every_element_type_and_both_divisions():
     assert any("fastmath<fast>" in d for d in divisions)
     assert any("fastmath" not in d for d in divisions)
     assert any(": f8E4M3FN" in d for d in divisions) and any(": f8E5M2" in d for d in divisions)
+
+
+def test_copy_programs_state_true_promises_modulo_their_values():
+    """The copy programs' views state `divisible` alone, with `residue` (zeros among them)
+    and not at all, and every promise is true of the value `tilec.args` binds (the
+    executor refuses a false one): index operand k of a view is `residue[k]` modulo
+    `divisible[k]`, as `ViewOp.congruences` reads them. Some pipelines choose the copy's
+    strategy first (`copy-strategy`, whose cost model reads the promises), the tile's
+    threads then left to the strategy."""
+    import tilec
+    from tilec.dialects.layout import ViewOp
+
+    forms = set()
+    for s in range(40):
+        prog = random_copy_program(random.Random(s))
+        if prog.pipeline.startswith("copy-strategy,"):
+            forms.add("copy-strategy")
+            assert "threads=" not in prog.pipeline, prog.pipeline
+        if "divisible" not in prog.text:
+            forms.add("none")
+            continue
+        fn = next(op for op in tilec.parse(prog.text).walk() if op.name == "func.func")
+        values = {name: attr.value.data for name, attr in fn.attributes["tilec.args"].data.items()}
+        names = [arg.name_hint for arg in fn.body.block.args]
+        for view in (op for op in fn.walk() if isinstance(op, ViewOp) and op.divisible is not None):
+            forms.add("residue" if view.residue is not None else "divisible")
+            if view.residue is not None and not any(r for _, r in view.congruences()):
+                forms.add("zero residues")
+            for operand, (m, r) in zip(view.dynamic, view.congruences()):
+                value = values[names[operand.index]]
+                assert value % m == r, (s, prog.summary, operand.index, value, m, r)
+    assert forms == {"none", "divisible", "residue", "zero residues", "copy-strategy"}
