@@ -360,6 +360,14 @@ class GemmConfig:
     5000 x 7000 and x0.935 at 4000^3 (rows whole sectors): the split wgmma reads A twice a K step; and the
     misaligned boxes it thins are not the rule's gap to cuBLAS (benchmarks/NOTES.md, b3k46)."""
 
+    b_fill: bool = False
+    """With `b_panels` (the 256 x 160 tile: two panels and a chunk of 32 left): the chunk left loaded into a third
+    128-byte panel of the stage's one B buffer, its box padded to the panel's rows with zeros (`layout.tma_load
+    {fill}`, a tensor-map dimension of extent 1: nothing read for the padding), so that one m64n160k16 reads B's
+    three panels; B's stage 64 x 192 (24 KiB) in 3 boxes, cuBLAS's stage (`gemm_hopper_ws(b_fill=True)`, named
+    `:wbf`, with 3 stages to fit the C ring: `256x160x64:3:c32:ow:w128:sp:cl1x2:bp:wbf`). An option, off
+    (benchmarks/NOTES.md, b3k50)."""
+
     raster_n: bool = False
     """The persistent walk's groups along N (`gemm_hopper_ws(raster_n=True)`, named `:rn`; CUTLASS's raster
     along N): consecutive tiles (clusters) walk along `group` block columns, then to the next block row,
@@ -379,7 +387,7 @@ class GemmConfig:
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
         `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages`, `small_prefetch`, `b_first`,
-        `k_rotate`, `k_rotate_step`, `arrive_last`, `b_panels` and `raster_n`."""
+        `k_rotate`, `k_rotate_step`, `arrive_last`, `b_panels`, `b_fill` and `raster_n`."""
         kw = self._kwargs(sms)
         if self.scale_prefetch:
             kw["scale_prefetch"] = True
@@ -399,6 +407,8 @@ class GemmConfig:
             kw["arrive_last"] = True
         if self.b_panels:
             kw["b_panels"] = True
+        if self.b_fill:
+            kw["b_fill"] = True
         if self.raster_n:
             kw["raster_n"] = True
         if self.pdl:
