@@ -544,8 +544,10 @@ class GemmConfig:
         (16-bit elements), each buffer 1024-byte aligned: the barriers cost a kilobyte
         beside each stage, or one in all with chunks (they come after the buffers,
         `gemm_hopper_ws`); `cluster_split`: the f32 partial (`bm x bn`, padded), the
-        barriers after it (`global_partials`: the barriers alone)."""
-        ring = self.stages * (self.bm + self.bn) * self.bk * self.operand_bytes
+        barriers after it (`global_partials`: the barriers alone); `b_fill`: B's stage whole 128-byte panels."""
+        panel = 128 // self.operand_bytes
+        bn = -(-self.bn // panel) * panel if self.b_fill else self.bn
+        ring = self.stages * (self.bm + bn) * self.bk * self.operand_bytes
         if self.small_stages:  # A^T's ring of its own, the barriers after the buffers
             ring = (self.stages * self.bm + self.small_stages * self.bn) * self.bk * self.operand_bytes
         if self.cluster_split:
