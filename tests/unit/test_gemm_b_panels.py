@@ -53,11 +53,12 @@ FILLED = dataclasses.replace(PANELS, name="256x160x64:3:c32:ow:w128:wbf", stages
 
 def test_b_fill_at_odd_shapes():
     """`b_fill` (`:wbf`): the chunk left padded into a third 128-byte panel (`layout.tma_load {fill}`), one
-    m64n160k16 over the three panels; 264 x 344 x 136 as above (the odd block column's chunk left its first
-    chunk, the last block column's boxes past N), in pairs sharing A (the rule's), the lowered kernel on the
-    executor against float64 (the 3-d map's padding zeros and the stage's bytes, three panels', included).
-    ~7 s: the executor's 2 x 3 tiles of 256 x 160 at 2 stages; one cluster shape only."""
-    m, n, k = 264, 344, 136
+    m64n160k16 over the three panels; 136 x 344 x 72 (one block row, its last 120 rows past M; the odd block
+    column's chunk left its first chunk, the last block column's boxes past N; 2 K steps, the last 8 deep), in
+    pairs sharing A (the rule's), the lowered kernel on the executor against float64 (the 3-d map's padding
+    zeros and the stage's bytes, three panels', included). ~4 s: the default pipeline of the whole kernel, then the
+    executor's 3 tiles of 256 x 160."""
+    m, n, k = 136, 344, 72
     module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **_kwargs(FILLED, (1, 2)))
     run_pipeline(module, "default")
     cuda = emit(module, "cuda")
