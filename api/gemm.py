@@ -361,9 +361,9 @@ class GemmConfig:
     misaligned boxes it thins are not the rule's gap to cuBLAS (benchmarks/NOTES.md, b3k46)."""
 
     b_fill: bool = False
-    """With `b_panels` (the 256 x 160 tile: two panels and a chunk of 32 left): the chunk left loaded into a third
-    128-byte panel of the stage's one B buffer, its box padded to the panel's rows with zeros (`layout.tma_load
-    {fill}`, a tensor-map dimension of extent 1: nothing read for the padding), so that one m64n160k16 reads B's
+    """With `b_panels` (the 256 x 160 tile: two panels and a chunk of 32 left): the chunk left loaded into the first
+    32 columns of a third 128-byte panel of the stage's one B buffer (its 64-byte box rows land 128 bytes apart:
+    the copy engine pads a box narrower than its swizzle row, `TmaGeometry.pad`), so that one m64n160k16 reads B's
     three panels; B's stage 64 x 192 (24 KiB) in 3 boxes, cuBLAS's stage (`gemm_hopper_ws(b_fill=True)`, named
     `:wbf`, with 3 stages to fit the C ring: `256x160x64:3:c32:ow:w128:sp:cl1x2:bp:wbf`). An option, off
     (benchmarks/NOTES.md, b3k50)."""

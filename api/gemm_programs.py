@@ -948,11 +948,11 @@ def gemm_hopper_ws(
     of its width, odd block columns of such a tile take the chunk left as their first chunk
     and the panels after it (`g.bys`, the chunks' global columns, rotated by the block
     column's parity; the accumulators and the epilogue follow `g.bys`). `b_fill` (with
-    `b_panels`, panels of two chunks and one left): the chunk left in a third panel of the
-    stage's buffer instead, its box padded to the panel's 128-byte rows (`layout.tma_load
-    {fill}`: zeros in the panel's other half, nothing read for them): the stage's B one buffer
-    of whole panels (the 256 x 160 tile: 64 x 192, 24 KiB, cuBLAS's), its three boxes' bytes the
-    stage's (a third panel's counted whole), the wgmma one m64n{bn}k16 over the panels.
+    `b_panels`, panels of two chunks and one left): the chunk left in the first columns of a
+    third panel of the stage's buffer instead, its 64-byte box rows landing 128 bytes apart
+    (the copy engine pads a box narrower than its swizzle row: `TmaGeometry.pad`): the stage's
+    B one buffer of whole panels (the 256 x 160 tile: 64 x 192, 24 KiB, cuBLAS's), the wgmma
+    one m64n{bn}k16 over the panels.
 
     `consumer_rows` = 128 (persistent, TMA epilogue; not with pingpong, swap_ab, block
     scales, split-K, stream-K, `overlap_epilogue`, `a_registers` or cp_async): `bm / 128`
@@ -1499,7 +1499,7 @@ def gemm_hopper_ws(
                 if s < small_stages:
                     sb[s] = [p.alloc(g.SB, dtype).named(f"sb{s}")]
                 continue
-            if b_fill:  # whole panels, the chunk left the first columns of the last (`fill`'s boxes)
+            if b_fill:  # whole panels, the chunk left the first columns of the last (a padded box)
                 sbw[s] = p.alloc(g.smem(bk, _cdiv(bn, panel) * panel, width=panel), dtype).named(f"sbw{s}")
                 sb[s] = [p.tile(sbw[s], [g.c0, p.constant(c).named(f"ch{c}")], [bk, bc]).named(f"sb{s}")
                          for c in range(nch)]
@@ -2407,9 +2407,8 @@ def gemm_hopper_ws(
                 with otherwise:
                     load_stage(s, kt, clip=True)
                 return
-            bcols = _cdiv(bn, panel) * panel if b_fill else bn  # (`b_fill`: the last panel's bytes whole)
             tx = g.eb * ((0 if whole is not None else bm * ("a" not in cp_async))
-                         + (0 if clip and swap_ab else bcols * ("b" not in cp_async))) * bk
+                         + (0 if clip and swap_ab else bn * ("b" not in cp_async))) * bk
             if clip:  # the clipped box's bytes, expected before any of the stage's copies is issued
                 p.mbarrier_expect_tx(full[s], g.clip_bytes)
             if not arrive_last and not part and whole is None:
@@ -2475,12 +2474,11 @@ def gemm_hopper_ws(
                                     p.tma_load(tb, b, full[s], multicast=mask, l2_promotion=l2_promotion)
                     if cm > 1:
                         return
-                for j, (tb, b) in enumerate(zip(tbs, sbs)):
+                for tb, b in zip(tbs, sbs):
                     if "b" in cp_async:
                         p.cp_async_load(tb, b, full[s])
                     else:
-                        p.tma_load(tb, b, full[s], l2_promotion=l2_promotion, clip=clip and swap_ab,
-                                   fill=b_fill and j == len(tbs) - 1)
+                        p.tma_load(tb, b, full[s], l2_promotion=l2_promotion, clip=clip and swap_ab)
 
             if part:  # `pdl_weight`'s first trip: the weight's loads before the wait, the small operand's after
                 weight, small = (load_a, load_b) if swap_ab else (load_b, load_a)

@@ -158,8 +158,7 @@ class GpuBuilding:
         self.insert(lt.MBarrierInvalOp(bar.ssa))  # type: ignore[attr-defined]
 
     def tma_load(self, src: Any, dst: Any, bar: Any, multicast: int | None = None,
-                 l2_promotion: int | None = None, clip: bool = False, tail: bool = False,
-                 fill: bool = False) -> None:
+                 l2_promotion: int | None = None, clip: bool = False, tail: bool = False) -> None:
         """`layout.tma_load`: a TMA copy of the global tile `src` into the shared view
         `dst`, completing on `bar` (CuTe's `SM90_TMA_LOAD`; sm_90); with `multicast` (a
         mask of cluster ranks) into `dst` and on `bar` of each of those blocks of the
@@ -167,9 +166,7 @@ class GpuBuilding:
         the default) the tensor map's L2 sector promotion; `clip`: the box no longer than a
         shorter tensor, the elements past it not written nor counted (`p.mbarrier_expect_tx`);
         `tail` (with `clip`): the outermost dimension's box the tensor's last box's (for the
-        loads of that last box); `fill`: `dst` may be the first columns of a swizzle-wide
-        panel, the box padded to the swizzle row with zeros (`TmaGeometry.fill`: the rest of
-        `dst`'s rows in the panel written, the padded bytes counted).
+        loads of that last box).
 
             p.tma_load(a_tile, a_smem, bar)
             p.tma_load(b_tile, b_smem, bar, multicast=0b11)
@@ -178,7 +175,7 @@ class GpuBuilding:
 
         promotion = DEFAULT_L2_PROMOTION if l2_promotion is None else l2_promotion
         self.insert(lt.TmaLoadOp(src.ssa, dst.ssa, bar.ssa, promotion, multicast=multicast,  # type: ignore[attr-defined]
-                                 clip=clip, tail=tail, fill=fill))
+                                 clip=clip, tail=tail))
 
     def mbarrier_expect_tx(self, bar: Any, nbytes: Any) -> None:
         """`layout.mbarrier_expect_tx`: `nbytes` (an index) more bytes of copies expected on

@@ -256,10 +256,9 @@ def _stride_multiples(view: Operation) -> dict[int, int]:
     return out
 
 
-def tma_plan(global_view: SSAValue, smem_view: SSAValue, fill: bool = False) -> TmaPlan:
+def tma_plan(global_view: SSAValue, smem_view: SSAValue) -> TmaPlan:
     """The TMA copy between `global_view` and `smem_view`, or a LayoutError saying why
-    there is none (`fill`: the box may be padded to one swizzle row, `TmaGeometry.fill`).
-    `smem_view` is a `layout.alloc`, a stage of a staged one, or an
+    there is none. `smem_view` is a `layout.alloc`, a stage of a staged one, or an
     unmasked `layout.tile` of either: a part of the buffer (a box of half a tile's rows,
     as a cluster's blocks each load a part of a multicast tile), starting a multiple of
     the geometry's `smem_align` bytes into it (checked here at constant coordinates, by
@@ -304,7 +303,6 @@ def tma_plan(global_view: SSAValue, smem_view: SSAValue, fill: bool = False) -> 
         root.source.type.alignment,
         _stride_multiples(root),
         smem_layout,
-        fill=fill,
     )
     if isinstance(geo, str):
         raise LayoutError(geo)
@@ -342,9 +340,9 @@ def _staged_alloc(sl: Operation) -> Operation | None:
     return src if isinstance(src, Operation) and src.name == "layout.alloc" else None
 
 
-def _check_plan(op: Operation, g: SSAValue, s: SSAValue, fill: bool = False) -> TmaPlan:
+def _check_plan(op: Operation, g: SSAValue, s: SSAValue) -> TmaPlan:
     try:
-        return tma_plan(g, s, fill)
+        return tma_plan(g, s)
     except LayoutError as e:
         raise VerifyException(f"{op.name}: TMA cannot copy these views: {e}") from None
 
@@ -563,12 +561,9 @@ class TmaLoadOp(IRDLOperation):
     `clip`): the outermost TMA dimension's box instead the tensor's last box's extent along it,
     `(extent - 1) mod box + 1` (`min(box, extent)` where the tensor is no longer than the box):
     the box must be the last along that dimension (a decode GEMM's last tile of M's rows, the
-    rows past M not asked for), the other dimensions clipped as with `clip` alone. `fill`: `dest`
-    may be a tile narrower than its swizzle row, its rows a swizzle row apart (the first columns
-    of a panel of the swizzle's width): the box padded to the swizzle row by a tensor-map
-    dimension of extent 1 (`TmaGeometry.fill`), so the rest of each of `dest`'s rows in the
-    panel is written with zeros (nothing read for them) and the padded box's bytes complete on
-    `bar`."""
+    rows past M not asked for), the other dimensions clipped as with `clip` alone. A box
+    narrower than its swizzle row lands each row a swizzle row apart (`TmaGeometry.pad`): `dest`
+    is then the first columns of a panel of the swizzle's width."""
 
     name = "layout.tma_load"
     traits = traits_def(Accesses(reads=("source",), writes=("dest",)))
@@ -582,12 +577,11 @@ class TmaLoadOp(IRDLOperation):
     read of global memory), its bytes completing on `bar` of each of them."""
     clip = opt_prop_def(UnitAttr)
     tail = opt_prop_def(UnitAttr)
-    fill = opt_prop_def(UnitAttr)
     assembly_format = "$source `,` $dest `,` $bar attr-dict `:` type($source) `,` type($dest)"
     irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, source: SSAValue, dest: SSAValue, bar: SSAValue, l2_promotion: int = DEFAULT_L2_PROMOTION,
-                 multicast: int | None = None, clip: bool = False, tail: bool = False, fill: bool = False):
+                 multicast: int | None = None, clip: bool = False, tail: bool = False):
         props: dict[str, Attribute] = ({} if l2_promotion == DEFAULT_L2_PROMOTION
                                        else {"l2_promotion": IntegerAttr(l2_promotion, i64)})
         if multicast is not None:
@@ -596,14 +590,7 @@ class TmaLoadOp(IRDLOperation):
             props["clip"] = UnitAttr()
         if tail:
             props["tail"] = UnitAttr()
-        if fill:
-            props["fill"] = UnitAttr()
         super().__init__(operands=[source, dest, bar], properties=props)
-
-    @property
-    def filled(self) -> bool:
-        """Whether the box may be padded to its swizzle row (`fill`)."""
-        return self.fill is not None
 
     @property
     def clipped(self) -> bool:
@@ -625,7 +612,7 @@ class TmaLoadOp(IRDLOperation):
         return DEFAULT_L2_PROMOTION if self.l2_promotion is None else self.l2_promotion.value.data
 
     def plan(self) -> TmaPlan:
-        return tma_plan(self.source, self.dest, self.filled)
+        return tma_plan(self.source, self.dest)
 
     def verify_(self) -> None:
         _in_launch(self)
@@ -645,8 +632,7 @@ class TmaLoadOp(IRDLOperation):
             _check(0 < mask < (1 << size),
                    f"tma_load's multicast mask {mask} must name blocks of its cluster of {size} "
                    f"(1 to {(1 << size) - 1})")
-        _check(not (self.filled and self.clipped), "tma_load's fill is not with clip")
-        _check_plan(self, self.source, self.dest, self.filled)
+        _check_plan(self, self.source, self.dest)
 
 
 # ------------------------------------------------------------------------ clusters

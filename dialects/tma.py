@@ -9,12 +9,12 @@ memory the box lies compact, dimension 0 fastest, then dimension 1, ..., optiona
 permuted by a swizzle of 32, 64 or 128 bytes (16-byte chunk `c` of each
 `swizzle`-byte row `r` goes to chunk `c ^ (r mod swizzle/16)`, i.e. CuTe's
 `Swizzle<log2(swizzle/16), 4, 3>` on byte offsets), which needs dimension 0 of the
-box to fit in one swizzle row. Box elements outside the tensor read as zero (loads)
-and are not written (stores). A box narrower than its swizzle row may be padded to it
-(`TmaGeometry.fill`): the tensor map gets a dimension of extent 1 after dimension 0 whose
-box is `fill`, so each box row is followed by `fill - 1` rows outside the tensor (zeros
-written, nothing read) and the box's rows land a whole swizzle row apart, as the rows of
-a panel of that swizzle's width (cuBLAS's third B box of the 256 x 160 tile).
+box to fit in one swizzle row. A box narrower than its swizzle row takes a whole swizzle
+row a row (`TmaGeometry.pad`: the copy engine pads each row to the swizzle row, as b3k50
+read the H200's: a model of packed rows overran its panels; `dev/experiments/
+tma_narrow_probe.py` reads back what lands), so it lands as the first columns of a panel
+of the swizzle's width. Box elements
+outside the tensor read as zero (loads) and are not written (stores).
 
 `tma_geometry` takes the layout of the global view the tile is cut from, the tile
 extents (one per top-level mode), the element size, what the global view promises of
@@ -66,20 +66,16 @@ class TmaGeometry:
     chunk of a K-major B stage whose K step spans two 128-byte panels: each panel holds
     all the stage's rows), a multiple of the swizzle's repeat (8 rows of it)."""
 
-    fill: int = 1
-    """Box rows a row of the tile takes in shared memory (1: compact); more, the box padded
-    along dimension 0 to one swizzle row by a tensor-map dimension of extent 1 and box `fill`
-    after dimension 0 (`map_box`), its elements outside the tensor: zeros land there, nothing
-    is read for them, their bytes count (`total_bytes`)."""
-
     @property
     def rank(self) -> int:
         return len(self.order)
 
     @property
-    def map_box(self) -> tuple[int, ...]:
-        """The tensor map's box: `box`, with `fill` the padding dimension after dimension 0."""
-        return self.box if self.fill == 1 else (self.box[0], self.fill, *self.box[1:])
+    def pad(self) -> int:
+        """1, or for a box narrower than its swizzle row the box rows' worth of bytes each row takes in
+        shared memory: a whole swizzle row, the rest of it not the box's (the copy engine's padding)."""
+        row = self.box[0] * self.element_bytes
+        return self.swizzle_bytes // row if self.swizzle_bytes > row else 1
 
     @property
     def box_elements(self) -> int:
@@ -92,8 +88,8 @@ class TmaGeometry:
 
     @property
     def box_bytes(self) -> int:
-        """Bytes one copy moves (the padding's zeros with `fill`)."""
-        return self.box_elements * self.fill * self.element_bytes
+        """Bytes one copy moves."""
+        return self.box_elements * self.element_bytes
 
     @property
     def total_bytes(self) -> int:
@@ -113,7 +109,7 @@ class TmaGeometry:
         n = f"{self.copies} boxes" if self.copies > 1 else "box"
         if self.copy_stride:
             n += f" {self.copy_stride} elements apart"
-        pad = f", its rows padded x{self.fill} to the swizzle row" if self.fill > 1 else ""
+        pad = f", its rows padded x{self.pad} to the swizzle row" if self.pad > 1 else ""
         return f"{n} {box} (dims {list(self.order)} of the view){pad}, {sw}, {self.total_bytes} bytes"
 
 
@@ -147,20 +143,20 @@ def box_offsets(
     element_bytes: int,
     copies: int = 1,
     copy_stride: int = 0,
-    fill: int = 1,
 ) -> np.ndarray:
     """Shared-memory element offset of every element of `copies` boxes side by side
     along dimension 0, indexed by the view's mode coordinates (an array of the tile's
     shape in view-mode order): each box compact in TMA dimension order, then swizzled,
-    box b starting `b * copy_stride` elements in (`copy_stride` 0: `prod(box)`); `fill`:
-    each box row `fill` rows apart (`TmaGeometry.fill`'s padding between)."""
+    box b starting `b * copy_stride` elements in (`copy_stride` 0: `prod(box)`); a box narrower
+    than its swizzle row a whole swizzle row a row (`TmaGeometry.pad`)."""
     rank = len(order)
+    pad = swizzle_bytes // (box[0] * element_bytes) if swizzle_bytes > box[0] * element_bytes else 1
     full = [box[0] * copies, *box[1:]]
     ext = [full[order.index(m)] for m in range(rank)]  # extent per view mode
     grids = np.meshgrid(*[np.arange(e, dtype=np.int64) for e in ext], indexing="ij")
     c0 = grids[order[0]]
-    off = (c0 // box[0]) * (copy_stride or int(np.prod(box)) * fill) + c0 % box[0]
-    step = box[0] * fill
+    off = (c0 // box[0]) * (copy_stride or int(np.prod(box)) * pad) + c0 % box[0]
+    step = box[0] * pad
     for d in range(1, rank):
         off = off + grids[order[d]] * step
         step *= box[d]
@@ -193,7 +189,6 @@ def tma_geometry(
     stride_multiple: dict[int, int],
     smem_layout,
     smem_offset_known_zero: bool = True,
-    fill: bool = False,
 ) -> TmaGeometry | str:
     """The TMA copy of one tile of `global_layout` (extents `tile` per top-level
     mode; None: the whole view) to or from shared memory laid out as `smem_layout`,
@@ -203,9 +198,7 @@ def tma_geometry(
     stride_multiple: for a mode whose stride is dynamic, what it is promised to be a
         multiple of (in elements); absent: nothing.
     smem_offset_known_zero: the shared view starts at its allocation (whose alignment
-        the lowering chooses).
-    fill: the box may be padded to one swizzle row (`TmaGeometry.fill`), where the
-        shared layout's rows lie a swizzle row apart and the box is narrower."""
+        the lowering chooses)."""
     ms = views.modes(global_layout)
     rank = len(ms)
     if not 1 <= rank <= MAX_RANK:
@@ -274,14 +267,6 @@ def tma_geometry(
         tma_box = (box[d0] // copies, *(box[m] for m in perm))
         if np.array_equal(actual, box_offsets(tma_box, order, swizzle_bytes, element_bytes, copies)):
             return TmaGeometry(order, tma_box, swizzle_bytes, element_bytes, copies)
-    row = box[d0] * element_bytes
-    if fill and swizzle_bytes > row and rank > 1:  # rows a swizzle row apart: the box padded to it
-        f = swizzle_bytes // row
-        for perm in itertools.permutations(rest):
-            order = (d0, *perm)
-            tma_box = (box[d0], *(box[m] for m in perm))
-            if np.array_equal(actual, box_offsets(tma_box, order, swizzle_bytes, element_bytes, fill=f)):
-                return TmaGeometry(order, tma_box, swizzle_bytes, element_bytes, fill=f)
     if copies > 1:  # the boxes apart: the second box's first element says how far
         stride = int(actual[tuple(box[d0] // copies if k == d0 else 0 for k in range(rank))])
         if stride > 0 and (stride * element_bytes) % (8 * swizzle_bytes) == 0:

@@ -1,9 +1,9 @@
 """What the TMA writes into shared memory for a box narrower than its swizzle row (issue 39, b3k50): one
 block loads one box of a 16-bit tensor whose element (r, c) holds r * 256 + c + 1 into an 8 KiB shared buffer
 filled with 0xFFFF first, then copies the buffer out raw; the host finds where each 16-byte chunk of the box
-landed. Cases: a 32 x 8 box (64-byte rows) under the 128-byte swizzle as a 2-d map, the same padded by a 3-d
-map's dimension of extent 1 with box 2 (`layout.tma_load {fill}`'s first encoding), and the controls 64 x 8
-under the 128-byte swizzle and 32 x 8 under the 64-byte one (rows one swizzle row wide). Each load expects the
+landed. Cases: a 32 x 8 box (64-byte rows) under the 128-byte swizzle as a 2-d map, the controls 64 x 8 under
+the 128-byte swizzle and 32 x 8 under the 64-byte one (rows one swizzle row wide), and the 32 x 8 box padded by a
+3-d map's dimension of extent 1 with box 2 (b3k50's first encoding of a padded box, which overran its panels). Each load expects the
 box's bytes; the wait gives up after 2^22 polls (a count the copy engine never completes shows as done 0).
 Prints a line a case: done, the bytes written (not 0xFFFF), and each box row's chunk offsets in bytes.
 
@@ -43,11 +43,11 @@ extern "C" __global__ void probe(const void* map, unsigned short* out, int tx, i
 }
 """
 
-CASES = [  # (name, dims, element strides of dims 1.., box, swizzle bytes, expected bytes)
+CASES = [  # (name, dims, element strides of dims 1.., box, swizzle bytes, expected bytes); the 3-d one last
     ("2d 32x8 sw128", (80, 8), (80,), (32, 8), 128, 512),
-    ("3d 32x2x8 sw128 (fill)", (80, 1, 8), (80, 80), (32, 2, 8), 128, 1024),
     ("2d 64x8 sw128", (80, 8), (80,), (64, 8), 128, 1024),
     ("2d 32x8 sw64", (80, 8), (80,), (32, 8), 64, 512),
+    ("3d 32x2x8 sw128 (a padding dimension)", (80, 1, 8), (80, 80), (32, 2, 8), 128, 1024),
 ]
 
 

@@ -182,7 +182,7 @@ def _tensor_maps(launch: layout.LaunchOp, body_ops) -> dict:
         promotion = o.l2_promotion_bytes if isinstance(o, layout_tma.TmaLoadOp) else DEFAULT_L2_PROMOTION
         clip = isinstance(o, layout_tma.TmaLoadOp) and o.clipped
         tail = clip and o.tail_clipped
-        key = (plan.root, g.order, g.map_box, g.swizzle_bytes, promotion, clip, tail)
+        key = (plan.root, g.order, g.box, g.swizzle_bytes, promotion, clip, tail)
         if key not in made:
             made[key] = _tensor_map(launch, plan, promotion, clip, tail)
         out[o] = made[key]
@@ -215,10 +215,7 @@ def _tensor_map(launch: layout.LaunchOp, plan, l2_promotion: int, clip: bool = F
     order = plan.geometry.order
     dims = [value(m, ms[m].shape, shape_vals) for m in order]
     strides = [value(m, ms[m].stride, stride_vals) for m in order[1:]]
-    if plan.geometry.fill > 1:  # the padding's dimension: extent 1, the next dimension's stride
-        dims.insert(1, value(0, 1, {}))
-        strides.insert(0, strides[0])
-    tm = cuda_tma.TensorMapOp(root.source, dims + strides, plan.geometry.map_box, plan.geometry.swizzle_bytes,
+    tm = cuda_tma.TensorMapOp(root.source, dims + strides, plan.geometry.box, plan.geometry.swizzle_bytes,
                               l2_promotion, clip, tail)
     tm.result.name_hint = f"{root.source.name_hint or 'buf'}_map"
     ops.append(tm)

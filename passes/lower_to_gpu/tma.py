@@ -16,7 +16,7 @@ result visible to the block:
   (passes/_arrive_order.py: an arrive publishes only the arriving thread's accesses).
 - `tma_load %g, %s, %bar`: thread 0 issues `cuda.tma_load` on the tensor map of the
   global view (`outline.py` makes it on the host, a kernel parameter), at the tile's
-  coordinates (tile index x tile extent per TMA dimension; `{fill}`'s padding dimension at 0).
+  coordinates (tile index x tile extent per TMA dimension).
 - `cp_async_load %g, %s, %bar`: every thread (of the block or region) issues its
   16-byte `cuda.cp_async` runs, then `cuda.cp_async_mbarrier_arrive` (noinc).
 - `cp_async_arrive %bar`: every thread `cuda.cp_async_mbarrier_arrive` (noinc), its
@@ -109,8 +109,6 @@ class TmaLowering(OpFamily):
             else:
                 c = self.values.index(plan.tile.coords[m]) * plan.tile.tile_sizes[m]
                 coords.append(self.b.ssa(c))
-        if plan.geometry.fill > 1:  # the padding's dimension (`TmaGeometry.fill`): at 0
-            coords.insert(1, self.b.const(0))
         return tmap, plan, coords
 
     def _boxes(self, plan, coords: list[SSAValue]) -> list[tuple[list[SSAValue], int]]:

@@ -728,8 +728,6 @@ class TmaFunctions(InterpreterFunctions):
     def run_tma_load(self, interp: ReferenceInterpreter, op: layout_tma.TmaLoadOp, args):
         grid, blocks, bar, acc, s, skeys, values = _loaded_tile(interp, op, args)
         nbytes = skeys.shape[1] * element_bytes(s.type.element_type)
-        if op.filled:  # the padding's zeros count, written where nothing of the program's lies (`fill`)
-            nbytes = op.plan().geometry.total_bytes
         if op.clipped:  # the box cut to a shorter tensor: the elements past the cut neither written nor counted
             sel = _clip_copied(op, _view(op, args[0]), acc)
             nb = sel.sum(axis=1).astype(np.int64) * element_bytes(s.type.element_type)
