@@ -365,8 +365,10 @@ class GemmConfig:
     32 columns of a third 128-byte panel of the stage's one B buffer (its 64-byte box rows land 128 bytes apart:
     the copy engine pads a box narrower than its swizzle row, `TmaGeometry.pad`), so that one m64n160k16 reads B's
     three panels; B's stage 64 x 192 (24 KiB) in 3 boxes, cuBLAS's stage (`gemm_hopper_ws(b_fill=True)`, named
-    `:wbf`, with 3 stages to fit the C ring: `256x160x64:3:c32:ow:w128:sp:cl1x2:bp:wbf`). An option, off
-    (benchmarks/NOTES.md, b3k50)."""
+    `:wbf`, with 3 stages to fit the C ring: `256x160x64:3:c32:ow:w128:sp:cl1x2:bp:wbf`). An option, off: H200 in
+    turns at 3000 x 5000 x 7000 x1.001 / x1.001 of the rule per call / queued, with a second C buffer (`:cr2`)
+    x1.009 / x1.004 (middle halves 0.998-1.024 / 0.999-1.020: within the spread); the 192 x 160 tile at 4000^3
+    x0.932 / x0.911, gate_up 2048 x 28672 x 4096 x0.978 / x0.976 (benchmarks/NOTES.md, b3k50)."""
 
     raster_n: bool = False
     """The persistent walk's groups along N (`gemm_hopper_ws(raster_n=True)`, named `:rn`; CUTLASS's raster

@@ -10,10 +10,10 @@ permuted by a swizzle of 32, 64 or 128 bytes (16-byte chunk `c` of each
 `swizzle`-byte row `r` goes to chunk `c ^ (r mod swizzle/16)`, i.e. CuTe's
 `Swizzle<log2(swizzle/16), 4, 3>` on byte offsets), which needs dimension 0 of the
 box to fit in one swizzle row. A box narrower than its swizzle row takes a whole swizzle
-row a row (`TmaGeometry.pad`: the copy engine pads each row to the swizzle row, as b3k50
-read the H200's: a model of packed rows overran its panels; `dev/experiments/
-tma_narrow_probe.py` reads back what lands), so it lands as the first columns of a panel
-of the swizzle's width. Box elements
+row a row (`TmaGeometry.pad`), so it lands as the first columns of a panel of the swizzle's
+width: the H200's TMA (b3k50, `dev/experiments/tma_narrow_probe.py`) puts row r of a 32 x 8
+box of 2-byte elements under the 128-byte swizzle at byte 128 r, its chunks swizzled as the
+panel's, leaves the rest of each row unwritten and counts the box's 512 bytes. Box elements
 outside the tensor read as zero (loads) and are not written (stores).
 
 `tma_geometry` takes the layout of the global view the tile is cut from, the tile
@@ -73,7 +73,7 @@ class TmaGeometry:
     @property
     def pad(self) -> int:
         """1, or for a box narrower than its swizzle row the box rows' worth of bytes each row takes in
-        shared memory: a whole swizzle row, the rest of it not the box's (the copy engine's padding)."""
+        shared memory: a whole swizzle row, the rest of it not written (the copy engine's padding)."""
         row = self.box[0] * self.element_bytes
         return self.swizzle_bytes // row if self.swizzle_bytes > row else 1
 
