@@ -369,6 +369,16 @@ class GemmConfig:
     5000 x 7000 and x0.935 at 4000^3 (rows whole sectors): the split wgmma reads A twice a K step; and the
     misaligned boxes it thins are not the rule's gap to cuBLAS (benchmarks/NOTES.md, b3k46)."""
 
+    b_fill: bool = False
+    """With `b_panels` (the 256 x 160 tile: two panels and a chunk of 32 left): the chunk left loaded into the first
+    32 columns of a third 128-byte panel of the stage's one B buffer (its 64-byte box rows land 128 bytes apart:
+    the copy engine pads a box narrower than its swizzle row, `TmaGeometry.pad`), so that one m64n160k16 reads B's
+    three panels; B's stage 64 x 192 (24 KiB) in 3 boxes, cuBLAS's stage (`gemm_hopper_ws(b_fill=True)`, named
+    `:wbf`, with 3 stages to fit the C ring: `256x160x64:3:c32:ow:w128:sp:cl1x2:bp:wbf`). An option, off: H200 in
+    turns at 3000 x 5000 x 7000 x1.001 / x1.001 of the rule per call / queued, with a second C buffer (`:cr2`)
+    x1.009 / x1.004 (middle halves 0.998-1.024 / 0.999-1.020: within the spread); the 192 x 160 tile at 4000^3
+    x0.932 / x0.911, gate_up 2048 x 28672 x 4096 x0.978 / x0.976 (benchmarks/NOTES.md, b3k50)."""
+
     raster_n: bool = False
     """The persistent walk's groups along N (`gemm_hopper_ws(raster_n=True)`, named `:rn`; CUTLASS's raster
     along N): consecutive tiles (clusters) walk along `group` block columns, then to the next block row,
@@ -388,7 +398,7 @@ class GemmConfig:
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
         `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages`, `small_prefetch`, `b_first`,
-        `k_rotate`, `k_rotate_step`, `arrive_last`, `b_panels` and `raster_n`."""
+        `k_rotate`, `k_rotate_step`, `arrive_last`, `b_panels`, `b_fill` and `raster_n`."""
         kw = self._kwargs(sms)
         if self.scale_prefetch:
             kw["scale_prefetch"] = True
@@ -408,6 +418,8 @@ class GemmConfig:
             kw["arrive_last"] = True
         if self.b_panels:
             kw["b_panels"] = True
+        if self.b_fill:
+            kw["b_fill"] = True
         if self.raster_n:
             kw["raster_n"] = True
         if self.pdl:
@@ -545,8 +557,10 @@ class GemmConfig:
         (16-bit elements), each buffer 1024-byte aligned: the barriers cost a kilobyte
         beside each stage, or one in all with chunks (they come after the buffers,
         `gemm_hopper_ws`); `cluster_split`: the f32 partial (`bm x bn`, padded), the
-        barriers after it (`global_partials`: the barriers alone)."""
-        ring = self.stages * (self.bm + self.bn) * self.bk * self.operand_bytes
+        barriers after it (`global_partials`: the barriers alone); `b_fill`: B's stage whole 128-byte panels."""
+        panel = 128 // self.operand_bytes
+        bn = -(-self.bn // panel) * panel if self.b_fill else self.bn
+        ring = self.stages * (self.bm + bn) * self.bk * self.operand_bytes
         if self.small_stages:  # A^T's ring of its own, the barriers after the buffers
             ring = (self.stages * self.bm + self.small_stages * self.bn) * self.bk * self.operand_bytes
         if self.cluster_split:

@@ -670,7 +670,7 @@ def gemm_hopper_ws(
     clip_small: bool = False, b_first: bool = False, arrive_last: bool = False, consumers_apart: bool = False,
     chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0, c_early: bool = False,
     k_rotate: bool = False,
-    b_panels: bool = False, bias_smem: bool = False, bias_smem_start: bool = False, tile_whole: bool = False,
+    b_panels: bool = False, b_fill: bool = False, bias_smem: bool = False, bias_smem_start: bool = False, tile_whole: bool = False,
     k_rotate_step: int = 0, raster_n: bool = False,
     epilogue_turns: bool = False, split_dispatch: bool = False, exp2_fma: int = 0, div_group: int = 0,
     rolled_chunks: bool = False,
@@ -964,7 +964,12 @@ def gemm_hopper_ws(
     256 x 160 tile: one m64n128k16 and one m64n32k16). A box's global start being a multiple
     of its width, odd block columns of such a tile take the chunk left as their first chunk
     and the panels after it (`g.bys`, the chunks' global columns, rotated by the block
-    column's parity; the accumulators and the epilogue follow `g.bys`).
+    column's parity; the accumulators and the epilogue follow `g.bys`). `b_fill` (with
+    `b_panels`, panels of two chunks and one left): the chunk left in the first columns of a
+    third panel of the stage's buffer instead, its 64-byte box rows landing 128 bytes apart
+    (the copy engine pads a box narrower than its swizzle row: `TmaGeometry.pad`): the stage's
+    B one buffer of whole panels (the 256 x 160 tile: 64 x 192, 24 KiB, cuBLAS's), the wgmma
+    one m64n{bn}k16 over the panels.
 
     `consumer_rows` = 128 (persistent, TMA epilogue; not with pingpong, swap_ab, block
     scales, split-K, stream-K, `overlap_epilogue`, `a_registers` or cp_async): `bm / 128`
@@ -1420,6 +1425,9 @@ def gemm_hopper_ws(
                          f"loads, no split-K or stream-K, bn over one 128-byte panel ({panel} columns) and either "
                          f"whole panels or panels of two chunks and one chunk left (got bn {bn}, chunks of {bc}, "
                          f"cluster {cluster})")
+    if b_fill and not (b_panels and bn % panel):
+        raise ValueError(f"gemm_hopper_ws: b_fill needs b_panels and one chunk left past the panels (got bn {bn}, "
+                         f"chunks of {bc}, b_panels {b_panels})")
     if clip_small and (size > 1 if swap_ab else cn > 1 or "a" in cp_async) or clip_small and (
             small_stages or pdl_weight or block_scales or stream_k):
         raise ValueError("gemm_hopper_ws: clip_small needs, swapped, no clusters of shared loads, unswapped, A's "
@@ -1514,7 +1522,13 @@ def gemm_hopper_ws(
                 if s < small_stages:
                     sb[s] = [p.alloc(g.SB, dtype).named(f"sb{s}")]
                 continue
-            if one_wgmma and b_panels:  # 128-byte panels, then one buffer of the columns left
+            if b_fill:  # whole panels, the chunk left the first columns of the last (a padded box)
+                sbw[s] = p.alloc(g.smem(bk, _cdiv(bn, panel) * panel, width=panel), dtype).named(f"sbw{s}")
+                sb[s] = [p.tile(sbw[s], [g.c0, p.constant(c).named(f"ch{c}")], [bk, bc]).named(f"sb{s}")
+                         for c in range(nch)]
+                sbl[s] = [p.tile(sbw[s], [g.c0, p.constant(j).named(f"pan{j}")], [bk, panel]).named(f"sbl{s}")
+                          for j in range(bn // panel)] + [sb[s][-1]]
+            elif one_wgmma and b_panels:  # 128-byte panels, then one buffer of the columns left
                 wide, left = bn // panel * panel, bn % panel
                 sbw[s] = p.alloc(g.smem(bk, wide, width=panel), dtype).named(f"sbw{s}")
                 sbl[s] = [p.tile(sbw[s], [g.c0, p.constant(j).named(f"pan{j}")], [bk, panel]).named(f"sbl{s}")

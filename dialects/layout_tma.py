@@ -561,7 +561,9 @@ class TmaLoadOp(IRDLOperation):
     `clip`): the outermost TMA dimension's box instead the tensor's last box's extent along it,
     `(extent - 1) mod box + 1` (`min(box, extent)` where the tensor is no longer than the box):
     the box must be the last along that dimension (a decode GEMM's last tile of M's rows, the
-    rows past M not asked for), the other dimensions clipped as with `clip` alone."""
+    rows past M not asked for), the other dimensions clipped as with `clip` alone. A box
+    narrower than its swizzle row lands each row a swizzle row apart (`TmaGeometry.pad`): `dest`
+    is then the first columns of a panel of the swizzle's width."""
 
     name = "layout.tma_load"
     traits = traits_def(Accesses(reads=("source",), writes=("dest",)))

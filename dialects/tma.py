@@ -9,8 +9,12 @@ memory the box lies compact, dimension 0 fastest, then dimension 1, ..., optiona
 permuted by a swizzle of 32, 64 or 128 bytes (16-byte chunk `c` of each
 `swizzle`-byte row `r` goes to chunk `c ^ (r mod swizzle/16)`, i.e. CuTe's
 `Swizzle<log2(swizzle/16), 4, 3>` on byte offsets), which needs dimension 0 of the
-box to fit in one swizzle row. Box elements outside the tensor read as zero (loads)
-and are not written (stores).
+box to fit in one swizzle row. A box narrower than its swizzle row takes a whole swizzle
+row a row (`TmaGeometry.pad`), so it lands as the first columns of a panel of the swizzle's
+width: the H200's TMA (b3k50, `dev/experiments/tma_narrow_probe.py`) puts row r of a 32 x 8
+box of 2-byte elements under the 128-byte swizzle at byte 128 r, its chunks swizzled as the
+panel's, leaves the rest of each row unwritten and counts the box's 512 bytes. Box elements
+outside the tensor read as zero (loads) and are not written (stores).
 
 `tma_geometry` takes the layout of the global view the tile is cut from, the tile
 extents (one per top-level mode), the element size, what the global view promises of
@@ -67,6 +71,13 @@ class TmaGeometry:
         return len(self.order)
 
     @property
+    def pad(self) -> int:
+        """1, or for a box narrower than its swizzle row the box rows' worth of bytes each row takes in
+        shared memory: a whole swizzle row, the rest of it not written (the copy engine's padding)."""
+        row = self.box[0] * self.element_bytes
+        return self.swizzle_bytes // row if self.swizzle_bytes > row else 1
+
+    @property
     def box_elements(self) -> int:
         return int(np.prod(self.box))
 
@@ -98,7 +109,8 @@ class TmaGeometry:
         n = f"{self.copies} boxes" if self.copies > 1 else "box"
         if self.copy_stride:
             n += f" {self.copy_stride} elements apart"
-        return f"{n} {box} (dims {list(self.order)} of the view), {sw}, {self.total_bytes} bytes"
+        pad = f", its rows padded x{self.pad} to the swizzle row" if self.pad > 1 else ""
+        return f"{n} {box} (dims {list(self.order)} of the view){pad}, {sw}, {self.total_bytes} bytes"
 
 
 def swizzle_of_bytes(swizzle_bytes: int, element_bytes: int) -> Swizzle | None:
@@ -135,14 +147,16 @@ def box_offsets(
     """Shared-memory element offset of every element of `copies` boxes side by side
     along dimension 0, indexed by the view's mode coordinates (an array of the tile's
     shape in view-mode order): each box compact in TMA dimension order, then swizzled,
-    box b starting `b * copy_stride` elements in (`copy_stride` 0: `prod(box)`)."""
+    box b starting `b * copy_stride` elements in (`copy_stride` 0: `prod(box)`); a box narrower
+    than its swizzle row a whole swizzle row a row (`TmaGeometry.pad`)."""
     rank = len(order)
+    pad = swizzle_bytes // (box[0] * element_bytes) if swizzle_bytes > box[0] * element_bytes else 1
     full = [box[0] * copies, *box[1:]]
     ext = [full[order.index(m)] for m in range(rank)]  # extent per view mode
     grids = np.meshgrid(*[np.arange(e, dtype=np.int64) for e in ext], indexing="ij")
     c0 = grids[order[0]]
-    off = (c0 // box[0]) * (copy_stride or int(np.prod(box))) + c0 % box[0]
-    step = box[0]
+    off = (c0 // box[0]) * (copy_stride or int(np.prod(box)) * pad) + c0 % box[0]
+    step = box[0] * pad
     for d in range(1, rank):
         off = off + grids[order[d]] * step
         step *= box[d]

@@ -215,8 +215,8 @@ def _tensor_map(launch: layout.LaunchOp, plan, l2_promotion: int, clip: bool = F
     order = plan.geometry.order
     dims = [value(m, ms[m].shape, shape_vals) for m in order]
     strides = [value(m, ms[m].stride, stride_vals) for m in order[1:]]
-    tm = cuda_tma.TensorMapOp(root.source, dims + strides, plan.geometry.box, plan.geometry.swizzle_bytes, l2_promotion,
-                              clip, tail)
+    tm = cuda_tma.TensorMapOp(root.source, dims + strides, plan.geometry.box, plan.geometry.swizzle_bytes,
+                              l2_promotion, clip, tail)
     tm.result.name_hint = f"{root.source.name_hint or 'buf'}_map"
     ops.append(tm)
     launch.parent_block().insert_ops_before(ops, launch)

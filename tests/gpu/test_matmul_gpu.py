@@ -962,6 +962,20 @@ def test_b_panels(name, m, n, k, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True)
 
 
+@pytest.mark.parametrize("name", ["256x160x64:3:c32:ow:w128:sp:cl1x2:bp:wbf", "256x160x64:3:c32:ow:w128:sp:wbf",
+                                  "192x160x64:3:c32:ow:cr3:sp:wbf"])
+@pytest.mark.parametrize(("m", "n", "k"), [(392, 504, 136), (3000, 5000, 7000)])
+def test_b_fill(name, m, n, k, monkeypatch):
+    """cuBLAS's B stage (`GemmConfig.b_fill`, `:wbf`): the chunk left into the first 32 columns of a third 128-byte
+    panel (its 64-byte box rows land 128 bytes apart: `TmaGeometry.pad`), one m64n160k16 over the three panels;
+    the rule's tile in pairs sharing A and alone and the 192 x 160 tile, 3 stages, forced, the widest epilogue;
+    504 columns: 4 block columns, the last 24 wide and odd (its chunk left first)."""
+    torch = torch_cuda()
+    config = _forced(name, monkeypatch)
+    assert config.b_fill
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True)
+
+
 @pytest.mark.parametrize("name", ["256x160x64:4:c32:ow:w128:sp:cl1x2:bp:rn",
                                   "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:rn:g16", "192x160x64:4:c32:ow:cr3:sp:rn"])
 @pytest.mark.parametrize(("m", "n", "k"), [(392, 504, 136), (3000, 5000, 7000)])

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from helpers.tma_programs import persistent_transpose, round_trip, tile_transpose, transpose
+from helpers.tma_programs import fill_into_panel, persistent_transpose, round_trip, tile_transpose, transpose
 
 from tilec.tools.tilec import main
 
@@ -70,6 +70,29 @@ def test_tma_round_trip_exact(name):
     cp.cuda.Device().synchronize()
     got = cp.asnumpy(dst)
     assert np.array_equal(got.view(np.uint8), x.view(np.uint8)), f"{name}: {np.argwhere(got != x)[:5]}"
+
+
+@pytest.mark.gpu
+def test_tma_narrow_box_lands_in_the_128_byte_panel():
+    """A box narrower than its swizzle row (`TmaGeometry.pad`): an 8 x 32 f16 box (64-byte rows) into the first 32
+    columns of an 8 x 64 panel of a 128-byte swizzle, rows 128 bytes apart: the panel's first 32 columns hold the
+    tile (the last tile's 16 columns past N zeros), read back through the tile and through the whole panel. On a
+    mismatch the message says where block 0's values landed in the panel."""
+    import cupy as cp
+
+    import tilec
+
+    m, n = 8, 80
+    x = np.random.default_rng(2).standard_normal((m, n)).astype(np.float16) + np.float16(4)  # none zero
+    part, whole = tilec.compile(str(fill_into_panel(m, n))), tilec.compile(str(fill_into_panel(m, n, whole=True)))
+    dst, panel = cp.full((m, n), np.nan, np.float16), cp.zeros((3 * m, 64), np.float16)
+    part(cp.asarray(x), dst)
+    whole(cp.asarray(x), panel)
+    cp.cuda.Device().synchronize()
+    got = cp.asnumpy(panel).reshape(3, m, 64)
+    landed = [tuple(map(int, w)) for w in np.argwhere(got[0] != 0)[::29]]  # (row, column) of block 0's values
+    assert np.array_equal(cp.asnumpy(dst), x), f"the tile read back differs; block 0's values at {landed}"
+    assert np.array_equal(got[0, :, :32], x[:, :32]), f"block 0's values at {landed}"
 
 
 @pytest.mark.gpu

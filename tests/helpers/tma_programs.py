@@ -248,3 +248,28 @@ def tile_transpose(
             assert out == "regs"
             p.store(v, tb)
     return p.module
+
+
+def fill_into_panel(m: int = 8, n: int = 80, bn: int = 32, blocks: int = 3, whole: bool = False):
+    """@fill: block j loads the m x bn f16 tile j of `src` (m x n, row-major; tiles past n: zeros) into the
+    first bn columns of an m x 64 panel of a 128-byte swizzle (a box narrower than its swizzle row: its rows
+    land 128 bytes apart, `TmaGeometry.pad`), waits, and stores those columns into `dst`'s tile j (`dst` m x
+    n); `whole`: the panel's 64 columns into `dst` rows m j .. m j + m - 1 (`dst` blocks m x 64)."""
+    from tilec.dialects.mma import NvmmaSharedLayout
+
+    p, src, dst = _program("fill", "f16")
+    a = p.view(src, f"({m},{n}):({n},1)")
+    b = p.view(dst, f"({blocks * m},64):(64,1)" if whole else f"({m},{n}):({n},1)")
+    with p.launch(grid=(blocks, 1, 1), threads=128) as k:
+        panel = p.alloc(NvmmaSharedLayout(128, 16, False).composed([m, 64]), "f16")
+        part = p.tile(panel, [p.constant(0), p.constant(0)], [m, bn])
+        bar = p.mbarrier_init(1)
+        p.mbarrier_arrive(bar, tx=m * bn * 2)
+        p.tma_load(p.tile(a, [p.constant(0), k.bx], [m, bn]), part, bar)
+        p.mbarrier_wait(bar, p.constant(0))
+        if whole:
+            p.store(p.load(panel, _blocked([1, 8], [4, 8], [4, 1], [1, 0])),
+                    p.tile(b, [k.bx, p.constant(0)], [m, 64]))
+        else:
+            p.store(p.load(part, _blocked([1, 8], [4, 8], [4, 1], [1, 0])), p.tile(b, [p.constant(0), k.bx], [m, bn]))
+    return p.module

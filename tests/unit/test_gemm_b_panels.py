@@ -48,16 +48,46 @@ def test_b_panels_at_odd_shapes(bm, bn, cluster, wgmma):
     _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
 
 
+FILLED = dataclasses.replace(PANELS, name="256x160x64:3:c32:ow:w128:wbf", stages=3, b_fill=True)
+
+
+def test_b_fill_at_odd_shapes():
+    """`b_fill` (`:wbf`): the chunk left into a third 128-byte panel (its box's rows padded, `TmaGeometry.pad`), one
+    m64n160k16 over the three panels; 136 x 344 x 72 (one block row, its last 120 rows past M; the odd block
+    column's chunk left its first chunk, the last block column's boxes past N; 2 K steps, the last 8 deep), in
+    pairs sharing A (the rule's), the lowered kernel on the executor against float64 (the padded box's rows
+    128 bytes apart). ~4 s: the default pipeline of the whole kernel, then the
+    executor's 3 tiles of 256 x 160."""
+    m, n, k = 136, 344, 72
+    module = gemm_hopper_ws(m, n, k, epilogue=EPILOGUE, **_kwargs(FILLED, (1, 2)))
+    run_pipeline(module, "default")
+    cuda = emit(module, "cuda")
+    assert set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m64n\d+k16)", cuda)) == {"m64n160k16"}
+    assert "box 32x64 (dims [1, 0] of the view), its rows padded x2 to the swizzle row, swizzle 128B, 4096 bytes" in cuda
+    ops = _operands(m, n, k, EPILOGUE, seed=n + 3)
+    _check(_run(module, m, n, EPILOGUE, ops, dynamic_m=False), ops, EPILOGUE)
+
+
+def test_b_fill_needs_a_chunk_left():
+    """Without b_panels, or with whole panels (bn 192), there is no chunk left to pad."""
+    with pytest.raises(ValueError, match="b_fill"):
+        gemm_hopper_ws(264, 392, 136, **{**_kwargs(FILLED), "b_panels": False})
+    with pytest.raises(ValueError, match="b_fill"):
+        gemm_hopper_ws(264, 408, 136, **{**_kwargs(dataclasses.replace(FILLED, bn=192))})
+
+
 def test_b_panels_compile_without_spills():
     """The measured kernel at 3000 x 5000 x 7000 (run-time M, bias + SiLU + residual): NVRTC +
-    ptxas for sm_90a without spills or ptxas's warnings (wgmma serialised)."""
+    ptxas for sm_90a without spills or ptxas's warnings (wgmma serialised; `:wbf`'s: tests/gpu
+    `test_b_fill`)."""
+    name = "256x160x64:4:c32:ow:w128:sp:cl1x2:bp:wb"
     from tilec.runtime.nvrtc import resource_usage
 
     sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
     from matmul_bench import parse_config
 
-    config = parse_config("256x160x64:4:c32:ow:w128:sp:cl1x2:bp:wb")
-    assert config.b_panels and config.kwargs(132)["b_panels"]
+    config = parse_config(name)
+    assert config.b_panels and config.kwargs(132)["b_panels"] and config.b_fill == name.endswith("wbf")
     key = gemm.MatmulKey(config, 5000, 7000, "bf16", EPILOGUE, 132, False, gemm.index_bits(3000, 5000, 7000, config))
     module = gemm.matmul_program(key)
     run_pipeline(module, "default")
