@@ -40,7 +40,7 @@ TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tile
                 "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows",
                 "tiles_mirror", "tiles_short_d", "tiles_run", "tiles_issue", "realign_run", "realign_lanes",
                 "realign_elems", "realign_bits", "gather_fill", "rows_residues", "box_turn", "gather_bytes",
-                "tiles_blocks")
+                "tiles_blocks", "tiles_lines")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -105,7 +105,8 @@ states its source step mod 32 and destination run step mod 16 (its kernel the sl
 `rows_residues=`, the plan's only, default `copy_key.ROWS_RESIDUES`); a gather copy's run of destination bytes,
 `gather_bytes=` (16 or 32: a whole sector a thread), the `tile` pass's option, default 0: one widest vector;
 the blocks a multiprocessor a `box<tiles>` launch asks to hold, `tiles_blocks=`, the `tile` pass's option,
-default 1024 / threads):
+default 1024 / threads; whether its phase 1 (bit 1) and phase 2 (bit 2) go by 128-byte lines, `tiles_lines=`,
+the `tile` pass's option, default `passes/_box_tile.tiles_lines_of`'s where the box takes its own runs):
 benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
@@ -165,6 +166,7 @@ class Routes:
     tiles_run: int | None = None
     tiles_issue: int | None = None
     tiles_blocks: int | None = None
+    tiles_lines: int | None = None
     realign_run: int | None = None
     realign_lanes: int | None = None
     realign_elems: int | None = None
