@@ -173,8 +173,8 @@ def main() -> int:
     from tilec.copy_kernels import CopyKernels
     from tilec.copy_routes import forced_routes
 
-    variants = [] if a.no_tree else [("tree", {})]
-    variants += [(n, r) for n, r, *_ in (parse_variant(v) for v in a.variant)]
+    variants = [] if a.no_tree else [("tree", {}, None)]
+    variants += [(n, r, on) for n, r, _, _, on in (parse_variant(v) for v in a.variant)]
     cases = sb.generate_cases(0, 48, 64, 1024)
     gen = torch.Generator(device="cuda").manual_seed(0)
     alive = []  # every variant's kernels kept loaded: copy_'s fast path keeps their function handles
@@ -185,7 +185,9 @@ def main() -> int:
         ref = dst_base.clone()
         (ref[tuple(slice(*ix) for ix in case.dst_index)] if getattr(case, "dst_base", None) else ref).copy_(src)
         ref_bits = sb._bits(torch, ref)
-        for name, routes in variants:
+        for name, routes, on in variants:
+            if on is not None and i not in on:  # `on:NN.MM`: the cases the variant applies to
+                continue
             plain, stamp = CopyKernels(disk=False), stamped_kernels()
             alive.append((plain, stamp))
             calls = {}
