@@ -373,3 +373,17 @@ def test_p1b50_converting_boxes_blocks_a_multiprocessor():
     with forced_routes(tiles_blocks=3):
         assert "tiles_blocks=3" in kernel_pipeline(plan.key, "default")
         assert blocks(plan.key) == 3
+
+
+def test_p1b50_merged_one_byte_boxes_take_issue_bit_256():
+    """p1b50's rule (`_box_tile.TILES_ISSUE_MERGED`, H200 in turns: the strided set's 36
+    x1.007, 00 x1.009 over bits 9): a `box<tiles>` over a merged destination mode of 1-byte
+    elements adds bit 256 (its edge path on the chunk's kept box addresses, no run-table read
+    an element) to its source size's bits; other sizes (41's 4-byte merged box) keep theirs,
+    as do boxes not merged; asked bits stand."""
+    from tilec.passes._box_tile import TILES_ISSUE, TILES_ISSUE_BYTES, tiles_issue_of
+
+    assert tiles_issue_of(1, None, merged=True) == TILES_ISSUE_BYTES[1] | 256 == 265
+    assert tiles_issue_of(1, None) == TILES_ISSUE_BYTES[1]
+    assert tiles_issue_of(4, None, merged=True) == TILES_ISSUE_BYTES.get(4, TILES_ISSUE)
+    assert tiles_issue_of(1, 9, merged=True) == 9
