@@ -195,13 +195,6 @@ TILES_MERGE_DEPTH_SMEM = 46080
 """Bytes of each of the two boxes of a merged `tiles` box of several tiles a block
 (`TILES_MERGE_DEPTH`): two blocks a multiprocessor."""
 
-TILES_MERGE_SHAPES: dict[int, tuple[int, int]] = {}
-"""(threads, box bytes) of a merged `tiles` box of one tile a block by its source element's
-bytes, where the `tile` options `threads` and `box_smem` do not say (else
-`TILES_MERGE_THREADS` and `tiles_smem`'s), the blocks a multiprocessor they give
-(`TILES_SM_THREADS / threads`): more, smaller independent blocks. None by default
-(p1b50's turns on the strided set's 36 / 00, benchmarks/NOTES.md)."""
-
 TILES_ROW_STEP = 0
 """How far apart the destination rows of one warp's phase-2 store are in a `tiles` box
 with lanes along a row (the `tile` option `tiles_row_step`): S, a warp's `32 / lanes`

@@ -30,7 +30,7 @@ from tilec.dialects.layout_ptr import AddPtrOp
 from ._box_tile import (BOX_STAGES, BOX_THREADS, TILES_COLUMNS, TILES_DEPTH, TILES_FILL, TILES_GRAIN, TILES_MERGE_BANKS,
                         TILES_MIRROR_STAGE, tiles_mirror_misfit,
                         TILES_MERGE_DEPTH, TILES_MERGE_DEPTH_SMEM, TILES_MERGE_GRAIN,
-                        TILES_MERGE_THREADS, TILES_MERGE_SHAPES,
+                        TILES_MERGE_THREADS,
                         TILES_ROUNDS, TILES_ROW_STEP, TILES_THREADS, box_index_bits,
                         box_launch, box_smem_of, tiles_grain_of, tiles_lines_of, tiles_interleave_misfit, tiles_interleaved, tiles_phase2,
                         tiles_filled_threads, tiles_issue_of, tiles_rotated, TILES_SECTOR_PLAIN_BYTES)
@@ -888,10 +888,6 @@ class TilePass(ModulePass):
             tiles_run_bytes(facts.src_bytes, facts.dst_bytes) if facts is not None else tiles_run_bytes(1))
         if merged and self.tiles_depth is None and depth > 1 and not self.box_smem:
             smem = TILES_MERGE_DEPTH_SMEM
-        # one tile a block: the merged box's own shape by its source bytes (`TILES_MERGE_SHAPES`)
-        merge_shape = TILES_MERGE_SHAPES.get(facts.src_bytes) if merged and depth == 1 else None
-        if merge_shape and not self.box_smem:
-            smem = merge_shape[1]
         tiles_grain = self.tiles_grain or (TILES_MERGE_GRAIN if merged else tiles_grain_of(
             facts.dst_bytes if facts is not None else 1, None, facts is not None and facts.converts))
         if facts is not None and self.tiles_grain is None and tiles_grain != TILES_GRAIN and (
@@ -906,8 +902,7 @@ class TilePass(ModulePass):
                 f"tile: a copy of strategy {copy.strategy_name} is a transpose (converting only as box<tiles>) that "
                 f"the box rule takes as {flavour} with a box of {smem} bytes (tiles_run={run}) "
                 "(passes/_copy_cost.box_flavour), between two `layout.view`s of pointers", op=copy)
-        threads = self.threads or (merge_shape[0] if merge_shape else TILES_MERGE_THREADS if merged
-                                   else TILES_THREADS if flavour == "tiles" else BOX_THREADS)
+        threads = self.threads or (TILES_MERGE_THREADS if merged else TILES_THREADS if flavour == "tiles" else BOX_THREADS)
         if threads < 32 or threads % 32:
             raise TilecError(f"tile: a box copy takes threads that are a multiple of 32; got threads={threads}",
                              op=copy)
