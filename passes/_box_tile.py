@@ -636,31 +636,6 @@ TILES_SM_THREADS = 1024
 least (`tilec.min_blocks`: 2 blocks of 512 threads, 64 registers a thread): its phase
 2 is latency-bound (`TILES_THREADS`), and its thread's 16 / E box addresses, kept across
 its runs, took 88 registers otherwise (one block of 512 a multiprocessor)."""
-
-
-TILES_CONVERT_BLOCKS: dict[int, int] = {}
-"""Blocks a multiprocessor a converting `box<tiles>` launch (lanes along a destination row)
-asks to hold by default, by its source element's bytes, where more than the rule's
-`TILES_SM_THREADS / threads` and where that many of its boxes (and run tables) and threads
-fit one multiprocessor (`tiles_blocks_of`; the `tile` option `tiles_blocks` overrides it):
-its `tilec.min_blocks`, so that ptxas fits the registers to them (the strided set's 23, bool
--> int16: 51 registers at two blocks of 512, 40 and no spill at three, its 68 KiB boxes 3 a
-multiprocessor). None by default: measured by p1b50 (benchmarks/NOTES.md)."""
-
-
-def tiles_blocks_of(e: int, converts: bool, threads: int, smem_bytes: int, tgt, asked: int | None) -> int:
-    """The blocks a multiprocessor a `box<tiles>` launch of `threads` threads and
-    `smem_bytes` of shared memory a block asks to hold: `asked` (the `tile` option
-    `tiles_blocks`), else `TILES_CONVERT_BLOCKS`'s for a converting copy of `e`-byte source
-    elements where it is more than the rule's and fits `tgt`'s multiprocessor (threads and,
-    where known, shared memory), else the rule's `TILES_SM_THREADS / threads`."""
-    if asked:
-        return asked
-    rule = max(1, TILES_SM_THREADS // threads)
-    n = TILES_CONVERT_BLOCKS.get(e, 0) if converts else 0
-    if n > rule and n * threads <= tgt.threads_per_sm and (not tgt.smem_per_sm or tgt.resident_blocks(smem_bytes) >= n):
-        return n
-    return rule
 UNROLL = 4
 """Whole source chunks a thread stages per trip of phase 1's main loop (loads in
 flight per thread where they pass through registers)."""
@@ -2485,12 +2460,7 @@ def tiles_launch(copy: CopyOp, facts: CopyFacts, smem: int, threads: int = TILES
     box_elems = -(-box_elems // cong) * cong if depth > 1 else box_elems
     # the block's coordinates: tiles of D fastest, then of W, then the other modes
     grid = [m for m in range(facts.rank - 1, -1, -1) if m not in (w, d, *(group or ()), *(mirrored or ()))]
-    tab_bytes = 0
-    if group is not None:  # the run tables' bytes (`phase0`), for the blocks that fit
-        tab_bytes = (tiles_merged_table_at(tiles_merged_table(dt, ge, vd) - 1, vd, merge_banks) + 1) * 12
-    per_sm = tiles_blocks_of(e, convert is not None, threads,
-                             box_elems * e * (2 if depth > 1 else 1) + tab_bytes * (2 if depth > 1 else 1),
-                             target_of(copy), blocks_per_sm)
+    per_sm = blocks_per_sm or max(1, TILES_SM_THREADS // threads)
     dtv: Value = dt  # the steps of D a tile takes (`rounds`: spread over whole rounds)
     slots = tiles_slots(target_of(copy), threads, per_sm, box_elems * e) if rounds and swz and depth == 1 else 0
     tiles_w = tiles_of(extents[w], wt)
