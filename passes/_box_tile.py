@@ -402,8 +402,9 @@ TILES_ISSUE_MERGED: dict[int, int] = {1: 256}
 bit 256, phase 2's edge path (a chunk a destination row's tile range cuts: about 2 of a
 row's 23 chunks in the strided set's 36) on the whole chunk's kept box addresses, one
 shared load an element where it read the run table and then the box (two). H200 (p1b50,
-`tilec.copy_` in turns against bits 9, 7 rounds): 36 x1.007 [1.000, 1.020], 00 x1.009
-[0.993, 1.014] (bit 16, the edge path rolled, x1.004 / x1.005)."""
+`tilec.copy_` in turns against bits 9): 36 x1.007 [1.000, 1.020], 00 x1.009 [0.993, 1.014]
+(7 rounds); again x1.009 / x1.007 (15 noisy rounds, the A/A x0.999 / x1.002); bit 16 (the
+edge path rolled) x1.004 / x1.005. 41's 4-byte merged box with bit 256 x0.975: not it."""
 
 
 def tiles_issue_of(e: int, asked: int | None, plain: bool = False, constant: bool = False,
