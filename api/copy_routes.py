@@ -39,7 +39,8 @@ TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tile
                 "box_split", "box_runs", "tiles_merge", "tiles_merge_banks", "tiles_short", "realign_flat", "magic64", "narrow32", "realign_chunks", "div32",
                 "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows",
                 "tiles_mirror", "tiles_short_d", "tiles_run", "tiles_issue", "realign_run", "realign_lanes",
-                "realign_elems", "realign_bits", "gather_fill", "rows_residues", "box_turn", "box_deal", "gather_bytes")
+                 "realign_elems", "realign_bits", "gather_fill", "rows_residues", "box_turn", "box_deal", "gather_bytes",
+                 "tiles_blocks", "tiles_lines")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -103,7 +104,10 @@ computed once and stored many times), `gather_fill=N`, both passes' option, defa
 such a copy whole to the gather strategy, no box, realign or period split)); whether a `box<rows>` copy's key
 states its source step mod 32 and destination run step mod 16 (its kernel the slot layout's constants),
 `rows_residues=`, the plan's only, default `copy_key.ROWS_RESIDUES`); a gather copy's run of destination bytes,
-`gather_bytes=` (16 or 32: a whole sector a thread), the `tile` pass's option, default 0: one widest vector):
+`gather_bytes=` (16 or 32: a whole sector a thread), the `tile` pass's option, default 0: one widest vector;
+the blocks a multiprocessor a `box<tiles>` launch asks to hold, `tiles_blocks=`, the `tile` pass's option,
+default 1024 / threads; whether its phase 1 (bit 1) and phase 2 (bit 2) go by 128-byte lines, `tiles_lines=`,
+the `tile` pass's option, default `passes/_box_tile.tiles_lines_of`'s where the box takes its own runs):
 benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
@@ -163,6 +167,8 @@ class Routes:
     tiles_short_d: int | None = None
     tiles_run: int | None = None
     tiles_issue: int | None = None
+    tiles_blocks: int | None = None
+    tiles_lines: int | None = None
     realign_run: int | None = None
     realign_lanes: int | None = None
     realign_elems: int | None = None

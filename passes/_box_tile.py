@@ -396,15 +396,30 @@ against bits 9): int8 8191 x 8209 x1.005 [0.995, 1.007] (4 of 6; 256 alone x1.00
 1.051]** (6 of 6; 256 alone x0.990): the rotated body takes b0048's 329 win, the plain one 265's."""
 
 
-def tiles_issue_of(e: int, asked: int | None, plain: bool = False, constant: bool = False) -> int:
+TILES_ISSUE_MERGED: dict[int, int] = {1: 256}
+"""`TILES_ISSUE`'s bits added by default for a box over a merged destination mode
+(`_copy_cost.tiles_merged`), by its source element's bytes (`tiles_issue_of`): 1-byte ones
+bit 256, phase 2's edge path (a chunk a destination row's tile range cuts: about 2 of a
+row's 23 chunks in the strided set's 36) on the whole chunk's kept box addresses, one
+shared load an element where it read the run table and then the box (two). H200 (p1b50,
+`tilec.copy_` in turns against bits 9): 36 x1.007 [1.000, 1.020], 00 x1.009 [0.993, 1.014]
+(7 rounds); again x1.009 / x1.007 (15 noisy rounds, the A/A x0.999 / x1.002); bit 16 (the
+edge path rolled) x1.004 / x1.005. 41's 4-byte merged box with bit 256 x0.975: not it."""
+
+
+def tiles_issue_of(e: int, asked: int | None, plain: bool = False, constant: bool = False,
+                   merged: bool = False) -> int:
     """The `TILES_ISSUE` bits of a `tiles` box of `e`-byte source elements: `asked` (the
     `tile` option `tiles_issue`), else `TILES_ISSUE_BYTES`'s for `e` (else `TILES_ISSUE`),
     where `plain` (the box's elements of `TILES_SECTOR_PLAIN_BYTES`, not converted, not over
     a merged mode) with `TILES_ISSUE_CONSTANT` where `constant` (its extents constants: a
-    Program's), else `TILES_ISSUE_RUNTIME`."""
+    Program's), else `TILES_ISSUE_RUNTIME`; where `merged` (over a merged destination mode)
+    with `TILES_ISSUE_MERGED`'s for `e`."""
     if asked is not None:
         return asked
     more = (TILES_ISSUE_CONSTANT if constant else TILES_ISSUE_RUNTIME) if plain else 0
+    if merged:
+        more |= TILES_ISSUE_MERGED.get(e, 0)
     return TILES_ISSUE_BYTES.get(e, TILES_ISSUE) | more
 
 

@@ -430,7 +430,8 @@ class TilePass(ModulePass):
                      (default `_box_tile.tiles_issue_of`'s: `TILES_ISSUE`, 0, but for
                      the sizes of `TILES_ISSUE_BYTES`, and `TILES_ISSUE_CONSTANT`
                      more for 1-byte boxes of constant extents, `TILES_ISSUE_RUNTIME`
-                     of run-time ones): 1, a thread's phase-1
+                     of run-time ones, `TILES_ISSUE_MERGED`'s over a merged
+                     destination mode): 1, a thread's phase-1
                      copies in one commit group; 2, phase 2's chunk
                      loop of a destination run unrolled; 4, phase 1's line loop
                      over runs, a thread's slot of a run fixed; 8, that loop with a
@@ -970,7 +971,8 @@ class TilePass(ModulePass):
                          tiles_issue_of(facts.src_bytes, self.tiles_issue,
                                         plain=(not merged and not facts.converts
                                                and facts.src_bytes in TILES_SECTOR_PLAIN_BYTES),
-                                        constant=all(isinstance(m.extent, int) for m in facts.modes)), self.box_blocks,
+                                        constant=all(isinstance(m.extent, int) for m in facts.modes),
+                                        merged=merged), self.box_blocks,
                          None if self.box_fit is None else bool(self.box_fit), self.box_split, self.box_runs,
                          self.box_turn, self.box_deal)
         if _promised_bits(copy) is None:

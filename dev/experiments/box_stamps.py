@@ -7,7 +7,7 @@ The kernel is copy_'s own (`CopyKernels`, routes as `strided_variants.py`'s `rou
 its CUDA source given stamps before NVRTC (text edits of the emitted source: a probe, not
 a lowering). Thread 0 of each block writes, at
 
-    0 entry, 1 past phase 0's barrier (run tables built), 2 its own phase-1 copies issued
+    0 entry, 1 past phase 0's barrier (run tables built; at entry where the box has none), 2 its own phase-1 copies issued
     (past the commit), 3 past phase 1's wait and barrier (the box landed), 4 past a barrier
     added after phase 2 (every store issued), 8 and 9 thread 0's and the block's last thread's
     own phase 2 done (before that barrier: the threads' balance); in a `box<rows>` kernel (strided 42, rows49)
@@ -70,7 +70,12 @@ def stamped(src: str) -> str:
     else:
         first_sync = "  __syncthreads();\n"
         i = src.index(first_sync, src.index(head))
-        src = src[:i + len(first_sync)] + put(1) + src[i + len(first_sync):]
+        if src.find(commit, src.index(head)) == i - len(commit) + len(first_sync):
+            # no phase 0 (a box without run tables: its first barrier is phase 1's): 1 at entry
+            at = src.index(head) + len(head)
+            src = src[:at] + put(1) + src[at:]
+        else:
+            src = src[:i + len(first_sync)] + put(1) + src[i + len(first_sync):]
         if src.count(commit) != 1:
             raise ValueError("stamped: phase 1's commit / wait / barrier not found once")
         src = src.replace(commit, "  tilec_cp_async_commit();\n" + put(2)
@@ -173,8 +178,8 @@ def main() -> int:
     from tilec.copy_kernels import CopyKernels
     from tilec.copy_routes import forced_routes
 
-    variants = [] if a.no_tree else [("tree", {})]
-    variants += [(n, r) for n, r, *_ in (parse_variant(v) for v in a.variant)]
+    variants = [] if a.no_tree else [("tree", {}, None)]
+    variants += [(n, r, on) for n, r, _, _, on in (parse_variant(v) for v in a.variant)]
     cases = sb.generate_cases(0, 48, 64, 1024)
     gen = torch.Generator(device="cuda").manual_seed(0)
     alive = []  # every variant's kernels kept loaded: copy_'s fast path keeps their function handles
@@ -185,7 +190,9 @@ def main() -> int:
         ref = dst_base.clone()
         (ref[tuple(slice(*ix) for ix in case.dst_index)] if getattr(case, "dst_base", None) else ref).copy_(src)
         ref_bits = sb._bits(torch, ref)
-        for name, routes in variants:
+        for name, routes, on in variants:
+            if on is not None and i not in on:  # `on:NN.MM`: the cases the variant applies to
+                continue
             plain, stamp = CopyKernels(disk=False), stamped_kernels()
             alive.append((plain, stamp))
             calls = {}

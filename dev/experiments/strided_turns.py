@@ -82,7 +82,7 @@ def main() -> int:
         mc = copy_bench.memcpy_tbps(moved // 2)
         runs = {"tree": ({}, CopyKernels(disk=False))}
         for name, routes, tiles, threads, on in variants:
-            applies = bool(routes) and (on is None or i in on)
+            applies = bool(routes) and (on is None or i in on or (not isinstance(i, int) and "T" in on))
             if applies or (isinstance(i, int) and (i in tiles or i in threads)):
                 runs[name] = (routes if applies else {},
                               CopyKernels(disk=False, pipeline=pipeline_of(tiles.get(i), threads.get(i))))

@@ -10,7 +10,8 @@ A variant is `name=SPEC`, SPEC a comma-separated list of
   - `NN:t0.t1...` (a case number and a tile): the `tile` pass given that tile
     (`tile{tile=...}`) for case NN, and `NN@T` its threads (`tile{threads=T}`),
     `NN/OPT=V` any other `tile` option for case NN (`00/tiles_run=288`),
-  - `on:NN.MM...`: the cases its routes apply to (default: every case).
+  - `on:NN.MM...`: the cases its routes apply to (default: every case); `T` among them
+    (`on:23.T`): strided_turns.py's canonical copies and transposes too.
 Each variant compiles with a fresh `CopyKernels(disk=False)`. A case a variant names
 no tile or threads for, and that its routes do not apply to, is not run again under
 it ("-"). The table at the
@@ -52,7 +53,7 @@ def parse_variant(spec: str) -> tuple[str, dict, dict, dict, set | None]:
             continue
         k, v = item.split(":")
         if k == "on":
-            on = {int(x) for x in v.split(".")}
+            on = {int(x) if x.isdigit() else x for x in v.split(".")}
         elif k.isdigit():
             tiles[int(k)] = tuple(int(x) for x in v.split("."))
         else:

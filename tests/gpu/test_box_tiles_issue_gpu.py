@@ -57,3 +57,42 @@ def test_tiles_box_issue_on_the_gpu(base, sd, dd, so, do, issue):
     torch.cuda.synchronize()
     bits = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[dbase.element_size()]
     assert torch.equal(dbase.view(bits), want.view(bits)), f"{base} {sd}->{dd} issue {issue}"
+
+
+@pytest.mark.parametrize("blocks", [3])
+@pytest.mark.parametrize("base, sd, dd, so, do", [((2003, 1501), "uint8", "int16", 9, 3),
+                                                  ((1999, 2011), "uint8", "float16", 5, 1),
+                                                  ((2003, 1501), "bool", "int16", 0, 0)])
+def test_converting_tiles_box_blocks_on_the_gpu(base, sd, dd, so, do, blocks):
+    """A converting `box<tiles>` launched for `blocks` blocks a multiprocessor (the copy route
+    `tiles_blocks`, `tile{tiles_blocks=N}`: its `__launch_bounds__`, ptxas's registers; p1b50)
+    writes what PyTorch writes, nothing around the view."""
+    import math
+
+    import torch
+    from helpers.canonical_copies import key_strategy
+
+    from tilec import tensor_copy
+    from tilec.copy_kernels import CopyKernels
+    from tilec.copy_plan import Operand, plan_copy
+    from tilec.copy_routes import forced_routes
+
+    n = math.prod(base)
+    gen = torch.Generator(device="cuda").manual_seed(sum(base) + so + blocks)
+    st, dt = getattr(torch, sd), getattr(torch, dd)
+    flat = torch.randint(0, 2 if st == torch.bool else 250, (so + n + 16,), generator=gen, device="cuda",
+                         dtype=torch.int16).to(st)
+    src = flat[so : so + n].reshape(base).permute(1, 0)
+    shape = tuple(src.shape)
+    dbase = torch.full((do + n + 16,), 77, dtype=dt, device="cuda")
+    want = dbase.clone()
+    want[do : do + n].view(shape).copy_(src)
+    dst = dbase[do : do + n].view(shape)
+    with forced_routes(tiles_blocks=blocks):
+        plan = plan_copy(Operand(dst.data_ptr(), dd, shape, tuple(dst.stride())),
+                         Operand(src.data_ptr(), sd, shape, tuple(src.stride())))
+        assert key_strategy(plan.key) == "box<tiles>"
+        tensor_copy.copy_(dst, src, kernels=CopyKernels(disk=False))
+    torch.cuda.synchronize()
+    bits = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[dbase.element_size()]
+    assert torch.equal(dbase.view(bits), want.view(bits)), f"{base} {sd}->{dd} blocks {blocks}"

@@ -46,6 +46,20 @@ def test_stamps_land_once_at_each_boundary(routes, slot32, nvrtc_available):
         assert all(k.spill_stores == 0 for k in usage.values())
 
 
+def test_a_box_without_run_tables_stamps_1_at_entry(nvrtc_available):
+    """A `box<tiles>` without run tables (the strided set's 23, bool -> int16: its first
+    barrier is phase 1's): stamp 1 at entry, before the commit (2), the wait (3) after."""
+    src = np.zeros((28506, 16998), np.bool_).T  # 23's views, small enough a key
+    key = plan_copy(_operand(np.zeros(src.shape, np.int16), None), _operand(src, None)).key
+    plain = CopyKernels(arch="sm_90", disk=False).get(key).kernel.source
+    stamped = box_stamps.stamped(plain)
+    for slot in (1, 2, 3):
+        assert stamped.count(f"tl_row[{slot}] = tl_v;") == 1
+    body = stamped.index('extern "C" __global__')
+    assert body < stamped.index("tl_row[1]") < stamped.index("tilec_cp_async16<", body) \
+        < stamped.index("tl_row[2]") < stamped.index("tl_row[3]")
+
+
 def test_a_kernel_of_another_shape_is_refused():
     with pytest.raises(ValueError):
         box_stamps.stamped("extern \"C\" __global__ void k() {\n}\n")

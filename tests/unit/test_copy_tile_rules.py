@@ -327,3 +327,43 @@ def test_pc49_widening_copies_take_the_merged_box():
     widen, eight, plain, short_w = facts(4, 8, 14107), facts(1, 8, 14107), facts(4, 4, 14107), facts(4, 8, 42)
     assert [tiles_merge_bytes(f, TILES_MERGE_BYTES) for f in (widen, eight, plain, short_w)] == [4, 1, 1, 1]
     assert tiles_merge_bytes(widen, 0) == 0
+
+
+def test_p1b50_tiles_blocks_route_launches_converting_boxes_so():
+    """The copy route `tiles_blocks` (the `tile` option, p1b50's three blocks of 512 a
+    multiprocessor for converting boxes: x0.82-0.84 on the H200, not a rule) reaches the
+    kernel's launch: the strided set's 23 (bool -> int16) takes `tilec.min_blocks` 3 under
+    it, the rule's 2 (1024 / threads) without."""
+    from helpers.canonical_copies import _split
+
+    from tilec.compiler.pipeline import parse_module, run_pipeline
+    from tilec.copy_kernels import kernel_pipeline
+    from tilec.copy_program import copy_program
+    from tilec.dialects.layout import LaunchOp
+    from tilec.support.launch_bounds import min_blocks
+
+    def blocks(key) -> int | None:
+        module = parse_module(copy_program(key))
+        run_pipeline(module, ",".join(_split(kernel_pipeline(key, "default"))))
+        return min_blocks(next(op for op in module.walk() if isinstance(op, LaunchOp)))
+
+    plan = plan_copy(*_strided(23))
+    assert copy_choice(plan) == ("box<tiles>", None, 512)
+    assert blocks(plan.key) == 2
+    with forced_routes(tiles_blocks=3):
+        assert "tiles_blocks=3" in kernel_pipeline(plan.key, "default")
+        assert blocks(plan.key) == 3
+
+
+def test_p1b50_merged_one_byte_boxes_take_issue_bit_256():
+    """p1b50's rule (`_box_tile.TILES_ISSUE_MERGED`, H200 in turns: the strided set's 36
+    x1.007, 00 x1.009 over bits 9): a `box<tiles>` over a merged destination mode of 1-byte
+    elements adds bit 256 (its edge path on the chunk's kept box addresses, no run-table read
+    an element) to its source size's bits; other sizes (41's 4-byte merged box) keep theirs,
+    as do boxes not merged; asked bits stand."""
+    from tilec.passes._box_tile import TILES_ISSUE, TILES_ISSUE_BYTES, tiles_issue_of
+
+    assert tiles_issue_of(1, None, merged=True) == TILES_ISSUE_BYTES[1] | 256 == 265
+    assert tiles_issue_of(1, None) == TILES_ISSUE_BYTES[1]
+    assert tiles_issue_of(4, None, merged=True) == TILES_ISSUE_BYTES.get(4, TILES_ISSUE)
+    assert tiles_issue_of(1, 9, merged=True) == 9

@@ -13,6 +13,8 @@
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=16384},tile{box_slot32=0 tiles_merge=1 box_smem=16384 tiles_depth=2}' | filecheck %s --check-prefix=DEPTH
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=16384},tile{tiles_merge=1 box_smem=16384 tiles_depth=2}' --check-equivalence | filecheck %s --check-prefix=EQ
 // RUN: tilec %s -p 'copy-strategy{tiles_merge=1 box_smem=4096},tile{tiles_merge=1 box_smem=4096 tiles_run=32 threads=128 tiles_depth=3}' --check-equivalence | filecheck %s --check-prefix=EQ
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1}' | filecheck %s --check-prefix=EDGE
+// RUN: tilec %s -p 'copy-strategy{tiles_merge=1},tile{tiles_merge=1 tiles_issue=9}' | filecheck %s --check-prefix=TABLE
 // A box<tiles> over a merged destination mode (`_copy_cost.tiles_merged`): the
 // destination compact over the modes after the source's contiguous mode W, those modes
 // are one mode D' of the box; each block first fills two tables (each run's source start
@@ -65,6 +67,24 @@
 // DEPTH:             layout.barrier
 // OFF-LABEL: func.func @short_d
 // OFF:         layout.copy
+// A merged 1-byte box's phase-2 edge path (a chunk its row's tile range cuts) reads each
+// element at the whole chunk's kept box addresses (`tiles_issue` bit 256, by rule for merged
+// 1-byte boxes: `_box_tile.TILES_ISSUE_MERGED`, p1b50), one shared load an element; with
+// bits 9 only (the old rule) it reads the run table, then the box.
+// EDGE-LABEL: func.func @short_d
+// EDGE:         layout.async_wait
+// EDGE:         vector.insert
+// EDGE:         scf.if
+// EDGE-NEXT:      layout.read %{{.*}}[%{{.*}}] : !layout.tensor<i8, #layout.cute<({{[0-9]+}}):(1)>, smem> -> i8
+// EDGE-NEXT:      layout.write %{{.*}}, %{{.*}}[%{{.*}}] : i8
+// TABLE-LABEL: func.func @short_d
+// TABLE:         layout.async_wait
+// TABLE:         vector.insert
+// TABLE:         layout.read %{{.*}}[%{{.*}}] : !layout.tensor<i32, #layout.cute<({{[0-9]+}}):(1)>, smem> -> i32
+// TABLE-NEXT:    arith.index_cast
+// TABLE-NEXT:    arith.addi
+// TABLE-NEXT:    layout.read %{{.*}}[%{{.*}}] : !layout.tensor<i8, #layout.cute<({{[0-9]+}}):(1)>, smem> -> i8
+// TABLE-NEXT:    layout.write %{{.*}}, %{{.*}}[%{{.*}}] : i8
 func.func @short_d(%src: !layout.ptr<i8, align 16>, %dst: !layout.ptr<i8, align 16>) {
   %a = layout.view %src : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(150,3,5,7):(1,1050,3150,150)>, gmem>
   %b = layout.view %dst : !layout.ptr<i8, align 16> -> !layout.tensor<i8, #layout.cute<(150,3,5,7):(105,35,7,1)>, gmem>
