@@ -329,7 +329,7 @@ def test_pc49_widening_copies_take_the_merged_box():
     assert tiles_merge_bytes(widen, 0) == 0
 
 
-def test_p1b50_tiles_blocks_route_launches_converting_boxes_so():
+def test_the_tiles_blocks_route_launches_converting_boxes_so():
     """The copy route `tiles_blocks` (the `tile` option, p1b50's three blocks of 512 a
     multiprocessor for converting boxes: x0.82-0.84 on the H200, not a rule) reaches the
     kernel's launch: the strided set's 23 (bool -> int16) takes `tilec.min_blocks` 3 under
@@ -355,7 +355,7 @@ def test_p1b50_tiles_blocks_route_launches_converting_boxes_so():
         assert blocks(plan.key) == 3
 
 
-def test_p1b50_merged_one_byte_boxes_take_issue_bit_256():
+def test_merged_one_byte_boxes_take_issue_bit_256():
     """p1b50's rule (`_box_tile.TILES_ISSUE_MERGED`, H200 in turns: the strided set's 36
     x1.007, 00 x1.009 over bits 9): a `box<tiles>` over a merged destination mode of 1-byte
     elements adds bit 256 (its edge path on the chunk's kept box addresses, no run-table read
