@@ -956,19 +956,21 @@ copies, every reading since dec40 the same way: M = 128 18.3 / 18.4 / 17.9 us ag
 swaps keep 128 (`DECODE_L2_PROMOTION`: slower there)."""
 
 HALVES_MAX_STAGES = 8
-"""The most stages of a `halves_configs` ring (64-element K steps; a power of two, so that K's
-steps are whole rounds of the ring wherever K is a multiple of 512). H200, QKV at M = 128: 8
-stages of 64 x 96 (160 KiB) 18.0 us, 10 with the last trip's padding skipped 18.5, 11 with box
-parts 19.9 (benchmarks/NOTES.md, dec39); fewer are slower as the bytes a block holds in flight
-(all but the stage the consumer holds) fall: 6 stages 20.1, 4 24.4, 4 of K 128 19.1, 2 of K
-128 37.0 (dec44)."""
+"""The most stages of a `halves_configs` ring (64-element K steps). A power of two keeps K's steps
+whole rounds of the ring wherever K is a multiple of 512; any other count (10: 200 KiB, the most
+of 64 x 96 beside its C buffers) takes the last trip's steps past K skipped (`skip_padding`,
+`:sp`). H200, QKV at M = 128 in pairs (`HALVES_CLUSTER` (2, 1)): 8 stages of 64 x 96 (160 KiB)
+18.0 us, 10 with the last trip's padding skipped 18.5, 11 with box parts 19.9 (benchmarks/NOTES.md,
+dec39); fewer are slower as the bytes a block holds in flight (all but the stage the consumer
+holds) fall: 6 stages 20.1, 4 24.4, 4 of K 128 19.1, 2 of K 128 37.0 (dec44)."""
 
 
 def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
     """The decode tiles of M's halves (`DECODE_HALVES`): for each of `HALVES_COLUMNS`, 64 x
     bn x 64, M's two block rows in `HALVES_CLUSTER`'s clusters (the pair sharing B's stages:
-    (2, 1)), the most stages that fit `tgt`'s shared memory (default sm_90a's), a power of two
-    up to `HALVES_MAX_STAGES` (the pair shares their column chunks' boxes whole), with column
+    (2, 1)), the most stages that fit `tgt`'s shared memory (default sm_90a's), `HALVES_MAX_STAGES`
+    halved until they fit (the pair shares their column chunks' boxes whole; a count not a power
+    of two with `skip_padding`, `:sp`), with column
     chunks a C buffer each (`chunk_buffers`: H200, QKV at M = 128, 19.04 us against 19.71 in
     Nsight, 1.022 / 0.973 of cuBLAS per call / queued against 1.005 / 0.951, benchmarks/NOTES.md,
     fold43) and the weight's loads with `HALVES_L2_PROMOTION`; named as
@@ -980,10 +982,12 @@ def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
         stages = HALVES_MAX_STAGES
         while True:
             cl = {(1, 1): "", (2, 1): ":cl2", (2, 2): ":cl2x2"}[HALVES_CLUSTER]
-            flags = (f":c{chunk}:ow" if chunk else "") + cl + (f":cb:pr{HALVES_L2_PROMOTION}" if chunk else "")
+            skip = bool(stages & (stages - 1))  # not a power of two: the last trip's steps past K skipped
+            flags = ((f":c{chunk}:ow" if chunk else "") + cl + (f":cb:pr{HALVES_L2_PROMOTION}" if chunk else "")
+                     + (":sp" if skip else ""))
             c = GemmConfig(f"64x{bn}x64:{stages}{flags}", 64, bn, 64, stages, efficiency=0.0, chunk=chunk,
                            one_wgmma=bool(chunk), cluster=HALVES_CLUSTER, chunk_buffers=bool(chunk),
-                           l2_promotion=HALVES_L2_PROMOTION if chunk else 0)
+                           l2_promotion=HALVES_L2_PROMOTION if chunk else 0, skip_padding=skip)
             if c.smem_bytes() <= tgt.smem_per_block or stages <= 2:
                 break
             stages //= 2

@@ -481,6 +481,36 @@ def test_the_halves_alone():
             _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
 
 
+def test_the_halves_alone_in_a_ring_of_10_stages():
+    """`HALVES_MAX_STAGES` 10 (no power of two): the halves' tiles take the last trip's steps past
+    K skipped (`:sp`, 64 x 96 at 213 KiB); the rule's kernel (no cluster, a C buffer a chunk) at 10
+    stages against float64 (executor): 11 K steps, a second trip of one step, 2 block rows at an
+    odd M inside the bucket 97-128, 2 block columns (the last past N) over 3 blocks."""
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    old = gemm.HALVES_MAX_STAGES
+    try:
+        gemm.HALVES_MAX_STAGES = 10
+        got = gemm.halves_configs()
+    finally:
+        gemm.HALVES_MAX_STAGES = old
+    assert [c.name for c in got] == ["64x64x64:10:sp", "64x96x64:10:c32:ow:cb:pr256:sp", "64x128x64:5:sp"]
+    for c in got:
+        assert c.skip_padding and c.smem_bytes() <= 227 * 1024 and parse_config(c.name).skip_padding
+    n, k = 104, 704
+    module = gemm_hopper_ws(None, n, k, stages=10, persistent=3, skip_padding=True, chunk_buffers=True,
+                            epilogue=PLAIN, **TILE)
+    run_pipeline(module, "default")
+    ops = _operands(101, n, k, PLAIN, seed=101)
+    _check(_run(module, 101, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
+
+
 @pytest.mark.parametrize("order", ["b_first", "arrive_last"])
 def test_the_clipped_branch_in_either_load_order(order):
     """`clip_small` unswapped with B's loads first (`b_first`) or the arrival after the loads
