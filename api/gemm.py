@@ -937,7 +937,8 @@ HALVES_CLUSTER = (1, 1)
 serving each weight tile to both block rows, a block's stage released by its own consumer alone);
 (2, 1), M's two block rows sharing the weight's stages (`:cl2`, each block loads its share and
 multicasts it: a shared stage is refilled only after both blocks release it); (2, 2), two block
-columns too, sharing the tokens' A boxes (`:cl2x2`). H200, QKV in CUDA graphs, rounds in turns
+columns too, sharing the tokens' A boxes (`:cl2x2`); (1, 2), two block columns sharing the tokens'
+A boxes, each block its own weight boxes (`:cl1x2`). H200, QKV in CUDA graphs, rounds in turns
 (benchmarks/NOTES.md, dec49): (1, 1) at M = 128 17.55 us against 18.35 in pairs (x0.956 [0.945,
 0.987], faster in every one of 60 rounds), again x0.964 at M = 128, x0.961 at 112 and x0.964 at
 11008 x 4096, M = 128 (50 of 50 rounds each); (2, 2) 36.97 against 18.47 (x2.0: clusters of
@@ -981,7 +982,7 @@ def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
         chunk = 32 if bn % 64 else 0
         stages = HALVES_MAX_STAGES
         while True:
-            cl = {(1, 1): "", (2, 1): ":cl2", (2, 2): ":cl2x2"}[HALVES_CLUSTER]
+            cl = "" if HALVES_CLUSTER == (1, 1) else ":" + cluster_name(HALVES_CLUSTER)
             skip = bool(stages & (stages - 1))  # not a power of two: the last trip's steps past K skipped
             flags = ((f":c{chunk}:ow" if chunk else "") + cl + (f":cb:pr{HALVES_L2_PROMOTION}" if chunk else "")
                      + (":sp" if skip else ""))

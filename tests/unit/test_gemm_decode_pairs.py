@@ -466,6 +466,35 @@ def test_the_halves_in_clusters_of_2x2(monkeypatch):
         _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
 
 
+def test_the_halves_in_pairs_sharing_the_tokens(monkeypatch):
+    """`HALVES_CLUSTER` (1, 2) (cuBLAS's `1x2` at M = 128 pairs N's block columns): the halves'
+    tiles named `:cl1x2` (read back), the rule's pick at QKV M = 128 that tile; the program (two
+    block columns sharing A's boxes, each its own weight boxes; 3 block columns: the second
+    cluster's second past N) against float64 at M = 101 (executor)."""
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    monkeypatch.setattr(gemm, "HALVES_CLUSTER", (1, 2))
+    gemm._decode_config.cache_clear()
+    try:
+        got = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)
+    finally:
+        gemm._decode_config.cache_clear()
+    assert got.name == "64x96x64:8:c32:ow:cl1x2:cb:pr256" and got.cluster == (1, 2)
+    assert parse_config(got.name) == got
+    n, k = 200, 320
+    module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(1, 2), skip_padding=True,
+                            chunk_buffers=True, epilogue=PLAIN, **TILE)
+    run_pipeline(module, "default")
+    ops = _operands(101, n, k, PLAIN, seed=101)
+    _check(_run(module, 101, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
+
+
 def test_the_halves_alone():
     """The halves' tile without a cluster (`HALVES_CLUSTER` (1, 1): each block its own weight
     boxes), the last block row clipped too (`clip_small`), with the widest epilogue: 3 block
