@@ -368,6 +368,12 @@ class GemmConfig:
     x0.981 of the rule, `:rn:g16` x1.004 / x0.998; 4000^3 x0.991 / x0.995; 8192 x 7000 x 7000 `:rn:g16` x0.996 /
     x0.998; benchmarks/NOTES.md, b3k49)."""
 
+    b_box: bool = False
+    """With `one_wgmma` chunks, B K-major and no cluster: B's stage tile loaded as one TMA box of `bn` rows
+    instead of a box a chunk (`gemm_hopper_ws(b_box=True)`, named `:b1`): the decode halves' stage two
+    loads (A's and the weight's 96 rows) instead of four, as cuBLAS's kernel issues them (dec40). An option,
+    off: not yet measured (benchmarks/NOTES.md, dec50)."""
+
     clip_small: bool = False
     """Swapped: after a block's first trip, A^T's box clipped to M's rows (`layout.tma_load
     {clip}`, its run-time bytes expected by `layout.mbarrier_expect_tx`), so that the TMA asks
@@ -379,7 +385,7 @@ class GemmConfig:
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
         `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages`, `small_prefetch`, `b_first`,
-        `k_rotate`, `k_rotate_step`, `arrive_last`, `b_panels` and `raster_n`."""
+        `k_rotate`, `k_rotate_step`, `arrive_last`, `b_panels`, `b_box` and `raster_n`."""
         kw = self._kwargs(sms)
         if self.scale_prefetch:
             kw["scale_prefetch"] = True
@@ -399,6 +405,8 @@ class GemmConfig:
             kw["arrive_last"] = True
         if self.b_panels:
             kw["b_panels"] = True
+        if self.b_box:
+            kw["b_box"] = True
         if self.raster_n:
             kw["raster_n"] = True
         if self.pdl:

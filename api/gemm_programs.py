@@ -671,7 +671,7 @@ def gemm_hopper_ws(
     chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0, c_early: bool = False,
     k_rotate: bool = False,
     b_panels: bool = False, bias_smem: bool = False, bias_smem_start: bool = False, tile_whole: bool = False,
-    k_rotate_step: int = 0, raster_n: bool = False,
+    k_rotate_step: int = 0, raster_n: bool = False, b_box: bool = False,
     epilogue_turns: bool = False, split_dispatch: bool = False, exp2_fma: int = 0, div_group: int = 0,
 ):
     """The warp-specialised program of C = A @ B (`layout.warp_specialize`,
@@ -938,6 +938,10 @@ def gemm_hopper_ws(
     every tile lies in one block), each tile's taken by a chain of branches before its
     loop (DeepGEMM's `dispatch_num_former_iters`): each chunk's B scale a constant
     choice of the copy, no select a step; the same bits.
+
+    `b_box` (`one_wgmma`, B K-major, no cluster, TMA loads): B's stage tile as one TMA box of
+    `bn` rows into the stage's one buffer (block scales' `whole_b`), not a box a chunk: the decode
+    halves' 64 x 96 tile two loads a stage (A's, the weight's) instead of four.
 
     `b_panels` (`one_wgmma`, B MN-major, B's boxes not shared (cm 1), TMA loads, no split-K or
     stream-K): B's stage tile as 128-byte swizzled panels (`bn // panel` of them, a panel 128
@@ -1392,6 +1396,9 @@ def gemm_hopper_ws(
     if (b_first or arrive_last) and cp_async:
         raise ValueError("gemm_hopper_ws: b_first and arrive_last are for TMA loads, not cp_async")
     panel = 128 // (1 if dtype in FP8_DTYPES else 2)  # `b_panels`: the columns of a 128-byte swizzle
+    if b_box and (not one_wgmma or not b_kmajor or size > 1 or cp_async or b_panels or bn > 256):
+        raise ValueError(f"gemm_hopper_ws: b_box needs one_wgmma, B K-major, no cluster, TMA loads, no b_panels "
+                         f"and bn at most 256 (a TMA box's rows; got bn {bn}, cluster {cluster})")
     if b_panels and (not one_wgmma or b_kmajor or cm > 1 or tile_parts or cp_async or split_k > 1 or stream_k
                      or bn <= panel or panel % bc or bn % panel not in (0, bc) or (bn % panel and panel != 2 * bc)):
         raise ValueError(f"gemm_hopper_ws: b_panels needs one_wgmma, B MN-major, B's boxes not shared (cm 1), TMA "
@@ -1671,7 +1678,8 @@ def gemm_hopper_ws(
         # a step loads those two B scales, each chunk takes its block's (`one_wgmma`, the docstring)
         paired = block_scales and one_wgmma and bc < SCALE_BLOCK and bn <= SCALE_BLOCK + bc
         # one_wgmma's chunks with block scales (16 columns: 2 KiB boxes): B's stage one TMA box
-        whole_b = block_scales and one_wgmma and size == 1 and not cp_async
+        # (`b_box`: the same box for any one_wgmma chunks of a K-major B, no cluster)
+        whole_b = (block_scales or b_box) and one_wgmma and size == 1 and not cp_async
         g.former_split = None  # `split_dispatch`: the chunks in the tile's first scale block, in a copy of the K loop
 
         def step_scales(s: int, i) -> list:

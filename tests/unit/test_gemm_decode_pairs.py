@@ -495,6 +495,27 @@ def test_the_halves_in_pairs_sharing_the_tokens(monkeypatch):
     _check(_run(module, 101, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
 
 
+def test_the_halves_weight_stage_as_one_box():
+    """`b_box` (`:b1`): the weight's stage one TMA box of 96 rows, not three of 32 (two loads a stage);
+    against float64 at M = 101 (executor); refused with a cluster; the name read back."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    assert parse_config("64x96x64:10:c32:ow:cb:pr256:sp:b1").b_box
+    n, k = 200, 320
+    module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, skip_padding=True, chunk_buffers=True,
+                            b_box=True, epilogue=PLAIN, **TILE)
+    assert str(module).count("layout.tma_load") == 4  # A's box and the weight's, 2 stages
+    run_pipeline(module, "default")
+    ops = _operands(101, n, k, PLAIN, seed=101)
+    _check(_run(module, 101, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
+    with pytest.raises(ValueError, match="b_box needs"):
+        gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), b_box=True, **TILE)
+
+
 def test_the_halves_alone():
     """The halves' tile without a cluster (`HALVES_CLUSTER` (1, 1): each block its own weight
     boxes), the last block row clipped too (`clip_small`), with the widest epilogue: 3 block
