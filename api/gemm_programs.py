@@ -995,8 +995,10 @@ def gemm_hopper_ws(
     and applies the epilogue once (the same bits on every run). Needs `persistent`
     (the units walked over the blocks) or `swap_ab` (one block a unit, the grid's
     third axis the split; C^T's partial stored through a view of the workspace with
-    strides (1, N, M N), so the reduction reads M x N; persistent or not), no chunks,
-    no pingpong, no TMA epilogue.
+    strides (1, N, M N), so the reduction reads M x N; persistent or not), no chunks
+    but `one_wgmma`'s (each chunk's partial stored, and `serial`'s sum taken, chunk by
+    chunk: the decode tile of all M's rows by 96 columns split over K), no pingpong, no
+    TMA epilogue.
 
     `serial` (with `split_k`: CUTLASS's serial split-K fixup, no second launch): after storing its partial, a unit's consumer warpgroups meet
     (`layout.named_barrier`), consumer thread 0 fences (`layout.fence`, gpu scope: a
@@ -1275,9 +1277,9 @@ def gemm_hopper_ws(
     if raster_n and (not persistent or group < 2 or swap_ab or stream_k or overlap_epilogue):
         raise ValueError(f"gemm_hopper_ws: raster_n needs persistent tiles in groups (group > 1), not swapped, "
                          f"stream-K or the overlapped epilogue (got persistent {persistent}, group {group})")
-    if split_k > 1 and (not (persistent or swap_ab) or pingpong or tma_epilogue or chunk):
+    if split_k > 1 and (not (persistent or swap_ab) or pingpong or tma_epilogue or (chunk and not one_wgmma)):
         raise ValueError("gemm_hopper_ws: split_k needs persistent (or swapped) tiles and no pingpong, TMA epilogue "
-                         "or chunks")
+                         "or chunks (but one_wgmma's)")
     if stagger and (bm != 128 or pingpong or not persistent or split_k > 1 or stream_k or block_scales
                     or cluster != (1, 1) or overlap_epilogue or swap_ab or cp_async or one_wgmma or a_registers
                     or skip_padding or not 0 < stagger < stages - 1):
@@ -1990,9 +1992,10 @@ def gemm_hopper_ws(
             if cluster_split and not global_partials:
                 p.store(accs[0].named("acc"), mine)
                 return
-            if split_k > 1:  # the unit's partial product, as it is
+            if split_k > 1:  # the unit's partial product, as it is (one_wgmma: chunk by chunk)
                 w = p.slice(g.W, ["_", "_", g.split]).named("wsplit")
-                p.store(accs[0].named("acc"), p.tile(w, [g.bx, g.by], [bm, bc]).named("tw"))
+                for a, by in zip(accs, g.bys):
+                    p.store(a.named("acc"), p.tile(w, [g.bx, by], [bm, bc]).named("tw"))
                 if serial:
                     serial_fixup(sc)
                 return
@@ -2058,9 +2061,10 @@ def gemm_hopper_ws(
                 fix = g
                 lay = g.mma if fc == bc else NvidiaMmaLayout(3, [bm // 16, 1], [64, fc, 32 // g.eb])
             with p.if_(g.Ctr[flag].eq(last).named("lastunit")):
-                for h in range(bc // fc):  # column chunks: an accumulator and a partial in registers at a time
-                    by = g.by if fc == bc else (g.by * p.constant(bc // fc).named("fchunks")
-                                                + p.constant(h).named(f"fc{h}")).named("fby")
+                # column chunks (and one_wgmma's): an accumulator and a partial in registers at a time
+                for cy, h in ((cy, h) for cy in g.bys for h in range(bc // fc)):
+                    by = cy if fc == bc else (cy * p.constant(bc // fc).named("fchunks")
+                                              + p.constant(h).named(f"fc{h}")).named("fby")
                     at, shape = ([by, g.bx], [fc, bm]) if swap_ab else ([g.bx, by], [bm, fc])
                     acc = None
                     for s in range(split_k):
