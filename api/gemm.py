@@ -1004,30 +1004,6 @@ def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
     return out
 
 
-SPLIT_TILE = False
-"""Whether the decode rule's candidates at M 97-128 (B K-major, 16-bit operands) include
-`split_tile_configs`: a tile of all the bucket's 128 rows by 96 columns of N split over K, each
-split's partial summed in the kernel by the tile's last unit (`serial`). Each multiprocessor then
-takes (128 + 96) K / S of the operands instead of the halves' (64 + 96) K (QKV: 0.92 MB into each
-of 128 against 1.31 MB), the partials (M x N f32 a split) through L2. Off: not yet measured
-(benchmarks/NOTES.md, dec50)."""
-
-SPLIT_TILE_STAGES = 6
-"""The stages of `split_tile_configs`' ring (28 KiB each: 6 take 169 KiB, 7 196 KiB)."""
-
-
-def split_tile_configs(k: int, most: int) -> list[GemmConfig]:
-    """The decode rule's split tiles of M 97-128 (`SPLIT_TILE`): 128 x 96 x 64 (two consumer
-    warpgroups, one wgmma of n96 over 32-column chunks, the weight's loads with
-    `HALVES_L2_PROMOTION`), `SPLIT_TILE_STAGES` stages, split S ways for each S of `splits`
-    up to `most`, summed in the kernel (`serial`; named `128x96x64:6:c32:ow:pr256:splitK2:ser`,
-    as benchmarks/matmul_bench.py's `parse_config` reads them)."""
-    st = SPLIT_TILE_STAGES
-    base = GemmConfig(f"128x96x64:{st}:c32:ow:pr{HALVES_L2_PROMOTION}", 128, 96, 64, st, efficiency=0.0, group=1,
-                      chunk=32, one_wgmma=True, l2_promotion=HALVES_L2_PROMOTION)
-    return [dataclasses.replace(d, serial=True, name=f"{base.name}:splitK{d.split_k}:ser") for d in splits(base, k, most)]
-
-
 def units(c: GemmConfig, m: int, n: int) -> int:
     """The units of work of `c` for an M x N output: its tiles (swapped: N's rows; M's
     columns are one tile at decode sizes) times `c.split_k`."""
@@ -1592,8 +1568,6 @@ def _decode_config(m: int, n: int, k: int, sms: int, tgt: Target, fp8: bool, blo
                                if units(c, m, n) <= sms // c.split_k * c.split_k]
         if DECODE_HALVES and m > 64 and not (fp8 or block_scales):  # M's halves in pairs sharing the weight
             candidates += halves_configs(tgt)
-        if SPLIT_TILE and m > 96 and most > 1 and not (fp8 or block_scales):  # all of M's rows, K split
-            candidates += split_tile_configs(k, most)
     elif not fp8:
         candidates += splits(SPLIT_K_TILES[m > SPLIT_K_TILES[0].bm], k, most)
     candidates.append(taken)
