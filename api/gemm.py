@@ -371,8 +371,8 @@ class GemmConfig:
     b_box: bool = False
     """With `one_wgmma` chunks, B K-major and no cluster: B's stage tile loaded as one TMA box of `bn` rows
     instead of a box a chunk (`gemm_hopper_ws(b_box=True)`, named `:b1`): the decode halves' stage two
-    loads (A's and the weight's 96 rows) instead of four, as cuBLAS's kernel issues them (dec40). An option,
-    off: not yet measured (benchmarks/NOTES.md, dec50)."""
+    loads (A's and the weight's 96 rows) instead of four, as cuBLAS's kernel issues them (dec40). The halves
+    take it where `HALVES_B_BOX` says so."""
 
     clip_small: bool = False
     """Swapped: after a block's first trip, A^T's box clipped to M's rows (`layout.tma_load
@@ -952,6 +952,13 @@ A boxes, each block its own weight boxes (`:cl1x2`). H200, QKV in CUDA graphs, r
 11008 x 4096, M = 128 (50 of 50 rounds each); (2, 2) 36.97 against 18.47 (x2.0: clusters of
 4 blocks of 173 KiB do not all fit at once, two waves)."""
 
+HALVES_B_BOX = False
+"""Whether `halves_configs`' tiles with column chunks and no cluster load the weight's stage as one
+TMA box of `bn` rows (`GemmConfig.b_box`, named `:b1`): two loads a stage (A's 64 rows, the weight's 96)
+instead of four, as cuBLAS's decode kernel issues them. H200, QKV at M = 128 in CUDA graphs, 30 rounds in
+turns (benchmarks/NOTES.md, dec50): 17.28 us against the rule's 17.75 (x0.974 [0.96, 0.99], faster in every
+round); at 10 stages it did not help (18.14 against 18.07)."""
+
 HALVES_COLUMNS = (64, 96, 128)
 """The columns of N a `halves_configs` tile may take (96: one wgmma of n96 over 32-column
 chunks, `one_wgmma`)."""
@@ -979,7 +986,8 @@ def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
     bn x 64, M's two block rows in `HALVES_CLUSTER`'s clusters (the pair sharing B's stages:
     (2, 1)), the most stages that fit `tgt`'s shared memory (default sm_90a's), `HALVES_MAX_STAGES`
     halved until they fit (the pair shares their column chunks' boxes whole; a count not a power
-    of two with `skip_padding`, `:sp`), with column
+    of two with `skip_padding`, `:sp`; with chunks and no cluster, the weight's stage one box where
+    `HALVES_B_BOX`, `:b1`), with column
     chunks a C buffer each (`chunk_buffers`: H200, QKV at M = 128, 19.04 us against 19.71 in
     Nsight, 1.022 / 0.973 of cuBLAS per call / queued against 1.005 / 0.951, benchmarks/NOTES.md,
     fold43) and the weight's loads with `HALVES_L2_PROMOTION`; named as
@@ -992,11 +1000,12 @@ def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
         while True:
             cl = "" if HALVES_CLUSTER == (1, 1) else ":" + cluster_name(HALVES_CLUSTER)
             skip = bool(stages & (stages - 1))  # not a power of two: the last trip's steps past K skipped
+            box = HALVES_B_BOX and bool(chunk) and HALVES_CLUSTER == (1, 1)
             flags = ((f":c{chunk}:ow" if chunk else "") + cl + (f":cb:pr{HALVES_L2_PROMOTION}" if chunk else "")
-                     + (":sp" if skip else ""))
+                     + (":sp" if skip else "") + (":b1" if box else ""))
             c = GemmConfig(f"64x{bn}x64:{stages}{flags}", 64, bn, 64, stages, efficiency=0.0, chunk=chunk,
                            one_wgmma=bool(chunk), cluster=HALVES_CLUSTER, chunk_buffers=bool(chunk),
-                           l2_promotion=HALVES_L2_PROMOTION if chunk else 0, skip_padding=skip)
+                           l2_promotion=HALVES_L2_PROMOTION if chunk else 0, skip_padding=skip, b_box=box)
             if c.smem_bytes() <= tgt.smem_per_block or stages <= 2:
                 break
             stages //= 2

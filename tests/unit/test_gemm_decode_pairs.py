@@ -495,16 +495,26 @@ def test_the_halves_in_pairs_sharing_the_tokens(monkeypatch):
     _check(_run(module, 101, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
 
 
-def test_the_halves_weight_stage_as_one_box():
+def test_the_halves_weight_stage_as_one_box(monkeypatch):
     """`b_box` (`:b1`): the weight's stage one TMA box of 96 rows, not three of 32 (two loads a stage);
-    against float64 at M = 101 (executor); refused with a cluster; the name read back."""
+    `HALVES_B_BOX`: the halves' chunked tile takes it, the rule's pick at QKV M = 112 that tile (the name
+    read back); against float64 at M = 101 (executor); refused with a cluster."""
     import sys
     from pathlib import Path
+
+    from tilec import gemm
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     from matmul_bench import parse_config
 
-    assert parse_config("64x96x64:10:c32:ow:cb:pr256:sp:b1").b_box
+    monkeypatch.setattr(gemm, "HALVES_B_BOX", True)
+    gemm._decode_config.cache_clear()
+    try:
+        got = gemm.choose_config(112, 6144, 132, k=4096, b_kmajor=True)
+    finally:
+        gemm._decode_config.cache_clear()
+    assert got.name == "64x96x64:8:c32:ow:cb:pr256:b1" and got.b_box and parse_config(got.name) == got
+    assert [c.b_box for c in gemm.halves_configs()] == [False, True, False]  # (chunks only)
     n, k = 200, 320
     module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, skip_padding=True, chunk_buffers=True,
                             b_box=True, epilogue=PLAIN, **TILE)
