@@ -952,12 +952,14 @@ A boxes, each block its own weight boxes (`:cl1x2`). H200, QKV in CUDA graphs, r
 11008 x 4096, M = 128 (50 of 50 rounds each); (2, 2) 36.97 against 18.47 (x2.0: clusters of
 4 blocks of 173 KiB do not all fit at once, two waves)."""
 
-HALVES_B_BOX = False
+HALVES_B_BOX = True
 """Whether `halves_configs`' tiles with column chunks and no cluster load the weight's stage as one
 TMA box of `bn` rows (`GemmConfig.b_box`, named `:b1`): two loads a stage (A's 64 rows, the weight's 96)
-instead of four, as cuBLAS's decode kernel issues them. H200, QKV at M = 128 in CUDA graphs, 30 rounds in
-turns (benchmarks/NOTES.md, dec50): 17.28 us against the rule's 17.75 (x0.974 [0.96, 0.99], faster in every
-round); at 10 stages it did not help (18.14 against 18.07)."""
+instead of four, as cuBLAS's decode kernel issues them. H200, CUDA graphs over 4 weights in turns with
+the three-box kernel (benchmarks/NOTES.md, dec50): QKV at M = 128 x0.974 [0.96, 0.99] (30 of 30 rounds)
+and x0.980 [0.95, 1.00] (50 of 50), 17.59 us against 17.97; M = 112 x0.983 (47 of 50); M = 100 x1.003
+[0.97, 1.02] (16 of 50: even); 11008 x 4096 at M = 128 x0.970 (50 of 50). Per call (5 rounds) x0.94 /
+x0.996 / x1.011 at M = 128 / 112 / 100. At 10 stages it did not help (18.14 us against 18.07)."""
 
 HALVES_COLUMNS = (64, 96, 128)
 """The columns of N a `halves_configs` tile may take (96: one wgmma of n96 over 32-column

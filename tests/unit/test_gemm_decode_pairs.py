@@ -203,7 +203,7 @@ def test_the_halves_candidates():
     from matmul_bench import parse_config
 
     got = halves_configs()
-    assert [c.name for c in got] == ["64x64x64:8", "64x96x64:8:c32:ow:cb:pr256", "64x128x64:8"]
+    assert [c.name for c in got] == ["64x64x64:8", "64x96x64:8:c32:ow:cb:pr256:b1", "64x128x64:8"]
     for c in got:
         assert c.smem_bytes() <= 227 * 1024 and c.cluster == gemm.HALVES_CLUSTER
         again = parse_config(c.name)
@@ -213,10 +213,10 @@ def test_the_halves_candidates():
 
 @pytest.mark.parametrize(("m", "n", "k", "expected"), [
     # QKV: 128 blocks of 64 + 96 a K element against the swap's 96 of 64 + 128
-    (128, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256"),
-    (97, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256"),
+    (128, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256:b1"),
+    (97, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256:b1"),
     (96, 6144, 4096, "64x128x128:4:swapAB:p1:clip"),  # M 65-96: the clipped swap (the halves' bytes, no rows past M)
-    (128, 5120, 5120, "64x96x64:8:c32:ow:cb:pr256"),  # 54 columns in pairs: 108 blocks (H200: 20.0 against 26.0)
+    (128, 5120, 5120, "64x96x64:8:c32:ow:cb:pr256:b1"),  # 54 columns in pairs: 108 blocks (H200: 20.0 against 26.0)
     (64, 6144, 4096, "128x64x128:4:swapAB:splitK2:csplit:clip"),  # M <= 64: one block row, nothing to share
     (128, 4096, 4096, "64x128x128:4:swapAB:splitK2:csplit:clip"),  # O: the swap's pairs fill fewer bytes
     (128, 28672, 4096, "256x128x64:4:swapAB:p1:clip"),  # gate_up: 256-row units
@@ -315,7 +315,7 @@ def test_the_decode_rule_s_l2_promotion(monkeypatch):
                                 for m, n in ((128, 6144), (16, 28672), (16, 6144))]
         finally:
             gemm._decode_config.cache_clear()
-    assert [c.name for c in picks[0]] == ["64x96x64:8:c32:ow:cb:pr256", "256x16x64:4:swapAB:p1:clip", "64x16x128:8:swapAB:p1:clip"]
+    assert [c.name for c in picks[0]] == ["64x96x64:8:c32:ow:cb:pr256:b1", "256x16x64:4:swapAB:p1:clip", "64x16x128:8:swapAB:p1:clip"]
     for plain, promoted in zip(picks[0][1:2], picks[256][1:2]):
         assert plain.l2_promotion == 0 and promoted.l2_promotion == 256
         assert promoted.name == f"{plain.name}:pr256" and parse_config(promoted.name).l2_promotion == 256
@@ -346,7 +346,7 @@ def test_the_decode_rule_s_clip(monkeypatch):
                            for m, n, k in ((100, 6144, 4096), (100, 4096, 4096), (1, 28672, 4096), (16, 6144, 4096))]
         finally:
             gemm._decode_config.cache_clear()
-    assert [c.name for c in picks[False]] == ["64x96x64:8:c32:ow:cb:pr256", "64x128x128:4:swapAB:splitK2:csplit",
+    assert [c.name for c in picks[False]] == ["64x96x64:8:c32:ow:cb:pr256:b1", "64x128x128:4:swapAB:splitK2:csplit",
                                               "256x16x64:4:swapAB:p1", "64x16x128:8:swapAB:p1"]
     assert picks[True][0] == picks[False][0]
     for plain, clipped in zip(picks[False][1:], picks[True][1:]):
@@ -376,8 +376,8 @@ def test_the_halves_clip(monkeypatch):
                          for m, n, k in ((100, 6144, 4096), (120, 6144, 4096), (100, 4096, 4096))]
         finally:
             gemm._decode_config.cache_clear()
-    assert [c.name for c in picks[False][:2]] == ["64x96x64:8:c32:ow:cb:pr256"] * 2
-    assert [c.name for c in picks[True][:2]] == ["64x96x64:8:c32:ow:cb:pr256:clip"] * 2
+    assert [c.name for c in picks[False][:2]] == ["64x96x64:8:c32:ow:cb:pr256:b1"] * 2
+    assert [c.name for c in picks[True][:2]] == ["64x96x64:8:c32:ow:cb:pr256:b1:clip"] * 2
     assert picks[True][2] == picks[False][2]  # O: the clipped swap either way
     clipped = picks[True][0]
     assert clipped.kwargs(132)["clip_small"] and parse_config(clipped.name) == clipped
@@ -398,7 +398,7 @@ def test_a_bucket_of_m_65_96(monkeypatch, clip):
                  for n, k in ((6144, 4096), (4096, 4096), (28672, 4096), (4096, 14336))}
     finally:
         gemm._decode_config.cache_clear()
-    halves = "64x96x64:8:c32:ow:cb:pr256" + (":clip" if clip else "")
+    halves = "64x96x64:8:c32:ow:cb:pr256:b1" + (":clip" if clip else "")
     assert picks[6144, 4096] == ["64x128x128:4:swapAB:p1:clip"] * 32 + [halves] * 32
     for shape in ((4096, 4096), (28672, 4096), (4096, 14336)):
         assert len(set(picks[shape])) == 1, shape
