@@ -560,7 +560,7 @@ def test_the_halves_alone_in_a_ring_of_10_stages():
         got = gemm.halves_configs()
     finally:
         gemm.HALVES_MAX_STAGES = old
-    assert [c.name for c in got] == ["64x64x64:10:sp", "64x96x64:10:c32:ow:cb:pr256:sp", "64x128x64:5:sp"]
+    assert [c.name for c in got] == ["64x64x64:10:sp", "64x96x64:10:c32:ow:cb:pr256:sp:b1", "64x128x64:5:sp"]
     for c in got:
         assert c.skip_padding and c.smem_bytes() <= 227 * 1024 and parse_config(c.name).skip_padding
     n, k = 104, 704
