@@ -387,6 +387,12 @@ class GemmConfig:
     x0.981 of the rule, `:rn:g16` x1.004 / x0.998; 4000^3 x0.991 / x0.995; 8192 x 7000 x 7000 `:rn:g16` x0.996 /
     x0.998; benchmarks/NOTES.md, b3k49)."""
 
+    b_box: bool = False
+    """With `one_wgmma` chunks, B K-major and no cluster: B's stage tile loaded as one TMA box of `bn` rows
+    instead of a box a chunk (`gemm_hopper_ws(b_box=True)`, named `:b1`): the decode halves' stage two
+    loads (A's and the weight's 96 rows) instead of four, as cuBLAS's kernel issues them (dec40). The halves
+    take it where `HALVES_B_BOX` says so."""
+
     clip_small: bool = False
     """Swapped: after a block's first trip, A^T's box clipped to M's rows (`layout.tma_load
     {clip}`, its run-time bytes expected by `layout.mbarrier_expect_tx`), so that the TMA asks
@@ -398,7 +404,7 @@ class GemmConfig:
     def kwargs(self, sms: int) -> dict[str, Any]:
         """`gemm_hopper_ws`'s keyword arguments (`_kwargs`) with `pdl`, `pdl_weight`,
         `l2_ahead`, `scale_prefetch`, `l2_promotion`, `small_stages`, `small_prefetch`, `b_first`,
-        `k_rotate`, `k_rotate_step`, `arrive_last`, `b_panels`, `b_fill` and `raster_n`."""
+        `k_rotate`, `k_rotate_step`, `arrive_last`, `b_panels`, `b_fill`, `b_box` and `raster_n`."""
         kw = self._kwargs(sms)
         if self.scale_prefetch:
             kw["scale_prefetch"] = True
@@ -420,6 +426,8 @@ class GemmConfig:
             kw["b_panels"] = True
         if self.b_fill:
             kw["b_fill"] = True
+        if self.b_box:
+            kw["b_box"] = True
         if self.raster_n:
             kw["raster_n"] = True
         if self.pdl:
@@ -962,11 +970,21 @@ HALVES_CLUSTER = (1, 1)
 serving each weight tile to both block rows, a block's stage released by its own consumer alone);
 (2, 1), M's two block rows sharing the weight's stages (`:cl2`, each block loads its share and
 multicasts it: a shared stage is refilled only after both blocks release it); (2, 2), two block
-columns too, sharing the tokens' A boxes (`:cl2x2`). H200, QKV in CUDA graphs, rounds in turns
+columns too, sharing the tokens' A boxes (`:cl2x2`); (1, 2), two block columns sharing the tokens'
+A boxes, each block its own weight boxes (`:cl1x2`). H200, QKV in CUDA graphs, rounds in turns
 (benchmarks/NOTES.md, dec49): (1, 1) at M = 128 17.55 us against 18.35 in pairs (x0.956 [0.945,
 0.987], faster in every one of 60 rounds), again x0.964 at M = 128, x0.961 at 112 and x0.964 at
 11008 x 4096, M = 128 (50 of 50 rounds each); (2, 2) 36.97 against 18.47 (x2.0: clusters of
 4 blocks of 173 KiB do not all fit at once, two waves)."""
+
+HALVES_B_BOX = True
+"""Whether `halves_configs`' tiles with column chunks and no cluster load the weight's stage as one
+TMA box of `bn` rows (`GemmConfig.b_box`, named `:b1`): two loads a stage (A's 64 rows, the weight's 96)
+instead of four, as cuBLAS's decode kernel issues them. H200, CUDA graphs over 4 weights in turns with
+the three-box kernel (benchmarks/NOTES.md, dec50): QKV at M = 128 x0.974 [0.96, 0.99] (30 of 30 rounds)
+and x0.980 [0.95, 1.00] (50 of 50), 17.59 us against 17.97; M = 112 x0.983 (47 of 50); M = 100 x1.003
+[0.97, 1.02] (16 of 50: even); 11008 x 4096 at M = 128 x0.970 (50 of 50). Per call (5 rounds) x0.94 /
+x0.996 / x1.011 at M = 128 / 112 / 100. At 10 stages it did not help (18.14 us against 18.07)."""
 
 HALVES_COLUMNS = (64, 96, 128)
 """The columns of N a `halves_configs` tile may take (96: one wgmma of n96 over 32-column
@@ -981,19 +999,22 @@ copies, every reading since dec40 the same way: M = 128 18.3 / 18.4 / 17.9 us ag
 swaps keep 128 (`DECODE_L2_PROMOTION`: slower there)."""
 
 HALVES_MAX_STAGES = 8
-"""The most stages of a `halves_configs` ring (64-element K steps; a power of two, so that K's
-steps are whole rounds of the ring wherever K is a multiple of 512). H200, QKV at M = 128: 8
-stages of 64 x 96 (160 KiB) 18.0 us, 10 with the last trip's padding skipped 18.5, 11 with box
-parts 19.9 (benchmarks/NOTES.md, dec39); fewer are slower as the bytes a block holds in flight
-(all but the stage the consumer holds) fall: 6 stages 20.1, 4 24.4, 4 of K 128 19.1, 2 of K
-128 37.0 (dec44)."""
+"""The most stages of a `halves_configs` ring (64-element K steps). A power of two keeps K's steps
+whole rounds of the ring wherever K is a multiple of 512; any other count (10: 200 KiB, the most
+of 64 x 96 beside its C buffers) takes the last trip's steps past K skipped (`skip_padding`,
+`:sp`). H200, QKV at M = 128 in pairs (`HALVES_CLUSTER` (2, 1)): 8 stages of 64 x 96 (160 KiB)
+18.0 us, 10 with the last trip's padding skipped 18.5, 11 with box parts 19.9 (benchmarks/NOTES.md,
+dec39); fewer are slower as the bytes a block holds in flight (all but the stage the consumer
+holds) fall: 6 stages 20.1, 4 24.4, 4 of K 128 19.1, 2 of K 128 37.0 (dec44)."""
 
 
 def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
     """The decode tiles of M's halves (`DECODE_HALVES`): for each of `HALVES_COLUMNS`, 64 x
     bn x 64, M's two block rows in `HALVES_CLUSTER`'s clusters (the pair sharing B's stages:
-    (2, 1)), the most stages that fit `tgt`'s shared memory (default sm_90a's), a power of two
-    up to `HALVES_MAX_STAGES` (the pair shares their column chunks' boxes whole), with column
+    (2, 1)), the most stages that fit `tgt`'s shared memory (default sm_90a's), `HALVES_MAX_STAGES`
+    halved until they fit (the pair shares their column chunks' boxes whole; a count not a power
+    of two with `skip_padding`, `:sp`; with chunks and no cluster, the weight's stage one box where
+    `HALVES_B_BOX`, `:b1`), with column
     chunks a C buffer each (`chunk_buffers`: H200, QKV at M = 128, 19.04 us against 19.71 in
     Nsight, 1.022 / 0.973 of cuBLAS per call / queued against 1.005 / 0.951, benchmarks/NOTES.md,
     fold43) and the weight's loads with `HALVES_L2_PROMOTION`; named as
@@ -1004,11 +1025,14 @@ def halves_configs(tgt: Target | None = None) -> list[GemmConfig]:
         chunk = 32 if bn % 64 else 0
         stages = HALVES_MAX_STAGES
         while True:
-            cl = {(1, 1): "", (2, 1): ":cl2", (2, 2): ":cl2x2"}[HALVES_CLUSTER]
-            flags = (f":c{chunk}:ow" if chunk else "") + cl + (f":cb:pr{HALVES_L2_PROMOTION}" if chunk else "")
+            cl = "" if HALVES_CLUSTER == (1, 1) else ":" + cluster_name(HALVES_CLUSTER)
+            skip = bool(stages & (stages - 1))  # not a power of two: the last trip's steps past K skipped
+            box = HALVES_B_BOX and bool(chunk) and HALVES_CLUSTER == (1, 1)
+            flags = ((f":c{chunk}:ow" if chunk else "") + cl + (f":cb:pr{HALVES_L2_PROMOTION}" if chunk else "")
+                     + (":sp" if skip else "") + (":b1" if box else ""))
             c = GemmConfig(f"64x{bn}x64:{stages}{flags}", 64, bn, 64, stages, efficiency=0.0, chunk=chunk,
                            one_wgmma=bool(chunk), cluster=HALVES_CLUSTER, chunk_buffers=bool(chunk),
-                           l2_promotion=HALVES_L2_PROMOTION if chunk else 0)
+                           l2_promotion=HALVES_L2_PROMOTION if chunk else 0, skip_padding=skip, b_box=box)
             if c.smem_bytes() <= tgt.smem_per_block or stages <= 2:
                 break
             stages //= 2

@@ -671,7 +671,7 @@ def gemm_hopper_ws(
     chunk_buffers: bool = False, c_ring: int = 0, c_width: int = 0, c_height: int = 0, c_early: bool = False,
     k_rotate: bool = False,
     b_panels: bool = False, b_fill: bool = False, bias_smem: bool = False, bias_smem_start: bool = False, tile_whole: bool = False,
-    k_rotate_step: int = 0, raster_n: bool = False,
+    k_rotate_step: int = 0, raster_n: bool = False, b_box: bool = False,
     epilogue_turns: bool = False, split_dispatch: bool = False, exp2_fma: int = 0, div_group: int = 0,
     rolled_chunks: bool = False,
 ):
@@ -956,6 +956,10 @@ def gemm_hopper_ws(
     loop (DeepGEMM's `dispatch_num_former_iters`): each chunk's B scale a constant
     choice of the copy, no select a step; the same bits.
 
+    `b_box` (`one_wgmma`, B K-major, no cluster, TMA loads): B's stage tile as one TMA box of
+    `bn` rows into the stage's one buffer (block scales' `whole_b`), not a box a chunk: the decode
+    halves' 64 x 96 tile two loads a stage (A's, the weight's) instead of four.
+
     `b_panels` (`one_wgmma`, B MN-major, B's boxes not shared (cm 1), TMA loads, no split-K or
     stream-K): B's stage tile as 128-byte swizzled panels (`bn // panel` of them, a panel 128
     bytes of columns) in one buffer and, where `bn` leaves one chunk past them (panels of two
@@ -1013,8 +1017,10 @@ def gemm_hopper_ws(
     and applies the epilogue once (the same bits on every run). Needs `persistent`
     (the units walked over the blocks) or `swap_ab` (one block a unit, the grid's
     third axis the split; C^T's partial stored through a view of the workspace with
-    strides (1, N, M N), so the reduction reads M x N; persistent or not), no chunks,
-    no pingpong, no TMA epilogue.
+    strides (1, N, M N), so the reduction reads M x N; persistent or not), no chunks
+    but `one_wgmma`'s (each chunk's partial stored, and `serial`'s sum taken, chunk by
+    chunk: the decode tile of all M's rows by 96 columns split over K), no pingpong, no
+    TMA epilogue.
 
     `serial` (with `split_k`: CUTLASS's serial split-K fixup, no second launch): after storing its partial, a unit's consumer warpgroups meet
     (`layout.named_barrier`), consumer thread 0 fences (`layout.fence`, gpu scope: a
@@ -1293,9 +1299,9 @@ def gemm_hopper_ws(
     if raster_n and (not persistent or group < 2 or swap_ab or stream_k or overlap_epilogue):
         raise ValueError(f"gemm_hopper_ws: raster_n needs persistent tiles in groups (group > 1), not swapped, "
                          f"stream-K or the overlapped epilogue (got persistent {persistent}, group {group})")
-    if split_k > 1 and (not (persistent or swap_ab) or pingpong or tma_epilogue or chunk):
+    if split_k > 1 and (not (persistent or swap_ab) or pingpong or tma_epilogue or (chunk and not one_wgmma)):
         raise ValueError("gemm_hopper_ws: split_k needs persistent (or swapped) tiles and no pingpong, TMA epilogue "
-                         "or chunks")
+                         "or chunks (but one_wgmma's)")
     if stagger and (bm != 128 or pingpong or not persistent or split_k > 1 or stream_k or block_scales
                     or cluster != (1, 1) or overlap_epilogue or swap_ab or cp_async or one_wgmma or a_registers
                     or skip_padding or not 0 < stagger < stages - 1):
@@ -1419,6 +1425,9 @@ def gemm_hopper_ws(
     if (b_first or arrive_last) and cp_async:
         raise ValueError("gemm_hopper_ws: b_first and arrive_last are for TMA loads, not cp_async")
     panel = 128 // (1 if dtype in FP8_DTYPES else 2)  # `b_panels`: the columns of a 128-byte swizzle
+    if b_box and (not one_wgmma or not b_kmajor or size > 1 or cp_async or b_panels or bn > 256):
+        raise ValueError(f"gemm_hopper_ws: b_box needs one_wgmma, B K-major, no cluster, TMA loads, no b_panels "
+                         f"and bn at most 256 (a TMA box's rows; got bn {bn}, cluster {cluster})")
     if b_panels and (not one_wgmma or b_kmajor or cm > 1 or tile_parts or cp_async or split_k > 1 or stream_k
                      or bn <= panel or panel % bc or bn % panel not in (0, bc) or (bn % panel and panel != 2 * bc)):
         raise ValueError(f"gemm_hopper_ws: b_panels needs one_wgmma, B MN-major, B's boxes not shared (cm 1), TMA "
@@ -1708,7 +1717,8 @@ def gemm_hopper_ws(
         # a step loads those two B scales, each chunk takes its block's (`one_wgmma`, the docstring)
         paired = block_scales and one_wgmma and bc < SCALE_BLOCK and bn <= SCALE_BLOCK + bc
         # one_wgmma's chunks with block scales (16 columns: 2 KiB boxes): B's stage one TMA box
-        whole_b = block_scales and one_wgmma and size == 1 and not cp_async
+        # (`b_box`: the same box for any one_wgmma chunks of a K-major B, no cluster)
+        whole_b = (block_scales or b_box) and one_wgmma and size == 1 and not cp_async
         g.former_split = None  # `split_dispatch`: the chunks in the tile's first scale block, in a copy of the K loop
 
         def step_scales(s: int, i) -> list:
@@ -2026,9 +2036,10 @@ def gemm_hopper_ws(
             if cluster_split and not global_partials:
                 p.store(accs[0].named("acc"), mine)
                 return
-            if split_k > 1:  # the unit's partial product, as it is
+            if split_k > 1:  # the unit's partial product, as it is (one_wgmma: chunk by chunk)
                 w = p.slice(g.W, ["_", "_", g.split]).named("wsplit")
-                p.store(accs[0].named("acc"), p.tile(w, [g.bx, g.by], [bm, bc]).named("tw"))
+                for a, by in zip(accs, g.bys):
+                    p.store(a.named("acc"), p.tile(w, [g.bx, by], [bm, bc]).named("tw"))
                 if serial:
                     serial_fixup(sc)
                 return
@@ -2106,9 +2117,10 @@ def gemm_hopper_ws(
                 fix = g
                 lay = g.mma if fc == bc else NvidiaMmaLayout(3, [bm // 16, 1], [64, fc, 32 // g.eb])
             with p.if_(g.Ctr[flag].eq(last).named("lastunit")):
-                for h in range(bc // fc):  # column chunks: an accumulator and a partial in registers at a time
-                    by = g.by if fc == bc else (g.by * p.constant(bc // fc).named("fchunks")
-                                                + p.constant(h).named(f"fc{h}")).named("fby")
+                # column chunks (and one_wgmma's): an accumulator and a partial in registers at a time
+                for cy, h in ((cy, h) for cy in g.bys for h in range(bc // fc)):
+                    by = cy if fc == bc else (cy * p.constant(bc // fc).named("fchunks")
+                                              + p.constant(h).named(f"fc{h}")).named("fby")
                     at, shape = ([by, g.bx], [fc, bm]) if swap_ab else ([g.bx, by], [bm, fc])
                     acc = None
                     for s in range(split_k):

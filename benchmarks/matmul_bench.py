@@ -581,7 +581,7 @@ def parse_config(name: str):
     clipped to M after the first trip, `GemmConfig.clip_small`), `bf` / `al` (B's loads first / the arrival after the loads,
     `GemmConfig.b_first` / `arrive_last`), `kr` (each tile's K steps rotated by its block
     column: `GemmConfig.k_rotate`; `kr<S>`: by S steps a column, `k_rotate_step`), `wb` (B's boxes
-    128-byte panels: `GemmConfig.b_panels`; `wbf`: the chunk left padded into a third panel, `b_fill`), `rn` (the walk's groups along N: `GemmConfig.raster_n`), `bsm` / `bss`
+    128-byte panels: `GemmConfig.b_panels`; `wbf`: the chunk left padded into a third panel, `b_fill`), `b1` (B's stage one box: `GemmConfig.b_box`), `rn` (the walk's groups along N: `GemmConfig.raster_n`), `bsm` / `bss`
     (the bias staged in shared memory by the producer, `GemmConfig.bias_smem`; `bss`: and the accumulators'
     start, `bias_smem_start`), `et` (the staggered consumers' epilogues in turn, `GemmConfig.epilogue_turns`),
     `fe<K>` (SiLU's exp2 on the FMA pipe in K of every 8 elements, `GemmConfig.exp2_fma`),
@@ -602,7 +602,7 @@ def parse_config(name: str):
         clusters = [_cluster(f) for f in flags if _cluster(f)]
         if name.startswith(c.name + ":") and all(f in {"ov", "nov", "cpa", "cpb", "cpab", "bp", "tp", "tw", "sk", "sp", "ar",
                                                        "ow", "pdl", "pdlw", "pdll", "w128", "hs", "pf", "bf", "al", "ap",
-                                                       "kr", "wb", "wbf", "bsm", "bss", "et", "ce", "rn"}
+                                                       "kr", "wb", "wbf", "b1", "bsm", "bss", "et", "ce", "rn"}
                                                  or re.fullmatch(r"g\d+|pr\d+|cr\d+|cw\d+|ch\d+|kr\d+|fe\d", f)
                                                  or _cluster(f) for f in flags):
             # the flags add to the named configuration's own (256x160x64:4:c32:ow:w128:sp:cl1x2:bp
@@ -647,6 +647,7 @@ def parse_config(name: str):
                                        arrive_last=c.arrive_last or "al" in flags,
                                        b_panels=c.b_panels or bool({"wb", "wbf"} & set(flags)),
                                        b_fill=c.b_fill or "wbf" in flags,
+                                       b_box=c.b_box or "b1" in flags,
                                        raster_n=c.raster_n or "rn" in flags,
                                        l2_promotion=next((int(f[2:]) for f in flags if re.fullmatch(r"pr\d+", f)),
                                                          c.l2_promotion))
@@ -749,6 +750,8 @@ def parse_config(name: str):
             kw["b_panels"] = True
         elif f == "wbf":
             kw["b_panels"] = kw["b_fill"] = True
+        elif f == "b1":
+            kw["b_box"] = True
         elif f == "rn":
             kw["raster_n"] = True
         elif m := re.fullmatch(r"g(\d+)", f):

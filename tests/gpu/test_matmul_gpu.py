@@ -702,6 +702,26 @@ def test_the_halves_alone(m, n, k, name, monkeypatch):
     _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
 
 
+@pytest.mark.parametrize(("m", "n", "k", "name"), [
+    (101, 6144, 4096, "64x96x64:10:c32:ow:cb:pr256:sp"),     # QKV, 10 stages alone (HALVES_MAX_STAGES 10)
+    (128, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256:b1"),      # the weight's stage one 96-row box (`b_box`)
+    (101, 6144, 4096, "64x96x64:10:c32:ow:cb:pr256:sp:b1"),  # both
+    (200, 1000, 1000, "64x96x64:10:c32:ow:cb:sp:b1"),        # 4 block rows, ragged N and K
+    (112, 6144, 4096, "64x96x64:8:c32:ow:cl1x2:cb:pr256"),   # pairs of block columns sharing A (cuBLAS's 1x2)
+    (101, 6144, 4096, "128x96x64:6:c32:ow:pr256:splitK2:ser"),  # all of M's rows, K split twice, summed in the kernel
+    (128, 6144, 4096, "128x96x64:7:c32:ow:pr256:splitK2"),      # ... by the reduction's launch
+    (200, 1000, 1000, "128x96x64:6:c32:ow:splitK3:ser"),        # 2 block rows, ragged N and K, 3 splits
+])
+def test_the_decode_tiles_of_dec50(m, n, k, name, monkeypatch):
+    """The decode halves alone at 10 stages (`:sp`), with the weight's stage one box (`:b1`), in pairs
+    of block columns sharing the tokens' boxes (`:cl1x2`), or a 128 x 96 tile of all M's rows split
+    over K (one_wgmma chunks with split_k), forced, with the widest epilogue, against float64 (issue 39,
+    dec50)."""
+    torch = torch_cuda()
+    _forced(name, monkeypatch, "_decode_config" if m <= 128 else "choose_config")
+    _check(torch, m, n, k, bias=True, activation="silu", residual=True, b_kmajor=True)
+
+
 @pytest.mark.parametrize("m", [65, 96, 97])
 def test_a_bucket_of_m_65_96(m, monkeypatch):
     """QKV by the decode rule, M 65-96 a bucket of its own (`gemm.M_BUCKETS`): 65 and 96 the bucket's

@@ -203,7 +203,7 @@ def test_the_halves_candidates():
     from matmul_bench import parse_config
 
     got = halves_configs()
-    assert [c.name for c in got] == ["64x64x64:8", "64x96x64:8:c32:ow:cb:pr256", "64x128x64:8"]
+    assert [c.name for c in got] == ["64x64x64:8", "64x96x64:8:c32:ow:cb:pr256:b1", "64x128x64:8"]
     for c in got:
         assert c.smem_bytes() <= 227 * 1024 and c.cluster == gemm.HALVES_CLUSTER
         again = parse_config(c.name)
@@ -213,10 +213,10 @@ def test_the_halves_candidates():
 
 @pytest.mark.parametrize(("m", "n", "k", "expected"), [
     # QKV: 128 blocks of 64 + 96 a K element against the swap's 96 of 64 + 128
-    (128, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256"),
-    (97, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256"),
+    (128, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256:b1"),
+    (97, 6144, 4096, "64x96x64:8:c32:ow:cb:pr256:b1"),
     (96, 6144, 4096, "64x128x128:4:swapAB:p1:clip"),  # M 65-96: the clipped swap (the halves' bytes, no rows past M)
-    (128, 5120, 5120, "64x96x64:8:c32:ow:cb:pr256"),  # 54 columns in pairs: 108 blocks (H200: 20.0 against 26.0)
+    (128, 5120, 5120, "64x96x64:8:c32:ow:cb:pr256:b1"),  # 54 columns in pairs: 108 blocks (H200: 20.0 against 26.0)
     (64, 6144, 4096, "128x64x128:4:swapAB:splitK2:csplit:clip"),  # M <= 64: one block row, nothing to share
     (128, 4096, 4096, "64x128x128:4:swapAB:splitK2:csplit:clip"),  # O: the swap's pairs fill fewer bytes
     (128, 28672, 4096, "256x128x64:4:swapAB:p1:clip"),  # gate_up: 256-row units
@@ -315,7 +315,7 @@ def test_the_decode_rule_s_l2_promotion(monkeypatch):
                                 for m, n in ((128, 6144), (16, 28672), (16, 6144))]
         finally:
             gemm._decode_config.cache_clear()
-    assert [c.name for c in picks[0]] == ["64x96x64:8:c32:ow:cb:pr256", "256x16x64:4:swapAB:p1:clip", "64x16x128:8:swapAB:p1:clip"]
+    assert [c.name for c in picks[0]] == ["64x96x64:8:c32:ow:cb:pr256:b1", "256x16x64:4:swapAB:p1:clip", "64x16x128:8:swapAB:p1:clip"]
     for plain, promoted in zip(picks[0][1:2], picks[256][1:2]):
         assert plain.l2_promotion == 0 and promoted.l2_promotion == 256
         assert promoted.name == f"{plain.name}:pr256" and parse_config(promoted.name).l2_promotion == 256
@@ -346,7 +346,7 @@ def test_the_decode_rule_s_clip(monkeypatch):
                            for m, n, k in ((100, 6144, 4096), (100, 4096, 4096), (1, 28672, 4096), (16, 6144, 4096))]
         finally:
             gemm._decode_config.cache_clear()
-    assert [c.name for c in picks[False]] == ["64x96x64:8:c32:ow:cb:pr256", "64x128x128:4:swapAB:splitK2:csplit",
+    assert [c.name for c in picks[False]] == ["64x96x64:8:c32:ow:cb:pr256:b1", "64x128x128:4:swapAB:splitK2:csplit",
                                               "256x16x64:4:swapAB:p1", "64x16x128:8:swapAB:p1"]
     assert picks[True][0] == picks[False][0]
     for plain, clipped in zip(picks[False][1:], picks[True][1:]):
@@ -376,8 +376,8 @@ def test_the_halves_clip(monkeypatch):
                          for m, n, k in ((100, 6144, 4096), (120, 6144, 4096), (100, 4096, 4096))]
         finally:
             gemm._decode_config.cache_clear()
-    assert [c.name for c in picks[False][:2]] == ["64x96x64:8:c32:ow:cb:pr256"] * 2
-    assert [c.name for c in picks[True][:2]] == ["64x96x64:8:c32:ow:cb:pr256:clip"] * 2
+    assert [c.name for c in picks[False][:2]] == ["64x96x64:8:c32:ow:cb:pr256:b1"] * 2
+    assert [c.name for c in picks[True][:2]] == ["64x96x64:8:c32:ow:cb:pr256:b1:clip"] * 2
     assert picks[True][2] == picks[False][2]  # O: the clipped swap either way
     clipped = picks[True][0]
     assert clipped.kwargs(132)["clip_small"] and parse_config(clipped.name) == clipped
@@ -398,7 +398,7 @@ def test_a_bucket_of_m_65_96(monkeypatch, clip):
                  for n, k in ((6144, 4096), (4096, 4096), (28672, 4096), (4096, 14336))}
     finally:
         gemm._decode_config.cache_clear()
-    halves = "64x96x64:8:c32:ow:cb:pr256" + (":clip" if clip else "")
+    halves = "64x96x64:8:c32:ow:cb:pr256:b1" + (":clip" if clip else "")
     assert picks[6144, 4096] == ["64x128x128:4:swapAB:p1:clip"] * 32 + [halves] * 32
     for shape in ((4096, 4096), (28672, 4096), (4096, 14336)):
         assert len(set(picks[shape])) == 1, shape
@@ -466,6 +466,66 @@ def test_the_halves_in_clusters_of_2x2(monkeypatch):
         _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
 
 
+def test_the_halves_in_pairs_sharing_the_tokens(monkeypatch):
+    """`HALVES_CLUSTER` (1, 2) (cuBLAS's `1x2` at M = 128 pairs N's block columns): the halves'
+    tiles named `:cl1x2` (read back), the rule's pick at QKV M = 128 that tile; the program (two
+    block columns sharing A's boxes, each its own weight boxes; 3 block columns: the second
+    cluster's second past N) against float64 at M = 101 (executor)."""
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    monkeypatch.setattr(gemm, "HALVES_CLUSTER", (1, 2))
+    gemm._decode_config.cache_clear()
+    try:
+        got = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)
+    finally:
+        gemm._decode_config.cache_clear()
+    assert got.name == "64x96x64:8:c32:ow:cl1x2:cb:pr256" and got.cluster == (1, 2)
+    assert parse_config(got.name) == got
+    n, k = 200, 320
+    module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(1, 2), skip_padding=True,
+                            chunk_buffers=True, epilogue=PLAIN, **TILE)
+    run_pipeline(module, "default")
+    ops = _operands(101, n, k, PLAIN, seed=101)
+    _check(_run(module, 101, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
+
+
+def test_the_halves_weight_stage_as_one_box(monkeypatch):
+    """`b_box` (`:b1`): the weight's stage one TMA box of 96 rows, not three of 32 (two loads a stage);
+    `HALVES_B_BOX`: the halves' chunked tile takes it, the rule's pick at QKV M = 112 that tile (the name
+    read back); against float64 at M = 101 (executor); refused with a cluster."""
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    monkeypatch.setattr(gemm, "HALVES_B_BOX", True)
+    gemm._decode_config.cache_clear()
+    try:
+        got = gemm.choose_config(112, 6144, 132, k=4096, b_kmajor=True)
+    finally:
+        gemm._decode_config.cache_clear()
+    assert got.name == "64x96x64:8:c32:ow:cb:pr256:b1" and got.b_box and parse_config(got.name) == got
+    assert [c.b_box for c in gemm.halves_configs()] == [False, True, False]  # (chunks only)
+    n, k = 200, 320
+    module = gemm_hopper_ws(None, n, k, stages=2, persistent=4, skip_padding=True, chunk_buffers=True,
+                            b_box=True, epilogue=PLAIN, **TILE)
+    assert str(module).count("layout.tma_load") == 4  # A's box and the weight's, 2 stages
+    run_pipeline(module, "default")
+    ops = _operands(101, n, k, PLAIN, seed=101)
+    _check(_run(module, 101, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
+    with pytest.raises(ValueError, match="b_box needs"):
+        gemm_hopper_ws(None, n, k, stages=2, persistent=4, cluster=(2, 1), b_box=True, **TILE)
+
+
 def test_the_halves_alone():
     """The halves' tile without a cluster (`HALVES_CLUSTER` (1, 1): each block its own weight
     boxes), the last block row clipped too (`clip_small`), with the widest epilogue: 3 block
@@ -479,6 +539,36 @@ def test_the_halves_alone():
         for m in (72, 128, 200):
             ops = _operands(m, n, k, ep, seed=m)
             _check(_run(module, m, n, ep, ops, b_kmajor=True), ops, ep)
+
+
+def test_the_halves_alone_in_a_ring_of_10_stages():
+    """`HALVES_MAX_STAGES` 10 (no power of two): the halves' tiles take the last trip's steps past
+    K skipped (`:sp`, 64 x 96 at 213 KiB); the rule's kernel (no cluster, a C buffer a chunk) at 10
+    stages against float64 (executor): 11 K steps, a second trip of one step, 2 block rows at an
+    odd M inside the bucket 97-128, 2 block columns (the last past N) over 3 blocks."""
+    import sys
+    from pathlib import Path
+
+    from tilec import gemm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from matmul_bench import parse_config
+
+    old = gemm.HALVES_MAX_STAGES
+    try:
+        gemm.HALVES_MAX_STAGES = 10
+        got = gemm.halves_configs()
+    finally:
+        gemm.HALVES_MAX_STAGES = old
+    assert [c.name for c in got] == ["64x64x64:10:sp", "64x96x64:10:c32:ow:cb:pr256:sp:b1", "64x128x64:5:sp"]
+    for c in got:
+        assert c.skip_padding and c.smem_bytes() <= 227 * 1024 and parse_config(c.name).skip_padding
+    n, k = 104, 704
+    module = gemm_hopper_ws(None, n, k, stages=10, persistent=3, skip_padding=True, chunk_buffers=True,
+                            epilogue=PLAIN, **TILE)
+    run_pipeline(module, "default")
+    ops = _operands(101, n, k, PLAIN, seed=101)
+    _check(_run(module, 101, n, PLAIN, ops, b_kmajor=True), ops, PLAIN)
 
 
 @pytest.mark.parametrize("order", ["b_first", "arrive_last"])

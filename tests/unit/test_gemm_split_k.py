@@ -118,7 +118,7 @@ def test_swapped_fp8_split_k_with_per_tensor_scales_and_bias():
     (1, 1024, 16384, False, "64x128x64:4:splitK16"),      # 8 tiles: split 16 ways (128 rings in flight)
     # 128 blocks of M's halves by 96 columns in pairs sharing the weight: (64 + 96) K a block
     # against the 96 swapped units' (64 + 128) K (H200: 18.0 us against 19.2; cuBLAS's schedule)
-    (128, 6144, 4096, True, "64x96x64:8:c32:ow:cb:pr256"),
+    (128, 6144, 4096, True, "64x96x64:8:c32:ow:cb:pr256:b1"),
     (128, 4096, 4096, True, "64x128x128:4:swapAB:splitK2:csplit:clip"),  # 64 units: A^T's bytes, twice the weight's
     (100, 4096, 14336, True, "64x128x128:4:swapAB:splitK2:csplit:clip"),  # 64 swapped tiles in 128 halves, pairs
     (128, 4096, 4096, False, "128x128x64:4:splitK4"),     # B row-major: 32 tiles in 128 quarters
@@ -135,7 +135,7 @@ def test_decode_rule_splits_where_tiles_leave_sms_idle(m, n, k, kmajor, expected
 
 LLAMA_TABLE = {  # docs/matmul.md's table of the Llama-3-8B projections (N, K) on 132 SMs, B K-major
     (6144, 4096): ("x16x128:8:swapAB:p1:clip", "x32x128:8:swapAB:p1:clip", "128x64x128:4:swapAB:splitK2:csplit:clip",
-                   "64x128x128:4:swapAB:p1:clip", "64x96x64:8:c32:ow:cb:pr256"),
+                   "64x128x128:4:swapAB:p1:clip", "64x96x64:8:c32:ow:cb:pr256:b1"),
     (4096, 4096): ("x16x128:8:swapAB:p1:clip", "x32x128:8:swapAB:splitK2:csplit:clip", "x64x128:4:swapAB:splitK2:csplit:clip",
                    "x128x128:4:swapAB:splitK2:csplit:clip", "x128x128:4:swapAB:splitK2:csplit:clip"),
     (28672, 4096): ("256x16x64:4:swapAB:p1:clip", "256x32x64:4:swapAB:p1:clip", "256x64x64:4:swapAB:p1:clip",

@@ -177,6 +177,23 @@ def test_split_k(level):
         _check(_run(module, m, n, ep, ops, split_k=3), ops, ep)
 
 
+@pytest.mark.parametrize("serial", [True, False])
+def test_split_k_of_one_wgmma_chunks(serial):
+    """Split-K over the decode halves' chunks (`one_wgmma`, 32-column chunks of a 128 x 96 tile: two
+    consumer warpgroups, B K-major): each unit's partial stored chunk by chunk, summed in the kernel
+    by the tile's last unit (`serial`, the fixup chunk by chunk) or by the second launch; 7 K steps
+    (the last split's last step past K), 3 block columns (the last past N), M = 101 of the tile's 128
+    rows, bias + SiLU + residual (issue 39, dec50). Over 2 s on a loaded core: the executor runs
+    8 units of 4 K steps and two consumer warpgroups (the reduction's launch too, unserial)."""
+    ep = Epilogue(bias=True, activation="silu", residual=True)
+    n, k = 200, 448
+    module = gemm_hopper_ws(None, n, k, bm=128, bn=96, bk=64, chunk=32, one_wgmma=True, b_kmajor=True, stages=2,
+                            persistent=4, group=1, split_k=2, serial=serial, epilogue=ep)
+    run_pipeline(module, "default")
+    ops = _operands(101, n, k, ep, seed=101)
+    _check(_run(module, 101, n, ep, ops, b_kmajor=True, split_k=2, counters=9 if serial else 0), ops, ep)
+
+
 def test_split_k_refuses_what_it_does_not_do():
     with pytest.raises(ValueError, match="split_k needs persistent"):
         gemm_hopper_ws(None, 64, 64, split_k=2, persistent=4, tma_epilogue=True)

@@ -96,7 +96,7 @@ def test_variants_apply_to_the_rule_s_swap_only():
 def test_variants_of_the_halves():
     """On the tiles of M's halves (unswapped, `gemm.HALVES_CLUSTER`'s clusters) `+` takes the producer's
     load orders and the chunks' C buffers, and nothing of the swap's."""
-    halves = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)  # 64x96x64:8:c32:ow:cb:pr256
+    halves = gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True)  # 64x96x64:8:c32:ow:cb:pr256:b1
     assert halves.cluster == gemm.HALVES_CLUSTER and halves.bm == 64 and not halves.swap_ab
     v = matmul_bench.variant("+bf:al", halves)
     assert v.chunk_buffers and v.b_first and v.arrive_last and v.name == f"{halves.name}:bf:al"

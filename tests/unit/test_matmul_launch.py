@@ -155,7 +155,7 @@ def test_a_new_bucket_is_a_kernel_of_its_own(fake, monkeypatch):
     finally:
         gemm._decode_config.cache_clear()
     assert names == [1, 1, 2, 2, 2]
-    assert keys == ["64x128x128:4:swapAB:p1:clip", "64x96x64:8:c32:ow:cb:pr256"]
+    assert keys == ["64x128x128:4:swapAB:p1:clip", "64x96x64:8:c32:ow:cb:pr256:b1"]
 
 
 def test_a_cached_call_takes_few_python_calls(fake, launched_splits):
