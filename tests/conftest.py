@@ -11,8 +11,9 @@
 * The run ends with the list of tests skipped because something they need is absent
   (a GPU, PyTorch, NVRTC, ...), so a green run says what it did not test.
 * `TILEC_TEST_SHARD=k/n` keeps every n-th collected test from the k-th (0-based) and
-  deselects the rest: `tests/run-all` runs n such processes at once, one a core, each
-  module's tests dealt out among them in turn so every shard gets a share of each module.
+  deselects the rest: `tests/run-all` runs n such processes at once, one a core, the
+  tests dealt out in turn to the shard with the fewest, a module whose tests share a
+  module-scoped fixture whole to one shard (`_dealt`).
 """
 
 import contextlib
@@ -91,12 +92,28 @@ def test_shard() -> tuple[int, int] | None:
 test_shard.__test__ = False  # a helper, not a test
 
 
+def _dealt(items: list, n: int) -> list[list]:
+    """The collected tests dealt to n shards in collection order, each to the shard with
+    the fewest so far; a module whose tests share a fixture of module, class or package
+    scope goes whole to one shard, so that fixture is built once, as without shards."""
+    groups: dict[str, list] = {}
+    for item in items:
+        defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+        shared = any(d[-1].scope in ("module", "class", "package") for d in defs.values() if d)
+        groups.setdefault(item.module.__name__ if shared and item.module else item.nodeid, []).append(item)
+    shards: list[list] = [[] for _ in range(n)]
+    for group in groups.values():
+        min(shards, key=len).extend(group)
+    return shards
+
+
 def pytest_collection_modifyitems(config, items):
     shard = test_shard()
     if shard is not None:
         k, n = shard
-        config.hook.pytest_deselected(items=[item for i, item in enumerate(items) if i % n != k])
-        items[:] = items[k::n]
+        kept = set(map(id, _dealt(items, n)[k]))
+        config.hook.pytest_deselected(items=[item for item in items if id(item) not in kept])
+        items[:] = [item for item in items if id(item) in kept]
     if gpu_count() > 0:
         return
     skip = pytest.mark.skip(reason="no CUDA GPU (cupy.cuda.runtime.getDeviceCount() is 0 or failed)")

@@ -51,6 +51,7 @@ from tilec.runtime.reference import check_equivalence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from helpers.budget import examples  # noqa: E402
 from helpers.nvrtc import compile_sm90_or_skip  # noqa: E402
 from helpers.programs import conversion_program, decision_ops  # noqa: E402
 
@@ -319,11 +320,13 @@ def exhaustive_choice(src, dst, shape, eb):
     return best
 
 
-@settings(max_examples=80, **_SETTINGS)
+@settings(max_examples=examples(30), **_SETTINGS)
 @given(conversions(max_log2_numel=11))
 def test_fast_path_agrees_with_simulation(case):
     """The GF(2) rank computation of each side equals the address-by-address simulation
-    on every candidate, and so the choice equals the exhaustive one."""
+    on every candidate, and so the choice equals the exhaustive one. (30 examples: each
+    simulates every candidate address by address, 0.5-1 s; 80 took 140 s of CI's loaded
+    cores. `TILEC_HYPOTHESIS_SCALE` draws more; the fixed pairs below are always run.)"""
     shape, src, dst, eb = case
     for dist in (src, dst):
         ll = dist.to_linear(list(shape))
