@@ -712,7 +712,7 @@ def test_the_halves_alone(m, n, k, name, monkeypatch):
     (128, 6144, 4096, "128x96x64:7:c32:ow:pr256:splitK2"),      # ... by the reduction's launch
     (200, 1000, 1000, "128x96x64:6:c32:ow:splitK3:ser"),        # 2 block rows, ragged N and K, 3 splits
 ])
-def test_the_decode_tiles_of_dec50(m, n, k, name, monkeypatch):
+def test_decode_tiles_deeper_one_box_paired_or_split_over_k(m, n, k, name, monkeypatch):
     """The decode halves alone at 10 stages (`:sp`), with the weight's stage one box (`:b1`), in pairs
     of block columns sharing the tokens' boxes (`:cl1x2`), or a 128 x 96 tile of all M's rows split
     over K (one_wgmma chunks with split_k), forced, with the widest epilogue, against float64 (issue 39,
