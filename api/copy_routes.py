@@ -39,7 +39,7 @@ TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tile
                 "box_split", "box_runs", "tiles_merge", "tiles_merge_banks", "tiles_short", "realign_flat", "magic64", "narrow32", "realign_chunks", "div32",
                 "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows",
                 "tiles_mirror", "tiles_short_d", "tiles_run", "tiles_issue", "realign_run", "realign_lanes",
-                "realign_elems", "realign_bits", "gather_fill", "rows_residues", "box_turn", "gather_bytes")
+                "realign_elems", "realign_bits", "gather_fill", "rows_residues", "box_turn", "gather_bytes", "realign_bytes")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -102,7 +102,9 @@ computed once and stored many times), `gather_fill=N`, both passes' option, defa
 such a copy whole to the gather strategy, no box, realign or period split)); whether a `box<rows>` copy's key
 states its source step mod 32 and destination run step mod 16 (its kernel the slot layout's constants),
 `rows_residues=`, the plan's only, default `copy_key.ROWS_RESIDUES`); a gather copy's run of destination bytes,
-`gather_bytes=` (16 or 32: a whole sector a thread), the `tile` pass's option, default 0: one widest vector):
+`gather_bytes=` (16 or 32: a whole sector a thread), the `tile` pass's option, default 0: one widest vector;
+a realign copy's destination chunk for 8-byte elements, `realign_bytes=` (8 or 16), the `tile` pass's option,
+default `passes/_realign_tile.chunk_bytes`'s):
 benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
@@ -166,6 +168,7 @@ class Routes:
     realign_elems: int | None = None
     realign_bits: int | None = None
     gather_fill: int | None = None
+    realign_bytes: int | None = None
 
     def tuning(self) -> dict:
         """The tuning values set (not None), by name."""

@@ -338,23 +338,33 @@ class PtrPrefetchOp(IRDLOperation):
     strategy's destination rows into a longer pitch, passes/_realign_tile.py). `bulk`:
     each sector asked by a bulk prefetch of the pointer's 16-byte block
     (`cuda.prefetch_global_l2 {bulk}`), which brings the sector only, where
-    `prefetch.global.L2` brings its 128-byte line.
+    `prefetch.global.L2` brings its 128-byte line. `edge` (k bytes): a pointer asks only
+    where its address plus k is not a multiple of 32 (a row's first element with k = 0, its
+    last with k = its size: the sector is the row's in part only where the row's start or end
+    is not on a sector boundary), a test of the real address, known at run time only.
 
         layout.ptr_prefetch %q : tensor<1024x!layout.ptr<f32>, #b>
-        layout.ptr_prefetch %q mask %m : tensor<1024xi1, #b> {bulk} : tensor<1024x!layout.ptr<f32>, #b>"""
+        layout.ptr_prefetch %q mask %m : tensor<1024xi1, #b> {bulk} : tensor<1024x!layout.ptr<f32>, #b>
+        layout.ptr_prefetch %q mask %m : tensor<1024xi1, #b> {bulk, edge = 8 : i64} : tensor<1024x!layout.ptr<i64>, #b>"""
 
     name = "layout.ptr_prefetch"
     # no memory-effect trait, as layout.prefetch: its effect is on the cache
     ptrs = operand_def(TensorType)
     mask = opt_operand_def(TensorType)
     bulk = opt_prop_def(UnitAttr)
+    edge = opt_prop_def(IntegerAttr)
     assembly_format = "$ptrs (`mask` $mask^ `:` type($mask))? attr-dict `:` type($ptrs)"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, ptrs: SSAValue, mask: SSAValue | None = None, bulk: bool = False):
-        super().__init__(operands=[ptrs, mask], properties={"bulk": UnitAttr()} if bulk else {})
+    def __init__(self, ptrs: SSAValue, mask: SSAValue | None = None, bulk: bool = False, edge: int | None = None):
+        props: dict = {"bulk": UnitAttr()} if bulk else {}
+        if edge is not None:
+            props["edge"] = IntegerAttr(edge, 64)
+        super().__init__(operands=[ptrs, mask], properties=props)
 
     def verify_(self) -> None:
+        if self.edge is not None:
+            _check(0 <= self.edge.value.data < 32, f"the edge is 0-31 bytes, got {self.edge.value.data}")
         t = _pointer_tensor(self.ptrs, "the pointers")
         _check_mask(self.mask, t)
         check_block_threads(self, t)
