@@ -192,7 +192,9 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
       const long long sec = (long long)(((unsigned long long)(dst + a) & ~31ull) - (unsigned long long)dst);
       const long long first = sec > (D & ~15LL) ? sec : (D & ~15LL);
       if ((sec < D || sec + 32 > e) && a == first) {
-        const unsigned sa_ = (unsigned)__cvta_generic_to_shared(&fill_sink[threadIdx.x * P_K + k]);
+        unsigned long long s64;
+        asm("cvta.to.shared.u64 %0, %1;" : "=l"(s64) : "l"(&fill_sink[threadIdx.x * P_K + k]));
+        const unsigned sa_ = (unsigned)s64;
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(sa_), "l"(dst + a) : "memory");
       }
     }
