@@ -180,7 +180,7 @@ part (`sector_prefetch`; the `tile` pass's `realign_prefetch=`): 0 not, 1 by
 prefetches of the chunk's 16 bytes (`layout.ptr_prefetch {bulk}`), 4 by bulk prefetches
 of each row's first and last chunks only (`sector_prefetch`'s `ends`), 5 as 4 after the
 source loads (`ENDS_LATE`), 6 the row's real partial sectors only, after the loads
-(`EDGES`, `edges_prefetch`). H200, the strided
+(`EDGES`, `edges_prefetch`), 7 those by one ask a row (`EDGES_ROW`). H200, the strided
 set's rows into a longer pitch, of cudaMemcpy without / with (1): 16 (int16 rows of 508
 bytes at a pitch of 512) 0.667 / 0.824, 34 (int32 rows of 224 bytes at 236) 0.584 /
 0.719, 46 (int64 rows of 40 bytes at 80) 0.422 / 0.550; the realign cases whose rows
@@ -207,6 +207,10 @@ boundary, and at its last, unless one past it is (`edges_prefetch`, `layout.ptr_
 chunk whatever the address says, so a row starting or ending on a sector boundary asks for a
 sector it writes whole (46: rows of 40 bytes at a pitch of 80, 16 bytes past a sector: one
 in four asks; dst50)."""
+EDGES_ROW = 7
+"""`realign_prefetch=7`: `EDGES`' sectors by one `layout.ptr_prefetch {bulk} row` a row (the
+thread of its first chunk): a row's partial head and tail sectors, where adjacent, by one bulk
+prefetch of 64 bytes (46's even rows: two asks a pair of rows where `EDGES` makes three)."""
 ENDS_ROW_BYTES = (128, 512)
 """Rows whose length is known (`Mode.bound`: a static extent, or copy_'s power-of-two class
 of rows of at most 64 elements, 256 for 2- and 4-byte ones) to be at most ENDS_ROW_BYTES[1]
@@ -318,7 +322,7 @@ def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValu
 
 
 def edges_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValue, chunk_i: SSAValue,
-                   achunk: SSAValue, row_ok: SSAValue) -> None:
+                   achunk: SSAValue, row_ok: SSAValue, merged: bool = False) -> None:
     """Bulk prefetches of the sectors a row covers in part, by the real address (`EDGES`),
     where the destination's rows do not continue each other: the thread of the row's first
     chunk (c = 0) asks for the block of the row's first element (D) unless D's address is a
@@ -326,7 +330,9 @@ def edges_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValue
     the block of its last element unless one past it is (`edge` = the element's bytes). A row
     inside one sector asks it twice where neither end is on a boundary; a row's tail and the
     next row's head in one sector ask it once each. Every pointer is one of the row's
-    elements: inside the destination."""
+    elements: inside the destination. `merged` (`EDGES_ROW`): one `layout.ptr_prefetch
+    {bulk} row` a row by the thread of its first chunk, which asks the same sectors, two
+    adjacent ones by one bulk prefetch of 64 bytes."""
     last = facts.rank - 1
     row_end = b.addi(doff, b.splat(n[last]))
     gap = b.splat(b.add(arith.CmpiOp(b.scalar(facts.modes[last - 1].dst_stride), n[last], "ne")), row_ok.type)
@@ -336,6 +342,9 @@ def edges_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValue
                               b.cmp("sge", b.addi(achunk, b.splat(b.const(b.v))), row_end)))
     elem = facts.dst_base.type.element_type  # type: ignore[union-attr]
     ptrs = b.splat(facts.dst_base, TensorType(PtrType(elem), [b.rows], b.r))
+    if merged:
+        b.ops.append(PtrPrefetchOp(b.add(AddPtrOp(ptrs, doff)), head, True, row=n[last]))
+        return
     b.ops.append(PtrPrefetchOp(b.add(AddPtrOp(ptrs, doff)), head, True, 0))
     last_elem = b.subi(row_end, b.splat(b.const(1)))
     b.ops.append(PtrPrefetchOp(b.add(AddPtrOp(ptrs, last_elem)), tail, True, facts.dst_bytes))
@@ -386,7 +395,8 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
                    threads: int = REALIGN_THREADS, chunks: int | None = None,
                    prefetch: bool = False, magic64: bool = MAGIC64, ahead: bool = False,
                    bulk: bool = False, ends: bool = False, div32: bool | None = None,
-                   late: bool = False, edges: bool = False, chunk: int | None = None) -> list[Operation]:
+                   late: bool = False, edges: bool = False, chunk: int | None = None,
+                   merged: bool = False) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy of `copy` (module
     doc), with `bits`-bit offsets and `threads` per block (a multiple of a warp) of
     `chunks` destination chunks a thread (None: `chunks_per_thread`); the caller puts
@@ -404,7 +414,8 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     (None: `REALIGN_DIV32`): with 32-bit offsets, each division of the chunk index a
     32-bit multiply-high and a shift (`_gather_tile.divmod32`), not a 64-bit product.
     `edges` (with `prefetch`, `late`): a row's real partial sectors only (`edges_prefetch`),
-    not `sector_prefetch`'s asks. `chunk`: the destination chunk's bytes (None:
+    not `sector_prefetch`'s asks; with `merged` too, one ask a row (`EDGES_ROW`). `chunk`:
+    the destination chunk's bytes (None:
     `chunk_bytes`'; 8 or 16 for 8-byte elements, the widest vector else)."""
     rank = facts.rank
     last = rank - 1
@@ -538,7 +549,7 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     vecs = [b.add(PtrLoadOp(b.add(AddPtrOp(sbase, b.addi(b.full(x, 1), jj))), None, b.full(ok, 1)))
             for x, ok in zip(bases, oks)]
     if prefetch and step == 1 and late and not ahead and edges:
-        edges_prefetch(b, facts, n, doff, chunk_i, achunk, row_ok)
+        edges_prefetch(b, facts, n, doff, chunk_i, achunk, row_ok, merged)
     elif prefetch and step == 1 and late and not ahead:
         sector_prefetch(b, facts, n, doff, achunk, row_ok, bulk, coords[last - 1] if ends else None)
     outs = [b.add(FunnelShiftOp(vecs[k], vecs[k + 1], shift)) for k in range(len(vecs) - 1)]

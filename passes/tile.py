@@ -190,7 +190,8 @@ class TilePass(ModulePass):
                      5: as 4, asked after the source loads (which then issue first);
                      6: as 5, only a row's real partial sectors (its first element
                      unless its address is on a 32-byte boundary, its last unless one
-                     past it is: `_realign_tile.edges_prefetch`); 0 not. Default `_realign_tile.prefetch_rule`'s: 5 for rows
+                     past it is: `_realign_tile.edges_prefetch`); 7: as 6, one ask a row
+                     (`layout.ptr_prefetch {bulk} row`: adjacent sectors by one); 0 not. Default `_realign_tile.prefetch_rule`'s: 5 for rows
                      known to span 128-512 bytes (`ENDS_ROW_BYTES`) and rows of 2- and
                      4-byte elements known to span 257-1024 bytes, else
                      `SECTOR_PREFETCH` (1), as measured.
@@ -832,8 +833,8 @@ class TilePass(ModulePass):
         if bits is None:
             bits = realign_static_bits(facts, tgt, self.realign_bytes) or 64
         mode = prefetch_rule(facts) if self.realign_prefetch is None else self.realign_prefetch
-        if mode not in (0, 1, 2, 3, 4, 5, 6):
-            raise TilecError(f"tile: realign_prefetch is 0-6; got {self.realign_prefetch}", op=copy)
+        if mode not in (0, 1, 2, 3, 4, 5, 6, 7):
+            raise TilecError(f"tile: realign_prefetch is 0-7; got {self.realign_prefetch}", op=copy)
         if self.realign_bytes not in (None, 8, 16):
             raise TilecError(f"tile: realign_bytes is 8 or 16; got {self.realign_bytes}", op=copy)
         flat = flat_rule(facts) if self.realign_flat is None else bool(self.realign_flat)
@@ -852,9 +853,9 @@ class TilePass(ModulePass):
         else:
             rows_chunks = chunks_rule(facts) if chunks is None else chunks
             ops = realign_launch(copy, facts, tgt, bits, threads, rows_chunks, mode != 0, self._magic64(),
-                                 ahead=mode == 2, bulk=mode in (3, 4, 5, 6), ends=mode in (4, 5),
-                                 div32=None if self.div32 is None else bool(self.div32), late=mode in (5, 6),
-                                 edges=mode == 6, chunk=self.realign_bytes)
+                                 ahead=mode == 2, bulk=mode in (3, 4, 5, 6, 7), ends=mode in (4, 5),
+                                 div32=None if self.div32 is None else bool(self.div32), late=mode in (5, 6, 7),
+                                 edges=mode in (6, 7), chunk=self.realign_bytes, merged=mode == 7)
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops)

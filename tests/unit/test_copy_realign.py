@@ -307,14 +307,15 @@ def test_prefetch_ends_asks_each_row_first_and_last_chunk(always, monkeypatch, m
     assert len(want) < 2 * rows  # int16 rows of 37 at 38: some tails shared with the next row's head
 
 
-@pytest.mark.parametrize("chunk", [None, 16])
-def test_prefetch_edges_asks_each_row_first_and_last_element(always, monkeypatch, chunk):
+@pytest.mark.parametrize("chunk,mode", [(None, 6), (16, 6), (16, 7)])
+def test_prefetch_edges_asks_each_row_first_and_last_element(always, monkeypatch, chunk, mode):
     """`realign_prefetch=6`: bulk prefetches at each row's first element (`edge` 0) and its
     last (`edge` = the element's bytes), by the threads of the row's first and last chunks,
     and no other; the real-address test is the CUDA's (`if ((address + edge) & 31)`). The
     kernel's GPU-level code on the executor with the prefetches recorded: int64 rows of 5 at
     a pitch of 10 (46) in 8-byte and 16-byte chunks (`realign_bytes`), int16 rows of 37 at
-    38 (a row's tail and the next row's head in one sector)."""
+    38 (a row's tail and the next row's head in one sector). `realign_prefetch=7`: one
+    `row` ask a row at its first element (the executor checks its last too)."""
     from tilec.compiler.pipeline import expand_pipeline
     from tilec.runtime.reference import cuda_impls
     from tilec.runtime.reference.executor import _grid
@@ -330,7 +331,7 @@ def test_prefetch_edges_asks_each_row_first_and_last_element(always, monkeypatch
         return line(interp, op, args)
 
     monkeypatch.setattr(cuda_impls.CudaFunctions, "_line_prefetch", staticmethod(record))
-    opts = "threads=64 realign_prefetch=6" + (f" realign_bytes={chunk}" if chunk else "")
+    opts = f"threads=64 realign_prefetch={mode}" + (f" realign_bytes={chunk}" if chunk else "")
     pipeline = ",".join(f"tile{{{opts}}}" if p == "tile" else p for p in expand_pipeline("default").split(","))
     kernels = CopyKernels(arch="sm_90", disk=False, pipeline=pipeline)
     for dtype, rows, n, pitch, dmis in (("int64", 40, 5, 10, 2), ("int16", 30, 37, 38, 3)):
@@ -339,10 +340,11 @@ def test_prefetch_edges_asks_each_row_first_and_last_element(always, monkeypatch
         out = _aligned(4096, dtype, fill=77)
         _check(out, _rows(out, dmis, rows, n, pitch), _rows(base, 1, rows, n, n), True, kernels)
         mis = dmis % (16 // base.itemsize)  # offsets from the aligned-down pointer
-        want = [mis + r * pitch + k for r in range(rows) for k in (0, n - 1)]
+        want = [mis + r * pitch + k for r in range(rows) for k in ((0, n - 1) if mode == 6 else (0,))]
         assert sorted(asked) == sorted(want)
     cuda = [str(e.kernel.source) for e in kernels._entries.values()]
-    assert all("& 31ull)" in c and "cp.async.bulk.prefetch.L2" in c for c in cuda)
+    form = "& 31ull)" if mode == 6 else "tilec_prefetch_row(dst"
+    assert all(form in c and "cp.async.bulk.prefetch.L2" in c for c in cuda)
 
 
 @pytest.mark.parametrize("div32", [1, 0])

@@ -16,7 +16,9 @@
 // RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=5}' --check-equivalence | filecheck %s --check-prefix=EQL
 // RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=6}' | filecheck %s --check-prefix=EDGES
 // RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=6}' --check-equivalence | filecheck %s --check-prefix=EQG
-// RUN: not tilec %s -p 'copy-strategy,tile{realign_prefetch=7}' 2>&1 | filecheck %s --check-prefix=ERRP
+// RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=7}' | filecheck %s --check-prefix=ROW
+// RUN: tilec %s -p 'copy-strategy,tile{threads=128 realign_prefetch=7}' --check-equivalence | filecheck %s --check-prefix=EQR
+// RUN: not tilec %s -p 'copy-strategy,tile{realign_prefetch=8}' 2>&1 | filecheck %s --check-prefix=ERRP
 // RUN: not tilec %s -p 'copy-strategy,tile{realign_bytes=32}' 2>&1 | filecheck %s --check-prefix=ERRB
 // The tile pass's threads option shapes a realign copy's launch (rows = threads of the
 // blocked layout); realign_chunks=C gives a thread C chunks (rows = C x threads); the
@@ -29,7 +31,8 @@
 // row's start, no pseudo-sector's shifts; realign_prefetch=5: the same asks after the
 // source loads, before the funnel shift); realign_prefetch=6: after the loads, the row's
 // first element (`edge` 0) and its last (`edge` 2: one past it) asked, each unless on a
-// 32-byte boundary (tested in the CUDA), by the threads of the row's first and last chunks.
+// 32-byte boundary (tested in the CUDA), by the threads of the row's first and last chunks;
+// realign_prefetch=7: one `row` ask a row by the thread of its first chunk.
 
 // EQ: @rows: equivalent after 'copy-strategy,tile{threads=128}'
 // ERR: error: 'layout.copy': tile: a realign copy takes threads that are a power of two, at least 32; got threads=96
@@ -41,7 +44,8 @@
 // EQE: @rows: equivalent after 'copy-strategy,tile{threads=128 realign_prefetch=4}'
 // EQL: @rows: equivalent after 'copy-strategy,tile{threads=128 realign_prefetch=5}'
 // EQG: @rows: equivalent after 'copy-strategy,tile{threads=128 realign_prefetch=6}'
-// ERRP: error: 'layout.copy': tile: realign_prefetch is 0-6; got 7
+// EQR: @rows: equivalent after 'copy-strategy,tile{threads=128 realign_prefetch=7}'
+// ERRP: error: 'layout.copy': tile: realign_prefetch is 0-7; got 8
 // ERRB: error: 'layout.copy': tile: realign_bytes is 8 or 16; got 32
 // C2-LABEL: func.func @rows
 // C2:         layout.launch grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(64)
@@ -82,6 +86,14 @@
 // EDGES-NOT:     layout.ptr_prefetch
 // EDGES:         layout.funnel_shift
 // EDGES:         layout.ptr_store
+// ROW-LABEL: func.func @rows
+// ROW-NOT:     layout.ptr_prefetch
+// ROW:         layout.ptr_load
+// ROW:         layout.ptr_load
+// ROW:         layout.ptr_prefetch %{{.*}} row %{{.*}} : i64 mask %{{.*}} : tensor<128xi1, #layout.slice<{{.*}}>> {bulk} : tensor<128x!layout.ptr<f16>, #layout.slice<{{.*}}>>
+// ROW-NOT:     layout.ptr_prefetch
+// ROW:         layout.funnel_shift
+// ROW:         layout.ptr_store
 // NOPF-LABEL: func.func @rows
 // NOPF-NOT:     layout.ptr_prefetch
 // NOPF:         layout.ptr_store
