@@ -193,7 +193,7 @@ prefetch each), 04 0.929 -> 0.910, 10 0.968 -> 0.954; a wave ahead (2): 34 0.714
 by bulk prefetches (4), in turns: 34 0.717 -> 0.805 (0.786 by 3), but 16 0.830 -> 0.797,
 46 0.530 -> 0.524, 04 0.935 -> 0.910, 10 0.975 -> 0.957, 22 0.971 -> 0.950: a bulk
 prefetch costs 2-4% even where rows are long and asks are few (benchmarks/NOTES.md,
-dst44). 1 stays but for rows known short (`prefetch_rule`)."""
+dst44). 1 stays but for rows known short (`prefetch_rule`: 5 or, for 8-byte elements, 6)."""
 ENDS_LATE = 5
 """`realign_prefetch=5`: as 4 (the ends' bulk prefetches), asked after the source loads
 (`realign_launch`'s `late`), which then issue where mode 1's do (ptxas schedules the line
@@ -207,6 +207,17 @@ boundary, and at its last, unless one past it is (`edges_prefetch`, `layout.ptr_
 chunk whatever the address says, so a row starting or ending on a sector boundary asks for a
 sector it writes whole (46: rows of 40 bytes at a pitch of 80, 16 bytes past a sector: one
 in four asks; dst50)."""
+EDGES_ELEMENT = 8
+EDGES_ROW_BYTES = (40, 512)
+"""Rows of `EDGES_ELEMENT`-byte elements whose bound (`Mode.bound`: a static extent, or copy_'s
+power-of-two class of rows of at most 64 elements) spans EDGES_ROW_BYTES take `EDGES`
+(`row_rule`; from 40 bytes: 46's rows, which a Program states exactly and copy_'s key by their
+class, 64). H200, in turns (dst50), of the rule before: the strided set's 46 (int64 rows of
+40 bytes at a pitch of 80, class 8: mode 1) x1.079 [1.073, 1.093] (0.490 -> 0.529 of
+cudaMemcpy), padded int64 rows 8@9 (mode 1) x1.106, 24@25 and 60@63 (mode 5) x1.026 / x1.008;
+16-byte chunks (`realign_bytes=16`) add nothing (46 x1.077). Rows of 2- and 4-byte elements
+keep theirs: 34 (int32 224 B at 236, mode 5) x0.986 every round, int32 24@27 (mode 1) x0.994,
+04 x0.993; 16 (int16 508 B at 512: every row's end on a sector boundary) x1.035."""
 EDGES_ROW = 7
 """`realign_prefetch=7`: `EDGES`' sectors by one `layout.ptr_prefetch {bulk} row` a row (the
 thread of its first chunk): a row's partial head and tail sectors, where adjacent, by one bulk
@@ -241,11 +252,14 @@ ENDS_PAIR_ELEMENTS = (2, 4)
 def row_rule(bound: int | None, e: int) -> tuple[int, int | None]:
     """(`realign_prefetch`, `realign_chunks`; None: `chunks_per_thread`) by default for rows
     of `e`-byte elements known to hold at most `bound` elements (None: unknown):
-    `ENDS_LATE` with 2 chunks where `e` is one of `ENDS_PAIR_ELEMENTS` and the bound spans
-    `ENDS_PAIR_BYTES`, `ENDS_LATE` where it spans `ENDS_ROW_BYTES`, else `SECTOR_PREFETCH`."""
+    `EDGES` where `e` is `EDGES_ELEMENT` and the bound spans `EDGES_ROW_BYTES`, `ENDS_LATE` with
+    2 chunks where `e` is one of `ENDS_PAIR_ELEMENTS` and the bound spans `ENDS_PAIR_BYTES`,
+    `ENDS_LATE` where it spans `ENDS_ROW_BYTES`, else `SECTOR_PREFETCH`."""
     if bound is None:
         return SECTOR_PREFETCH, None
     b = bound * e
+    if e == EDGES_ELEMENT and EDGES_ROW_BYTES[0] <= b <= EDGES_ROW_BYTES[1]:
+        return EDGES, None
     if e in ENDS_PAIR_ELEMENTS and ENDS_PAIR_BYTES[0] < b <= ENDS_PAIR_BYTES[1]:
         return ENDS_LATE, 2
     if ENDS_ROW_BYTES[0] <= b <= ENDS_ROW_BYTES[1]:

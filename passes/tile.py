@@ -191,9 +191,11 @@ class TilePass(ModulePass):
                      6: as 5, only a row's real partial sectors (its first element
                      unless its address is on a 32-byte boundary, its last unless one
                      past it is: `_realign_tile.edges_prefetch`); 7: as 6, one ask a row
-                     (`layout.ptr_prefetch {bulk} row`: adjacent sectors by one); 0 not. Default `_realign_tile.prefetch_rule`'s: 5 for rows
-                     known to span 128-512 bytes (`ENDS_ROW_BYTES`) and rows of 2- and
-                     4-byte elements known to span 257-1024 bytes, else
+                     (`layout.ptr_prefetch {bulk} row`: adjacent sectors by one); 0 not.
+                     Default `_realign_tile.prefetch_rule`'s: 6 for rows of 8-byte
+                     elements known to span 40-512 bytes (`EDGES_ROW_BYTES`), 5 for other
+                     rows known to span 128-512 bytes (`ENDS_ROW_BYTES`) and rows of 2-
+                     and 4-byte elements known to span 257-1024 bytes, else
                      `SECTOR_PREFETCH` (1), as measured.
       realign_bytes=B  a realign copy's destination chunk for 8-byte elements read at a
                      step of 1: 8 or 16 bytes (default `_realign_tile.chunk_bytes`'s: 8

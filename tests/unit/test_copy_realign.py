@@ -377,14 +377,16 @@ def test_div32_realign_exact(always, div32):
                                                 ("int64", 60, 63, True), ("int32", 8, 9, False),
                                                 ("int8", 24, 27, False), ("int16", 254, 256, True),
                                                 ("int8", 200, 203, False), ("int16", 300, 303, False),
-                                                ("int64", 5, 10, False)])
+                                                ("int64", 5, 10, True), ("int64", 3, 5, False)])
 def test_prefetch_rule_takes_the_late_ends_for_rows_known_128_to_512_bytes(dtype, n, pitch, late):
     """`_realign_tile.prefetch_rule`: rows whose bound spans `ENDS_ROW_BYTES` (128-512
-    bytes) take `realign_prefetch=5` (the ends' bulk prefetches after the loads), others
-    mode 1; copy_'s realign key states the rows' class where it picks 5 (the strided set's
-    34: int32 rows of 56, class 64, 256 bytes; 16: int16 rows of 254, class 256,
-    `copy_key.REALIGN_ROW_CLASS`), not for rows of unknown length (int8 rows of 200,
-    int16 rows of 300) nor short ones (int32 8: 32 bytes; int64 rows of 5, as 46)."""
+    bytes) take `realign_prefetch=5` (the ends' bulk prefetches after the loads), rows of
+    8-byte elements known to span 40-512 bytes 6 (the real partial sectors' bulk prefetches,
+    `EDGES_ROW_BYTES`: int64 rows of 60, and of 5 as 46, class 8), others mode 1; copy_'s
+    realign key states the rows' class where it picks 5 or 6 (the strided set's 34: int32
+    rows of 56, class 64, 256 bytes; 16: int16 rows of 254, class 256,
+    `copy_key.REALIGN_ROW_CLASS`), not for rows of unknown length (int8 rows of 200, int16
+    rows of 300) nor short ones (int32 8: 32 bytes; int64 rows of 3, class 4: 32 bytes)."""
     from tilec.copy_plan import Operand
 
     e = np.dtype(dtype).itemsize
@@ -399,12 +401,14 @@ def test_prefetch_rule_takes_the_late_ends_for_rows_known_128_to_512_bytes(dtype
                                           (128, 4, (5, 2)), (256, 4, (5, 2)), (512, 4, (1, None)),
                                           (64, 2, (5, None)), (128, 2, (5, None)), (256, 2, (5, 2)),
                                           (512, 2, (5, 2)), (128, 1, (5, None)), (256, 1, (5, None)),
-                                          (512, 1, (5, None)), (1024, 1, (1, None)), (64, 8, (5, None)),
-                                          (16, 4, (1, None)), (8, 8, (1, None))])
+                                          (512, 1, (5, None)), (1024, 1, (1, None)), (64, 8, (6, None)),
+                                          (16, 4, (1, None)), (8, 8, (6, None)), (5, 8, (6, None)),
+                                          (4, 8, (1, None)), (65, 8, (1, None))])
 def test_row_rule_by_rows_bytes_and_element_size(bound, e, want):
-    """`_realign_tile.row_rule`: the ends late (5) for rows known to span 128-512 bytes
-    (`ENDS_ROW_BYTES`), and with 2 chunks a thread for 2- and 4-byte elements over 256 up
-    to 1024 bytes (`ENDS_PAIR_BYTES`); mode 1 and the default chunks otherwise."""
+    """`_realign_tile.row_rule`: the real partial sectors (6) for rows of 8-byte elements known
+    to span 40-512 bytes (`EDGES_ROW_BYTES`), the ends late (5) for other rows known to span
+    128-512 bytes (`ENDS_ROW_BYTES`), and with 2 chunks a thread for 2- and 4-byte elements
+    over 256 up to 1024 bytes (`ENDS_PAIR_BYTES`); mode 1 and the default chunks otherwise."""
     assert _realign_tile.row_rule(bound, e) == want
 
 
