@@ -40,7 +40,7 @@ TUNING_NAMES = ("box_smem", "realign_threads", "box_stage", "tiles_lanes", "tile
                 "narrow_count", "tiles_fill", "realign_prefetch", "inbounds", "tiles_bytes", "realign_rows",
                 "tiles_mirror", "tiles_short_d", "tiles_run", "tiles_issue", "realign_run", "realign_lanes",
                  "realign_elems", "realign_bits", "gather_fill", "rows_residues", "box_turn", "box_deal", "gather_bytes",
-                 "tiles_blocks", "tiles_lines")
+                 "tiles_blocks", "tiles_lines", "realign_bytes")
 """The tuning values a `with forced_routes(...)` block may set (None: the default,
 `passes/_copy_cost.BOX_SMEM`, the `copy-strategy` and `tile` passes' option
 `box_smem=`; the realign strategy's threads, the `tile` pass's option
@@ -107,7 +107,9 @@ states its source step mod 32 and destination run step mod 16 (its kernel the sl
 `gather_bytes=` (16 or 32: a whole sector a thread), the `tile` pass's option, default 0: one widest vector;
 the blocks a multiprocessor a `box<tiles>` launch asks to hold, `tiles_blocks=`, the `tile` pass's option,
 default 1024 / threads; whether its phase 1 (bit 1) and phase 2 (bit 2) go by 128-byte lines, `tiles_lines=`,
-the `tile` pass's option, default `passes/_box_tile.tiles_lines_of`'s where the box takes its own runs):
+the `tile` pass's option, default `passes/_box_tile.tiles_lines_of`'s where the box takes its own runs;
+a realign copy's destination chunk for 8-byte elements, `realign_bytes=` (8 or 16), the `tile` pass's option,
+default `passes/_realign_tile.chunk_bytes`'s):
 benchmarks and experiments compare
 them this way instead of changing module globals. Each is part of the key of a copy
 kernel's entry on disk (`copy_kernels.entry_key`); compare them with a fresh
@@ -174,6 +176,7 @@ class Routes:
     realign_elems: int | None = None
     realign_bits: int | None = None
     gather_fill: int | None = None
+    realign_bytes: int | None = None
 
     def tuning(self) -> dict:
         """The tuning values set (not None), by name."""

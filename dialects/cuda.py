@@ -326,17 +326,36 @@ class PrefetchGlobalL2Op(_GlobalLinePrefetch):
     `layout.ptr_prefetch`): one `prefetch.global.L2`, which brings the element's 128-byte
     line. `bulk`: one `cp.async.bulk.prefetch.L2` of the element's 16-byte-aligned block
     instead (sm_90; `prefetch.global.L2` before), which brings its 32-byte sector only.
-    No value is read or changed.
+    `edge` (k bytes): asked only where the element's address plus k is not a multiple of 32
+    (`layout.ptr_prefetch`'s `edge`). `row` (elements; with `bulk`): the element is a row's
+    first, and the row's partial sectors are asked, adjacent ones by one bulk prefetch
+    (`layout.ptr_prefetch`'s `row`, `tilec_prefetch_row`). No value is read or changed.
 
         cuda.prefetch_global_l2 %src[%i] : memref<?xi16>
         cuda.prefetch_global_l2 %src[%i] {bulk} : memref<?xi16>
+        cuda.prefetch_global_l2 %src[%i] {bulk, edge = 8 : i64} : memref<?xi64>
+        cuda.prefetch_global_l2 %src[%i] row %n {bulk} : memref<?xi64>
     """
 
     name = "cuda.prefetch_global_l2"
+    src = operand_def(MemRefType)
+    index = operand_def(IndexType)
+    row = opt_operand_def(IndexType)
     bulk = opt_prop_def(UnitAttr)
+    edge = opt_prop_def(IntegerAttr)
+    assembly_format = "$src `[` $index `]` (`row` $row^)? attr-dict `:` type($src)"
 
-    def __init__(self, src: SSAValue | Operation, index: SSAValue | Operation, bulk: bool = False):
-        IRDLOperation.__init__(self, operands=[src, index], properties={"bulk": UnitAttr()} if bulk else {})
+    def __init__(self, src: SSAValue | Operation, index: SSAValue | Operation, bulk: bool = False,
+                 edge: int | None = None, row: SSAValue | Operation | None = None):
+        props: dict = {"bulk": UnitAttr()} if bulk else {}
+        if edge is not None:
+            props["edge"] = IntegerAttr(edge, 64)
+        IRDLOperation.__init__(self, operands=[src, index, row], properties=props)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.row is not None and (self.bulk is None or self.edge is not None):
+            raise VerifyException("'cuda.prefetch_global_l2' row takes bulk, not edge")
 
 
 @irdl_op_definition

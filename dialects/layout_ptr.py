@@ -338,23 +338,47 @@ class PtrPrefetchOp(IRDLOperation):
     strategy's destination rows into a longer pitch, passes/_realign_tile.py). `bulk`:
     each sector asked by a bulk prefetch of the pointer's 16-byte block
     (`cuda.prefetch_global_l2 {bulk}`), which brings the sector only, where
-    `prefetch.global.L2` brings its 128-byte line.
+    `prefetch.global.L2` brings its 128-byte line. `edge` (k bytes): a pointer asks only
+    where its address plus k is not a multiple of 32 (a row's first element with k = 0, its
+    last with k = its size: the sector is the row's in part only where the row's start or end
+    is not on a sector boundary), a test of the real address, known at run time only.
 
         layout.ptr_prefetch %q : tensor<1024x!layout.ptr<f32>, #b>
-        layout.ptr_prefetch %q mask %m : tensor<1024xi1, #b> {bulk} : tensor<1024x!layout.ptr<f32>, #b>"""
+        layout.ptr_prefetch %q mask %m : tensor<1024xi1, #b> {bulk} : tensor<1024x!layout.ptr<f32>, #b>
+        layout.ptr_prefetch %q mask %m : tensor<1024xi1, #b> {bulk, edge = 8 : i64} : tensor<1024x!layout.ptr<i64>, #b>
+
+    `row` (a scalar: elements; with `bulk`, without `edge`): each pointer is a row's first
+    element and asks for the sectors the row covers in part, by the real address: the first
+    sector unless the row starts on a 32-byte boundary (and does not end inside it), the
+    last unless the row ends on one (and does not start inside it), one bulk prefetch of
+    both where they are adjacent sectors (`tilec_prefetch_row`).
+
+        layout.ptr_prefetch %q row %n : i32 mask %m : tensor<1024xi1, #b> {bulk} : tensor<1024x!layout.ptr<i64>, #b>"""
 
     name = "layout.ptr_prefetch"
     # no memory-effect trait, as layout.prefetch: its effect is on the cache
     ptrs = operand_def(TensorType)
+    row = opt_operand_def()
     mask = opt_operand_def(TensorType)
     bulk = opt_prop_def(UnitAttr)
-    assembly_format = "$ptrs (`mask` $mask^ `:` type($mask))? attr-dict `:` type($ptrs)"
-    irdl_options = (ParsePropInAttrDict(),)
+    edge = opt_prop_def(IntegerAttr)
+    assembly_format = ("$ptrs (`row` $row^ `:` type($row))? (`mask` $mask^ `:` type($mask))? attr-dict "
+                       "`:` type($ptrs)")
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
 
-    def __init__(self, ptrs: SSAValue, mask: SSAValue | None = None, bulk: bool = False):
-        super().__init__(operands=[ptrs, mask], properties={"bulk": UnitAttr()} if bulk else {})
+    def __init__(self, ptrs: SSAValue, mask: SSAValue | None = None, bulk: bool = False, edge: int | None = None,
+                 row: SSAValue | None = None):
+        props: dict = {"bulk": UnitAttr()} if bulk else {}
+        if edge is not None:
+            props["edge"] = IntegerAttr(edge, 64)
+        super().__init__(operands=[ptrs, row, mask], properties=props)
 
     def verify_(self) -> None:
+        if self.edge is not None:
+            _check(0 <= self.edge.value.data < 32, f"the edge is 0-31 bytes, got {self.edge.value.data}")
+        if self.row is not None:
+            _check_int(self.row.type, "layout.ptr_prefetch's row")
+            _check(self.bulk is not None and self.edge is None, "layout.ptr_prefetch's row takes bulk, not edge")
         t = _pointer_tensor(self.ptrs, "the pointers")
         _check_mask(self.mask, t)
         check_block_threads(self, t)

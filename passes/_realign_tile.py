@@ -104,14 +104,17 @@ def source_step(facts: CopyFacts) -> int:
     return _static(facts.modes[-1].src_stride) or 1
 
 
-def chunk_bytes(facts: CopyFacts, target: Target) -> int:
+def chunk_bytes(facts: CopyFacts, target: Target, asked: int | None = None) -> int:
     """The destination chunk: 8 bytes (one element, two chunks a thread) for rows of
     8-byte elements known to be at most `SHORT_ROW_BYTES` (a warp's store then writes
     32 consecutive elements: rows of 40 bytes at a pitch of 80 store no half chunk),
     else the widest vector (rows read at a step of 2 too: the chunk's source elements
-    span a 32-byte window, three aligned vectors)."""
+    span a 32-byte window, three aligned vectors). `asked` (the `tile` pass's
+    `realign_bytes`): that for 8-byte elements read at a step of 1, 8 or the widest vector."""
     last = facts.modes[-1]
     e = facts.dst_bytes
+    if asked is not None and e == 8 and source_step(facts) == 1:
+        return min(asked, target.vector_bytes)
     if e == 8 and last.bound is not None and last.bound * e <= SHORT_ROW_BYTES:
         return 8
     return target.vector_bytes
@@ -140,20 +143,20 @@ def chunks_per_row(n_last: int, e: int, dmis: int, g: int, chunk: int) -> int:
     return -(-(worst + n_last * e) // chunk)
 
 
-def static_index_bits(facts: CopyFacts, target: Target) -> int | None:
+def static_index_bits(facts: CopyFacts, target: Target, asked: int | None = None) -> int | None:
     """32 where every extent and stride is static, each misalignment static or bounded
     (`_copy_cost.value_bound`: a program that states it as `mis % (16 / itemsize)`),
     and every offset from the aligned pointers (two vectors to spare), every flat chunk
     index and a block past the end fit a signed 32-bit integer for every misalignment
     within its bound; 64 where one does not; None where something is dynamic or
-    unbounded."""
+    unbounded. `asked`: the chunk bytes asked (`chunk_bytes`)."""
     ns = [_static(m.extent) for m in facts.modes]
     ss = [_static(m.src_stride) for m in facts.modes]
     ds = [_static(m.dst_stride) for m in facts.modes]
     mis = [value_bound(x) if x is not None else None for x in (facts.src_mis, facts.dst_mis)]
     if None in ns or None in ss or None in ds or None in mis:
         return None
-    chunk = chunk_bytes(facts, target)
+    chunk = chunk_bytes(facts, target, asked)
     v = chunk // facts.dst_bytes
     g = _outer_granule(facts, chunk)
     # a static dst misalignment as it is; a bounded one at its worst (`chunks_per_row`
@@ -176,7 +179,8 @@ part (`sector_prefetch`; the `tile` pass's `realign_prefetch=`): 0 not, 1 by
 `prefetch.global.L2`, 2 that of the chunk a wave on (`prefetch_ahead`), 3 by bulk
 prefetches of the chunk's 16 bytes (`layout.ptr_prefetch {bulk}`), 4 by bulk prefetches
 of each row's first and last chunks only (`sector_prefetch`'s `ends`), 5 as 4 after the
-source loads (`ENDS_LATE`). H200, the strided
+source loads (`ENDS_LATE`), 6 the row's real partial sectors only, after the loads
+(`EDGES`, `edges_prefetch`), 7 those by one ask a row (`EDGES_ROW`). H200, the strided
 set's rows into a longer pitch, of cudaMemcpy without / with (1): 16 (int16 rows of 508
 bytes at a pitch of 512) 0.667 / 0.824, 34 (int32 rows of 224 bytes at 236) 0.584 /
 0.719, 46 (int64 rows of 40 bytes at 80) 0.422 / 0.550; the realign cases whose rows
@@ -189,12 +193,35 @@ prefetch each), 04 0.929 -> 0.910, 10 0.968 -> 0.954; a wave ahead (2): 34 0.714
 by bulk prefetches (4), in turns: 34 0.717 -> 0.805 (0.786 by 3), but 16 0.830 -> 0.797,
 46 0.530 -> 0.524, 04 0.935 -> 0.910, 10 0.975 -> 0.957, 22 0.971 -> 0.950: a bulk
 prefetch costs 2-4% even where rows are long and asks are few (benchmarks/NOTES.md,
-dst44). 1 stays but for rows known short (`prefetch_rule`)."""
+dst44). 1 stays but for rows known short (`prefetch_rule`: 5 or, for 8-byte elements, 6)."""
 ENDS_LATE = 5
 """`realign_prefetch=5`: as 4 (the ends' bulk prefetches), asked after the source loads
 (`realign_launch`'s `late`), which then issue where mode 1's do (ptxas schedules the line
 prefetch after the loads; the bulk prefetch's loop over the lanes' addresses, R2UR and
 UBLKPF, held them behind it)."""
+EDGES = 6
+"""`realign_prefetch=6`: a row's real partial sectors only, after the source loads (as
+`ENDS_LATE`): bulk prefetches at the row's first element, unless its address is on a 32-byte
+boundary, and at its last, unless one past it is (`edges_prefetch`, `layout.ptr_prefetch`'s
+`edge`: the test of the real address at run time). Mode 4 asks each row's first and last
+chunk whatever the address says, so a row starting or ending on a sector boundary asks for a
+sector it writes whole (46: rows of 40 bytes at a pitch of 80, 16 bytes past a sector: one
+in four asks; dst50)."""
+EDGES_ELEMENT = 8
+EDGES_ROW_BYTES = (40, 512)
+"""Rows of `EDGES_ELEMENT`-byte elements whose bound (`Mode.bound`: a static extent, or copy_'s
+power-of-two class of rows of at most 64 elements) spans EDGES_ROW_BYTES take `EDGES`
+(`row_rule`; from 40 bytes: 46's rows, which a Program states exactly and copy_'s key by their
+class, 64). H200, in turns (dst50), of the rule before: the strided set's 46 (int64 rows of
+40 bytes at a pitch of 80, class 8: mode 1) x1.079 [1.073, 1.093] (0.490 -> 0.529 of
+cudaMemcpy), padded int64 rows 8@9 (mode 1) x1.106, 24@25 and 60@63 (mode 5) x1.026 / x1.008;
+16-byte chunks (`realign_bytes=16`) add nothing (46 x1.077). Rows of 2- and 4-byte elements
+keep theirs: 34 (int32 224 B at 236, mode 5) x0.986 every round, int32 24@27 (mode 1) x0.994,
+04 x0.993; 16 (int16 508 B at 512: every row's end on a sector boundary) x1.035."""
+EDGES_ROW = 7
+"""`realign_prefetch=7`: `EDGES`' sectors by one `layout.ptr_prefetch {bulk} row` a row (the
+thread of its first chunk): a row's partial head and tail sectors, where adjacent, by one bulk
+prefetch of 64 bytes (46's even rows: two asks a pair of rows where `EDGES` makes three)."""
 ENDS_ROW_BYTES = (128, 512)
 """Rows whose length is known (`Mode.bound`: a static extent, or copy_'s power-of-two class
 of rows of at most 64 elements, 256 for 2- and 4-byte ones) to be at most ENDS_ROW_BYTES[1]
@@ -225,11 +252,14 @@ ENDS_PAIR_ELEMENTS = (2, 4)
 def row_rule(bound: int | None, e: int) -> tuple[int, int | None]:
     """(`realign_prefetch`, `realign_chunks`; None: `chunks_per_thread`) by default for rows
     of `e`-byte elements known to hold at most `bound` elements (None: unknown):
-    `ENDS_LATE` with 2 chunks where `e` is one of `ENDS_PAIR_ELEMENTS` and the bound spans
-    `ENDS_PAIR_BYTES`, `ENDS_LATE` where it spans `ENDS_ROW_BYTES`, else `SECTOR_PREFETCH`."""
+    `EDGES` where `e` is `EDGES_ELEMENT` and the bound spans `EDGES_ROW_BYTES`, `ENDS_LATE` with
+    2 chunks where `e` is one of `ENDS_PAIR_ELEMENTS` and the bound spans `ENDS_PAIR_BYTES`,
+    `ENDS_LATE` where it spans `ENDS_ROW_BYTES`, else `SECTOR_PREFETCH`."""
     if bound is None:
         return SECTOR_PREFETCH, None
     b = bound * e
+    if e == EDGES_ELEMENT and EDGES_ROW_BYTES[0] <= b <= EDGES_ROW_BYTES[1]:
+        return EDGES, None
     if e in ENDS_PAIR_ELEMENTS and ENDS_PAIR_BYTES[0] < b <= ENDS_PAIR_BYTES[1]:
         return ENDS_LATE, 2
     if ENDS_ROW_BYTES[0] <= b <= ENDS_ROW_BYTES[1]:
@@ -305,6 +335,35 @@ def sector_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValu
     b.ops.append(PtrPrefetchOp(ptrs, mask, bulk))
 
 
+def edges_prefetch(b: _Body, facts: CopyFacts, n: list[SSAValue], doff: SSAValue, chunk_i: SSAValue,
+                   achunk: SSAValue, row_ok: SSAValue, merged: bool = False) -> None:
+    """Bulk prefetches of the sectors a row covers in part, by the real address (`EDGES`),
+    where the destination's rows do not continue each other: the thread of the row's first
+    chunk (c = 0) asks for the block of the row's first element (D) unless D's address is a
+    multiple of 32 bytes (`edge` 0), the thread of its last chunk (A < D + n <= A + V) for
+    the block of its last element unless one past it is (`edge` = the element's bytes). A row
+    inside one sector asks it twice where neither end is on a boundary; a row's tail and the
+    next row's head in one sector ask it once each. Every pointer is one of the row's
+    elements: inside the destination. `merged` (`EDGES_ROW`): one `layout.ptr_prefetch
+    {bulk} row` a row by the thread of its first chunk, which asks the same sectors, two
+    adjacent ones by one bulk prefetch of 64 bytes."""
+    last = facts.rank - 1
+    row_end = b.addi(doff, b.splat(n[last]))
+    gap = b.splat(b.add(arith.CmpiOp(b.scalar(facts.modes[last - 1].dst_stride), n[last], "ne")), row_ok.type)
+    ok = b.add(arith.AndIOp(row_ok, gap))
+    head = b.add(arith.AndIOp(ok, b.cmp("eq", chunk_i, b.splat(b.const(0)))))
+    tail = b.add(arith.AndIOp(b.add(arith.AndIOp(ok, b.cmp("slt", achunk, row_end))),
+                              b.cmp("sge", b.addi(achunk, b.splat(b.const(b.v))), row_end)))
+    elem = facts.dst_base.type.element_type  # type: ignore[union-attr]
+    ptrs = b.splat(facts.dst_base, TensorType(PtrType(elem), [b.rows], b.r))
+    if merged:
+        b.ops.append(PtrPrefetchOp(b.add(AddPtrOp(ptrs, doff)), head, True, row=n[last]))
+        return
+    b.ops.append(PtrPrefetchOp(b.add(AddPtrOp(ptrs, doff)), head, True, 0))
+    last_elem = b.subi(row_end, b.splat(b.const(1)))
+    b.ops.append(PtrPrefetchOp(b.add(AddPtrOp(ptrs, last_elem)), tail, True, facts.dst_bytes))
+
+
 class _HostOps:
     """A launch's host-side index ops in order (`ops`): `add` appends an op and gives its
     result, `const` an index constant, `val` a fact's value (a constant where static)."""
@@ -350,7 +409,8 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
                    threads: int = REALIGN_THREADS, chunks: int | None = None,
                    prefetch: bool = False, magic64: bool = MAGIC64, ahead: bool = False,
                    bulk: bool = False, ends: bool = False, div32: bool | None = None,
-                   late: bool = False) -> list[Operation]:
+                   late: bool = False, edges: bool = False, chunk: int | None = None,
+                   merged: bool = False) -> list[Operation]:
     """The host ops and the `layout.launch` of the realign strategy of `copy` (module
     doc), with `bits`-bit offsets and `threads` per block (a multiple of a warp) of
     `chunks` destination chunks a thread (None: `chunks_per_thread`); the caller puts
@@ -366,12 +426,16 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     follow the ask). `magic64`: with 64-bit offsets, the chunk index's divisions
     by run-time values as multiplications too (`_gather_tile.magic_divmod64`). `div32`
     (None: `REALIGN_DIV32`): with 32-bit offsets, each division of the chunk index a
-    32-bit multiply-high and a shift (`_gather_tile.divmod32`), not a 64-bit product."""
+    32-bit multiply-high and a shift (`_gather_tile.divmod32`), not a 64-bit product.
+    `edges` (with `prefetch`, `late`): a row's real partial sectors only (`edges_prefetch`),
+    not `sector_prefetch`'s asks; with `merged` too, one ask a row (`EDGES_ROW`). `chunk`:
+    the destination chunk's bytes (None:
+    `chunk_bytes`'; 8 or 16 for 8-byte elements, the widest vector else)."""
     rank = facts.rank
     last = rank - 1
     e = facts.dst_bytes
     step = source_step(facts)
-    chunk = chunk_bytes(facts, target)
+    chunk = chunk_bytes(facts, target, chunk)
     v = chunk // e
     shift_v = v.bit_length() - 1
     rows = threads * (chunks or chunks_per_thread(chunk, target))
@@ -498,7 +562,9 @@ def realign_launch(copy: CopyOp, facts: CopyFacts, target: Target, bits: int,
     sbase = b.splat(facts.src_base, TensorType(PtrType(st_elem), [rows, v], b.l))  # type: ignore[arg-type]
     vecs = [b.add(PtrLoadOp(b.add(AddPtrOp(sbase, b.addi(b.full(x, 1), jj))), None, b.full(ok, 1)))
             for x, ok in zip(bases, oks)]
-    if prefetch and step == 1 and late and not ahead:
+    if prefetch and step == 1 and late and not ahead and edges:
+        edges_prefetch(b, facts, n, doff, chunk_i, achunk, row_ok, merged)
+    elif prefetch and step == 1 and late and not ahead:
         sector_prefetch(b, facts, n, doff, achunk, row_ok, bulk, coords[last - 1] if ends else None)
     outs = [b.add(FunnelShiftOp(vecs[k], vecs[k + 1], shift)) for k in range(len(vecs) - 1)]
     parts = [(outs[0], 0)]

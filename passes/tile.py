@@ -188,10 +188,18 @@ class TilePass(ModulePass):
                      128-byte line); 4: as 3, only each row's first and last chunk
                      asking (two a row, whatever the aligned pointer's pseudo-sectors);
                      5: as 4, asked after the source loads (which then issue first);
-                     0 not. Default `_realign_tile.prefetch_rule`'s: 5 for rows
-                     known to span 128-512 bytes (`ENDS_ROW_BYTES`) and rows of 2- and
-                     4-byte elements known to span 257-1024 bytes, else
+                     6: as 5, only a row's real partial sectors (its first element
+                     unless its address is on a 32-byte boundary, its last unless one
+                     past it is: `_realign_tile.edges_prefetch`); 7: as 6, one ask a row
+                     (`layout.ptr_prefetch {bulk} row`: adjacent sectors by one); 0 not.
+                     Default `_realign_tile.prefetch_rule`'s: 6 for rows of 8-byte
+                     elements known to span 40-512 bytes (`EDGES_ROW_BYTES`), 5 for other
+                     rows known to span 128-512 bytes (`ENDS_ROW_BYTES`) and rows of 2-
+                     and 4-byte elements known to span 257-1024 bytes, else
                      `SECTOR_PREFETCH` (1), as measured.
+      realign_bytes=B  a realign copy's destination chunk for 8-byte elements read at a
+                     step of 1: 8 or 16 bytes (default `_realign_tile.chunk_bytes`'s: 8
+                     for rows known at most `SHORT_ROW_BYTES`, else 16); the row form only.
       realign_flat=F  1: a realign copy whose destination is compact writes it as one
                      flat run of aligned chunks, each from its row and the next
                      (`_realign_tile.realign_flat_launch`, where `flat_fits`); 0 row by
@@ -531,6 +539,7 @@ class TilePass(ModulePass):
     gather_fill: int = GATHER_FILL
     realign_chunks: int | None = None
     realign_prefetch: int | None = None
+    realign_bytes: int | None = None
     realign_flat: int | None = None
     realign_run: int | None = None
     realign_lanes: int | None = None
@@ -836,10 +845,12 @@ class TilePass(ModulePass):
         bits = _promised_bits(copy)
         promised = bits is not None
         if bits is None:
-            bits = realign_static_bits(facts, tgt) or 64
+            bits = realign_static_bits(facts, tgt, self.realign_bytes) or 64
         mode = prefetch_rule(facts) if self.realign_prefetch is None else self.realign_prefetch
-        if mode not in (0, 1, 2, 3, 4, 5):
-            raise TilecError(f"tile: realign_prefetch is 0, 1, 2, 3, 4 or 5; got {self.realign_prefetch}", op=copy)
+        if mode not in (0, 1, 2, 3, 4, 5, 6, 7):
+            raise TilecError(f"tile: realign_prefetch is 0-7; got {self.realign_prefetch}", op=copy)
+        if self.realign_bytes not in (None, 8, 16):
+            raise TilecError(f"tile: realign_bytes is 8 or 16; got {self.realign_bytes}", op=copy)
         flat = flat_rule(facts) if self.realign_flat is None else bool(self.realign_flat)
         run = run_broadcast(facts) if self.realign_run is None else self.realign_run
         lanes = REALIGN_RUN_LANES if self.realign_lanes is None else self.realign_lanes
@@ -856,8 +867,9 @@ class TilePass(ModulePass):
         else:
             rows_chunks = chunks_rule(facts) if chunks is None else chunks
             ops = realign_launch(copy, facts, tgt, bits, threads, rows_chunks, mode != 0, self._magic64(),
-                                 ahead=mode == 2, bulk=mode in (3, 4, 5), ends=mode in (4, 5),
-                                 div32=None if self.div32 is None else bool(self.div32), late=mode == 5)
+                                 ahead=mode == 2, bulk=mode in (3, 4, 5, 6, 7), ends=mode in (4, 5),
+                                 div32=None if self.div32 is None else bool(self.div32), late=mode in (5, 6, 7),
+                                 edges=mode in (6, 7), chunk=self.realign_bytes, merged=mode == 7)
         if not promised:
             _promise_launch(ops, bits)
         _replace_copy(copy, ops)

@@ -50,11 +50,18 @@ class CudaOpsEmitter(EmitterBase):
     @emits(cuda.PrefetchGlobalL2Op)
     def emit_prefetch_global_l2(self, op: cuda.PrefetchGlobalL2Op):
         self.buffer(op.src, op)
+        at = f"{self.expr(op.src)} + {self.expr(op.index)}"
+        if op.row is not None:  # a row's partial sectors, adjacent ones by one ask
+            self.helpers.add("prefetch_row")
+            self.line(f"tilec_prefetch_row({at}, (unsigned long long)({self.expr(op.row)}) * sizeof(*({at})));")
+            return
+        if op.edge is not None:  # only where the address plus `edge` is not on a sector boundary
+            self.line(f"if ((reinterpret_cast<unsigned long long>({at}) + {op.edge.value.data}ull) & 31ull)")
         if op.bulk is not None:
             self.helpers.add("prefetch_sector")
-            self.line(f"tilec_prefetch_sector({self.expr(op.src)} + {self.expr(op.index)});")
+            self.line(f"{'  ' if op.edge is not None else ''}tilec_prefetch_sector({at});")
             return
-        self.line(f'asm volatile("prefetch.global.L2 [%0];" :: "l"({self.expr(op.src)} + {self.expr(op.index)}));')
+        self.line(f'{"  " if op.edge is not None else ""}asm volatile("prefetch.global.L2 [%0];" :: "l"({at}));')
 
     @emits(cuda.CpAsyncCommitOp)
     def emit_cp_async_commit(self, op: cuda.CpAsyncCommitOp):

@@ -163,6 +163,28 @@ __device__ __forceinline__ void tilec_prefetch_sector(const void* p) {
   asm volatile("prefetch.global.L2 [%0];" :: "l"(p));
 #endif
 }""",
+    "prefetch_row": """\
+// cuda.prefetch_global_l2 {bulk} row: the 32-byte sectors a row of `nbytes` bytes from p covers
+// in part (by the real address: its first unless the row starts on a sector boundary and
+// does not end inside it, its last unless it ends on one and does not start inside it),
+// asked of L2 by bulk prefetches (sm_90), both by one where they are adjacent;
+// `prefetch.global.L2` of each before sm_90.
+__device__ __forceinline__ void tilec_prefetch_row(const void* p, unsigned long long nbytes) {
+  const unsigned long long d0 = (unsigned long long)p, d1 = d0 + nbytes;
+  const unsigned long long h = d0 & ~31ull, t = (d1 - 1) & ~31ull;
+  const bool ph = (d0 & 31) || d1 < h + 32, pt = (d1 & 31) || d0 > t;
+#if __CUDA_ARCH__ >= 900
+  if (ph && pt && t == h + 32) {
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], 64;" :: "l"(h) : "memory");
+    return;
+  }
+  if (ph) asm volatile("cp.async.bulk.prefetch.L2.global [%0], 16;" :: "l"(h) : "memory");
+  if (pt && t != h) asm volatile("cp.async.bulk.prefetch.L2.global [%0], 16;" :: "l"(t) : "memory");
+#else
+  if (ph) asm volatile("prefetch.global.L2 [%0];" :: "l"(h));
+  if (pt && t != h) asm volatile("prefetch.global.L2 [%0];" :: "l"(t));
+#endif
+}""",
     "prefetch_l2": """\
 // cuda.prefetch_l2: the 16-byte-aligned interior of [p, p + nbytes) asked of L2 in one
 // bulk prefetch (sm_90; nothing before). HINT 0: no policy; 1: evict_last; 2: evict_first

@@ -39,7 +39,14 @@ Kinds (ratios to cudaMemcpy of the case's bytes; `!` not exact):
   pf_ld2    `copy_pf` with the sector fetched by a plain byte load (`ld.global.L1::no_allocate`),
             its value kept by a test at the end that never holds;
   pf_bulk1  `pf_bulk` by real 32-byte sectors (the address's bits), one bulk prefetch a
-            sector (its first chunk in the row).
+            sector (its first chunk in the row);
+  pf_cpa    `pf_bulk1`'s sectors fetched by a 16-byte `cp.async.cg` into shared memory (a
+            plain per-lane load, no uniform-register loop; never read, waited for at the
+            kernel's end);
+  pf_span   one bulk prefetch a row (its first chunk's thread) of its first partial sector
+            to its last where no whole sector lies between (a row of at most two sectors:
+            46's even rows ask 64 bytes, its odd ones 32), else `pf_bulk1`'s;
+  memcpy2d  not a kernel: `cudaMemcpy2DAsync` (rows at one pitch only, else `-`).
 A kind `NAME+e` stores its partial chunks an element at a time too (`pf_ahead+e`).
 `store` and `span` move no source bytes but are given the case's bytes all the same:
 compare them with each other (the cost of the sectors written in part and of the gaps).
@@ -114,6 +121,9 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
   const long long total = (long long)P_NR * P_C;
   const long long base = (long long)blockIdx.x * P_T * P_K + threadIdx.x;
   uint4 out[P_K];
+#if P_KIND == 14
+  __shared__ uint4 fill_sink[P_T * P_K];
+#endif
   unsigned sink = 0;
   long long A[P_K];
   int lo[P_K], hi[P_K];
@@ -177,6 +187,31 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
 #if P_KIND == 10
     if ((a & ~31LL) < D || (a & ~31LL) + 32 > e) asm volatile("prefetch.global.L2::evict_last [%0];" :: "l"(dst + a));
 #endif
+#if P_KIND == 14
+    {  // pf_bulk1's sectors by a 16-byte cp.async into shared memory (never read)
+      const long long sec = (long long)(((unsigned long long)(dst + a) & ~31ull) - (unsigned long long)dst);
+      const long long first = sec > (D & ~15LL) ? sec : (D & ~15LL);
+      if ((sec < D || sec + 32 > e) && a == first) {
+        unsigned long long s64;
+        asm("cvta.to.shared.u64 %0, %1;" : "=l"(s64) : "l"(&fill_sink[threadIdx.x * P_K + k]));
+        const unsigned sa_ = (unsigned)s64;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(sa_), "l"(dst + a) : "memory");
+      }
+    }
+#endif
+#if P_KIND == 15
+    if (c == 0) {  // one bulk ask a row: its first partial sector to its last, no whole sector between
+      const unsigned long long d0 = (unsigned long long)(dst + D), d1 = (unsigned long long)(dst + e);
+      const unsigned long long s0 = d0 & ~31ull, s1 = (d1 + 31) & ~31ull;
+      const unsigned long long lo = (d0 & 31) ? s0 : s0 + 32, hi = (d1 & 31) ? s1 : s1 - 32;
+      if (hi > lo && hi - lo <= 64 && (hi - lo == 32 || ((d0 & 31) && (d1 & 31)))) {
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(lo), "r"((unsigned)(hi - lo)) : "memory");
+      } else {
+        if (d0 & 31) asm volatile("cp.async.bulk.prefetch.L2.global [%0], 16;" :: "l"(s0) : "memory");
+        if ((d1 & 31) && (d1 & ~31ull) != s0) asm volatile("cp.async.bulk.prefetch.L2.global [%0], 16;" :: "l"(d1 & ~31ull) : "memory");
+      }
+    }
+#endif
 #if P_KIND == 3
     out[k] = make_uint4(0x01010101u, 0x02020202u, 0x03030303u, 0x04040404u);
 #else
@@ -202,6 +237,9 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
 #endif
   }
   if (sink == 0x1FFu) dst[0] = 0;  // never (a byte): keeps pf_ld2's loads
+#if P_KIND == 14
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
 #if P_KIND != 4
 #pragma unroll
   for (int k = 0; k < P_K; ++k) {
@@ -230,7 +268,8 @@ extern "C" __global__ void __launch_bounds__(P_T) kern(const char* __restrict__ 
 KINDS = {"copy": (0, 1), "copy_elem": (1, 1), "copy_k2": (0, 2), "copy_pf": (2, 1), "store": (3, 1), "span": (4, 1),
          "pf_k2": (2, 2), "pf_ahead": (5, 1), "compact": (6, 1), "pf_256": (7, 1),
          "pf_elem": (8, 1), "pf_ld": (9, 1), "pf_last": (10, 1),
-         "pf_bulk": (11, 1), "pf_bulk_k2": (11, 2), "pf_ld2": (12, 1), "pf_bulk1": (13, 1)}
+         "pf_bulk": (11, 1), "pf_bulk_k2": (11, 2), "pf_ld2": (12, 1), "pf_bulk1": (13, 1), "pf_cpa": (14, 1),
+         "pf_span": (15, 1)}
 """name: (KIND, chunks a thread)."""
 
 
@@ -298,6 +337,22 @@ def main() -> int:
         for k, s in enumerate(os_):
             defs[f"DS{k}"] = s
         for name in kinds:
+            if name == "memcpy2d":  # the vendor's pitched copy, rows at one pitch only
+                if len(on) != 1 or tuple(src.shape) != (rows, L):
+                    row.append("-")
+                    continue
+                dp = dst.data_ptr()
+
+                def pitched(dp=dp):
+                    cp.cuda.runtime.memcpy2DAsync(dp, os_[0] * E, src.data_ptr(), L * E, L * E, rows,
+                                                  cp.cuda.runtime.memcpyDeviceToDevice, 0)
+
+                dst_base.fill_(77)
+                pitched()
+                torch.cuda.synchronize()
+                ok = bool(torch.equal(sb._bits(torch, dst_base), ref_bits))
+                row.append(ratio(pitched) + ("" if ok else "!"))
+                continue
             elem = name.endswith("+e")
             base, _, times = name.removesuffix("+e").partition("@")  # pf_ahead@2: AHEAD twice
             kind, kk = KINDS[base]

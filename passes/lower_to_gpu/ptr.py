@@ -137,23 +137,25 @@ class PointerLowering(OpFamily):
     @lowers(lp.PtrPrefetchOp)
     def op_ptr_prefetch(self, op: lp.PtrPrefetchOp):
         """One `cuda.prefetch_global_l2` per distinct register of the thread's pointers,
-        each under its mask bit (an `scf.if`) where there is a mask; `bulk` passed on."""
+        each under its mask bit (an `scf.if`) where there is a mask; `bulk`, `edge` and `row` passed on."""
         from tilec.dialects import cuda
 
         b = self.b
         view, poffs, _, regs = self._tensor_ptr(op)
         bits = self.values.registers(op.mask) if op.mask is not None else None
+        edge = op.edge.value.data if op.edge is not None else None
+        row = b.ssa(self._index(self.values.scalar_or_index(op.row))) if op.row is not None else None
         seen: set = set()
         for r, coord in enumerate(regs):
             if coord in seen:
                 continue
             seen.add(coord)
             if bits is None:
-                b.add(cuda.PrefetchGlobalL2Op(view.mem, b.ssa(poffs[r]), op.bulk is not None))
+                b.add(cuda.PrefetchGlobalL2Op(view.mem, b.ssa(poffs[r]), op.bulk is not None, edge, row))
                 continue
             _, tb, _ = access.if_op(b, DynamicIndex(b, bits[r]))
             with b.at(tb):
-                b.add(cuda.PrefetchGlobalL2Op(view.mem, b.ssa(poffs[r]), op.bulk is not None))
+                b.add(cuda.PrefetchGlobalL2Op(view.mem, b.ssa(poffs[r]), op.bulk is not None, edge, row))
                 b.add(scf.YieldOp())
 
     @lowers(lp.MultipleOfOp)

@@ -91,6 +91,10 @@ class CudaFunctions(InterpreterFunctions):
         tids = grid.active_tids()
         (i,) = thread_indices(grid, tids, (args[1],))
         resolve(op, grid, src, tids, [np.broadcast_to(np.asarray(i, dtype=np.int64), tids.shape)], "prefetches")
+        if getattr(op, "row", None) is not None:  # a row's first element: its last too
+            (n,) = thread_indices(grid, tids, (args[2],))
+            last = np.asarray(i, dtype=np.int64) + np.asarray(n, dtype=np.int64) - 1
+            resolve(op, grid, src, tids, [np.broadcast_to(last, tids.shape)], "prefetches")
         return ()
 
     @impl(cuda.PrefetchL1Op)

@@ -167,9 +167,15 @@ class PointerFunctions(InterpreterFunctions):
     def run_ptr_prefetch(self, interp: ReferenceInterpreter, op: lp.PtrPrefetchOp, args):
         """A hint to L2: no value is read or changed. The elements asked for (those the mask
         keeps) must lie inside their buffer, as a load's: an address past it is an error
-        here, not a prefetch of another allocation's sector."""
-        mask = args[1] if op.mask is not None else None
+        here, not a prefetch of another allocation's sector. With `row`, each row's last
+        element too."""
+        rest = list(args[1:])
+        row = rest.pop(0) if op.row is not None else None
+        mask = rest.pop(0) if op.mask is not None else None
         self._elements(interp, op, args[0], mask, "prefetches")
+        if row is not None:
+            last = np.asarray(offset_of(args[0]), dtype=np.int64) + (np.asarray(row).astype(np.int64) - 1)
+            self._elements(interp, op, last, mask, "prefetches")
         return ()
 
     @impl(lp.MultipleOfOp)

@@ -691,16 +691,19 @@ class RealignProgram(Program):
 REALIGN_TYPES = ["i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"]
 
 
-def realign_pipeline(prefetch: bool, bulk: bool = False, ends: bool = False, late: bool = False) -> str:
+def realign_pipeline(prefetch: bool, bulk: bool = False, ends: bool = False, late: bool = False,
+                     edges: bool = False) -> str:
     """The default pipeline with the realign strategy taken where it fits
     (`copy-strategy{realign=always}`, as `tilec.copy_`'s plan asks for it), with its
     sector prefetch (the default; with `bulk`, each sector by a bulk prefetch of its
     16-byte block, `tile{realign_prefetch=3}`; with `ends` too, those of each row's first
     and last chunks only, `tile{realign_prefetch=4}`; with `late` too, those after the source
-    loads, `tile{realign_prefetch=5}`) or without it (`tile{realign_prefetch=0}`)."""
+    loads, `tile{realign_prefetch=5}`; with `edges` instead, a row's first and last elements
+    unless on a sector boundary, `tile{realign_prefetch=6}`) or without it
+    (`tile{realign_prefetch=0}`)."""
     from tilec.compiler.pipeline import expand_pipeline
 
-    mode = 0 if not prefetch else (5 if late else 4) if ends else 3 if bulk else None
+    mode = 0 if not prefetch else 6 if edges else (5 if late else 4) if ends else 3 if bulk else None
     tile = "tile" if mode is None else f"tile{{realign_prefetch={mode}}}"
     swap = {"copy-strategy": "copy-strategy{realign=always}", "tile": tile}
     return ",".join(swap.get(p, p) for p in expand_pipeline("default").split(","))

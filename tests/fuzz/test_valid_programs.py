@@ -207,9 +207,9 @@ def test_realign_sector_prefetch_changes_nothing(seed):
     lowering's guards, `cuda.prefetch_global_l2`), the CUDA's `prefetch.global.L2` where the
     destination's rows leave gaps; and the executor's `dst` is NumPy's copy, bit for bit,
     with the prefetch, with its bulk form (`tile{realign_prefetch=3}`), with the bulk
-    form of each row's ends (`tile{realign_prefetch=4}`), those after the source loads
-    (`tile{realign_prefetch=5}`) and without it
-    (`tile{realign_prefetch=0}`)."""
+    form of each row's ends after the source loads (`tile{realign_prefetch=5}`; 4 asks the
+    same before them: its unit and lit tests), with a row's real partial sectors
+    (`tile{realign_prefetch=6}`) and without it (`tile{realign_prefetch=0}`)."""
     import numpy as np
 
     import tilec
@@ -227,11 +227,11 @@ def test_realign_sector_prefetch_changes_nothing(seed):
     want = inputs["dst"].copy()
     j = np.indices(prog.shape).reshape(len(prog.shape), -1).T
     want[prog.dmis + j @ np.array(prog.dst_strides)] = inputs["src"][prog.smis + j @ np.array(prog.src_strides)]
-    for prefetch, bulk, ends, late in ((True, False, False, False), (True, True, False, False),
-                                       (True, True, True, False), (True, True, True, True),
-                                       (False, False, False, False)):
+    for prefetch, bulk, ends, late, edges in ((True, False, False, False, False), (True, True, False, False, False),
+                                              (True, True, True, True, False), (True, True, False, False, True),
+                                              (False, False, False, False, False)):
         module = tilec.parse(prog.text)
-        run_pipeline(module, realign_pipeline(prefetch, bulk, ends, late))
+        run_pipeline(module, realign_pipeline(prefetch, bulk, ends, late, edges))
         asked = [op for op in module.walk() if op.name == "cuda.prefetch_global_l2"]
         assert bool(asked) == (prefetch and gap), (prefetch, prog.summary)
         # the default's form is `_realign_tile.prefetch_rule`'s (bulk for rows of 128-512 bytes)

@@ -86,15 +86,22 @@ def test_every_shift_head_and_tail_matches_torch(always, dtype):
 
 
 @pytest.mark.parametrize("tuning", [{}, {"realign_prefetch": 4, "div32": 1}, {"realign_prefetch": 3},
-                                    {"realign_prefetch": 5, "realign_chunks": 2}],
-                         ids=["default", "ends_div32", "bulk", "ends_late_2"])
+                                    {"realign_prefetch": 5, "realign_chunks": 2}, {"realign_prefetch": 6},
+                                    {"realign_prefetch": 6, "realign_bytes": 16},
+                                    {"realign_prefetch": 6, "realign_bytes": 16, "realign_chunks": 2},
+                                    {"realign_prefetch": 7, "realign_bytes": 16}],
+                         ids=["default", "ends_div32", "bulk", "ends_late_2", "edges", "edges_16", "edges_16_2",
+                              "rowask_16"])
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
 def test_outer_modes_broadcasts_and_64_bit_offsets(routes, dtype, monkeypatch, tuning):
     """Rank 3 and 4 (the strided set's 04, 16, 34, 46 made small), a broadcast outer mode,
     a flat dst from sliced rows (19), and the same with 64-bit offsets; by default, with
     the bulk prefetches of each row's ends and 32-bit multiply-high divisions
     (`realign_prefetch=4`, `div32=1`), with those of the pseudo-sectors' chunks (3), and
-    with the ends asked after the loads, two chunks a thread (5, `realign_chunks=2`)."""
+    with the ends asked after the loads, two chunks a thread (5, `realign_chunks=2`), and
+    with a row's real partial sectors only (6), 8-byte elements in 16-byte chunks
+    (`realign_bytes=16`) with one and two chunks a thread, and those sectors by one ask a
+    row (7)."""
     from tilec.copy_kernels import CopyKernels
     from tilec.passes import _realign_tile
 

@@ -103,6 +103,11 @@ def test_not_stated():
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
 @pytest.mark.parametrize("compiled", [False, True])
 def test_every_shift_head_tail_and_short_row(always, dtype, compiled, nvrtc_available):
+    """Rows of 37 elements from every src offset of a 16-byte chunk into every dst offset
+    (every shift, head and tail; compiled: dst at 0 and v - 1), shorter rows (a chunk's
+    elements and fewer, one more, two chunks and 3) from every src offset into dst at 0
+    and v - 1 (every shift; heads at a chunk's two ends), rows at pitches that move each
+    row's offsets."""
     if compiled and not nvrtc_available:
         pytest.skip("NVRTC is not available")
     rng = np.random.default_rng(21)
@@ -113,7 +118,7 @@ def test_every_shift_head_tail_and_short_row(always, dtype, compiled, nvrtc_avai
     lengths = (1, 2, v - 1, v + 1, 2 * v + 3, 37) if not compiled else (2, v + 1, 37)
     for n in sorted({max(2, x) for x in lengths}):
         for so in range(v):
-            for do in range(v) if not compiled else (0, v - 1):
+            for do in range(v) if not compiled and n == 37 else (0, v - 1):
                 out[...] = 77
                 src = _rows(base, so, 5, n, n + 1 + so % 3)
                 dst = _rows(out, do, 5, n, n + 2 + do % 2)
@@ -302,6 +307,46 @@ def test_prefetch_ends_asks_each_row_first_and_last_chunk(always, monkeypatch, m
     assert len(want) < 2 * rows  # int16 rows of 37 at 38: some tails shared with the next row's head
 
 
+@pytest.mark.parametrize("chunk,mode", [(None, 6), (16, 6), (16, 7)])
+def test_prefetch_edges_asks_each_row_first_and_last_element(always, monkeypatch, chunk, mode):
+    """`realign_prefetch=6`: bulk prefetches at each row's first element (`edge` 0) and its
+    last (`edge` = the element's bytes), by the threads of the row's first and last chunks,
+    and no other; the real-address test is the CUDA's (`if ((address + edge) & 31)`). The
+    kernel's GPU-level code on the executor with the prefetches recorded: int64 rows of 5 at
+    a pitch of 10 (46) in 8-byte and 16-byte chunks (`realign_bytes`), int16 rows of 37 at
+    38 (a row's tail and the next row's head in one sector). `realign_prefetch=7`: one
+    `row` ask a row at its first element (the executor checks its last too)."""
+    from tilec.compiler.pipeline import expand_pipeline
+    from tilec.runtime.reference import cuda_impls
+    from tilec.runtime.reference.executor import _grid
+    from tilec.runtime.reference.memory_impls import thread_indices
+
+    asked: list[int] = []
+    line = cuda_impls.CudaFunctions._line_prefetch
+
+    def record(interp, op, args):
+        grid = _grid(interp, op)
+        tids = grid.active_tids()
+        asked.extend(int(x) for x in np.broadcast_to(thread_indices(grid, tids, (args[1],))[0], tids.shape))
+        return line(interp, op, args)
+
+    monkeypatch.setattr(cuda_impls.CudaFunctions, "_line_prefetch", staticmethod(record))
+    opts = f"threads=64 realign_prefetch={mode}" + (f" realign_bytes={chunk}" if chunk else "")
+    pipeline = ",".join(f"tile{{{opts}}}" if p == "tile" else p for p in expand_pipeline("default").split(","))
+    kernels = CopyKernels(arch="sm_90", disk=False, pipeline=pipeline)
+    for dtype, rows, n, pitch, dmis in (("int64", 40, 5, 10, 2), ("int16", 30, 37, 38, 3)):
+        asked.clear()
+        base = _aligned(4096, dtype, rng=np.random.default_rng(6))
+        out = _aligned(4096, dtype, fill=77)
+        _check(out, _rows(out, dmis, rows, n, pitch), _rows(base, 1, rows, n, n), True, kernels)
+        mis = dmis % (16 // base.itemsize)  # offsets from the aligned-down pointer
+        want = [mis + r * pitch + k for r in range(rows) for k in ((0, n - 1) if mode == 6 else (0,))]
+        assert sorted(asked) == sorted(want)
+    cuda = [str(e.kernel.source) for e in kernels._entries.values()]
+    form = "& 31ull)" if mode == 6 else "tilec_prefetch_row(dst"
+    assert all(form in c and "cp.async.bulk.prefetch.L2" in c for c in cuda)
+
+
 @pytest.mark.parametrize("div32", [1, 0])
 def test_div32_realign_exact(always, div32):
     """`div32=1` (the default, `_realign_tile.REALIGN_DIV32`) on a realign copy of 32-bit
@@ -332,14 +377,16 @@ def test_div32_realign_exact(always, div32):
                                                 ("int64", 60, 63, True), ("int32", 8, 9, False),
                                                 ("int8", 24, 27, False), ("int16", 254, 256, True),
                                                 ("int8", 200, 203, False), ("int16", 300, 303, False),
-                                                ("int64", 5, 10, False)])
+                                                ("int64", 5, 10, True), ("int64", 3, 5, False)])
 def test_prefetch_rule_takes_the_late_ends_for_rows_known_128_to_512_bytes(dtype, n, pitch, late):
     """`_realign_tile.prefetch_rule`: rows whose bound spans `ENDS_ROW_BYTES` (128-512
-    bytes) take `realign_prefetch=5` (the ends' bulk prefetches after the loads), others
-    mode 1; copy_'s realign key states the rows' class where it picks 5 (the strided set's
-    34: int32 rows of 56, class 64, 256 bytes; 16: int16 rows of 254, class 256,
-    `copy_key.REALIGN_ROW_CLASS`), not for rows of unknown length (int8 rows of 200,
-    int16 rows of 300) nor short ones (int32 8: 32 bytes; int64 rows of 5, as 46)."""
+    bytes) take `realign_prefetch=5` (the ends' bulk prefetches after the loads), rows of
+    8-byte elements known to span 40-512 bytes 6 (the real partial sectors' bulk prefetches,
+    `EDGES_ROW_BYTES`: int64 rows of 60, and of 5 as 46, class 8), others mode 1; copy_'s
+    realign key states the rows' class where it picks 5 or 6 (the strided set's 34: int32
+    rows of 56, class 64, 256 bytes; 16: int16 rows of 254, class 256,
+    `copy_key.REALIGN_ROW_CLASS`), not for rows of unknown length (int8 rows of 200, int16
+    rows of 300) nor short ones (int32 8: 32 bytes; int64 rows of 3, class 4: 32 bytes)."""
     from tilec.copy_plan import Operand
 
     e = np.dtype(dtype).itemsize
@@ -354,12 +401,14 @@ def test_prefetch_rule_takes_the_late_ends_for_rows_known_128_to_512_bytes(dtype
                                           (128, 4, (5, 2)), (256, 4, (5, 2)), (512, 4, (1, None)),
                                           (64, 2, (5, None)), (128, 2, (5, None)), (256, 2, (5, 2)),
                                           (512, 2, (5, 2)), (128, 1, (5, None)), (256, 1, (5, None)),
-                                          (512, 1, (5, None)), (1024, 1, (1, None)), (64, 8, (5, None)),
-                                          (16, 4, (1, None)), (8, 8, (1, None))])
+                                          (512, 1, (5, None)), (1024, 1, (1, None)), (64, 8, (6, None)),
+                                          (16, 4, (1, None)), (8, 8, (6, None)), (5, 8, (6, None)),
+                                          (4, 8, (1, None)), (65, 8, (1, None))])
 def test_row_rule_by_rows_bytes_and_element_size(bound, e, want):
-    """`_realign_tile.row_rule`: the ends late (5) for rows known to span 128-512 bytes
-    (`ENDS_ROW_BYTES`), and with 2 chunks a thread for 2- and 4-byte elements over 256 up
-    to 1024 bytes (`ENDS_PAIR_BYTES`); mode 1 and the default chunks otherwise."""
+    """`_realign_tile.row_rule`: the real partial sectors (6) for rows of 8-byte elements known
+    to span 40-512 bytes (`EDGES_ROW_BYTES`), the ends late (5) for other rows known to span
+    128-512 bytes (`ENDS_ROW_BYTES`), and with 2 chunks a thread for 2- and 4-byte elements
+    over 256 up to 1024 bytes (`ENDS_PAIR_BYTES`); mode 1 and the default chunks otherwise."""
     assert _realign_tile.row_rule(bound, e) == want
 
 

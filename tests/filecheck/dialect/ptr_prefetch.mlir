@@ -13,6 +13,8 @@
 // EQ: @sectors_ahead: equivalent after
 // EQ: @unmasked: equivalent after
 // EQ: @bulk: equivalent after
+// EQ: @edge: equivalent after
+// EQ: @row: equivalent after
 
 // Every 8th element of a 256-element row, asked of L2 where it is below 200, then the
 // row copied.
@@ -90,6 +92,69 @@ func.func @bulk(%dst: !layout.ptr<i32, align 16>) attributes {tilec.args = {dst 
     %q = layout.splat %dst : !layout.ptr<i32, align 16> -> tensor<32x!layout.ptr<i32>, #b>
     %qp = layout.addptr %q, %offs : tensor<32x!layout.ptr<i32>, #b>, tensor<32xi32, #b>
     layout.ptr_prefetch %qp mask %m : tensor<32xi1, #b> {bulk} : tensor<32x!layout.ptr<i32>, #b>
+  }
+  func.return
+}
+
+// -----
+
+// {bulk, edge = 8}: each row's last i64 element asks for its sector only where one past it
+// is not on a 32-byte boundary (the test of the real address, in the CUDA).
+#b = #layout.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+// CHECK-LABEL: func.func @edge
+// CHECK: layout.ptr_prefetch %{{.*}} mask %{{.*}} : tensor<32xi1, #layout.blocked<{{.*}}>> {bulk, edge = 8 : i64} : tensor<32x!layout.ptr<i64>, #layout.blocked<{{.*}}>>
+// GPU-LABEL: func.func @edge
+// GPU: scf.if
+// GPU-NEXT: cuda.prefetch_global_l2 %dst[%{{.*}}] {bulk, edge = 8 : i64} : memref<?xi64>
+// CUDA-LABEL: edge_kernel(
+// CUDA: if ((reinterpret_cast<unsigned long long>(dst + {{.*}}) + 8ull) & 31ull)
+// CUDA-NEXT: tilec_prefetch_sector(dst + {{.*}});
+func.func @edge(%dst: !layout.ptr<i64, align 16>) attributes {tilec.args = {dst = 320 : index}} {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %i = layout.arange {start = 0 : i64, end = 32 : i64} : tensor<32xi32, #b>
+    %c10 = arith.constant dense<10> : tensor<32xi32, #b>
+    %c4 = arith.constant dense<4> : tensor<32xi32, #b>
+    %row = arith.muli %i, %c10 : tensor<32xi32, #b>
+    %offs = arith.addi %row, %c4 : tensor<32xi32, #b>
+    %c300 = arith.constant dense<300> : tensor<32xi32, #b>
+    %m = layout.cmpi slt, %offs, %c300 : tensor<32xi32, #b>
+    %q = layout.splat %dst : !layout.ptr<i64, align 16> -> tensor<32x!layout.ptr<i64>, #b>
+    %qp = layout.addptr %q, %offs : tensor<32x!layout.ptr<i64>, #b>, tensor<32xi32, #b>
+    layout.ptr_prefetch %qp mask %m : tensor<32xi1, #b> {bulk, edge = 8 : i64} : tensor<32x!layout.ptr<i64>, #b>
+  }
+  func.return
+}
+
+// -----
+
+// row %n: each lane's pointer a row's first element (rows of 5 i64 at a pitch of 10), the
+// row's partial sectors asked by `tilec_prefetch_row` (adjacent ones by one 64-byte ask).
+#b = #layout.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+// CHECK-LABEL: func.func @row
+// CHECK: layout.ptr_prefetch %{{.*}} row %{{.*}} : i32 mask %{{.*}} : tensor<32xi1, #layout.blocked<{{.*}}>> {bulk} : tensor<32x!layout.ptr<i64>, #layout.blocked<{{.*}}>>
+// GPU-LABEL: func.func @row
+// GPU: scf.if
+// GPU-NEXT: cuda.prefetch_global_l2 %dst[%{{.*}}] row %{{.*}} {bulk} : memref<?xi64>
+// CUDA-LABEL: void tilec_prefetch_row(const void* p, unsigned long long nbytes)
+// CUDA: cp.async.bulk.prefetch.L2.global [%0], 64;
+// CUDA-LABEL: row_kernel(
+// CUDA: tilec_prefetch_row(dst + {{.*}}, (unsigned long long)({{.*}}) * sizeof(*(dst + {{.*}})));
+func.func @row(%dst: !layout.ptr<i64, align 16>, %n: i32) attributes {tilec.args = {dst = 320 : index, n = 5 : i32}} {
+  %c1 = arith.constant 1 : index
+  layout.launch grid(%c1, %c1, %c1) threads(32) {
+  ^bb0(%bx: index, %by: index, %bz: index, %tid: index):
+    %i = layout.arange {start = 0 : i64, end = 32 : i64} : tensor<32xi32, #b>
+    %c10 = arith.constant dense<10> : tensor<32xi32, #b>
+    %c2 = arith.constant dense<2> : tensor<32xi32, #b>
+    %row = arith.muli %i, %c10 : tensor<32xi32, #b>
+    %offs = arith.addi %row, %c2 : tensor<32xi32, #b>
+    %c300 = arith.constant dense<300> : tensor<32xi32, #b>
+    %m = layout.cmpi slt, %offs, %c300 : tensor<32xi32, #b>
+    %q = layout.splat %dst : !layout.ptr<i64, align 16> -> tensor<32x!layout.ptr<i64>, #b>
+    %qp = layout.addptr %q, %offs : tensor<32x!layout.ptr<i64>, #b>, tensor<32xi32, #b>
+    layout.ptr_prefetch %qp row %n : i32 mask %m : tensor<32xi1, #b> {bulk} : tensor<32x!layout.ptr<i64>, #b>
   }
   func.return
 }
