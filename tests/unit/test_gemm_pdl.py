@@ -86,7 +86,8 @@ def test_the_halves_kernel_with_the_weight_first():
     + ptxas: no spills."""
     from tilec.runtime.nvrtc import resource_usage
 
-    rule = dataclasses.replace(gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True), cluster=(2, 1))
+    # the rule's kernel without its one weight box (`b_box`: no cluster), in pairs
+    rule = dataclasses.replace(gemm.choose_config(128, 6144, 132, k=4096, b_kmajor=True), cluster=(2, 1), b_box=False)
     config = dataclasses.replace(rule, pdl=True, pdl_weight=True, pdl_late=True)
     module = gemm.matmul_program(gemm.MatmulKey(config, 6144, 4096, "bf16", Epilogue(), 132, True, 128))
     run_pipeline(module, "default")
