@@ -74,7 +74,7 @@ def launched_splits(monkeypatch):
     gemm._decode_config.cache_clear()
 
 
-def test_shard() -> tuple[int, int] | None:
+def shard_spec() -> tuple[int, int] | None:
     """`TILEC_TEST_SHARD=k/n` as (k, n), or None (every test): a malformed value is a
     usage error, not a silent full run."""
     spec = os.environ.get("TILEC_TEST_SHARD", "").strip()
@@ -87,9 +87,6 @@ def test_shard() -> tuple[int, int] | None:
     if not 0 <= k < n:
         raise pytest.UsageError(f"TILEC_TEST_SHARD={spec!r}: k must be in [0, n)")
     return k, n
-
-
-test_shard.__test__ = False  # a helper, not a test
 
 
 def _dealt(items: list, n: int) -> list[list]:
@@ -108,7 +105,7 @@ def _dealt(items: list, n: int) -> list[list]:
 
 
 def pytest_collection_modifyitems(config, items):
-    shard = test_shard()
+    shard = shard_spec()
     if shard is not None:
         k, n = shard
         kept = set(map(id, _dealt(items, n)[k]))

@@ -36,11 +36,11 @@ def test_every_test_in_one_shard_and_shared_modules_whole():
 def test_a_malformed_shard_is_a_usage_error(spec, monkeypatch):
     monkeypatch.setenv("TILEC_TEST_SHARD", spec)
     with pytest.raises(pytest.UsageError):
-        conftest.test_shard()
+        conftest.shard_spec()
 
 
 def test_no_shard_is_every_test(monkeypatch):
     monkeypatch.delenv("TILEC_TEST_SHARD", raising=False)
-    assert conftest.test_shard() is None
+    assert conftest.shard_spec() is None
     monkeypatch.setenv("TILEC_TEST_SHARD", "1/3")
-    assert conftest.test_shard() == (1, 3)
+    assert conftest.shard_spec() == (1, 3)
